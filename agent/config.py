@@ -1,0 +1,337 @@
+"""Settings: Hermes' `config.yaml` + `.env` (shared keys), our `tui/config.yaml`, environment, then flags.
+
+A Hermes user's setup must work unchanged, and a broken file must never stop the app: every problem becomes
+a `ConfigProblem` naming the file, the key, the value and what was expected, and the default is used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+# Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
+KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
+    "gpt-4o": 128_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-5": 400_000,
+    "o3": 200_000,
+    "o4-mini": 200_000,
+    "claude": 200_000,
+    "gemini": 1_000_000,
+    "deepseek": 128_000,
+    "qwen": 131_072,
+    "llama": 131_072,
+    "hermes": 131_072,
+    "scripted": 128_000,
+}
+DEFAULT_CONTEXT_WINDOW = 128_000
+
+PROVIDER_DEFAULT_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "anthropic": "https://api.anthropic.com",
+}
+PROVIDER_KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    file: str
+    key: str
+    value: str
+    expected: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.key} = {self.value!r}: expected {self.expected}"
+
+
+class FallbackProvider(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    provider: str = "openai"
+    model: str
+    base_url: str | None = None
+
+
+class Settings(BaseModel):
+    """The effective configuration of one run. API keys are SecretStr so they never print by accident."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    model: str = ""
+    provider: str = ""  # openai | openrouter | anthropic | custom ("" = infer from key/base_url)
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    context_window: int | None = None
+    max_iterations: int = Field(90, ge=1, le=10_000)
+    max_output_tokens: int | None = Field(None, ge=1)
+    stale_timeout: float = Field(180.0, gt=0)
+    connect_timeout: float = Field(30.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+    approvals_mode: str = "manual"
+    approvals_timeout: float = Field(300.0, gt=0)
+    command_allowlist: list[str] = Field(default_factory=list)
+    approvals_deny: list[str] = Field(default_factory=list)
+    clarify_timeout: float = Field(120.0, gt=0)
+    tool_output_budget: int = Field(50_000, ge=1_000)
+    terminal_timeout: float = Field(180.0, gt=0, le=600)
+    yolo: bool = False
+    skin: str = "default"
+    fallback_providers: list[FallbackProvider] = Field(default_factory=list)
+    compression_enabled: bool = True
+    compression_threshold: float = Field(0.5, gt=0, le=1)
+    hermes_home: Path = Field(default_factory=lambda: hermes_home())
+    cwd: Path = Field(default_factory=Path.cwd)
+
+    @property
+    def effective_context_window(self) -> int:
+        if self.context_window:
+            return self.context_window
+        name = self.model.lower()
+        best = 0
+        window = DEFAULT_CONTEXT_WINDOW
+        for prefix, size in KNOWN_CONTEXT_WINDOWS.items():
+            if prefix in name and len(prefix) > best:
+                best, window = len(prefix), size
+        return window
+
+    @property
+    def api_mode(self) -> str:
+        """Which wire protocol: Anthropic messages for provider anthropic or a base URL ending in /anthropic."""
+        if self.provider == "anthropic":
+            return "anthropic"
+        if self.base_url and self.base_url.rstrip("/").endswith("/anthropic"):
+            return "anthropic"
+        return "openai_chat"
+
+    @property
+    def is_configured(self) -> bool:
+        """A provider can be reached: a key, or a custom base URL (local servers often need no key)."""
+        return bool(self.model) and (self.api_key is not None or bool(self.base_url))
+
+    @property
+    def state_db(self) -> Path:
+        return self.hermes_home / "tui" / "state.db"
+
+    @property
+    def tui_config_path(self) -> Path:
+        return self.hermes_home / "tui" / "config.yaml"
+
+
+def hermes_home() -> Path:
+    return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+
+
+@dataclass
+class LoadedSettings:
+    settings: Settings
+    problems: list[ConfigProblem] = field(default_factory=list)
+    # key -> where its value came from (file path, "env VAR", "flag --x", "default")
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """A small .env reader: KEY=VALUE lines, optional `export`, quotes stripped, comments ignored."""
+    values: dict[str, str] = {}
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return values
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        if line.startswith("export "):
+            line = line[7:].lstrip()
+        key, _, value = line.partition("=")
+        key = key.strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        if key:
+            values[key] = value
+    return values
+
+
+def _read_yaml(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "(file)"
+        problems.append(ConfigProblem(str(path), where, "", f"valid YAML ({getattr(exc, 'problem', exc)})"))
+        return {}
+    except OSError as exc:
+        problems.append(ConfigProblem(str(path), "(file)", "", f"a readable file ({exc.strerror})"))
+        return {}
+    if not isinstance(data, dict):
+        problems.append(ConfigProblem(str(path), "(top level)", type(data).__name__, "a mapping of keys"))
+        return {}
+    return data
+
+
+def _get(data: dict[str, Any], dotted: str) -> Any:
+    cur: Any = data
+    for part in dotted.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return None
+        cur = cur[part]
+    return cur
+
+
+def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """Map Hermes' shared keys to our settings names: {setting: (hermes key, value)}."""
+    out: dict[str, tuple[str, Any]] = {}
+    model = data.get("model")
+    if isinstance(model, str):
+        out["model"] = ("model", model)
+    elif isinstance(model, dict):
+        for sub, name in (("default", "model"), ("provider", "provider"), ("base_url", "base_url")):
+            if model.get(sub) is not None:
+                out[name] = (f"model.{sub}", model[sub])
+        if model.get("context_length") is not None:
+            out["context_window"] = ("model.context_length", model["context_length"])
+    elif model is not None:
+        out["model"] = ("model", model)
+    pairs = {
+        "agent.max_turns": "max_iterations",
+        "max_turns": "max_iterations",
+        "approvals.mode": "approvals_mode",
+        "approvals.timeout": "approvals_timeout",
+        "approvals.deny": "approvals_deny",
+        "command_allowlist": "command_allowlist",
+        "display.skin": "skin",
+        "clarify.timeout": "clarify_timeout",
+        "compression.enabled": "compression_enabled",
+        "compression.threshold": "compression_threshold",
+        "fallback_providers": "fallback_providers",
+    }
+    for key, name in pairs.items():
+        value = _get(data, key)
+        if value is not None and name not in out:
+            if name == "approvals_mode" and value is False:
+                value = "off"  # YAML reads a bare `off` as False
+            out[name] = (key, value)
+    return out
+
+
+def _validate_one(name: str, value: Any) -> tuple[bool, Any, str]:
+    """Validate one field in isolation so a bad key never discards the good ones."""
+    field_info = Settings.model_fields[name]
+    try:
+        checked = Settings.__pydantic_validator__.validate_assignment(Settings.model_construct(), name, value)
+        return True, getattr(checked, name), ""
+    except ValidationError as exc:
+        msg = exc.errors()[0].get("msg", "a valid value") if exc.errors() else "a valid value"
+        ann = field_info.annotation
+        expected = ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")
+        return False, None, f"{expected} ({msg})"
+
+
+def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> LoadedSettings:
+    """Layers, later wins: Hermes config.yaml, Hermes .env, tui/config.yaml, environment, flags."""
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    environ = dict(os.environ if env is None else env)
+    home = Path(flags.get("hermes_home") or environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+    problems: list[ConfigProblem] = []
+    values: dict[str, Any] = {"hermes_home": home}
+    sources: dict[str, str] = {
+        "hermes_home": "flag --hermes-home"
+        if "hermes_home" in flags
+        else ("env HERMES_HOME" if environ.get("HERMES_HOME") else "default")
+    }
+
+    def put(name: str, value: Any, source: str, file: str, key: str) -> None:
+        ok, checked, expected = _validate_one(name, value)
+        if ok:
+            values[name] = checked
+            sources[name] = source
+        else:
+            problems.append(ConfigProblem(file, key, str(value)[:80], expected))
+
+    hermes_cfg = home / "config.yaml"
+    for name, (key, value) in _hermes_config_values(_read_yaml(hermes_cfg, problems)).items():
+        put(name, value, str(hermes_cfg), str(hermes_cfg), key)
+
+    dotenv = read_dotenv(home / ".env")
+    merged_env = {**dotenv, **environ}
+
+    tui_cfg = home / "tui" / "config.yaml"
+    tui_data = _read_yaml(tui_cfg, problems)
+    for key, value in tui_data.items():
+        name = key.replace("-", "_")
+        if name == "command_allowlist" and isinstance(value, list):
+            value = list(dict.fromkeys([*values.get("command_allowlist", []), *value]))
+        if name in Settings.model_fields and name not in ("hermes_home", "api_key"):
+            put(name, value, str(tui_cfg), str(tui_cfg), key)
+        elif name == "api_key":
+            problems.append(ConfigProblem(str(tui_cfg), key, "***", "API keys in environment variables or .env"))
+        else:
+            problems.append(ConfigProblem(str(tui_cfg), key, str(value)[:80], "a known setting"))
+
+    env_map = {
+        "HERMES_MODEL": "model",
+        "HERMES_PROVIDER": "provider",
+        "OPENAI_BASE_URL": "base_url",
+        "HERMES_BASE_URL": "base_url",
+        "HERMES_STREAM_STALE_TIMEOUT": "stale_timeout",
+        "HERMES_MAX_ITERATIONS": "max_iterations",
+    }
+    for var, name in env_map.items():
+        if merged_env.get(var):
+            src = f"env {var}" if var in environ else f"{home / '.env'} {var}"
+            put(name, merged_env[var], src, src, var)
+    if merged_env.get("HERMES_YOLO_MODE", "").lower() in ("1", "true", "yes"):
+        values["yolo"] = True
+        sources["yolo"] = "env HERMES_YOLO_MODE"
+
+    for name, value in flags.items():
+        if name in Settings.model_fields and name not in ("api_key", "hermes_home"):
+            put(name, value, f"flag --{name.replace('_', '-')}", "command line", f"--{name.replace('_', '-')}")
+
+    # Provider and key: an explicit flag wins, else the provider's env var, else any known key.
+    provider = str(values.get("provider") or "")
+    key = flags.get("api_key")
+    key_source = "flag --api-key" if key else ""
+    if not key:
+        candidates = [provider] if provider in PROVIDER_KEY_ENV else []
+        if not provider:
+            base = str(values.get("base_url") or "")
+            if "openrouter" in base:
+                candidates = ["openrouter"]
+            elif base.rstrip("/").endswith("/anthropic"):
+                candidates = ["anthropic"]
+            else:
+                candidates = ["openai", "openrouter", "anthropic"]
+        for cand in candidates:
+            var = PROVIDER_KEY_ENV[cand]
+            if merged_env.get(var):
+                key = merged_env[var]
+                key_source = f"env {var}" if var in environ else f"{home / '.env'} {var}"
+                if not provider:
+                    values["provider"] = cand
+                    sources["provider"] = f"inferred from {var}"
+                break
+    if key:
+        values["api_key"] = SecretStr(str(key))
+        sources["api_key"] = key_source
+    settings = Settings.model_validate(values)
+    if not settings.model and settings.is_configured is False and key:
+        defaults = {"openai": "gpt-4o", "openrouter": "nousresearch/hermes-4-405b", "anthropic": "claude-sonnet-4-5"}
+        settings.model = defaults.get(settings.provider, "gpt-4o")
+        sources["model"] = "default for provider"
+    for name in Settings.model_fields:
+        sources.setdefault(name, "default")
+    return LoadedSettings(settings=settings, problems=problems, sources=sources)

@@ -1,0 +1,137 @@
+"""Events the agent loop emits. Small frozen dataclasses: the UI renders them, it never reaches back in.
+
+Every event is emitted from the agent thread (or a tool worker thread) through `AgentUI.on_event`; a UI must
+hand them over to its own thread before touching widgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.messages import Usage
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    """Base class, so a UI can `isinstance`-dispatch or log any event."""
+
+
+@dataclass(frozen=True)
+class TurnStarted(AgentEvent):
+    session_id: str
+    user_message: str
+
+
+@dataclass(frozen=True)
+class ApiCallStarted(AgentEvent):
+    """A model call starts: the UI shows its spinner until FirstDelta."""
+
+    iteration: int
+    model: str
+    max_iterations: int
+
+
+@dataclass(frozen=True)
+class FirstDelta(AgentEvent):
+    """The first text, reasoning or tool-call delta of a model call arrived: stop the spinner."""
+
+
+@dataclass(frozen=True)
+class TextDelta(AgentEvent):
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(AgentEvent):
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(AgentEvent):
+    """The model started emitting a tool call; arguments are still streaming ("preparing terminal...")."""
+
+    index: int
+    name: str
+    call_id: str = ""
+
+
+@dataclass(frozen=True)
+class AssistantMessageDone(AgentEvent):
+    """A model call finished and its message was persisted."""
+
+    text: str
+    reasoning: str | None
+    tool_calls: tuple[tuple[str, str, str], ...]  # (id, name, arguments JSON)
+    finish_reason: str | None
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True)
+class ToolStarted(AgentEvent):
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    summary: str
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class ToolOutput(AgentEvent):
+    """A chunk of a running tool's output (terminal stdout/stderr as it is produced)."""
+
+    call_id: str
+    chunk: str
+
+
+@dataclass(frozen=True)
+class ToolFinished(AgentEvent):
+    call_id: str
+    name: str
+    status: str  # ok | error | cancelled | denied
+    duration: float
+    result: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class TodoUpdated(AgentEvent):
+    items: tuple[dict[str, str], ...]
+
+
+@dataclass(frozen=True)
+class StatusNotice(AgentEvent):
+    """A one-line notice for the user: retries, budget, continuation, compression, warnings."""
+
+    kind: str  # info | warn | error | retry
+    text: str
+
+
+@dataclass(frozen=True)
+class UsageUpdated(AgentEvent):
+    """After each model call: that call's usage and the session's running totals."""
+
+    call: Usage
+    session: Usage
+    context_tokens: int
+    context_window: int
+
+
+@dataclass(frozen=True)
+class TurnFinished(AgentEvent):
+    exit_reason: str  # completed | interrupted | budget_exhausted | error:<class> | content_filter
+    final_text: str
+    usage: Usage
+    error: str | None = None
+    pending_steer: str | None = None
+
+
+@dataclass(frozen=True)
+class StreamDiscarded(AgentEvent):
+    """A failed attempt's partial reply is thrown away before a retry: the UI clears what it showed."""
+
+    reason: str

@@ -1,0 +1,570 @@
+"""The agent loop: one synchronous turn, meant to run in a worker thread.
+
+`run_conversation` loops model call -> tools -> model call until the model stops, the user interrupts, the
+iteration budget runs out (then one last tool-less call asks for a summary) or an error cannot be
+recovered. Everything the user should see is an event through `AgentUI`; everything that completes is
+persisted at once, so a crash at any moment leaves a consistent, resumable session.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agent.config import Settings
+from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
+from agent.events import (
+    ApiCallStarted,
+    AssistantMessageDone,
+    FirstDelta,
+    ReasoningDelta,
+    StatusNotice,
+    StreamDiscarded,
+    TextDelta,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+from agent.messages import Message, ToolCall, Usage, strip_surrogates
+from agent.prompt import build_system_prompt
+from agent.sanitize import sanitize_for_wire
+from agent.tools.executor import ExecutedCall, ToolExecutor
+from agent.tools.registry import ToolContext, ToolRegistry
+from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, Transport
+from agent.ui import AgentUI, NullUI
+
+CONTINUE_PROMPT = (
+    "[System: Your previous response was truncated by the output length limit. Continue exactly where you "
+    "left off. Do not restart or repeat prior text. Finish the answer directly.]"
+)
+BUDGET_PROMPT = (
+    "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response "
+    "summarizing what you've found and accomplished so far, without calling any more tools."
+)
+CONTENT_FILTER_TEXT = "The model declined to respond to this request (the provider's safety filter stopped it)."
+MAX_CONTINUATIONS = 3
+CHECKPOINT_INTERVAL = 1.0
+
+
+@dataclass
+class TurnResult:
+    exit_reason: str
+    final_text: str
+    usage: Usage
+    api_calls: int
+    session_id: str
+    error: ClassifiedError | None = None
+    pending_steer: str | None = None
+
+    @property
+    def completed(self) -> bool:
+        return self.exit_reason == "completed"
+
+
+class _CallSink:
+    """Receives one model call's deltas on the agent thread: events out, partial text checkpointed."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.first = False
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.message: Message | None = None  # the partial row, once text arrived
+        self.last_checkpoint = 0.0
+        self.dirty = False
+
+    def _first(self) -> None:
+        if not self.first:
+            self.first = True
+            self.agent.ui.on_event(FirstDelta())
+
+    def on_text(self, text: str) -> None:
+        self._first()
+        self.text.append(text)
+        self.dirty = True
+        self.agent.ui.on_event(TextDelta(text))
+        self._maybe_checkpoint()
+
+    def on_reasoning(self, text: str) -> None:
+        self._first()
+        self.reasoning.append(text)
+        self.dirty = True
+        self.agent.ui.on_event(ReasoningDelta(text))
+        self._maybe_checkpoint()
+
+    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
+        self._first()
+        self.agent.ui.on_event(ToolCallStarted(index=index, name=name, call_id=call_id))
+
+    def on_idle(self) -> None:
+        self._maybe_checkpoint()
+
+    def _maybe_checkpoint(self) -> None:
+        store = self.agent.store
+        if store is None or not self.dirty:
+            return
+        now = time.monotonic()
+        if self.message is None:
+            self.message = Message(role="assistant", content="", partial=True)
+            self.message.content = "".join(self.text)
+            self.message.reasoning = "".join(self.reasoning) or None
+            store.append_message(self.agent.session_id, self.message)
+            self.last_checkpoint = now
+            self.dirty = False
+        elif now - self.last_checkpoint >= CHECKPOINT_INTERVAL:
+            assert self.message.id is not None
+            store.checkpoint_partial(self.message.id, "".join(self.text), "".join(self.reasoning) or None)
+            self.last_checkpoint = now
+            self.dirty = False
+
+    def reset(self) -> None:
+        """Forget a failed attempt's deltas (the partial row is reused by the next attempt)."""
+        self.first = False
+        self.text.clear()
+        self.reasoning.clear()
+        self.dirty = self.message is not None
+
+
+class Agent:
+    """One session's agent. Not re-entrant: one turn at a time; `interrupt()` may come from any thread."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        ui: AgentUI | None = None,
+        store: Any = None,
+        registry: ToolRegistry | None = None,
+        transport: Transport | None = None,
+        session_id: str | None = None,
+        source: str = "tui",
+    ) -> None:
+        self.settings = settings
+        self.ui: AgentUI = ui or NullUI()
+        self.store = store
+        if registry is None:
+            from agent.tools.builtin import default_registry
+
+            registry = default_registry()
+        self.registry = registry
+        self.executor = ToolExecutor(registry, result_budget=settings.tool_output_budget)
+        self._transport = transport
+        self._interrupt = threading.Event()
+        self._busy = threading.Lock()
+        self.source = source
+        self.session_id: str = ""
+        self.system_prompt: str = ""
+        self.messages: list[Message] = []
+        self.session_usage = Usage()
+        self.last_context_tokens = 0
+        self.state: dict[str, Any] = {"todos": []}
+        self.approvals: Any = None
+        self.yolo = settings.yolo
+        if session_id:
+            self.resume(session_id)
+
+    # ----------------------------------------------------------------- public API
+
+    def interrupt(self) -> None:
+        """Cooperative: the stream is abandoned within one poll slice, tools see the flag and stop."""
+        self._interrupt.set()
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupt.is_set()
+
+    def set_yolo(self, on: bool) -> None:
+        self.yolo = on
+        if self.approvals is not None:
+            self.approvals.yolo = on
+
+    def resume(self, session_id: str) -> None:
+        """Load a stored session: its system prompt is reused byte for byte."""
+        if self.store is None:
+            raise RuntimeError("resuming needs a session store")
+        loaded = self.store.load(session_id)
+        info = loaded.info if hasattr(loaded, "info") else loaded.session
+        self.session_id = info.id
+        self.system_prompt = info.system_prompt or ""
+        self.messages = list(loaded.messages)
+        self.session_usage = Usage(
+            prompt_tokens=getattr(info, "input_tokens", 0) or 0,
+            completion_tokens=getattr(info, "output_tokens", 0) or 0,
+        )
+        self.approvals = None
+
+    @property
+    def transport(self) -> Transport:
+        if self._transport is None:
+            self._transport = make_transport(self.settings)
+        return self._transport
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def run_conversation(self, user_message: str) -> TurnResult:
+        with self._busy:
+            self._interrupt.clear()
+            try:
+                return self._run_turn(user_message)
+            finally:
+                self._interrupt.clear()
+
+    # ----------------------------------------------------------------- the turn
+
+    def _ensure_session(self, first_message: str) -> None:
+        if not self.system_prompt:
+            self.system_prompt = build_system_prompt(
+                cwd=self.settings.cwd,
+                tools=[(t["function"]["name"], t["function"]["description"]) for t in self.registry.schemas()],
+                model=self.settings.model,
+            )
+        if not self.session_id:
+            if self.store is not None:
+                self.session_id = self.store.create_session(
+                    model=self.settings.model,
+                    provider=self.settings.provider or self.settings.api_mode,
+                    base_url=self.settings.base_url or "",
+                    cwd=str(self.settings.cwd),
+                    system_prompt=self.system_prompt,
+                    source=self.source,
+                )
+                title = " ".join(first_message.split())[:100]
+                if title:
+                    try:
+                        self.store.set_title(self.session_id, title)
+                    except Exception:  # noqa: BLE001 - a title is never worth failing a turn
+                        pass
+            else:
+                import uuid
+
+                self.session_id = time.strftime("%Y%m%d_%H%M%S_") + uuid.uuid4().hex[:6]
+        if self.approvals is None:
+            self.approvals = self._make_gate()
+
+    def _make_gate(self) -> Any:
+        try:
+            from agent.approval import ApprovalGate, load_allowlist
+        except ImportError:
+            return None
+        cfg = self.settings.tui_config_path
+        allow = list(dict.fromkeys([*self.settings.command_allowlist, *load_allowlist(cfg)]))
+        gate = ApprovalGate(
+            ui=self.ui,
+            session_id=self.session_id,
+            mode=self.settings.approvals_mode,
+            allowlist=allow,
+            deny=list(self.settings.approvals_deny),
+            config_path=cfg,
+            store=self.store,
+            timeout=self.settings.approvals_timeout,
+            interrupt=self._interrupt,
+        )
+        gate.yolo = self.yolo
+        return gate
+
+    def _append(self, message: Message) -> None:
+        message.content = strip_surrogates(message.content)
+        self.messages.append(message)
+        if self.store is not None:
+            self.store.append_message(self.session_id, message)
+
+    def _set_status(self, status: str) -> None:
+        if self.store is not None:
+            try:
+                self.store.set_status(self.session_id, status)
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _run_turn(self, user_message: str) -> TurnResult:
+        text = strip_surrogates(user_message)
+        self._ensure_session(text)
+        self._append(Message(role="user", content=text))
+        self._set_status("active")
+        self.ui.on_event(TurnStarted(session_id=self.session_id, user_message=text))
+        turn_usage = Usage()
+        api_calls = 0
+        continuations = 0
+        parts: list[str] = []  # text of `length`-truncated replies joined with the final one
+        started = time.monotonic()
+
+        def finish(reason: str, final: str, error: ClassifiedError | None = None) -> TurnResult:
+            status = {"completed": "completed", "interrupted": "interrupted"}.get(reason, "error")
+            if reason == "budget_exhausted":
+                status = "completed"
+            self._set_status(status)
+            if self.store is not None:
+                try:
+                    self.store.add_usage(
+                        self.session_id,
+                        input_tokens=turn_usage.prompt_tokens,
+                        output_tokens=turn_usage.completion_tokens,
+                        cache_read_tokens=turn_usage.cache_read_tokens,
+                        cache_write_tokens=turn_usage.cache_write_tokens,
+                        reasoning_tokens=turn_usage.reasoning_tokens,
+                        api_calls=api_calls,
+                        duration_s=time.monotonic() - started,
+                    )
+                except Exception:  # noqa: BLE001
+                    pass
+            self.ui.on_event(
+                TurnFinished(
+                    exit_reason=reason,
+                    final_text=final,
+                    usage=turn_usage.copy(),
+                    error=error.user_line() if error else None,
+                )
+            )
+            return TurnResult(reason, final, turn_usage, api_calls, self.session_id, error)
+
+        tools = self.registry.schemas()
+        while True:
+            if self._interrupt.is_set():
+                return finish("interrupted", "".join(parts))
+            if api_calls >= self.settings.max_iterations:
+                return self._budget_summary(finish, turn_usage, parts, api_calls)
+            api_calls += 1
+            try:
+                response, sink = self._call_model(tools, api_calls, turn_usage)
+            except _Interrupted as exc:
+                self._keep_partial(exc.row, exc.partial)
+                return finish("interrupted", "".join(parts) + exc.partial.text)
+            except InterruptedByUser:
+                return finish("interrupted", "".join(parts))
+            except _CallFailed as exc:
+                self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
+                return finish(exc.classified.exit_reason, "".join(parts), exc.classified)
+
+            message = self._record_response(response, sink)
+            finish_reason = response.finish_reason or "stop"
+            if response.tool_calls:
+                self._run_tools(message.tool_calls)
+                if self._interrupt.is_set():
+                    return finish("interrupted", "".join(parts) + response.text)
+                continue
+            if finish_reason == "length" and response.text and continuations < MAX_CONTINUATIONS:
+                continuations += 1
+                parts.append(response.text)
+                self.ui.on_event(StatusNotice(kind="info", text="Reply cut at the output limit: asking the model to continue"))
+                self._append(Message(role="user", content=CONTINUE_PROMPT, meta={"synthetic": "continuation"}))
+                continue
+            if finish_reason == "content_filter":
+                self.ui.on_event(StatusNotice(kind="error", text=CONTENT_FILTER_TEXT))
+                final = "".join(parts) + response.text
+                return finish("error:content_filter", final or CONTENT_FILTER_TEXT)
+            return finish("completed", "".join(parts) + response.text)
+
+    def _budget_summary(self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int) -> TurnResult:
+        limit = self.settings.max_iterations
+        self.ui.on_event(
+            StatusNotice(kind="warn", text=f"Iteration budget exhausted ({api_calls}/{limit}): asking the model to summarize")
+        )
+        self._append(Message(role="user", content=BUDGET_PROMPT, meta={"synthetic": "budget"}))
+        try:
+            response, sink = self._call_model([], api_calls + 1, turn_usage)
+        except _Interrupted as exc:
+            self._keep_partial(exc.row, exc.partial)
+            return finish("interrupted", exc.partial.text)
+        except InterruptedByUser:
+            return finish("interrupted", "")
+        except _CallFailed as exc:
+            self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
+            return finish("budget_exhausted", "", exc.classified)
+        self._record_response(response, sink)
+        return finish("budget_exhausted", response.text)
+
+    def _wire_messages(self) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": self.system_prompt}, *sanitize_for_wire(self.messages)]
+
+    def _call_model(self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage) -> tuple[ModelResponse, _CallSink]:
+        """One model call with retries. Raises _Interrupted/InterruptedByUser or _CallFailed."""
+        sink = _CallSink(self)
+        self._current_sink = sink
+        attempt = 0
+        while True:
+            request = ModelRequest(messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens)
+            self.ui.on_event(ApiCallStarted(iteration=iteration, model=self.settings.model, max_iterations=self.settings.max_iterations))
+            try:
+                response = self.transport.stream(request, sink, self._interrupt)
+            except PartialInterrupt as exc:
+                raise _Interrupted(exc.partial, sink.message) from None
+            except Exception as exc:  # noqa: BLE001 - every provider failure is classified
+                classified = classify(
+                    exc, provider=self.settings.provider, model=self.settings.model, base_url=self.settings.base_url or ""
+                )
+                attempt += 1
+                if not classified.retryable or attempt > self.settings.max_retries:
+                    self._keep_failed_partial(sink)
+                    raise _CallFailed(classified) from exc
+                delay = backoff_delay(attempt, retry_after=classified.retry_after)
+                if sink.text or sink.reasoning:
+                    self.ui.on_event(StreamDiscarded(reason=classified.reason))
+                    sink.reset()
+                self.ui.on_event(
+                    StatusNotice(
+                        kind="retry",
+                        text=f"{classified.hint} Retrying in {delay:.0f} s (attempt {attempt} of {self.settings.max_retries}).",
+                    )
+                )
+                if self._interrupt.wait(delay):
+                    self._keep_failed_partial(sink)
+                    raise InterruptedByUser() from None
+                continue
+            if response.usage is not None:
+                turn_usage.add(response.usage)
+                self.session_usage.add(response.usage)
+                self.last_context_tokens = response.usage.prompt_tokens + response.usage.completion_tokens
+            else:
+                self.last_context_tokens = sum(len(str(m.get("content") or "")) for m in request.messages) // 4
+            self.ui.on_event(
+                UsageUpdated(
+                    call=response.usage or Usage(),
+                    session=self.session_usage.copy(),
+                    context_tokens=self.last_context_tokens,
+                    context_window=self.settings.effective_context_window,
+                )
+            )
+            return response, sink
+
+    def _keep_failed_partial(self, sink: _CallSink) -> None:
+        """A call that failed for good keeps whatever text it streamed (never lose what the user saw)."""
+        if sink.message is not None:
+            text = "".join(sink.text)
+            if text:
+                self._keep_partial(sink.message, ModelResponse(text=text, reasoning="".join(sink.reasoning)))
+            elif self.store is not None and sink.message.id is not None:
+                sink.message.partial = False
+                sink.message.finish_reason = "error"
+                self.store.update_message(sink.message)
+
+    def _keep_partial(self, row: Message | None, partial: ModelResponse) -> None:
+        """Persist an interrupted reply's text (its unfinished tool calls are dropped: they never ran)."""
+        if not partial.text and not partial.reasoning and row is None:
+            return
+        message = row or Message(role="assistant")
+        message.content = strip_surrogates(partial.text)
+        message.reasoning = partial.reasoning or None
+        message.tool_calls = []
+        message.finish_reason = "interrupted"
+        message.partial = False
+        if row is None:
+            self._append(message)
+        else:
+            self.messages.append(message)
+            if self.store is not None:
+                self.store.update_message(message)
+
+    def _record_response(self, response: ModelResponse, sink: _CallSink) -> Message:
+        message = sink.message or Message(role="assistant")
+        message.content = strip_surrogates(response.text)
+        message.reasoning = response.reasoning or None
+        message.tool_calls = list(response.tool_calls)
+        message.finish_reason = response.finish_reason
+        message.usage = response.usage
+        message.partial = False
+        if sink.message is None:
+            self._append(message)
+        else:
+            self.messages.append(message)
+            if self.store is not None:
+                self.store.update_message(message)
+        self.ui.on_event(
+            AssistantMessageDone(
+                text=message.content,
+                reasoning=message.reasoning,
+                tool_calls=tuple((c.id, c.name, c.arguments) for c in message.tool_calls),
+                finish_reason=message.finish_reason,
+                usage=response.usage,
+            )
+        )
+        return message
+
+    def _run_tools(self, calls: list[ToolCall]) -> None:
+        def make_context(call: ToolCall) -> ToolContext:
+            return ToolContext(
+                cwd=self.settings.cwd,
+                session_id=self.session_id,
+                call_id=call.id,
+                interrupt=self._interrupt,
+                hermes_home=self.settings.hermes_home,
+                ui=self.ui,
+                store=self.store,
+                approvals=self.approvals,
+                state=self.state,
+                clarify_timeout=self.settings.clarify_timeout,
+            )
+
+        def on_result(done: ExecutedCall) -> None:
+            self._append(
+                Message(
+                    role="tool",
+                    content=done.result.content,
+                    tool_call_id=done.call.id,
+                    tool_name=done.call.name,
+                    meta={"status": done.result.status, "duration": round(done.duration, 3), **_ui_data(done.result.data)},
+                )
+            )
+
+        self.executor.run_batch(
+            calls, make_context=make_context, ui=self.ui, interrupt=self._interrupt, on_result=on_result
+        )
+
+
+def _ui_data(data: dict[str, Any]) -> dict[str, Any]:
+    """The part of a tool's UI data worth keeping for a resumed transcript (diffs, exit codes, todos)."""
+    keep = {}
+    for key in ("diff", "exit_code", "todos", "path"):
+        if key in data:
+            keep[key] = data[key]
+    return keep
+
+
+class _Interrupted(InterruptedByUser):
+    """Interrupted mid-stream: the partial reply and its checkpointed row (if any) to finalize."""
+
+    def __init__(self, partial: ModelResponse, row: Message | None):
+        super().__init__("interrupted by user")
+        self.partial = partial
+        self.row = row
+
+
+class _CallFailed(Exception):
+    def __init__(self, classified: ClassifiedError):
+        super().__init__(classified.message)
+        self.classified = classified
+
+
+def make_transport(settings: Settings) -> Transport:
+    api_key = settings.api_key.get_secret_value() if settings.api_key else None
+    if settings.api_mode == "anthropic":
+        from agent.transports.anthropic import AnthropicTransport
+
+        return AnthropicTransport(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=api_key,
+            stale_timeout=settings.stale_timeout,
+            connect_timeout=settings.connect_timeout,
+        )
+    from agent.transports.openai_chat import OpenAIChatTransport
+
+    base_url = settings.base_url
+    if not base_url:
+        from agent.config import PROVIDER_DEFAULT_URLS
+
+        base_url = PROVIDER_DEFAULT_URLS.get(settings.provider or "openai")
+    return OpenAIChatTransport(
+        model=settings.model,
+        base_url=base_url,
+        api_key=api_key,
+        stale_timeout=settings.stale_timeout,
+        connect_timeout=settings.connect_timeout,
+    )
+
+
+__all__ = ["Agent", "TurnResult", "make_transport"]

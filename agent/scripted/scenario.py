@@ -1,0 +1,273 @@
+"""Scenario files for the scripted model server.
+
+A scenario is a list of scripted model calls, played in order, one per model request. It is written in
+YAML and validated with pydantic (unknown keys are rejected, so a typo is reported with its location):
+
+```yaml
+name: demo
+model: scripted-model
+calls:
+  - reasoning: "Let me look"
+    text: "Hello **world**"
+    chunk_size: 4
+  - tool_calls:
+      - name: terminal
+        arguments: {command: ls}
+  - "A plain string is shorthand for {text: ...}"
+fallback:
+  text: "Played whenever `calls` is exhausted"
+```
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+__all__ = [
+    "SCENARIOS_DIR",
+    "Fault",
+    "ModelCall",
+    "Scenario",
+    "ScriptedToolCall",
+    "ScriptedUsage",
+    "load_scenario",
+]
+
+SCENARIOS_DIR = Path(__file__).parent / "scenarios"
+"""Directory of the scenario files shipped with the package."""
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ScriptedToolCall(_Strict):
+    """One tool call the scripted model makes."""
+
+    name: str
+    arguments: dict[str, Any] | None = None
+    """Arguments as a mapping; sent as JSON text."""
+    arguments_raw: str | None = None
+    """Arguments sent verbatim (may be malformed JSON, for error-path tests)."""
+    id: str | None = None
+    """Tool call id; generated (`call_<n>`, counting from 1 per loaded scenario) when absent."""
+
+    @model_validator(mode="after")
+    def _one_argument_form(self) -> ScriptedToolCall:
+        if self.arguments is not None and self.arguments_raw is not None:
+            raise ValueError("give either 'arguments' or 'arguments_raw', not both")
+        return self
+
+    @property
+    def arguments_text(self) -> str:
+        """The arguments exactly as they go on the wire."""
+        if self.arguments_raw is not None:
+            return self.arguments_raw
+        return json.dumps(self.arguments or {}, ensure_ascii=False)
+
+
+class ScriptedUsage(_Strict):
+    """Token usage to report. Missing counts are estimated (characters / 4).
+
+    The numbers are reported as given on both APIs: OpenAI `prompt_tokens`,
+    `prompt_tokens_details.cached_tokens` / `cache_write_tokens`; Anthropic `input_tokens`,
+    `cache_read_input_tokens`, `cache_creation_input_tokens`.
+    """
+
+    prompt_tokens: int | None = Field(default=None, ge=0)
+    completion_tokens: int | None = Field(default=None, ge=0)
+    cache_read_tokens: int = Field(default=0, ge=0)
+    cache_write_tokens: int = Field(default=0, ge=0)
+    reasoning_tokens: int | None = Field(default=None, ge=0)
+
+
+class Fault(_Strict):
+    """Makes a call fail: either an HTTP error (`status`) or a mid-stream fault (`kind`)."""
+
+    status: int | None = Field(default=None, ge=400, le=599)
+    """HTTP error status; the body is shaped like the provider's error body."""
+    message: str | None = None
+    type: str | None = None
+    """Error type string in the body (default derived from the status, e.g. 429 -> rate_limit_error)."""
+    code: str | None = None
+    """OpenAI `error.code` (default: the type)."""
+    retry_after: float | None = Field(default=None, ge=0)
+    """Retry-After header value, in seconds."""
+
+    kind: Literal["stall", "cut", "malformed"] | None = None
+    """Mid-stream fault: `stall` sends nothing more and keeps the connection open; `cut` closes the
+    connection abruptly; `malformed` sends one chunk that is not valid JSON, then carries on."""
+    after_chunks: int = Field(default=0, ge=0)
+    """How many content chunks are sent before a mid-stream fault."""
+    stall_seconds: float = Field(default=600.0, gt=0)
+    """How long a stall lasts at most (it also ends when the client disconnects or the server stops);
+    the connection is then closed."""
+
+    @model_validator(mode="after")
+    def _one_fault_form(self) -> Fault:
+        if (self.status is None) == (self.kind is None):
+            raise ValueError(
+                "a fault needs exactly one of 'status' (HTTP error) or 'kind' (stall|cut|malformed)"
+            )
+        if self.status is not None:
+            misplaced = self.model_fields_set & {"after_chunks", "stall_seconds"}
+            if misplaced:
+                raise ValueError(f"{sorted(misplaced)} only apply to mid-stream faults ('kind')")
+        else:
+            misplaced = self.model_fields_set & {"message", "type", "code", "retry_after"}
+            if misplaced:
+                raise ValueError(f"{sorted(misplaced)} only apply to HTTP error faults ('status')")
+        return self
+
+    @property
+    def error_type(self) -> str:
+        if self.type:
+            return self.type
+        return _DEFAULT_ERROR_TYPES.get(self.status or 500, "api_error")
+
+    @property
+    def error_message(self) -> str:
+        return self.message or f"scripted fault: HTTP {self.status}"
+
+
+_DEFAULT_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    502: "api_error",
+    503: "api_error",
+    529: "overloaded_error",
+}
+
+
+class ModelCall(_Strict):
+    """One scripted model response."""
+
+    text: str | None = None
+    chunks: list[str] | None = None
+    """The text as explicit stream chunks (instead of `text` + `chunk_size`)."""
+    chunk_size: int = Field(default=4, ge=1)
+    """Split text, reasoning and tool arguments into chunks of this many characters."""
+    delay: float = Field(default=0.0, ge=0)
+    """Seconds between chunks."""
+    first_delay: float = Field(default=0.0, ge=0)
+    """Seconds before the first chunk (and before a non-streamed answer or an HTTP error)."""
+    reasoning: str | None = None
+    tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
+    finish_reason: FinishReason | None = None
+    """Default: `tool_calls` when there are tool calls, else `stop`."""
+    usage: ScriptedUsage | None = None
+    fault: Fault | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"text": data}
+        return data
+
+    @model_validator(mode="after")
+    def _one_text_form(self) -> ModelCall:
+        if self.text is not None and self.chunks is not None:
+            raise ValueError("give either 'text' or 'chunks', not both")
+        return self
+
+    @property
+    def full_text(self) -> str:
+        if self.chunks is not None:
+            return "".join(self.chunks)
+        return self.text or ""
+
+    @property
+    def text_chunks(self) -> list[str]:
+        if self.chunks is not None:
+            return [c for c in self.chunks if c]
+        return split_chunks(self.text or "", self.chunk_size)
+
+    @property
+    def effective_finish_reason(self) -> FinishReason:
+        if self.finish_reason is not None:
+            return self.finish_reason
+        return "tool_calls" if self.tool_calls else "stop"
+
+
+class Scenario(_Strict):
+    """A scripted conversation: the model's answers, in order."""
+
+    name: str = "scenario"
+    description: str = ""
+    model: str = "scripted"
+    calls: list[ModelCall] = Field(default_factory=list)
+    fallback: ModelCall | None = None
+    """Played whenever `calls` is exhausted. Without it, an exhausted scenario answers HTTP 500."""
+
+
+def split_chunks(text: str, size: int) -> list[str]:
+    """Split `text` into pieces of `size` characters (no empty pieces)."""
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def load_scenario(source: Scenario | Path | str | dict[str, Any]) -> Scenario:
+    """Load a scenario from a `Scenario`, a mapping, a file path, or YAML text.
+
+    A string is taken as a path when it is a single line naming an existing file or ending in
+    `.yaml`/`.yml`/`.json`; otherwise it is parsed as YAML text. Raises `FileNotFoundError`,
+    `yaml.YAMLError`, or `pydantic.ValidationError` (titled with the file name when there is one,
+    and naming the offending key, e.g. `calls.0.txt  Extra inputs are not permitted`).
+    """
+    if isinstance(source, Scenario):
+        return source
+    origin = "Scenario"
+    if isinstance(source, dict):
+        data: Any = source
+    else:
+        path: Path | None = None
+        if isinstance(source, Path):
+            path = source
+        elif "\n" not in source and not source.lstrip().startswith(("{", "[")) and (
+            source.strip().endswith((".yaml", ".yml", ".json")) or _is_file(source.strip())
+        ):
+            path = Path(source.strip())
+        if path is not None:
+            text = path.read_text(encoding="utf-8")
+            origin = f"Scenario {path}"
+        else:
+            text = source
+        data = yaml.safe_load(text)
+        if data is None:
+            data = {}
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        if origin == "Scenario":
+            raise
+        raise ValidationError.from_exception_data(
+            origin,
+            [
+                {
+                    "type": e["type"],
+                    "loc": e["loc"],
+                    "input": e["input"],
+                    **({"ctx": e["ctx"]} if "ctx" in e else {}),
+                }  # type: ignore[typeddict-item]
+                for e in exc.errors()
+            ],
+        ) from None
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,21 @@
+"""The built-in tool set: every tool module's tools, and a registry holding them."""
+
+from __future__ import annotations
+
+from agent.tools import clarify, files, memory, session_search, terminal, todo
+from agent.tools.registry import Tool, ToolRegistry
+
+
+def builtin_tools() -> list[Tool]:
+    return [
+        *terminal.TOOLS,
+        *files.TOOLS,
+        *todo.TOOLS,
+        *memory.TOOLS,
+        *session_search.TOOLS,
+        *clarify.TOOLS,
+    ]
+
+
+def default_registry() -> ToolRegistry:
+    return ToolRegistry(builtin_tools())

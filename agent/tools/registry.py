@@ -1,0 +1,167 @@
+"""Tool registry: a tool is a name, a description, a pydantic argument model, a handler and flags.
+
+The argument model's JSON schema is what the model sees. Everything the model can get wrong (unknown tool,
+bad JSON, invalid arguments) and everything a handler can raise becomes a `ToolResult` with `status="error"`
+the model can read: a tool never crashes a turn.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from agent.ui import AgentUI, NullUI
+
+if TYPE_CHECKING:
+    from agent.approval import ApprovalGate
+    from agent.store import SessionStore
+
+
+@dataclass
+class ToolResult:
+    """What a handler returns. `content` goes to the model; `data` is for the UI (diff, todo list, exit code)."""
+
+    content: str
+    status: str = "ok"  # ok | error | cancelled | denied
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def error(cls, message: str, **data: Any) -> ToolResult:
+        return cls(content=f"Error: {message}", status="error", data=dict(data))
+
+
+@dataclass
+class ToolContext:
+    """What a handler may use. Built per call by the executor."""
+
+    cwd: Path
+    session_id: str
+    call_id: str
+    interrupt: threading.Event
+    hermes_home: Path
+    ui: AgentUI = field(default_factory=NullUI)
+    emit_output: Callable[[str], None] = lambda chunk: None
+    store: SessionStore | None = None
+    approvals: ApprovalGate | None = None
+    # Per-session mutable state owned by the agent (todo list, ...), shared by reference.
+    state: dict[str, Any] = field(default_factory=dict)
+    clarify_timeout: float = 120.0
+
+    def resolve(self, path: str) -> Path:
+        """A model-given path, relative to the session's working directory, with ~ expanded."""
+        p = Path(path).expanduser()
+        if not p.is_absolute():
+            p = self.cwd / p
+        return Path(_normpath(p))
+
+
+def _normpath(p: Path) -> str:
+    import os
+
+    return os.path.normpath(str(p))
+
+
+Handler = Callable[[Any, ToolContext], "ToolResult | str"]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    handler: Handler
+    parallel_safe: bool = False
+    path_scoped: bool = False
+    interactive: bool = False
+    # Which argument holds the path, for path-scoped scheduling and approval of writes outside cwd.
+    path_arg: str = "path"
+    # One-line summary of the arguments for the UI header (the command, the path, the query).
+    summary_arg: str | None = None
+
+    def schema(self) -> dict[str, Any]:
+        params = self.args_model.model_json_schema()
+        params.pop("title", None)
+        for prop in params.get("properties", {}).values():
+            if isinstance(prop, dict):
+                prop.pop("title", None)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+    def summarize(self, args: dict[str, Any]) -> str:
+        key = self.summary_arg or self.path_arg
+        value = args.get(key)
+        if value is None:
+            for v in args.values():
+                if isinstance(v, str):
+                    value = v
+                    break
+        text = " ".join(str(value or "").split())
+        return text[:200]
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [self._tools[n].schema() for n in self.names]
+
+    def parse_arguments(self, name: str, raw: str) -> tuple[Tool, BaseModel] | ToolResult:
+        """Validate a call before running it: unknown tool, bad JSON and bad fields become error results."""
+        tool = self._tools.get(name)
+        if tool is None:
+            available = ", ".join(self.names) or "(none)"
+            return ToolResult.error(f"Tool '{name}' does not exist. Available tools: {available}")
+        try:
+            data = json.loads(raw or "{}")
+        except json.JSONDecodeError as exc:
+            return ToolResult.error(
+                f"Invalid JSON arguments for '{name}' ({exc.msg} at position {exc.pos}). "
+                "Send the arguments as one JSON object; use {} for none."
+            )
+        if not isinstance(data, dict):
+            return ToolResult.error(f"Arguments for '{name}' must be a JSON object, got {type(data).__name__}.")
+        try:
+            return tool, tool.args_model.model_validate(data)
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors()[:5]:
+                where = ".".join(str(p) for p in err.get("loc", ())) or "(arguments)"
+                problems.append(f"{where}: {err.get('msg', 'invalid')}")
+            return ToolResult.error(f"Invalid arguments for '{name}': " + "; ".join(problems))
+
+    def run(self, tool: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
+        """Run a validated call; any exception becomes an error result naming it."""
+        try:
+            out = tool.handler(args, ctx)
+        except Exception as exc:  # noqa: BLE001 - a tool must never crash the turn
+            return ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        if isinstance(out, str):
+            return ToolResult(content=out)
+        return out

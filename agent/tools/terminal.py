@@ -1,0 +1,455 @@
+"""The `terminal` tool: run a shell command in the session's working directory.
+
+The command runs in its own process group (so an interrupt or a timeout can kill everything it started),
+with stdin from /dev/null and a dumb terminal environment (no pagers, no colours). Output is read by a
+thread as it is produced, cleaned (escape sequences and control characters removed) and streamed to the
+UI through `ctx.emit_output`; the result keeps at most `OUTPUT_CAP` characters (40% head, 60% tail).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.tools.truncate import HEAD_FRACTION, join_head_tail
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+DEFAULT_TIMEOUT = 180
+MAX_TIMEOUT = 600
+OUTPUT_CAP = 50_000
+# Live output streamed to the UI stops after this many characters (the result still keeps head + tail):
+# a runaway `yes` must not flood the event queue with gigabytes.
+STREAM_LIMIT = 1_000_000
+POLL_INTERVAL = 0.05
+KILL_GRACE = 2.0  # SIGTERM -> SIGKILL
+# After the shell exits (or is killed), how long to wait for the output pipe to reach EOF. Processes left in
+# the background that still hold the pipe would otherwise keep the call open forever.
+READER_GRACE = 0.5
+EXIT_INTERRUPTED = 130
+EXIT_TIMEOUT = 124
+
+
+class TerminalArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    command: str = Field(
+        description=(
+            "The shell command to run (bash -c). Runs non-interactively: stdin is empty, there is no TTY, "
+            "pagers are disabled. Chain steps with && and use flags like -y / --no-pager for tools that "
+            "would otherwise prompt."
+        )
+    )
+    timeout: int | None = Field(
+        default=DEFAULT_TIMEOUT,
+        description=(
+            f"Seconds before the command is killed (default {DEFAULT_TIMEOUT}, maximum {MAX_TIMEOUT}). "
+            "On timeout the whole process group is killed and exit code 124 is reported."
+        ),
+    )
+    workdir: str | None = Field(
+        default=None,
+        description=(
+            "Directory to run in, relative to the session's working directory (or absolute). "
+            "Defaults to the session's working directory. Prefer this over `cd dir && ...`."
+        ),
+    )
+
+
+DESCRIPTION = (
+    "Run a shell command on the user's machine and return its combined stdout/stderr and exit code. "
+    "Use it to build, test, run scripts, use git, install packages and inspect the system. Prefer "
+    "read_file / search_files / write_file / patch for reading, searching and editing files. "
+    f"Output longer than {OUTPUT_CAP:,} characters is cut in the middle (start and end kept): filter noisy "
+    "output (grep, head, tail, --quiet). Commands must not wait for input. To leave a long-running process "
+    "(a server) in the background, redirect its output: `cmd > /tmp/server.log 2>&1 &`."
+)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Output cleaning
+
+
+# Complete escape sequences: CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings, nF, and 2-char ones.
+_ESC_SEQ = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[PX^_][^\x1b]*\x1b\\"
+    r"|\x1b[ -/]+[0-~]"
+    r"|\x1b[0-~]"
+)
+# An escape sequence cut off by the end of a chunk: hold it back until the next chunk completes it.
+_PARTIAL_ESC_AT_END = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[PX^_][^\x1b]*\x1b?|[ -/]*)?\Z")
+# C0 controls except \t and \n (this includes \r left alone and stray ESC), DEL and C1 controls.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_PARTIAL_WINDOW = 4096
+
+
+def clean_output(text: str) -> str:
+    """Terminal output as plain text: \\r\\n -> \\n, escape sequences and control characters removed."""
+    text = text.replace("\r\n", "\n")
+    text = _ESC_SEQ.sub("", text)
+    return _CONTROL.sub("", text)
+
+
+class _StreamCleaner:
+    """`clean_output` for a stream: escape sequences and \\r\\n split across chunks are handled."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def feed(self, text: str) -> str:
+        text = self._pending + text
+        self._pending = ""
+        window_start = max(0, len(text) - _PARTIAL_WINDOW)
+        m = _PARTIAL_ESC_AT_END.search(text, window_start)
+        if m:
+            self._pending = text[m.start() :]
+            text = text[: m.start()]
+        elif text.endswith("\r"):
+            self._pending = "\r"
+            text = text[:-1]
+        return clean_output(text)
+
+    def flush(self) -> str:
+        text, self._pending = self._pending, ""
+        return clean_output(text)
+
+
+class _HeadTailBuffer:
+    """Keeps the whole output while it is small, then only its head and its tail: memory stays bounded."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.head_len = int(cap * HEAD_FRACTION)
+        self.tail_len = cap - self.head_len
+        self.total = 0
+        self._head: str | None = None
+        self._parts: list[str] = []
+        self._size = 0
+
+    def add(self, text: str) -> None:
+        if not text:
+            return
+        self.total += len(text)
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size > 2 * self.cap + 65536:
+            joined = "".join(self._parts)
+            if self._head is None:
+                self._head = joined[: self.head_len]
+                joined = joined[self.head_len :]
+            tail = joined[-self.tail_len :]
+            self._parts = [tail]
+            self._size = len(tail)
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.cap
+
+    def text(self) -> str:
+        body = "".join(self._parts)
+        if self._head is None:
+            if len(body) <= self.cap:
+                return body
+            head, rest = body[: self.head_len], body[self.head_len :]
+        else:
+            head, rest = self._head, body
+        tail = rest[-self.tail_len :]
+        return join_head_tail(head, tail, self.total - len(head) - len(tail))
+
+
+class _OutputReader(threading.Thread):
+    """Reads the merged stdout/stderr pipe until EOF, cleaning, collecting and streaming each chunk.
+
+    `detach()` makes it stop collecting and streaming (the call is returning); it keeps draining the pipe
+    in the background until EOF so that background processes still writing to it are not killed by SIGPIPE.
+    """
+
+    def __init__(self, fd: int, emit: Callable[[str], None], cap: int) -> None:
+        super().__init__(name="terminal-output", daemon=True)
+        self._fd = fd
+        self._emit = emit
+        self.buffer = _HeadTailBuffer(cap)
+        self._lock = threading.Lock()
+        self._detached = False
+        self.eof = threading.Event()
+        self._streamed = 0
+        self._stream_stopped = False
+
+    def run(self) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        cleaner = _StreamCleaner()
+        try:
+            while True:
+                try:
+                    ready, _, _ = select.select([self._fd], [], [], POLL_INTERVAL)
+                except (OSError, ValueError):
+                    break
+                if not ready:
+                    continue
+                try:
+                    data = os.read(self._fd, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                if self._detached:
+                    continue  # draining for background processes only
+                self._handle(cleaner.feed(decoder.decode(data)))
+            self._handle(cleaner.feed(decoder.decode(b"", final=True)) + cleaner.flush())
+        finally:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+            self.eof.set()
+
+    def _handle(self, text: str) -> None:
+        if not text:
+            return
+        with self._lock:
+            if self._detached:
+                return
+            self.buffer.add(text)
+        if self._stream_stopped:
+            return
+        if self._streamed + len(text) > STREAM_LIMIT:
+            self._stream_stopped = True
+            self._safe_emit(
+                text[: max(0, STREAM_LIMIT - self._streamed)]
+                + "\n[... live output paused: too much output; the result keeps its start and end ...]\n"
+            )
+            return
+        self._streamed += len(text)
+        self._safe_emit(text)
+
+    def _safe_emit(self, text: str) -> None:
+        try:
+            self._emit(text)
+        except Exception:
+            pass
+
+    def detach(self) -> None:
+        with self._lock:
+            self._detached = True
+
+
+# --------------------------------------------------------------------------------------------------------
+# Process group handling
+
+
+def _group_members(pgid: int) -> list[int] | None:
+    """Live (non-zombie) pids in a process group, from /proc; None when /proc is not available."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    members = []
+    for entry in os.scandir(proc):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...: comm may contain spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            members.append(int(entry.name))
+    return members
+
+
+def _group_alive(pgid: int) -> bool:
+    members = _group_members(pgid)
+    if members is not None:
+        return bool(members)
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill_group(proc: subprocess.Popen[bytes], pgid: int) -> None:
+    """SIGTERM the whole group, SIGKILL it after KILL_GRACE seconds if anything is still alive."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+    deadline = time.monotonic() + KILL_GRACE
+    while time.monotonic() < deadline:
+        proc.poll()
+        if proc.returncode is not None and not _group_alive(pgid):
+            return
+        time.sleep(0.02)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "TERM": "dumb",
+            "PAGER": "cat",
+            "GIT_PAGER": "cat",
+            "NO_COLOR": "1",
+            "GIT_TERMINAL_PROMPT": "0",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    return env
+
+
+# --------------------------------------------------------------------------------------------------------
+# The handler
+
+
+def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
+    command = args.command
+    if not command.strip():
+        return ToolResult.error("The command is empty.")
+
+    notes: list[str] = []
+    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    if timeout > MAX_TIMEOUT:
+        notes.append(f"[timeout {timeout} s exceeds the maximum; clamped to {MAX_TIMEOUT} s]")
+        timeout = MAX_TIMEOUT
+    elif timeout < 1:
+        notes.append(f"[timeout {timeout} s is too small; using 1 s]")
+        timeout = 1
+
+    cwd = ctx.cwd
+    if args.workdir:
+        cwd = ctx.resolve(args.workdir)
+        if not cwd.exists():
+            return ToolResult.error(f"workdir does not exist: {cwd}")
+        if not cwd.is_dir():
+            return ToolResult.error(f"workdir is not a directory: {cwd}")
+
+    if ctx.approvals is not None:
+        verdict = ctx.approvals.review_command(command, tool_name="terminal")
+        if not verdict.allowed:
+            return ToolResult(content=verdict.message, status="denied", data={"decision": verdict.decision})
+
+    if ctx.interrupt.is_set():
+        return ToolResult(content="[Command not run: interrupted by user]", status="cancelled")
+
+    try:
+        proc = subprocess.Popen(
+            [_shell(), "-c", command],
+            cwd=str(cwd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=_environment(),
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
+
+    pgid = proc.pid  # start_new_session: the shell leads its own session and process group
+    assert proc.stdout is not None
+    # The reader owns the descriptor from here on (it closes it at EOF); Popen must not close it under it.
+    fd = os.dup(proc.stdout.fileno())
+    proc.stdout.close()
+    reader = _OutputReader(fd, ctx.emit_output, OUTPUT_CAP)
+    reader.start()
+
+    started = time.monotonic()
+    deadline = started + timeout
+    outcome = "exited"
+    while True:
+        if proc.poll() is not None:
+            break
+        if ctx.interrupt.is_set():
+            outcome = "interrupted"
+            break
+        if time.monotonic() >= deadline:
+            outcome = "timeout"
+            break
+        ctx.interrupt.wait(POLL_INTERVAL)
+
+    if outcome != "exited":
+        _kill_group(proc, pgid)
+
+    reader.eof.wait(READER_GRACE)
+    lingering = not reader.eof.is_set()
+    reader.detach()
+    duration = time.monotonic() - started
+
+    output = reader.buffer.text()
+    truncated = reader.buffer.truncated
+    lines = [output.rstrip("\n")] if output.strip() else []
+    if outcome == "interrupted":
+        exit_code = EXIT_INTERRUPTED
+        lines.append("[Command interrupted by user]")
+    elif outcome == "timeout":
+        exit_code = EXIT_TIMEOUT
+        lines.append(f"[Command timed out after {timeout} s]")
+    else:
+        rc = proc.returncode if proc.returncode is not None else -1
+        exit_code = 128 - rc if rc < 0 else rc  # killed by signal N -> 128 + N, like a shell
+        if not output.strip():
+            lines.append("[no output]")
+        if lingering:
+            lines.append(
+                "[note: background processes still hold the output pipe; their further output is not "
+                "captured. Redirect background output to a file: cmd > out.log 2>&1 &]"
+            )
+    lines.extend(notes)
+    lines.append(f"[exit code: {exit_code}]")
+
+    data = {
+        "exit_code": exit_code,
+        "duration": round(duration, 3),
+        "truncated": truncated,
+        "output_chars": reader.buffer.total,
+        "cwd": str(cwd),
+    }
+    if outcome == "interrupted":
+        data["interrupted"] = True
+        return ToolResult(content="\n".join(lines), status="cancelled", data=data)
+    if outcome == "timeout":
+        data["timed_out"] = True
+    return ToolResult(content="\n".join(lines), data=data)
+
+
+TERMINAL_TOOL = Tool(
+    name="terminal",
+    description=DESCRIPTION,
+    args_model=TerminalArgs,
+    handler=run_terminal,
+    summary_arg="command",
+)
+
+TOOLS = [TERMINAL_TOOL]

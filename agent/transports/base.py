@@ -1,0 +1,157 @@
+"""What every transport shares: the request/response shapes, the sink for live deltas, and the pump.
+
+The pump runs the SDK's blocking request and chunk iteration in a daemon reader thread and hands chunks to
+the agent thread through a queue. The agent thread waits in 50 ms slices, so an interrupt is seen within
+one slice even when the provider sends nothing (a blocking socket read cannot be interrupted otherwise),
+and a stream that sends nothing for `stale_timeout` seconds is abandoned as a retryable timeout.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent.errors import InterruptedByUser, StaleStreamError
+from agent.messages import ToolCall, Usage
+
+POLL_SLICE = 0.05
+
+
+@dataclass
+class ModelRequest:
+    messages: list[dict[str, Any]]  # chat-completions shaped, already sanitized
+    tools: list[dict[str, Any]]  # chat-completions function specs; [] = no tools
+    max_tokens: int | None = None
+
+
+@dataclass
+class ModelResponse:
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+
+class StreamSink(Protocol):
+    """Receives live deltas on the agent thread, in order."""
+
+    def on_text(self, text: str) -> None: ...
+
+    def on_reasoning(self, text: str) -> None: ...
+
+    def on_tool_start(self, index: int, call_id: str, name: str) -> None: ...
+
+    def on_idle(self) -> None:
+        """Called every poll slice with no data: time-based work (checkpoints) happens here too."""
+        ...
+
+
+class Transport(Protocol):
+    name: str
+
+    def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
+        """Stream one model call. Raises InterruptedByUser (carrying the partial response), StaleStreamError,
+        or the SDK's own exceptions (classified by agent.errors)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class PartialInterrupt(InterruptedByUser):
+    """Interrupted mid-stream; `partial` holds what had arrived."""
+
+    def __init__(self, partial: ModelResponse):
+        super().__init__("interrupted by user")
+        self.partial = partial
+
+
+_END = object()
+
+
+def pump(
+    open_stream: Callable[[], Any],
+    iterate: Callable[[Any], Iterator[Any]],
+    handle: Callable[[Any], None],
+    snapshot: Callable[[], ModelResponse],
+    *,
+    interrupt: threading.Event,
+    stale_timeout: float,
+    on_idle: Callable[[], None] | None = None,
+) -> Any:
+    """Run `open_stream()` and `iterate(stream)` in a reader thread; call `handle(chunk)` here for each chunk.
+
+    Returns the opened stream object (for transports that need a final message from it).
+    """
+    items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    cancelled = threading.Event()
+    holder: dict[str, Any] = {}
+
+    def close_quietly() -> None:
+        stream = holder.get("stream")
+        if stream is None:
+            return
+        try:
+            stream.close()
+        except Exception:  # noqa: BLE001 - closing a dying stream must never raise into the loop
+            pass
+
+    def reader() -> None:
+        try:
+            stream = open_stream()
+            holder["stream"] = stream
+            if cancelled.is_set():
+                return
+            for chunk in iterate(stream):
+                items.put(("chunk", chunk))
+                if cancelled.is_set():
+                    return
+            items.put(("end", _END))
+        except BaseException as exc:  # noqa: BLE001 - handed over to the agent thread
+            if not cancelled.is_set():
+                items.put(("error", exc))
+        finally:
+            if cancelled.is_set():
+                close_quietly()
+
+    thread = threading.Thread(target=reader, name="model-stream", daemon=True)
+    thread.start()
+
+    def abandon() -> None:
+        cancelled.set()
+        # Closing can block on a dead socket: never on the agent thread.
+        threading.Thread(target=close_quietly, name="model-stream-close", daemon=True).start()
+
+    last_chunk = time.monotonic()
+    while True:
+        if interrupt.is_set():
+            abandon()
+            raise PartialInterrupt(snapshot())
+        try:
+            kind, item = items.get(timeout=POLL_SLICE)
+        except queue.Empty:
+            if on_idle is not None:
+                on_idle()
+            waited = time.monotonic() - last_chunk
+            if waited > stale_timeout:
+                abandon()
+                raise StaleStreamError(f"no data for {waited:.0f} s") from None
+            continue
+        last_chunk = time.monotonic()
+        while True:
+            if kind == "chunk":
+                handle(item)
+            elif kind == "end":
+                return holder.get("stream")
+            else:
+                raise item
+            if interrupt.is_set():
+                break
+            try:
+                kind, item = items.get_nowait()
+            except queue.Empty:
+                break

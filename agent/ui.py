@@ -1,0 +1,95 @@
+"""The AgentUI protocol: how the loop talks to whoever is watching (the TUI bridge, the headless runner).
+
+`ask_clarify` and `ask_approval` block the calling (agent or tool) thread. Implementations must return when
+`request.cancel` is set (interrupt) or the timeout passes, so no thread ever waits forever: wait in short
+slices, never on a bare `Future.result()`.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from agent.events import AgentEvent
+
+
+class ApprovalDecision(StrEnum):
+    ONCE = "once"
+    SESSION = "session"
+    ALWAYS = "always"
+    DENY = "deny"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True)
+class ClarifyRequest:
+    question: str
+    choices: tuple[str, ...]
+    timeout: float
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    command: str
+    reasons: tuple[str, ...]
+    pattern_keys: tuple[str, ...]
+    timeout: float
+    tool_name: str = "terminal"
+    # The allow rule "always" would save, shown to the user before it is saved.
+    rule: str = ""
+    allow_permanent: bool = True
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+
+
+class AgentUI(Protocol):
+    def on_event(self, event: AgentEvent) -> None: ...
+
+    def ask_clarify(self, request: ClarifyRequest) -> str | None:
+        """The user's answer, or None when there was none (cancelled, timed out, no UI)."""
+        ...
+
+    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
+
+
+class NullUI:
+    """Collects nothing, asks nobody: clarify gets no answer, risky actions are denied (fail closed)."""
+
+    def on_event(self, event: AgentEvent) -> None:
+        pass
+
+    def ask_clarify(self, request: ClarifyRequest) -> str | None:
+        return None
+
+    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        return ApprovalDecision.DENY
+
+
+class RecordingUI(NullUI):
+    """Keeps every event (tests, headless traces). Answers come from optional callables."""
+
+    def __init__(self, clarify_answer: str | None = None, approval: ApprovalDecision = ApprovalDecision.DENY):
+        self.events: list[AgentEvent] = []
+        self._lock = threading.Lock()
+        self.clarify_answer = clarify_answer
+        self.approval = approval
+        self.clarify_requests: list[ClarifyRequest] = []
+        self.approval_requests: list[ApprovalRequest] = []
+
+    def on_event(self, event: AgentEvent) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def of_type(self, kind: type) -> list:
+        with self._lock:
+            return [e for e in self.events if isinstance(e, kind)]
+
+    def ask_clarify(self, request: ClarifyRequest) -> str | None:
+        self.clarify_requests.append(request)
+        return self.clarify_answer
+
+    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.approval_requests.append(request)
+        return self.approval

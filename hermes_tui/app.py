@@ -1,0 +1,143 @@
+"""HermesApp: the screens, the theme, the command palette, and the lifetime of the demo server."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import ExitStack
+from typing import Any, ClassVar
+
+from pydantic import SecretStr
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.theme import Theme
+
+from agent.config import ConfigProblem, LoadedSettings, Settings
+from hermes_tui.commands import SlashCommandProvider
+
+HERMES_THEME = Theme(
+    name="hermes",
+    primary="#E0A526",
+    secondary="#B8860B",
+    accent="#F2C14E",
+    foreground="#E8E3D5",
+    background="#16140F",
+    surface="#1E1B15",
+    panel="#29251C",
+    success="#7FB069",
+    warning="#E8A33D",
+    error="#E05A47",
+    dark=True,
+)
+
+
+class HermesApp(App[int]):
+    TITLE = "hermes-tui"
+    COMMANDS: ClassVar = App.COMMANDS | {SlashCommandProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+    ]
+    CSS = """
+    Screen { background: $background; }
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        problems: list[ConfigProblem] | None = None,
+        demo_factory: Any = None,
+        resume_id: str | None = None,
+        open_sessions: bool = False,
+        store: Any = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.problems = problems or []
+        self.demo_factory = demo_factory  # () -> Settings: starts the scripted server on demand
+        self.resume_id = resume_id
+        self.open_sessions = open_sessions
+        self._store = store
+        self.register_theme(HERMES_THEME)
+        self.theme = "hermes"
+
+    @property
+    def store(self) -> Any:
+        if self._store is None:
+            from agent.store import SessionStore
+
+            self._store = SessionStore(self.settings.state_db)
+        return self._store
+
+    def on_mount(self) -> None:
+        if not self.settings.is_configured:
+            from hermes_tui.screens.setup import SetupScreen
+
+            self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+            return
+        self._open_chat()
+
+    def _after_setup(self, choice: Any) -> None:
+        if choice == "demo" and self.demo_factory is not None:
+            self.settings = self.demo_factory()
+            self._open_chat()
+        else:
+            self.exit(0)
+
+    def on_setup_screen_start_demo(self, message: Any) -> None:
+        self._after_setup("demo")
+
+    def _open_chat(self) -> None:
+        from hermes_tui.screens.chat import ChatScreen
+
+        chat = ChatScreen(self.settings, store=self.store, resume_id=self.resume_id)
+        self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
+        for problem in self.problems:
+            self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
+
+    def on_unmount(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+def demo_settings(settings: Settings, base_url: str) -> Settings:
+    updated = settings.model_copy(update={"base_url": base_url, "provider": "custom", "model": "hermes-demo"})
+    updated.api_key = SecretStr("demo")
+    return updated
+
+
+def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: bool = False) -> int:
+    settings = loaded.settings
+    with ExitStack() as stack:
+        server_box: dict[str, Any] = {}
+
+        def start_demo() -> Settings:
+            from agent.scripted import ScriptedServer
+            from hermes_tui.cli import demo_scenario_path
+
+            if "server" not in server_box:
+                server_box["server"] = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
+            return demo_settings(settings, server_box["server"].openai_base_url)
+
+        if args.demo or args.scenario:
+            settings = start_demo()
+        resume_id = None
+        if args.resume or args.continue_last:
+            from agent.store import SessionStore
+
+            store = SessionStore(settings.state_db)
+            info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            store.close()
+            if info is None:
+                print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                return 2
+            resume_id = info.id
+        app = HermesApp(
+            settings,
+            problems=loaded.problems,
+            demo_factory=start_demo,
+            resume_id=resume_id,
+            open_sessions=open_sessions,
+        )
+        code = app.run()
+        return int(code or 0)

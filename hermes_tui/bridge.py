@@ -1,0 +1,127 @@
+"""The bridge between the agent thread and the UI thread.
+
+The agent calls `on_event` up to thousands of times a second. One message per event falls behind (design
+§9), so events go into one ordered, lock-protected queue that the UI drains on a ~15 Hz timer, coalescing
+consecutive text deltas into one append. Events that change what the user must see at once (a tool starts,
+the turn ends, a question) wake the UI immediately with a single `EventsReady` message, so ordering is kept
+(one queue) and latency stays low where it matters.
+
+Questions (clarify, approval) are Futures: posted to the UI, answered by it; the asking thread waits in
+short slices and gives up when the request's cancel event (the interrupt) is set or the bridge closes, so no
+thread waits forever and the app can always exit.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+from agent.events import AgentEvent, ReasoningDelta, TextDelta
+from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+
+WAIT_SLICE = 0.1
+_QUIET = (TextDelta, ReasoningDelta)
+
+
+@dataclass
+class EventsReady(Message):
+    """Something urgent is queued: drain now rather than at the next tick."""
+
+
+@dataclass
+class ClarifyAsked(Message):
+    request: ClarifyRequest
+    reply: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+
+
+@dataclass
+class ApprovalAsked(Message):
+    request: ApprovalRequest
+    reply: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+
+
+class EventQueue:
+    """Ordered, thread-safe; `drain()` returns the events with adjacent deltas of one kind merged."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: list[AgentEvent] = []
+
+    def put(self, event: AgentEvent) -> None:
+        with self._lock:
+            if self._items and isinstance(event, _QUIET) and type(self._items[-1]) is type(event):
+                last = self._items[-1]
+                self._items[-1] = type(event)(last.text + event.text)  # type: ignore[attr-defined, call-arg]
+            else:
+                self._items.append(event)
+
+    def drain(self) -> list[AgentEvent]:
+        with self._lock:
+            items, self._items = self._items, []
+        return items
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+
+class UIBridge:
+    """Implements `AgentUI` for the TUI. `target` is the Textual node that receives the messages."""
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+        self.queue = EventQueue()
+        self._wake_pending = threading.Event()
+        self.closed = threading.Event()
+
+    # -- AgentUI -------------------------------------------------------------
+    def on_event(self, event: AgentEvent) -> None:
+        self.queue.put(event)
+        if not isinstance(event, _QUIET) and not self._wake_pending.is_set():
+            self._wake_pending.set()
+            self.target.post_message(EventsReady())
+
+    def ask_clarify(self, request: ClarifyRequest) -> str | None:
+        answer = self._ask(ClarifyAsked(request), request.cancel, request.timeout + 5)
+        return answer if isinstance(answer, str) else None
+
+    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        answer = self._ask(ApprovalAsked(request), request.cancel, request.timeout + 5)
+        if isinstance(answer, ApprovalDecision):
+            return answer
+        return ApprovalDecision.TIMEOUT if answer == "timeout" else ApprovalDecision.DENY
+
+    # -- UI side -------------------------------------------------------------
+    def drain(self) -> list[AgentEvent]:
+        self._wake_pending.clear()
+        return self.queue.drain()
+
+    def close(self) -> None:
+        self.closed.set()
+
+    # -- internals -------------------------------------------------------------
+    def _ask(self, message: ClarifyAsked | ApprovalAsked, cancel: threading.Event, limit: float) -> Any:
+        """Post the question and wait in slices; the UI's own countdown normally answers first."""
+        self.on_event(_Flush())
+        self.target.post_message(message)
+        waited = 0.0
+        while True:
+            try:
+                return message.reply.result(timeout=WAIT_SLICE)
+            except concurrent.futures.TimeoutError:
+                waited += WAIT_SLICE
+                if cancel.is_set() or self.closed.is_set():
+                    message.reply.cancel()
+                    return None
+                if waited >= limit:
+                    message.reply.cancel()
+                    return "timeout"
+
+
+@dataclass(frozen=True)
+class _Flush(AgentEvent):
+    """Forces a wake so everything queued before a question is on screen when it appears."""

@@ -1,0 +1,92 @@
+"""Command line: `hermes-tui [options]` opens the TUI; `-z PROMPT` runs one headless turn; subcommands.
+
+Kept import-light: the TUI path imports Textual only, the SDKs are imported by the agent worker on first
+use, so the first frame is not delayed by ~1.5 s of SDK imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+SUBCOMMANDS = ("config", "sessions")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="hermes-tui",
+        description="A terminal UI for a Hermes-style tool-using agent.",
+        epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
+        "`hermes-tui sessions` opens the session browser.",
+    )
+    p.add_argument("-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer")
+    p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
+    p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
+    p.add_argument("--model", "-m", help="model name")
+    p.add_argument("--provider", help="openai | openrouter | anthropic | custom")
+    p.add_argument("--base-url", help="OpenAI-compatible (or /anthropic) base URL")
+    p.add_argument("--api-key", help="API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY)")
+    p.add_argument("--yolo", action="store_true", help="approve risky commands without asking (hard-blocked ones stay blocked)")
+    p.add_argument("--max-iterations", type=int, help="model calls allowed per turn (default 90)")
+    p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
+    p.add_argument("-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here")
+    p.add_argument("-r", "--resume", metavar="ID_OR_TITLE", help="resume a session by id, id prefix or title")
+    p.add_argument("--hermes-home", help="override $HERMES_HOME (default ~/.hermes)")
+    return p
+
+
+def _flags(args: argparse.Namespace) -> dict[str, Any]:
+    flags: dict[str, Any] = {
+        "model": args.model,
+        "provider": args.provider,
+        "base_url": args.base_url,
+        "api_key": args.api_key,
+        "max_iterations": args.max_iterations,
+        "hermes_home": args.hermes_home,
+    }
+    if args.yolo:
+        flags["yolo"] = True
+    if args.cwd:
+        flags["cwd"] = str(Path(args.cwd).expanduser().resolve())
+    return flags
+
+
+def demo_scenario_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "agent" / "scripted" / "scenarios" / "demo.yaml"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    if command:
+        argv = argv[1:]
+    args = build_parser().parse_args(argv)
+    if args.hermes_home:
+        os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
+
+    from agent.config import load_settings
+
+    loaded = load_settings(_flags(args))
+    if command == "config":
+        from hermes_tui.config_report import print_config
+
+        print_config(loaded)
+        return 0
+    if args.prompt is not None:
+        from hermes_tui.headless import run_headless
+
+        return run_headless(args, loaded)
+    try:
+        from hermes_tui.app import run_app
+    except ImportError as exc:  # pragma: no cover - the TUI is part of the package
+        print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
+        return 2
+    return run_app(args, loaded, open_sessions=command == "sessions")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Slash commands: one registry for the prompt's completion, `/help` and the command palette.
+
+A command names an action on the chat screen (`action_<name>`), so keys, slash commands and the palette
+all run the same code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from hermes_tui.screens.chat import ChatScreen
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str  # without the slash
+    description: str
+    action: str  # chat screen action name (without `action_`)
+    takes_argument: bool = False
+    key: str = ""  # the key that runs it too, shown in /help
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "List keys and commands", "help", key="f1"),
+    SlashCommand("new", "Start a new session", "new_session", key="ctrl+n"),
+    SlashCommand("sessions", "Browse, search and resume sessions", "sessions", key="ctrl+r"),
+    SlashCommand("model", "Switch the model for the next turn: /model NAME", "model", takes_argument=True),
+    SlashCommand("yolo", "Toggle approving risky commands without asking", "yolo"),
+    SlashCommand("compress", "Summarize the middle of the conversation to save context", "compress"),
+    SlashCommand("theme", "Pick a theme (previews live)", "theme", takes_argument=True),
+    SlashCommand("copy", "Copy the last reply to the clipboard", "copy"),
+    SlashCommand("export", "Export this session as Markdown: /export [FILE]", "export", takes_argument=True),
+    SlashCommand("clear", "Clear the screen (the session is kept)", "clear_screen", key="ctrl+l"),
+    SlashCommand("quit", "Quit hermes-tui", "quit", key="ctrl+q"),
+)
+
+BY_NAME = {c.name: c for c in COMMANDS}
+ALIASES = {"exit": "quit", "q": "quit", "resume": "sessions", "reset": "new", "?": "help"}
+
+
+def parse(text: str) -> tuple[SlashCommand | None, str, str]:
+    """(command or None, argument, typed name). Only text starting with one `/` is a command."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None, "", ""
+    name, _, arg = stripped[1:].partition(" ")
+    name = name.lower()
+    name = ALIASES.get(name, name)
+    return BY_NAME.get(name), arg.strip(), name
+
+
+def completions() -> list[tuple[str, str]]:
+    return [(f"/{c.name}", c.description) for c in COMMANDS]
+
+
+def help_text() -> str:
+    lines = ["Commands:"]
+    for c in COMMANDS:
+        key = f"  [{c.key}]" if c.key else ""
+        lines.append(f"  /{c.name:<10} {c.description}{key}")
+    lines += [
+        "",
+        "Keys:",
+        "  Enter          send (queues while the agent works)",
+        "  Shift+Enter    newline (also Ctrl+J, Alt+Enter)",
+        "  Up/Down        prompt history",
+        "  Esc            interrupt the running turn",
+        "  Ctrl+C         interrupt, else clear the prompt; twice to quit",
+        "  Ctrl+P         command palette",
+        "  End            jump to the latest output",
+    ]
+    return "\n".join(lines)
+
+
+class SlashCommandProvider(Provider):
+    """The palette shows the same commands as the prompt's `/` completion."""
+
+    def _screen(self) -> ChatScreen | None:
+        from hermes_tui.screens.chat import ChatScreen
+
+        screen = self.screen
+        return screen if isinstance(screen, ChatScreen) else None
+
+    async def discover(self) -> Hits:
+        chat = self._screen()
+        if chat is None:
+            return
+        for command in COMMANDS:
+            yield DiscoveryHit(f"/{command.name}", partial(chat.run_slash, command, ""), help=command.description)
+
+    async def search(self, query: str) -> Hits:
+        chat = self._screen()
+        if chat is None:
+            return
+        matcher = self.matcher(query)
+        for command in COMMANDS:
+            score = matcher.match(f"/{command.name} {command.description}")
+            if score > 0:
+                yield Hit(
+                    score,
+                    matcher.highlight(f"/{command.name}"),
+                    partial(chat.run_slash, command, ""),
+                    help=command.description,
+                )

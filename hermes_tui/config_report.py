@@ -1,0 +1,38 @@
+"""`hermes-tui config`: the effective configuration and where each value came from, keys masked."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from agent.config import LoadedSettings
+
+
+def mask(secret: str) -> str:
+    if len(secret) <= 8:
+        return "****"
+    return f"{secret[:3]}…{secret[-4:]}"
+
+
+def print_config(loaded: LoadedSettings, out: TextIO = sys.stdout) -> None:
+    settings = loaded.settings
+    rows: list[tuple[str, str, str]] = []
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if name == "api_key":
+            shown = mask(value.get_secret_value()) if value is not None else "(not set)"
+        elif isinstance(value, list):
+            shown = ", ".join(str(v) for v in value) or "[]"
+        else:
+            shown = "(not set)" if value in (None, "") else str(value)
+        rows.append((name, shown, loaded.sources.get(name, "default")))
+    rows.append(("context_window (effective)", str(settings.effective_context_window), "model"))
+    rows.append(("api_mode", settings.api_mode, "provider/base_url"))
+    width = max(len(r[0]) for r in rows)
+    vwidth = min(48, max(len(r[1]) for r in rows))
+    for name, shown, source in rows:
+        print(f"{name:<{width}}  {shown:<{vwidth}}  {source}", file=out)
+    if loaded.problems:
+        print("\nProblems (defaults used instead):", file=out)
+        for problem in loaded.problems:
+            print(f"  {problem}", file=out)

@@ -1,0 +1,211 @@
+"""First-run screen: no model provider is configured and `--demo` was not given.
+
+Instead of an error and an exit, it explains the three ways to configure a provider (environment
+variables, `$HERMES_HOME/config.yaml`, command-line flags) with copyable examples, names the actual
+`HERMES_HOME` in use (the most common mistake is editing the config of another profile), and offers the
+scripted demo so a new user sees the app work before configuring anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Static
+
+SetupChoice = Literal["demo", "quit"]
+
+CONFIG_EXAMPLE = """\
+model:
+  default: gpt-4o-mini
+  provider: openai
+  base_url: https://api.openai.com/v1"""
+
+ENV_EXAMPLE = """\
+export OPENAI_API_KEY=sk-...          # OpenAI
+export ANTHROPIC_API_KEY=sk-ant-...   # Anthropic
+export OPENROUTER_API_KEY=sk-or-...   # OpenRouter
+export OPENAI_BASE_URL=http://localhost:11434/v1   # local server (Ollama, vLLM, llama.cpp)"""
+
+FLAGS_EXAMPLE = "hermes-tui --model llama3.1 --base-url http://localhost:11434/v1 --api-key none"
+
+
+class SetupScreen(Screen[SetupChoice]):
+    """Explains how to configure a provider; "Start the demo" or "Quit".
+
+    When it was pushed (`push_screen(SetupScreen(home), callback)`) it dismisses with "demo" or "quit" and
+    the callback decides. When it cannot be dismissed (it is the only screen), "demo" posts
+    `SetupScreen.StartDemo` to the app and "quit" exits the app. Exactly one of the two happens.
+    Keys: `d` start the demo, `q` quit; Enter presses the focused button (Start the demo).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "demo", "Start the demo", id="setup.demo"),
+        Binding("q", "quit_setup", "Quit", id="setup.quit"),
+    ]
+
+    AUTO_FOCUS = "#setup-demo"
+
+    DEFAULT_CSS = """
+    SetupScreen {
+        align: center middle;
+        background: $background;
+
+        #setup-card {
+            width: 92;
+            max-width: 100%;
+            height: auto;
+            max-height: 100%;
+            border: round $primary;
+            border-title-color: $primary;
+            border-title-style: bold;
+            background: $surface;
+            padding: 0 1;
+        }
+        #setup-body {
+            height: auto;
+            max-height: 1fr;
+            padding: 0 1;
+            scrollbar-size-vertical: 1;
+        }
+        #setup-title {
+            margin-top: 1;
+            text-style: bold;
+            color: $foreground;
+        }
+        .setup-text {
+            margin-top: 1;
+            color: $foreground;
+        }
+        .setup-muted {
+            color: $foreground-muted;
+        }
+        .setup-heading {
+            margin-top: 1;
+            text-style: bold;
+            color: $text-primary;
+        }
+        .setup-code {
+            margin-top: 1;
+            padding: 0 1;
+            background: $panel;
+            color: $foreground;
+            border-left: outer $primary;
+        }
+        #setup-detail {
+            margin-top: 1;
+            padding: 0 1;
+            color: $text-warning;
+            border-left: outer $warning;
+        }
+        #setup-buttons {
+            height: auto;
+            align-horizontal: center;
+            margin: 1 0;
+            & Button {
+                margin: 0 1;
+            }
+        }
+    }
+    """
+
+    class StartDemo(Message):
+        """The user chose the scripted demo."""
+
+    def __init__(
+        self,
+        hermes_home: str | Path,
+        *,
+        detail: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        """Create the screen.
+
+        Args:
+            hermes_home: The HERMES_HOME in use (shown, with its config.yaml path).
+            detail: Why no provider could be used, if there is more to say (e.g. a config validation error
+                naming the file and key).
+            name: Screen name.
+            id: Screen id.
+        """
+        super().__init__(name=name, id=id)
+        self.hermes_home = Path(hermes_home)
+        self.detail = detail
+
+    @property
+    def config_path(self) -> Path:
+        """Where the shared Hermes config lives for this HERMES_HOME."""
+        return self.hermes_home / "config.yaml"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="setup-card") as card:
+            card.border_title = "⚕ Hermes"
+            with VerticalScroll(id="setup-body", can_focus=False):
+                yield Static("Welcome! Let's connect a model.", id="setup-title")
+                yield Static(
+                    "No model provider is configured yet. Any one of these three ways works; "
+                    "then start hermes-tui again.",
+                    classes="setup-text",
+                )
+                if self.detail:
+                    yield Static(Text(self.detail), id="setup-detail")
+                yield Static("1. An API key in the environment", classes="setup-heading")
+                yield Static(Text(ENV_EXAMPLE), classes="setup-code")
+                yield Static("2. The Hermes config file", classes="setup-heading")
+                yield Static(
+                    Text.assemble("Add a model block to ", (str(self.config_path), "bold"), ":"),
+                    classes="setup-text",
+                    id="setup-config-path",
+                )
+                yield Static(Text(CONFIG_EXAMPLE), classes="setup-code")
+                yield Static(
+                    Text.assemble(
+                        "Keys can also go in ",
+                        (str(self.hermes_home / ".env"), "bold"),
+                        ". HERMES_HOME is ",
+                        (str(self.hermes_home), "bold"),
+                        ".",
+                    ),
+                    classes="setup-text setup-muted",
+                    id="setup-home",
+                )
+                yield Static("3. Command-line flags", classes="setup-heading")
+                yield Static(Text(FLAGS_EXAMPLE), classes="setup-code")
+            with Horizontal(id="setup-buttons"):
+                yield Button("Start the demo (d)", id="setup-demo", variant="primary")
+                yield Button("Quit (q)", id="setup-quit")
+
+    def action_demo(self) -> None:
+        """Tell the app to start the scripted demo."""
+        self._finish("demo")
+
+    def action_quit_setup(self) -> None:
+        """Leave: dismiss with "quit" when pushed, otherwise exit the app."""
+        self._finish("quit")
+
+    def _finish(self, choice: SetupChoice) -> None:
+        """Dismiss with `choice` when pushed; otherwise post `StartDemo` to the app, or exit."""
+        if self.is_current and len(self.app.screen_stack) > 1:
+            self.dismiss(choice)
+        elif choice == "demo":
+            self.app.post_message(self.StartDemo())
+        else:
+            self.app.exit()
+
+    @on(Button.Pressed, "#setup-demo")
+    def _demo_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_demo()
+
+    @on(Button.Pressed, "#setup-quit")
+    def _quit_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_quit_setup()

@@ -1,0 +1,259 @@
+"""The agent loop against the scripted server, through the real `openai` SDK."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.events import (
+    ApiCallStarted,
+    FirstDelta,
+    TextDelta,
+    ToolCallStarted,
+    ToolFinished,
+    TurnFinished,
+)
+from agent.loop import BUDGET_PROMPT, CONTINUE_PROMPT
+from agent.scripted import ScriptedServer
+from tests.agent.helpers import make_agent
+
+
+def scenario(*calls: dict, fallback: dict | None = None) -> str:
+    data: dict = {"name": "test", "calls": list(calls)}
+    if fallback:
+        data["fallback"] = fallback
+    return json.dumps(data)
+
+
+def test_plain_reply_streams_and_persists(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer(scenario({"text": "Hello there, **friend**.", "chunk_size": 3})) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("hi")
+    assert result.exit_reason == "completed"
+    assert result.final_text == "Hello there, **friend**."
+    assert "".join(e.text for e in ui.of_type(TextDelta)) == "Hello there, **friend**."
+    kinds = [type(e) for e in ui.events]
+    assert kinds.index(ApiCallStarted) < kinds.index(FirstDelta) < kinds.index(TextDelta)
+    loaded = store.load(result.session_id)
+    assert [(m.role, m.content) for m in loaded.messages] == [("user", "hi"), ("assistant", "Hello there, **friend**.")]
+    assert loaded.messages[1].partial is False
+    assert loaded.info.status == "completed"
+    finished = ui.of_type(TurnFinished)
+    assert len(finished) == 1 and finished[0].exit_reason == "completed"
+
+
+def test_multi_step_tool_loop_results_in_call_order(hermes_home: Path, tmp_path: Path) -> None:
+    for name, body in (("a.txt", "alpha\n"), ("b.txt", "bravo\n"), ("c.txt", "charlie\n")):
+        (tmp_path / name).write_text(body)
+    calls = [
+        {
+            "text": "Reading three files.",
+            "tool_calls": [
+                {"name": "read_file", "arguments": {"path": "a.txt"}, "id": "call_a"},
+                {"name": "read_file", "arguments": {"path": "b.txt"}, "id": "call_b"},
+                {"name": "read_file", "arguments": {"path": "c.txt"}, "id": "call_c"},
+            ],
+        },
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo step-two"}, "id": "call_t"}]},
+        {"text": "Done: alpha, bravo, charlie."},
+    ]
+    with ScriptedServer(scenario(*calls)) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("read them")
+        requests = server.requests
+    assert result.exit_reason == "completed"
+    assert result.final_text == "Done: alpha, bravo, charlie."
+    assert len(requests) == 3
+    second = requests[1].body["messages"]
+    tool_msgs = [m for m in second if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_msgs] == ["call_a", "call_b", "call_c"]
+    assert "alpha" in tool_msgs[0]["content"] and "charlie" in tool_msgs[2]["content"]
+    third = requests[2].body["messages"]
+    assert "step-two" in [m for m in third if m["role"] == "tool"][-1]["content"]
+    assert [e.name for e in ui.of_type(ToolCallStarted)][:3] == ["read_file"] * 3
+    assert all(e.status == "ok" for e in ui.of_type(ToolFinished))
+    roles = [m.role for m in store.load(result.session_id).messages]
+    assert roles == ["user", "assistant", "tool", "tool", "tool", "assistant", "tool", "assistant"]
+    assert "tools" in requests[0].body and requests[0].body["stream"] is True
+
+
+def test_budget_exhaustion_makes_a_tool_less_summary_call(hermes_home: Path, tmp_path: Path) -> None:
+    loop_call = {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo again"}}]}
+    with ScriptedServer(scenario(loop_call, loop_call, {"text": "Summary: I ran echo twice."})) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_iterations=2)
+        result = agent.run_conversation("loop forever")
+        requests = server.requests
+    assert result.exit_reason == "budget_exhausted"
+    assert result.final_text == "Summary: I ran echo twice."
+    assert len(requests) == 3
+    last = requests[-1].body
+    assert "tools" not in last or not last["tools"]
+    assert last["messages"][-1] == {"role": "user", "content": BUDGET_PROMPT}
+    assert "tools" in requests[0].body
+
+
+def test_length_continuation_joins_parts(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"text": "The first part, ", "finish_reason": "length"},
+        {"text": "the second part, ", "finish_reason": "length"},
+        {"text": "and the end."},
+    ]
+    with ScriptedServer(scenario(*calls)) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("write a lot")
+        requests = server.requests
+    assert result.exit_reason == "completed"
+    assert result.final_text == "The first part, the second part, and the end."
+    assert requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
+    assert requests[1].body["messages"][-2] == {"role": "assistant", "content": "The first part, "}
+
+
+def test_length_continuation_is_bounded(hermes_home: Path, tmp_path: Path) -> None:
+    cut = {"text": "more ", "finish_reason": "length"}
+    with ScriptedServer(scenario(cut, cut, cut, cut, cut)) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("never ends")
+        assert len(server.requests) == 4  # the first call plus three continuations
+    assert result.final_text == "more " * 4
+
+
+def test_content_filter_ends_with_a_clear_message(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer(scenario({"text": "", "finish_reason": "content_filter"})) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("something bad")
+    assert result.exit_reason == "error:content_filter"
+    assert "declined" in result.final_text
+
+
+def test_interrupt_during_slow_stream(hermes_home: Path, tmp_path: Path) -> None:
+    slow = {"text": "word " * 400, "chunk_size": 5, "delay": 0.05}
+    with ScriptedServer(scenario(slow, fallback={"text": "next turn works"})) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        result_box: dict = {}
+        thread = threading.Thread(target=lambda: result_box.setdefault("r", agent.run_conversation("go slow")))
+        thread.start()
+        deadline = time.monotonic() + 10
+        while len(ui.of_type(TextDelta)) < 25 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        # Let the checkpoint interval pass so a partial row exists, then interrupt.
+        time.sleep(1.1)
+        asked = time.monotonic()
+        agent.interrupt()
+        thread.join(timeout=5)
+        elapsed = time.monotonic() - asked
+        assert not thread.is_alive()
+        assert elapsed < 0.2, f"interrupt took {elapsed:.3f}s"
+        result = result_box["r"]
+        assert result.exit_reason == "interrupted"
+        streamed = "".join(e.text for e in ui.of_type(TextDelta))
+        assert result.final_text == streamed and streamed.startswith("word word")
+        messages = store.load(result.session_id).messages
+        assert messages[-1].role == "assistant" and messages[-1].content == streamed
+        assert messages[-1].partial is False and messages[-1].finish_reason == "interrupted"
+        assert store.get_session(result.session_id).status == "interrupted"
+        # The next turn works and its request carries the partial reply.
+        again = agent.run_conversation("and now?")
+        assert again.exit_reason == "completed" and again.final_text == "next turn works"
+        wire = server.requests[-1].body["messages"]
+        assert wire[-2] == {"role": "assistant", "content": streamed}
+
+
+def test_interrupt_during_tool_cancels_pending_calls(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {
+            "tool_calls": [
+                {"name": "terminal", "arguments": {"command": "sleep 30"}, "id": "call_sleep"},
+                {"name": "terminal", "arguments": {"command": "touch never.txt"}, "id": "call_touch"},
+            ]
+        }
+    ]
+    with ScriptedServer(scenario(*calls)) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        box: dict = {}
+        thread = threading.Thread(target=lambda: box.setdefault("r", agent.run_conversation("sleep")))
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not any(getattr(e, "name", "") == "terminal" for e in ui.events if type(e).__name__ == "ToolStarted"):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        time.sleep(0.3)
+        agent.interrupt()
+        thread.join(timeout=5)
+        assert not thread.is_alive()
+    assert box["r"].exit_reason == "interrupted"
+    assert not (tmp_path / "never.txt").exists()
+    tools = [m for m in store.load(box["r"].session_id).messages if m.role == "tool"]
+    assert [t.tool_call_id for t in tools] == ["call_sleep", "call_touch"]
+    assert "cancelled" in tools[1].content.lower()
+    assert tools[1].meta["status"] == "cancelled"
+
+
+def test_stale_stream_is_detected(hermes_home: Path, tmp_path: Path) -> None:
+    stall = {"text": "partial answer", "chunk_size": 4, "fault": {"kind": "stall", "after_chunks": 2}}
+    with ScriptedServer(scenario(stall)) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.5)
+        started = time.monotonic()
+        result = agent.run_conversation("stall please")
+        assert time.monotonic() - started < 5
+    assert result.exit_reason == "error:timeout"
+    assert result.error is not None and result.error.retryable
+
+
+def test_stale_stream_retried_then_succeeds(hermes_home: Path, tmp_path: Path) -> None:
+    stall = {"text": "partial answer", "chunk_size": 4, "fault": {"kind": "stall", "after_chunks": 2}}
+    with ScriptedServer(scenario(stall, {"text": "fresh answer"})) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.4, max_retries=1)
+        # Make the backoff short: a Retry-After-less timeout uses the exponential delay (base 2 s).
+        import agent.loop as loop_mod
+
+        original = loop_mod.backoff_delay
+        loop_mod.backoff_delay = lambda attempt, retry_after=None: 0.05
+        try:
+            result = agent.run_conversation("stall once")
+        finally:
+            loop_mod.backoff_delay = original
+    assert result.exit_reason == "completed"
+    assert result.final_text == "fresh answer"
+    assistant = [m for m in store.load(result.session_id).messages if m.role == "assistant"]
+    assert [m.content for m in assistant] == ["fresh answer"]
+
+
+def test_provider_error_ends_turn_with_hint(hermes_home: Path, tmp_path: Path) -> None:
+    fault = {"fault": {"status": 401, "message": "Incorrect API key provided", "type": "invalid_request_error"}}
+    with ScriptedServer(scenario(fault)) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("hi")
+    assert result.exit_reason == "error:auth"
+    assert "API key" in result.error.user_line()
+
+
+def test_rate_limit_is_retried_honouring_retry_after(hermes_home: Path, tmp_path: Path) -> None:
+    fault = {"fault": {"status": 429, "message": "slow down", "type": "rate_limit_error", "retry_after": 0.2}}
+    with ScriptedServer(scenario(fault, {"text": "ok now"})) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_retries=2)
+        result = agent.run_conversation("hi")
+    assert result.exit_reason == "completed" and result.final_text == "ok now"
+    notices = [e.text for e in ui.events if type(e).__name__ == "StatusNotice"]
+    assert any("Retrying in" in n for n in notices)
+
+
+def test_resume_sends_byte_identical_system_prompt(hermes_home: Path, tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("Always answer in haiku.\n")
+    with ScriptedServer(scenario({"text": "first"}, {"text": "second"})) as server:
+        agent, store, _ui = make_agent(server, hermes_home, tmp_path)
+        first = agent.run_conversation("one")
+        original_system = server.requests[0].body["messages"][0]
+        assert original_system["role"] == "system" and "Always answer in haiku." in original_system["content"]
+        # The context file changes and a day passes: a resumed session must not notice.
+        (tmp_path / "AGENTS.md").write_text("Something else entirely.\n")
+        from agent.loop import Agent
+
+        resumed = Agent(agent.settings, ui=_ui, store=store, session_id=first.session_id)
+        resumed.run_conversation("two")
+        second_system = server.requests[1].body["messages"][0]
+    assert second_system["content"].encode() == original_system["content"].encode()
+    assert [m["role"] for m in server.requests[1].body["messages"]] == ["system", "user", "assistant", "user"]

@@ -1,0 +1,22 @@
+"""Shared fixtures: every test gets its own HERMES_HOME; nothing touches the real home or the network."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("hermes_home")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL", "HERMES_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    # Proxies would send loopback traffic elsewhere; tests only ever talk to 127.0.0.1.
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    assert os.environ["HERMES_HOME"] == str(home)
+    return home

@@ -1,0 +1,446 @@
+"""The approval dialog: the user decides whether a risky command may run.
+
+Lessons this dialog encodes (Hermes issues #82647, #41098, #24912; Claude Code #36850):
+
+- A stray Enter must never approve: **Deny has the focus** when the dialog arms.
+- Keys typed while the dialog pops up belong to whatever the user was typing, not to the dialog: for
+  `GUARD_SECONDS` after it appears every key and click is ignored (the buttons are disabled, the bindings
+  refuse to run).
+- "Always" saves a rule, so it first shows the exact rule and asks again.
+- Silence is not consent: a visible countdown ends in `ApprovalDecision.TIMEOUT`, which the agent treats as
+  a denial, and an interrupt (`request.cancel`) ends in `ApprovalDecision.DENY`.
+- The command is shown literally: control characters and invisible Unicode (ANSI escapes, carriage
+  returns, bidi overrides, zero-width spaces) are made visible, so a command cannot hide what it does.
+- It rings the terminal bell, because an approval nobody sees is an approval that times out.
+
+The dialog only displays an `ApprovalRequest` and returns an `ApprovalDecision` through `dismiss()`: the app
+pushes it with a callback that resolves the agent thread's future.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import unicodedata
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Button, ContentSwitcher, Static
+
+from agent.ui import ApprovalDecision, ApprovalRequest
+
+# Characters that would let a command look different from what it is: C0/C1 controls (ANSI escapes, \r,
+# backspace) and the invisible "format" characters (bidi overrides, zero-width joiners, BOM).
+_KEPT_CONTROLS = {"\n", "\t"}
+
+
+def literal_text(value: str, style: str = "", escape_style: str = "reverse") -> Text:
+    """Rich `Text` that shows `value` exactly, with invisible or terminal-controlling characters escaped.
+
+    Model and tool output must never be interpreted as markup, and must not be able to move the cursor or
+    hide part of itself (a `\\r` could overwrite the start of a command with something harmless-looking).
+    Each such character becomes a visible `\\xNN` / `\\uNNNN` token in `escape_style`.
+
+    Args:
+        value: The untrusted text.
+        style: Base style of the text.
+        escape_style: Style of the visible escape tokens.
+
+    Returns:
+        A `Text` that renders the same characters on every terminal.
+    """
+    text = Text(style=style)
+    plain: list[str] = []
+    for char in value:
+        if char in _KEPT_CONTROLS or unicodedata.category(char) not in ("Cc", "Cf"):
+            plain.append(char)
+            continue
+        if plain:
+            text.append("".join(plain))
+            plain.clear()
+        code = ord(char)
+        token = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        text.append(token, style=escape_style)
+    if plain:
+        text.append("".join(plain))
+    return text
+
+
+def format_countdown(seconds: float) -> str:
+    """`m:ss` (or `h:mm:ss`) for a countdown, rounding up so it never shows 0:00 while time remains."""
+    total = max(0, math.ceil(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+class ApprovalDialog(ModalScreen[ApprovalDecision]):
+    """Modal asking whether a risky command may run; dismisses with an `ApprovalDecision`.
+
+    Keys (after the guard): `o` allow once, `s` allow this session, `a` always allow (then Enter/`y` to
+    save the shown rule, Escape/`n` to go back), `d` or Escape deny; Enter presses the focused button, which
+    is Deny when the dialog arms.
+    """
+
+    GUARD_SECONDS: ClassVar[float] = 0.3
+    """Keys and clicks in this window after the dialog appears are ignored (typing-ahead protection)."""
+
+    TICK_SECONDS: ClassVar[float] = 0.1
+    """How often the countdown and the interrupt flag are checked."""
+
+    URGENT_SECONDS: ClassVar[float] = 10.0
+    """Below this many seconds left the countdown is shown in the error colour."""
+
+    AUTO_FOCUS = None  # Nothing is focused until the guard ends; then Deny is.
+
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (116, "-wide")]
+    """Below 116 columns the four buttons sit in a 2x2 grid, so their labels never wrap."""
+
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (30, "-tall")]
+    """On short terminals the command box scrolls sooner, so the buttons always stay on screen."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "allow_once", "Allow once", show=False, id="approval.once"),
+        Binding("s", "allow_session", "Allow this session", show=False, id="approval.session"),
+        Binding("a", "always", "Always allow", show=False, id="approval.always"),
+        Binding("d", "deny", "Deny", show=False, id="approval.deny"),
+        Binding("escape", "escape", "Deny / back", show=False, id="approval.escape"),
+        Binding("y", "confirm_always", "Save rule and allow", show=False, id="approval.confirm"),
+        Binding("n", "back", "Back", show=False, id="approval.back"),
+    ]
+
+    DEFAULT_CSS = """
+    ApprovalDialog {
+        align: center middle;
+
+        #approval-card {
+            width: 110;
+            max-width: 100%;
+            height: auto;
+            max-height: 100%;
+            border: round $warning;
+            border-title-color: $warning;
+            border-title-style: bold;
+            background: $surface;
+            padding: 0 2;
+        }
+        #approval-header {
+            height: 1;
+            margin-top: 1;
+        }
+        #approval-intro {
+            width: 1fr;
+            color: $foreground;
+            text-style: bold;
+        }
+        #approval-countdown {
+            width: auto;
+            color: $foreground-muted;
+            &.-urgent {
+                color: $error;
+                text-style: bold;
+            }
+        }
+        #approval-command-box {
+            height: auto;
+            max-height: 12;
+            margin: 1 0 0 0;
+            padding: 0 1;
+            background: $panel;
+            border-left: outer $warning;
+            scrollbar-size-vertical: 1;
+        }
+        #approval-command {
+            width: 1fr;
+        }
+        .approval-label {
+            margin-top: 1;
+            color: $foreground-muted;
+            text-style: bold;
+        }
+        #approval-reasons {
+            color: $text-warning;
+        }
+        #approval-switcher {
+            height: auto;
+            margin-top: 1;
+        }
+        #approval-choices {
+            height: auto;
+            grid-size: 4;
+            grid-gutter: 0 1;
+            grid-columns: 1fr;
+            grid-rows: auto;
+            & Button {
+                width: 1fr;
+                min-width: 0;
+            }
+        }
+        #approval-confirm {
+            height: auto;
+            & > .approval-label {
+                margin-top: 0;
+            }
+        }
+        #approval-rule {
+            margin: 1 0 0 0;
+            padding: 0 1;
+            background: $panel;
+            border-left: outer $primary;
+        }
+        #approval-confirm-buttons {
+            height: auto;
+            margin-top: 1;
+            grid-size: 2;
+            grid-gutter: 0 1;
+            grid-columns: 1fr;
+            grid-rows: auto;
+            & Button {
+                width: 1fr;
+                min-width: 0;
+            }
+        }
+        #approval-hint {
+            color: $foreground-muted;
+            margin-bottom: 1;
+        }
+        &.-narrow #approval-choices {
+            grid-size: 2;
+        }
+        &.-short #approval-command-box {
+            max-height: 4;
+        }
+    }
+    """
+
+    def __init__(
+        self,
+        request: ApprovalRequest,
+        *,
+        frozen: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        """Build the dialog for one request.
+
+        Args:
+            request: What is asked: command, reasons, rule, timeout, cancel event.
+            frozen: Do not run the countdown or poll `request.cancel` (deterministic snapshots).
+            clock: Monotonic clock in seconds, injectable for tests.
+            name: Screen name.
+            id: Screen id.
+        """
+        super().__init__(name=name, id=id)
+        self.request = request
+        self.frozen = frozen
+        self._clock = clock
+        self._shown_at: float | None = None
+        self._armed = False
+        self._confirming = False
+        self._decided = False
+        self._tick_timer: Timer | None = None
+        self._last_countdown = ""
+
+    # ----------------------------------------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        with Vertical(id="approval-card") as card:
+            card.border_title = "⚠ Approval needed"
+            with Horizontal(id="approval-header"):
+                yield Static(
+                    Text.assemble(literal_text(request.tool_name), " wants to run this command"),
+                    id="approval-intro",
+                )
+                yield Static(self._countdown_text(request.timeout), id="approval-countdown")
+            with VerticalScroll(id="approval-command-box", can_focus=True):
+                yield Static(
+                    Text.assemble(("$ ", "dim"), literal_text(request.command)),
+                    id="approval-command",
+                )
+            if request.reasons:
+                yield Static("Why it needs approval", classes="approval-label")
+                reasons = Text("\n").join(
+                    Text.assemble("• ", literal_text(reason)) for reason in request.reasons
+                )
+                yield Static(reasons, id="approval-reasons")
+            with ContentSwitcher(initial="approval-choices", id="approval-switcher"):
+                with Grid(id="approval-choices", disabled=True):
+                    yield Button(Text("Allow once (o)"), id="approval-once")
+                    yield Button(Text("Allow this session (s)"), id="approval-session")
+                    yield Button(
+                        Text("Always allow… (a)"),
+                        id="approval-always",
+                        disabled=not request.allow_permanent,
+                    )
+                    yield Button(Text("Deny (d)"), id="approval-deny", variant="error")
+                with Vertical(id="approval-confirm"):
+                    yield Static(
+                        "Always allow: this rule is saved to your allowlist, and commands matching it "
+                        "will run without asking again:",
+                        classes="approval-label",
+                    )
+                    yield Static(literal_text(self.saved_rule), id="approval-rule")
+                    with Grid(id="approval-confirm-buttons"):
+                        yield Button(
+                            Text("Save rule and allow (Enter/y)"), id="approval-confirm-yes", variant="warning"
+                        )
+                        yield Button(Text("Back (Esc/n)"), id="approval-confirm-back")
+            yield Static(self._hint_text(), id="approval-hint")
+
+    @property
+    def saved_rule(self) -> str:
+        """The allow rule "Always" would save (the request's rule, else the exact command)."""
+        return self.request.rule or self.request.command
+
+    @property
+    def is_armed(self) -> bool:
+        """True once the typing-ahead guard is over and the dialog accepts input."""
+        return self._armed
+
+    @property
+    def is_confirming(self) -> bool:
+        """True while the "Always allow" rule confirmation is shown."""
+        return self._confirming
+
+    def _hint_text(self) -> Text:
+        if self._confirming:
+            return Text("Enter/y save the rule and allow · Esc/n go back · d deny")
+        always = "a always · " if self.request.allow_permanent else ""
+        return Text(f"keys: o once · s session · {always}d or Esc deny")
+
+    def _has_timeout(self) -> bool:
+        timeout = self.request.timeout
+        return timeout is not None and 0 < timeout < math.inf
+
+    def _countdown_text(self, remaining: float) -> str:
+        if not self._has_timeout():
+            return ""
+        return f"auto-deny in {format_countdown(remaining)}"
+
+    # -------------------------------------------------------------------------------------------- lifecycle
+
+    def on_mount(self) -> None:
+        self._shown_at = self._clock()
+        self.app.bell()
+        self.set_timer(self.GUARD_SECONDS, self.arm, name="approval-guard")
+        if not self.frozen:
+            self._tick_timer = self.set_interval(self.TICK_SECONDS, self._tick, name="approval-countdown")
+
+    def arm(self) -> None:
+        """End the typing-ahead guard: enable the buttons and focus Deny.
+
+        Called by a timer `GUARD_SECONDS` after the dialog appears; tests and snapshots may call it directly.
+        """
+        if self._armed or self._decided:
+            return
+        self._armed = True
+        self.query_one("#approval-choices", Grid).disabled = False
+        self.query_one("#approval-deny", Button).focus()
+
+    def _remaining(self) -> float:
+        if self._shown_at is None:
+            return self.request.timeout
+        return self.request.timeout - (self._clock() - self._shown_at)
+
+    def _tick(self) -> None:
+        """Poll the interrupt flag and repaint the countdown (only when the shown text changes)."""
+        if self._decided:
+            return
+        if self.request.cancel.is_set():
+            self._decide(ApprovalDecision.DENY)
+            return
+        if not self._has_timeout():
+            return
+        remaining = self._remaining()
+        if remaining <= 0:
+            self._decide(ApprovalDecision.TIMEOUT)
+            return
+        text = self._countdown_text(remaining)
+        if text != self._last_countdown:
+            self._last_countdown = text
+            countdown = self.query_one("#approval-countdown", Static)
+            countdown.update(text)
+            countdown.set_class(remaining <= self.URGENT_SECONDS, "-urgent")
+
+    def _decide(self, decision: ApprovalDecision) -> None:
+        """Dismiss once with `decision`; later calls (a timer racing a key) are ignored."""
+        if self._decided:
+            return
+        self._decided = True
+        if self._tick_timer is not None:
+            self._tick_timer.stop()
+        self.dismiss(decision)
+
+    # ---------------------------------------------------------------------------------------------- actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Refuse every dialog action during the guard, and the ones that do not fit the current step."""
+        if not self._armed or self._decided:
+            return False
+        if action in ("allow_once", "allow_session", "always"):
+            if action == "always" and not self.request.allow_permanent:
+                return False
+            return not self._confirming
+        if action in ("confirm_always", "back"):
+            return self._confirming
+        return True
+
+    def action_allow_once(self) -> None:
+        self._decide(ApprovalDecision.ONCE)
+
+    def action_allow_session(self) -> None:
+        self._decide(ApprovalDecision.SESSION)
+
+    def action_deny(self) -> None:
+        self._decide(ApprovalDecision.DENY)
+
+    def action_escape(self) -> None:
+        """Escape steps back from the rule confirmation, otherwise denies."""
+        if self._confirming:
+            self.action_back()
+        else:
+            self._decide(ApprovalDecision.DENY)
+
+    def action_always(self) -> None:
+        """Show the rule that would be saved and ask again; nothing is decided yet."""
+        self._set_confirming(True)
+
+    def action_confirm_always(self) -> None:
+        self._decide(ApprovalDecision.ALWAYS)
+
+    def action_back(self) -> None:
+        self._set_confirming(False)
+
+    def _set_confirming(self, confirming: bool) -> None:
+        self._confirming = confirming
+        self.query_one(ContentSwitcher).current = "approval-confirm" if confirming else "approval-choices"
+        self.query_one("#approval-hint", Static).update(self._hint_text())
+        focus_id = "#approval-confirm-yes" if confirming else "#approval-deny"
+        self.query_one(focus_id, Button).focus()
+
+    @on(Button.Pressed)
+    def _button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if not self._armed or self._decided:
+            return
+        actions: dict[str, Callable[[], None]] = {
+            "approval-once": self.action_allow_once,
+            "approval-session": self.action_allow_session,
+            "approval-always": self.action_always,
+            "approval-deny": self.action_deny,
+            "approval-confirm-yes": self.action_confirm_always,
+            "approval-confirm-back": self.action_back,
+        }
+        if (action := actions.get(event.button.id or "")) is not None:
+            action()

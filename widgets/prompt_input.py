@@ -1,0 +1,468 @@
+"""The multiline prompt: where the user writes to the agent.
+
+`PromptInput` is a `TextArea` (Toad's pattern): Enter sends, a newline is Ctrl+J everywhere, plus
+Shift+Enter, Alt+Enter and Ctrl+Enter on terminals that speak the kitty keyboard protocol. What textual
+8.2.8 delivers (checked by feeding the byte sequences to its `XTermParser`):
+
+| the user presses                  | legacy terminal sends | textual 8.2.8 delivers |
+|-----------------------------------|-----------------------|------------------------|
+| Enter                             | `\\r`                  | `enter`                |
+| Ctrl+J (and Ctrl+Enter on many)   | `\\n`                  | `ctrl+j`               |
+| Alt+Enter                         | `ESC \\r`              | `enter` (alt is lost!) |
+| Shift+Enter                       | `\\r`                  | `enter`                |
+| Shift/Alt/Ctrl+Enter, kitty proto | `ESC[13;2u` / `;3u` / `;5u` | `shift+enter` / `alt+enter` / `ctrl+enter` |
+
+So Ctrl+J is the one newline key that works on every terminal, and it is what the placeholder advertises
+first. Textual asks the terminal for the kitty protocol on start, so on kitty, WezTerm, foot, Ghostty and
+recent iTerm2/Alacritty the modified Enter keys work too.
+
+Large pastes arrive as one `events.Paste` (bracketed paste) and are inserted as one edit, never split into
+several submissions (Hermes #19494); line endings are normalised (a CRLF paste would otherwise become twice
+as many lines). History (Up on the first visual row, Down on the last) keeps the unsent draft. Typing `/`
+shows matching slash commands; Tab completes, Up/Down choose, Escape hides the list.
+
+`PromptBar` wraps the input with its prompt symbol and the slash-command dropdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+from textual.widgets.text_area import Edit, EditResult
+
+DEFAULT_PLACEHOLDER = "Message Hermes… (Enter to send, Shift+Enter/Ctrl+J for newline, / for commands)"
+
+Command = tuple[str, str]
+"""A slash command as `(name, description)`; the name with or without its leading `/`."""
+
+_PASTE_MARKERS = ("\x1b[200~", "\x1b[201~")
+
+
+def normalize_paste(text: str) -> str:
+    """Pasted text with `\\n` line endings and no leaked bracketed-paste markers (Hermes #7316)."""
+    for marker in _PASTE_MARKERS:
+        text = text.replace(marker, "")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def match_commands(commands: Sequence[Command], typed: str) -> list[Command]:
+    """Commands for the typed `/word`: prefix matches first (in registry order), then substring matches."""
+    word = typed.removeprefix("/").lower()
+    prefix = [command for command in commands if command[0].lstrip("/").lower().startswith(word)]
+    inner = [
+        command
+        for command in commands
+        if word and command not in prefix and word in command[0].lstrip("/").lower()
+    ]
+    return prefix + inner
+
+
+class SlashSuggestions(OptionList, can_focus=False):
+    """The dropdown of matching slash commands. Never focused: the prompt keeps the keyboard."""
+
+    DEFAULT_CSS = """
+    SlashSuggestions {
+        height: auto;
+        max-height: 8;
+        border: none;
+        padding: 0;
+        margin: 0 0 0 2;
+        background: transparent;
+        display: none;
+        &.-visible {
+            display: block;
+        }
+        & > .option-list--option-highlighted {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+    }
+    """
+
+    def show(self, commands: Sequence[Command], highlighted: int) -> None:
+        """Show `commands` with `highlighted` selected, or hide the list when there are none."""
+        if not commands:
+            self.remove_class("-visible")
+            self.clear_options()
+            return
+        width = max(len("/" + name.lstrip("/")) for name, _ in commands)
+        self.set_options(
+            Option(
+                Text.assemble(
+                    (("/" + name.lstrip("/")).ljust(width), "bold"),
+                    "  ",
+                    Text(description, style="dim"),
+                    no_wrap=True,
+                    overflow="ellipsis",
+                )
+            )
+            for name, description in commands
+        )
+        self.highlighted = highlighted
+        self.add_class("-visible")
+
+
+class PromptInput(TextArea):
+    """Multiline prompt. Posts `PromptInput.Submitted(text)` on Enter and clears itself.
+
+    Keys: Enter send; Ctrl+J (Shift+Enter, Alt+Enter, Ctrl+Enter on kitty-protocol terminals) newline;
+    Up/Down on the first/last visual row walk the history (the draft is kept); with the slash dropdown
+    open, Up/Down choose, Tab completes, Enter sends the highlighted command, Escape closes it.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Send", key_display="⏎", priority=True, id="prompt.submit"),
+        Binding(
+            "ctrl+j,shift+enter,alt+enter,ctrl+enter",
+            "newline",
+            "Newline",
+            key_display="^j",
+            priority=True,
+            id="prompt.newline",
+        ),
+        Binding("tab", "complete", "Complete", show=False, priority=True, id="prompt.complete"),
+        Binding("escape", "close_completions", "Close", show=False, id="prompt.close_completions"),
+    ]
+
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 1;
+        max-height: 12;
+        width: 1fr;
+        border: none;
+        padding: 0;
+        background: transparent;
+        &:focus {
+            border: none;
+            background-tint: transparent;
+        }
+        & > .text-area--cursor-line {
+            background: transparent;
+        }
+    }
+    """
+
+    class Submitted(Message):
+        """The user sent `text` (never empty or whitespace only)."""
+
+        def __init__(self, prompt_input: PromptInput, text: str) -> None:
+            super().__init__()
+            self.prompt_input = prompt_input
+            self.text = text
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt_input
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        history: list[str] | None = None,
+        commands: Iterable[Command] = (),
+        record_history: bool = True,
+        placeholder: str = DEFAULT_PLACEHOLDER,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        """Create the prompt.
+
+        Args:
+            text: Initial text.
+            history: Earlier prompts, oldest first. The list is used (not copied), so the app can keep
+                and persist it.
+            commands: Slash commands `(name, description)` for completion.
+            record_history: Append each submitted text to `history`.
+            placeholder: Shown while empty.
+            name: Widget name.
+            id: Widget id.
+            classes: Extra CSS classes.
+            disabled: Start disabled.
+        """
+        super().__init__(
+            text,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            compact=True,
+            placeholder=placeholder,
+            name=name,
+            id=id,
+            classes=classes,
+            disabled=disabled,
+        )
+        self.prompt_history: list[str] = history if history is not None else []
+        self.record_history = record_history
+        self.commands: list[Command] = list(commands)
+        self.suggestion_view: SlashSuggestions | None = None
+        self.completions: list[Command] = []
+        self.completion_index = 0
+        self._completions_suppressed = False
+        self._history_index: int | None = None
+        self._draft = ""
+
+    # ---------------------------------------------------------------------------------------------- editing
+
+    def edit(self, edit: Edit) -> EditResult:
+        """Every change made by the user goes through here: refresh the slash completions after it."""
+        result = super().edit(edit)
+        self._completions_suppressed = False
+        self._refresh_completions()
+        return result
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Insert the whole paste as one edit, with normalised line endings (replaces TextArea's handler)."""
+        event.prevent_default()
+        event.stop()
+        if self.read_only:
+            return
+        result = self.replace(normalize_paste(event.text), *self.selection, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
+        self.focus()
+
+    def action_newline(self) -> None:
+        """Insert a line break at the cursor (replacing any selection)."""
+        if self.read_only:
+            return
+        self.replace("\n", *self.selection, maintain_selection_offset=False)
+
+    def action_submit(self) -> None:
+        """Send the text (or the highlighted slash command while the dropdown is open), then clear."""
+        text = self.text
+        if self.completions_visible:
+            name = self._completion_name(self.completion_index)
+            if name != text.strip():
+                text = name
+        if not text.strip():
+            return
+        self.post_message(self.Submitted(self, text))
+        if self.record_history and (not self.prompt_history or self.prompt_history[-1] != text):
+            self.prompt_history.append(text)
+        self._history_index = None
+        self._draft = ""
+        self.clear()
+
+    # ---------------------------------------------------------------------------------------------- history
+
+    @property
+    def history_index(self) -> int | None:
+        """Index in `prompt_history` of the entry shown, or None while editing the draft."""
+        return self._history_index
+
+    def _load(self, text: str) -> None:
+        """Show `text` (a history entry or the draft) with the cursor at its end; no dropdown for it."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+        self._completions_suppressed = True
+        self._set_completions([])
+
+    def history_previous(self) -> bool:
+        """Show the previous (older) prompt; the draft is saved when leaving it. False at the oldest."""
+        if not self.prompt_history:
+            return False
+        if self._history_index is None:
+            self._draft = self.text
+            index = len(self.prompt_history) - 1
+        elif self._history_index == 0:
+            return False
+        else:
+            index = self._history_index - 1
+        self._history_index = index
+        self._load(self.prompt_history[index])
+        return True
+
+    def history_next(self) -> bool:
+        """Show the next (newer) prompt, or the saved draft after the newest. False on the draft."""
+        if self._history_index is None:
+            return False
+        if self._history_index >= len(self.prompt_history) - 1:
+            self._history_index = None
+            self._load(self._draft)
+        else:
+            self._history_index += 1
+            self._load(self.prompt_history[self._history_index])
+        return True
+
+    def _cursor_row(self) -> int:
+        return self.wrapped_document.location_to_offset(self.cursor_location).y
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        """Up: choose in the dropdown, else history from the first visual row, else move the cursor."""
+        if not select:
+            if self.completions_visible:
+                self._move_completion(-1)
+                return
+            if self.selection.is_empty and self._cursor_row() == 0 and self.history_previous():
+                return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        """Down: choose in the dropdown, else history from the last visual row, else move the cursor."""
+        if not select:
+            if self.completions_visible:
+                self._move_completion(1)
+                return
+            last_row = self.wrapped_document.height - 1
+            if self.selection.is_empty and self._cursor_row() >= last_row and self.history_next():
+                return
+        super().action_cursor_down(select)
+
+    # ------------------------------------------------------------------------------------------- completion
+
+    @property
+    def completions_visible(self) -> bool:
+        """True while the slash-command dropdown has entries."""
+        return bool(self.completions)
+
+    def set_commands(self, commands: Iterable[Command]) -> None:
+        """Replace the slash-command registry."""
+        self.commands = list(commands)
+        self._refresh_completions()
+
+    def _refresh_completions(self) -> None:
+        document = self.document
+        # Only a single-line `/word` can be a command; a 10,000-line paste never pays for a join.
+        if self._completions_suppressed or document.line_count != 1:
+            self._set_completions([])
+            return
+        line = document[0]
+        if not line.startswith("/") or any(char.isspace() for char in line):
+            self._set_completions([])
+            return
+        self._set_completions(match_commands(self.commands, line))
+
+    def _set_completions(self, completions: list[Command]) -> None:
+        if completions == self.completions:
+            return
+        self.completions = completions
+        self.completion_index = 0
+        self._show_completions()
+
+    def _show_completions(self) -> None:
+        if self.suggestion_view is not None:
+            self.suggestion_view.show(self.completions, self.completion_index)
+
+    def _move_completion(self, delta: int) -> None:
+        self.completion_index = (self.completion_index + delta) % len(self.completions)
+        if self.suggestion_view is not None:
+            self.suggestion_view.highlighted = self.completion_index
+
+    def _completion_name(self, index: int) -> str:
+        return "/" + self.completions[index][0].lstrip("/")
+
+    def complete(self, index: int | None = None) -> None:
+        """Replace the text with the chosen command and a space, ready for its arguments."""
+        if not self.completions:
+            return
+        name = self._completion_name(self.completion_index if index is None else index)
+        self.replace(name + " ", (0, 0), self.document.end, maintain_selection_offset=False)
+        self.move_cursor(self.document.end)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Tab and Escape belong to the dropdown only while it is open (else: focus next / interrupt)."""
+        if action in ("complete", "close_completions"):
+            return self.completions_visible
+        return super().check_action(action, parameters)
+
+    def action_complete(self) -> None:
+        self.complete()
+
+    def action_close_completions(self) -> None:
+        """Hide the dropdown until the next edit."""
+        self._completions_suppressed = True
+        self._set_completions([])
+
+
+class PromptBar(Widget):
+    """The boxed composer: slash-command dropdown, prompt symbol and `PromptInput`.
+
+    The constructor takes the same arguments as `PromptInput` (they are passed through); `input` is the
+    `PromptInput`. Its messages (`PromptInput.Submitted`) bubble through the bar.
+    """
+
+    prompt_symbol: reactive[str] = reactive("❯")
+    """The symbol left of the input (e.g. a different one while the agent is busy)."""
+
+    DEFAULT_CSS = """
+    PromptBar {
+        height: auto;
+        margin: 0 1;
+        padding: 0 1;
+        border: round $border-blurred;
+        background: $surface;
+        &:focus-within {
+            border: round $border;
+        }
+        #prompt-row {
+            height: auto;
+        }
+        #prompt-symbol {
+            width: 2;
+            color: $primary;
+            text-style: bold;
+        }
+    }
+    """
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        history: list[str] | None = None,
+        commands: Iterable[Command] = (),
+        record_history: bool = True,
+        placeholder: str = DEFAULT_PLACEHOLDER,
+        prompt_symbol: str = "❯",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.suggestions = SlashSuggestions(id="slash-suggestions")
+        self.input = PromptInput(
+            text,
+            history=history,
+            commands=commands,
+            record_history=record_history,
+            placeholder=placeholder,
+            id="prompt-input",
+        )
+        self.input.suggestion_view = self.suggestions
+        self.set_reactive(PromptBar.prompt_symbol, prompt_symbol)
+
+    def compose(self) -> ComposeResult:
+        yield self.suggestions
+        with Horizontal(id="prompt-row"):
+            yield Static(Text(self.prompt_symbol), id="prompt-symbol")
+            yield self.input
+
+    def watch_prompt_symbol(self, symbol: str) -> None:
+        if self.is_mounted:
+            self.query_one("#prompt-symbol", Static).update(Text(symbol))
+
+    def focus_input(self) -> None:
+        """Give the keyboard to the input."""
+        self.input.focus()
+
+    @on(OptionList.OptionSelected, "#slash-suggestions")
+    def _suggestion_clicked(self, event: OptionList.OptionSelected) -> None:
+        """A click on a suggestion completes it, like Tab."""
+        event.stop()
+        self.input.complete(event.option_index)
+        self.input.focus()

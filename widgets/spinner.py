@@ -1,0 +1,238 @@
+"""The "model is thinking" line: a Hermes-style kawaii face, a verb, the elapsed time and the interrupt hint.
+
+One widget rendering one `Text` line (no children). It animates at most `FPS` frames a second and only
+while it is running *and* on screen: the timer is paused on `Hide` (display none, scrolled away, removed) and
+resumed on `Show`. The face and verb change every `CHANGE_EVERY` seconds, like Hermes' `KawaiiSpinner`.
+
+Faces and verbs are constructor parameters and reactives, so a skin/theme can replace them. Snapshot tests
+set `Spinner.ANIMATE = False` (or pass `animate=False`): the line is then fully static (first frame, first
+face and verb, "0.0s"). `TEXTUAL_ANIMATIONS=none` stops the glyph animation but keeps the elapsed time.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+__all__ = ["Spinner", "format_elapsed"]
+
+
+def format_elapsed(seconds: float) -> str:
+    """`3.2s`, `1m 05s`, `1h 02m`: short enough for a status line, precise where it matters."""
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        minutes, secs = divmod(int(seconds), 60)
+        return f"{minutes}m {secs:02d}s"
+    hours, rest = divmod(int(seconds), 3600)
+    return f"{hours}h {rest // 60:02d}m"
+
+
+class Spinner(Widget):
+    """`⠹ (◔_◔) pondering… 3.2s · esc to interrupt`"""
+
+    DEFAULT_CSS = """
+    Spinner {
+        height: 1;
+        margin: 1 0 0 0;
+        padding: 0 1;
+        & > .spinner--glyph { color: $accent; }
+        & > .spinner--face { color: $secondary; }
+        & > .spinner--verb { color: $foreground; text-style: italic; }
+        & > .spinner--elapsed { color: $text-muted; }
+        & > .spinner--hint { color: $text-muted; }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "spinner--glyph",
+        "spinner--face",
+        "spinner--verb",
+        "spinner--elapsed",
+        "spinner--hint",
+    }
+
+    FRAMES: ClassVar[tuple[str, ...]] = ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏")
+    DEFAULT_FACES: ClassVar[tuple[str, ...]] = (
+        "(｡◕‿◕｡)",
+        "(◕‿◕✿)",
+        "(◔_◔)",
+        "(¬‿¬)",
+        "(⌐■_■)",
+        "ʕ•ᴥ•ʔ",
+        "(◕ᴗ◕✿)",
+        "(≧◡≦)",
+        "(★ω★)",
+        "(⊙_⊙)",
+        "( ˘▽˘)っ",
+        "ಠ_ಠ",
+    )
+    DEFAULT_VERBS: ClassVar[tuple[str, ...]] = (
+        "pondering",
+        "contemplating",
+        "musing",
+        "cogitating",
+        "ruminating",
+        "deliberating",
+        "mulling",
+        "reflecting",
+        "processing",
+        "reasoning",
+        "analyzing",
+        "computing",
+        "synthesizing",
+        "formulating",
+        "brainstorming",
+    )
+    FPS: ClassVar[float] = 12.0
+    """Animation frame rate while running and visible."""
+    CHANGE_EVERY: ClassVar[float] = 2.0
+    """Seconds between face/verb changes."""
+    SLOW_AFTER: ClassVar[float] = 30.0
+    """After this many seconds without a first token, say that we are still waiting for the provider."""
+    ANIMATE: ClassVar[bool] = True
+    """Class-wide switch; False makes every spinner static (snapshot tests)."""
+
+    faces: reactive[tuple[str, ...]] = reactive(DEFAULT_FACES)
+    verbs: reactive[tuple[str, ...]] = reactive(DEFAULT_VERBS)
+    hint: reactive[str] = reactive("esc to interrupt")
+
+    def __init__(
+        self,
+        *,
+        faces: Sequence[str] | None = None,
+        verbs: Sequence[str] | None = None,
+        hint: str = "esc to interrupt",
+        animate: bool | None = None,
+        seed: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        if faces:
+            self.set_reactive(Spinner.faces, tuple(faces))
+        if verbs:
+            self.set_reactive(Spinner.verbs, tuple(verbs))
+        self.set_reactive(Spinner.hint, hint)
+        self._animate = animate
+        self._random = random.Random(seed)
+        self._clock = clock
+        self._started_at: float | None = None
+        self._frame = 0
+        self._face_offset = 0
+        self._verb_offset = 0
+        self._timer: Timer | None = None
+        self._visible = False
+
+    # ----------------------------------------------------------------------------------------- public API
+
+    @property
+    def is_running(self) -> bool:
+        return self._started_at is not None
+
+    @property
+    def animates(self) -> bool:
+        """Whether frames advance: off for `ANIMATE=False`/`animate=False`; honours TEXTUAL_ANIMATIONS=none."""
+        if self._animate is not None:
+            return self._animate
+        return self.ANIMATE
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since `start()` (0.0 when stopped or static)."""
+        if self._started_at is None or not self.animates:
+            return 0.0
+        return self._clock() - self._started_at
+
+    def start(self) -> None:
+        """Start (or restart) the spinner: new random face and verb, elapsed from zero."""
+        self._started_at = self._clock()
+        self._frame = 0
+        if self.animates:
+            self._face_offset = self._random.randrange(len(self.faces)) if self.faces else 0
+            self._verb_offset = self._random.randrange(len(self.verbs)) if self.verbs else 0
+        else:
+            self._face_offset = self._verb_offset = 0
+        self._sync_timer()
+        self.refresh()
+
+    def stop(self) -> None:
+        """Stop animating (the widget stays as it is; the transcript hides it)."""
+        self._started_at = None
+        self._sync_timer()
+
+    # ----------------------------------------------------------------------------------------- internals
+
+    def _glyph_animation(self) -> bool:
+        return self.animates and (not self.is_attached or self.app.animation_level != "none")
+
+    def _sync_timer(self) -> None:
+        """Run the interval only while running, animating and visible."""
+        want = self.is_running and self.animates and self._visible and self.is_attached
+        if want and self._timer is None:
+            rate = self.FPS if self._glyph_animation() else 1.0
+            self._timer = self.set_interval(1 / rate, self._tick, name="spinner")
+        elif not want and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _tick(self) -> None:
+        if self._glyph_animation():
+            self._frame += 1
+        self.refresh()
+
+    def on_show(self, event: events.Show) -> None:
+        self._visible = True
+        self._sync_timer()
+
+    def on_hide(self, event: events.Hide) -> None:
+        self._visible = False
+        self._sync_timer()
+
+    def on_unmount(self) -> None:
+        self._visible = False
+        self._sync_timer()
+
+    def watch_faces(self) -> None:
+        self.refresh()
+
+    def watch_verbs(self) -> None:
+        self.refresh()
+
+    def watch_hint(self) -> None:
+        self.refresh()
+
+    def render(self) -> Text:
+        elapsed = self.elapsed
+        step = int(elapsed // self.CHANGE_EVERY) if self.CHANGE_EVERY > 0 else 0
+        faces, verbs = self.faces, self.verbs
+        face = faces[(self._face_offset + step) % len(faces)] if faces else ""
+        verb = verbs[(self._verb_offset + step) % len(verbs)] if verbs else "thinking"
+        glyph = self.FRAMES[self._frame % len(self.FRAMES)] if self.FRAMES else ""
+
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append(glyph, style=self.get_component_rich_style("spinner--glyph", partial=True))
+        if face:
+            line.append(" ")
+            line.append(face, style=self.get_component_rich_style("spinner--face", partial=True))
+        line.append(" ")
+        line.append(f"{verb}…", style=self.get_component_rich_style("spinner--verb", partial=True))
+        line.append(" ")
+        line.append(format_elapsed(elapsed), style=self.get_component_rich_style("spinner--elapsed", partial=True))
+        hint_style = self.get_component_rich_style("spinner--hint", partial=True)
+        if elapsed >= self.SLOW_AFTER:
+            line.append(" · still waiting for the provider", style=hint_style)
+        if self.hint:
+            line.append(f" · {self.hint}", style=hint_style)
+        return line

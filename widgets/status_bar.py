@@ -1,0 +1,355 @@
+"""The status bar: one line at the bottom with the state a user glances at during a turn.
+
+Fields, most important first (narrow terminals drop from the end of this list, the line never wraps):
+busy/idle with the turn's elapsed time, the YOLO flag, the model, context used in %, context tokens
+used/window, a 10-cell context bar, session tokens in/out, cost.
+
+It is updated through setters when something changes (a model call ends, the turn starts or stops), never
+per streamed delta: Hermes' Ink TUI flickered because every delta patched the status line (#41480). While
+busy, a 1 Hz timer repaints the elapsed time; while idle nothing ticks.
+
+Context colours follow Hermes: below 50% normal, from 50% a soft warning, from 80% warning, from 95% error.
+All colours come from component classes styled with theme variables.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from rich.style import Style
+from rich.text import Text
+from textual.timer import Timer
+from textual.widget import Widget
+
+ContextLevel = Literal["ok", "caution", "warning", "critical"]
+
+SEPARATOR = " │ "
+
+
+def context_level(percent: float) -> ContextLevel:
+    """Colour level of the context meter: <50 ok, >=50 caution, >=80 warning, >=95 critical."""
+    if percent >= 95:
+        return "critical"
+    if percent >= 80:
+        return "warning"
+    if percent >= 50:
+        return "caution"
+    return "ok"
+
+
+def format_tokens(count: int) -> str:
+    """Compact token count: 950, 12.3k, 128k, 1.2M."""
+    if count < 1000:
+        return str(count)
+    if count < 100_000:
+        return f"{count / 1000:.1f}k".replace(".0k", "k")
+    if count < 1_000_000:
+        return f"{count // 1000}k"
+    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
+
+
+def format_elapsed(seconds: float) -> str:
+    """Turn duration: 7s, 1m 05s, 1h 02m."""
+    total = max(0, int(seconds))
+    if total < 60:
+        return f"{total}s"
+    minutes, secs = divmod(total, 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def short_model_name(model: str) -> str:
+    """The model without its provider/organisation prefix (`anthropic/claude-x` -> `claude-x`)."""
+    return model.rsplit("/", 1)[-1] if model else ""
+
+
+@dataclass
+class _Field:
+    """One piece of the status line. Lower `rank` = more important = dropped last."""
+
+    key: str
+    text: Text
+    rank: int
+    right: bool = False
+
+
+class StatusBar(Widget):
+    """One-line status bar docked at the bottom of the chat screen.
+
+    Setters: `set_model`, `set_context(used, window)`, `set_usage(prompt, completion, cost)`,
+    `set_busy(bool)`, `set_yolo(bool)`. Each repaints once; nothing else triggers a repaint except the
+    1 Hz elapsed-time tick while busy.
+    """
+
+    TICK_SECONDS: ClassVar[float] = 1.0
+    """How often the elapsed time repaints while busy."""
+
+    BAR_CELLS: ClassVar[int] = 10
+    """Width of the context bar, as in Hermes."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "status-bar--model",
+        "status-bar--dim",
+        "status-bar--busy",
+        "status-bar--idle",
+        "status-bar--yolo",
+        "status-bar--ctx-ok",
+        "status-bar--ctx-caution",
+        "status-bar--ctx-warning",
+        "status-bar--ctx-critical",
+        "status-bar--bar-empty",
+    }
+
+    DEFAULT_CSS = """
+    StatusBar {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        padding: 0 1;
+        background: $panel;
+        color: $foreground;
+        text-wrap: nowrap;
+        text-overflow: clip;
+
+        & > .status-bar--model {
+            color: $text-primary;
+            text-style: bold;
+        }
+        & > .status-bar--dim {
+            color: $foreground-muted;
+        }
+        & > .status-bar--busy {
+            color: $text-accent;
+            text-style: bold;
+        }
+        & > .status-bar--idle {
+            color: $foreground-muted;
+        }
+        & > .status-bar--yolo {
+            color: $text;
+            background: $error;
+            text-style: bold;
+        }
+        & > .status-bar--ctx-ok {
+            color: $text-success;
+        }
+        & > .status-bar--ctx-caution {
+            color: $text-warning;
+        }
+        & > .status-bar--ctx-warning {
+            color: $warning;
+            text-style: bold;
+        }
+        & > .status-bar--ctx-critical {
+            color: $error;
+            text-style: bold;
+        }
+        & > .status-bar--bar-empty {
+            color: $foreground 25%;
+        }
+    }
+    """
+
+    def __init__(
+        self,
+        model: str = "",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """Create the bar.
+
+        Args:
+            model: Initial model name.
+            clock: Monotonic clock in seconds; inject a constant one for deterministic snapshots.
+            name: Widget name.
+            id: Widget id.
+            classes: Extra CSS classes.
+        """
+        super().__init__(name=name, id=id, classes=classes)
+        self._clock = clock
+        self.model = model
+        self.context_used: int | None = None
+        self.context_window: int | None = None
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost: float | None = None
+        self.busy = False
+        self.yolo = False
+        self._busy_since: float | None = None
+        self._timer: Timer | None = None
+
+    # ---------------------------------------------------------------------------------------------- setters
+
+    def set_model(self, model: str) -> None:
+        """Show `model` (its provider prefix is dropped)."""
+        self.model = model
+        self.refresh()
+
+    def set_context(self, used: int | None, window: int | None) -> None:
+        """Context tokens in use and the model's window (None hides the meter)."""
+        self.context_used = used
+        self.context_window = window
+        self.refresh()
+
+    def set_usage(self, prompt: int, completion: int, cost: float | None = None) -> None:
+        """Session totals: tokens sent, tokens received, and the cost in USD when it is known."""
+        self.prompt_tokens = prompt
+        self.completion_tokens = completion
+        self.cost = cost
+        self.refresh()
+
+    def set_busy(self, busy: bool) -> None:
+        """Busy starts the elapsed-time clock (ticking once a second); idle stops it."""
+        if busy and not self.busy:
+            self._busy_since = self._clock()
+        self.busy = busy
+        if self._timer is not None:
+            if busy:
+                self._timer.resume()
+            else:
+                self._timer.pause()
+        self.refresh()
+
+    def set_yolo(self, yolo: bool) -> None:
+        """Show the YOLO flag (approvals bypassed) in the error colour."""
+        self.yolo = yolo
+        self.refresh()
+
+    # ------------------------------------------------------------------------------------------------ state
+
+    @property
+    def context_percent(self) -> float | None:
+        """Context used as a percentage of the window, or None when unknown."""
+        if self.context_used is None or not self.context_window:
+            return None
+        return 100.0 * self.context_used / self.context_window
+
+    @property
+    def context_level(self) -> ContextLevel | None:
+        """The colour level of the context meter, or None when unknown."""
+        percent = self.context_percent
+        return None if percent is None else context_level(percent)
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the turn started (0 when idle)."""
+        if not self.busy or self._busy_since is None:
+            return 0.0
+        return self._clock() - self._busy_since
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(self.TICK_SECONDS, self.refresh, pause=not self.busy)
+
+    # ------------------------------------------------------------------------------------------------ render
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"status-bar--{name}", partial=True)
+
+    def _fields(self) -> list[_Field]:
+        """Every field that has something to show, with its importance rank."""
+        dim = self._style("dim")
+        fields: list[_Field] = []
+        if self.busy:
+            fields.append(
+                _Field("state", Text(f"● working {format_elapsed(self.elapsed)}", self._style("busy")), 0, True)
+            )
+        else:
+            fields.append(_Field("state", Text("○ idle", self._style("idle")), 6, True))
+        if self.yolo:
+            fields.append(_Field("yolo", Text(" ⚠ YOLO ", self._style("yolo")), 0, True))
+        if self.model:
+            fields.append(_Field("model", Text(f"⚕ {short_model_name(self.model)}", self._style("model")), 1))
+        percent = self.context_percent
+        if percent is not None:
+            level_style = self._style(f"ctx-{context_level(percent)}")
+            fields.append(_Field("percent", Text(f"{percent:.0f}%", level_style), 2))
+            assert self.context_used is not None and self.context_window is not None
+            used = f"{format_tokens(self.context_used)}/{format_tokens(self.context_window)}"
+            fields.append(_Field("context", Text.assemble(("ctx ", dim), used), 3))
+            filled = min(self.BAR_CELLS, round(self.BAR_CELLS * percent / 100))
+            bar = Text.assemble(
+                ("█" * filled, level_style), ("░" * (self.BAR_CELLS - filled), self._style("bar-empty"))
+            )
+            fields.append(_Field("bar", bar, 5))
+        if self.prompt_tokens or self.completion_tokens:
+            tokens = Text.assemble(
+                ("in ", dim),
+                format_tokens(self.prompt_tokens),
+                ("  out ", dim),
+                format_tokens(self.completion_tokens),
+            )
+            fields.append(_Field("tokens", tokens, 7))
+        if self.cost is not None:
+            fields.append(_Field("cost", Text(f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}"), 8))
+        return fields
+
+    _LEFT_ORDER: ClassVar[tuple[str, ...]] = ("model", "context", "bar", "percent", "tokens", "cost")
+
+    def _assemble(self, fields: list[_Field]) -> tuple[Text, Text]:
+        """The left part (model, context, usage) and the right part (YOLO, busy/idle) of the line."""
+        left = sorted((f for f in fields if not f.right), key=lambda f: self._LEFT_ORDER.index(f.key))
+        right = [f for f in fields if f.right]
+        separator = Text(SEPARATOR, self._style("dim"))
+        return separator.join(self._merge_context(left)), separator.join(f.text for f in right)
+
+    def _line_width(self, fields: list[_Field]) -> int:
+        left, right = self._assemble(fields)
+        return left.cell_len + right.cell_len + 1
+
+    def _line(self, fields: list[_Field], width: int) -> Text:
+        """Left part, padding, right part: exactly one line of `width` cells, never wrapped."""
+        left, right = self._assemble(fields)
+        gap = width - left.cell_len - right.cell_len
+        line = Text.assemble(left, " " * max(1, gap), right)
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+        line.truncate(width, overflow="ellipsis")
+        return line
+
+    def _merge_context(self, left: list[_Field]) -> list[Text]:
+        """`ctx 12k/128k ██░░ 9%` reads as one field: join the context pieces with spaces, not bars."""
+        texts: list[Text] = []
+        context_keys = {"context", "bar", "percent"}
+        group: list[Text] = []
+        for field in left:
+            if field.key in context_keys:
+                group.append(field.text)
+                continue
+            if group:
+                texts.append(Text(" ").join(group))
+                group = []
+            texts.append(field.text)
+        if group:
+            texts.append(Text(" ").join(group))
+        return texts
+
+    def visible_fields(self, width: int | None = None) -> list[str]:
+        """Keys of the fields that fit in `width` cells (default: the widget's content width)."""
+        return [f.key for f in self._fit(width if width is not None else self.content_size.width)]
+
+    def _fit(self, width: int) -> list[_Field]:
+        """Drop the least important fields until the line fits; the model name is shortened last."""
+        fields = self._fields()
+        while len(fields) > 1 and self._line_width(fields) > width:
+            droppable = max(fields, key=lambda f: f.rank)
+            if droppable.rank <= 1:
+                break
+            fields.remove(droppable)
+        overflow = self._line_width(fields) - width
+        model = next((f for f in fields if f.key == "model"), None)
+        if overflow > 0 and model is not None:
+            keep = max(4, model.text.cell_len - overflow)
+            model.text.truncate(keep, overflow="ellipsis")
+        return fields
+
+    def render(self) -> Text:
+        width = self.content_size.width or self.size.width
+        return self._line(self._fit(width), width)

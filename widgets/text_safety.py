@@ -1,0 +1,124 @@
+"""Make untrusted text (model output, tool output, user paste) safe to show in the terminal.
+
+Textual draws text through its own compositor, but a raw ESC, OSC or other C0/C1 control that reaches a
+renderable can still corrupt the screen (cursor moves, title changes, OSC 52 clipboard writes, bells) or at
+best show as garbage. Everything that came from outside goes through `sanitize_display` (whole strings) or a
+`StreamSanitizer` (chunks, where an escape sequence may be split across two chunks) before display.
+
+Only controls are removed: the text is otherwise kept literally (no markup interpretation, no trimming).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["StreamSanitizer", "sanitize_display"]
+
+# Complete escape sequences, in the order the regex must try them.
+_ESCAPE_RE = re.compile(
+    r"""
+      \x1b\[[0-?]*[ -/]*[@-~]                 # CSI: ESC [ params intermediates final (colours, cursor moves)
+    | \x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c) # OSC: ESC ] ... BEL or ST (titles, hyperlinks, clipboard)
+    | \x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)   # DCS, SOS, PM, APC: ... ST
+    | \x1b[ -/]*[0-~]                         # two/three byte escapes (charset selection, RIS, keypad...)
+    | \x9b[0-?]*[ -/]*[@-~]                   # 8-bit CSI
+    | \x9d[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)  # 8-bit OSC
+    """,
+    re.VERBOSE,
+)
+
+# The start of an escape sequence that is not complete yet (must match up to the end of the text).
+_PARTIAL_ESCAPE_RE = re.compile(
+    r"""
+      \x1b(?:
+            \[[0-?]*[ -/]*
+          | \][^\x07\x1b\x9c]*\x1b?
+          | [PX^_][^\x1b\x9c]*\x1b?
+          | [ -/]*
+      )
+    | \x9b[0-?]*[ -/]*
+    | \x9d[^\x07\x1b\x9c]*\x1b?
+    """,
+    re.VERBOSE,
+)
+
+_INTRODUCER_RE = re.compile(r"[\x1b\x9b\x9d]")
+
+# C0 controls except \t and \n, DEL, and the C1 block. (\r is handled before this runs.)
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+# Fast path: does the text contain anything we would change at all?
+_ANY_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+_CRLF_RE = re.compile(r"\r\n?")
+
+
+def sanitize_display(text: str) -> str:
+    """Return `text` with terminal escape sequences and control characters removed.
+
+    Kept: every printable character, `\\n` and `\\t`. `\\r\\n` and a lone `\\r` become `\\n` (a progress bar
+    that redraws with `\\r` then reads as successive lines instead of one garbled line). Escape sequences
+    (CSI colours, OSC titles/hyperlinks/clipboard, DCS...) are removed whole; stray controls are dropped.
+    Rich markup such as `[bold]` is *not* touched: callers display the result as plain `Text`.
+    """
+    if not _ANY_CONTROL_RE.search(text):
+        return text
+    if "\r" in text:
+        text = _CRLF_RE.sub("\n", text)
+    text = _ESCAPE_RE.sub("", text)
+    return _CONTROL_RE.sub("", text)
+
+
+class StreamSanitizer:
+    """Sanitize a stream of chunks, holding back an escape sequence split across two chunks.
+
+    `sanitize_display` on each chunk alone would strip `ESC [3` from one chunk and then show `1m` from the
+    next. This keeps an unfinished sequence (and a trailing `\\r` that may be half of `\\r\\n`) until the next
+    chunk completes it. A held tail longer than `max_hold` characters is released as is (and sanitized), so
+    a bogus introducer cannot swallow output forever.
+
+    Not thread-safe: use it on the thread that drains the buffer.
+    """
+
+    __slots__ = ("_held", "max_hold")
+
+    def __init__(self, max_hold: int = 4096) -> None:
+        self._held = ""
+        self.max_hold = max_hold
+
+    def feed(self, chunk: str) -> str:
+        """Return the displayable text of everything fed so far that is complete."""
+        data = self._held + chunk if self._held else chunk
+        self._held = ""
+        if not data:
+            return ""
+        cut = _holdback_start(data, self.max_hold)
+        if cut is not None:
+            self._held = data[cut:]
+            data = data[:cut]
+        return sanitize_display(data)
+
+    def flush(self) -> str:
+        """Return whatever is still held back (the stream ended), sanitized."""
+        data, self._held = self._held, ""
+        return sanitize_display(data)
+
+
+def _holdback_start(data: str, max_hold: int) -> int | None:
+    """Index where an unfinished escape sequence (or a trailing `\\r`) starts, or None if there is none."""
+    if not _ANY_CONTROL_RE.search(data, max(0, len(data) - max_hold)):
+        return None
+    window_start = max(0, len(data) - max_hold)
+    covered_until = window_start
+    for intro in _INTRODUCER_RE.finditer(data, window_start):
+        position = intro.start()
+        if position < covered_until:
+            continue  # inside a complete sequence found earlier (e.g. the ESC of an OSC's ST)
+        if _PARTIAL_ESCAPE_RE.fullmatch(data, position):
+            return position  # checked first: `ESC [` is both a complete 2-byte escape and a CSI prefix
+        complete = _ESCAPE_RE.match(data, position)
+        if complete is not None:
+            covered_until = complete.end()
+    if data.endswith("\r"):
+        return len(data) - 1
+    return None

@@ -1,0 +1,94 @@
+"""The user's message in the transcript: shown literally, one widget, huge pastes collapsed."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from widgets.text_safety import sanitize_display
+
+__all__ = ["UserMessage"]
+
+
+class UserMessage(Widget, can_focus=True):
+    """What the user typed, as plain `Text` (a pasted `[bold]` stays literal).
+
+    A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) would push the reply off screen,
+    so it starts collapsed to its first `PREVIEW_LINES` lines; click it or press Enter to expand.
+    """
+
+    DEFAULT_CSS = """
+    UserMessage {
+        height: auto;
+        margin: 1 0 0 0;
+        padding: 0 1;
+        background: $boost;
+        border-left: outer $primary;
+        color: $foreground;
+        &:focus { background: $primary 12%; }
+        & > .user-message--more { color: $text-muted; text-style: italic; }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"user-message--more"}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle", "Expand/collapse", show=False),
+    ]
+
+    COLLAPSE_THRESHOLD: ClassVar[int] = 40
+    """Messages with more lines than this start collapsed."""
+    PREVIEW_LINES: ClassVar[int] = 12
+    """Lines shown while collapsed."""
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+    """Show every line of a long message."""
+
+    def __init__(
+        self, text: str, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._text = sanitize_display(text).rstrip("\n")
+        self._lines = self._text.split("\n")
+
+    @property
+    def text(self) -> str:
+        """The message as displayed (controls stripped, otherwise literal)."""
+        return self._text
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    @property
+    def is_collapsible(self) -> bool:
+        """True when the message is long enough to be collapsed."""
+        return len(self._lines) > self.COLLAPSE_THRESHOLD
+
+    def render(self) -> Text:
+        if not self.is_collapsible:
+            return Text(self._text, end="")
+        more_style = self.get_component_rich_style("user-message--more", partial=True)
+        if self.expanded:
+            text = Text(self._text, end="")
+            text.append("\n▴ collapse (click/enter)", style=more_style)
+            return text
+        hidden = len(self._lines) - self.PREVIEW_LINES
+        text = Text("\n".join(self._lines[: self.PREVIEW_LINES]), end="")
+        text.append(f"\n… {hidden} more lines (click/enter to expand)", style=more_style)
+        return text
+
+    def action_toggle(self) -> None:
+        """Expand or collapse a long message (no-op for short ones)."""
+        if self.is_collapsible:
+            self.expanded = not self.expanded
+
+    def on_click(self, event: events.Click) -> None:
+        if self.is_collapsible:
+            event.stop()
+            self.action_toggle()
