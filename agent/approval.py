@@ -74,6 +74,11 @@ __all__ = [
     "save_allowlist_rule",
 ]
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # --------------------------------------------------------------------------------------------------------
 # Pattern keys and their reasons
 # --------------------------------------------------------------------------------------------------------
@@ -124,7 +129,12 @@ REASONS: dict[str, str] = {
     "unparsed": "could not be analysed safely",
 }
 
-HARD_KEYS: frozenset[str] = frozenset("delete_root delete_system_dir delete_home mkfs dd_device device_write fork_bomb kill_all_processes shutdown".split())
+HARD_KEYS: frozenset[str] = _words(
+    """
+    delete_root delete_system_dir delete_home mkfs dd_device device_write fork_bomb kill_all_processes
+    shutdown
+    """
+)
 
 
 @dataclass(frozen=True)
@@ -611,6 +621,7 @@ def _substitution_literal(inner: str, depth: int) -> str | None:
 # Unwrapping: from the words of a simple command to the command that really runs
 # --------------------------------------------------------------------------------------------------------
 
+
 _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _KEYWORDS = frozenset(
     {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "fi", "done", "esac"}
@@ -630,13 +641,23 @@ _WRAPPERS: dict[str, tuple[str, frozenset[str]]] = {
     "env": ("uC", frozenset({"--unset", "--chdir"})),
     "sudo": (
         "ugpCDrtTUhR",
-        frozenset("--user --group --host --prompt --close-from --chdir --role --type --command-timeout --other-user --chroot".split()),
+        _words(
+            """
+            --user --group --host --prompt --close-from --chdir --role --type --command-timeout --other-user
+            --chroot
+            """
+        ),
     ),
     "doas": ("uC", frozenset()),
     "pkexec": ("", frozenset({"--user"})),
     "xargs": (
         "IadELnPs",
-        frozenset("--arg-file --delimiter --max-args --max-procs --max-chars --max-lines --process-slot-var --replace --eof".split()),
+        _words(
+            """
+            --arg-file --delimiter --max-args --max-procs --max-chars --max-lines --process-slot-var
+            --replace --eof
+            """
+        ),
     ),
     "busybox": ("", frozenset()),
     "watch": ("n", frozenset({"--interval"})),
@@ -648,25 +669,10 @@ _WRAPPERS: dict[str, tuple[str, frozenset[str]]] = {
 _PRIV = frozenset({"sudo", "doas", "pkexec"})
 
 # command names worth resolving a globbed command word (`/bin/r?`) to
-_DANGEROUS_NAMES = (
-    "rm",
-    "dd",
-    "mkfs",
-    "shred",
-    "shutdown",
-    "reboot",
-    "poweroff",
-    "halt",
-    "kill",
-    "killall",
-    "pkill",
-    "chmod",
-    "chown",
-    "sudo",
-    "bash",
-    "sh",
-    "find",
-    "git",
+_DANGEROUS_NAMES = sorted(
+    _words(
+        "rm dd mkfs shred shutdown reboot poweroff halt kill killall pkill chmod chown sudo bash sh find git"
+    )
 )
 
 
@@ -794,13 +800,24 @@ def _words_of(text: str, depth: int) -> list[_Word]:
 # --------------------------------------------------------------------------------------------------------
 
 _HOME = "/home/\x02home"  # stands for ~ / $HOME, so `~/..` normalizes to /home
-_SYSTEM_DIRS = frozenset("/etc /usr /bin /sbin /lib /boot /var /sys /proc /dev /opt /root /home /srv /run /snap /usr/bin /usr/sbin /usr/lib /usr/local /usr/share /usr/include /var/lib /System /Library /Applications /Users /private /private/etc /private/var".split())
+_SYSTEM_DIRS = _words(
+    """
+    /etc /usr /bin /sbin /lib /boot /var /sys /proc /dev /opt /root /home /srv /run /snap /usr/bin /usr/sbin
+    /usr/lib /usr/local /usr/share /usr/include /var/lib /System /Library /Applications /Users /private
+    /private/etc /private/var
+    """
+)
 _SAFE_DEVICES = re.compile(
     r"^/dev/(null|zero|full|u?random|stdin|stdout|stderr|tty\w*|pts(/.*)?|fd(/.*)?|shm(/.*)?|ptmx|console|"
     r"tcp/.*|udp/.*|log|kmsg)$"
 )
 _ENV_EXEMPT = frozenset({"example", "sample", "template", "dist", "tmpl", "defaults", "default", "schema"})
-_SHELL_RC = frozenset(".bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zprofile .zshenv .zlogin .zlogout .kshrc .cshrc .tcshrc .inputrc config.fish".split())
+_SHELL_RC = _words(
+    """
+    .bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zprofile .zshenv .zlogin .zlogout .kshrc
+    .cshrc .tcshrc .inputrc config.fish
+    """
+)
 _SSH_KEY_RE = re.compile(r"^id_(rsa|dsa|ecdsa|ed25519)(_sk)?([._-].*)?$")
 
 
@@ -918,8 +935,17 @@ _INTERP_RE = re.compile(
 _DOWNLOADERS = frozenset(
     {"curl", "wget", "fetch", "http", "https", "httpie", "xh", "aria2c", "lwp-request", "GET", "nc", "ncat"}
 )
-_SQL_CLIENTS = frozenset("psql mysql mariadb sqlite3 sqlite duckdb clickhouse-client sqlcmd pgcli mycli litecli usql cockroach snowsql".split())
-_SERVICE_STOP_VERBS = frozenset("stop disable mask restart kill isolate try-restart reload-or-restart force-reload".split())
+_SQL_CLIENTS = _words(
+    """
+    psql mysql mariadb sqlite3 sqlite duckdb clickhouse-client sqlcmd pgcli mycli litecli usql cockroach
+    snowsql
+    """
+)
+_SERVICE_STOP_VERBS = _words(
+    """
+    stop disable mask restart kill isolate try-restart reload-or-restart force-reload
+    """
+)
 _FORKBOMB_DEF = re.compile(r"(?:function)?([\w:.]+)\(\)\{([^{}]*)\}")
 _FORKBOMB_MISC = re.compile(
     r"%0\|%0|fork\s*while\s*fork|while\s*\(?\s*(true|1)\s*\)?\s*:?\s*(os\.)?fork\(\)|"
@@ -1428,7 +1454,7 @@ def _copy_dest(args: list[str], with_arg: str) -> str | None:
 
 
 def _write_targets(cmd: _Cmd) -> list[str]:
-    """Files this command writes: redirects, tee, cp/mv/install/ln destinations, truncate, curl -o, wget -O."""
+    """Files this command writes: redirects, tee, cp/mv/install/ln targets, truncate, curl -o, wget -O."""
     out: list[str] = []
     for r in cmd.redirects:
         if r.target is None:
@@ -1442,10 +1468,17 @@ def _write_targets(cmd: _Cmd) -> list[str]:
     elif name in ("cp", "mv", "install", "ln", "rsync"):
         dest = _copy_dest(args, "SmogT" if name == "install" else "S" if name != "rsync" else "ef")
         if dest and not (name == "rsync" and ":" in dest):
-            if name in ("cp", "mv", "install", "ln") and dest.endswith("/"):
-                # into a directory: the files keep their names
+            into_home = _norm_abs(dest) == _HOME
+            if name in ("cp", "mv", "install", "ln") and (
+                dest.endswith("/") or dest in (".", "..") or into_home
+            ):
+                # into a directory, the files keep their names: `cp x/.env .` writes ./.env, `cp -r dots/.ssh ~`
+                # writes ~/.ssh (but `cp -r ~/.ssh backup/` only makes a copy: not flagged)
                 srcs = [a for a in args if not a.startswith("-") and a != dest]
-                out += [dest + posixpath.basename(s.rstrip("/")) for s in srcs]
+                for src in srcs:
+                    combined = dest.rstrip("/") + "/" + posixpath.basename(src.rstrip("/"))
+                    if into_home or _sensitive_write_key(combined) == "env_file_write":
+                        out.append(combined)
             out.append(dest)
     elif name == "truncate":
         skip = False
@@ -1489,7 +1522,11 @@ def _check_cmd(cmd: _Cmd, col: _Collector, depth: int, chmod_x: set[str]) -> Non
         _check_windows_delete(cmd, col)
     elif lname in ("remove-item", "ri", "del", "erase", "rd", "rmdir"):
         _check_windows_delete(cmd, col)
-    elif name in ("shred", "unlink") and cmd.xargs:
+    elif name == "shred":
+        col.add("shred")
+        if cmd.xargs:
+            col.add("xargs_rm")
+    elif name == "unlink" and cmd.xargs:
         col.add("xargs_rm")
     elif name == "find":
         _check_find(cmd, col, depth)
@@ -1524,9 +1561,7 @@ def _check_cmd(cmd: _Cmd, col: _Collector, depth: int, chmod_x: set[str]) -> Non
         name == "launchctl"
         and args[:1]
         and args[0] in ("unload", "bootout", "stop", "remove", "disable", "kill")
-    ):
-        col.add("service_stop")
-    elif cmd.path.startswith("/etc/init.d/") and args[:1] and args[0] in ("stop", "restart", "force-stop"):
+    ) or (cmd.path.startswith("/etc/init.d/") and args[:1] and args[0] in ("stop", "restart", "force-stop")):
         col.add("service_stop")
     elif name == "sed":
         _check_sed(cmd, col)
@@ -1956,9 +1991,9 @@ class ApprovalGate:
         if det.hard_blocked:
             hard = [m.reason for m in det.matches if m.hard]
             msg = (
-                f"BLOCKED: This {noun} is blocked by policy ({'; '.join(hard)}). It must never be run, not even "
-                "with the user's approval: do NOT retry it, rephrase it, or try to achieve the same result "
-                "another way. Tell the user what you wanted to do instead."
+                f"BLOCKED: This {noun} is blocked by policy ({'; '.join(hard)}). It must never be run, "
+                "not even with the user's approval: do NOT retry it, rephrase it, or try to achieve the same "
+                "result another way. Tell the user what you wanted to do instead."
             )
             return self._refuse(command, hard, "blocked", msg)
 
@@ -1966,8 +2001,8 @@ class ApprovalGate:
         if rule is not None:
             why = [*reasons, f"matches the user's deny rule '{rule}'"]
             msg = (
-                f"BLOCKED: This {noun} matches the user's deny rule '{rule}'. Do NOT retry it or try to achieve "
-                "the same result another way; ask the user what they want instead."
+                f"BLOCKED: This {noun} matches the user's deny rule '{rule}'. Do NOT retry it or try to "
+                "achieve the same result another way; ask the user what they want instead."
             )
             return self._refuse(command, why, "denied_by_rule", msg)
 
@@ -2031,8 +2066,8 @@ class ApprovalGate:
             if decision is ApprovalDecision.TIMEOUT:
                 msg = (
                     f"BLOCKED: The user did not respond to the approval request for this {noun} within "
-                    f"{self.timeout:g} s ({what}). Silence is not consent: do NOT retry it, do NOT rephrase it, "
-                    "and do NOT attempt the same outcome another way."
+                    f"{self.timeout:g} s ({what}). Silence is not consent: do NOT retry it, do NOT rephrase "
+                    "it, and do NOT attempt the same outcome another way."
                 )
                 return self._refuse(command, reasons, "timeout", msg)
             msg = (

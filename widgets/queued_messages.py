@@ -42,10 +42,20 @@ class QueuedMessages(OptionList):
         border-left: outer $secondary;
         background: transparent;
         color: $foreground-muted;
+        & > .option-list--option-highlighted {
+            color: $foreground-muted;
+            background: transparent;
+            text-style: none;
+        }
         &:focus {
             border: none;
             border-left: outer $secondary;
             background-tint: transparent;
+            & > .option-list--option-highlighted {
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+                text-style: $block-cursor-text-style;
+            }
         }
         &.-empty {
             display: none;

@@ -32,7 +32,10 @@ from agent.tools.registry import Tool, ToolContext, ToolResult
 DEFAULT_READ_LIMIT = 500
 MAX_READ_LIMIT = 2000
 MAX_LINE_CHARS = 2000
-MAX_READ_CHARS = 100_000
+# Hermes reads up to ~100K characters; we stop earlier so a read stays within the executor's 50,000-character
+# result budget (which would otherwise cut the middle out, continuation note included).
+MAX_READ_CHARS = 45_000
+SEARCH_MAX_CHARS = 45_000
 BINARY_SNIFF_BYTES = 8192
 MAX_DIFF_CHARS = 20_000  # in the result the model sees; `data["diff"]` keeps more for the UI
 MAX_DIFF_DATA_CHARS = 500_000
@@ -281,6 +284,10 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error(_missing_file_message(path, ctx.cwd))
     if path.is_dir():
         return ToolResult.error(_directory_message(path, ctx.cwd))
+    if not path.is_file():
+        return ToolResult.error(
+            f"{shown} is not a regular file (a device, socket or pipe); it cannot be read."
+        )
     try:
         size = path.stat().st_size
         kind = _binary_kind(path, _sniff(path))
@@ -930,6 +937,11 @@ def _near(ctx_hit: _Hit, match: _Hit, context: int, *, after: bool) -> bool:
     return match.line - context <= ctx_hit.line < match.line
 
 
+def _count(n: int, noun: str) -> str:
+    plural = noun + ("es" if noun.endswith("ch") else "s")
+    return f"{n} {noun if n == 1 else plural}"
+
+
 COUNT_CAP = 100_000  # stop counting further results after this many
 
 
@@ -1003,7 +1015,7 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
         if close:
             close()
 
-    what = "matches" if args.target == "content" else "files"
+    what = "match" if args.target == "content" else "file"
     data: dict[str, object] = {"total": total, "backend": "rg" if use_rg else "python", "capped": capped}
     if total == 0:
         if args.target == "content":
@@ -1015,25 +1027,37 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult(content=msg + ".", data=data)
     if not page:
         return ToolResult(
-            content=f"offset={offset} is past the end: there are {total} {what}. "
+            content=f"offset={offset} is past the end: there are {_count(total, what)}. "
             f"Use an offset below {total}.",
             data=data,
         )
     at_least = "at least " if capped else ""
-    header = f"Found {at_least}{total} {what}"
+    header = f"Found {at_least}{_count(total, what)}"
     if args.target == "content":
-        header += f" in {len(files)} files"
-    first, last = offset + 1, min(offset + limit, total)
+        header += f" in {_count(len(files), 'file')}"
+    page = _fit_page(page, SEARCH_MAX_CHARS)
+    shown = sum(1 for h in page if h.is_match)
+    first, last = offset + 1, offset + shown
     if (first, last) != (1, total):
         header += f" (showing {first}-{last})"
     header += f" in {shown_root}:" if shown_root != "." else ":"
     body = "\n".join(_format_hits(page, args.target, context))
-    remaining = total - (offset + limit)
+    remaining = total - last
     footer = ""
     if remaining > 0:
-        footer = f"\n[{at_least}{remaining} more results: use offset={offset + limit} to see more]"
-    data["shown"] = last - offset
+        footer = f"\n[{at_least}{remaining} more results: use offset={last} to see more]"
+    data["shown"] = shown
     return ToolResult(content=f"{header}\n{body}{footer}", data=data)
+
+
+def _fit_page(page: list[_Hit], budget: int) -> list[_Hit]:
+    """The page cut before the match that would take the output over `budget` characters (at least one)."""
+    size = 0
+    for i, hit in enumerate(page):
+        size += len(hit.path) + len(hit.text) + 16
+        if size > budget and hit.is_match and any(h.is_match for h in page[:i]):
+            return page[:i]
+    return page
 
 
 READ_FILE_TOOL = Tool(

@@ -103,6 +103,11 @@ class Tool:
                 if isinstance(v, str):
                     value = v
                     break
+        if value is None:
+            for k, v in args.items():
+                if isinstance(v, list):
+                    value = f"{len(v)} {k}"
+                    break
         text = " ".join(str(value or "").split())
         return text[:200]
 

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 180
 MAX_TIMEOUT = 600
 OUTPUT_CAP = 50_000
+# The output itself gets slightly less, so that the whole result (marker, notes, exit line) stays within
+# OUTPUT_CAP and the executor's own 50,000-character budget never cuts it a second time.
+OUTPUT_BODY_CAP = OUTPUT_CAP - 400
 # Live output streamed to the UI stops after this many characters (the result still keeps head + tail):
 # a runaway `yes` must not flood the event queue with gigabytes.
 STREAM_LIMIT = 1_000_000
@@ -193,11 +196,15 @@ class _OutputReader(threading.Thread):
     def run(self) -> None:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         cleaner = _StreamCleaner()
+        poller = select.poll()  # not select.select: that fails for descriptors above FD_SETSIZE
+        poller.register(self._fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         try:
             while True:
                 try:
-                    ready, _, _ = select.select([self._fd], [], [], POLL_INTERVAL)
-                except (OSError, ValueError):
+                    ready = poller.poll(POLL_INTERVAL * 1000)
+                except InterruptedError:
+                    continue
+                except OSError:
                     break
                 if not ready:
                     continue
@@ -382,7 +389,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     # The reader owns the descriptor from here on (it closes it at EOF); Popen must not close it under it.
     fd = os.dup(proc.stdout.fileno())
     proc.stdout.close()
-    reader = _OutputReader(fd, ctx.emit_output, OUTPUT_CAP)
+    reader = _OutputReader(fd, ctx.emit_output, OUTPUT_BODY_CAP)
     reader.start()
 
     started = time.monotonic()

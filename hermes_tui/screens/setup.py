@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Static
@@ -32,7 +32,8 @@ ENV_EXAMPLE = """\
 export OPENAI_API_KEY=sk-...          # OpenAI
 export ANTHROPIC_API_KEY=sk-ant-...   # Anthropic
 export OPENROUTER_API_KEY=sk-or-...   # OpenRouter
-export OPENAI_BASE_URL=http://localhost:11434/v1   # local server (Ollama, vLLM, llama.cpp)"""
+# a local OpenAI-compatible server (Ollama, vLLM, llama.cpp):
+export OPENAI_BASE_URL=http://localhost:11434/v1"""
 
 FLAGS_EXAMPLE = "hermes-tui --model llama3.1 --base-url http://localhost:11434/v1 --api-key none"
 
@@ -43,12 +44,17 @@ class SetupScreen(Screen[SetupChoice]):
     When it was pushed (`push_screen(SetupScreen(home), callback)`) it dismisses with "demo" or "quit" and
     the callback decides. When it cannot be dismissed (it is the only screen), "demo" posts
     `SetupScreen.StartDemo` to the app and "quit" exits the app. Exactly one of the two happens.
-    Keys: `d` start the demo, `q` quit; Enter presses the focused button (Start the demo).
+    Keys: `d` start the demo, `q` quit, Up/Down/PageUp/PageDown scroll; Enter presses the focused button
+    (Start the demo).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "demo", "Start the demo", id="setup.demo"),
         Binding("q", "quit_setup", "Quit", id="setup.quit"),
+        Binding("up", "scroll_card(-1)", "Scroll up", show=False),
+        Binding("down", "scroll_card(1)", "Scroll down", show=False),
+        Binding("pageup", "scroll_card(-10)", "Page up", show=False),
+        Binding("pagedown", "scroll_card(10)", "Page down", show=False),
     ]
 
     AUTO_FOCUS = "#setup-demo"
@@ -67,12 +73,7 @@ class SetupScreen(Screen[SetupChoice]):
             border-title-color: $primary;
             border-title-style: bold;
             background: $surface;
-            padding: 0 1;
-        }
-        #setup-body {
-            height: auto;
-            max-height: 1fr;
-            padding: 0 1;
+            padding: 0 2;
             scrollbar-size-vertical: 1;
         }
         #setup-title {
@@ -106,9 +107,11 @@ class SetupScreen(Screen[SetupChoice]):
             border-left: outer $warning;
         }
         #setup-buttons {
+            dock: bottom;
             height: auto;
             align-horizontal: center;
-            margin: 1 0;
+            padding: 1 0;
+            background: $surface;
             & Button {
                 margin: 0 1;
             }
@@ -146,42 +149,47 @@ class SetupScreen(Screen[SetupChoice]):
         return self.hermes_home / "config.yaml"
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="setup-card") as card:
+        # The card scrolls on short terminals; the buttons are docked so they never scroll away.
+        with VerticalScroll(id="setup-card", can_focus=False) as card:
             card.border_title = "⚕ Hermes"
-            with VerticalScroll(id="setup-body", can_focus=False):
-                yield Static("Welcome! Let's connect a model.", id="setup-title")
-                yield Static(
-                    "No model provider is configured yet. Any one of these three ways works; "
-                    "then start hermes-tui again.",
-                    classes="setup-text",
-                )
-                if self.detail:
-                    yield Static(Text(self.detail), id="setup-detail")
-                yield Static("1. An API key in the environment", classes="setup-heading")
-                yield Static(Text(ENV_EXAMPLE), classes="setup-code")
-                yield Static("2. The Hermes config file", classes="setup-heading")
-                yield Static(
-                    Text.assemble("Add a model block to ", (str(self.config_path), "bold"), ":"),
-                    classes="setup-text",
-                    id="setup-config-path",
-                )
-                yield Static(Text(CONFIG_EXAMPLE), classes="setup-code")
-                yield Static(
-                    Text.assemble(
-                        "Keys can also go in ",
-                        (str(self.hermes_home / ".env"), "bold"),
-                        ". HERMES_HOME is ",
-                        (str(self.hermes_home), "bold"),
-                        ".",
-                    ),
-                    classes="setup-text setup-muted",
-                    id="setup-home",
-                )
-                yield Static("3. Command-line flags", classes="setup-heading")
-                yield Static(Text(FLAGS_EXAMPLE), classes="setup-code")
             with Horizontal(id="setup-buttons"):
                 yield Button("Start the demo (d)", id="setup-demo", variant="primary")
                 yield Button("Quit (q)", id="setup-quit")
+            yield Static("Welcome! Let's connect a model.", id="setup-title")
+            yield Static(
+                "No model provider is configured yet. Any one of these three ways works; "
+                "then start hermes-tui again. Or try the built-in demo first: it needs no key.",
+                classes="setup-text",
+            )
+            if self.detail:
+                yield Static(Text(self.detail), id="setup-detail")
+            yield Static("1. An API key in the environment", classes="setup-heading")
+            yield Static(Text(ENV_EXAMPLE), classes="setup-code")
+            yield Static("2. The Hermes config file", classes="setup-heading")
+            yield Static(
+                Text.assemble("Add a model block to ", (str(self.config_path), "bold"), ":"),
+                classes="setup-text",
+                id="setup-config-path",
+            )
+            yield Static(Text(CONFIG_EXAMPLE), classes="setup-code")
+            yield Static(
+                Text.assemble(
+                    "Keys can also go in ",
+                    (str(self.hermes_home / ".env"), "bold"),
+                    ". HERMES_HOME is ",
+                    (str(self.hermes_home), "bold"),
+                    ".",
+                ),
+                classes="setup-text setup-muted",
+                id="setup-home",
+            )
+            yield Static("3. Command-line flags", classes="setup-heading")
+            yield Static(Text(FLAGS_EXAMPLE), classes="setup-code")
+
+    def action_scroll_card(self, lines: int) -> None:
+        """Scroll the card from the keyboard (the buttons keep the focus)."""
+        card = self.query_one("#setup-card", VerticalScroll)
+        card.scroll_to(y=card.scroll_y + lines, animate=False)
 
     def action_demo(self) -> None:
         """Tell the app to start the scripted demo."""

@@ -100,6 +100,14 @@ def test_read_file_offset_limit_and_continuation(ctx: ToolContext) -> None:
     assert "1200 lines" in past.content
 
 
+def test_read_file_stops_before_the_result_budget(ctx: ToolContext) -> None:
+    (ctx.cwd / "wide.txt").write_text(("y" * 300 + "\n") * 1000)
+    result = read(ctx, "wide.txt", limit=2000)
+    assert len(result.content) < 50_000
+    last = result.content.splitlines()[-1]
+    assert last.startswith("[... file continues: use offset=") and last.endswith("total lines: 1000]")
+
+
 def test_read_file_limit_is_capped(ctx: ToolContext) -> None:
     (ctx.cwd / "big.txt").write_text("x\n" * 3000)
     result = read(ctx, "big.txt", limit=10_000)
@@ -166,6 +174,18 @@ def test_read_file_permission_denied(ctx: ToolContext) -> None:
     result = read(ctx, "secret.txt")
     assert result.status == "error"
     assert "Permission denied" in result.content
+
+
+def test_read_file_permission_denied_message(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    (ctx.cwd / "secret.txt").write_text("x")
+
+    def denied(path: Path) -> bytes:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(files, "_sniff", denied)
+    result = read(ctx, "secret.txt")
+    assert result.status == "error"
+    assert result.content == "Error: Permission denied: cannot read secret.txt."
 
 
 # --------------------------------------------------------------------------------------------- write_file
@@ -414,6 +434,17 @@ def test_search_files_by_name(ctx: ToolContext, tree: Path, backend: str) -> Non
     assert _result_lines(nested) == ["src/app.py", "src/util.py"]
     none = search(ctx, "*.rs", target="files")
     assert none.status == "ok" and "No files matching" in none.content
+
+
+def test_search_output_stays_within_budget(ctx: ToolContext, backend: str) -> None:
+    (ctx.cwd / "wide.txt").write_text("".join(f"hit {i} " + "w" * 600 + "\n" for i in range(1, 301)))
+    result = search(ctx, "hit", limit=300)
+    assert len(result.content) <= files.SEARCH_MAX_CHARS + 500
+    shown = result.data["shown"]
+    assert 50 < shown < 300
+    assert result.content.endswith(f"[{300 - shown} more results: use offset={shown} to see more]")
+    # Long lines are clipped.
+    assert " more characters]" in _result_lines(result)[0]
 
 
 def test_search_files_limit_offset(ctx: ToolContext, backend: str) -> None:

@@ -1,0 +1,31 @@
+"""Child process for the kill -9 test: runs one turn against a slow scripted stream, forever streaming."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from agent.config import Settings
+from agent.loop import Agent
+from agent.scripted import ScriptedServer
+from agent.store import SessionStore
+from agent.ui import NullUI
+
+if __name__ == "__main__":
+    home, cwd = Path(sys.argv[1]), Path(sys.argv[2])
+    slow = {"name": "slow", "calls": [{"text": "tick " * 5000, "chunk_size": 5, "delay": 0.01}]}
+    with ScriptedServer(slow) as server:
+        settings = Settings(
+            model="scripted",
+            provider="custom",
+            base_url=server.openai_base_url,
+            api_key=SecretStr("k"),
+            hermes_home=home,
+            cwd=cwd,
+        )
+        store = SessionStore(home / "tui" / "state.db")
+        agent = Agent(settings, ui=NullUI(), store=store)
+        print("started", flush=True)
+        agent.run_conversation("stream until killed")

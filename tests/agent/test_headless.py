@@ -1,0 +1,87 @@
+"""`hermes-tui -z` end to end, in a subprocess, against the scripted server (no network)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(args: list[str], cwd: Path, home: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_demo_prints_the_answer(hermes_home: Path, tmp_path: Path) -> None:
+    proc = _run(["-z", "hello", "--demo"], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "## What you just saw" in proc.stdout
+    assert "def fib(n: int) -> int:" in proc.stdout
+    assert "┊ terminal: pwd" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def _rm_scenario(tmp_path: Path, target: Path) -> Path:
+    scenario = tmp_path / "rm.yaml"
+    scenario.write_text(
+        "name: rm\n"
+        "calls:\n"
+        f"  - tool_calls: [{{name: terminal, arguments: {{command: 'rm -rf {target}'}}}}]\n"
+        "  - text: I tried to remove it.\n"
+    )
+    return scenario
+
+
+def test_risky_command_is_denied_without_yolo(hermes_home: Path, tmp_path: Path) -> None:
+    target = tmp_path / "precious"
+    target.mkdir()
+    (target / "file.txt").write_text("keep me")
+    proc = _run(["-z", "clean up", "--scenario", str(_rm_scenario(tmp_path, target))], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert target.exists() and (target / "file.txt").read_text() == "keep me"
+    assert "I tried to remove it." in proc.stdout
+    assert "denied" in proc.stderr
+
+
+def test_yolo_runs_the_risky_command(hermes_home: Path, tmp_path: Path) -> None:
+    target = tmp_path / "scratch"
+    target.mkdir()
+    proc = _run(["-z", "clean up", "--yolo", "--scenario", str(_rm_scenario(tmp_path, target))], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert not target.exists()
+
+
+def test_unconfigured_provider_is_a_clear_error(hermes_home: Path, tmp_path: Path) -> None:
+    proc = _run(["-z", "hello"], tmp_path, hermes_home)
+    assert proc.returncode == 2
+    assert "no model provider configured" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_unreachable_provider_is_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    # Port 9 on loopback: nothing listens, the connection is refused at once (no network involved).
+    (hermes_home / "tui").mkdir(parents=True, exist_ok=True)
+    (hermes_home / "tui" / "config.yaml").write_text("max_retries: 0\n")
+    proc = _run(
+        ["-z", "hello", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--api-key", "sk-secret-value-123"],
+        tmp_path,
+        hermes_home,
+    )
+    assert proc.returncode == 1
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")]
+    assert lines and "Could not reach" in lines[-1]
+    assert "Traceback" not in proc.stderr
+    assert "sk-secret-value-123" not in proc.stderr + proc.stdout
+
+
+def test_config_masks_the_api_key(hermes_home: Path, tmp_path: Path) -> None:
+    proc = _run(["config", "--api-key", "sk-abcdefghijklmnop", "--model", "gpt-4o"], tmp_path, hermes_home)
+    assert proc.returncode == 0
+    assert "sk-abcdefghijklmnop" not in proc.stdout
+    assert "sk-…mnop" in proc.stdout

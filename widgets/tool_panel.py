@@ -1,0 +1,679 @@
+"""One tool call in the transcript: a one-line header and a collapsible body, three widgets in all.
+
+Lifecycle, driven by the app from agent events:
+
+- `ToolPanel(call_id, name, index)` on `ToolCallStarted`: state `preparing` ("preparing terminal…").
+- `set_started(arguments, summary)` on `ToolStarted`: state `running`, a live elapsed time (~4 Hz).
+- `append_output(chunk)` on `ToolOutput`: cheap and thread-safe; a ~12 Hz timer drains it. While running the
+  body shows the last `TAIL_LINES` lines (tail-limited) unless expanded; at most `MAX_OUTPUT_CHARS` of output
+  are kept in memory, with a note saying how much was dropped.
+- `set_finished(status, duration, result, data)` on `ToolFinished`: `ok | error | cancelled | denied`, the final
+  duration, and the result: a coloured diff for write_file/patch, the task list for todo, the result text
+  otherwise. Errors and denials open expanded; successes collapse to the header.
+
+Click the header or press Enter on the focused panel to expand/collapse. Everything from the tool or the
+model is shown as plain `Text` with terminal escapes stripped.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+from widgets.spinner import format_elapsed
+from widgets.text_safety import StreamSanitizer, sanitize_display
+
+__all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot"]
+
+FINAL_STATUSES: frozenset[str] = frozenset({"ok", "error", "cancelled", "denied"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSnapshot:
+    """Everything needed to redraw a finished panel: what the transcript keeps for an unmounted one."""
+
+    call_id: str
+    name: str
+    index: int
+    status: str
+    summary: str = ""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    duration: float | None = None
+    result: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    output: str = ""
+    dropped_chars: int = 0
+    dropped_lines: int = 0
+    expanded: bool | None = None
+
+
+class ToolPanelHeader(Widget):
+    """The panel's one-line header; it asks its panel what to draw (so the panel owns all state)."""
+
+    DEFAULT_CSS = """
+    ToolPanelHeader {
+        height: 1;
+    }
+    """
+
+    def __init__(self, panel: ToolPanel) -> None:
+        super().__init__()
+        self._panel = panel
+
+    def render(self) -> Text:
+        return self._panel.render_header(self.content_region.width or self.size.width)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self._panel.focus()
+        self._panel.action_toggle()
+
+
+class ToolPanelBody(Widget):
+    """The panel's body (output tail, diff, excerpt, task list). Hidden unless the panel shows a body."""
+
+    DEFAULT_CSS = """
+    ToolPanelBody {
+        height: auto;
+        display: none;
+    }
+    """
+
+    def __init__(self, panel: ToolPanel) -> None:
+        super().__init__()
+        self._panel = panel
+
+    def render(self) -> Text:
+        return self._panel.render_body()
+
+
+class ToolPanel(Widget, can_focus=True):
+    """A tool call: header `▸ 💻 terminal  ls -la  1.2s ✓` and a collapsible body."""
+
+    DEFAULT_CSS = """
+    ToolPanel {
+        height: auto;
+        margin: 1 0 0 0;
+        padding: 0 1;
+        &.-grouped { margin: 0; }
+        &:focus { background: $boost; }
+        &.-show-body > ToolPanelBody { display: block; }
+        & > ToolPanelBody {
+            margin: 0 0 0 2;
+            padding: 0 1;
+            border-left: outer $foreground 15%;
+            color: $foreground 80%;
+        }
+        &.-error > ToolPanelBody, &.-denied > ToolPanelBody { border-left: outer $error 60%; }
+        &.-running > ToolPanelBody { border-left: outer $accent 50%; }
+
+        & > .tool-panel--chevron { color: $text-muted; }
+        & > .tool-panel--name { color: $text-primary; text-style: bold; }
+        & > .tool-panel--summary { color: $foreground 85%; }
+        & > .tool-panel--preparing { color: $text-muted; text-style: italic; }
+        & > .tool-panel--time { color: $text-muted; }
+        & > .tool-panel--running { color: $accent; }
+        & > .tool-panel--ok { color: $success; }
+        & > .tool-panel--error { color: $error; }
+        & > .tool-panel--cancelled { color: $warning; }
+        & > .tool-panel--denied { color: $error; }
+        & > .tool-panel--note { color: $text-muted; text-style: italic; }
+        & > .tool-panel--error-text { color: $text-error; }
+        & > .tool-panel--diff-add { color: $success; }
+        & > .tool-panel--diff-del { color: $error; }
+        & > .tool-panel--diff-hunk { color: $accent; }
+        & > .tool-panel--diff-meta { color: $text-muted; text-style: bold; }
+        & > .tool-panel--todo-pending { color: $foreground; }
+        & > .tool-panel--todo-active { color: $accent; text-style: bold; }
+        & > .tool-panel--todo-done { color: $success; }
+        & > .tool-panel--todo-cancelled { color: $text-muted; text-style: strike; }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "tool-panel--chevron",
+        "tool-panel--name",
+        "tool-panel--summary",
+        "tool-panel--preparing",
+        "tool-panel--time",
+        "tool-panel--running",
+        "tool-panel--ok",
+        "tool-panel--error",
+        "tool-panel--cancelled",
+        "tool-panel--denied",
+        "tool-panel--note",
+        "tool-panel--error-text",
+        "tool-panel--diff-add",
+        "tool-panel--diff-del",
+        "tool-panel--diff-hunk",
+        "tool-panel--diff-meta",
+        "tool-panel--todo-pending",
+        "tool-panel--todo-active",
+        "tool-panel--todo-done",
+        "tool-panel--todo-cancelled",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle", "Expand/collapse", show=False),
+    ]
+
+    ICONS: ClassVar[dict[str, str]] = {
+        "terminal": "💻",
+        "read_file": "📖",
+        "write_file": "✍️",
+        "patch": "🔧",
+        "search_files": "🔎",
+        "clarify": "❓",
+        "todo": "📋",
+        "memory": "🧠",
+        "session_search": "🗂️",
+    }
+    """Icon per tool name; themes/skins may replace or extend it."""
+    FALLBACK_ICON: ClassVar[str] = "⚙️"
+
+    STATUS_GLYPHS: ClassVar[dict[str, str]] = {
+        "ok": "✓",
+        "error": "✗ failed",
+        "cancelled": "⊘ cancelled",
+        "denied": "⊘ denied",
+    }
+    SPINNER_FRAMES: ClassVar[tuple[str, ...]] = ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏")
+    TODO_GLYPHS: ClassVar[dict[str, str]] = {
+        "pending": "☐",
+        "in_progress": "◐",
+        "completed": "☑",
+        "cancelled": "☒",
+    }
+
+    DIFF_TOOLS: ClassVar[frozenset[str]] = frozenset({"write_file", "patch"})
+    EXPANDED_ON_SUCCESS: ClassVar[frozenset[str]] = frozenset({"todo"})
+    """Tools whose successful result is worth showing without a click."""
+
+    TAIL_LINES: ClassVar[int] = 30
+    MAX_OUTPUT_CHARS: ClassVar[int] = 200_000
+    FLUSH_HZ: ClassVar[float] = 12.0
+    HEADER_EVERY: ClassVar[int] = 3
+    """Repaint the header's elapsed time every Nth flush tick (12 Hz / 3 = 4 Hz)."""
+    ANIMATE: ClassVar[bool] = True
+    """False freezes the live elapsed time at 0.0s (snapshot tests)."""
+
+    expanded: reactive[bool] = reactive(False)
+    """Show the full body instead of the header (or the live tail while running)."""
+
+    def __init__(
+        self,
+        call_id: str,
+        name: str,
+        index: int = 0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._call_id = call_id
+        self._tool_name = name
+        self._index = index
+        self._clock = clock
+        self._status = "preparing"
+        self._summary = ""
+        self._arguments: dict[str, Any] = {}
+        self._started_at: float | None = None
+        self._duration: float | None = None
+        self._result = ""
+        self._data: dict[str, Any] = {}
+        self._user_expanded: bool | None = None
+        # Output: `append_output` pushes under the lock; the timer drains on the UI thread.
+        self._out_lock = threading.Lock()
+        self._out_pending: list[str] = []
+        self._sanitizer = StreamSanitizer()
+        self._output_parts: list[str] = []
+        self._output_len = 0
+        self._dropped_chars = 0
+        self._dropped_lines = 0
+        self._timer: Timer | None = None
+        self._ticks = 0
+        self._version = 0
+        self._body_cache: tuple[tuple[int, bool, int], Text] | None = None
+        self._header: ToolPanelHeader | None = None
+        self._body: ToolPanelBody | None = None
+        self.add_class("-preparing")
+
+    @classmethod
+    def from_snapshot(cls, snapshot: ToolSnapshot) -> ToolPanel:
+        """A finished panel rebuilt from a snapshot (no timers; used when re-mounting transcript history)."""
+        panel = cls(snapshot.call_id, snapshot.name, snapshot.index)
+        panel._summary = snapshot.summary
+        panel._arguments = dict(snapshot.arguments)
+        if snapshot.output:
+            panel._output_parts = [snapshot.output]
+            panel._output_len = len(snapshot.output)
+        panel._dropped_chars = snapshot.dropped_chars
+        panel._dropped_lines = snapshot.dropped_lines
+        panel._user_expanded = snapshot.expanded
+        panel._apply_finished(snapshot.status, snapshot.duration, snapshot.result, snapshot.data)
+        return panel
+
+    # ----------------------------------------------------------------------------------------- state
+
+    @property
+    def call_id(self) -> str:
+        return self._call_id
+
+    @property
+    def tool_name(self) -> str:
+        return self._tool_name
+
+    @property
+    def index(self) -> int:
+        return self._index
+
+    @property
+    def status(self) -> str:
+        """`preparing`, `running`, `ok`, `error`, `cancelled` or `denied`."""
+        return self._status
+
+    @property
+    def is_finished(self) -> bool:
+        return self._status in FINAL_STATUSES
+
+    @property
+    def summary(self) -> str:
+        return self._summary
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return self._arguments
+
+    @property
+    def result(self) -> str:
+        return self._result
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self._data
+
+    @property
+    def duration(self) -> float | None:
+        """Final duration once finished, else the live elapsed time (None while preparing)."""
+        if self._duration is not None:
+            return self._duration
+        if self._started_at is None:
+            return None
+        return self._clock() - self._started_at if self.ANIMATE else 0.0
+
+    @property
+    def output(self) -> str:
+        """The output kept so far (the last `MAX_OUTPUT_CHARS` at most)."""
+        if len(self._output_parts) > 1:
+            self._output_parts[:] = ["".join(self._output_parts)]
+        return self._output_parts[0] if self._output_parts else ""
+
+    @property
+    def dropped_chars(self) -> int:
+        return self._dropped_chars
+
+    @property
+    def has_body(self) -> bool:
+        """Is there anything to show below the header?"""
+        if self._output_len:
+            return True
+        if not self.is_finished:
+            return False
+        return bool(self._diff() or self._todos() or self._result.strip())
+
+    @property
+    def body_visible(self) -> bool:
+        return self.has_class("-show-body")
+
+    def snapshot(self) -> ToolSnapshot:
+        """A plain-data copy of this panel (what the transcript keeps when it unmounts the panel)."""
+        self._drain_output()
+        return ToolSnapshot(
+            call_id=self._call_id,
+            name=self._tool_name,
+            index=self._index,
+            status=self._status,
+            summary=self._summary,
+            arguments=dict(self._arguments),
+            duration=self._duration,
+            result=self._result,
+            data=dict(self._data),
+            output=self.output,
+            dropped_chars=self._dropped_chars,
+            dropped_lines=self._dropped_lines,
+            expanded=self._user_expanded,
+        )
+
+    # ----------------------------------------------------------------------------------------- updates
+
+    def set_call_id(self, call_id: str) -> None:
+        """Give a panel created before its id was known (ToolCallStarted without id) its real call id."""
+        self._call_id = call_id
+
+    def set_started(self, arguments: Mapping[str, Any], summary: str) -> None:
+        """The tool started running (ToolStarted): arguments, one-line summary, and the elapsed clock."""
+        self._arguments = dict(arguments)
+        self._summary = _one_line(summary)
+        if self._status == "preparing":
+            self._status = "running"
+            self._started_at = self._clock()
+            self.set_class(False, "-preparing")
+            self.set_class(True, "-running")
+        self._changed()
+
+    def append_output(self, chunk: str) -> None:
+        """Queue a chunk of live output. Cheap and thread-safe; drawn on the next flush tick."""
+        if chunk:
+            with self._out_lock:
+                self._out_pending.append(chunk)
+
+    def set_todos(self, items: Iterable[Mapping[str, Any]]) -> None:
+        """Show an updated task list (TodoUpdated) in a todo panel."""
+        self._data = {**self._data, "todos": [dict(item) for item in items]}
+        self._changed()
+
+    def set_finished(
+        self,
+        status: str,
+        duration: float | None,
+        result: str,
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
+        """The tool finished (ToolFinished): final status, duration and result; stops the timers."""
+        self._stop_timer()
+        self._drain_output()
+        if tail := self._sanitizer.flush():
+            self._add_output(tail)
+        self._apply_finished(status, duration, result, data or {})
+
+    def _apply_finished(
+        self, status: str, duration: float | None, result: str, data: Mapping[str, Any]
+    ) -> None:
+        status = status if status in FINAL_STATUSES else "error"
+        for old in ("-preparing", "-running", "-ok", "-error", "-cancelled", "-denied"):
+            self.set_class(False, old)
+        self.add_class(f"-{status}")
+        self._status = status
+        if duration is None and self._started_at is not None:
+            duration = self._clock() - self._started_at
+        self._duration = duration
+        self._result = sanitize_display(result or "")
+        self._data = dict(data)
+        if self._user_expanded is None:
+            default = status in ("error", "denied") or (
+                status == "ok" and self._tool_name in self.EXPANDED_ON_SUCCESS and self.has_body
+            )
+            self.set_reactive(ToolPanel.expanded, default)
+        self._changed()
+
+    # ----------------------------------------------------------------------------------------- actions
+
+    def action_toggle(self) -> None:
+        """Expand or collapse the body (no-op when there is nothing to show)."""
+        if not self.has_body and not self.expanded:
+            return
+        self._user_expanded = not self.expanded
+        self.expanded = self._user_expanded
+
+    def watch_expanded(self) -> None:
+        self._changed()
+
+    # ----------------------------------------------------------------------------------------- lifecycle
+
+    def compose(self) -> ComposeResult:
+        self._header = ToolPanelHeader(self)
+        self._body = ToolPanelBody(self)
+        yield self._header
+        yield self._body
+
+    def on_mount(self) -> None:
+        self._sync_body()
+        if not self.is_finished:
+            self._timer = self.set_interval(1 / self.FLUSH_HZ, self._on_tick, name="tool-panel")
+
+    def on_unmount(self) -> None:
+        self._stop_timer()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _on_tick(self) -> None:
+        self._ticks += 1
+        drained = self._drain_output()
+        if drained:
+            self._changed()
+        elif self._ticks % self.HEADER_EVERY == 0 and self._header is not None:
+            self._header.refresh()
+
+    # ----------------------------------------------------------------------------------------- output
+
+    def _drain_output(self) -> bool:
+        with self._out_lock:
+            if not self._out_pending:
+                return False
+            raw = "".join(self._out_pending)
+            self._out_pending.clear()
+        chunk = self._sanitizer.feed(raw)
+        if chunk:
+            self._add_output(chunk)
+        return bool(chunk)
+
+    def _add_output(self, chunk: str) -> None:
+        self._output_parts.append(chunk)
+        self._output_len += len(chunk)
+        if self._output_len > self.MAX_OUTPUT_CHARS:
+            # Keep ~90% of the cap, starting on a line boundary, so we do not re-trim on every chunk.
+            text = "".join(self._output_parts)
+            cut = len(text) - int(self.MAX_OUTPUT_CHARS * 0.9)
+            newline = text.find("\n", cut)
+            if newline != -1 and newline - cut < 4096:
+                cut = newline + 1
+            self._dropped_lines += text.count("\n", 0, cut)
+            self._dropped_chars += cut
+            self._output_parts = [text[cut:]]
+            self._output_len = len(text) - cut
+
+    # ----------------------------------------------------------------------------------------- rendering
+
+    def _changed(self) -> None:
+        """Data or expansion changed: invalidate the body, update visibility, repaint."""
+        self._version += 1
+        self._body_cache = None
+        if self.is_mounted:
+            self._sync_body()
+            if self._header is not None:
+                self._header.refresh()
+            if self._body is not None and self.body_visible:
+                self._body.refresh(layout=True)
+
+    def _sync_body(self) -> None:
+        running_tail = self._status == "running" and self._output_len > 0
+        show = self.has_body and (self.expanded or running_tail)
+        self.set_class(show, "-show-body")
+
+    def _style(self, component: str) -> Style:
+        return self.get_component_rich_style(f"tool-panel--{component}", partial=True)
+
+    def _diff(self) -> str:
+        if self._tool_name not in self.DIFF_TOOLS:
+            return ""
+        diff = self._data.get("diff")
+        return sanitize_display(diff) if isinstance(diff, str) else ""
+
+    def _todos(self) -> list[Mapping[str, Any]]:
+        todos = self._data.get("todos")
+        if not isinstance(todos, list | tuple):
+            return []
+        return [item for item in todos if isinstance(item, Mapping)]
+
+    def render_header(self, width: int) -> Text:
+        """The one-line header, fitted to `width` cells: the summary is truncated with … first."""
+        icon = self.ICONS.get(self._tool_name, self.FALLBACK_ICON)
+        left = Text(end="")
+        chevron = ("▾ " if self.expanded else "▸ ") if self.has_body else "  "
+        left.append(chevron, style=self._style("chevron"))
+        left.append(f"{icon} ")
+        right = Text(end="")
+        if self._status == "preparing":
+            left.append(f"preparing {self._tool_name}…", style=self._style("preparing"))
+            frame = self.SPINNER_FRAMES[self._ticks % len(self.SPINNER_FRAMES)] if self.ANIMATE else "…"
+            right.append(frame, style=self._style("running"))
+        else:
+            left.append(self._tool_name, style=self._style("name"))
+            duration = self.duration
+            if duration is not None:
+                right.append(format_elapsed(duration), style=self._style("time"))
+            if self._status == "running":
+                frame = self.SPINNER_FRAMES[self._ticks % len(self.SPINNER_FRAMES)] if self.ANIMATE else "⠋"
+                right.append(f" {frame}", style=self._style("running"))
+            else:
+                exit_code = self._data.get("exit_code")
+                if isinstance(exit_code, int) and exit_code != 0 and self._status == "ok":
+                    right.append(f" exit {exit_code}", style=self._style("cancelled"))
+                else:
+                    right.append(f" {self.STATUS_GLYPHS[self._status]}", style=self._style(self._status))
+        used = left.cell_len + right.cell_len
+        room = width - used - 3  # two spaces before the summary, at least one before the right part
+        line = Text(no_wrap=True, overflow="ellipsis", end="")
+        line.append_text(left)
+        if self._summary and room >= 4:
+            summary = Text(self._summary, style=self._style("summary"), no_wrap=True, end="")
+            if summary.cell_len > room:
+                summary.truncate(room, overflow="ellipsis")
+            line.append("  ")
+            line.append_text(summary)
+        gap = max(1, width - line.cell_len - right.cell_len)
+        line.append(" " * gap)
+        line.append_text(right)
+        return line
+
+    def render_body(self) -> Text:
+        """The body: output (tail-limited unless expanded), then the diff / task list / result."""
+        tail_mode = not self.expanded
+        key = (self._version, tail_mode, self.TAIL_LINES)
+        if self._body_cache is not None and self._body_cache[0] == key:
+            return self._body_cache[1]
+        body = Text(end="")
+        sections: list[Text] = []
+        if self._output_len:
+            sections.append(self._output_text(tail_mode))
+        if self.is_finished:
+            failed = self._status != "ok"
+            diff, todos = self._diff(), self._todos()
+            result = self._result.strip("\n")
+            extra = _result_extra(result, self.output) if self._output_len else result
+            extra_style = self._style("error-text") if failed else self._style("note")
+            if diff or todos:
+                if extra:
+                    sections.append(Text(extra, style=extra_style, end=""))
+                sections.append(self._diff_text(diff) if diff else self._todo_text(todos))
+            elif extra:
+                plain = not failed and not self._output_len
+                sections.append(Text(extra, style=Style() if plain else extra_style, end=""))
+        for number, section in enumerate(sections):
+            if number:
+                body.append("\n")
+            body.append_text(section)
+        self._body_cache = (key, body)
+        return body
+
+    def _output_text(self, tail_mode: bool) -> Text:
+        output = self.output.rstrip("\n")
+        note = self._style("note")
+        text = Text(end="")
+        if tail_mode:
+            pieces = output.rsplit("\n", self.TAIL_LINES)
+            if len(pieces) > self.TAIL_LINES:
+                hidden = output.count("\n") + 1 - self.TAIL_LINES + self._dropped_lines
+                text.append(f"… {hidden} earlier lines (enter to expand)\n", style=note)
+                output = "\n".join(pieces[1:])
+            elif self._dropped_lines:
+                text.append(f"… {self._dropped_lines} earlier lines not kept\n", style=note)
+        elif self._dropped_chars:
+            kept_kb = self.MAX_OUTPUT_CHARS // 1000
+            text.append(
+                f"… {self._dropped_chars // 1000} KB ({self._dropped_lines} lines) of earlier output not kept"
+                f" (only the last ~{kept_kb} KB are)\n",
+                style=note,
+            )
+        text.append(output)
+        return text
+
+    def _diff_text(self, diff: str) -> Text:
+        styles = {
+            "add": self._style("diff-add"),
+            "del": self._style("diff-del"),
+            "hunk": self._style("diff-hunk"),
+            "meta": self._style("diff-meta"),
+        }
+        text = Text(end="")
+        for number, line in enumerate(diff.rstrip("\n").split("\n")):
+            if number:
+                text.append("\n")
+            if line.startswith(("+++", "---", "diff ", "index ")):
+                text.append(line, style=styles["meta"])
+            elif line.startswith("@@"):
+                text.append(line, style=styles["hunk"])
+            elif line.startswith("+"):
+                text.append(line, style=styles["add"])
+            elif line.startswith("-"):
+                text.append(line, style=styles["del"])
+            else:
+                text.append(line)
+        return text
+
+    def _todo_text(self, todos: list[Mapping[str, Any]]) -> Text:
+        component = {
+            "pending": "todo-pending",
+            "in_progress": "todo-active",
+            "completed": "todo-done",
+            "cancelled": "todo-cancelled",
+        }
+        text = Text(end="")
+        for number, item in enumerate(todos):
+            status = str(item.get("status", "pending"))
+            status = status if status in self.TODO_GLYPHS else "pending"
+            content = item.get("content") or item.get("text") or item.get("title") or item.get("task") or ""
+            if number:
+                text.append("\n")
+            style = self._style(component[status])
+            text.append(f"{self.TODO_GLYPHS[status]} ", style=style)
+            text.append(_one_line(str(content)), style=style)
+        return text
+
+
+def _one_line(text: str) -> str:
+    """A summary fits on one line: controls stripped, newlines shown as ↵."""
+    return sanitize_display(text).strip().replace("\n", " ↵ ").replace("\t", " ")
+
+
+def _result_extra(result: str, output: str) -> str:
+    """What a tool's result adds to the output we already streamed (e.g. `[exit code: 1]`)."""
+    if not output.strip():
+        return result
+    shown = output.rstrip("\n")
+    if result.startswith(shown):
+        return result[len(shown) :].strip("\n")
+    # The streamed output was trimmed differently from the result: keep only the result's bracketed trailer.
+    trailer: list[str] = []
+    for line in reversed(result.split("\n")):
+        if not (line.startswith("[") and line.endswith("]")):
+            break
+        trailer.append(line)
+    return "\n".join(reversed(trailer))
