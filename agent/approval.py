@@ -1472,8 +1472,8 @@ def _write_targets(cmd: _Cmd) -> list[str]:
             if name in ("cp", "mv", "install", "ln") and (
                 dest.endswith("/") or dest in (".", "..") or into_home
             ):
-                # into a directory, the files keep their names: `cp x/.env .` writes ./.env, `cp -r dots/.ssh ~`
-                # writes ~/.ssh (but `cp -r ~/.ssh backup/` only makes a copy: not flagged)
+                # into a directory, the files keep their names: `cp x/.env .` writes ./.env,
+                # `cp -r dots/.ssh ~` writes ~/.ssh (but `cp -r ~/.ssh backup/` only makes a copy)
                 srcs = [a for a in args if not a.startswith("-") and a != dest]
                 for src in srcs:
                     combined = dest.rstrip("/") + "/" + posixpath.basename(src.rstrip("/"))
@@ -1898,7 +1898,7 @@ class ApprovalGate:
         self._state_lock = threading.Lock()
         self._prompt_lock = threading.Lock()
 
-    # ---- public ----------------------------------------------------------------------------------------
+    # ---- public ------------------------------------------------------------------------------------------
 
     def review_command(self, command: str, *, tool_name: str = "terminal") -> Verdict:
         det = detect(command)
@@ -1939,7 +1939,7 @@ class ApprovalGate:
         with self._state_lock:
             return frozenset(self._session_keys)
 
-    # ---- internals -------------------------------------------------------------------------------------
+    # ---- internals ---------------------------------------------------------------------------------------
 
     def _record(self, command: str, reasons: list[str], decision: str) -> None:
         if self.store is None:

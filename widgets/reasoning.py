@@ -163,10 +163,14 @@ class ReasoningBlock(Widget, can_focus=True):
         if not self._finished:
             last_line = next((ln for ln in reversed(self._tail.splitlines()) if ln.strip()), "")
             header.append(" … ", style=meta_style)
-            header.append(last_line.strip(), style=self.get_component_rich_style("reasoning--body", partial=True))
+            header.append(
+                last_line.strip(), style=self.get_component_rich_style("reasoning--body", partial=True)
+            )
         else:
             lines = self.shown_text.strip().count("\n") + 1 if self.shown_text.strip() else 0
-            header.append(f" · {lines} line{'s' if lines != 1 else ''} (click/enter to show)", style=meta_style)
+            header.append(
+                f" · {lines} line{'s' if lines != 1 else ''} (click/enter to show)", style=meta_style
+            )
         return header
 
     def render(self) -> Text:

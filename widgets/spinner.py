@@ -143,7 +143,7 @@ class Spinner(Widget):
 
     @property
     def animates(self) -> bool:
-        """Whether frames advance: off for `ANIMATE=False`/`animate=False`; honours TEXTUAL_ANIMATIONS=none."""
+        """Whether the spinner moves at all: off for `ANIMATE=False` or `animate=False` (snapshots)."""
         if self._animate is not None:
             return self._animate
         return self.ANIMATE
@@ -229,7 +229,9 @@ class Spinner(Widget):
         line.append(" ")
         line.append(f"{verb}…", style=self.get_component_rich_style("spinner--verb", partial=True))
         line.append(" ")
-        line.append(format_elapsed(elapsed), style=self.get_component_rich_style("spinner--elapsed", partial=True))
+        line.append(
+            format_elapsed(elapsed), style=self.get_component_rich_style("spinner--elapsed", partial=True)
+        )
         hint_style = self.get_component_rich_style("spinner--hint", partial=True)
         if elapsed >= self.SLOW_AFTER:
             line.append(" · still waiting for the provider", style=hint_style)

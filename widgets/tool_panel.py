@@ -7,9 +7,9 @@ Lifecycle, driven by the app from agent events:
 - `append_output(chunk)` on `ToolOutput`: cheap and thread-safe; a ~12 Hz timer drains it. While running the
   body shows the last `TAIL_LINES` lines (tail-limited) unless expanded; at most `MAX_OUTPUT_CHARS` of output
   are kept in memory, with a note saying how much was dropped.
-- `set_finished(status, duration, result, data)` on `ToolFinished`: `ok | error | cancelled | denied`, the final
-  duration, and the result: a coloured diff for write_file/patch, the task list for todo, the result text
-  otherwise. Errors and denials open expanded; successes collapse to the header.
+- `set_finished(status, duration, result, data)` on `ToolFinished`: `ok | error | cancelled | denied`, the
+  final duration, and the result: a coloured diff for write_file/patch, the task list for todo, the result
+  text otherwise. Errors and denials open expanded; successes collapse to the header.
 
 Click the header or press Enter on the focused panel to expand/collapse. Everything from the tool or the
 model is shown as plain `Text` with terminal escapes stripped.
@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -664,16 +663,19 @@ def _one_line(text: str) -> str:
 
 
 def _result_extra(result: str, output: str) -> str:
-    """What a tool's result adds to the output we already streamed (e.g. `[exit code: 1]`)."""
+    """What a tool's result adds to the output we already streamed (e.g. `[exit code: 1]`, an error)."""
     if not output.strip():
         return result
     shown = output.rstrip("\n")
     if result.startswith(shown):
         return result[len(shown) :].strip("\n")
-    # The streamed output was trimmed differently from the result: keep only the result's bracketed trailer.
+    if result.strip() in output:
+        return ""
+    # A terminal-shaped result (output, then `[...]` notes) whose output was trimmed differently from ours:
+    # keep only its bracketed trailer. Anything else (an error message) is shown whole.
     trailer: list[str] = []
     for line in reversed(result.split("\n")):
         if not (line.startswith("[") and line.endswith("]")):
             break
         trailer.append(line)
-    return "\n".join(reversed(trailer))
+    return "\n".join(reversed(trailer)) if trailer else result

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from agent.errors import EmptyStreamError
 from agent.messages import ToolCall, Usage
 from agent.transports.base import ModelRequest, ModelResponse, StreamSink, pump
 
@@ -208,6 +209,8 @@ class OpenAIChatTransport:
         )
         if "response" in completed:
             return _from_completion(completed["response"], sink)
+        if acc.chunks == 0:
+            raise EmptyStreamError("the stream ended without a single chunk")
         return acc.response()
 
 

@@ -1,0 +1,260 @@
+"""The Anthropic messages API over the official `anthropic` SDK, streamed.
+
+The transcript stays in one neutral (chat-completions) shape; it is converted here on the wire: the system
+prompt pulled out, assistant tool calls as `tool_use` blocks, tool results as `tool_result` blocks inside a
+user turn, consecutive same-role turns merged. Prompt caching marks the system prompt and the last three
+messages, so a long session re-reads its prefix from the cache on every call.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from agent.errors import EmptyStreamError
+from agent.messages import ToolCall, Usage
+from agent.transports.base import ModelRequest, ModelResponse, StreamSink, pump
+
+DEFAULT_MAX_TOKENS = 16_384
+STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+    "pause_turn": "stop",
+}
+CACHE = {"type": "ephemeral"}
+
+
+def _tool_input(arguments: str) -> dict[str, Any]:
+    try:
+        value = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Chat-completions messages -> (system text, Anthropic messages)."""
+    system_parts: list[str] = []
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        role = msg["role"]
+        if role == "system":
+            if msg.get("content"):
+                system_parts.append(msg["content"])
+            continue
+        blocks: list[dict[str, Any]] = []
+        if role == "tool":
+            blocks.append({"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": msg.get("content") or "(empty)"})
+            role = "user"
+        elif role == "assistant":
+            if msg.get("content"):
+                blocks.append({"type": "text", "text": msg["content"]})
+            for call in msg.get("tool_calls") or []:
+                fn = call["function"]
+                blocks.append({"type": "tool_use", "id": call["id"], "name": fn["name"], "input": _tool_input(fn["arguments"])})
+        elif msg.get("content"):
+            blocks.append({"type": "text", "text": msg["content"]})
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            prev = out[-1]["content"]
+            # Tool results must come first in a user turn.
+            if role == "user" and any(b["type"] == "tool_result" for b in blocks):
+                results = [b for b in prev if b["type"] == "tool_result"] + [b for b in blocks if b["type"] == "tool_result"]
+                others = [b for b in prev if b["type"] != "tool_result"] + [b for b in blocks if b["type"] != "tool_result"]
+                out[-1]["content"] = results + others
+            else:
+                prev.extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    # Orphans: a tool_result whose tool_use is not in the previous assistant turn is dropped.
+    for i, msg in enumerate(out):
+        if msg["role"] != "user":
+            continue
+        prev_ids = set()
+        if i > 0 and out[i - 1]["role"] == "assistant":
+            prev_ids = {b["id"] for b in out[i - 1]["content"] if b["type"] == "tool_use"}
+        kept = [b for b in msg["content"] if b["type"] != "tool_result" or b["tool_use_id"] in prev_ids]
+        msg["content"] = kept or [{"type": "text", "text": "(empty)"}]
+    if out and out[0]["role"] != "user":
+        out.insert(0, {"role": "user", "content": [{"type": "text", "text": "(conversation continues)"}]})
+    return "\n\n".join(system_parts), out
+
+
+def apply_cache_control(system: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mark the system prompt and the last three messages (4 breakpoints, Anthropic's maximum)."""
+    for msg in messages[-3:]:
+        if msg["content"]:
+            msg["content"][-1] = {**msg["content"][-1], "cache_control": CACHE}
+    return [{"type": "text", "text": system, "cache_control": CACHE}] if system else []
+
+
+def convert_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": t["function"]["name"],
+            "description": t["function"].get("description", ""),
+            "input_schema": t["function"].get("parameters") or {"type": "object", "properties": {}},
+        }
+        for t in tools
+    ]
+
+
+class AnthropicAccumulator:
+    def __init__(self, sink: StreamSink) -> None:
+        self.sink = sink
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.tool_order: list[int] = []
+        self.stop_reason: str | None = None
+        self.usage = Usage()
+        self.saw_usage = False
+
+    def handle(self, event: Any) -> None:
+        kind = getattr(event, "type", "")
+        if kind == "message_start":
+            self._usage(getattr(event.message, "usage", None))
+        elif kind == "content_block_start":
+            block = event.content_block
+            btype = getattr(block, "type", "")
+            if btype == "tool_use":
+                index = event.index
+                self.blocks[index] = {"id": block.id, "name": block.name, "json": []}
+                self.tool_order.append(index)
+                self.sink.on_tool_start(len(self.tool_order) - 1, block.id, block.name)
+            elif btype == "text" and getattr(block, "text", ""):
+                self._text(block.text)
+        elif kind == "content_block_delta":
+            delta = event.delta
+            dtype = getattr(delta, "type", "")
+            if dtype == "text_delta":
+                self._text(delta.text)
+            elif dtype == "thinking_delta":
+                self.reasoning.append(delta.thinking)
+                self.sink.on_reasoning(delta.thinking)
+            elif dtype == "input_json_delta":
+                slot = self.blocks.get(event.index)
+                if slot is not None:
+                    slot["json"].append(delta.partial_json)
+        elif kind == "message_delta":
+            reason = getattr(event.delta, "stop_reason", None)
+            if reason:
+                self.stop_reason = reason
+            self._usage(getattr(event, "usage", None))
+
+    def _text(self, text: str) -> None:
+        if text:
+            self.text.append(text)
+            self.sink.on_text(text)
+
+    def _usage(self, raw: Any) -> None:
+        if raw is None:
+            return
+        self.saw_usage = True
+        if getattr(raw, "input_tokens", None):
+            self.usage.prompt_tokens = int(raw.input_tokens)
+        if getattr(raw, "output_tokens", None):
+            self.usage.completion_tokens = int(raw.output_tokens)
+        if getattr(raw, "cache_read_input_tokens", None):
+            self.usage.cache_read_tokens = int(raw.cache_read_input_tokens)
+        if getattr(raw, "cache_creation_input_tokens", None):
+            self.usage.cache_write_tokens = int(raw.cache_creation_input_tokens)
+
+    def response(self) -> ModelResponse:
+        calls = []
+        for index in self.tool_order:
+            slot = self.blocks[index]
+            calls.append(ToolCall(id=slot["id"], name=slot["name"], arguments="".join(slot["json"]) or "{}"))
+        finish = STOP_REASONS.get(self.stop_reason or "", self.stop_reason)
+        if calls and finish in (None, "stop"):
+            finish = "tool_calls"
+        usage = self.usage.copy() if self.saw_usage else None
+        if usage is not None:
+            # Anthropic's input_tokens excludes cached tokens; the context used includes them.
+            usage.prompt_tokens += usage.cache_read_tokens + usage.cache_write_tokens
+        return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage)
+
+
+class AnthropicTransport:
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None,
+        api_key: str | None,
+        stale_timeout: float = 180.0,
+        connect_timeout: float = 30.0,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self._api_key = api_key
+        self.stale_timeout = stale_timeout
+        self.connect_timeout = connect_timeout
+        self.max_tokens = max_tokens
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def _get_client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import anthropic
+
+                self._client = anthropic.Anthropic(
+                    base_url=self.base_url,
+                    api_key=self._api_key or "not-needed",
+                    max_retries=0,
+                    timeout=anthropic.Timeout(
+                        connect=self.connect_timeout, read=self.stale_timeout + 5, write=60.0, pool=self.connect_timeout
+                    ),
+                )
+            return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                try:
+                    self._client.close()
+                except Exception:  # noqa: BLE001
+                    pass
+                self._client = None
+
+    def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        system, messages = convert_messages(request.messages)
+        system_blocks = apply_cache_control(system, messages)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": request.max_tokens or self.max_tokens,
+            "stream": True,
+        }
+        if system_blocks:
+            kwargs["system"] = system_blocks
+        if request.tools:
+            kwargs["tools"] = convert_tools(request.tools)
+        return kwargs
+
+    def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
+        client = self._get_client()
+        acc = AnthropicAccumulator(sink)
+        kwargs = self.build_kwargs(request)
+        pump(
+            lambda: client.messages.create(**kwargs),
+            iter,
+            acc.handle,
+            acc.response,
+            interrupt=interrupt,
+            stale_timeout=self.stale_timeout,
+            on_idle=getattr(sink, "on_idle", None),
+        )
+        if not acc.saw_usage and not acc.text and not acc.tool_order and acc.stop_reason is None:
+            raise EmptyStreamError("the stream ended without a message")
+        return acc.response()
