@@ -142,6 +142,11 @@ class Spinner(Widget):
         return self._started_at is not None
 
     @property
+    def is_animating(self) -> bool:
+        """True while the frame timer runs (running, animated and on screen)."""
+        return self._timer is not None
+
+    @property
     def animates(self) -> bool:
         """Whether the spinner moves at all: off for `ANIMATE=False` or `animate=False` (snapshots)."""
         if self._animate is not None:

@@ -336,19 +336,29 @@ class StatusBar(Widget):
         return [f.key for f in self._fit(width if width is not None else self.content_size.width)]
 
     def _fit(self, width: int) -> list[_Field]:
-        """Drop the least important fields until the line fits; the model name is shortened last."""
+        """Make the line fit `width`: drop optional fields (least important first), then shorten the model
+        name, then drop the percentage, then shorten the model name further. Busy state and YOLO stay."""
         fields = self._fields()
-        while len(fields) > 1 and self._line_width(fields) > width:
-            droppable = max(fields, key=lambda f: f.rank)
-            if droppable.rank <= 1:
+
+        def too_wide() -> bool:
+            return self._line_width(fields) > width
+
+        for field in sorted((f for f in fields if f.rank >= 3), key=lambda f: -f.rank):
+            if not too_wide():
                 break
-            fields.remove(droppable)
+            fields.remove(field)
+        self._shorten_model(fields, width, minimum=12)
+        if too_wide():
+            fields[:] = [f for f in fields if f.key != "percent"]
+        self._shorten_model(fields, width, minimum=4)
+        return fields
+
+    def _shorten_model(self, fields: list[_Field], width: int, minimum: int) -> None:
+        """Truncate the model name (with an ellipsis) by as much as the line overflows, down to `minimum`."""
         overflow = self._line_width(fields) - width
         model = next((f for f in fields if f.key == "model"), None)
-        if overflow > 0 and model is not None:
-            keep = max(4, model.text.cell_len - overflow)
-            model.text.truncate(keep, overflow="ellipsis")
-        return fields
+        if overflow > 0 and model is not None and model.text.cell_len > minimum:
+            model.text.truncate(max(minimum, model.text.cell_len - overflow), overflow="ellipsis")
 
     def render(self) -> Text:
         width = self.content_size.width or self.size.width

@@ -326,6 +326,11 @@ class ToolPanel(Widget, can_focus=True):
         return self._dropped_chars
 
     @property
+    def is_live(self) -> bool:
+        """True while the panel's flush/elapsed timer runs (until the tool finishes)."""
+        return self._timer is not None
+
+    @property
     def has_body(self) -> bool:
         """Is there anything to show below the header?"""
         if self._output_len:

@@ -29,6 +29,8 @@ from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -208,6 +210,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._loading = False
         self._prune_scheduled = False
         self._premount: list[Widget] = []
+        self._pending_view: tuple[Widget, float] | None = None
 
     # ----------------------------------------------------------------------------------------- app API
 
@@ -478,9 +481,10 @@ class Transcript(VerticalScroll, can_focus=True):
             if isinstance(widget, ToolPanel) and self._panels.get(widget.call_id) is widget:
                 del self._panels[widget.call_id]
         self._placeholder.count = len(self._archived)
-        await self.remove_children(victims)
-        if not following and keep_ref is not None:
-            self.call_after_refresh(self._restore_view, keep_ref, ref_offset)
+        with self.app.batch_update():  # no frame between the removal and the scroll correction
+            await self.remove_children(victims)
+            if not following and keep_ref is not None:
+                self._pending_view = (keep_ref, ref_offset)
 
     async def _load_older_page(self, already_flagged: bool = False) -> None:
         """Re-mount the previous `PAGE_SIZE` archived entries above the mounted ones, keeping the view."""
@@ -502,16 +506,35 @@ class Transcript(VerticalScroll, can_focus=True):
                     self._panels.setdefault(widget.call_id, widget)
             self._placeholder.count = len(self._archived)
             self._regroup(0, len(widgets) + 1)
-            await self.mount_all(widgets, after=self._placeholder)
-            if not following and keep_ref is not None:
-                self.call_after_refresh(self._restore_view, keep_ref, ref_offset)
+            with self.app.batch_update():  # no frame between the mount and the scroll correction
+                await self.mount_all(widgets, after=self._placeholder)
+                if not following and keep_ref is not None:
+                    self._pending_view = (keep_ref, ref_offset)
         finally:
             self._loading = False
 
-    def _restore_view(self, reference: Widget, offset: float) -> None:
-        """Scroll so `reference` is `offset` lines below the top of the view again (after mounts above it)."""
-        if reference.is_attached and not self.is_following:
-            self.scroll_to(y=reference.virtual_region.y - offset, animate=False, immediate=True)
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Arrange children; after entries were mounted or removed above the view, also move the scroll
+        offset so the entry the user was looking at stays put.
+
+        Done here, in the same layout pass that moves the entries (like Textual's own anchoring), so no
+        frame is ever painted with the view jumped.
+        """
+        result = super().arrange(size, optimal)
+        if self._pending_view is None or optimal:
+            return result
+        reference, offset = self._pending_view
+        for placement in result.placements:
+            if placement.widget is reference:
+                self._pending_view = None
+                viewport = self.container_size.height - self.scrollbar_size_horizontal
+                max_y = max(0, result.spatial_map.total_region.bottom - viewport)
+                y = min(max(0.0, placement.region.y - offset), float(max_y))
+                self.set_reactive(Widget.scroll_y, y)
+                self.set_reactive(Widget.scroll_target_y, y)
+                self.vertical_scrollbar.position = y
+                break
+        return result
 
     async def _load_history(self, records: list[TranscriptRecord]) -> None:
         await self._clear()
