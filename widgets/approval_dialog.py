@@ -293,7 +293,9 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
                     yield Static(literal_text(self.saved_rule), id="approval-rule")
                     with Grid(id="approval-confirm-buttons"):
                         yield Button(
-                            Text("Save rule and allow (Enter/y)"), id="approval-confirm-yes", variant="warning"
+                            Text("Save rule and allow (Enter/y)"),
+                            id="approval-confirm-yes",
+                            variant="warning",
                         )
                         yield Button(Text("Back (Esc/n)"), id="approval-confirm-back")
             yield Static(self._hint_text(), id="approval-hint")

@@ -4,17 +4,16 @@
 Shift+Enter, Alt+Enter and Ctrl+Enter on terminals that speak the kitty keyboard protocol. What textual
 8.2.8 delivers (checked by feeding the byte sequences to its `XTermParser`):
 
-| the user presses                  | legacy terminal sends | textual 8.2.8 delivers |
-|-----------------------------------|-----------------------|------------------------|
-| Enter                             | `\\r`                  | `enter`                |
-| Ctrl+J (and Ctrl+Enter on many)   | `\\n`                  | `ctrl+j`               |
-| Alt+Enter                         | `ESC \\r`              | `enter` (alt is lost!) |
-| Shift+Enter                       | `\\r`                  | `enter`                |
-| Shift/Alt/Ctrl+Enter, kitty proto | `ESC[13;2u` / `;3u` / `;5u` | `shift+enter` / `alt+enter` / `ctrl+enter` |
+- Enter: legacy `\\r` -> `enter`.
+- Ctrl+J (and Ctrl+Enter on many terminals): `\\n` -> `ctrl+j`.
+- Alt+Enter on a legacy terminal: `ESC \\r` -> plain `enter` (the alt is lost, so it would send).
+- Shift+Enter on a legacy terminal: `\\r` -> plain `enter` (indistinguishable from Enter).
+- Shift/Alt/Ctrl+Enter with the kitty keyboard protocol: `ESC[13;2u` / `;3u` / `;5u` -> `shift+enter` /
+  `alt+enter` / `ctrl+enter`.
 
-So Ctrl+J is the one newline key that works on every terminal, and it is what the placeholder advertises
-first. Textual asks the terminal for the kitty protocol on start, so on kitty, WezTerm, foot, Ghostty and
-recent iTerm2/Alacritty the modified Enter keys work too.
+So Ctrl+J is the one newline key that works on every terminal. Textual asks the terminal for the kitty
+protocol on start, so on kitty, WezTerm, foot, Ghostty and recent iTerm2/Alacritty the modified Enter keys
+work too (the placeholder mentions both Shift+Enter and Ctrl+J).
 
 Large pastes arrive as one `events.Paste` (bracketed paste) and are inserted as one edit, never split into
 several submissions (Hermes #19494); line endings are normalised (a CRLF paste would otherwise become twice

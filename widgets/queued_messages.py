@@ -1,9 +1,9 @@
 """Messages the user sent while the agent was busy, waiting for the turn to end.
 
 A queue nobody can see is a queue that surprises (Hermes #28503 dropped queued messages, #64578 stranded
-them; Claude Code users pull queued prompts back with Up). So the queue is a visible list above the prompt:
-each row can be taken back into the prompt for editing (`e`, Enter or a click) or removed (`x` / Delete). The app
-sends `pop_next()` when a turn ends. Hidden while empty.
+them; Claude Code users pull queued prompts back with Up). So the queue is a visible list above the
+prompt: each row can be taken back into the prompt for editing (`e`, Enter or a click) or removed (`x` /
+Delete). The app sends `pop_next()` when a turn ends. Hidden while empty.
 """
 
 from __future__ import annotations

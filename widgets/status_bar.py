@@ -124,7 +124,7 @@ class StatusBar(Widget):
             color: $foreground-muted;
         }
         & > .status-bar--busy {
-            color: $text-accent;
+            color: $foreground;
             text-style: bold;
         }
         & > .status-bar--idle {
@@ -259,7 +259,9 @@ class StatusBar(Widget):
         fields: list[_Field] = []
         if self.busy:
             fields.append(
-                _Field("state", Text(f"● working {format_elapsed(self.elapsed)}", self._style("busy")), 0, True)
+                _Field(
+                    "state", Text(f"● working {format_elapsed(self.elapsed)}", self._style("busy")), 0, True
+                )
             )
         else:
             fields.append(_Field("state", Text("○ idle", self._style("idle")), 6, True))
@@ -288,7 +290,9 @@ class StatusBar(Widget):
             )
             fields.append(_Field("tokens", tokens, 7))
         if self.cost is not None:
-            fields.append(_Field("cost", Text(f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}"), 8))
+            fields.append(
+                _Field("cost", Text(f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}"), 8)
+            )
         return fields
 
     _LEFT_ORDER: ClassVar[tuple[str, ...]] = ("model", "context", "bar", "percent", "tokens", "cost")

@@ -584,7 +584,7 @@ class ToolPanel(Widget, can_focus=True):
             extra = _result_extra(result, self.output) if self._output_len else result
             extra_style = self._style("error-text") if failed else self._style("note")
             if diff or todos:
-                if extra:
+                if extra and (failed or diff):  # a todo result is the same list as plain text
                     sections.append(Text(extra, style=extra_style, end=""))
                 sections.append(self._diff_text(diff) if diff else self._todo_text(todos))
             elif extra:

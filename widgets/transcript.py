@@ -498,6 +498,9 @@ class Transcript(VerticalScroll, can_focus=True):
             del self._archived[-self.PAGE_SIZE :]
             widgets = [self._widget_from_record(record) for record in page]
             following = self.is_following
+            # A scroll animation towards the top would fight the view correction below and load page
+            # after page: stop it where it is.
+            self.app.animator.force_stop_animation(self, "scroll_y")
             keep_ref = self._mounted[0] if self._mounted else None
             ref_offset = keep_ref.virtual_region.y - self.scroll_y if keep_ref is not None else 0.0
             self._mounted[0:0] = widgets

@@ -427,7 +427,12 @@ async def test_clarify_is_not_modal_and_the_transcript_still_scrolls() -> None:
 
 # -------------------------------------------------------------------------------------------------- prompt
 
-COMMANDS = [("help", "Show the commands"), ("model", "Switch the model"), ("new", "New session"), ("queue", "Queue")]
+COMMANDS = [
+    ("help", "Show the commands"),
+    ("model", "Switch the model"),
+    ("new", "New session"),
+    ("queue", "Queue"),
+]
 
 
 class PromptApp(App[None]):

@@ -1,0 +1,62 @@
+"""Turn a stored transcript into display records, for a resumed session (tool panels collapsed)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.messages import Message
+from widgets.transcript import TranscriptRecord
+
+
+def _summary(registry: Any, name: str, arguments: str) -> str:
+    tool = registry.get(name) if registry is not None else None
+    try:
+        args = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        args = {}
+    if not isinstance(args, dict):
+        args = {}
+    if tool is not None:
+        return tool.summarize(args)
+    return " ".join(str(v) for v in args.values() if isinstance(v, str))[:200]
+
+
+def records_from_messages(messages: list[Message], registry: Any = None) -> list[TranscriptRecord]:
+    records: list[TranscriptRecord] = []
+    calls: dict[str, tuple[str, str, int]] = {}  # call id -> (name, summary, index)
+    for message in messages:
+        synthetic = message.meta.get("synthetic") if message.meta else None
+        if message.role == "user":
+            if synthetic == "continuation":
+                records.append(TranscriptRecord.notice("info", "Reply cut at the output limit: the model continued."))
+            elif synthetic == "budget":
+                records.append(TranscriptRecord.notice("warn", "Iteration budget exhausted: the model summarized."))
+            else:
+                records.append(TranscriptRecord.user(message.content))
+        elif message.role == "assistant":
+            if message.reasoning:
+                records.append(TranscriptRecord.reasoning(message.reasoning))
+            if message.content:
+                records.append(TranscriptRecord.assistant(message.content))
+            for index, call in enumerate(message.tool_calls):
+                calls[call.id] = (call.name, _summary(registry, call.name, call.arguments), index)
+            if message.finish_reason == "interrupted":
+                records.append(TranscriptRecord.notice("warn", "Interrupted."))
+        elif message.role == "tool":
+            name, summary, index = calls.get(message.tool_call_id or "", (message.tool_name or "tool", "", 0))
+            meta = message.meta or {}
+            data = {k: v for k, v in meta.items() if k in ("diff", "exit_code", "todos", "path")}
+            records.append(
+                TranscriptRecord.tool_call(
+                    name,
+                    summary=summary,
+                    status=str(meta.get("status", "ok")),
+                    duration=meta.get("duration"),
+                    result=message.content,
+                    data=data,
+                    call_id=message.tool_call_id or "",
+                    index=index,
+                )
+            )
+    return records

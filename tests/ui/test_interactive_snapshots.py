@@ -1,0 +1,170 @@
+"""Snapshots of the interactive widgets at 120x40 and 80x24.
+
+Countdowns are frozen (`frozen=True`) and clocks are constants, so every run renders the same frame.
+Regenerate after an intended change with `pytest tests/ui/test_interactive_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from agent.ui import ApprovalRequest, ClarifyRequest
+from hermes_tui.screens.setup import SetupScreen
+from widgets.approval_dialog import ApprovalDialog
+from widgets.clarify_prompt import ClarifyPrompt
+from widgets.prompt_input import PromptBar
+from widgets.queued_messages import QueuedMessages
+from widgets.status_bar import StatusBar
+
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+
+TRANSCRIPT = "\n".join(
+    f"assistant: step {i} of the plan, reading files and running the tests as asked." for i in range(60)
+)
+
+LONG_COMMAND = (
+    "find . -name '*.pyc' -delete && rm -rf ./build ./dist ./.pytest_cache && "
+    "curl -fsSL https://example.com/install.sh | sh -s -- --prefix=$HOME/.local --with-extras "
+    "&& git push --force origin main"
+)
+
+
+def frozen_clock() -> float:
+    return 1000.0
+
+
+class ChatLikeApp(App[None]):
+    """A stand-in for the chat screen: transcript, bottom area, prompt, status bar."""
+
+    CSS = """
+    #transcript { height: 1fr; }
+    #bottom { dock: bottom; height: auto; margin-bottom: 1; }
+    """
+
+    def __init__(self, clarify: ClarifyRequest | None = None, queued: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.clarify = clarify
+        self.queued = queued
+
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(Static(TRANSCRIPT), id="transcript")
+        with Vertical(id="bottom"):
+            if self.clarify is not None:
+                yield ClarifyPrompt(self.clarify, frozen=True)
+            yield QueuedMessages()
+            yield PromptBar()
+        status = StatusBar("anthropic/claude-sonnet-4.5", clock=frozen_clock)
+        yield status
+
+    def on_mount(self) -> None:
+        queue = self.query_one(QueuedMessages)
+        for text in self.queued:
+            queue.add(text)
+        status = self.query_one(StatusBar)
+        status.set_context(104_000, 128_000)
+        status.set_usage(523_000, 12_400, 0.4321)
+        status.set_yolo(True)
+        status.set_busy(True)
+        self.query_one("#transcript", VerticalScroll).scroll_end(animate=False)
+
+
+class ApprovalSnapshotApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static(TRANSCRIPT)
+
+    def on_mount(self) -> None:
+        request = ApprovalRequest(
+            command=LONG_COMMAND,
+            reasons=("recursive delete (rm -r)", "pipes a download into a shell (curl | sh)"),
+            pattern_keys=("rm_recursive", "curl_pipe_sh"),
+            timeout=300.0,
+            rule="rm -rf ./build*",
+        )
+        self.push_screen(ApprovalDialog(request, frozen=True, clock=frozen_clock))
+
+
+async def arm_dialog(pilot: Pilot) -> None:
+    await pilot.pause()
+    dialog = pilot.app.screen
+    assert isinstance(dialog, ApprovalDialog)
+    dialog.arm()
+    await pilot.pause()
+
+
+async def arm_clarify(pilot: Pilot) -> None:
+    await pilot.pause()
+    pilot.app.query_one(ClarifyPrompt).arm()
+    await pilot.pause()
+
+
+class SetupSnapshotApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("")
+
+    def on_mount(self) -> None:
+        self.push_screen(SetupScreen(Path("/home/alice/.hermes")))
+
+
+class StatusOnlyApp(App[None]):
+    """Three status bars: idle and comfortable, busy near the limit, and nearly full with YOLO."""
+
+    CSS = "StatusBar { dock: none; margin-bottom: 1; }"
+
+    def compose(self) -> ComposeResult:
+        for index in range(3):
+            yield StatusBar("anthropic/claude-sonnet-4.5", clock=frozen_clock, id=f"bar{index}")
+
+    def on_mount(self) -> None:
+        idle, busy, full = (self.query_one(f"#bar{index}", StatusBar) for index in range(3))
+        idle.set_context(20_000, 200_000)
+        idle.set_usage(41_000, 2_300, None)
+        busy.set_context(104_000, 128_000)
+        busy.set_usage(523_000, 12_400, 0.4321)
+        busy.set_busy(True)
+        full.set_model("openrouter/meta-llama/llama-3.1-405b-instruct")
+        full.set_context(126_000, 128_000)
+        full.set_usage(1_523_000, 92_400, 12.5)
+        full.set_yolo(True)
+        full.set_busy(True)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_approval_dialog_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(ApprovalSnapshotApp(), terminal_size=size, run_before=arm_dialog)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_approval_confirm_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    async def confirm(pilot: Pilot) -> None:
+        await arm_dialog(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+
+    assert snap_compare(ApprovalSnapshotApp(), terminal_size=size, run_before=confirm)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_clarify_card_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    request = ClarifyRequest(
+        question="Which database should I use for the session cache?",
+        choices=("SQLite (already a dependency)", "Redis", "Postgres"),
+        timeout=120.0,
+    )
+    app = ChatLikeApp(clarify=request, queued=("also run the tests", "then update\nthe docs"))
+    assert snap_compare(app, terminal_size=size, run_before=arm_clarify)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_setup_screen_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(SetupSnapshotApp(), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_status_bar_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(StatusOnlyApp(), terminal_size=size)
