@@ -169,13 +169,15 @@ class _Collector:
     def __init__(self) -> None:
         self.matches: dict[str, Match] = {}
         self.segments: list[str] = []
+        self._seen: set[str] = set()
 
     def add(self, key: str) -> None:
         if key not in self.matches:
             self.matches[key] = Match(key, REASONS[key], key in HARD_KEYS)
 
     def segment(self, text: str) -> None:
-        if text and text not in self.segments and len(self.segments) < 500:
+        if text and len(self.segments) < 500 and text not in self._seen:
+            self._seen.add(text)
             self.segments.append(text)
 
 
@@ -589,8 +591,9 @@ def _echo_literal(args: list[str]) -> str:
 
 def _substitution_literal(inner: str, depth: int) -> str | None:
     """The output of `$(inner)` when it is knowable without running anything: echo/printf of literal text,
-    or `which X` / `command -v X` (-> X)."""
-    if depth > _MAX_DEPTH:
+    or `which X` / `command -v X` (-> X). Long inner texts are not worth resolving (and would be re-lexed
+    at every nesting level)."""
+    if depth > _MAX_DEPTH or len(inner) > 4096:
         return None
     try:
         pipes = _lex_parse(inner, depth)
@@ -946,7 +949,8 @@ _SERVICE_STOP_VERBS = _words(
     stop disable mask restart kill isolate try-restart reload-or-restart force-reload
     """
 )
-_FORKBOMB_DEF = re.compile(r"(?:function)?([\w:.]+)\(\)\{([^{}]*)\}")
+_FORKBOMB_BODY = re.compile(r"\(\)\{([^{}]*)\}")
+_FORKBOMB_NAME = re.compile(r"([\w:.]{1,64})$")
 _FORKBOMB_MISC = re.compile(
     r"%0\|%0|fork\s*while\s*fork|while\s*\(?\s*(true|1)\s*\)?\s*:?\s*(os\.)?fork\(\)|"
     r"for\s*\(\s*;\s*;\s*\)\s*fork\(\)",
@@ -964,8 +968,13 @@ _LIST_LIT_RE = re.compile(r"\[([^\[\]]*)\]")
 
 def _check_fork_bomb(text: str, col: _Collector) -> None:
     compact = re.sub(r"\s+", "", text)
-    for m in _FORKBOMB_DEF.finditer(compact):
-        name, body = m.group(1), m.group(2)
+    for m in _FORKBOMB_BODY.finditer(compact):
+        head = _FORKBOMB_NAME.search(compact, max(0, m.start() - 64), m.start())
+        if head is None:
+            continue
+        name, body = head.group(1).removeprefix("function"), m.group(1)
+        if not name:
+            continue
         calls = len(re.findall(r"(?<![\w:.])" + re.escape(name) + r"(?![\w:.])", body))
         if calls >= 2 and ("&" in body or "|" in body):
             col.add("fork_bomb")
@@ -1739,7 +1748,7 @@ def _analyze(text: str, col: _Collector, depth: int, variables: dict[str, str]) 
                 for w in assigns:
                     k, v = w.text.split("=", 1)
                     k = k.rstrip("+")
-                    if k != "IFS" and "[" not in k:
+                    if k != "IFS" and "[" not in k and (k in variables or len(variables) < 64):
                         variables[k] = v
             cmd = _unwrap(words, simple.redirects, depth)
             if cmd.argv:

@@ -257,6 +257,16 @@ class PromptInput(TextArea):
         self._draft = ""
         self.clear()
 
+    def set_text(self, text: str) -> None:
+        """Replace the text (e.g. a queued message taken back for editing), cursor at its end.
+
+        Unlike assigning `.text`, this leaves history navigation (the text becomes the new draft) and
+        puts the cursor where the user continues typing.
+        """
+        self._history_index = None
+        self._draft = ""
+        self._load(text)
+
     # ---------------------------------------------------------------------------------------------- history
 
     @property

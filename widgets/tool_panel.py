@@ -109,15 +109,14 @@ class ToolPanel(Widget, can_focus=True):
         padding: 0 1;
         &.-grouped { margin: 0; }
         &:focus { background: $boost; }
-        &.-show-body > ToolPanelBody { display: block; }
         & > ToolPanelBody {
             margin: 0 0 0 2;
             padding: 0 1;
             border-left: outer $foreground 15%;
             color: $foreground 80%;
         }
-        &.-error > ToolPanelBody, &.-denied > ToolPanelBody { border-left: outer $error 60%; }
-        &.-running > ToolPanelBody { border-left: outer $accent 50%; }
+        & > ToolPanelBody.-error, & > ToolPanelBody.-denied { border-left: outer $error 60%; }
+        & > ToolPanelBody.-running { border-left: outer $accent 50%; }
 
         & > .tool-panel--chevron { color: $text-muted; }
         & > .tool-panel--name { color: $text-primary; text-style: bold; }
@@ -249,7 +248,6 @@ class ToolPanel(Widget, can_focus=True):
         self._body_cache: tuple[tuple[int, bool, int], Text] | None = None
         self._header: ToolPanelHeader | None = None
         self._body: ToolPanelBody | None = None
-        self.add_class("-preparing")
 
     @classmethod
     def from_snapshot(cls, snapshot: ToolSnapshot) -> ToolPanel:
@@ -341,7 +339,8 @@ class ToolPanel(Widget, can_focus=True):
 
     @property
     def body_visible(self) -> bool:
-        return self.has_class("-show-body")
+        """Is the body shown (expanded, or the live tail of a running command)?"""
+        return self._body is not None and self._body.display
 
     def snapshot(self) -> ToolSnapshot:
         """A plain-data copy of this panel (what the transcript keeps when it unmounts the panel)."""
@@ -375,8 +374,7 @@ class ToolPanel(Widget, can_focus=True):
         if self._status == "preparing":
             self._status = "running"
             self._started_at = self._clock()
-            self.set_class(False, "-preparing")
-            self.set_class(True, "-running")
+            self._sync_status_class()
         self._changed()
 
     def append_output(self, chunk: str) -> None:
@@ -408,10 +406,8 @@ class ToolPanel(Widget, can_focus=True):
         self, status: str, duration: float | None, result: str, data: Mapping[str, Any]
     ) -> None:
         status = status if status in FINAL_STATUSES else "error"
-        for old in ("-preparing", "-running", "-ok", "-error", "-cancelled", "-denied"):
-            self.set_class(False, old)
-        self.add_class(f"-{status}")
         self._status = status
+        self._sync_status_class()
         if duration is None and self._started_at is not None:
             duration = self._clock() - self._started_at
         self._duration = duration
@@ -441,6 +437,8 @@ class ToolPanel(Widget, can_focus=True):
     def compose(self) -> ComposeResult:
         self._header = ToolPanelHeader(self)
         self._body = ToolPanelBody(self)
+        self._sync_status_class()
+        self._sync_body()
         yield self._header
         yield self._body
 
@@ -509,7 +507,17 @@ class ToolPanel(Widget, can_focus=True):
     def _sync_body(self) -> None:
         running_tail = self._status == "running" and self._output_len > 0
         show = self.has_body and (self.expanded or running_tail)
-        self.set_class(show, "-show-body")
+        if self._body is not None and self._body.display != show:
+            # `display`, not a CSS class: a class change would restyle the panel and its component
+            # classes, which is the expensive part of a state change.
+            self._body.display = show
+
+    def _sync_status_class(self) -> None:
+        """The status as a class on the body only (`ToolPanelBody.-error`): cheap to restyle, no children."""
+        if self._body is None:
+            return
+        for status in ("preparing", "running", *sorted(FINAL_STATUSES)):
+            self._body.set_class(status == self._status, f"-{status}")
 
     def _style(self, component: str) -> Style:
         return self.get_component_rich_style(f"tool-panel--{component}", partial=True)

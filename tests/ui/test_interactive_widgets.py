@@ -594,6 +594,20 @@ async def test_paths_are_not_commands() -> None:
         assert not prompt.completions_visible
 
 
+async def test_set_text_puts_the_cursor_at_the_end_and_leaves_history() -> None:
+    app = PromptApp(history=["old"])
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await pilot.press("up")
+        assert prompt.history_index == 0
+        prompt.set_text("queued\nmessage")
+        assert prompt.history_index is None
+        assert prompt.cursor_location == (1, len("message"))
+        await pilot.press("!", "enter")
+        await wait_until(pilot, lambda: bool(app.submitted))
+        assert app.submitted == ["queued\nmessage!"]
+
+
 async def test_prompt_symbol_is_reactive() -> None:
     app = PromptApp()
     async with app.run_test() as pilot:

@@ -1,0 +1,341 @@
+"""Export a stored session as Markdown (for people) or JSON (for programs).
+
+`export_markdown` renders the transcript the way it reads in the chat: user messages as quoted `**You:**`
+blocks, assistant replies as their own Markdown, reasoning and each tool call folded into `<details>` blocks
+(GitHub, Gitea and most Markdown viewers render them collapsed), synthetic messages as italic notes. Fences
+around tool arguments and output are always longer than any backtick run inside them, so output containing
+```` ``` ```` never breaks the document.
+
+`export_json` is lossless: the session row and every stored message field, so it round-trips.
+
+Pure functions over a `SessionStore`; no textual import, so the CLI and the chat screen can both use them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import os
+import re
+import tempfile
+import unicodedata
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from agent.messages import Message
+
+__all__ = [
+    "ExportFormat",
+    "default_export_path",
+    "export_json",
+    "export_markdown",
+    "fence_for",
+    "format_for_path",
+    "short_path",
+    "title_slug",
+    "tool_summary",
+    "write_export",
+]
+
+ExportFormat = Literal["markdown", "json"]
+
+JSON_EXPORT_VERSION = 1
+
+SYNTHETIC_NOTES = {
+    "continuation": "The reply was cut at the output limit; the model was asked to continue.",
+    "budget": "The iteration budget was exhausted; the model was asked to summarize.",
+}
+
+_BACKTICK_RUN = re.compile(r"`+")
+_SLUG_STRIP = re.compile(r"[^a-z0-9]+")
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def fence_for(text: str, char: str = "`") -> str:
+    """A code fence longer than every run of `char` inside `text` (at least three)."""
+    longest = max((len(m.group(0)) for m in re.finditer(re.escape(char) + "+", text)), default=0)
+    return char * max(3, longest + 1)
+
+
+def title_slug(title: str, fallback: str = "session", max_chars: int = 60) -> str:
+    """A file-name friendly slug: ascii letters/digits joined by '-', at most `max_chars` long."""
+    ascii_text = unicodedata.normalize("NFKD", title or "").encode("ascii", "ignore").decode("ascii")
+    slug = _SLUG_STRIP.sub("-", ascii_text.lower()).strip("-")
+    if len(slug) > max_chars:
+        slug = slug[:max_chars].rsplit("-", 1)[0] or slug[:max_chars]
+    return slug.strip("-") or fallback
+
+
+def default_export_path(info: Any, fmt: ExportFormat = "markdown", directory: Path | None = None) -> Path:
+    """`<directory or cwd>/<title-slug>.md` (or `.json`) for a `SessionInfo`."""
+    slug = title_slug(getattr(info, "display_title", "") or "", fallback=f"session-{getattr(info, 'id', '')}")
+    suffix = ".json" if fmt == "json" else ".md"
+    return (directory if directory is not None else Path(".")) / f"{slug}{suffix}"
+
+
+def format_for_path(path: Path | str) -> ExportFormat:
+    """`json` for a `.json` file name, else `markdown`."""
+    return "json" if str(path).lower().endswith(".json") else "markdown"
+
+
+def short_path(path: str, home: str | None = None, max_chars: int = 40) -> str:
+    """`path` with the home directory as `~`, shortened from the left with `…` past `max_chars`."""
+    if not path:
+        return ""
+    home = home if home is not None else os.path.expanduser("~")
+    home = home.rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        path = "~" + path[len(home) :]
+    if len(path) <= max_chars:
+        return path
+    parts = path.split("/")
+    kept: list[str] = []
+    length = 1  # the leading "…"
+    for part in reversed(parts):
+        if kept and length + len(part) + 1 > max_chars:
+            break
+        kept.insert(0, part)
+        length += len(part) + 1
+    text = "…/" + "/".join(kept)
+    return text if len(text) <= max_chars else "…" + path[-(max_chars - 1) :]
+
+
+def _load_registry() -> Any:
+    try:
+        from agent.tools.builtin import default_registry
+
+        return default_registry()
+    except Exception:  # noqa: BLE001 - summaries are a nicety; never fail an export over them
+        return None
+
+
+def tool_summary(name: str, arguments: str, registry: Any = None) -> str:
+    """The one-line summary of a tool call the chat shows (`pytest -q`, a path...), from its arguments."""
+    try:
+        args = json.loads(arguments or "{}")
+    except (ValueError, TypeError):
+        args = None
+    if not isinstance(args, dict):
+        return " ".join(str(arguments or "").split())[:200]
+    tool = None
+    if registry is not None:
+        try:
+            tool = registry.get(name)
+        except Exception:  # noqa: BLE001
+            tool = None
+    if tool is not None:
+        try:
+            return str(tool.summarize(args))
+        except Exception:  # noqa: BLE001
+            pass
+    for value in args.values():
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())[:200]
+    return ""
+
+
+def _format_duration(value: Any) -> str:
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return ""
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes}m{secs:02d}s"
+
+
+def _format_time(timestamp: float) -> str:
+    try:
+        return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError, TypeError):
+        return str(timestamp)
+
+
+def _fenced(text: str, lang: str) -> str:
+    fence = fence_for(text)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{fence}{lang}\n{body}{fence}"
+
+
+def _pretty_arguments(arguments: str) -> tuple[str, str]:
+    """(text, language) for a tool call's arguments: indented JSON when valid, else the raw text."""
+    try:
+        value = json.loads(arguments or "{}")
+    except (ValueError, TypeError):
+        return arguments or "", "text"
+    return json.dumps(value, indent=2, ensure_ascii=False), "json"
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines() or [""])
+
+
+def _italic_note(text: str) -> str:
+    clean = " ".join(text.split()).replace("*", "\\*").replace("_", "\\_")
+    return f"*{clean}*"
+
+
+# ------------------------------------------------------------------------------------------ markdown
+
+
+def _tool_block(name: str, summary: str, arguments: str | None, result: Message | None) -> str:
+    meta = (result.meta if result is not None else None) or {}
+    status = str(meta.get("status", "ok")) if result is not None else "no result"
+    details = [status]
+    duration = _format_duration(meta.get("duration")) if result is not None else ""
+    if duration:
+        details.append(duration)
+    head = f"{name}: {summary}" if summary else name
+    lines = [
+        "<details>",
+        f"<summary>{html.escape(head)} ({html.escape(', '.join(details))})</summary>",
+        "",
+    ]
+    if arguments is not None:
+        text, lang = _pretty_arguments(arguments)
+        lines += ["**Arguments**", "", _fenced(text, lang), ""]
+    if result is not None:
+        lines += ["**Output**", "", _fenced(result.content or "", "text"), ""]
+    lines.append("</details>")
+    return "\n".join(lines)
+
+
+def export_markdown(store: Any, session_id: str, *, registry: Any = None) -> str:
+    """The session as a Markdown document (see the module doc). KeyError for an unknown session.
+
+    `registry` (a `ToolRegistry`) gives tool summaries as the chat shows them; the built-in one by default.
+    """
+    loaded = store.load(session_id)
+    info = loaded.info
+    messages = loaded.messages
+    if registry is None:
+        registry = _load_registry()
+
+    results: dict[str, Message] = {}
+    for message in messages:
+        if message.role == "tool" and message.tool_call_id and message.tool_call_id not in results:
+            results[message.tool_call_id] = message
+    used: set[int] = set()
+
+    meta_parts = []
+    if info.model:
+        meta_parts.append(f"model `{info.model}`")
+    if info.cwd:
+        meta_parts.append(f"cwd `{short_path(info.cwd)}`")
+    meta_parts.append(f"created {_format_time(info.created_at)}")
+    count = info.message_count
+    meta_parts.append(f"{count} message{'s' if count != 1 else ''}")
+    meta_parts.append(f"session `{info.id}`")
+
+    blocks: list[str] = [
+        f"# {' '.join(info.display_title.split()) or info.id}",
+        " · ".join(meta_parts),
+        "---",
+    ]
+    for message in messages:
+        synthetic = (message.meta or {}).get("synthetic")
+        if message.role == "system":
+            continue
+        if message.role == "user":
+            if synthetic:
+                note = SYNTHETIC_NOTES.get(str(synthetic)) or (message.content or str(synthetic))
+                blocks.append(_italic_note(f"Note: {note}"))
+            else:
+                blocks.append("**You:**\n\n" + _quote(message.content or ""))
+            continue
+        if message.role == "assistant":
+            if message.reasoning and message.reasoning.strip():
+                blocks.append(
+                    "<details>\n<summary>Reasoning</summary>\n\n" + message.reasoning.strip() + "\n\n</details>"
+                )
+            if message.content and message.content.strip():
+                blocks.append(message.content.strip())
+            for call in message.tool_calls:
+                result = results.get(call.id)
+                if result is not None:
+                    used.add(id(result))
+                summary = tool_summary(call.name, call.arguments, registry)
+                blocks.append(_tool_block(call.name, summary, call.arguments, result))
+            if message.partial or message.finish_reason == "interrupted":
+                blocks.append(_italic_note("Interrupted: the reply above is partial."))
+            continue
+        if message.role == "tool" and id(message) not in used:
+            # A result whose call is not in the transcript (should not happen; kept rather than lost).
+            blocks.append(_tool_block(message.tool_name or "tool", "", None, message))
+    return "\n\n".join(blocks) + "\n"
+
+
+# ------------------------------------------------------------------------------------------ json
+
+
+def _message_dict(message: Message, seq: int | None) -> dict[str, Any]:
+    data = dataclasses.asdict(message)
+    return {"seq": seq, **data}
+
+
+def export_json(store: Any, session_id: str) -> str:
+    """The session row and all its messages with every stored field, as indented JSON."""
+    loaded = store.load(session_id)
+    seqs = loaded.seqs or [None] * len(loaded.messages)
+    document = {
+        "format": "hermes-tui-session",
+        "version": JSON_EXPORT_VERSION,
+        "session": dataclasses.asdict(loaded.info),
+        "messages": [_message_dict(m, s) for m, s in zip(loaded.messages, seqs, strict=False)],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def message_from_dict(data: dict[str, Any]) -> Message:
+    """Rebuild a `Message` from one entry of `export_json`'s `messages` (the inverse of the export)."""
+    from agent.messages import ToolCall, Usage
+
+    fields = {f.name for f in dataclasses.fields(Message)}
+    values = {k: v for k, v in data.items() if k in fields}
+    values["tool_calls"] = [ToolCall(**call) for call in values.get("tool_calls") or []]
+    if values.get("usage") is not None:
+        values["usage"] = Usage(**values["usage"])
+    return Message(**values)
+
+
+# ------------------------------------------------------------------------------------------ files
+
+
+def write_export(store: Any, session_id: str, path: Path | str, fmt: ExportFormat = "markdown") -> Path:
+    """Write the export to `path` (parents created, an existing file replaced atomically, keeping its mode;
+    a new file is 0600) and return its absolute path.
+
+    Raises IsADirectoryError when `path` is a directory, ValueError for an unknown format, KeyError for an
+    unknown session, OSError when the file cannot be written.
+    """
+    if fmt not in ("markdown", "json"):
+        raise ValueError(f"unknown export format {fmt!r}; expected 'markdown' or 'json'")
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise IsADirectoryError(f"{target} is a directory")
+    text = export_json(store, session_id) if fmt == "json" else export_markdown(store, session_id)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o600  # transcripts can hold secrets: private like the state database
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return target.absolute()

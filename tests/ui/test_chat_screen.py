@@ -1,0 +1,255 @@
+"""The chat screen driven by Pilot against the scripted server: what a user sees and does."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from agent.scripted import ScriptedServer
+from agent.ui import ApprovalDecision
+from hermes_tui.app import HermesApp
+from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
+from widgets.approval_dialog import ApprovalDialog
+from widgets.assistant_message import AssistantMessage
+from widgets.clarify_prompt import ClarifyPrompt
+from widgets.queued_messages import QueuedMessages
+from widgets.tool_panel import ToolPanel
+from widgets.user_message import UserMessage
+
+
+def _replies(app: HermesApp) -> list[AssistantMessage]:
+    return list(chat(app).transcript.query(AssistantMessage))
+
+
+def _idle(app: HermesApp) -> bool:
+    return not chat(app).busy
+
+
+def test_spinner_until_first_delta_then_markdown_equals_scenario(hermes_home: Path, tmp_path: Path) -> None:
+    text = "# Title\n\nSome **bold** text and a list:\n\n- one\n- two\n\n```python\nprint('hi')\n```\n"
+    scenario = {"name": "t", "calls": [{"first_delay": 0.8, "text": text, "chunk_size": 3}]}
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: screen.transcript.spinner.display, what="spinner shown")
+        assert not _replies(app), "no reply widget before the first delta"
+        assert "esc to interrupt" in str(screen.transcript.spinner.render())
+        await wait_for(pilot, lambda: _replies(app), what="first delta")
+        assert not screen.transcript.spinner.display
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        replies = _replies(app)
+        assert len(replies) == 1
+        await wait_for(pilot, lambda: replies[0].is_finished)
+        assert replies[0].text == text
+        assert [u.text for u in screen.transcript.query(UserMessage)] == ["hello"]
+
+    run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.txt").write_text(f"{name}\n")
+    calls = [
+        {
+            "tool_calls": [
+                {"name": "read_file", "arguments": {"path": "a.txt"}, "id": "c1"},
+                {"name": "terminal", "arguments": {"command": "sleep 0.3; echo slow"}, "id": "c2"},
+                {"name": "read_file", "arguments": {"path": "c.txt"}, "id": "c3"},
+            ]
+        },
+        {"text": "done"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        panels = list(chat(app).transcript.query(ToolPanel))
+        assert [p.call_id for p in panels] == ["c1", "c2", "c3"]
+        assert [p.tool_name for p in panels] == ["read_file", "terminal", "read_file"]
+        assert all(p.status == "ok" for p in panels)
+        assert all(p.duration is not None for p in panels)
+        assert panels[1].duration >= 0.3
+        assert "slow" in panels[1].result
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"tool_calls": [{"name": "clarify", "arguments": {"question": "Which one?", "choices": ["red", "green", "blue"]}}]},
+        {"text": "ok"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "ask me")
+        card = await wait_for(pilot, lambda: next(iter(chat(app).query(ClarifyPrompt)), None), what="clarify card")
+        await pilot.pause(ClarifyPrompt.GUARD_SECONDS + 0.1)
+        assert chat(app).transcript.is_mounted  # the transcript stays in place while it waits
+        await pilot.press("2")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        assert card not in list(chat(app).query(ClarifyPrompt))
+        tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
+        assert '"user_response": "green"' in tool["content"] or "green" in tool["content"]
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def _approval_run(hermes_home: Path, tmp_path: Path, keys: list[str], expect_exists: bool) -> None:
+    target = tmp_path / "victim"
+    target.mkdir()
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {target}"}}]},
+        {"text": "finished"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "delete it")
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
+        for key in keys:
+            if key == "wait":
+                await pilot.pause(ApprovalDialog.GUARD_SECONDS + 0.1)
+            else:
+                await pilot.press(key)
+                await pilot.pause()
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        assert not dialog.is_attached or app.screen is not dialog
+        assert target.exists() is expect_exists
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_enter_on_a_fresh_approval_dialog_does_not_approve(hermes_home: Path, tmp_path: Path) -> None:
+    # Enter at once is ignored (guard), the later Enter lands on Deny (focused first).
+    _approval_run(hermes_home, tmp_path, ["enter", "wait", "enter"], expect_exists=True)
+
+
+def test_o_approves_once(hermes_home: Path, tmp_path: Path) -> None:
+    _approval_run(hermes_home, tmp_path, ["wait", "o"], expect_exists=False)
+
+
+def test_d_denies(hermes_home: Path, tmp_path: Path) -> None:
+    _approval_run(hermes_home, tmp_path, ["wait", "d"], expect_exists=True)
+
+
+def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
+    t1, t2 = tmp_path / "one", tmp_path / "two"
+    t1.mkdir()
+    t2.mkdir()
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {t1}"}}]},
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {t2}"}}]},
+        {"text": "both gone"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "delete both")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="dialog")
+        await pilot.pause(ApprovalDialog.GUARD_SECONDS + 0.1)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        assert not t1.exists() and not t2.exists()  # the second was covered without a prompt
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: Path) -> None:
+    target = tmp_path / "build"
+    target.mkdir()
+    command = f"rm -rf {target}"
+    calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}, {"text": "ok"}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "clean")
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
+        await pilot.pause(ApprovalDialog.GUARD_SECONDS + 0.1)
+        await pilot.press("a")
+        await pilot.pause()
+        assert dialog.is_confirming and command in dialog.saved_rule
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        assert not target.exists()
+        saved = (hermes_home / "tui" / "config.yaml").read_text()
+        assert command in saved
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_escape_interrupts_a_slow_stream_quickly_and_next_message_works(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [{"text": "slow " * 500, "chunk_size": 5, "delay": 0.05}]
+    scenario = {"name": "t", "calls": calls, "fallback": {"text": "second answer"}}
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "go slow")
+        await wait_for(pilot, lambda: _replies(app) and len(_replies(app)[0].text) > 20, what="streaming")
+        pressed = time.monotonic()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: _idle(app), timeout=2, what="turn end after escape")
+        elapsed = time.monotonic() - pressed
+        assert elapsed < 0.2 + 0.15, f"escape took {elapsed:.3f}s"  # 200 ms budget + Pilot's own frame overhead
+        partial = _replies(app)[0].text
+        assert 0 < len(partial) < len("slow " * 500)
+        assert app.focused is screen.prompt_input
+        await submit(pilot, "again")
+        await wait_for(pilot, lambda: _idle(app) and len(_replies(app)) == 2, what="second turn")
+        await wait_for(pilot, lambda: _replies(app)[1].is_finished)
+        assert _replies(app)[1].text == "second answer"
+
+    run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_message_queued_while_busy_is_sent_after_the_turn(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [{"text": "first " * 100, "chunk_size": 6, "delay": 0.05}, {"text": "reply to the queued one"}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "first")
+        await wait_for(pilot, lambda: screen.busy)
+        await submit(pilot, "queued question")
+        assert screen.query_one(QueuedMessages).items == ("queued question",)
+        assert len(server.requests) == 1
+        await wait_for(pilot, lambda: len(server.requests) == 2, what="queued sent")
+        assert server.requests[1].body["messages"][-1] == {"role": "user", "content": "queued question"}
+        await wait_for(pilot, lambda: _idle(app) and not screen.query_one(QueuedMessages).items)
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, tmp_path: Path) -> None:
+    text = "Look: [bold red]not bold[/] and \x1b[31mred\x1b[0m and [link=http://x]y[/link]"
+    calls = [
+        {"text": text, "tool_calls": [{"name": "terminal", "arguments": {"command": "printf '[b]x[/b] \\033[32mgreen\\033[0m'"}}]},
+        {"text": "end"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "markup")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        shown = screen_text(app)
+        assert "[bold red]not bold[/]" in shown
+        assert "[link=http://x]y[/link]" in shown
+        assert "and red and" in shown  # the escape sequences are stripped, their text kept
+        panel = chat(app).transcript.query_one(ToolPanel)
+        assert "[b]x[/b]" in panel.result and "\x1b" not in panel.result
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+
+
+def test_provider_error_is_one_line_not_a_traceback(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [{"fault": {"status": 401, "message": "Incorrect API key provided: sk-te****"}}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "hi")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        text = screen_text(app)
+        assert "API key was rejected" in text
+        assert "Traceback" not in text
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+
+
+def test_approval_decision_values_match_the_gate() -> None:
+    assert {d.value for d in ApprovalDecision} >= {"once", "session", "always", "deny"}
