@@ -589,6 +589,11 @@ def _echo_literal(args: list[str]) -> str:
     return _decode_escapes(text) if escapes else text
 
 
+def _is_literal(word: _Word) -> bool:
+    """No process substitution and no command substitution left unresolved in the word."""
+    return not word.procs and not (word.subs and "$(" in word.text)
+
+
 def _substitution_literal(inner: str, depth: int) -> str | None:
     """The output of `$(inner)` when it is knowable without running anything: echo/printf of literal text,
     or `which X` / `command -v X` (-> X). Long inner texts are not worth resolving (and would be re-lexed
@@ -602,7 +607,7 @@ def _substitution_literal(inner: str, depth: int) -> str | None:
     if len(pipes) != 1 or len(pipes[0]) != 1:
         return None
     simple = pipes[0][0]
-    if simple.redirects or not simple.words or any(w.subs or w.procs for w in simple.words):
+    if simple.redirects or not simple.words or not all(_is_literal(w) for w in simple.words):
         return None
     texts = [w.text for w in simple.words]
     name = posixpath.basename(texts[0])
@@ -1387,7 +1392,7 @@ def _check_systemctl(cmd: _Cmd, col: _Collector) -> None:
     verb = args[i]
     if verb in ("poweroff", "reboot", "halt", "kexec", "emergency", "rescue", "soft-reboot"):
         col.add("shutdown")
-    elif verb in _SERVICE_STOP_VERBS or (verb == "disable" or (verb == "isolate")):
+    elif verb in _SERVICE_STOP_VERBS:
         col.add("service_stop")
 
 
@@ -1641,7 +1646,7 @@ def _check_cmd(cmd: _Cmd, col: _Collector, depth: int, chmod_x: set[str]) -> Non
 
 def _literal_output(cmd: _Cmd) -> str | None:
     """The text an echo/printf of literal words prints."""
-    if any(w.subs or w.procs for w in cmd.argv):
+    if not all(_is_literal(w) for w in cmd.argv):
         return None
     if cmd.name == "echo":
         return _echo_literal(cmd.args)

@@ -13,6 +13,7 @@ Why it is built this way (measured, see design.md §9):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from typing import ClassVar
 
@@ -390,6 +391,18 @@ class AssistantMessage(Widget):
         elif self._markdown is not None and self._finishing is None:
             self._finishing = asyncio.ensure_future(self._finish())
 
+    async def on_unmount(self) -> None:
+        """Removed while still streaming (e.g. the transcript was cleared): stop the timer and the stream
+        task so nothing keeps running for a widget that is gone."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            self._finished = True
+            with contextlib.suppress(Exception):
+                await stream.stop()
+
     async def _drain(self) -> None:
         """Move buffered deltas into the Markdown stream (one append per tick, however many deltas)."""
         raw = self._buffer.drain()
@@ -408,16 +421,19 @@ class AssistantMessage(Widget):
             self._timer.stop()
             self._timer = None
         final_text = self.text
-        if self._stream is not None:
+        stream = self._stream
+        if stream is not None:
             await self._drain()
             if tail := self._sanitizer.flush():
                 self._written += len(tail)
-                await self._stream.write(tail)
-            await self._stream.stop()
+                await stream.write(tail)
             self._stream = None
+            await stream.stop()
         self._frozen_text = final_text
         markdown = self._markdown
         self._markdown = None
+        if not self.is_attached:  # removed meanwhile: nothing to draw
+            return
         with self.app.batch_update():
             if final_text.strip():
                 self.remove_class("-empty")

@@ -112,11 +112,11 @@ class ToolPanel(Widget, can_focus=True):
         & > ToolPanelBody {
             margin: 0 0 0 2;
             padding: 0 1;
-            border-left: outer $foreground 15%;
+            border-left: solid $foreground 20%;
             color: $foreground 80%;
         }
-        & > ToolPanelBody.-error, & > ToolPanelBody.-denied { border-left: outer $error 60%; }
-        & > ToolPanelBody.-running { border-left: outer $accent 50%; }
+        & > ToolPanelBody.-error, & > ToolPanelBody.-denied { border-left: solid $error 70%; }
+        & > ToolPanelBody.-running { border-left: solid $accent 60%; }
 
         & > .tool-panel--chevron { color: $text-muted; }
         & > .tool-panel--name { color: $text-primary; text-style: bold; }

