@@ -36,7 +36,15 @@ Documented edge decisions:
   (`DROP TABLE x`).
 * `cp .env .env.bak` needs approval (the destination is a `.env*` file); `.env.example/.sample/.template/
   .dist` are exempt. Reading a `.env` is never flagged.
+* `dd` always needs approval (even `dd --version`); `dd of=/dev/<disk>` is hard-blocked.
 * If the analyser itself fails (a bug, not bad input), the command needs approval (`unparsed`): fail closed.
+
+Gate decisions (`Verdict.decision`): allowed = safe | yolo | allowlist | session | once | always; refused =
+blocked | denied_by_rule | deny | timeout | interrupted. Allowlist rules match the exact command text, or as
+fnmatch globs but only for non-compound commands (no `; & | < > \\` $(` or newline), so a glob can never let a
+chain through. "always" saves the exact command as the rule. `review_write` asks about the text
+`write <resolved path>`, which is also the rule "always" saves for it. User deny globs are matched against
+the whole command and against every simple command found in it (also inside `sh -c` and `$(...)`).
 """
 
 from __future__ import annotations

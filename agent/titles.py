@@ -109,14 +109,14 @@ def generate_title(
         if interrupt.is_set():
             return None
         return clean_title(getattr(response, "text", "") or "")
-    except Exception:  # noqa: BLE001 - a title is never worth an error
+    except Exception:
         return None
     finally:
         timer.cancel()
         if close and transport is not None:
             try:
                 transport.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
 

@@ -109,7 +109,7 @@ def _load_registry() -> Any:
         from agent.tools.builtin import default_registry
 
         return default_registry()
-    except Exception:  # noqa: BLE001 - summaries are a nicety; never fail an export over them
+    except Exception:
         return None
 
 
@@ -125,12 +125,12 @@ def tool_summary(name: str, arguments: str, registry: Any = None) -> str:
     if registry is not None:
         try:
             tool = registry.get(name)
-        except Exception:  # noqa: BLE001
+        except Exception:
             tool = None
     if tool is not None:
         try:
             return str(tool.summarize(args))
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
     for value in args.values():
         if isinstance(value, str) and value.strip():
@@ -147,7 +147,7 @@ def _format_duration(value: Any) -> str:
         return f"{seconds:.1f}s"
     if seconds < 60:
         return f"{seconds:.0f}s"
-    minutes, secs = divmod(int(round(seconds)), 60)
+    minutes, secs = divmod(round(seconds), 60)
     return f"{minutes}m{secs:02d}s"
 
 
@@ -253,7 +253,9 @@ def export_markdown(store: Any, session_id: str, *, registry: Any = None) -> str
         if message.role == "assistant":
             if message.reasoning and message.reasoning.strip():
                 blocks.append(
-                    "<details>\n<summary>Reasoning</summary>\n\n" + message.reasoning.strip() + "\n\n</details>"
+                    "<details>\n<summary>Reasoning</summary>\n\n"
+                    + message.reasoning.strip()
+                    + "\n\n</details>"
                 )
             if message.content and message.content.strip():
                 blocks.append(message.content.strip())

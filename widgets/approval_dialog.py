@@ -382,6 +382,12 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
         self._decided = True
         if self._tick_timer is not None:
             self._tick_timer.stop()
+        if self.app.screen is not self and self in self.app.screen_stack:
+            # Something was opened on top (the command palette, say) and the timeout or an interrupt
+            # decided: `dismiss` pops the *top* screen, so close the ones above first, then this one.
+            self.pop_until_active()
+            self.app.call_later(self.dismiss, decision)
+            return
         self.dismiss(decision)
 
     # ---------------------------------------------------------------------------------------------- actions

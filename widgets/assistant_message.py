@@ -17,6 +17,7 @@ import contextlib
 import threading
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Heading
 from rich.markdown import Markdown as RichMarkdown
@@ -174,6 +175,12 @@ class FrozenMarkdown(Widget):
         """The Markdown text shown (already sanitized by the owner)."""
         return self._source
 
+    def update(self, source: str) -> None:
+        """Show new Markdown text (re-parsed on the next render)."""
+        self._source = source
+        self._document = None
+        self.refresh(layout=True)
+
     def _theme(self) -> Theme:
         """A Rich theme mapping Rich's markdown style names onto this widget's theme-driven styles."""
         styles: dict[str, Style] = {
@@ -197,6 +204,24 @@ class FrozenMarkdown(Widget):
         block_bg = self.get_component_rich_style("frozen-markdown--code-block").bgcolor
         self._document.code_background = block_bg.name if block_bg is not None else None
         return _Themed(self._document, self._theme())
+
+
+def _last_block_offset(source: str) -> int:
+    """Character offset where the last top-level Markdown block starts (0 if there is only one block).
+
+    Everything before it is final: appending text can only change the last block (the same assumption
+    Textual's `Markdown.append` makes).
+    """
+    tokens = MarkdownIt("gfm-like").parse(source)
+    start_line = 0
+    for token in reversed(tokens):
+        if token.level == 0 and token.map is not None:
+            start_line = token.map[0]
+            break
+    if start_line <= 0:
+        return 0
+    lines = source.splitlines(keepends=True)
+    return sum(len(line) for line in lines[:start_line])
 
 
 class _StreamingMarkdown(Markdown):
@@ -278,11 +303,15 @@ class AssistantMessage(Widget):
             background: transparent;
         }
         & > Markdown > MarkdownBlock:last-child { margin-bottom: 0; }
+        & > FrozenMarkdown.-head { margin-bottom: 1; }
     }
     """
 
     FLUSH_HZ: ClassVar[float] = 15.0
     """How often buffered deltas are pushed into the Markdown stream."""
+    LIVE_BLOCK_LIMIT: ClassVar[int] = 60
+    """A very long reply keeps at most about this many live Markdown blocks: beyond it, the finished blocks
+    are moved into a frozen head (one widget) while the tail keeps streaming. 0 disables it."""
 
     def __init__(
         self,
@@ -302,8 +331,11 @@ class AssistantMessage(Widget):
         self._markdown: _StreamingMarkdown | None = None
         self._stream: MarkdownStream | None = None
         self._timer: Timer | None = None
-        self._written = 0  # characters handed to the stream so far
+        self._written = 0  # characters handed to the current stream so far
+        self._heads: list[FrozenMarkdown] = []  # finished blocks of a very long reply, frozen while streaming
+        self._head_text = ""
         self._finishing: asyncio.Task[None] | None = None
+        self._stream_lock = asyncio.Lock()
         if text:
             self._buffer.push(text)
         if not sanitize_display(text).strip():
@@ -334,6 +366,18 @@ class AssistantMessage(Widget):
         return self._frozen_text is not None
 
     @property
+    def shown_text(self) -> str:
+        """The Markdown source handed to the display so far (frozen segments + the live Markdown)."""
+        if self._frozen_text is not None:
+            return self._frozen_text
+        return self._head_text + (self._markdown.source if self._markdown is not None else "")
+
+    @property
+    def live_block_count(self) -> int:
+        """Top-level blocks in the live (streaming) Markdown widget."""
+        return len(self._markdown.children) if self._markdown is not None else 0
+
+    @property
     def is_drained(self) -> bool:
         """True when everything appended is on screen (in the streaming Markdown or the frozen view)."""
         if self._frozen_text is not None:
@@ -352,14 +396,18 @@ class AssistantMessage(Widget):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not self.is_drained:
-            if self._markdown is None:  # not composed yet
-                await asyncio.sleep(0.01)
-                await self._drain()
-            else:
-                self._markdown.applied.clear()
-                await asyncio.wait_for(self._markdown.applied.wait(), max(0.0, deadline - loop.time()))
             if loop.time() > deadline:
                 raise TimeoutError("AssistantMessage did not drain in time")
+            markdown = self._markdown
+            if markdown is None:  # not composed yet
+                await asyncio.sleep(0.01)
+            else:
+                markdown.applied.clear()
+                if not self.is_drained:
+                    # Short slices: a roll-over may swap the Markdown widget while we wait.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(markdown.applied.wait(), 0.1)
+            await self._drain()
 
     def finish(self) -> AwaitComplete:
         """End the stream: draw the rest, stop the timer and freeze into one widget. Await it if you need the
@@ -394,51 +442,100 @@ class AssistantMessage(Widget):
     async def on_unmount(self) -> None:
         """Removed while still streaming (e.g. the transcript was cleared): stop the timer and the stream
         task so nothing keeps running for a widget that is gone."""
+        if self._finishing is not None:
+            return  # `_finish` owns the stream and checks `is_attached` before drawing
+        self._finished = True
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         stream, self._stream = self._stream, None
         if stream is not None:
-            self._finished = True
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await stream.stop()
 
     async def _drain(self) -> None:
-        """Move buffered deltas into the Markdown stream (one append per tick, however many deltas)."""
-        raw = self._buffer.drain()
-        if not raw or self._stream is None:
+        """Move buffered deltas into the Markdown stream (one append per tick, however many deltas).
+
+        Serialized with `_finish` by a lock: a roll-over or the final freeze must never interleave with a
+        drain (the timer task that runs a drain is cancelled when the timer stops)."""
+        async with self._stream_lock:
+            await self._drain_locked()
+
+    async def _drain_locked(self) -> None:
+        if self._stream is None:
             return
+        raw = self._buffer.drain()
+        if not raw:
+            return
+        markdown = self._markdown
+        too_long = markdown is not None and 0 < self.LIVE_BLOCK_LIMIT < len(markdown.children)
+        if too_long and self.is_attached:
+            await self._roll_over()
         chunk = self._sanitizer.feed(raw)
-        if not chunk:
+        if not chunk or self._stream is None:
             return
         if self.has_class("-empty") and chunk.strip():
             self.remove_class("-empty")
         self._written += len(chunk)
         await self._stream.write(chunk)
 
+    async def _roll_over(self) -> None:
+        """Freeze every finished block of a very long reply into the head; restart the live Markdown with the
+        last (possibly unfinished) block. Keeps streaming cost bounded by the tail, not the whole reply."""
+        markdown, stream = self._markdown, self._stream
+        assert markdown is not None and stream is not None
+        self._stream = None
+        await stream.stop()  # flushes what the stream still holds into `markdown`
+        source = markdown.source
+        split = _last_block_offset(source)
+        if split <= 0:
+            self._stream = Markdown.get_stream(markdown)
+            return
+        self._head_text += source[:split]
+        head = FrozenMarkdown(source[:split], classes="-head")  # one more segment: each renders once
+        self._heads.append(head)
+        fresh = _StreamingMarkdown()
+        with self.app.batch_update():
+            await self.mount(head, before=markdown)
+            await self.mount(fresh, after=markdown)
+            await markdown.remove()
+        self._markdown = fresh
+        self._stream = Markdown.get_stream(fresh)
+        tail = source[split:]
+        self._written = len(tail)
+        await self._stream.write(tail)
+
     async def _finish(self) -> None:
+        async with self._stream_lock:
+            await self._finish_locked()
+
+    async def _finish_locked(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         final_text = self.text
-        stream = self._stream
-        if stream is not None:
-            await self._drain()
-            if tail := self._sanitizer.flush():
+        if self._stream is not None:
+            await self._drain_locked()
+            if (tail := self._sanitizer.flush()) and self._stream is not None:
                 self._written += len(tail)
-                await stream.write(tail)
-            self._stream = None
-            await stream.stop()
+                await self._stream.write(tail)
+            stream, self._stream = self._stream, None
+            if stream is not None:
+                await stream.stop()
         self._frozen_text = final_text
-        markdown = self._markdown
+        stale: list[Widget] = [*self._heads]
+        if self._markdown is not None:
+            stale.append(self._markdown)
         self._markdown = None
+        self._heads = []
+        self._head_text = ""
         if not self.is_attached:  # removed meanwhile: nothing to draw
             return
         with self.app.batch_update():
             if final_text.strip():
                 self.remove_class("-empty")
-                await self.mount(FrozenMarkdown(final_text), before=markdown)
+                await self.mount(FrozenMarkdown(final_text), before=stale[0] if stale else None)
             else:
                 self.add_class("-empty")
-            if markdown is not None:
-                await markdown.remove()
+            if stale:
+                await self.remove_children(stale)

@@ -432,6 +432,13 @@ class ToolPanel(Widget, can_focus=True):
     def watch_expanded(self) -> None:
         self._changed()
 
+    def notify_style_update(self) -> None:
+        """Styles changed (theme switch): the cached body holds colours of the old theme."""
+        super().notify_style_update()
+        self._body_cache = None
+        if self._body is not None:
+            self._body.refresh()
+
     # ----------------------------------------------------------------------------------------- lifecycle
 
     def compose(self) -> ComposeResult:

@@ -77,6 +77,10 @@ class ChatScreen(Screen[None]):
         Binding("end", "scroll_latest", "Latest", show=False),
     ]
 
+    # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
+    STATUS_CLOCK: ClassVar[Any] = time.monotonic
+    FREEZE_QUESTIONS: ClassVar[bool] = False
+
     def __init__(self, settings: Settings, *, store: Any, resume_id: str | None = None) -> None:
         super().__init__()
         self.settings = settings
@@ -105,7 +109,7 @@ class ChatScreen(Screen[None]):
         with Vertical(id="bottom"):
             yield QueuedMessages(id="queued")
             yield PromptBar(commands=commands.completions(), id="prompt")
-            yield StatusBar(self.settings.model, id="status")
+            yield StatusBar(self.settings.model, clock=type(self).STATUS_CLOCK, id="status")
 
     @property
     def transcript(self) -> Transcript:
@@ -166,7 +170,7 @@ class ChatScreen(Screen[None]):
 
     @on(QueuedMessages.EditRequested)
     def _on_edit_queued(self, message: QueuedMessages.EditRequested) -> None:
-        self.prompt_input.text = message.text if hasattr(message, "text") else ""
+        self.prompt_input.set_text(message.text)
         self.prompt_input.focus()
 
     def send(self, text: str) -> None:
@@ -314,11 +318,10 @@ class ChatScreen(Screen[None]):
     def on_clarify_asked(self, message: ClarifyAsked) -> None:
         self._drain()
         self._close_clarify(None)
-        card = ClarifyPrompt(message.request)
+        card = ClarifyPrompt(message.request, frozen=self.FREEZE_QUESTIONS)
         self._clarify = card
         self._clarify_future = message.reply
         self.query_one("#bottom").mount(card, before=self.query_one(QueuedMessages))
-        self.app.bell()
 
     @on(ClarifyPrompt.Answered)
     def _on_clarify_answered(self, message: ClarifyPrompt.Answered) -> None:
@@ -344,7 +347,7 @@ class ChatScreen(Screen[None]):
 
         if message.reply.done():
             return
-        self.app.push_screen(ApprovalDialog(message.request), decided)
+        self.app.push_screen(ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS), decided)
 
     # ------------------------------------------------------------------ actions
     def action_interrupt(self) -> None:

@@ -157,9 +157,14 @@ class SetupScreen(Screen[SetupChoice]):
                 yield Button("Quit (q)", id="setup-quit")
             yield Static("Welcome! Let's connect a model.", id="setup-title")
             yield Static(
-                "No model provider is configured yet. Any one of these three ways works; "
-                "then start hermes-tui again. Or try the built-in demo first: it needs no key.",
+                Text.assemble(
+                    "No model provider is configured yet in ",
+                    (str(self.hermes_home), "bold"),
+                    " (HERMES_HOME). Any one of these three ways works; then start hermes-tui again. "
+                    "Or try the built-in demo first: it needs no key.",
+                ),
                 classes="setup-text",
+                id="setup-intro",
             )
             if self.detail:
                 yield Static(Text(self.detail), id="setup-detail")
@@ -173,13 +178,7 @@ class SetupScreen(Screen[SetupChoice]):
             )
             yield Static(Text(CONFIG_EXAMPLE), classes="setup-code")
             yield Static(
-                Text.assemble(
-                    "Keys can also go in ",
-                    (str(self.hermes_home / ".env"), "bold"),
-                    ". HERMES_HOME is ",
-                    (str(self.hermes_home), "bold"),
-                    ".",
-                ),
+                Text.assemble("API keys can also go in ", (str(self.hermes_home / ".env"), "bold"), "."),
                 classes="setup-text setup-muted",
                 id="setup-home",
             )

@@ -86,7 +86,7 @@ def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> None:
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "ask me")
         card = await wait_for(pilot, lambda: next(iter(chat(app).query(ClarifyPrompt)), None), what="clarify card")
-        await pilot.pause(ClarifyPrompt.GUARD_SECONDS + 0.1)
+        await wait_for(pilot, lambda: card.is_armed, what="clarify armed")
         assert chat(app).transcript.is_mounted  # the transcript stays in place while it waits
         await pilot.press("2")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
@@ -110,7 +110,7 @@ def _approval_run(hermes_home: Path, tmp_path: Path, keys: list[str], expect_exi
         dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
         for key in keys:
             if key == "wait":
-                await pilot.pause(ApprovalDialog.GUARD_SECONDS + 0.1)
+                await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
             else:
                 await pilot.press(key)
                 await pilot.pause()
@@ -146,8 +146,8 @@ def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "delete both")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="dialog")
-        await pilot.pause(ApprovalDialog.GUARD_SECONDS + 0.1)
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
+        await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
         await pilot.press("s")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
         assert not t1.exists() and not t2.exists()  # the second was covered without a prompt
@@ -164,7 +164,7 @@ def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "clean")
         dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
-        await pilot.pause(ApprovalDialog.GUARD_SECONDS + 0.1)
+        await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
         await pilot.press("a")
         await pilot.pause()
         assert dialog.is_confirming and command in dialog.saved_rule

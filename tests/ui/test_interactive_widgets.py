@@ -264,6 +264,19 @@ async def test_cancel_event_gives_deny() -> None:
         assert app.results == [ApprovalDecision.DENY]
 
 
+async def test_cancel_while_another_screen_is_on_top_closes_both() -> None:
+    cancel = threading.Event()
+    app = ApprovalApp(make_request(cancel=cancel))
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: app.dialog.is_mounted)
+        app.action_command_palette()
+        await wait_until(pilot, lambda: app.screen is not app.dialog)
+        cancel.set()
+        await wait_until(pilot, lambda: bool(app.results) and len(app.screen_stack) == 1)
+        assert app.results == [ApprovalDecision.DENY]
+        assert app.dialog not in app.screen_stack
+
+
 async def test_command_is_shown_literally() -> None:
     command = "echo [bold]hi[/bold]\r\x1b[2Kls \u202egnp.exe"
     app = ApprovalApp(make_request(command=command))

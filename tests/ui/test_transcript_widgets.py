@@ -159,8 +159,7 @@ async def test_streaming_2000_deltas_from_a_thread_ends_with_the_exact_text_and_
         assert message.text == source  # everything appended is accounted for, drawn or not
 
         await message.wait_until_drained()
-        markdown = message.query_one(Markdown)
-        assert markdown.source == source
+        assert message.shown_text == source  # all of it reached the Markdown (and its frozen head)
         assert len(list(message.query("*"))) > 3  # a live Markdown is many block widgets
 
         await message.finish()
@@ -168,6 +167,28 @@ async def test_streaming_2000_deltas_from_a_thread_ends_with_the_exact_text_and_
         assert message.is_frozen
         assert len(list(message.query("*"))) <= 3
         assert list(message.query(Markdown)) == []
+        assert message.query_one(FrozenMarkdown).source == source
+
+
+async def test_a_very_long_reply_keeps_its_live_markdown_small() -> None:
+    source = "".join(f"Paragraph {n} of a very long answer.\n\n" for n in range(400))
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        message = app.transcript.start_assistant()
+        await pilot.pause()
+        peak = 0
+        for start in range(0, len(source), 500):
+            message.append(source[start : start + 500])
+            await message.wait_until_drained()
+            peak = max(peak, message.live_block_count)
+        assert peak <= AssistantMessage.LIVE_BLOCK_LIMIT + 20  # finished blocks were moved to a frozen head
+        assert message.shown_text == source
+        await pilot.pause()
+        shown = visible_text(message)
+        assert "Paragraph 0 of" in shown and "Paragraph 399 of" in shown
+        await message.finish()
+        await pilot.pause()
+        assert [type(w) for w in message.query("*")] == [FrozenMarkdown]
         assert message.query_one(FrozenMarkdown).source == source
 
 
