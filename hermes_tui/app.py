@@ -37,9 +37,6 @@ class HermesApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
-    CSS = """
-    Screen { background: $background; }
-    """
 
     def __init__(
         self,

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from themes.loader import is_theme_file
+from themes.loader import is_theme_file, theme_files
 
 __all__ = ["ThemeWatcher"]
 
@@ -86,8 +86,12 @@ class ThemeWatcher:
             log.exception("theme watcher: watchfiles is not available")
             self._ready.set()
             return
+        watched: tuple[Path, ...] | None = None  # None: the first round
         while not self._stop.is_set():
-            watched = self._existing()
+            previous, watched = watched, self._existing()
+            # Directories that appeared since the last round: their files were written before we watched
+            # them, so report them once the new watch is set up (at its first yield).
+            appeared = [d for d in watched if d not in previous] if previous is not None else []
             if not watched:
                 self._ready.set()
                 self._stop.wait(self.rescan)
@@ -106,6 +110,9 @@ class ThemeWatcher:
                     recursive=False,
                 ):
                     self._ready.set()
+                    if appeared:
+                        self._dispatch(theme_files(appeared))
+                        appeared = []
                     if changes:
                         self._dispatch(sorted({Path(p) for _change, p in changes}))
                     if self._stop.is_set() or self._existing() != watched:

@@ -31,7 +31,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
-from widgets.text_safety import StreamSanitizer, sanitize_display
+from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["AssistantMessage", "FrozenMarkdown"]
 
@@ -190,7 +190,7 @@ class FrozenMarkdown(Widget):
             "markdown.kbd": Style(bold=True),
         }
         for rich_name, component in self._STYLE_MAP.items():
-            styles[rich_name] = self.get_component_rich_style(f"frozen-markdown--{component}", partial=True)
+            styles[rich_name] = component_text_style(self, f"frozen-markdown--{component}")
         # Inline code needs its background blended over ours: take the full (non-partial) style.
         styles["markdown.code"] = self.get_component_rich_style("frozen-markdown--code-inline")
         return Theme(styles, inherit=True)

@@ -7,7 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widget import Widget
 
-from widgets.text_safety import sanitize_display
+from widgets.text_safety import component_text_style, sanitize_display
 
 __all__ = ["NoticeLine"]
 
@@ -82,5 +82,5 @@ class NoticeLine(Widget):
         line.append(f"{self.GLYPHS[self._kind]} ")
         line.append(self._text)
         if self._hint:
-            line.append(f" — {self._hint}", style=self.get_component_rich_style("notice--hint", partial=True))
+            line.append(f" — {self._hint}", style=component_text_style(self, "notice--hint"))
         return line

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from widgets.text_safety import StreamSanitizer, sanitize_display
+from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["ReasoningBlock"]
 
@@ -153,8 +153,8 @@ class ReasoningBlock(Widget, can_focus=True):
             self.refresh(layout=self.expanded)
 
     def _header(self) -> Text:
-        title_style = self.get_component_rich_style("reasoning--title", partial=True)
-        meta_style = self.get_component_rich_style("reasoning--meta", partial=True)
+        title_style = component_text_style(self, "reasoning--title")
+        meta_style = component_text_style(self, "reasoning--meta")
         header = Text(no_wrap=True, overflow="ellipsis", end="")
         header.append("▾ " if self.expanded else "▸ ", style=meta_style)
         header.append(self.TITLE, style=title_style)
@@ -163,9 +163,7 @@ class ReasoningBlock(Widget, can_focus=True):
         if not self._finished:
             last_line = next((ln for ln in reversed(self._tail.splitlines()) if ln.strip()), "")
             header.append(" … ", style=meta_style)
-            header.append(
-                last_line.strip(), style=self.get_component_rich_style("reasoning--body", partial=True)
-            )
+            header.append(last_line.strip(), style=component_text_style(self, "reasoning--body"))
         else:
             lines = self.shown_text.strip().count("\n") + 1 if self.shown_text.strip() else 0
             header.append(
@@ -177,7 +175,7 @@ class ReasoningBlock(Widget, can_focus=True):
         header = self._header()
         if not self.expanded:
             return header
-        body_style = self.get_component_rich_style("reasoning--body", partial=True)
+        body_style = component_text_style(self, "reasoning--body")
         text = Text(end="")
         text.append_text(header)
         text.append("\n")

@@ -22,6 +22,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from widgets.text_safety import component_text_style
+
 __all__ = ["Spinner", "format_elapsed"]
 
 
@@ -227,17 +229,15 @@ class Spinner(Widget):
         glyph = self.FRAMES[self._frame % len(self.FRAMES)] if self.FRAMES else ""
 
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        line.append(glyph, style=self.get_component_rich_style("spinner--glyph", partial=True))
+        line.append(glyph, style=component_text_style(self, "spinner--glyph"))
         if face:
             line.append(" ")
-            line.append(face, style=self.get_component_rich_style("spinner--face", partial=True))
+            line.append(face, style=component_text_style(self, "spinner--face"))
         line.append(" ")
-        line.append(f"{verb}…", style=self.get_component_rich_style("spinner--verb", partial=True))
+        line.append(f"{verb}…", style=component_text_style(self, "spinner--verb"))
         line.append(" ")
-        line.append(
-            format_elapsed(elapsed), style=self.get_component_rich_style("spinner--elapsed", partial=True)
-        )
-        hint_style = self.get_component_rich_style("spinner--hint", partial=True)
+        line.append(format_elapsed(elapsed), style=component_text_style(self, "spinner--elapsed"))
+        hint_style = component_text_style(self, "spinner--hint")
         if elapsed >= self.SLOW_AFTER:
             line.append(" · still waiting for the provider", style=hint_style)
         if self.hint:

@@ -6,13 +6,22 @@ best show as garbage. Everything that came from outside goes through `sanitize_d
 `StreamSanitizer` (chunks, where an escape sequence may be split across two chunks) before display.
 
 Only controls are removed: the text is otherwise kept literally (no markup interpretation, no trimming).
+
+`component_text_style` is the other half of showing such text: the Rich style for a span, taken from a
+widget's component class (theme variables), safe to put on a `Text`.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-__all__ = ["StreamSanitizer", "sanitize_display"]
+from rich.style import Style
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+__all__ = ["StreamSanitizer", "component_text_style", "sanitize_display"]
 
 # Complete escape sequences, in the order the regex must try them.
 _ESCAPE_RE = re.compile(
@@ -122,3 +131,18 @@ def _holdback_start(data: str, max_hold: int) -> int | None:
     if data.endswith("\r"):
         return len(data) - 1
     return None
+
+
+def component_text_style(widget: Widget, component: str) -> Style:
+    """The Rich style of `widget`'s component class, for a span inside the widget's own `Text`.
+
+    Textual's *partial* component style keeps the text attributes but cannot resolve colours that depend on
+    the background (`$text-muted` is "auto 60%", `$foreground 30%` has alpha): it returns them unblended
+    (white). The *full* style blends them correctly but also carries the widget's background, which would
+    paint over a focus/hover background. So: attributes from the partial style, the colour from the full one.
+    """
+    partial = widget.get_component_rich_style(component, partial=True)
+    if partial.color is None:
+        return partial
+    full = widget.get_component_rich_style(component)
+    return partial + Style(color=full.color)

@@ -33,7 +33,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from widgets.spinner import format_elapsed
-from widgets.text_safety import StreamSanitizer, sanitize_display
+from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot"]
 
@@ -436,8 +436,9 @@ class ToolPanel(Widget, can_focus=True):
         """Styles changed (theme switch): the cached body holds colours of the old theme."""
         super().notify_style_update()
         self._body_cache = None
-        if self._body is not None:
-            self._body.refresh()
+        body = getattr(self, "_body", None)  # may run before __init__ has finished
+        if body is not None:
+            body.refresh()
 
     # ----------------------------------------------------------------------------------------- lifecycle
 
@@ -527,7 +528,7 @@ class ToolPanel(Widget, can_focus=True):
             self._body.set_class(status == self._status, f"-{status}")
 
     def _style(self, component: str) -> Style:
-        return self.get_component_rich_style(f"tool-panel--{component}", partial=True)
+        return component_text_style(self, f"tool-panel--{component}")
 
     def _diff(self) -> str:
         if self._tool_name not in self.DIFF_TOOLS:

@@ -464,11 +464,15 @@ class Transcript(VerticalScroll, can_focus=True):
         # Not following: only entries at least a screen above the view may go, so the user sees no change.
         limit = self.scroll_y - self.scrollable_content_region.height
         victims: list[Widget] = []
-        for widget in self._mounted[:excess]:
-            if not self._is_finished(widget):
-                break
+        for position, widget in enumerate(self._mounted[:excess]):
             if not following and widget.virtual_region.bottom > limit:
                 break
+            if not self._is_finished(widget):
+                if len(self._mounted) - position <= self.MAX_MOUNTED:
+                    break  # still live: it stays mounted (and so does everything after it)
+                # Live but more than MAX_MOUNTED entries old: the app never finished it. Finish it
+                # rather than let one forgotten widget stop pruning for the rest of the session.
+                await self._force_finish(widget)
             victims.append(widget)
         if not victims:
             return
@@ -485,6 +489,15 @@ class Transcript(VerticalScroll, can_focus=True):
             await self.remove_children(victims)
             if not following and keep_ref is not None:
                 self._pending_view = (keep_ref, ref_offset)
+
+    @staticmethod
+    async def _force_finish(widget: Widget) -> None:
+        if isinstance(widget, AssistantMessage):
+            await widget.finish()
+        elif isinstance(widget, ReasoningBlock):
+            widget.finish()
+        elif isinstance(widget, ToolPanel):
+            widget.set_finished("cancelled", None, "(no result was received for this call)")
 
     async def _load_older_page(self, already_flagged: bool = False) -> None:
         """Re-mount the previous `PAGE_SIZE` archived entries above the mounted ones, keeping the view."""

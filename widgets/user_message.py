@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from widgets.text_safety import sanitize_display
+from widgets.text_safety import component_text_style, sanitize_display
 
 __all__ = ["UserMessage"]
 
@@ -73,7 +73,7 @@ class UserMessage(Widget, can_focus=True):
     def render(self) -> Text:
         if not self.is_collapsible:
             return Text(self._text, end="")
-        more_style = self.get_component_rich_style("user-message--more", partial=True)
+        more_style = component_text_style(self, "user-message--more")
         if self.expanded:
             text = Text(self._text, end="")
             text.append("\n▴ collapse (click/enter)", style=more_style)

@@ -756,6 +756,12 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     """Message hits fetched per search."""
     HITS_PER_SESSION: ClassVar[int] = 5
     """Message hits shown per session (the best ones)."""
+    FIRST_PAGE: ClassVar[int] = 100
+    """Sessions fetched and shown first when the screen opens, before the full list."""
+    CHUNK: ClassVar[int] = 200
+    """Options put in the list at once (a screenful and more); the rest follow in `FEED_CHUNK`s."""
+    FEED_CHUNK: ClassVar[int] = 1000
+    """Options added per step in the background (~50 ms of work: keys stay responsive)."""
 
     AUTO_FOCUS = "#sessions-search"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
@@ -896,11 +902,14 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._sessions: list[Any] | None = None
         self._all: tuple[list[SessionRow], list[Option]] | None = None
         self._styles = RowStyles()
-        self._registry: Any = None
-        self._registry_loaded = False
+        self.registry: Any = None
+        """A `ToolRegistry` for tool-call summaries in the preview (optional: the chat passes its own)."""
         self._pending_query: str | None = None
         self.preview_text: Text = Text("")
         """What the preview pane shows (for tests and screenshots)."""
+        self._pending: list[Option] = []  # options of all rows; the first `_loaded` are in the list
+        self._loaded = 0
+        self._feed_generation = 0
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -978,7 +987,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     def _restyle(self) -> None:
         self._styles = self._resolve_styles()
         self._all = None
-        self._refresh_rows()
+        if self.shown_query is not None:
+            self._run_query(self.search_input.value, 0.0)
 
     # ------------------------------------------------------------------ querying
     @on(Input.Changed, "#sessions-search")
@@ -996,11 +1006,21 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     async def _run_query(self, text: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
-        sessions = self._sessions
         styles, now = self._styles, self.now
+        if self._sessions is None and not text.strip():
+            # First load: show the most recent page at once, then the rest.
+            try:
+                page = await asyncio.to_thread(self.store.list_sessions, self.FIRST_PAGE)
+            except Exception as exc:  # an unreadable store reads as "no sessions", never a traceback
+                self.log.error(f"listing sessions failed: {exc!r}")
+                page = []
+            if len(page) >= self.FIRST_PAGE:
+                rows = [SessionRow(info) for info in page]
+                self._show(text, rows, self._options(rows, styles, now), total=None)
+        sessions = self._sessions
         try:
             fetched = await asyncio.to_thread(self._fetch, text, sessions, styles, now)
-        except Exception as exc:
+        except Exception as exc:  # any failure reads as "no results", never a traceback
             self.log.error(f"session search failed for {text!r}: {exc!r}")
             fetched = _Fetched(text, sessions or [], [], [], failed=True)
         if self._pending_query is not None and text != self._pending_query:
@@ -1026,7 +1046,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         failed = False
         try:
             hits = self.store.search(text, limit=self.HIT_LIMIT)
-        except Exception:
+        except Exception:  # the store promises not to raise on user text; belt and braces
             hits, failed = [], True
         for hit in hits:
             count = per_session.get(hit.session_id, 0)
@@ -1049,35 +1069,84 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     def _apply(self, fetched: _Fetched) -> None:
         self._sessions = fetched.sessions
         if not fetched.query.strip() and not fetched.failed:
-            self._all = (fetched.rows, fetched.options)
+            self._all = (list(fetched.rows), list(fetched.options))
         self.search_failed = fetched.failed
         self._show(fetched.query, fetched.rows, fetched.options)
 
     def _show(
-        self, query: str, rows: list[SessionRow], options: list[Option], keep: str | None = None
+        self,
+        query: str,
+        rows: list[SessionRow],
+        options: list[Option],
+        keep: str | None = None,
+        total: int | None = -1,
     ) -> None:
-        previous = self.highlighted_row
+        """Put `rows` on screen. The first `CHUNK` options go in now, the rest in later chunks (a 5,000
+        row list is usable at once and never blocks typing); a list that only grows (the first page,
+        then all sessions) keeps what is already shown."""
         option_list = self.option_list
+        previous = self.highlighted_row
+        same_prefix = (
+            query == self.shown_query
+            and 0 < self._loaded <= len(rows)
+            and len(self.rows) <= len(rows)
+            and all(old.key == new.key for old, new in zip(self.rows[: self._loaded], rows, strict=False))
+        )
         self.rows = list(rows)
-        option_list.set_options(options)
-        self.shown_query = query
+        self._feed_generation += 1
+        if same_prefix:
+            self._pending = self._pending[: self._loaded] + list(options[self._loaded :])
+            self.shown_query = query
+            self._update_chrome(query, total)
+            self._feed_more()
+            return
+        self._pending = list(options)
         index: int | None = 0 if rows else None
         wanted = keep or (previous.session_id if previous is not None and not query.strip() else None)
         if wanted is not None:
             index = next((i for i, row in enumerate(self.rows) if row.session_id == wanted), index)
+        first = max(self.CHUNK, (index or 0) + self.CHUNK)
+        option_list.set_options(self._pending[:first])
+        self._loaded = option_list.option_count
+        self.shown_query = query
         option_list.highlighted = index
         if index is not None:
             option_list.scroll_to_highlight(top=index == 0)
-        self._update_chrome(query)
+        self._update_chrome(query, total)
         self.refresh_bindings()
         if index is None:
             self._set_preview(Text(""))
+        self._feed_more()
 
-    def _update_chrome(self, query: str) -> None:
+    def _feed_more(self) -> None:
+        if self._loaded < len(self._pending):
+            self._feed(self._feed_generation)
+
+    @work(exclusive=True, group="sessions-feed", exit_on_error=False)
+    async def _feed(self, generation: int) -> None:
+        """Add the remaining options a chunk per frame, until done or another list replaced this one."""
+        option_list = self.option_list
+        while generation == self._feed_generation and self._loaded < len(self._pending):
+            await asyncio.sleep(0.01)
+            if generation != self._feed_generation:
+                return
+            chunk = self._pending[self._loaded : self._loaded + self.FEED_CHUNK]
+            option_list.add_options(chunk)
+            self._loaded += len(chunk)
+
+    @property
+    def is_filling(self) -> bool:
+        """True while rows are still being added to the list in the background."""
+        return self._loaded < len(self._pending)
+
+    def _update_chrome(self, query: str, total: int | None = -1) -> None:
         search = self.search_input
-        total = len(self._sessions or [])
+        sessions = len(self._sessions or [])
         if not query.strip():
-            search.border_subtitle = f"{total:,} session{'s' if total != 1 else ''}"
+            if total is None:
+                search.border_subtitle = f"{len(self.rows):,}+ sessions"
+            else:
+                search.border_subtitle = f"{sessions:,} session{'s' if sessions != 1 else ''}"
         else:
             count = len(self.rows)
             search.border_subtitle = f"{count:,} result{'s' if count != 1 else ''}"
@@ -1086,7 +1155,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         message = self.query_one("#sessions-empty", Static)
         if not empty:
             return
-        if not total:
+        if not sessions:
             message.update(
                 Text("No sessions yet. Start typing in the chat, and your conversations will be here.")
             )
@@ -1100,16 +1169,20 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             text.append("”.\nTry fewer words, or a prefix such as migr*")
             message.update(text)
 
-    def _refresh_rows(self) -> None:
-        """Rebuild the prompts of the rows on screen (after a rename or a theme change)."""
+    def _refresh_session(self, session_id: str) -> None:
+        """Rebuild the rows of one session (after a rename), loaded or still pending."""
         styles, now = self._styles, self.now
         option_list = self.option_list
         for index, row in enumerate(self.rows):
-            option_list.replace_option_prompt_at_index(
-                index, session_prompt(row, styles, now, self.home, self.current_id)
-            )
+            if row.session_id != session_id:
+                continue
+            prompt = session_prompt(row, styles, now, self.home, self.current_id)
+            if index < self._loaded:
+                option_list.replace_option_prompt_at_index(index, prompt)
+            else:
+                self._pending[index] = Option(prompt, id=row.key)
         row = self.highlighted_row
-        if row is not None:
+        if row is not None and row.session_id == session_id:
             self._load_preview(row, 0.0)
 
     # ------------------------------------------------------------------ preview
@@ -1134,14 +1207,6 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._set_preview(text, anchor)
 
     def _fetch_preview(self, row: SessionRow) -> PreviewData:
-        if not self._registry_loaded:
-            self._registry_loaded = True
-            try:
-                from agent.tools.builtin import default_registry
-
-                self._registry = default_registry()
-            except Exception:
-                self._registry = None
         info = row.info
         count = info.message_count
         store = self.store
@@ -1161,7 +1226,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             blocks.append(store.load_messages(info.id, 0, PREVIEW_HEAD))
             blocks.append(tail_start - PREVIEW_HEAD)
             blocks.append(store.load_messages(info.id, tail_start))
-        return PreviewData(row, blocks, self._registry)
+        return PreviewData(row, blocks, self.registry)
 
     def _set_preview(self, text: Text, anchor: int | None = None) -> None:
         """Show `text`; with an anchor (the matching message), scroll so it is near the top."""
@@ -1263,7 +1328,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
                     shown.info.title = stored or None
             info.title = stored or None
             self._all = None
-            self._refresh_rows()
+            self._refresh_session(info.id)
 
         self.app.push_screen(RenameModal(info.title or ""), renamed)
 
@@ -1296,14 +1361,19 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         option_list = self.option_list
         index = option_list.highlighted or 0
         for position in range(len(self.rows) - 1, -1, -1):
-            if self.rows[position].session_id == session_id:
+            if self.rows[position].session_id != session_id:
+                continue
+            if position < self._loaded:
                 option_list.remove_option_at_index(position)
-                del self.rows[position]
-                if position < index:
-                    index -= 1
+                self._loaded -= 1
+            del self.rows[position]
+            del self._pending[position]
+            if position < index:
+                index -= 1
         if self.rows:
-            option_list.highlighted = min(index, len(self.rows) - 1)
+            option_list.highlighted = min(index, option_list.option_count - 1)
         self._update_chrome(self.shown_query or "")
+        self.refresh_bindings()
         if not self.rows:
             self._set_preview(Text(""))
 

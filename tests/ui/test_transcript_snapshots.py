@@ -58,7 +58,7 @@ class TranscriptSnapshotApp(App[None]):
 
     async def populate(self) -> None:
         transcript = self.query_one(Transcript)
-        transcript.add_user("The tests fail after my last change, can you fix it? \x1b[31m(ANSI stripped)\x1b[0m")
+        transcript.add_user("The tests fail after my last change, can you fix it? \x1b[31m(no ANSI)\x1b[0m")
 
         reasoning = transcript.start_reasoning()
         reasoning.append("The user wants the failing test fixed.\nRun the suite first to see what fails.")

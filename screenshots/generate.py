@@ -1,0 +1,137 @@
+"""Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
+
+Usage: python screenshots/generate.py   (needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and
+ligature-free glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agent.config import Settings  # noqa: E402
+from agent.scripted import ScriptedServer  # noqa: E402
+from hermes_tui.app import HermesApp  # noqa: E402
+from hermes_tui.cli import demo_scenario_path  # noqa: E402
+from hermes_tui.screens.chat import ChatScreen  # noqa: E402
+from widgets.approval_dialog import ApprovalDialog  # noqa: E402
+from widgets.assistant_message import AssistantMessage  # noqa: E402
+from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
+from widgets.tool_panel import ToolPanel  # noqa: E402
+
+OUT = ROOT / "screenshots"
+SIZES = [(120, 40), (80, 24)]
+
+
+def to_png(svg_path: Path) -> Path:
+    """rsvg-convert drops leading spaces unless the SVG asks it to keep them."""
+    text = svg_path.read_text(encoding="utf-8")
+    if 'xml:space="preserve"' not in text:
+        text = re.sub(r"<svg ", '<svg xml:space="preserve" ', text, count=1)
+        svg_path.write_text(text, encoding="utf-8")
+    png = svg_path.with_suffix(".png")
+    subprocess.run(["rsvg-convert", "-o", str(png), str(svg_path)], check=True)
+    return png
+
+
+async def wait_for(pilot: Any, predicate: Callable[[], Any], timeout: float = 30) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise TimeoutError(str(predicate))
+        await pilot.pause(0.05)
+    return value
+
+
+async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    tag = f"{size[0]}x{size[1]}"
+    shots: list[Path] = []
+
+    def save(app: HermesApp, name: str) -> None:
+        svg = OUT / f"{name}-{tag}.svg"
+        app.save_screenshot(str(svg))
+        shots.append(to_png(svg))
+
+    with ScriptedServer(demo_scenario_path()) as server:
+        settings = Settings(
+            model="hermes-demo",
+            provider="custom",
+            base_url=server.openai_base_url,
+            api_key=SecretStr("demo"),
+            hermes_home=workdir / "home",
+            cwd=workdir,
+        )
+        app = HermesApp(settings)
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None))
+            chat.prompt_input.text = "hello"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: chat.transcript.spinner.display)
+            await pilot.pause(0.3)
+            save(app, "01-spinner")
+            await wait_for(pilot, lambda: any(len(m.text) > 60 for m in chat.transcript.query(AssistantMessage)))
+            save(app, "02-mid-stream")
+            card = await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))
+            await wait_for(pilot, lambda: card.is_armed)
+            save(app, "03-clarify")
+            await pilot.press("3")
+            dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
+            await wait_for(pilot, lambda: dialog.is_armed)
+            save(app, "04-approval")
+            await pilot.press("o")
+            await wait_for(pilot, lambda: not chat.busy)
+            await pilot.pause(0.5)
+            save(app, "05-finished")
+            chat.transcript.scroll_home(animate=False)
+            await pilot.pause(0.3)
+            save(app, "06-tool-panels-collapsed")
+            for panel in chat.transcript.query(ToolPanel):
+                panel.expanded = True
+            await pilot.pause(0.3)
+            chat.transcript.scroll_home(animate=False)
+            await pilot.pause(0.3)
+            save(app, "07-tool-panels-expanded")
+    return shots
+
+
+async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
+    app = HermesApp(Settings(hermes_home=Path("~/.hermes"), cwd=workdir))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.5)
+        svg = OUT / f"08-setup-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(str(svg))
+    return to_png(svg)
+
+
+def main() -> int:
+    if shutil.which("rsvg-convert") is None:
+        print("rsvg-convert not found: apt-get install librsvg2-bin", file=sys.stderr)
+        return 1
+    OUT.mkdir(exist_ok=True)
+    made: list[Path] = []
+    for size in SIZES:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            (work / "README.md").write_text("# demo project\n")
+            made += asyncio.run(demo_run(size, work))
+            made.append(asyncio.run(setup_run(size, work)))
+    for path in made:
+        print(path.relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,598 @@
+"""Pilot tests for the session browser: listing, full-text search, and resume / rename / delete / branch /
+export, driven with keys and the mouse the way a user would.
+
+Every test builds a real `SessionStore` in `tmp_path` through its public API and opens `SessionsScreen` in a
+tiny app that records what the screen dismissed with.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, Static
+
+from agent.messages import Message, ToolCall
+from agent.store import SessionStore
+from hermes_tui.screens.sessions import (
+    ConfirmDeleteModal,
+    ExportPathModal,
+    RenameModal,
+    SessionsResult,
+    SessionsScreen,
+    parse_query,
+    query_matches,
+    relative_time,
+    snippet_text,
+)
+
+pytestmark = pytest.mark.anyio
+
+NOW = datetime(2026, 3, 10, 12, 0).timestamp()
+UNSET = object()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+# ------------------------------------------------------------------------------------------ fixtures
+
+
+def add_session(
+    store: SessionStore,
+    title: str | None,
+    messages: list[Message],
+    *,
+    updated: float,
+    status: str = "completed",
+    cwd: str = "/home/user/src/project",
+    model: str = "anthropic/claude-sonnet-4.5",
+) -> str:
+    session_id = store.create_session(
+        model=model, provider="openrouter", cwd=cwd, system_prompt="sys", title=title
+    )
+    for message in messages:
+        message.created_at = updated - 60
+        store.append_message(session_id, message)
+    store.set_status(session_id, status)
+    with store._write() as conn:  # pin the activity time: ordering must not depend on the wall clock
+        conn.execute(
+            "UPDATE sessions SET updated_at = ?, created_at = ? WHERE id = ?",
+            (updated, updated - 600, session_id),
+        )
+    return session_id
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    store = SessionStore(tmp_path / "state.db")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def sessions(store: SessionStore) -> dict[str, str]:
+    """Three sessions: `old` (docker), `mid` (a tool call whose output alone says 'zanzibar'), `new`."""
+    old = add_session(
+        store,
+        "Docker compose setup",
+        [
+            Message("user", "write a docker compose file for postgres"),
+            Message("assistant", "Here it is: services, db, image postgres:16."),
+        ],
+        updated=NOW - 30 * 3600,
+    )
+    mid = add_session(
+        store,
+        "Fixing the migration bug",
+        [
+            Message("user", "the alembic migration fails on startup"),
+            Message(
+                "assistant",
+                "Let me run the tests.",
+                tool_calls=[ToolCall("call_1", "terminal", '{"command": "pytest -q tests/db"}')],
+            ),
+            Message(
+                "tool",
+                "FAILED tests/db/test_upgrade.py - column zanzibar_flux already exists\n1 failed, 41 passed",
+                tool_call_id="call_1",
+                tool_name="terminal",
+                meta={"status": "error", "duration": 3.2},
+            ),
+            Message("assistant", "The column is added twice; I guarded the ALTER TABLE."),
+        ],
+        updated=NOW - 3600,
+    )
+    new = add_session(
+        store,
+        None,
+        [
+            Message("user", "summarize my notes about the ocelot project"),
+            Message("assistant", "The ocelot project ships in April."),
+        ],
+        updated=NOW - 120,
+        status="interrupted",
+    )
+    return {"old": old, "mid": mid, "new": new}
+
+
+class BrowserApp(App[None]):
+    """Opens the browser over a placeholder chat and records what it dismissed with."""
+
+    def __init__(self, screen: SessionsScreen) -> None:
+        super().__init__()
+        self.browser = screen
+        self.result: Any = UNSET
+
+    def compose(self) -> ComposeResult:
+        yield Static("the chat")
+
+    def on_mount(self) -> None:
+        self.push_screen(self.browser, self._done)
+
+    def _done(self, result: Any) -> None:
+        self.result = result
+
+
+def browser(store: SessionStore, **kwargs: Any) -> BrowserApp:
+    kwargs.setdefault("now", NOW)
+    kwargs.setdefault("home", "/home/user")
+    return BrowserApp(SessionsScreen(store, **kwargs))
+
+
+async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await pilot.pause(0.02)
+
+
+async def loaded(pilot: Pilot) -> SessionsScreen:
+    app = pilot.app
+    assert isinstance(app, BrowserApp)
+    screen = app.browser
+    await wait_until(pilot, lambda: screen.shown_query is not None and not screen.is_filling)
+    return screen
+
+
+async def search(pilot: Pilot, screen: SessionsScreen, text: str) -> None:
+    """Type `text` into the search box (replacing what is there) and wait for its results."""
+    screen.search_input.value = ""
+    screen.search_input.focus()
+    await pilot.press(*text) if text else None
+    await wait_until(pilot, lambda: screen.shown_query == text and not screen.is_filling)
+    await pilot.pause()
+
+
+def keys(screen: SessionsScreen) -> list[str]:
+    return [row.key for row in screen.rows]
+
+
+def spans_text(text: Text, style: Any) -> list[str]:
+    return [text.plain[span.start : span.end] for span in text.spans if span.style == style]
+
+
+# ------------------------------------------------------------------------------------------ listing
+
+
+async def test_rows_are_ordered_by_activity_and_show_title_time_model_count_cwd_status(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        assert keys(screen) == [sessions["new"], sessions["mid"], sessions["old"]]
+        prompts = [screen.option_list.get_option_at_index(i).prompt for i in range(3)]
+        assert all(isinstance(prompt, Text) for prompt in prompts)
+        newest, middle, oldest = (prompt.plain for prompt in prompts)
+        # Untitled: the first user message stands in for the title.
+        assert newest.startswith("◐ summarize my notes about the ocelot project")
+        assert "2 min ago · 2 msgs · anthropic/claude-sonnet-4.5 · ~/src/project · interrupted" in newest
+        assert middle.startswith("● Fixing the migration bug") and "1 h ago · 4 msgs" in middle
+        assert "yesterday · 2 msgs" in oldest
+        assert screen.search_input.border_subtitle == "3 sessions"
+        # The preview shows the highlighted (newest) session.
+        await wait_until(pilot, lambda: "ocelot project ships" in screen.preview_text.plain)
+
+    # New activity moves a session to the top.
+    store.append_message(sessions["old"], Message("user", "and add redis"))
+    app = browser(store, now=time.time() + 10)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        assert keys(screen)[0] == sessions["old"]
+
+
+async def test_empty_store_shows_a_friendly_line(store: SessionStore) -> None:
+    app = browser(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await loaded(pilot)
+        assert screen.rows == []
+        message = screen.query_one("#sessions-empty", Static)
+        assert message.display
+        assert "No sessions yet. Start typing in the chat" in str(message.render())
+        await pilot.press("enter", "r", "d", "b", "e")  # nothing to act on: nothing happens
+        assert app.result is UNSET
+        await pilot.press("escape")
+        assert app.result is None
+
+
+# ------------------------------------------------------------------------------------------ search
+
+
+async def test_a_word_only_in_a_tool_output_finds_its_session_with_a_highlighted_snippet(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "zanzibar")
+        assert len(screen.rows) == 1
+        row = screen.rows[0]
+        assert row.session_id == sessions["mid"]
+        assert row.hit is not None and row.hit.role == "tool" and row.hit.seq == 2
+        prompt = screen.option_list.get_option_at_index(0).prompt
+        assert isinstance(prompt, Text)
+        assert "Fixing the migration bug" in prompt.plain
+        assert "tool terminal › " in prompt.plain
+        match_style = screen._styles.match
+        assert spans_text(prompt, match_style) == ["zanzibar_flux"]
+        assert "\x02" not in prompt.plain and "\x03" not in prompt.plain
+        assert screen.search_input.border_subtitle == "1 result"
+        # The preview shows the output around the match, highlighted, with the call on one line.
+        await wait_until(pilot, lambda: "zanzibar" in screen.preview_text.plain)
+        preview = screen.preview_text
+        assert "→ terminal: pytest -q tests/db  error · 3.2s" in preview.plain
+        assert "zanzibar_flux" in spans_text(preview, match_style)
+
+
+async def test_titles_and_ids_match_too(store: SessionStore, sessions: dict[str, str]) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "compose setup")
+        title_rows = [row for row in screen.rows if row.hit is None]
+        assert [row.session_id for row in title_rows] == [sessions["old"]]
+        prompt = screen.option_list.get_option_at_index(0).prompt
+        assert sorted(spans_text(prompt, screen._styles.match)) == ["compose", "setup"]
+
+        await search(pilot, screen, sessions["new"][-6:])
+        assert [row.session_id for row in screen.rows] == [sessions["new"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ('"alembic migration"', {"mid"}),  # a phrase
+        ('"migration alembic"', set()),  # order matters in a phrase
+        ("ocelot OR docker", {"new", "old"}),
+        ("docker NOT compose", set()),
+        ("postgres NOT compose", {"old"}),  # the assistant's reply mentions postgres, not compose
+        ("ocel*", {"new"}),  # prefix
+        ("migr", {"mid"}),  # search as you type: the last word is a prefix
+    ],
+)
+async def test_query_syntax(
+    store: SessionStore, sessions: dict[str, str], query: str, expected: set[str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, query)
+        found = {name for name, sid in sessions.items() if any(row.session_id == sid for row in screen.rows)}
+        assert found == expected
+        assert not screen.search_failed
+
+
+@pytest.mark.parametrize("nasty", ['"', "(", "NEAR(", "*", "' OR 1=1 --", "a:b ^c -d", "\x1b[31mred", "🙂"])
+async def test_nasty_input_never_errors(store: SessionStore, sessions: dict[str, str], nasty: str) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        screen.search_input.value = nasty
+        await wait_until(pilot, lambda: screen.shown_query == nasty)
+        await pilot.pause()
+        assert app.screen is screen and app.is_running
+        if not screen.rows:
+            message = str(screen.query_one("#sessions-empty", Static).render())
+            assert message.startswith("No results")
+        assert app.result is UNSET
+
+
+async def test_search_failure_in_the_store_reads_as_no_results(
+    store: SessionStore, sessions: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> list[Any]:
+        raise RuntimeError("database is locked")
+
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        monkeypatch.setattr(store, "search", broken)
+        await search(pilot, screen, "zzzz")
+        assert screen.rows == []
+        assert screen.search_failed
+        assert "No results" in str(screen.query_one("#sessions-empty", Static).render())
+
+
+# ------------------------------------------------------------------------------------------ keys
+
+
+async def test_enter_resumes_from_the_search_box_and_from_the_list(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")  # focus is in the search box: resumes the highlighted (newest) session
+        assert app.result == SessionsResult("resume", sessions["new"])
+
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("down")  # into the list, one row down
+        assert screen.option_list.has_focus
+        await pilot.press("enter")
+        assert app.result == SessionsResult("resume", sessions["mid"])
+
+
+async def test_mouse_click_selects_and_double_click_resumes(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        option_list = screen.option_list
+        # Rows are two lines high: y = 2 is the second session's title line.
+        await pilot.click(option_list, offset=(4, 2))
+        await pilot.pause()
+        assert option_list.highlighted == 1
+        assert app.result is UNSET
+        await pilot.double_click(option_list, offset=(4, 4))
+        await pilot.pause()
+        assert app.result == SessionsResult("resume", sessions["old"])
+
+
+async def test_rename_changes_the_title_in_the_store_and_the_row(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("down")  # the list, on "Fixing the migration bug"
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RenameModal))
+        field = app.screen.query_one(Input)
+        assert field.value == "Fixing the migration bug"
+        field.value = ""
+        await pilot.press(*"Alembic duplicate column", "enter")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert store.get_session(sessions["mid"]).title == "Alembic duplicate column"
+        prompt = screen.option_list.get_option_at_index(1).prompt
+        assert prompt.plain.startswith("● Alembic duplicate column")
+        # Escape in the dialog changes nothing.
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, RenameModal))
+        await pilot.press("x", "escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert store.get_session(sessions["mid"]).title == "Alembic duplicate column"
+        # The renamed title is searchable at once.
+        await search(pilot, screen, "duplicate")
+        assert any(row.session_id == sessions["mid"] and row.hit is None for row in screen.rows)
+        assert app.result is UNSET
+
+
+async def test_delete_asks_first_with_cancel_focused(store: SessionStore, sessions: dict[str, str]) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("down")  # "Fixing the migration bug"
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        assert isinstance(app.focused, Button) and app.focused.id == "cancel"
+        await pilot.press("enter")  # a stray Enter cancels
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert store.get_session(sessions["mid"]) is not None
+
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert store.get_session(sessions["mid"]) is not None
+        assert keys(screen) == [sessions["new"], sessions["mid"], sessions["old"]]
+
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert store.get_session(sessions["mid"]) is None
+        assert keys(screen) == [sessions["new"], sessions["old"]]
+        assert screen.highlighted_row is not None and screen.highlighted_row.session_id == sessions["old"]
+        assert screen.search_input.border_subtitle == "2 sessions"
+
+        # The Delete button works as well, and a cleared search does not bring the row back.
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await pilot.click("#delete")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert store.get_session(sessions["old"]) is None
+        await search(pilot, screen, "docker")
+        await search(pilot, screen, "")
+        assert keys(screen) == [sessions["new"]]
+        assert app.result is UNSET
+
+
+async def test_branch_from_a_search_hit_copies_up_to_that_message_and_opens_it(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "zanzibar")
+        await pilot.press("tab")  # into the list, the hit stays highlighted
+        assert screen.option_list.has_focus and screen.highlighted_row.hit is not None
+        await pilot.press("b")
+        assert isinstance(app.result, SessionsResult) and app.result.action == "resume"
+        branch_id = app.result.session_id
+        assert branch_id != sessions["mid"]
+    branch = store.load(branch_id)
+    assert branch.info.parent_session_id == sessions["mid"]
+    assert [m.role for m in branch.messages] == ["user", "assistant", "tool"]
+    assert "zanzibar_flux" in branch.messages[-1].content
+    assert len(store.load(sessions["mid"]).messages) == 4  # the original is untouched
+
+
+async def test_branch_without_a_hit_copies_the_whole_session(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("down", "b")
+    assert isinstance(app.result, SessionsResult)
+    assert len(store.load(app.result.session_id).messages) == 4
+
+
+async def test_escape_clears_the_search_then_closes(store: SessionStore, sessions: dict[str, str]) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "docker")
+        assert len(screen.rows) < 3
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.shown_query == "")
+        assert screen.search_input.value == ""
+        assert len(screen.rows) == 3
+        assert app.result is UNSET
+        await pilot.press("escape")
+        assert app.result is None
+
+
+async def test_export_asks_for_a_path_and_writes_markdown(
+    store: SessionStore, sessions: dict[str, str], tmp_path: Path
+) -> None:
+    out_dir = tmp_path / "exports"
+    app = browser(store, export_dir=out_dir)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await loaded(pilot)
+        await pilot.press("down", "e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportPathModal))
+        assert app.screen.query_one(Input).value == "./fixing-the-migration-bug.md"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (out_dir / "fixing-the-migration-bug.md").exists())
+        assert app.screen is screen
+        text = (out_dir / "fixing-the-migration-bug.md").read_text()
+        assert text.startswith("# Fixing the migration bug")
+        assert "<details>" in text and "zanzibar_flux" in text
+
+        # A directory is refused in the dialog; an existing file needs a second Enter.
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportPathModal))
+        dialog = app.screen
+        dialog.query_one(Input).value = "."
+        await pilot.press("enter")
+        error = dialog.query_one("#export-error", Static)
+        assert "is a directory" in str(error.render())
+        assert app.screen is dialog
+        dialog.query_one(Input).value = "./fixing-the-migration-bug.md"
+        await pilot.press("enter")
+        assert "exists" in str(error.render()) and app.screen is dialog
+        (out_dir / "fixing-the-migration-bug.md").write_text("old")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (out_dir / "fixing-the-migration-bug.md").read_text() != "old")
+        # JSON by extension.
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportPathModal))
+        app.screen.query_one(Input).value = "sub/dir/session.json"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (out_dir / "sub/dir/session.json").exists())
+        assert '"format": "hermes-tui-session"' in (out_dir / "sub/dir/session.json").read_text()
+        assert app.result is UNSET
+
+
+async def test_narrow_terminals_put_the_preview_below(store: SessionStore, sessions: dict[str, str]) -> None:
+    app = browser(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await loaded(pilot)
+        assert screen.has_class("-narrow")
+        list_region = screen.query_one("#sessions-list-area").region
+        preview_region = screen.query_one("#sessions-preview").region
+        assert preview_region.y >= list_region.bottom
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert screen.has_class("-wide")
+        assert (
+            screen.query_one("#sessions-preview").region.x
+            >= screen.query_one("#sessions-list-area").region.right
+        )
+
+
+async def test_five_thousand_sessions_fill_the_list(store: SessionStore) -> None:
+    for index in range(5000):
+        store.create_session(
+            model="m",
+            provider="p",
+            cwd=f"/home/user/p{index % 40}",
+            system_prompt="",
+            title=f"Session {index:04d}",
+        )
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.browser
+        started = time.monotonic()
+        await wait_until(pilot, lambda: screen.shown_query is not None, timeout=10)
+        first_rows = time.monotonic() - started
+        await wait_until(pilot, lambda: len(screen.rows) == 5000 and not screen.is_filling, timeout=10)
+        all_rows = time.monotonic() - started
+        print(f"5,000 sessions: first rows after {first_rows:.3f} s, all after {all_rows:.3f} s")
+        assert screen.option_list.option_count == 5000
+        assert screen.rows[0].info.title == "Session 4999"  # the most recent first
+        assert screen.search_input.border_subtitle == "5,000 sessions"
+        assert all_rows < 10
+        # Usable: keys move the cursor, a search narrows the list, clearing it restores all rows.
+        await pilot.press("down", "down", "end")
+        assert screen.option_list.highlighted == 4999
+        await search(pilot, screen, "Session 0042")
+        assert [row.info.title for row in screen.rows] == ["Session 0042"]
+        await search(pilot, screen, "")
+        assert screen.option_list.option_count == 5000
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def test_relative_time() -> None:
+    assert relative_time(NOW - 5, NOW) == "just now"
+    assert relative_time(NOW - 180, NOW) == "3 min ago"
+    assert relative_time(NOW - 5 * 3600, NOW) == "5 h ago"
+    assert relative_time(NOW - 20 * 3600, NOW) == "yesterday"
+    assert relative_time(NOW - 3 * 86400, NOW) == "3 days ago"
+    assert relative_time(datetime(2026, 3, 1, 9, 0).timestamp(), NOW) == "Mar 1"
+    assert relative_time(datetime(2025, 3, 4, 9, 0).timestamp(), NOW) == "Mar 4 2025"
+
+
+def test_snippet_text_styles_the_marked_words_and_never_reads_markup() -> None:
+    text = snippet_text(
+        "…a [bold]x[/bold] \x02migration\x03 fails \x1b[31m \x02again\x03", "reverse", max_lead=None
+    )
+    assert text.plain == "…a [bold]x[/bold] migration fails [31m again"
+    assert [text.plain[s.start : s.end] for s in text.spans] == ["migration", "again"]
+    long = snippet_text("word " * 20 + "\x02hit\x03 tail", "reverse", max_lead=10)
+    assert long.plain.startswith("…") and "hit" in long.plain and len(long.plain) < 30
+
+
+def test_parse_query_for_titles() -> None:
+    assert query_matches("fixing the migration bug", parse_query("migr bug"))
+    assert not query_matches("fixing the migration bug", parse_query("migration NOT bug"))
+    assert query_matches("docker setup", parse_query("ocelot OR docker"))
+    assert query_matches("fixing the migration bug", parse_query('"the migration"'))
+    assert parse_query('( * NEAR( "') == [[("near(", False)]]
+    assert parse_query("NOT OR AND") == []
