@@ -209,7 +209,8 @@ class Transcript(VerticalScroll, can_focus=True):
         self._indicator = NewOutputIndicator()
         self._loading = False
         self._prune_scheduled = False
-        self._premount: list[Widget] = []
+        self._composed = False
+        self._deferred: list[Widget] = []  # added after compose but before the spinner was mounted
         self._pending_view: tuple[Widget, float] | None = None
 
     # ----------------------------------------------------------------------------------------- app API
@@ -282,6 +283,8 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def scroll_to_latest(self) -> None:
         """Jump to the newest content and follow it again."""
+        if not self.is_mounted:
+            return  # on_mount anchors
         if not self.is_anchored:
             self.anchor()
         self.scroll_end(animate=False, immediate=False)
@@ -300,7 +303,7 @@ class Transcript(VerticalScroll, can_focus=True):
     @property
     def entry_count(self) -> int:
         """All entries, mounted or kept as records."""
-        return len(self._archived) + len(self._mounted) + len(self._premount)
+        return len(self._archived) + len(self._mounted)
 
     @property
     def mounted_entry_count(self) -> int:
@@ -332,14 +335,21 @@ class Transcript(VerticalScroll, can_focus=True):
     # ----------------------------------------------------------------------------------------- lifecycle
 
     def compose(self) -> ComposeResult:
+        self._composed = True
         yield self._placeholder
-        yield from self._premount
-        self._premount = []
+        yield from self._mounted  # entries the app added before the transcript was mounted
         yield self._spinner
         yield self._indicator
 
     def on_mount(self) -> None:
         self._spinner.display = False
+        if self._deferred:
+            deferred, self._deferred = self._deferred, []
+            for widget in deferred:
+                position = self._mounted.index(widget)
+                following = self._mounted[position + 1 :]
+                anchor = next((w for w in following if w.parent is self), self._spinner)
+                self.mount(widget, before=anchor)
         self.anchor()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -363,15 +373,17 @@ class Transcript(VerticalScroll, can_focus=True):
     # ----------------------------------------------------------------------------------------- entries
 
     def _add(self, widget: W, *, before: Widget | None = None) -> W:
-        if not self.is_mounted and not self.is_attached:
-            self._premount.append(widget)
-            return widget
         if before is not None and before in self._mounted:
             self._mounted.insert(self._mounted.index(before), widget)
-            self.mount(widget, before=before)
         else:
+            before = None
             self._mounted.append(widget)
-            self.mount(widget, before=self._spinner)
+        if not self._composed:
+            return widget  # compose() yields it
+        if self._spinner.parent is not self:
+            self._deferred.append(widget)  # on_mount() mounts it
+            return widget
+        self.mount(widget, before=before if before is not None else self._spinner)
         if not self.is_following:
             self._indicator.add_class("-visible")
         self._schedule_prune()

@@ -635,6 +635,22 @@ async def test_follows_the_bottom_until_the_user_scrolls_up() -> None:
         assert transcript.scroll_y == transcript.max_scroll_y
 
 
+async def test_entries_added_before_the_transcript_is_mounted_are_shown() -> None:
+    transcript = Transcript()
+    transcript.add_user("early question")
+    panel = transcript.add_tool_panel("a", "read_file", 0)
+    panel.set_started({"path": "README.md"}, "README.md")
+    panel.set_finished("ok", 0.01, "# Readme")
+    app = HostApp(transcript)
+    async with app.run_test() as pilot:
+        transcript.add_notice("info", "after mount")
+        await pilot.pause()
+        children = [w for w in transcript.children if isinstance(w, UserMessage | ToolPanel | NoticeLine)]
+        assert [type(w) for w in children] == [UserMessage, ToolPanel, NoticeLine]
+        assert transcript.entry_count == transcript.mounted_entry_count == 3
+        assert list(transcript.children)[-2] is transcript.spinner
+
+
 async def test_tool_panels_appear_in_call_order_and_spinner_stays_last() -> None:
     app = TranscriptApp()
     async with app.run_test() as pilot:
