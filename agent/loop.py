@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.config import Settings
+from agent.compression import estimate_tokens, make_marker, plan, render_for_summary, wire_view
+from agent.compression import SUMMARY_INSTRUCTIONS
+from agent.config import PROVIDER_KEY_ENV, Settings
 from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
 from agent.events import (
     ApiCallStarted,
@@ -47,6 +49,7 @@ BUDGET_PROMPT = (
 )
 CONTENT_FILTER_TEXT = "The model declined to respond to this request (the provider's safety filter stopped it)."
 MAX_CONTINUATIONS = 3
+MAX_COMPRESSIONS_PER_TURN = 3
 CHECKPOINT_INTERVAL = 1.0
 
 
@@ -164,6 +167,9 @@ class Agent:
         self.state: dict[str, Any] = {"todos": []}
         self.approvals: Any = None
         self.yolo = settings.yolo
+        self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
+        self._active_model = settings.model
+        self._compressions = 0
         if session_id:
             self.resume(session_id)
 
@@ -210,6 +216,9 @@ class Agent:
     def run_conversation(self, user_message: str) -> TurnResult:
         with self._busy:
             self._interrupt.clear()
+            self._compressions = 0
+            if self._fallback_index:
+                self._restore_primary()
             try:
                 return self._run_turn(user_message)
             finally:
@@ -379,32 +388,137 @@ class Agent:
         return finish("budget_exhausted", response.text)
 
     def _wire_messages(self) -> list[dict[str, Any]]:
-        return [{"role": "system", "content": self.system_prompt}, *sanitize_for_wire(self.messages)]
+        return [{"role": "system", "content": self.system_prompt}, *sanitize_for_wire(wire_view(self.messages))]
+
+    # ----------------------------------------------------------------- compression
+
+    def context_threshold(self) -> int:
+        return int(self.settings.effective_context_window * self.settings.compression_threshold)
+
+    def compress_now(self, *, reason: str = "on request") -> bool:
+        """Summarize the middle of the conversation (the /compress command). Runs a model call."""
+        with self._busy:
+            self._interrupt.clear()
+            try:
+                return self._compress(reason)
+            finally:
+                self._interrupt.clear()
+
+    def _maybe_compress(self, tools: list[dict[str, Any]]) -> None:
+        if not self.settings.compression_enabled or self._compressions >= MAX_COMPRESSIONS_PER_TURN:
+            return
+        if estimate_tokens(self._wire_messages(), tools) > self.context_threshold():
+            self._compress("the conversation is over the compression threshold")
+
+    def _compress(self, reason: str) -> bool:
+        chosen = plan(self.messages)
+        if not chosen.worthwhile:
+            self.ui.on_event(StatusNotice(kind="info", text="Nothing to compress yet: the conversation is short."))
+            return False
+        self._compressions += 1
+        before = estimate_tokens(self._wire_messages())
+        self.ui.on_event(StatusNotice(kind="info", text=f"Compressing the conversation ({reason})…"))
+        request = ModelRequest(
+            messages=[
+                {"role": "system", "content": SUMMARY_INSTRUCTIONS},
+                {"role": "user", "content": render_for_summary(self.messages, chosen.middle)},
+            ],
+            tools=[],
+        )
+        try:
+            summary = self.transport.stream(request, _SilentSink(), self._interrupt).text.strip()
+        except PartialInterrupt:
+            raise InterruptedByUser() from None
+        except Exception as exc:  # noqa: BLE001 - compression failing must not end the turn
+            c = classify(exc, provider=self.settings.provider, model=self._active_model)
+            self.ui.on_event(StatusNotice(kind="warn", text=f"Compression failed: {c.user_line()}"))
+            return False
+        if not summary:
+            self.ui.on_event(StatusNotice(kind="warn", text="Compression failed: the model returned an empty summary."))
+            return False
+        marker = make_marker(summary, chosen, 0)
+        self._append(marker)
+        after = estimate_tokens(self._wire_messages())
+        marker.meta["saved_tokens"] = max(0, before - after)
+        if self.store is not None and marker.id is not None:
+            self.store.update_message(marker)
+        self.ui.on_event(
+            StatusNotice(
+                kind="info",
+                text=f"Compressed {len(chosen.middle)} messages: ~{before:,} → ~{after:,} tokens "
+                f"(saved ~{max(0, before - after):,}). The full history stays searchable.",
+            )
+        )
+        return True
+
+    # ----------------------------------------------------------------- fallback
+
+    def _activate_fallback(self, classified: ClassifiedError) -> bool:
+        chain = self.settings.fallback_providers
+        if self._fallback_index >= len(chain):
+            return False
+        entry = chain[self._fallback_index]
+        self._fallback_index += 1
+        import os
+
+        key_var = PROVIDER_KEY_ENV.get(entry.provider)
+        key = os.environ.get(key_var, "") if key_var else ""
+        from pydantic import SecretStr
+
+        updated = self.settings.model_copy(
+            update={"provider": entry.provider, "model": entry.model, "base_url": entry.base_url}
+        )
+        updated.api_key = SecretStr(key) if key else self.settings.api_key
+        if self._transport is not None:
+            self._transport.close()
+        self._transport = make_transport(updated)
+        self._active_model = entry.model
+        self.ui.on_event(
+            StatusNotice(
+                kind="warn",
+                text=f"{classified.user_line()} Falling back to {entry.provider}/{entry.model} for this turn.",
+            )
+        )
+        return True
+
+    def _restore_primary(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+        self._transport = None
+        self._fallback_index = 0
+        self._active_model = self.settings.model
 
     def _call_model(self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage) -> tuple[ModelResponse, _CallSink]:
         """One model call with retries. Raises _Interrupted/InterruptedByUser or _CallFailed."""
         sink = _CallSink(self)
-        self._current_sink = sink
         attempt = 0
+        self._maybe_compress(tools)
         while True:
             request = ModelRequest(messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens)
-            self.ui.on_event(ApiCallStarted(iteration=iteration, model=self.settings.model, max_iterations=self.settings.max_iterations))
+            self.ui.on_event(ApiCallStarted(iteration=iteration, model=self._active_model, max_iterations=self.settings.max_iterations))
             try:
                 response = self.transport.stream(request, sink, self._interrupt)
             except PartialInterrupt as exc:
                 raise _Interrupted(exc.partial, sink.message) from None
             except Exception as exc:  # noqa: BLE001 - every provider failure is classified
                 classified = classify(
-                    exc, provider=self.settings.provider, model=self.settings.model, base_url=self.settings.base_url or ""
+                    exc, provider=self.settings.provider, model=self._active_model, base_url=self.settings.base_url or ""
                 )
+                if classified.should_compress and self._compressions < MAX_COMPRESSIONS_PER_TURN:
+                    self._discard(sink, classified)
+                    if self._compress(f"the provider said: {classified.hint}"):
+                        continue
                 attempt += 1
-                if not classified.retryable or attempt > self.settings.max_retries:
+                exhausted = not classified.retryable or attempt > self.settings.max_retries
+                if exhausted and classified.should_fallback and self._activate_fallback(classified):
+                    self._discard(sink, classified)
+                    attempt = 0
+                    continue
+                if exhausted:
                     self._keep_failed_partial(sink)
                     raise _CallFailed(classified) from exc
+                self._discard(sink, classified)
                 delay = backoff_delay(attempt, retry_after=classified.retry_after)
-                if sink.text or sink.reasoning:
-                    self.ui.on_event(StreamDiscarded(reason=classified.reason))
-                    sink.reset()
                 self.ui.on_event(
                     StatusNotice(
                         kind="retry",
@@ -430,6 +544,12 @@ class Agent:
                 )
             )
             return response, sink
+
+    def _discard(self, sink: _CallSink, classified: ClassifiedError) -> None:
+        """A retry follows: what the failed attempt streamed is withdrawn from the screen."""
+        if sink.text or sink.reasoning:
+            self.ui.on_event(StreamDiscarded(reason=classified.reason))
+            sink.reset()
 
     def _keep_failed_partial(self, sink: _CallSink) -> None:
         """A call that failed for good keeps whatever text it streamed (never lose what the user saw)."""
@@ -522,6 +642,22 @@ def _ui_data(data: dict[str, Any]) -> dict[str, Any]:
         if key in data:
             keep[key] = data[key]
     return keep
+
+
+class _SilentSink:
+    """For side calls (summaries): nothing reaches the UI."""
+
+    def on_text(self, text: str) -> None:
+        pass
+
+    def on_reasoning(self, text: str) -> None:
+        pass
+
+    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
+        pass
+
+    def on_idle(self) -> None:
+        pass
 
 
 class _Interrupted(InterruptedByUser):

@@ -109,14 +109,14 @@ def generate_title(
         if interrupt.is_set():
             return None
         return clean_title(getattr(response, "text", "") or "")
-    except Exception:
+    except Exception:  # a title is never worth an error: the caller falls back
         return None
     finally:
         timer.cancel()
         if close and transport is not None:
             try:
                 transport.close()
-            except Exception:
+            except Exception:  # closing a finished client must not turn a title into None
                 pass
 
 

@@ -10,26 +10,9 @@ from typing import Any, ClassVar
 from pydantic import SecretStr
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.theme import Theme
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
 from hermes_tui.commands import SlashCommandProvider
-
-HERMES_THEME = Theme(
-    name="hermes",
-    primary="#E0A526",
-    secondary="#B8860B",
-    accent="#F2C14E",
-    foreground="#E8E3D5",
-    background="#16140F",
-    surface="#1E1B15",
-    panel="#29251C",
-    success="#7FB069",
-    warning="#E8A33D",
-    error="#E05A47",
-    dark=True,
-)
-
 
 class HermesApp(App[int]):
     TITLE = "hermes-tui"
@@ -55,8 +38,10 @@ class HermesApp(App[int]):
         self.resume_id = resume_id
         self.open_sessions = open_sessions
         self._store = store
-        self.register_theme(HERMES_THEME)
-        self.theme = "hermes"
+        from themes.apply import ThemeManager
+
+        self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
+        self._theme_warning = self.theme_manager.apply_initial(settings.skin)
 
     @property
     def store(self) -> Any:
@@ -67,6 +52,11 @@ class HermesApp(App[int]):
         return self._store
 
     def on_mount(self) -> None:
+        for error in self.theme_manager.errors:
+            self.notify(str(error), title="Theme", severity="error", timeout=10)
+        if self._theme_warning:
+            self.notify(self._theme_warning, title="Theme", severity="warning")
+        self.theme_manager.start_watching()
         if not self.settings.is_configured:
             from hermes_tui.screens.setup import SetupScreen
 
@@ -92,7 +82,28 @@ class HermesApp(App[int]):
         for problem in self.problems:
             self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
 
+    def pick_theme(self, name: str = "") -> None:
+        """`/theme`: a picker that previews live; `/theme NAME` switches at once. The choice persists."""
+        manager = self.theme_manager
+        if name:
+            if name not in manager.themes:
+                self.notify(f"No theme named {name!r}. Known: {', '.join(sorted(manager.themes))}", severity="warning")
+                return
+            self._on_theme_chosen(name)
+            return
+        from hermes_tui.screens.theme_picker import ThemePicker
+
+        self.push_screen(ThemePicker(manager.themes, current=manager.active, preview=manager.preview), self._on_theme_chosen)
+
+    def _on_theme_chosen(self, name: str | None) -> None:
+        if name is None:
+            return
+        self.theme_manager.apply(name)
+        if (error := self.theme_manager.persist(name)) is not None:
+            self.notify(str(error), title="Theme not saved", severity="error")
+
     def on_unmount(self) -> None:
+        self.theme_manager.stop_watching()
         if self._store is not None:
             self._store.close()
 

@@ -109,7 +109,7 @@ def _load_registry() -> Any:
         from agent.tools.builtin import default_registry
 
         return default_registry()
-    except Exception:
+    except Exception:  # summaries are a nicety; never fail an export over them
         return None
 
 
@@ -125,12 +125,12 @@ def tool_summary(name: str, arguments: str, registry: Any = None) -> str:
     if registry is not None:
         try:
             tool = registry.get(name)
-        except Exception:
+        except Exception:  # a registry without this tool: the generic summary
             tool = None
     if tool is not None:
         try:
             return str(tool.summarize(args))
-        except Exception:
+        except Exception:  # a tool's summarize() failing: the generic summary
             pass
     for value in args.values():
         if isinstance(value, str) and value.strip():

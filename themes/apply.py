@@ -302,6 +302,8 @@ def _set_top_level_key(text: str, key: str, value: str) -> str:
     pattern = re.compile(_TOP_LEVEL_KEY.format(key=re.escape(key)), re.MULTILINE)
     if len(pattern.findall(text)) == 1:
         return pattern.sub(lambda _m: line, text, count=1)
+    if re.search(rf"^{re.escape(key)}[ \t]*:", text, re.MULTILINE):
+        return ""  # present but not as one simple line: the caller rewrites the whole file
     if text and not text.endswith("\n"):
         text += "\n"
     return text + line + "\n"

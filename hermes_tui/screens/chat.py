@@ -129,6 +129,9 @@ class ChatScreen(Screen[None]):
         self.agent = Agent(self.settings, ui=self.bridge, store=self.store)
         self.status_bar.set_yolo(self.settings.yolo)
         self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain)
+        spec = getattr(self.app, "theme_spec", None)
+        if spec is not None:
+            self._apply_flavour(spec)
         if self.resume_id:
             self._resume(self.resume_id)
         self.prompt_input.focus()
@@ -149,6 +152,21 @@ class ChatScreen(Screen[None]):
         self.transcript.add_notice("info", f"Resumed session {session_id} ({len(self.agent.messages)} messages).")
         usage = self.agent.session_usage
         self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
+
+    def on_theme_flavour_changed(self, message: Any) -> None:
+        self._apply_flavour(message.spec)
+
+    def _apply_flavour(self, spec: Any) -> None:
+        """A theme's Hermes flavour: spinner faces and verbs, the prompt symbol, tool icons."""
+        spinner = self.transcript.spinner
+        if spec.spinner.faces:
+            spinner.faces = tuple(spec.spinner.faces)
+        if spec.spinner.verbs:
+            spinner.verbs = tuple(spec.spinner.verbs)
+        if spec.prompt_symbol:
+            self.query_one(PromptBar).prompt_symbol = spec.prompt_symbol
+        if spec.tool_icons:
+            ToolPanel.ICONS = {**ToolPanel.ICONS, **spec.tool_icons}
 
     # ------------------------------------------------------------------ input
     @on(PromptInput.Submitted)
@@ -387,6 +405,9 @@ class ChatScreen(Screen[None]):
             handler(arg)
         else:
             handler()
+
+    def action_theme(self, name: str = "") -> None:
+        self.app.pick_theme(name.strip())  # type: ignore[attr-defined]
 
     def action_help(self) -> None:
         self.transcript.add_notice("info", commands.help_text())

@@ -39,6 +39,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -536,13 +537,32 @@ def _anchored_output(message: Any, terms: Sequence[str], styles: RowStyles) -> T
 class SearchInput(Input):
     """The search field: Enter resumes the highlighted session (shown in the footer as such)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "submit", "Resume", key_display="↵")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Resume", key_display="↵"),
+        # Up/down/page keys move through the results (a one-line Input has nothing to scroll).
+        Binding("down", "screen.cursor_down", "Results", key_display="↓"),
+        Binding("up", "screen.cursor_up", show=False),
+        Binding("pagedown", "screen.page_down", show=False),
+        Binding("pageup", "screen.page_up", show=False),
+    ]
 
 
 class SessionList(OptionList):
     """The rows. A click highlights a row; a double click (or Enter) selects it, which resumes."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Resume", key_display="↵")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Resume", key_display="↵"),
+        Binding("up", "up_or_leave", "Previous", show=False),
+    ]
+
+    class LeftTop(Message):
+        """Up was pressed on the first row: the search box above should take the focus."""
+
+    def action_up_or_leave(self) -> None:
+        if not self.highlighted:
+            self.post_message(self.LeftTop())
+        else:
+            self.action_cursor_up()
 
     async def _on_click(self, event: events.Click) -> None:
         event.prevent_default()  # not OptionList's click handler, which selects on the first click
@@ -774,7 +794,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         Binding("b", "branch", "Branch", id="sessions.branch"),
         Binding("e", "export", "Export", id="sessions.export"),
         Binding("slash", "focus_search", "Search", show=False, id="sessions.search"),
-        Binding("down", "cursor_down", "Results", key_display="↓", id="sessions.down"),
+        Binding("down", "cursor_down", "Next", show=False),
         Binding("up", "cursor_up", "Previous", show=False),
         Binding("pagedown", "page_down", show=False),
         Binding("pageup", "page_up", show=False),
@@ -836,8 +856,20 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             text-overflow: ellipsis;
             scrollbar-size-vertical: 1;
             padding: 0;
-            &:focus { background-tint: transparent; }
             & > .option-list--option { padding: 0 1; }
+            & > .option-list--option-highlighted {
+                color: $foreground;
+                background: $primary 12%;
+                text-style: none;
+            }
+            &:focus {
+                background-tint: transparent;
+                & > .option-list--option-highlighted {
+                    color: $foreground;
+                    background: $primary 25%;
+                    text-style: none;
+                }
+            }
         }
         #sessions-empty {
             height: 1fr;
@@ -907,6 +939,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._pending_query: str | None = None
         self.preview_text: Text = Text("")
         """What the preview pane shows (for tests and screenshots)."""
+        self.preview_row: SessionRow | None = None
+        """The row whose preview is shown."""
         self._pending: list[Option] = []  # options of all rows; the first `_loaded` are in the list
         self._loaded = 0
         self._feed_generation = 0
@@ -961,7 +995,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             try:
                 styles = self.get_component_styles(name)
                 full = self.get_component_rich_style(name)
-            except Exception:
+            except Exception:  # a missing rule must not break the list
                 return Style()
             bgcolor = full.bgcolor if styles.has_rule("background") else None
             return Style(color=full.color, bgcolor=bgcolor) + styles.partial_rich_style.without_color
@@ -1007,7 +1041,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         if delay:
             await asyncio.sleep(delay)
         styles, now = self._styles, self.now
-        if self._sessions is None and not text.strip():
+        first_load = self._sessions is None and not text.strip()
+        if first_load:
             # First load: show the most recent page at once, then the rest.
             try:
                 page = await asyncio.to_thread(self.store.list_sessions, self.FIRST_PAGE)
@@ -1025,7 +1060,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             fetched = _Fetched(text, sessions or [], [], [], failed=True)
         if self._pending_query is not None and text != self._pending_query:
             return  # the user typed on; the newer query's worker will show its results
-        self._apply(fetched)
+        self._apply(fetched, extend=first_load)
 
     def _fetch(self, text: str, sessions: list[Any] | None, styles: RowStyles, now: float) -> _Fetched:
         """Runs in a thread: the rows and options for `text` (all sessions when it is blank)."""
@@ -1066,12 +1101,12 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         home, current = self.home, self.current_id
         return [Option(session_prompt(row, styles, now, home, current), id=row.key) for row in rows]
 
-    def _apply(self, fetched: _Fetched) -> None:
+    def _apply(self, fetched: _Fetched, extend: bool = False) -> None:
         self._sessions = fetched.sessions
         if not fetched.query.strip() and not fetched.failed:
             self._all = (list(fetched.rows), list(fetched.options))
         self.search_failed = fetched.failed
-        self._show(fetched.query, fetched.rows, fetched.options)
+        self._show(fetched.query, fetched.rows, fetched.options, extend=extend)
 
     def _show(
         self,
@@ -1080,14 +1115,16 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         options: list[Option],
         keep: str | None = None,
         total: int | None = -1,
+        extend: bool = False,
     ) -> None:
         """Put `rows` on screen. The first `CHUNK` options go in now, the rest in later chunks (a 5,000
-        row list is usable at once and never blocks typing); a list that only grows (the first page,
-        then all sessions) keeps what is already shown."""
+        row list is usable at once and never blocks typing). With `extend` (the full list following the
+        first page), rows already shown are kept when the new list starts with them."""
         option_list = self.option_list
         previous = self.highlighted_row
         same_prefix = (
-            query == self.shown_query
+            extend
+            and query == self.shown_query
             and 0 < self._loaded <= len(rows)
             and len(self.rows) <= len(rows)
             and all(old.key == new.key for old, new in zip(self.rows[: self._loaded], rows, strict=False))
@@ -1205,6 +1242,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             self.log.error(f"preview failed for {row.session_id}: {exc!r}")
             text, anchor = Text("The preview could not be loaded."), None
         self._set_preview(text, anchor)
+        self.preview_row = row
 
     def _fetch_preview(self, row: SessionRow) -> PreviewData:
         info = row.info
@@ -1246,7 +1284,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             return
         try:
             lines = len(text[:anchor].wrap(self.app.console, width))
-        except Exception:
+        except Exception:  # scrolling to the match is a nicety
             return
         scroller = self.query_one("#sessions-preview", VerticalScroll)
         scroller.scroll_to(y=max(0, lines - 2), animate=False)
@@ -1274,6 +1312,11 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     def action_focus_search(self) -> None:
         self.search_input.focus()
 
+    @on(SessionList.LeftTop)
+    def _left_top(self, event: SessionList.LeftTop) -> None:
+        event.stop()
+        self.search_input.focus()
+
     def action_back(self) -> None:
         search = self.search_input
         if search.value:
@@ -1286,7 +1329,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         if action in ("resume", "rename", "delete", "branch", "export"):
             try:
                 return True if self.highlighted_row is not None else None
-            except Exception:
+            except Exception:  # asked before the list is composed
                 return None
         return True
 

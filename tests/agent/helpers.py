@@ -32,3 +32,42 @@ def make_agent(server: Any, home: Path, cwd: Path, ui: RecordingUI | None = None
     ui = ui or RecordingUI()
     agent = Agent(make_settings(server, home, cwd, **overrides), ui=ui, store=store)
     return agent, store, ui
+
+
+API_PARAMS = ["openai", "anthropic"]
+
+
+def api_overrides(server: Any, api: str) -> dict[str, Any]:
+    if api == "anthropic":
+        return {"provider": "anthropic", "base_url": server.anthropic_base_url, "model": "claude-test"}
+    return {}
+
+
+def system_text(body: dict[str, Any], api: str) -> str:
+    if api == "anthropic":
+        return "".join(b["text"] for b in body.get("system", []))
+    first = body["messages"][0]
+    assert first["role"] == "system"
+    return first["content"]
+
+
+def tool_results(body: dict[str, Any], api: str) -> list[tuple[str, str]]:
+    """(call id, content) of every tool result in a request, in order."""
+    if api == "anthropic":
+        out = []
+        for m in body["messages"]:
+            if isinstance(m["content"], list):
+                out += [(b["tool_use_id"], b["content"]) for b in m["content"] if b.get("type") == "tool_result"]
+        return out
+    return [(m["tool_call_id"], m["content"]) for m in body["messages"] if m["role"] == "tool"]
+
+
+def last_user_text(body: dict[str, Any], api: str) -> str:
+    last = [m for m in body["messages"] if m["role"] == "user"][-1]
+    if isinstance(last["content"], str):
+        return last["content"]
+    return "".join(b.get("text", "") for b in last["content"] if b.get("type") == "text")
+
+
+def has_tools(body: dict[str, Any]) -> bool:
+    return bool(body.get("tools"))

@@ -19,7 +19,9 @@ from agent.events import (
 )
 from agent.loop import BUDGET_PROMPT, CONTINUE_PROMPT
 from agent.scripted import ScriptedServer
-from tests.agent.helpers import make_agent
+from tests.agent.helpers import API_PARAMS, api_overrides, has_tools, last_user_text, make_agent, system_text, tool_results
+
+api_param = pytest.mark.parametrize("api", API_PARAMS)
 
 
 def scenario(*calls: dict, fallback: dict | None = None) -> str:
@@ -29,9 +31,10 @@ def scenario(*calls: dict, fallback: dict | None = None) -> str:
     return json.dumps(data)
 
 
-def test_plain_reply_streams_and_persists(hermes_home: Path, tmp_path: Path) -> None:
+@api_param
+def test_plain_reply_streams_and_persists(hermes_home: Path, tmp_path: Path, api: str) -> None:
     with ScriptedServer(scenario({"text": "Hello there, **friend**.", "chunk_size": 3})) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        agent, store, ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         result = agent.run_conversation("hi")
     assert result.exit_reason == "completed"
     assert result.final_text == "Hello there, **friend**."
@@ -46,7 +49,8 @@ def test_plain_reply_streams_and_persists(hermes_home: Path, tmp_path: Path) -> 
     assert len(finished) == 1 and finished[0].exit_reason == "completed"
 
 
-def test_multi_step_tool_loop_results_in_call_order(hermes_home: Path, tmp_path: Path) -> None:
+@api_param
+def test_multi_step_tool_loop_results_in_call_order(hermes_home: Path, tmp_path: Path, api: str) -> None:
     for name, body in (("a.txt", "alpha\n"), ("b.txt", "bravo\n"), ("c.txt", "charlie\n")):
         (tmp_path / name).write_text(body)
     calls = [
@@ -62,54 +66,57 @@ def test_multi_step_tool_loop_results_in_call_order(hermes_home: Path, tmp_path:
         {"text": "Done: alpha, bravo, charlie."},
     ]
     with ScriptedServer(scenario(*calls)) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        agent, store, ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         result = agent.run_conversation("read them")
         requests = server.requests
     assert result.exit_reason == "completed"
     assert result.final_text == "Done: alpha, bravo, charlie."
     assert len(requests) == 3
-    second = requests[1].body["messages"]
-    tool_msgs = [m for m in second if m["role"] == "tool"]
-    assert [m["tool_call_id"] for m in tool_msgs] == ["call_a", "call_b", "call_c"]
-    assert "alpha" in tool_msgs[0]["content"] and "charlie" in tool_msgs[2]["content"]
-    third = requests[2].body["messages"]
-    assert "step-two" in [m for m in third if m["role"] == "tool"][-1]["content"]
+    results = tool_results(requests[1].body, api)
+    assert [r[0] for r in results] == ["call_a", "call_b", "call_c"]
+    assert "alpha" in results[0][1] and "charlie" in results[2][1]
+    assert "step-two" in tool_results(requests[2].body, api)[-1][1]
     assert [e.name for e in ui.of_type(ToolCallStarted)][:3] == ["read_file"] * 3
     assert all(e.status == "ok" for e in ui.of_type(ToolFinished))
     roles = [m.role for m in store.load(result.session_id).messages]
     assert roles == ["user", "assistant", "tool", "tool", "tool", "assistant", "tool", "assistant"]
-    assert "tools" in requests[0].body and requests[0].body["stream"] is True
+    assert has_tools(requests[0].body) and requests[0].body["stream"] is True
 
 
-def test_budget_exhaustion_makes_a_tool_less_summary_call(hermes_home: Path, tmp_path: Path) -> None:
+@api_param
+def test_budget_exhaustion_makes_a_tool_less_summary_call(hermes_home: Path, tmp_path: Path, api: str) -> None:
     loop_call = {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo again"}}]}
     with ScriptedServer(scenario(loop_call, loop_call, {"text": "Summary: I ran echo twice."})) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_iterations=2)
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_iterations=2, **api_overrides(server, api))
         result = agent.run_conversation("loop forever")
         requests = server.requests
     assert result.exit_reason == "budget_exhausted"
     assert result.final_text == "Summary: I ran echo twice."
     assert len(requests) == 3
     last = requests[-1].body
-    assert "tools" not in last or not last["tools"]
-    assert last["messages"][-1] == {"role": "user", "content": BUDGET_PROMPT}
-    assert "tools" in requests[0].body
+    assert not has_tools(last)
+    assert last_user_text(last, api).endswith(BUDGET_PROMPT)
+    assert has_tools(requests[0].body)
 
 
-def test_length_continuation_joins_parts(hermes_home: Path, tmp_path: Path) -> None:
+@api_param
+def test_length_continuation_joins_parts(hermes_home: Path, tmp_path: Path, api: str) -> None:
     calls = [
         {"text": "The first part, ", "finish_reason": "length"},
         {"text": "the second part, ", "finish_reason": "length"},
         {"text": "and the end."},
     ]
     with ScriptedServer(scenario(*calls)) as server:
-        agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         result = agent.run_conversation("write a lot")
         requests = server.requests
     assert result.exit_reason == "completed"
     assert result.final_text == "The first part, the second part, and the end."
-    assert requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
-    assert requests[1].body["messages"][-2] == {"role": "assistant", "content": "The first part, "}
+    assert last_user_text(requests[1].body, api) == CONTINUE_PROMPT
+    previous = requests[1].body["messages"][-2]
+    assert previous["role"] == "assistant"
+    text = previous["content"] if isinstance(previous["content"], str) else previous["content"][0]["text"]
+    assert text == "The first part, "
 
 
 def test_length_continuation_is_bounded(hermes_home: Path, tmp_path: Path) -> None:
@@ -129,10 +136,11 @@ def test_content_filter_ends_with_a_clear_message(hermes_home: Path, tmp_path: P
     assert "declined" in result.final_text
 
 
-def test_interrupt_during_slow_stream(hermes_home: Path, tmp_path: Path) -> None:
-    slow = {"text": "word " * 400, "chunk_size": 5, "delay": 0.05}
+@api_param
+def test_interrupt_during_slow_stream(hermes_home: Path, tmp_path: Path, api: str) -> None:
+    slow = {"text": "word " * 400, "chunk_size": 5, "delay": 0.05, "reasoning": "thinking first"}
     with ScriptedServer(scenario(slow, fallback={"text": "next turn works"})) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        agent, store, ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         result_box: dict = {}
         thread = threading.Thread(target=lambda: result_box.setdefault("r", agent.run_conversation("go slow")))
         thread.start()
@@ -159,7 +167,9 @@ def test_interrupt_during_slow_stream(hermes_home: Path, tmp_path: Path) -> None
         again = agent.run_conversation("and now?")
         assert again.exit_reason == "completed" and again.final_text == "next turn works"
         wire = server.requests[-1].body["messages"]
-        assert wire[-2] == {"role": "assistant", "content": streamed}
+        previous = wire[-2]
+        text = previous["content"] if isinstance(previous["content"], str) else previous["content"][0]["text"]
+        assert previous["role"] == "assistant" and text == streamed
 
 
 def test_interrupt_during_tool_cancels_pending_calls(hermes_home: Path, tmp_path: Path) -> None:
@@ -192,10 +202,11 @@ def test_interrupt_during_tool_cancels_pending_calls(hermes_home: Path, tmp_path
     assert tools[1].meta["status"] == "cancelled"
 
 
-def test_stale_stream_is_detected(hermes_home: Path, tmp_path: Path) -> None:
+@api_param
+def test_stale_stream_is_detected(hermes_home: Path, tmp_path: Path, api: str) -> None:
     stall = {"text": "partial answer", "chunk_size": 4, "fault": {"kind": "stall", "after_chunks": 2}}
     with ScriptedServer(scenario(stall)) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.5)
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.5, **api_overrides(server, api))
         started = time.monotonic()
         result = agent.run_conversation("stall please")
         assert time.monotonic() - started < 5
@@ -241,19 +252,21 @@ def test_rate_limit_is_retried_honouring_retry_after(hermes_home: Path, tmp_path
     assert any("Retrying in" in n for n in notices)
 
 
-def test_resume_sends_byte_identical_system_prompt(hermes_home: Path, tmp_path: Path) -> None:
+@api_param
+def test_resume_sends_byte_identical_system_prompt(hermes_home: Path, tmp_path: Path, api: str) -> None:
     (tmp_path / "AGENTS.md").write_text("Always answer in haiku.\n")
     with ScriptedServer(scenario({"text": "first"}, {"text": "second"})) as server:
-        agent, store, _ui = make_agent(server, hermes_home, tmp_path)
+        agent, store, _ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         first = agent.run_conversation("one")
-        original_system = server.requests[0].body["messages"][0]
-        assert original_system["role"] == "system" and "Always answer in haiku." in original_system["content"]
+        original_system = system_text(server.requests[0].body, api)
+        assert "Always answer in haiku." in original_system
         # The context file changes and a day passes: a resumed session must not notice.
         (tmp_path / "AGENTS.md").write_text("Something else entirely.\n")
         from agent.loop import Agent
 
         resumed = Agent(agent.settings, ui=_ui, store=store, session_id=first.session_id)
         resumed.run_conversation("two")
-        second_system = server.requests[1].body["messages"][0]
-    assert second_system["content"].encode() == original_system["content"].encode()
-    assert [m["role"] for m in server.requests[1].body["messages"]] == ["system", "user", "assistant", "user"]
+        second_system = system_text(server.requests[1].body, api)
+        roles = [m["role"] for m in server.requests[1].body["messages"]]
+    assert second_system.encode() == original_system.encode()
+    assert roles == (["user", "assistant", "user"] if api == "anthropic" else ["system", "user", "assistant", "user"])

@@ -349,6 +349,42 @@ async def test_enter_resumes_from_the_search_box_and_from_the_list(
         assert app.result == SessionsResult("resume", sessions["mid"])
 
 
+async def test_arrow_keys_move_between_the_search_box_and_the_list(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        assert screen.search_input.has_focus
+        await pilot.press("down", "down")
+        assert screen.option_list.has_focus and screen.option_list.highlighted == 2
+        await pilot.press("up", "up")
+        assert screen.option_list.has_focus and screen.option_list.highlighted == 0
+        await pilot.press("up")  # past the first row: back to the search box
+        assert screen.search_input.has_focus
+        await pilot.press("tab", "slash")
+        assert screen.search_input.has_focus
+        # The footer tells how to reach the actions from the search box.
+        shown = {b.binding.description for b in screen.active_bindings.values() if b.binding.show}
+        assert {"Resume", "Results", "Back"} <= shown
+
+
+async def test_theme_change_restyles_the_rows(store: SessionStore, sessions: dict[str, str]) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        before = screen._styles.glyphs["completed"]
+        app.theme = "nord"
+        await wait_until(pilot, lambda: screen._styles.glyphs["completed"] != before)
+        completed = screen._styles.glyphs["completed"]
+
+        def glyph_style() -> Any:
+            return screen.option_list.get_option_at_index(1).prompt.spans[0].style
+
+        await wait_until(pilot, lambda: glyph_style() == completed)
+        assert len(screen.rows) == 3 and screen.option_list.highlighted == 0
+
+
 async def test_mouse_click_selects_and_double_click_resumes(
     store: SessionStore, sessions: dict[str, str]
 ) -> None:

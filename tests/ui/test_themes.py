@@ -547,6 +547,11 @@ def test_persist_creates_the_file_and_refuses_to_clobber_a_broken_one(hermes_hom
     assert yaml.safe_load(config.read_text()) == {"skin": "slate"}
     assert stat.S_IMODE(os.stat(config).st_mode) == 0o600
 
+    config.write_text("model: gpt-4o\nskin: {odd: layout}\n")  # not one simple line: rewritten whole
+    assert app.manager.persist("poseidon") is None
+    assert yaml.safe_load(config.read_text()) == {"model": "gpt-4o", "skin": "poseidon"}
+    assert config.read_text().count("skin:") == 1
+
     config.write_text("model: [unclosed\n")
     error = app.manager.persist("ares")
     assert isinstance(error, ThemeError) and error.key == "skin"
