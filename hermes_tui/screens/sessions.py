@@ -143,15 +143,17 @@ def absolute_time(timestamp: float, now: float | None = None) -> str:
 
 
 def display_status(info: Any, current_id: str | None = None) -> str:
-    """completed / interrupted / error / empty, or active for the session running in this app.
+    """completed / interrupted / error / empty, or active for the session open in the chat (`current_id`).
 
     The store says "active" while a turn runs; a session still "active" that is not the current one was
     cut off (the app was closed or crashed mid-turn), so it shows as interrupted."""
+    if info.id == current_id:
+        return "active"
     if not getattr(info, "message_count", 0):
         return "empty"
     status = getattr(info, "status", "completed")
     if status == "active":
-        return "active" if info.id == current_id else "interrupted"
+        return "interrupted"
     return status if status in STATUS_GLYPHS else "completed"
 
 
@@ -944,6 +946,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._pending: list[Option] = []  # options of all rows; the first `_loaded` are in the list
         self._loaded = 0
         self._feed_generation = 0
+        self._resume_when_shown = False
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -1030,6 +1033,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         event.stop()
         text = event.value
         self._pending_query = text
+        self._resume_when_shown = False
         if not text.strip() and self._all is not None:
             self.workers.cancel_group(self, "sessions-query")
             self._show(text, *self._all)
@@ -1107,6 +1111,9 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             self._all = (list(fetched.rows), list(fetched.options))
         self.search_failed = fetched.failed
         self._show(fetched.query, fetched.rows, fetched.options, extend=extend)
+        if self._resume_when_shown and fetched.query == self.search_input.value:
+            self._resume_when_shown = False
+            self.action_resume()
 
     def _show(
         self,
@@ -1337,6 +1344,11 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     @on(Input.Submitted, "#sessions-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if self.shown_query != event.value:
+            # Enter before the debounced search ran: search now, then resume its best result.
+            self._resume_when_shown = True
+            self._run_query(event.value, 0.0)
+            return
         self.action_resume()
 
     @on(OptionList.OptionSelected, "#sessions-list")
@@ -1380,6 +1392,12 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         if row is None:
             return
         info = row.info
+        if info.id == self.current_id:
+            self.notify(
+                "This session is open in the chat. Start a new one (ctrl+n) before deleting it.",
+                severity="warning",
+            )
+            return
 
         def confirmed(yes: bool | None) -> None:
             if not yes:

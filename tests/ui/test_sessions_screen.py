@@ -164,12 +164,12 @@ async def loaded(pilot: Pilot) -> SessionsScreen:
     return screen
 
 
-async def search(pilot: Pilot, screen: SessionsScreen, text: str) -> None:
+async def search(pilot: Pilot, screen: SessionsScreen, text: str, timeout: float = 5.0) -> None:
     """Type `text` into the search box (replacing what is there) and wait for its results."""
     screen.search_input.value = ""
     screen.search_input.focus()
     await pilot.press(*text) if text else None
-    await wait_until(pilot, lambda: screen.shown_query == text and not screen.is_filling)
+    await wait_until(pilot, lambda: screen.shown_query == text and not screen.is_filling, timeout)
     await pilot.pause()
 
 
@@ -347,6 +347,31 @@ async def test_enter_resumes_from_the_search_box_and_from_the_list(
         assert screen.option_list.has_focus
         await pilot.press("enter")
         assert app.result == SessionsResult("resume", sessions["mid"])
+
+
+async def test_enter_right_after_typing_resumes_the_best_match_not_a_stale_row(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press(*"zanzibar", "enter")  # faster than the debounce
+        await wait_until(pilot, lambda: app.result is not UNSET)
+        assert app.result == SessionsResult("resume", sessions["mid"])
+
+
+async def test_the_session_open_in_the_chat_cannot_be_deleted(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store, current_id=sessions["new"])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        # It shows as active (running here), not as interrupted.
+        assert screen.option_list.get_option_at_index(0).prompt.plain.startswith("▶ ")
+        await pilot.press("tab", "d")
+        await pilot.pause()
+        assert app.screen is screen
+        assert store.get_session(sessions["new"]) is not None
 
 
 async def test_arrow_keys_move_between_the_search_box_and_the_list(
@@ -601,9 +626,9 @@ async def test_five_thousand_sessions_fill_the_list(store: SessionStore) -> None
         # Usable: keys move the cursor, a search narrows the list, clearing it restores all rows.
         await pilot.press("down", "down", "end")
         assert screen.option_list.highlighted == 4999
-        await search(pilot, screen, "Session 0042")
+        await search(pilot, screen, "Session 0042", timeout=10)
         assert [row.info.title for row in screen.rows] == ["Session 0042"]
-        await search(pilot, screen, "")
+        await search(pilot, screen, "", timeout=10)
         assert screen.option_list.option_count == 5000
 
 
