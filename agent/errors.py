@@ -144,6 +144,7 @@ def classify(exc: BaseException, *, provider: str = "", model: str = "", base_ur
             f"{message}{detail}",
             True,
             f"Could not reach {where}{detail}. Check the base URL and your network.",
+            should_fallback=True,
         )
     if isinstance(status, int):
         retry_after = _retry_after(exc)
@@ -159,7 +160,9 @@ def classify(exc: BaseException, *, provider: str = "", model: str = "", base_ur
             )
         if status == 429:
             if "overload" in low:
-                return ClassifiedError("overloaded", message, True, "The provider is overloaded.", status, retry_after)
+                return ClassifiedError(
+                    "overloaded", message, True, "The provider is overloaded.", status, retry_after, should_fallback=True
+                )
             return ClassifiedError(
                 "rate_limit", message, True, "Rate limited by the provider.", status, retry_after, should_fallback=True
             )
@@ -169,14 +172,19 @@ def classify(exc: BaseException, *, provider: str = "", model: str = "", base_ur
                 should_compress=True,
             )
         if status in (503, 529):
-            return ClassifiedError("overloaded", message, True, "The provider is overloaded.", status, retry_after)
+            return ClassifiedError(
+                "overloaded", message, True, "The provider is overloaded.", status, retry_after, should_fallback=True
+            )
         if status >= 500 and any(p in low for p in _CONTEXT_PATTERNS):
             return ClassifiedError(
                 "context_overflow", message, True, "The conversation is too long for this model.", status,
                 should_compress=True,
             )
         if status >= 500:
-            return ClassifiedError("server_error", message, True, f"The provider had an error ({message[:80]}).", status, retry_after)
+            return ClassifiedError(
+                "server_error", message, True, f"The provider had an error ({message[:80]}).", status, retry_after,
+                should_fallback=True,
+            )
         if status in (400, 404, 422) and any(p in low for p in _CONTEXT_PATTERNS):
             return ClassifiedError(
                 "context_overflow", message, True, "The conversation is too long for this model.", status,

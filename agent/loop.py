@@ -50,6 +50,7 @@ BUDGET_PROMPT = (
 CONTENT_FILTER_TEXT = "The model declined to respond to this request (the provider's safety filter stopped it)."
 MAX_CONTINUATIONS = 3
 MAX_COMPRESSIONS_PER_TURN = 3
+MIN_FRESH_TO_COMPRESS = 4
 CHECKPOINT_INTERVAL = 1.0
 
 
@@ -407,8 +408,13 @@ class Agent:
     def _maybe_compress(self, tools: list[dict[str, Any]]) -> None:
         if not self.settings.compression_enabled or self._compressions >= MAX_COMPRESSIONS_PER_TURN:
             return
-        if estimate_tokens(self._wire_messages(), tools) > self.context_threshold():
-            self._compress("the conversation is over the compression threshold")
+        if estimate_tokens(self._wire_messages(), tools) <= self.context_threshold():
+            return
+        chosen = plan(self.messages)
+        fresh = [i for i in chosen.middle if self.messages[i].meta.get("synthetic") != "compression"]
+        if len(fresh) < MIN_FRESH_TO_COMPRESS:
+            return  # the recent tail alone is this big: summarizing a few messages again would not help
+        self._compress("the conversation is over the compression threshold")
 
     def _compress(self, reason: str) -> bool:
         chosen = plan(self.messages)
@@ -525,7 +531,7 @@ class Agent:
                         text=f"{classified.hint} Retrying in {delay:.0f} s (attempt {attempt} of {self.settings.max_retries}).",
                     )
                 )
-                if self._interrupt.wait(delay):
+                if self._backoff_wait(delay):
                     self._keep_failed_partial(sink)
                     raise InterruptedByUser() from None
                 continue
@@ -544,6 +550,10 @@ class Agent:
                 )
             )
             return response, sink
+
+    def _backoff_wait(self, delay: float) -> bool:
+        """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""
+        return self._interrupt.wait(delay)
 
     def _discard(self, sink: _CallSink, classified: ClassifiedError) -> None:
         """A retry follows: what the failed attempt streamed is withdrawn from the screen."""

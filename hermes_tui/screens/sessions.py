@@ -768,6 +768,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         home: the directory shown as `~` (default: the user's home).
         query: initial search text.
         export_dir: where relative export paths resolve (default: the current directory).
+        registry: the agent's `ToolRegistry`, for tool-call summaries in the preview (optional).
     """
 
     DEBOUNCE: ClassVar[float] = 0.15
@@ -915,6 +916,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         home: str | None = None,
         query: str = "",
         export_dir: Path | None = None,
+        registry: Any = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -936,8 +938,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._sessions: list[Any] | None = None
         self._all: tuple[list[SessionRow], list[Option]] | None = None
         self._styles = RowStyles()
-        self.registry: Any = None
-        """A `ToolRegistry` for tool-call summaries in the preview (optional: the chat passes its own)."""
+        self.registry: Any = registry
+        """A `ToolRegistry` for tool-call summaries in the preview (None: the first string argument)."""
         self._pending_query: str | None = None
         self.preview_text: Text = Text("")
         """What the preview pane shows (for tests and screenshots)."""

@@ -85,3 +85,12 @@ def test_config_masks_the_api_key(hermes_home: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert "sk-abcdefghijklmnop" not in proc.stdout
     assert "sk-…mnop" in proc.stdout
+
+
+def test_401_exits_non_zero_with_the_hint(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "auth.yaml"
+    scenario.write_text("name: auth\ncalls:\n  - fault: {status: 401, message: 'Incorrect API key provided'}\n")
+    proc = _run(["-z", "hello", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 1
+    last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
+    assert "API key was rejected" in last and "Traceback" not in proc.stderr

@@ -219,14 +219,8 @@ def test_stale_stream_retried_then_succeeds(hermes_home: Path, tmp_path: Path) -
     with ScriptedServer(scenario(stall, {"text": "fresh answer"})) as server:
         agent, store, ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.4, max_retries=1)
         # Make the backoff short: a Retry-After-less timeout uses the exponential delay (base 2 s).
-        import agent.loop as loop_mod
-
-        original = loop_mod.backoff_delay
-        loop_mod.backoff_delay = lambda attempt, retry_after=None: 0.05
-        try:
-            result = agent.run_conversation("stall once")
-        finally:
-            loop_mod.backoff_delay = original
+        agent._backoff_wait = lambda delay: agent._interrupt.wait(0.05)  # type: ignore[method-assign]
+        result = agent.run_conversation("stall once")
     assert result.exit_reason == "completed"
     assert result.final_text == "fresh answer"
     assistant = [m for m in store.load(result.session_id).messages if m.role == "assistant"]

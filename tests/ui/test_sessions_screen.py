@@ -608,7 +608,7 @@ async def test_five_thousand_sessions_fill_the_list(store: SessionStore) -> None
             provider="p",
             cwd=f"/home/user/p{index % 40}",
             system_prompt="",
-            title=f"Session {index:04d}",
+            title=f"Session {index:04d} topic{index}x",
         )
     app = browser(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -620,14 +620,14 @@ async def test_five_thousand_sessions_fill_the_list(store: SessionStore) -> None
         all_rows = time.monotonic() - started
         print(f"5,000 sessions: first rows after {first_rows:.3f} s, all after {all_rows:.3f} s")
         assert screen.option_list.option_count == 5000
-        assert screen.rows[0].info.title == "Session 4999"  # the most recent first
+        assert screen.rows[0].info.title == "Session 4999 topic4999x"  # the most recent first
         assert screen.search_input.border_subtitle == "5,000 sessions"
         assert all_rows < 10
         # Usable: keys move the cursor, a search narrows the list, clearing it restores all rows.
         await pilot.press("down", "down", "end")
         assert screen.option_list.highlighted == 4999
-        await search(pilot, screen, "Session 0042", timeout=10)
-        assert [row.info.title for row in screen.rows] == ["Session 0042"]
+        await search(pilot, screen, "topic42x", timeout=10)  # (not digits alone: ids hold digits too)
+        assert [row.info.title for row in screen.rows] == ["Session 0042 topic42x"]
         await search(pilot, screen, "", timeout=10)
         assert screen.option_list.option_count == 5000
 
