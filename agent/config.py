@@ -85,6 +85,9 @@ class Settings(BaseModel):
     terminal_timeout: float = Field(180.0, gt=0, le=600)
     yolo: bool = False
     skin: str = "default"
+    # When a turn ends or a question waits while the terminal is unfocused: bell | desktop | off
+    notify: str = Field("bell", pattern="^(bell|desktop|off)$")
+    save_trajectories: bool = False
     fallback_providers: list[FallbackProvider] = Field(default_factory=list)
     compression_enabled: bool = True
     compression_threshold: float = Field(0.5, gt=0, le=1)

@@ -72,6 +72,8 @@ def help_text() -> str:
         "  Esc            interrupt the running turn",
         "  Ctrl+C         interrupt, else clear the prompt; twice to quit",
         "  Ctrl+P         command palette",
+        "  Ctrl+G         edit the prompt in $EDITOR",
+        "  Ctrl+R         sessions and search",
         "  End            jump to the latest output",
     ]
     return "\n".join(lines)

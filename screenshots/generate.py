@@ -107,6 +107,46 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     return shots
 
 
+async def themes_run(workdir: Path) -> list[Path]:
+    """The theme picker and the finished demo turn in three themes, at 120x40."""
+    shots: list[Path] = []
+    with ScriptedServer(demo_scenario_path()) as server:
+        settings = Settings(
+            model="hermes-demo",
+            provider="custom",
+            base_url=server.openai_base_url,
+            api_key=SecretStr("demo"),
+            hermes_home=workdir / "home",
+            cwd=workdir,
+            yolo=True,
+            clarify_timeout=0.5,
+        )
+        app = HermesApp(settings)
+        async with app.run_test(size=(120, 40)) as pilot:
+            chat = await wait_for(pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None))
+            chat.prompt_input.text = "hello"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not chat.busy)
+            await pilot.pause(0.5)
+            for theme in ("ares", "poseidon", "daylight"):
+                app.theme_manager.apply(theme)
+                await pilot.pause(0.5)
+                svg = OUT / f"09-theme-{theme}-120x40.svg"
+                app.save_screenshot(str(svg))
+                shots.append(to_png(svg))
+            app.theme_manager.apply("default")
+            app.pick_theme()
+            await pilot.pause(0.3)
+            await pilot.press("down")
+            await pilot.pause(0.5)
+            svg = OUT / "10-theme-picker-120x40.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+    return shots
+
+
 async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     app = HermesApp(Settings(hermes_home=Path("~/.hermes"), cwd=workdir))
     async with app.run_test(size=size) as pilot:
@@ -128,6 +168,8 @@ def main() -> int:
             (work / "README.md").write_text("# demo project\n")
             made += asyncio.run(demo_run(size, work))
             made.append(asyncio.run(setup_run(size, work)))
+    with tempfile.TemporaryDirectory() as tmp:
+        made += asyncio.run(themes_run(Path(tmp)))
     for path in made:
         print(path.relative_to(ROOT))
     return 0

@@ -49,6 +49,7 @@ from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
 
 DRAIN_HZ = 15
+_DEFAULT_TOOL_ICONS = dict(ToolPanel.ICONS)
 DOUBLE_CTRL_C = 2.0
 
 
@@ -75,6 +76,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+l", "clear_screen", "Clear", show=False),
         Binding("f1", "help", "Help", show=False),
         Binding("end", "scroll_latest", "Latest", show=False),
+        Binding("ctrl+g", "edit_prompt", "Edit in $EDITOR", show=False),
     ]
 
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
@@ -165,8 +167,8 @@ class ChatScreen(Screen[None]):
             spinner.verbs = tuple(spec.spinner.verbs)
         if spec.prompt_symbol:
             self.query_one(PromptBar).prompt_symbol = spec.prompt_symbol
-        if spec.tool_icons:
-            ToolPanel.ICONS = {**ToolPanel.ICONS, **spec.tool_icons}
+        # Icons are a class-level table: rebuild it from the defaults so themes never accumulate.
+        ToolPanel.ICONS = {**_DEFAULT_TOOL_ICONS, **(spec.tool_icons or {})}
 
     # ------------------------------------------------------------------ input
     @on(PromptInput.Submitted)
@@ -320,6 +322,7 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("warn", "The turn used its whole iteration budget; above is the model's summary.")
         elif event.exit_reason.startswith("error") and event.error:
             self.transcript.add_notice("error", event.error)
+        self._attention("The turn has ended." if event.exit_reason == "completed" else f"Turn ended: {event.exit_reason}")
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -340,6 +343,7 @@ class ChatScreen(Screen[None]):
         self._clarify = card
         self._clarify_future = message.reply
         self.query_one("#bottom").mount(card, before=self.query_one(QueuedMessages))
+        self._attention("Hermes is asking you a question.")
 
     @on(ClarifyPrompt.Answered)
     def _on_clarify_answered(self, message: ClarifyPrompt.Answered) -> None:
@@ -365,6 +369,8 @@ class ChatScreen(Screen[None]):
 
         if message.reply.done():
             return
+        if self.settings.notify == "desktop":
+            self._attention("A command is waiting for your approval.")  # the dialog itself rings the bell
         self.app.push_screen(ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS), decided)
 
     # ------------------------------------------------------------------ actions
@@ -464,8 +470,45 @@ class ChatScreen(Screen[None]):
         if not text:
             self.transcript.add_notice("warn", "Nothing to copy yet.")
             return
-        self.app.copy_to_clipboard(text)
-        self.transcript.add_notice("info", f"Copied the last reply ({len(text)} characters) via the terminal (OSC 52).")
+        from hermes_tui.clipboard import copy_text
+
+        self.transcript.add_notice("info", copy_text(self.app, text))
+
+    def action_edit_prompt(self) -> None:
+        """Ctrl+G: edit the prompt in $VISUAL/$EDITOR; the app is suspended meanwhile."""
+        from textual.app import SuspendNotSupported
+
+        from hermes_tui.editor import edit_text
+
+        current = self.prompt_input.text
+        try:
+            with self.app.suspend():
+                edited = edit_text(current)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to an editor.", severity="warning")
+            return
+        if edited is None:
+            self.notify("No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning")
+            return
+        self.prompt_input.set_text(edited)
+        self.prompt_input.focus()
+
+    def _attention(self, why: str) -> None:
+        """Ring (or notify the desktop) when something needs the user while the terminal is unfocused."""
+        mode = self.settings.notify
+        if mode == "off" or self.app.app_focus:
+            return
+        if mode == "desktop":
+            import shutil
+            import subprocess
+
+            if shutil.which("notify-send"):
+                try:
+                    subprocess.Popen(["notify-send", "hermes-tui", why], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    return
+                except OSError:
+                    pass
+        self.app.bell()
 
     def action_sessions(self) -> None:
         self.transcript.add_notice("info", "The session browser is not built yet: use `hermes-tui -r ID` to resume.")

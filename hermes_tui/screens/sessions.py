@@ -1034,6 +1034,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     def _search_changed(self, event: Input.Changed) -> None:
         event.stop()
         text = event.value
+        if text == self._pending_query:
+            return  # nothing new to search for
         self._pending_query = text
         self._resume_when_shown = False
         if not text.strip() and self._all is not None:

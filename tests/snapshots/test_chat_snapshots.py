@@ -224,3 +224,22 @@ def test_setup_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int], 
     settings = Settings(hermes_home=Path("/home/user/.hermes"), cwd=tmp_path)
     assert not settings.is_configured
     assert snap_compare(HermesApp(settings), terminal_size=size)
+
+
+def _theme_names() -> list[str]:
+    from themes.loader import builtin_themes
+
+    return sorted(builtin_themes())
+
+
+@pytest.mark.parametrize("theme", _theme_names())
+def test_chat_in_every_builtin_theme(snap_compare: Any, tmp_path: Path, theme: str) -> None:
+    app = _app(tmp_path)
+    app.theme_manager.apply(theme)
+
+    async def run_before(pilot: Any) -> None:
+        screen = await _feed(pilot, _tool_turn())
+        screen.transcript.scroll_home(animate=False)
+        await _settle(pilot, screen)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

@@ -1,0 +1,47 @@
+"""Copy text to the clipboard, and say honestly whether it worked.
+
+OSC 52 (through Textual) reaches the terminal's clipboard when the terminal allows it, but nothing reports
+back whether it did. A local clipboard tool (wl-copy, xclip, xsel, pbcopy) can confirm; it needs a display.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Any
+
+TOOLS: tuple[tuple[str, list[str], str], ...] = (
+    ("wl-copy", ["wl-copy"], "WAYLAND_DISPLAY"),
+    ("xclip", ["xclip", "-selection", "clipboard"], "DISPLAY"),
+    ("xsel", ["xsel", "--clipboard", "--input"], "DISPLAY"),
+    ("pbcopy", ["pbcopy"], ""),
+)
+
+
+def copy_with_local_tool(text: str) -> str | None:
+    """The name of the tool that confirmed the copy, or None."""
+    for name, argv, needs in TOOLS:
+        if shutil.which(argv[0]) is None or (needs and not os.environ.get(needs)):
+            continue
+        try:
+            proc = subprocess.run(argv, input=text.encode("utf-8"), capture_output=True, timeout=3)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if proc.returncode == 0:
+            return name
+    return None
+
+
+def copy_text(app: Any, text: str) -> str:
+    """Copy through every route available; return the sentence to show the user."""
+    app.copy_to_clipboard(text)  # OSC 52: harmless where unsupported
+    tool = copy_with_local_tool(text)
+    size = f"{len(text):,} characters"
+    if tool:
+        return f"Copied {size} to the clipboard (confirmed by {tool})."
+    hint = " Inside tmux, `set -g set-clipboard on` lets it through." if os.environ.get("TMUX") else ""
+    return (
+        f"Sent {size} to the terminal's clipboard (OSC 52). No local clipboard tool could confirm it: "
+        f"if nothing arrived, your terminal blocks OSC 52.{hint}"
+    )

@@ -1,0 +1,39 @@
+"""Edit the prompt in $VISUAL / $EDITOR (Ctrl+G), the way shells and git do."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def editor_command() -> list[str] | None:
+    for var in ("VISUAL", "EDITOR"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            return shlex.split(value)
+    for fallback in ("nano", "vim", "vi"):
+        if shutil.which(fallback):
+            return [fallback]
+    return None
+
+
+def edit_text(text: str) -> str | None:
+    """Run the editor on a temp file holding `text`; the edited text, or None when it failed."""
+    command = editor_command()
+    if command is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="hermes-prompt-") as tmp:
+        path = Path(tmp) / "prompt.md"
+        path.write_text(text, encoding="utf-8")
+        try:
+            proc = subprocess.run([*command, str(path)], check=False)
+        except OSError:
+            return None
+        if proc.returncode != 0:
+            return None
+        edited = path.read_text(encoding="utf-8", errors="replace")
+    return edited[:-1] if edited.endswith("\n") and not text.endswith("\n") else edited
