@@ -88,6 +88,8 @@ class Settings(BaseModel):
     # When a turn ends or a question waits while the terminal is unfocused: bell | desktop | off
     notify: str = Field("bell", pattern="^(bell|desktop|off)$")
     save_trajectories: bool = False
+    # Replace the first-message title with a short model-made one after the first turn (one small call).
+    auto_title: bool = True
     fallback_providers: list[FallbackProvider] = Field(default_factory=list)
     compression_enabled: bool = True
     compression_threshold: float = Field(0.5, gt=0, le=1)

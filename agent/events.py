@@ -135,3 +135,10 @@ class StreamDiscarded(AgentEvent):
     """A failed attempt's partial reply is thrown away before a retry: the UI clears what it showed."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class SteerDelivered(AgentEvent):
+    """A steer the user sent during the turn reached the model (appended to a tool result)."""
+
+    text: str

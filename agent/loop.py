@@ -24,6 +24,7 @@ from agent.events import (
     FirstDelta,
     ReasoningDelta,
     StatusNotice,
+    SteerDelivered,
     StreamDiscarded,
     TextDelta,
     ToolCallStarted,
@@ -52,6 +53,7 @@ MAX_CONTINUATIONS = 3
 MAX_COMPRESSIONS_PER_TURN = 3
 MIN_FRESH_TO_COMPRESS = 4
 CHECKPOINT_INTERVAL = 1.0
+STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
 
 
 @dataclass
@@ -171,6 +173,8 @@ class Agent:
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
         self._active_model = settings.model
         self._compressions = 0
+        self._steer_lock = threading.Lock()
+        self._pending_steer: list[str] = []
         if session_id:
             self.resume(session_id)
 
@@ -179,6 +183,34 @@ class Agent:
     def interrupt(self) -> None:
         """Cooperative: the stream is abandoned within one poll slice, tools see the flag and stop."""
         self._interrupt.set()
+
+    def steer(self, text: str) -> None:
+        """Redirect the running turn without stopping it: delivered at the next safe point (after a tool
+        batch, appended to the last tool result), never as a new user message."""
+        text = strip_surrogates(text.strip())
+        if text:
+            with self._steer_lock:
+                self._pending_steer.append(text)
+
+    def _take_steer(self) -> str:
+        with self._steer_lock:
+            text = "\n".join(self._pending_steer)
+            self._pending_steer.clear()
+        return text
+
+    def _deliver_steer(self) -> None:
+        """Append a pending steer to the last tool result (the transcript ends on one after a batch)."""
+        if not self.messages or self.messages[-1].role != "tool":
+            return
+        text = self._take_steer()
+        if not text:
+            return
+        last = self.messages[-1]
+        last.content += STEER_MARKER.format(text=text)
+        last.meta = {**last.meta, "steer": text}
+        if self.store is not None and last.id is not None:
+            self.store.update_message(last)
+        self.ui.on_event(SteerDelivered(text))
 
     @property
     def interrupted(self) -> bool:
@@ -322,15 +354,19 @@ class Agent:
                     )
                 except Exception:  # noqa: BLE001
                     pass
+            if reason == "completed" and self._is_first_turn():
+                self._title_in_background(text, final)
+            leftover = self._take_steer() or None
             self.ui.on_event(
                 TurnFinished(
                     exit_reason=reason,
                     final_text=final,
                     usage=turn_usage.copy(),
                     error=error.user_line() if error else None,
+                    pending_steer=leftover,
                 )
             )
-            return TurnResult(reason, final, turn_usage, api_calls, self.session_id, error)
+            return TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)
 
         tools = self.registry.schemas()
         while True:
@@ -354,6 +390,7 @@ class Agent:
             finish_reason = response.finish_reason or "stop"
             if response.tool_calls:
                 self._run_tools(message.tool_calls)
+                self._deliver_steer()
                 if self._interrupt.is_set():
                     return finish("interrupted", "".join(parts) + response.text)
                 continue
@@ -387,6 +424,31 @@ class Agent:
             return finish("budget_exhausted", "", exc.classified)
         self._record_response(response, sink)
         return finish("budget_exhausted", response.text)
+
+    def _is_first_turn(self) -> bool:
+        return sum(1 for m in self.messages if m.role == "user" and not m.meta.get("synthetic")) == 1
+
+    def _title_in_background(self, first_user: str, first_reply: str) -> None:
+        """A short model-made title replaces the first-message one, off the turn's critical path."""
+        if self.store is None or not self.settings.auto_title or not first_reply.strip():
+            return
+        store, session_id, settings = self.store, self.session_id, self.settings
+        provisional = (store.get_session(session_id).title or "") if store.get_session(session_id) else ""
+
+        def work() -> None:
+            from agent.titles import generate_title
+
+            title = generate_title(lambda: make_transport(settings), first_user, first_reply)
+            if not title:
+                return
+            try:
+                info = store.get_session(session_id)
+                if info is not None and (info.title or "") == provisional:  # the user has not renamed it
+                    store.set_title(session_id, title)
+            except Exception:  # noqa: BLE001 - a title is never worth an error
+                pass
+
+        threading.Thread(target=work, name="session-title", daemon=True).start()
 
     def _wire_messages(self) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system_prompt}, *sanitize_for_wire(wire_view(self.messages))]

@@ -162,7 +162,7 @@ class PluginManager:
     def _discover_entry_points(self) -> list[importlib.metadata.EntryPoint]:
         try:
             eps = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
-        except Exception as exc:  # noqa: BLE001 - broken metadata must not stop the app
+        except Exception as exc:
             log.warning("could not read %s entry points: %s", ENTRY_POINT_GROUP, exc)
             return []
         return sorted(eps, key=lambda ep: ep.name)
@@ -170,7 +170,12 @@ class PluginManager:
     def _load_one(self, name: str, source: str, importer: Callable[[], Any], seen: dict[str, str]) -> None:
         if name in seen:
             self._plugins.append(
-                PluginInfo(name, source, False, f"duplicate plugin name: '{name}' is already loaded from {seen[name]}")
+                PluginInfo(
+                    name,
+                    source,
+                    False,
+                    f"duplicate plugin name: '{name}' is already loaded from {seen[name]}",
+                )
             )
             return
         seen[name] = source
@@ -178,7 +183,7 @@ class PluginManager:
         self._plugins.append(info)
         try:
             obj = importer()
-        except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt in a plugin body too
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             info.error = describe_exception(exc, near=source)
@@ -196,24 +201,30 @@ class PluginManager:
                         ctx.register_hook(hook, fn)
                 if not ctx._hooks:
                     raise LookupError(
-                        "the plugin defines neither register(ctx) nor a hook function (" + ", ".join(HOOK_NAMES) + ")"
+                        "the plugin defines neither register(ctx) nor a hook function ("
+                        + ", ".join(HOOK_NAMES)
+                        + ")"
                     )
             else:
-                raise TypeError(f"entry point must be a module or a register(ctx) callable, got {type(obj).__name__}")
-        except BaseException as exc:  # noqa: BLE001
+                raise TypeError(
+                    f"entry point must be a module or a register(ctx) callable, got {type(obj).__name__}"
+                )
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             info.error = describe_exception(exc, near=source)
             log.warning("plugin %s failed to register: %s", name, info.error)
             return
         for hook, fn in ctx._hooks:
-            self._hooks[hook].append(_Hook(name, hook, fn, _accepted_kwargs(fn) if hook == "pre_llm_call" else None))
+            self._hooks[hook].append(
+                _Hook(name, hook, fn, _accepted_kwargs(fn) if hook == "pre_llm_call" else None)
+            )
             if hook not in info.hooks:
                 info.hooks.append(hook)
         info.loaded = True
 
     def _import_file(self, name: str, path: Path) -> ModuleType:
-        """Import a plugin file/package under a unique module name (two `x.py` from two dirs never collide)."""
+        """Import a plugin file/package under a unique module name: two `x.py` in two dirs never collide."""
         digest = hashlib.sha1(str(path.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:8]
         module_name = f"{MODULE_PREFIX}{_identifier(name)}_{digest}"
         if path.is_dir():
@@ -302,7 +313,7 @@ class PluginManager:
     def _call(self, hook: _Hook, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
         try:
             return True, hook.fn(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - a plugin never breaks the turn
+        except Exception as exc:
             self._report(hook, describe_exception(exc), exc_info=True)
             return False, None
 
@@ -318,7 +329,7 @@ class PluginManager:
         if self.on_error is not None:
             try:
                 self.on_error(hook.plugin, hook.name, message)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("plugin on_error callback failed")
 
 

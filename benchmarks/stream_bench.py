@@ -49,13 +49,27 @@ def make_markdown(words: int, seed: int = 7) -> str:
             parts.append(" ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + ".\n")
             count += n
         items = rng.randint(3, 6)
-        parts.append("\n".join(f"- **{rng.choice(WORDS)}**: " + " ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(items)) + "\n")
+        parts.append(
+            "\n".join(
+                f"- **{rng.choice(WORDS)}**: " + " ".join(rng.choice(WORDS) for _ in range(8))
+                for _ in range(items)
+            )
+            + "\n"
+        )
         count += items * 9
         if section % 3 == 0:
-            parts.append("```python\n" + "\n".join(f"def {rng.choice(WORDS)}_{i}(x):\n    return x + {i}" for i in range(4)) + "\n```\n")
+            parts.append(
+                "```python\n"
+                + "\n".join(f"def {rng.choice(WORDS)}_{i}(x):\n    return x + {i}" for i in range(4))
+                + "\n```\n"
+            )
             count += 24
         if section % 5 == 0:
-            parts.append("| name | value |\n|---|---|\n" + "\n".join(f"| {rng.choice(WORDS)} | {i} |" for i in range(5)) + "\n")
+            parts.append(
+                "| name | value |\n|---|---|\n"
+                + "\n".join(f"| {rng.choice(WORDS)} | {i} |" for i in range(5))
+                + "\n"
+            )
             count += 15
     return "\n".join(parts)
 
@@ -74,7 +88,9 @@ def bare_sdk(text: str) -> tuple[float, float]:
 
         def consume() -> str:
             out = []
-            stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}], stream=True)
+            stream = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "go"}], stream=True
+            )
             for chunk in stream:
                 if chunk.choices and chunk.choices[0].delta.content:
                     out.append(chunk.choices[0].delta.content)
@@ -100,7 +116,10 @@ def app_stream(text: str, earlier_turns: int) -> tuple[float, float, int]:
     result: dict[str, Any] = {}
 
     async def main() -> None:
-        with tempfile.TemporaryDirectory() as tmp, ScriptedServer({"name": "bench", "calls": calls}) as server:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            ScriptedServer({"name": "bench", "calls": calls}) as server,
+        ):
             work = Path(tmp)
             (work / "notes.txt").write_text("some notes\n" * 20)
             settings = Settings(
@@ -108,6 +127,7 @@ def app_stream(text: str, earlier_turns: int) -> tuple[float, float, int]:
                 provider="custom",
                 base_url=server.openai_base_url,
                 api_key=SecretStr("k"),
+                auto_title=False,
                 hermes_home=work / "home",
                 cwd=work,
             )
@@ -141,7 +161,9 @@ def app_stream(text: str, earlier_turns: int) -> tuple[float, float, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--words", type=int, default=20_000)
     parser.add_argument("--turns", type=int, default=300)
     args = parser.parse_args()

@@ -79,6 +79,8 @@ class HermesApp(App[int]):
 
         chat = ChatScreen(self.settings, store=self.store, resume_id=self.resume_id)
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
+        if self.open_sessions:
+            chat.call_after_refresh(chat.action_sessions)
         for problem in self.problems:
             self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
 
@@ -109,7 +111,7 @@ class HermesApp(App[int]):
 
 
 def demo_settings(settings: Settings, base_url: str) -> Settings:
-    updated = settings.model_copy(update={"base_url": base_url, "provider": "custom", "model": "hermes-demo"})
+    updated = settings.model_copy(update={"base_url": base_url, "provider": "custom", "model": "hermes-demo", "auto_title": False})
     updated.api_key = SecretStr("demo")
     return updated
 

@@ -30,6 +30,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session", "new_session", key="ctrl+n"),
     SlashCommand("sessions", "Browse, search and resume sessions", "sessions", key="ctrl+r"),
     SlashCommand("model", "Switch the model for the next turn: /model NAME", "model", takes_argument=True),
+    SlashCommand("steer", "Redirect the running turn without stopping it: /steer TEXT", "steer", takes_argument=True),
     SlashCommand("yolo", "Toggle approving risky commands without asking", "yolo"),
     SlashCommand("compress", "Summarize the middle of the conversation to save context", "compress"),
     SlashCommand("theme", "Pick a theme (previews live)", "theme", takes_argument=True),

@@ -59,7 +59,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = settings.model_copy(
-                update={"base_url": server.openai_base_url, "provider": "custom", "model": settings.model if args.model else "hermes-demo"}
+                update={"base_url": server.openai_base_url, "provider": "custom", "model": settings.model if args.model else "hermes-demo", "auto_title": False}
             )
             from pydantic import SecretStr
 

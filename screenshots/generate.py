@@ -71,18 +71,23 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             provider="custom",
             base_url=server.openai_base_url,
             api_key=SecretStr("demo"),
+            auto_title=False,
             hermes_home=workdir / "home",
             cwd=workdir,
         )
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None))
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
             chat.prompt_input.text = "hello"
             await pilot.press("enter")
             await wait_for(pilot, lambda: chat.transcript.spinner.display)
             await pilot.pause(0.3)
             save(app, "01-spinner")
-            await wait_for(pilot, lambda: any(len(m.text) > 60 for m in chat.transcript.query(AssistantMessage)))
+            await wait_for(
+                pilot, lambda: any(len(m.text) > 60 for m in chat.transcript.query(AssistantMessage))
+            )
             save(app, "02-mid-stream")
             card = await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))
             await wait_for(pilot, lambda: card.is_armed)
@@ -116,6 +121,7 @@ async def themes_run(workdir: Path) -> list[Path]:
             provider="custom",
             base_url=server.openai_base_url,
             api_key=SecretStr("demo"),
+            auto_title=False,
             hermes_home=workdir / "home",
             cwd=workdir,
             yolo=True,
@@ -123,7 +129,9 @@ async def themes_run(workdir: Path) -> list[Path]:
         )
         app = HermesApp(settings)
         async with app.run_test(size=(120, 40)) as pilot:
-            chat = await wait_for(pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None))
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
             chat.prompt_input.text = "hello"
             await pilot.press("enter")
             await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))

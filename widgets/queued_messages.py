@@ -3,7 +3,8 @@
 A queue nobody can see is a queue that surprises (Hermes #28503 dropped queued messages, #64578 stranded
 them; Claude Code users pull queued prompts back with Up). So the queue is a visible list above the
 prompt: each row can be taken back into the prompt for editing (`e`, Enter or a click) or removed (`x` /
-Delete). The app sends `pop_next()` when a turn ends. Hidden while empty.
+Delete), or delivered to the running turn at once as a steer (`s`). The app sends `pop_next()` when a turn
+ends. Hidden while empty.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class QueuedMessages(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit", id="queue.edit"),
         Binding("x,delete,backspace", "remove", "Remove", id="queue.remove"),
+        Binding("s", "steer", "Steer now", id="queue.steer"),
     ]
 
     DEFAULT_CSS = """
@@ -65,6 +67,18 @@ class QueuedMessages(OptionList):
 
     class EditRequested(Message):
         """The user took a queued message back to edit it; it is no longer queued."""
+
+        def __init__(self, queued_messages: QueuedMessages, text: str) -> None:
+            super().__init__()
+            self.queued_messages = queued_messages
+            self.text = text
+
+        @property
+        def control(self) -> QueuedMessages:
+            return self.queued_messages
+
+    class SteerRequested(Message):
+        """The user wants this queued message delivered to the running turn now (a steer)."""
 
         def __init__(self, queued_messages: QueuedMessages, text: str) -> None:
             super().__init__()
@@ -127,6 +141,13 @@ class QueuedMessages(OptionList):
             return
         text = self.remove(self.highlighted)
         self.post_message(self.EditRequested(self, text))
+
+    def action_steer(self) -> None:
+        """Turn the highlighted queued message into a steer for the running turn."""
+        if self.highlighted is None or not self._items:
+            return
+        text = self.remove(self.highlighted)
+        self.post_message(self.SteerRequested(self, text))
 
     def action_remove(self) -> None:
         """Drop the highlighted message."""

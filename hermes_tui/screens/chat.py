@@ -23,6 +23,7 @@ from agent.events import (
     AssistantMessageDone,
     FirstDelta,
     ReasoningDelta,
+    SteerDelivered,
     StatusNotice,
     StreamDiscarded,
     TextDelta,
@@ -193,6 +194,21 @@ class ChatScreen(Screen[None]):
         self.prompt_input.set_text(message.text)
         self.prompt_input.focus()
 
+    @on(QueuedMessages.SteerRequested)
+    def _on_steer_queued(self, message: QueuedMessages.SteerRequested) -> None:
+        self.action_steer(message.text)
+
+    def action_steer(self, text: str = "") -> None:
+        text = text.strip()
+        if not text:
+            self.transcript.add_notice("info", "Usage: /steer TEXT (while a turn runs; it reaches the model after the current tools).")
+            return
+        if not self.busy:
+            self.send(text)
+            return
+        self.agent.steer(text)
+        self.transcript.add_notice("info", f"Steer queued for the running turn: {text}")
+
     def send(self, text: str) -> None:
         """Start a turn. The app persists nothing itself: the agent does."""
         self.transcript.add_user(text)
@@ -291,6 +307,8 @@ class ChatScreen(Screen[None]):
         elif isinstance(event, UsageUpdated):
             self.status_bar.set_context(event.context_tokens, event.context_window)
             self.status_bar.set_usage(event.session.prompt_tokens, event.session.completion_tokens)
+        elif isinstance(event, SteerDelivered):
+            transcript.add_notice("info", f"Steer delivered to the model: {event.text}")
         elif isinstance(event, TurnFinished):
             self._on_turn_finished(event)
 
@@ -323,12 +341,17 @@ class ChatScreen(Screen[None]):
         elif event.exit_reason.startswith("error") and event.error:
             self.transcript.add_notice("error", event.error)
         self._attention("The turn has ended." if event.exit_reason == "completed" else f"Turn ended: {event.exit_reason}")
-        self._end_turn()
+        self._end_turn(event.pending_steer)
 
-    def _end_turn(self) -> None:
+    def _end_turn(self, pending_steer: str | None = None) -> None:
         self._interrupting = False
         self._close_clarify(None)
         self._set_busy(False)
+        if pending_steer:
+            # The turn ended before a safe point: the steer becomes the next message.
+            self.transcript.add_notice("info", "The turn ended before your steer could be delivered: sending it now.")
+            self.send(pending_steer)
+            return
         queued = self.query_one(QueuedMessages).pop_next()
         if queued is not None:
             self.send(queued)
@@ -511,4 +534,74 @@ class ChatScreen(Screen[None]):
         self.app.bell()
 
     def action_sessions(self) -> None:
-        self.transcript.add_notice("info", "The session browser is not built yet: use `hermes-tui -r ID` to resume.")
+        from pathlib import Path
+
+        from hermes_tui.screens.sessions import SessionsScreen
+
+        current = self.agent.session_id if self.agent is not None else None
+        self.app.push_screen(
+            SessionsScreen(
+                self.store,
+                current_id=current or None,
+                export_dir=Path(self.settings.cwd),
+                registry=self.agent.registry if self.agent is not None else None,
+            ),
+            self._on_sessions_closed,
+        )
+
+    def _on_sessions_closed(self, result: Any) -> None:
+        if result is None:
+            self.prompt_input.focus()
+            return
+        if self.busy:
+            self.transcript.add_notice("warn", "A turn is running: press Esc first, then resume.")
+            return
+        self.open_session(result.session_id)
+
+    def open_session(self, session_id: str) -> None:
+        """Replace the current conversation with a stored one (resume or branch)."""
+        from agent.loop import Agent
+
+        if self.agent is not None:
+            self.agent.close()
+        self.agent = Agent(self.settings, ui=self.bridge, store=self.store)
+        self.transcript.clear()
+        self._resume(session_id)
+        self.prompt_input.focus()
+
+    def action_export(self, arg: str = "") -> None:
+        """`/export [FILE]`: Markdown (or JSON for a .json path) of this session."""
+        from pathlib import Path
+
+        from hermes_tui.export import default_export_path, format_for_path
+        from hermes_tui.screens.sessions import ExportPathModal
+
+        session_id = self.agent.session_id if self.agent is not None else ""
+        if not session_id:
+            self.transcript.add_notice("warn", "Nothing to export yet: send a message first.")
+            return
+        if arg.strip():
+            path = Path(arg.strip()).expanduser()
+            path = path if path.is_absolute() else Path(self.settings.cwd) / path
+            self._write_export(session_id, path, format_for_path(path))
+            return
+        info = self.store.get_session(session_id)
+
+        def chosen(answer: Any) -> None:
+            if answer:
+                self._write_export(session_id, *answer)
+
+        self.app.push_screen(
+            ExportPathModal(f"./{default_export_path(info).name}", base_dir=Path(self.settings.cwd)), chosen
+        )
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _write_export(self, session_id: str, path: Any, fmt: str) -> None:
+        from hermes_tui.export import write_export
+
+        try:
+            written = write_export(self.store, session_id, path, fmt)
+        except (OSError, ValueError, KeyError) as exc:
+            self.app.call_from_thread(self.transcript.add_notice, "error", f"Export failed: {exc}")
+            return
+        self.app.call_from_thread(self.transcript.add_notice, "info", f"Exported this session to {written}")

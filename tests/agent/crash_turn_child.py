@@ -22,6 +22,7 @@ if __name__ == "__main__":
             provider="custom",
             base_url=server.openai_base_url,
             api_key=SecretStr("k"),
+            auto_title=False,
             hermes_home=home,
             cwd=cwd,
         )

@@ -22,6 +22,7 @@ def make_settings(server: Any, home: Path, cwd: Path, **overrides: Any) -> Setti
         "hermes_home": home,
         "cwd": cwd,
         "max_retries": 0,
+        "auto_title": False,
     }
     values.update(overrides)
     return Settings(**values)

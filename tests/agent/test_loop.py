@@ -264,3 +264,45 @@ def test_resume_sends_byte_identical_system_prompt(hermes_home: Path, tmp_path: 
         roles = [m["role"] for m in server.requests[1].body["messages"]]
     assert second_system.encode() == original_system.encode()
     assert roles == (["user", "assistant", "user"] if api == "anthropic" else ["system", "user", "assistant", "user"])
+
+
+def test_steer_reaches_the_model_in_the_next_tool_result(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.5; echo one"}, "id": "t1"}]},
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo two"}, "id": "t2"}]},
+        {"text": "ok, using tabs"},
+    ]
+    with ScriptedServer(scenario(*calls)) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path)
+        box: dict = {}
+        thread = threading.Thread(target=lambda: box.setdefault("r", agent.run_conversation("format the code")))
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not any(type(e).__name__ == "ToolStarted" for e in ui.events):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        agent.steer("use tabs, not spaces")
+        thread.join(timeout=10)
+        requests = server.requests
+    assert box["r"].exit_reason == "completed" and box["r"].pending_steer is None
+    second = requests[1].body["messages"]
+    assert [m["role"] for m in second].count("user") == 1  # never a new user message
+    tool = [m for m in second if m["role"] == "tool"][-1]
+    assert tool["content"].startswith("one") and "use tabs, not spaces" in tool["content"]
+    assert any(type(e).__name__ == "SteerDelivered" for e in ui.events)
+    stored_tool = [m for m in store.load(box["r"].session_id).messages if m.role == "tool"][0]
+    assert "use tabs, not spaces" in stored_tool.content
+
+
+def test_steer_left_over_comes_back_as_pending(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer(scenario({"text": "slow " * 100, "chunk_size": 5, "delay": 0.01})) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path)
+        box: dict = {}
+        thread = threading.Thread(target=lambda: box.setdefault("r", agent.run_conversation("go")))
+        thread.start()
+        while not ui.of_type(TextDelta):
+            time.sleep(0.01)
+        agent.steer("actually, stop after this")
+        thread.join(timeout=10)
+    assert box["r"].pending_steer == "actually, stop after this"
+    assert ui.of_type(TurnFinished)[0].pending_steer == "actually, stop after this"

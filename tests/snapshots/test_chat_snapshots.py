@@ -79,6 +79,7 @@ def _app(tmp_path: Path) -> HermesApp:
         provider="custom",
         base_url="http://127.0.0.1:9/v1",
         api_key=SecretStr("unused"),
+        auto_title=False,
         hermes_home=tmp_path / "home",
         cwd=tmp_path,
     )
@@ -89,7 +90,9 @@ def _chat(pilot: Any) -> ChatScreen:
     return next(s for s in pilot.app.screen_stack if isinstance(s, ChatScreen))
 
 
-async def _feed(pilot: Any, events: list[Any], user: str = "Why does the users migration fail?") -> ChatScreen:
+async def _feed(
+    pilot: Any, events: list[Any], user: str = "Why does the users migration fail?"
+) -> ChatScreen:
     screen = _chat(pilot)
     screen.transcript.add_user(user)
     for event in events:
@@ -109,12 +112,15 @@ async def _settle(pilot: Any, screen: ChatScreen) -> None:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         await pilot.pause(0.05)
-        widgets = list(screen.transcript.query(AssistantMessage)) + list(screen.transcript.query(ReasoningBlock))
+        widgets = list(screen.transcript.query(AssistantMessage)) + list(
+            screen.transcript.query(ReasoningBlock)
+        )
         if all(w.is_drained for w in widgets):
             break
     await pilot.wait_for_scheduled_animations()
-    await pilot.pause(0.2)
+    await pilot.pause(0.3)
     await pilot.wait_for_scheduled_animations()
+    await pilot.pause(0.1)
 
 
 def _tool_turn() -> list[Any]:
@@ -128,12 +134,32 @@ def _tool_turn() -> list[Any]:
         ToolCallStarted(0, "read_file", "c1"),
         ToolCallStarted(1, "terminal", "c2"),
         ToolCallStarted(2, "patch", "c3"),
-        AssistantMessageDone("Let me look at the migration and run the tests.", None, (("c1", "read_file", "{}"), ("c2", "terminal", "{}"), ("c3", "patch", "{}")), "tool_calls"),
+        AssistantMessageDone(
+            "Let me look at the migration and run the tests.",
+            None,
+            (("c1", "read_file", "{}"), ("c2", "terminal", "{}"), ("c3", "patch", "{}")),
+            "tool_calls",
+        ),
         ToolStarted("c1", "read_file", {"path": "db/0042_users.py"}, "db/0042_users.py", 0),
-        ToolFinished("c1", "read_file", "ok", 0.04, "     1|def upgrade() -> None:\n     2|    op.drop_column(\"users\", \"email\")\n"),
-        ToolStarted("c2", "terminal", {"command": "pytest -x tests/test_users.py"}, "pytest -x tests/test_users.py", 1),
+        ToolFinished(
+            "c1",
+            "read_file",
+            "ok",
+            0.04,
+            '     1|def upgrade() -> None:\n     2|    op.drop_column("users", "email")\n',
+        ),
+        ToolStarted(
+            "c2", "terminal", {"command": "pytest -x tests/test_users.py"}, "pytest -x tests/test_users.py", 1
+        ),
         ToolOutput("c2", "FAILED tests/test_users.py::test_users_roundtrip - KeyError: 'email'\n"),
-        ToolFinished("c2", "terminal", "error", 2.31, "FAILED tests/test_users.py::test_users_roundtrip - KeyError: 'email'\n[exit code: 1]", {"exit_code": 1}),
+        ToolFinished(
+            "c2",
+            "terminal",
+            "error",
+            2.31,
+            "FAILED tests/test_users.py::test_users_roundtrip - KeyError: 'email'\n[exit code: 1]",
+            {"exit_code": 1},
+        ),
         ToolStarted("c3", "patch", {"path": "db/0042_users.py"}, "db/0042_users.py", 2),
         ToolFinished("c3", "patch", "ok", 0.01, DIFF, {"diff": DIFF}),
         ApiCallStarted(2, "hermes-4-405b", 90),
@@ -167,7 +193,9 @@ def test_spinner_before_first_delta(snap_compare: Any, tmp_path: Path, size: tup
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_finished_turn_tool_panels_collapsed(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+def test_finished_turn_tool_panels_collapsed(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
         screen.transcript.scroll_home(animate=False)
@@ -192,9 +220,19 @@ def test_finished_turn_tool_panels_expanded(snap_compare: Any, tmp_path: Path, s
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_clarify_card(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
-        screen = await _feed(pilot, [TurnStarted("s", "q"), ApiCallStarted(1, "m", 90), FirstDelta(), TextDelta("One question first:")])
+        screen = await _feed(
+            pilot,
+            [
+                TurnStarted("s", "q"),
+                ApiCallStarted(1, "m", 90),
+                FirstDelta(),
+                TextDelta("One question first:"),
+            ],
+        )
         screen._set_busy(True)
-        request = ClarifyRequest("Which database should the migration target?", ("PostgreSQL", "SQLite", "Both"), 120.0)
+        request = ClarifyRequest(
+            "Which database should the migration target?", ("PostgreSQL", "SQLite", "Both"), 120.0
+        )
         screen.post_message(ClarifyAsked(request))
         await _settle(pilot, screen)
 
@@ -204,7 +242,15 @@ def test_clarify_card(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_approval_dialog(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
-        screen = await _feed(pilot, [TurnStarted("s", "q"), ApiCallStarted(1, "m", 90), FirstDelta(), TextDelta("Cleaning the build tree.")])
+        screen = await _feed(
+            pilot,
+            [
+                TurnStarted("s", "q"),
+                ApiCallStarted(1, "m", 90),
+                FirstDelta(),
+                TextDelta("Cleaning the build tree."),
+            ],
+        )
         screen._set_busy(True)
         request = ApprovalRequest(
             command="rm -rf build/ dist/ && git clean -fdx -e .env",
@@ -220,7 +266,9 @@ def test_approval_dialog(snap_compare: Any, tmp_path: Path, size: tuple[int, int
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_setup_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_setup_screen(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings = Settings(hermes_home=Path("/home/user/.hermes"), cwd=tmp_path)
     assert not settings.is_configured
     assert snap_compare(HermesApp(settings), terminal_size=size)
@@ -239,6 +287,8 @@ def test_chat_in_every_builtin_theme(snap_compare: Any, tmp_path: Path, theme: s
 
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
+        screen.transcript.scroll_home(animate=False)
+        await _settle(pilot, screen)
         screen.transcript.scroll_home(animate=False)
         await _settle(pilot, screen)
 

@@ -26,6 +26,7 @@ def chat_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: An
         "hermes_home": home,
         "cwd": cwd,
         "max_retries": 0,
+        "auto_title": False,
     }
     values.update(overrides)
     return Settings(**values)
