@@ -249,7 +249,9 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     """Layers, later wins: Hermes config.yaml, Hermes .env, tui/config.yaml, environment, flags."""
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
     environ = dict(os.environ if env is None else env)
-    home = Path(flags.get("hermes_home") or environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+    home = Path(
+        flags.get("hermes_home") or environ.get("HERMES_HOME") or Path.home() / ".hermes"
+    ).expanduser()
     problems: list[ConfigProblem] = []
     values: dict[str, Any] = {"hermes_home": home}
     sources: dict[str, str] = {
@@ -282,7 +284,9 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
         if name in Settings.model_fields and name not in ("hermes_home", "api_key"):
             put(name, value, str(tui_cfg), str(tui_cfg), key)
         elif name == "api_key":
-            problems.append(ConfigProblem(str(tui_cfg), key, "***", "API keys in environment variables or .env"))
+            problems.append(
+                ConfigProblem(str(tui_cfg), key, "***", "API keys in environment variables or .env")
+            )
         else:
             problems.append(ConfigProblem(str(tui_cfg), key, str(value)[:80], "a known setting"))
 
@@ -304,7 +308,9 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
 
     for name, value in flags.items():
         if name in Settings.model_fields and name not in ("api_key", "hermes_home"):
-            put(name, value, f"flag --{name.replace('_', '-')}", "command line", f"--{name.replace('_', '-')}")
+            put(
+                name, value, f"flag --{name.replace('_', '-')}", "command line", f"--{name.replace('_', '-')}"
+            )
 
     # Provider and key: an explicit flag wins, else the provider's env var, else any known key.
     provider = str(values.get("provider") or "")
@@ -334,7 +340,11 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
         sources["api_key"] = key_source
     settings = Settings.model_validate(values)
     if not settings.model and settings.is_configured is False and key:
-        defaults = {"openai": "gpt-4o", "openrouter": "nousresearch/hermes-4-405b", "anthropic": "claude-sonnet-4-5"}
+        defaults = {
+            "openai": "gpt-4o",
+            "openrouter": "nousresearch/hermes-4-405b",
+            "anthropic": "claude-sonnet-4-5",
+        }
         settings.model = defaults.get(settings.provider, "gpt-4o")
         sources["model"] = "default for provider"
     for name in Settings.model_fields:

@@ -66,8 +66,21 @@ _CONTEXT_PATTERNS = (
     "exceeds the context",
     "max_tokens",
 )
-_BILLING_PATTERNS = ("insufficient credits", "insufficient_quota", "exceeded your current quota", "billing", "payment")
-_MODEL_PATTERNS = ("model not found", "does not exist", "unknown model", "invalid model", "no such model", "model_not_found")
+_BILLING_PATTERNS = (
+    "insufficient credits",
+    "insufficient_quota",
+    "exceeded your current quota",
+    "billing",
+    "payment",
+)
+_MODEL_PATTERNS = (
+    "model not found",
+    "does not exist",
+    "unknown model",
+    "invalid model",
+    "no such model",
+    "model_not_found",
+)
 _POLICY_PATTERNS = ("content policy", "content_policy", "safety", "flagged")
 
 
@@ -112,7 +125,9 @@ def _retry_after(exc: Any, cap: float = 120.0) -> float | None:
     return None
 
 
-def classify(exc: BaseException, *, provider: str = "", model: str = "", base_url: str = "") -> ClassifiedError:
+def classify(
+    exc: BaseException, *, provider: str = "", model: str = "", base_url: str = ""
+) -> ClassifiedError:
     """Map any exception from a model call to a ClassifiedError."""
     if isinstance(exc, AgentError):
         return exc.classified
@@ -123,7 +138,9 @@ def classify(exc: BaseException, *, provider: str = "", model: str = "", base_ur
         status = getattr(response, "status_code", None)
     message = _body_message(exc)
     low = message.lower()
-    key_var = {"anthropic": "ANTHROPIC_API_KEY", "openrouter": "OPENROUTER_API_KEY"}.get(provider, "OPENAI_API_KEY")
+    key_var = {"anthropic": "ANTHROPIC_API_KEY", "openrouter": "OPENROUTER_API_KEY"}.get(
+        provider, "OPENAI_API_KEY"
+    )
     where = base_url or provider or "the provider"
 
     if isinstance(exc, StaleStreamError):
@@ -133,9 +150,13 @@ def classify(exc: BaseException, *, provider: str = "", model: str = "", base_ur
     if isinstance(exc, json.JSONDecodeError):
         return ClassifiedError("server_error", str(exc), True, "The provider sent a malformed chunk.")
     if isinstance(exc, EmptyStreamError):
-        return ClassifiedError("server_error", message, True, "The provider closed the stream without a reply.")
+        return ClassifiedError(
+            "server_error", message, True, "The provider closed the stream without a reply."
+        )
     if name in ("APITimeoutError", "ReadTimeout", "TimeoutException", "TimeoutError", "ConnectTimeout"):
-        return ClassifiedError("timeout", message, True, f"The request to {where} timed out.", should_fallback=True)
+        return ClassifiedError(
+            "timeout", message, True, f"The request to {where} timed out.", should_fallback=True
+        )
     if name in ("APIConnectionError", "ConnectError", "RemoteProtocolError", "ConnectionError", "ReadError"):
         cause = exc.__cause__ or exc.__context__
         detail = f": {cause}" if cause else ""
@@ -150,75 +171,146 @@ def classify(exc: BaseException, *, provider: str = "", model: str = "", base_ur
         retry_after = _retry_after(exc)
         if status == 401 or (status == 403 and not any(p in low for p in _BILLING_PATTERNS)):
             return ClassifiedError(
-                "auth", message, False, f"The API key was rejected: set {key_var} or run with --api-key.",
-                status, should_fallback=True,
+                "auth",
+                message,
+                False,
+                f"The API key was rejected: set {key_var} or run with --api-key.",
+                status,
+                should_fallback=True,
             )
         if status == 402 or any(p in low for p in _BILLING_PATTERNS):
             return ClassifiedError(
-                "billing", message, False, "The provider says the account is out of credits or quota.",
-                status, should_fallback=True,
+                "billing",
+                message,
+                False,
+                "The provider says the account is out of credits or quota.",
+                status,
+                should_fallback=True,
             )
         if status == 429:
             if "overload" in low:
                 return ClassifiedError(
-                    "overloaded", message, True, "The provider is overloaded.", status, retry_after, should_fallback=True
+                    "overloaded",
+                    message,
+                    True,
+                    "The provider is overloaded.",
+                    status,
+                    retry_after,
+                    should_fallback=True,
                 )
             return ClassifiedError(
-                "rate_limit", message, True, "Rate limited by the provider.", status, retry_after, should_fallback=True
+                "rate_limit",
+                message,
+                True,
+                "Rate limited by the provider.",
+                status,
+                retry_after,
+                should_fallback=True,
             )
         if status == 413:
             return ClassifiedError(
-                "payload_too_large", message, True, "The request is too large for the provider.", status,
+                "payload_too_large",
+                message,
+                True,
+                "The request is too large for the provider.",
+                status,
                 should_compress=True,
             )
         if status in (503, 529):
             return ClassifiedError(
-                "overloaded", message, True, "The provider is overloaded.", status, retry_after, should_fallback=True
+                "overloaded",
+                message,
+                True,
+                "The provider is overloaded.",
+                status,
+                retry_after,
+                should_fallback=True,
             )
         if status >= 500 and any(p in low for p in _CONTEXT_PATTERNS):
             return ClassifiedError(
-                "context_overflow", message, True, "The conversation is too long for this model.", status,
+                "context_overflow",
+                message,
+                True,
+                "The conversation is too long for this model.",
+                status,
                 should_compress=True,
             )
         if status >= 500:
             return ClassifiedError(
-                "server_error", message, True, f"The provider had an error ({message[:80]}).", status, retry_after,
+                "server_error",
+                message,
+                True,
+                f"The provider had an error ({message[:80]}).",
+                status,
+                retry_after,
                 should_fallback=True,
             )
         if status in (400, 404, 422) and any(p in low for p in _CONTEXT_PATTERNS):
             return ClassifiedError(
-                "context_overflow", message, True, "The conversation is too long for this model.", status,
+                "context_overflow",
+                message,
+                True,
+                "The conversation is too long for this model.",
+                status,
                 should_compress=True,
             )
-        if status in (400, 404) and any(p in low for p in _MODEL_PATTERNS) or status == 404 and "model" in low:
+        if (
+            status in (400, 404)
+            and any(p in low for p in _MODEL_PATTERNS)
+            or status == 404
+            and "model" in low
+        ):
             return ClassifiedError(
-                "model_not_found", message, False,
-                f"Unknown model '{model}': pick another with --model or /model.", status, should_fallback=True,
+                "model_not_found",
+                message,
+                False,
+                f"Unknown model '{model}': pick another with --model or /model.",
+                status,
+                should_fallback=True,
             )
         if any(p in low for p in _POLICY_PATTERNS):
             return ClassifiedError(
-                "content_policy", message, False, "The provider's safety filter refused the request.", status,
+                "content_policy",
+                message,
+                False,
+                "The provider's safety filter refused the request.",
+                status,
                 should_fallback=True,
             )
         if status == 404:
             return ClassifiedError(
-                "model_not_found", message, False,
-                f"{where} answered 404: check the base URL and the model name '{model}'.", status,
+                "model_not_found",
+                message,
+                False,
+                f"{where} answered 404: check the base URL and the model name '{model}'.",
+                status,
                 should_fallback=True,
             )
         if 400 <= status < 500:
             return ClassifiedError(
-                "format_error", message, False, f"The provider rejected the request: {message[:120]}", status,
+                "format_error",
+                message,
+                False,
+                f"The provider rejected the request: {message[:120]}",
+                status,
                 should_fallback=True,
             )
     if any(p in low for p in _CONTEXT_PATTERNS) and "context" in low:
         return ClassifiedError(
-            "context_overflow", message, True, "The conversation is too long for this model.", should_compress=True
+            "context_overflow",
+            message,
+            True,
+            "The conversation is too long for this model.",
+            should_compress=True,
         )
-    return ClassifiedError("unknown", f"{name}: {message}", True, f"Unexpected error from the provider: {name}: {message[:120]}")
+    return ClassifiedError(
+        "unknown", f"{name}: {message}", True, f"Unexpected error from the provider: {name}: {message[:120]}"
+    )
 
 
-def backoff_delay(attempt: int, *, base: float = 2.0, cap: float = 60.0, retry_after: float | None = None) -> float:
+def backoff_delay(
+    attempt: int, *, base: float = 2.0, cap: float = 60.0, retry_after: float | None = None
+) -> float:
     """Exponential backoff with jitter; a server's Retry-After wins (already capped by `classify`)."""
     if retry_after is not None:
         return retry_after

@@ -48,7 +48,9 @@ BUDGET_PROMPT = (
     "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response "
     "summarizing what you've found and accomplished so far, without calling any more tools."
 )
-CONTENT_FILTER_TEXT = "The model declined to respond to this request (the provider's safety filter stopped it)."
+CONTENT_FILTER_TEXT = (
+    "The model declined to respond to this request (the provider's safety filter stopped it)."
+)
 MAX_CONTINUATIONS = 3
 MAX_COMPRESSIONS_PER_TURN = 3
 MIN_FRESH_TO_COMPRESS = 4
@@ -173,8 +175,16 @@ class Agent:
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
         self._active_model = settings.model
         self._compressions = 0
+        self._turn_user_index = -1
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
+        self._plugin_context = ""
+        self.checkpoints: Any = None
+        self.trajectory: Any = None
+        from agent.plugins import PluginManager
+
+        self.plugins = PluginManager(settings.hermes_home, on_error=self._plugin_error)
+        self.plugins.load()
         if session_id:
             self.resume(session_id)
 
@@ -183,6 +193,23 @@ class Agent:
     def interrupt(self) -> None:
         """Cooperative: the stream is abandoned within one poll slice, tools see the flag and stop."""
         self._interrupt.set()
+
+    def _plugin_error(self, plugin: str, hook: str, message: str) -> None:
+        self.ui.on_event(StatusNotice(kind="warn", text=f"Plugin {plugin} failed in {hook}: {message}"))
+
+    def _session_services(self) -> None:
+        """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
+        from agent.checkpoints import CheckpointManager
+
+        home = self.settings.hermes_home / "tui"
+        self.checkpoints = CheckpointManager(home / "checkpoints", self.session_id)
+        if self.settings.save_trajectories:
+            from agent.trajectory import TrajectoryWriter
+
+            key = self.settings.api_key.get_secret_value() if self.settings.api_key else ""
+            self.trajectory = TrajectoryWriter(
+                home / "trajectories", self.session_id, secrets=[key] if key else []
+            )
 
     def steer(self, text: str) -> None:
         """Redirect the running turn without stopping it: delivered at the next safe point (after a tool
@@ -235,6 +262,7 @@ class Agent:
             completion_tokens=getattr(info, "output_tokens", 0) or 0,
         )
         self.approvals = None
+        self._session_services()
 
     @property
     def transport(self) -> Transport:
@@ -263,7 +291,9 @@ class Agent:
         if not self.system_prompt:
             self.system_prompt = build_system_prompt(
                 cwd=self.settings.cwd,
-                tools=[(t["function"]["name"], t["function"]["description"]) for t in self.registry.schemas()],
+                tools=[
+                    (t["function"]["name"], t["function"]["description"]) for t in self.registry.schemas()
+                ],
                 model=self.settings.model,
             )
         if not self.session_id:
@@ -286,6 +316,8 @@ class Agent:
                 import uuid
 
                 self.session_id = time.strftime("%Y%m%d_%H%M%S_") + uuid.uuid4().hex[:6]
+        if self.checkpoints is None:
+            self._session_services()
         if self.approvals is None:
             self.approvals = self._make_gate()
 
@@ -326,8 +358,17 @@ class Agent:
     def _run_turn(self, user_message: str) -> TurnResult:
         text = strip_surrogates(user_message)
         self._ensure_session(text)
+        first_turn = not any(m.role == "user" for m in self.messages)
         self._append(Message(role="user", content=text))
         self._set_status("active")
+        # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
+        # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
+        self._plugin_context = ""
+        if self.plugins.has_hooks("pre_llm_call"):
+            self._plugin_context = self.plugins.pre_llm_call(
+                self.session_id, text, list(self.messages), first_turn, self._active_model
+            )
+        self._turn_user_index = len(self.messages) - 1
         self.ui.on_event(TurnStarted(session_id=self.session_id, user_message=text))
         turn_usage = Usage()
         api_calls = 0
@@ -366,7 +407,13 @@ class Agent:
                     pending_steer=leftover,
                 )
             )
-            return TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)
+            result = TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)
+            if self.plugins.has_hooks("on_turn_end"):
+                self.plugins.on_turn_end(result)
+            if self.trajectory is not None:
+                self.trajectory.flush()
+            self._plugin_context = ""
+            return result
 
         tools = self.registry.schemas()
         while True:
@@ -397,8 +444,14 @@ class Agent:
             if finish_reason == "length" and response.text and continuations < MAX_CONTINUATIONS:
                 continuations += 1
                 parts.append(response.text)
-                self.ui.on_event(StatusNotice(kind="info", text="Reply cut at the output limit: asking the model to continue"))
-                self._append(Message(role="user", content=CONTINUE_PROMPT, meta={"synthetic": "continuation"}))
+                self.ui.on_event(
+                    StatusNotice(
+                        kind="info", text="Reply cut at the output limit: asking the model to continue"
+                    )
+                )
+                self._append(
+                    Message(role="user", content=CONTINUE_PROMPT, meta={"synthetic": "continuation"})
+                )
                 continue
             if finish_reason == "content_filter":
                 self.ui.on_event(StatusNotice(kind="error", text=CONTENT_FILTER_TEXT))
@@ -406,10 +459,15 @@ class Agent:
                 return finish("error:content_filter", final or CONTENT_FILTER_TEXT)
             return finish("completed", "".join(parts) + response.text)
 
-    def _budget_summary(self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int) -> TurnResult:
+    def _budget_summary(
+        self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int
+    ) -> TurnResult:
         limit = self.settings.max_iterations
         self.ui.on_event(
-            StatusNotice(kind="warn", text=f"Iteration budget exhausted ({api_calls}/{limit}): asking the model to summarize")
+            StatusNotice(
+                kind="warn",
+                text=f"Iteration budget exhausted ({api_calls}/{limit}): asking the model to summarize",
+            )
         )
         self._append(Message(role="user", content=BUDGET_PROMPT, meta={"synthetic": "budget"}))
         try:
@@ -451,7 +509,16 @@ class Agent:
         threading.Thread(target=work, name="session-title", daemon=True).start()
 
     def _wire_messages(self) -> list[dict[str, Any]]:
-        return [{"role": "system", "content": self.system_prompt}, *sanitize_for_wire(wire_view(self.messages))]
+        view = wire_view(self.messages)
+        if self._plugin_context and 0 <= self._turn_user_index < len(self.messages):
+            turn_message = self.messages[self._turn_user_index]
+            view = [
+                Message(role="user", content=f"{m.content}\n\n{self._plugin_context}", meta=m.meta)
+                if m is turn_message
+                else m
+                for m in view
+            ]
+        return [{"role": "system", "content": self.system_prompt}, *sanitize_for_wire(view)]
 
     # ----------------------------------------------------------------- compression
 
@@ -481,7 +548,9 @@ class Agent:
     def _compress(self, reason: str) -> bool:
         chosen = plan(self.messages)
         if not chosen.worthwhile:
-            self.ui.on_event(StatusNotice(kind="info", text="Nothing to compress yet: the conversation is short."))
+            self.ui.on_event(
+                StatusNotice(kind="info", text="Nothing to compress yet: the conversation is short.")
+            )
             return False
         self._compressions += 1
         before = estimate_tokens(self._wire_messages())
@@ -502,7 +571,9 @@ class Agent:
             self.ui.on_event(StatusNotice(kind="warn", text=f"Compression failed: {c.user_line()}"))
             return False
         if not summary:
-            self.ui.on_event(StatusNotice(kind="warn", text="Compression failed: the model returned an empty summary."))
+            self.ui.on_event(
+                StatusNotice(kind="warn", text="Compression failed: the model returned an empty summary.")
+            )
             return False
         marker = make_marker(summary, chosen, 0)
         self._append(marker)
@@ -556,21 +627,32 @@ class Agent:
         self._fallback_index = 0
         self._active_model = self.settings.model
 
-    def _call_model(self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage) -> tuple[ModelResponse, _CallSink]:
+    def _call_model(
+        self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage
+    ) -> tuple[ModelResponse, _CallSink]:
         """One model call with retries. Raises _Interrupted/InterruptedByUser or _CallFailed."""
         sink = _CallSink(self)
         attempt = 0
         self._maybe_compress(tools)
         while True:
-            request = ModelRequest(messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens)
-            self.ui.on_event(ApiCallStarted(iteration=iteration, model=self._active_model, max_iterations=self.settings.max_iterations))
+            request = ModelRequest(
+                messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens
+            )
+            self.ui.on_event(
+                ApiCallStarted(
+                    iteration=iteration, model=self._active_model, max_iterations=self.settings.max_iterations
+                )
+            )
             try:
                 response = self.transport.stream(request, sink, self._interrupt)
             except PartialInterrupt as exc:
                 raise _Interrupted(exc.partial, sink.message) from None
             except Exception as exc:  # noqa: BLE001 - every provider failure is classified
                 classified = classify(
-                    exc, provider=self.settings.provider, model=self._active_model, base_url=self.settings.base_url or ""
+                    exc,
+                    provider=self.settings.provider,
+                    model=self._active_model,
+                    base_url=self.settings.base_url or "",
                 )
                 if classified.should_compress and self._compressions < MAX_COMPRESSIONS_PER_TURN:
                     self._discard(sink, classified)
@@ -597,12 +679,22 @@ class Agent:
                     self._keep_failed_partial(sink)
                     raise InterruptedByUser() from None
                 continue
+            if self.trajectory is not None:
+                self.trajectory.record_call(
+                    iteration,
+                    self._active_model,
+                    request.messages,
+                    [t["function"]["name"] for t in tools],
+                    response,
+                )
             if response.usage is not None:
                 turn_usage.add(response.usage)
                 self.session_usage.add(response.usage)
                 self.last_context_tokens = response.usage.prompt_tokens + response.usage.completion_tokens
             else:
-                self.last_context_tokens = sum(len(str(m.get("content") or "")) for m in request.messages) // 4
+                self.last_context_tokens = (
+                    sum(len(str(m.get("content") or "")) for m in request.messages) // 4
+                )
             self.ui.on_event(
                 UsageUpdated(
                     call=response.usage or Usage(),
@@ -698,13 +790,34 @@ class Agent:
                     content=done.result.content,
                     tool_call_id=done.call.id,
                     tool_name=done.call.name,
-                    meta={"status": done.result.status, "duration": round(done.duration, 3), **_ui_data(done.result.data)},
+                    meta={
+                        "status": done.result.status,
+                        "duration": round(done.duration, 3),
+                        **_ui_data(done.result.data),
+                    },
                 )
             )
 
-        self.executor.run_batch(
-            calls, make_context=make_context, ui=self.ui, interrupt=self._interrupt, on_result=on_result
+        if self.checkpoints is not None:
+            checkpoint = self.checkpoints.snapshot_calls(calls, cwd=self.settings.cwd)
+            if checkpoint is not None:
+                self.ui.on_event(
+                    StatusNotice(
+                        kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
+                    )
+                )
+        done = self.executor.run_batch(
+            calls,
+            make_context=make_context,
+            ui=self.ui,
+            interrupt=self._interrupt,
+            on_result=on_result,
+            hooks=self.plugins
+            if (self.plugins.has_hooks("before_tool") or self.plugins.has_hooks("after_tool"))
+            else None,
         )
+        if self.trajectory is not None:
+            self.trajectory.record_tool_results(done)
 
 
 def _ui_data(data: dict[str, Any]) -> dict[str, Any]:

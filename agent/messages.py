@@ -27,7 +27,11 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCall:
-        return cls(id=str(data.get("id", "")), name=str(data.get("name", "")), arguments=str(data.get("arguments") or "{}"))
+        return cls(
+            id=str(data.get("id", "")),
+            name=str(data.get("name", "")),
+            arguments=str(data.get("arguments") or "{}"),
+        )
 
 
 @dataclass

@@ -58,6 +58,9 @@ def build_system_prompt(
             text = ""
         if text.strip():
             if len(text) > CONTEXT_FILE_CAP:
-                text = text[:CONTEXT_FILE_CAP] + f"\n[... {context.name} truncated at {CONTEXT_FILE_CAP} characters]"
+                text = (
+                    text[:CONTEXT_FILE_CAP]
+                    + f"\n[... {context.name} truncated at {CONTEXT_FILE_CAP} characters]"
+                )
             lines += ["", f"## Project instructions ({context.name})", text.rstrip()]
     return "\n".join(lines) + "\n"

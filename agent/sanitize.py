@@ -89,7 +89,9 @@ def sanitize_for_wire(messages: list[Message]) -> list[dict[str, Any]]:
                 calls.append(ToolCall(id=call.id, name=call.name or "invalid_tool_call", arguments=args))
             rows.append({"role": "assistant", "content": _clean(msg.content), "tool_calls": calls})
         elif msg.role == "tool":
-            rows.append({"role": "tool", "content": _clean(msg.content), "tool_call_id": msg.tool_call_id or ""})
+            rows.append(
+                {"role": "tool", "content": _clean(msg.content), "tool_call_id": msg.tool_call_id or ""}
+            )
         elif msg.role in ("user", "system"):
             rows.append({"role": msg.role, "content": _clean(msg.content)})
 

@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from agent.config import ConfigProblem, LoadedSettings, Settings
 from hermes_tui.commands import SlashCommandProvider
 
+
 class HermesApp(App[int]):
     TITLE = "hermes-tui"
     COMMANDS: ClassVar = App.COMMANDS | {SlashCommandProvider}
@@ -89,13 +90,18 @@ class HermesApp(App[int]):
         manager = self.theme_manager
         if name:
             if name not in manager.themes:
-                self.notify(f"No theme named {name!r}. Known: {', '.join(sorted(manager.themes))}", severity="warning")
+                self.notify(
+                    f"No theme named {name!r}. Known: {', '.join(sorted(manager.themes))}", severity="warning"
+                )
                 return
             self._on_theme_chosen(name)
             return
         from hermes_tui.screens.theme_picker import ThemePicker
 
-        self.push_screen(ThemePicker(manager.themes, current=manager.active, preview=manager.preview), self._on_theme_chosen)
+        self.push_screen(
+            ThemePicker(manager.themes, current=manager.active, preview=manager.preview),
+            self._on_theme_chosen,
+        )
 
     def _on_theme_chosen(self, name: str | None) -> None:
         if name is None:
@@ -111,7 +117,9 @@ class HermesApp(App[int]):
 
 
 def demo_settings(settings: Settings, base_url: str) -> Settings:
-    updated = settings.model_copy(update={"base_url": base_url, "provider": "custom", "model": "hermes-demo", "auto_title": False})
+    updated = settings.model_copy(
+        update={"base_url": base_url, "provider": "custom", "model": "hermes-demo", "auto_title": False}
+    )
     updated.api_key = SecretStr("demo")
     return updated
 
@@ -126,7 +134,9 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             from hermes_tui.cli import demo_scenario_path
 
             if "server" not in server_box:
-                server_box["server"] = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
+                server_box["server"] = stack.enter_context(
+                    ScriptedServer(args.scenario or demo_scenario_path())
+                )
             return demo_settings(settings, server_box["server"].openai_base_url)
 
         if args.demo or args.scenario:

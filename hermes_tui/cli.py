@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SUBCOMMANDS = ("config", "sessions")
+SUBCOMMANDS = ("config", "sessions", "plugins")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,19 +21,27 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hermes-tui",
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
-        "`hermes-tui sessions` opens the session browser.",
+        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins.",
     )
-    p.add_argument("-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer")
+    p.add_argument(
+        "-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer"
+    )
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
     p.add_argument("--model", "-m", help="model name")
     p.add_argument("--provider", help="openai | openrouter | anthropic | custom")
     p.add_argument("--base-url", help="OpenAI-compatible (or /anthropic) base URL")
     p.add_argument("--api-key", help="API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY)")
-    p.add_argument("--yolo", action="store_true", help="approve risky commands without asking (hard-blocked ones stay blocked)")
+    p.add_argument(
+        "--yolo",
+        action="store_true",
+        help="approve risky commands without asking (hard-blocked ones stay blocked)",
+    )
     p.add_argument("--max-iterations", type=int, help="model calls allowed per turn (default 90)")
     p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
-    p.add_argument("-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here")
+    p.add_argument(
+        "-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here"
+    )
     p.add_argument("-r", "--resume", metavar="ID_OR_TITLE", help="resume a session by id, id prefix or title")
     p.add_argument("--hermes-home", help="override $HERMES_HOME (default ~/.hermes)")
     return p
@@ -75,6 +83,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hermes_tui.config_report import print_config
 
         print_config(loaded)
+        return 0
+    if command == "plugins":
+        from agent.plugins import PluginManager, format_plugin_list
+
+        manager = PluginManager(loaded.settings.hermes_home)
+        manager.load()
+        print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
         return 0
     if args.prompt is not None:
         from hermes_tui.headless import run_headless

@@ -30,7 +30,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session", "new_session", key="ctrl+n"),
     SlashCommand("sessions", "Browse, search and resume sessions", "sessions", key="ctrl+r"),
     SlashCommand("model", "Switch the model for the next turn: /model NAME", "model", takes_argument=True),
-    SlashCommand("steer", "Redirect the running turn without stopping it: /steer TEXT", "steer", takes_argument=True),
+    SlashCommand(
+        "steer", "Redirect the running turn without stopping it: /steer TEXT", "steer", takes_argument=True
+    ),
+    SlashCommand("rollback", "Restore files from a checkpoint taken before a change", "rollback"),
+    SlashCommand("plugins", "List plugins and their load errors", "plugins"),
     SlashCommand("yolo", "Toggle approving risky commands without asking", "yolo"),
     SlashCommand("compress", "Summarize the middle of the conversation to save context", "compress"),
     SlashCommand("theme", "Pick a theme (previews live)", "theme", takes_argument=True),
@@ -94,7 +98,9 @@ class SlashCommandProvider(Provider):
         if chat is None:
             return
         for command in COMMANDS:
-            yield DiscoveryHit(f"/{command.name}", partial(chat.run_slash, command, ""), help=command.description)
+            yield DiscoveryHit(
+                f"/{command.name}", partial(chat.run_slash, command, ""), help=command.description
+            )
 
     async def search(self, query: str) -> Hits:
         chat = self._screen()

@@ -17,6 +17,7 @@ from agent.config import LoadedSettings
 from agent.events import AgentEvent, StatusNotice, ToolFinished, ToolStarted
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 
+
 class HeadlessUI:
     def __init__(self, err: TextIO = sys.stderr) -> None:
         self.err = err
@@ -41,7 +42,9 @@ class HeadlessUI:
         return None
 
     def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        self._line(f"┊ denied (headless; use --yolo to allow): {request.command} — {', '.join(request.reasons)}")
+        self._line(
+            f"┊ denied (headless; use --yolo to allow): {request.command} — {', '.join(request.reasons)}"
+        )
         return ApprovalDecision.DENY
 
 
@@ -59,7 +62,12 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = settings.model_copy(
-                update={"base_url": server.openai_base_url, "provider": "custom", "model": settings.model if args.model else "hermes-demo", "auto_title": False}
+                update={
+                    "base_url": server.openai_base_url,
+                    "provider": "custom",
+                    "model": settings.model if args.model else "hermes-demo",
+                    "auto_title": False,
+                }
             )
             from pydantic import SecretStr
 

@@ -29,9 +29,13 @@ def records_from_messages(messages: list[Message], registry: Any = None) -> list
         synthetic = message.meta.get("synthetic") if message.meta else None
         if message.role == "user":
             if synthetic == "continuation":
-                records.append(TranscriptRecord.notice("info", "Reply cut at the output limit: the model continued."))
+                records.append(
+                    TranscriptRecord.notice("info", "Reply cut at the output limit: the model continued.")
+                )
             elif synthetic == "budget":
-                records.append(TranscriptRecord.notice("warn", "Iteration budget exhausted: the model summarized."))
+                records.append(
+                    TranscriptRecord.notice("warn", "Iteration budget exhausted: the model summarized.")
+                )
             else:
                 records.append(TranscriptRecord.user(message.content))
         elif message.role == "assistant":

@@ -235,8 +235,10 @@ def load_scenario(source: Scenario | Path | str | dict[str, Any]) -> Scenario:
         path: Path | None = None
         if isinstance(source, Path):
             path = source
-        elif "\n" not in source and not source.lstrip().startswith(("{", "[")) and (
-            source.strip().endswith((".yaml", ".yml", ".json")) or _is_file(source.strip())
+        elif (
+            "\n" not in source
+            and not source.lstrip().startswith(("{", "["))
+            and (source.strip().endswith((".yaml", ".yml", ".json")) or _is_file(source.strip()))
         ):
             path = Path(source.strip())
         if path is not None:

@@ -80,7 +80,9 @@ def plan_segments(planned: list[_Planned]) -> list[tuple[str, list[_Planned]]]:
 
 
 class ToolExecutor:
-    def __init__(self, registry: ToolRegistry, *, result_budget: int = 50_000, max_workers: int = MAX_WORKERS):
+    def __init__(
+        self, registry: ToolRegistry, *, result_budget: int = 50_000, max_workers: int = MAX_WORKERS
+    ):
         self.registry = registry
         self.result_budget = result_budget
         self.max_workers = max_workers
@@ -94,10 +96,19 @@ class ToolExecutor:
         interrupt: threading.Event,
         before_call: Callable[[ToolCall], None] | None = None,
         on_result: Callable[[ExecutedCall], None] | None = None,
+        hooks: Any = None,
     ) -> list[ExecutedCall]:
         """Run every call; `on_result` sees each result in call order as soon as it and all earlier ones exist."""
         planned: list[_Planned] = []
         for index, call in enumerate(calls):
+            if hooks is not None and hooks.has_hooks("before_tool"):
+                from agent.plugins import Block
+
+                changed = hooks.before_tool(call)
+                if isinstance(changed, Block):
+                    planned.append(_Planned(index, call, changed.as_result()))
+                    continue
+                call = changed
             parsed = self.registry.parse_arguments(call.name, call.arguments)
             path = None
             if isinstance(parsed, tuple):
@@ -106,16 +117,22 @@ class ToolExecutor:
                     raw = getattr(args, tool.path_arg, None)
                     if isinstance(raw, str) and raw:
                         ctx_cwd = make_context(call).cwd
-                        full = raw if os.path.isabs(raw) else os.path.join(str(ctx_cwd), os.path.expanduser(raw))
+                        full = (
+                            raw if os.path.isabs(raw) else os.path.join(str(ctx_cwd), os.path.expanduser(raw))
+                        )
                         path = os.path.normcase(os.path.realpath(full))
             planned.append(_Planned(index, call, parsed, path))
 
         results: list[ExecutedCall | None] = [None] * len(calls)
         for kind, segment in plan_segments(planned):
             if kind == "parallel" and not interrupt.is_set():
-                with ThreadPoolExecutor(max_workers=min(self.max_workers, len(segment)), thread_name_prefix="tool") as pool:
+                with ThreadPoolExecutor(
+                    max_workers=min(self.max_workers, len(segment)), thread_name_prefix="tool"
+                ) as pool:
                     futures = {
-                        item.index: pool.submit(self._run_one, item, make_context, ui, interrupt, before_call)
+                        item.index: pool.submit(
+                            self._run_one, item, make_context, ui, interrupt, before_call, hooks
+                        )
                         for item in segment
                     }
                     for index, fut in futures.items():
@@ -124,7 +141,7 @@ class ToolExecutor:
                             on_result(results[index])
             else:
                 for item in segment:
-                    results[item.index] = self._run_one(item, make_context, ui, interrupt, before_call)
+                    results[item.index] = self._run_one(item, make_context, ui, interrupt, before_call, hooks)
                     if on_result is not None:
                         on_result(results[item.index])
         return [r for r in results if r is not None]
@@ -136,6 +153,7 @@ class ToolExecutor:
         ui: AgentUI,
         interrupt: threading.Event,
         before_call: Callable[[ToolCall], None] | None,
+        hooks: Any = None,
     ) -> ExecutedCall:
         call = item.call
         tool = item.tool
@@ -143,7 +161,11 @@ class ToolExecutor:
         if isinstance(item.parsed, tuple):
             arguments = item.parsed[1].model_dump(exclude_none=True)
         summary = tool.summarize(arguments) if tool else call.name
-        ui.on_event(ToolStarted(call_id=call.id, name=call.name, arguments=arguments, summary=summary, index=item.index))
+        ui.on_event(
+            ToolStarted(
+                call_id=call.id, name=call.name, arguments=arguments, summary=summary, index=item.index
+            )
+        )
         started = time.monotonic()
         if interrupt.is_set():
             result = ToolResult(content=CANCELLED_TEXT.format(name=call.name), status="cancelled")
@@ -159,6 +181,8 @@ class ToolExecutor:
                 except Exception:  # noqa: BLE001 - a checkpoint failure must not stop the tool
                     pass
             result = self.registry.run(tool_, args, ctx)
+            if hooks is not None and hooks.has_hooks("after_tool"):
+                result = hooks.after_tool(call, result)
         if len(result.content) > self.result_budget:
             result.content = truncate_middle(result.content, self.result_budget)
         duration = time.monotonic() - started

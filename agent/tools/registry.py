@@ -151,7 +151,9 @@ class ToolRegistry:
                 "Send the arguments as one JSON object; use {} for none."
             )
         if not isinstance(data, dict):
-            return ToolResult.error(f"Arguments for '{name}' must be a JSON object, got {type(data).__name__}.")
+            return ToolResult.error(
+                f"Arguments for '{name}' must be a JSON object, got {type(data).__name__}."
+            )
         try:
             return tool, tool.args_model.model_validate(data)
         except ValidationError as exc:

@@ -49,14 +49,27 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str
             continue
         blocks: list[dict[str, Any]] = []
         if role == "tool":
-            blocks.append({"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": msg.get("content") or "(empty)"})
+            blocks.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": msg["tool_call_id"],
+                    "content": msg.get("content") or "(empty)",
+                }
+            )
             role = "user"
         elif role == "assistant":
             if msg.get("content"):
                 blocks.append({"type": "text", "text": msg["content"]})
             for call in msg.get("tool_calls") or []:
                 fn = call["function"]
-                blocks.append({"type": "tool_use", "id": call["id"], "name": fn["name"], "input": _tool_input(fn["arguments"])})
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": call["id"],
+                        "name": fn["name"],
+                        "input": _tool_input(fn["arguments"]),
+                    }
+                )
         elif msg.get("content"):
             blocks.append({"type": "text", "text": msg["content"]})
         if not blocks:
@@ -65,8 +78,12 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str
             prev = out[-1]["content"]
             # Tool results must come first in a user turn.
             if role == "user" and any(b["type"] == "tool_result" for b in blocks):
-                results = [b for b in prev if b["type"] == "tool_result"] + [b for b in blocks if b["type"] == "tool_result"]
-                others = [b for b in prev if b["type"] != "tool_result"] + [b for b in blocks if b["type"] != "tool_result"]
+                results = [b for b in prev if b["type"] == "tool_result"] + [
+                    b for b in blocks if b["type"] == "tool_result"
+                ]
+                others = [b for b in prev if b["type"] != "tool_result"] + [
+                    b for b in blocks if b["type"] != "tool_result"
+                ]
                 out[-1]["content"] = results + others
             else:
                 prev.extend(blocks)
@@ -213,7 +230,10 @@ class AnthropicTransport:
                     api_key=self._api_key or "not-needed",
                     max_retries=0,
                     timeout=anthropic.Timeout(
-                        connect=self.connect_timeout, read=self.stale_timeout + 5, write=60.0, pool=self.connect_timeout
+                        connect=self.connect_timeout,
+                        read=self.stale_timeout + 5,
+                        write=60.0,
+                        pool=self.connect_timeout,
                     ),
                 )
             return self._client

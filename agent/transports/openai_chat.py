@@ -106,7 +106,9 @@ class ChatAccumulator:
             slot = self.slots[index]
             if not slot.name:
                 continue
-            calls.append(ToolCall(id=slot.id or f"call_{i}", name=slot.name, arguments="".join(slot.arguments) or "{}"))
+            calls.append(
+                ToolCall(id=slot.id or f"call_{i}", name=slot.name, arguments="".join(slot.arguments) or "{}")
+            )
         finish = self.finish_reason
         if calls and finish in (None, "stop"):
             finish = "tool_calls"
@@ -218,7 +220,9 @@ def _from_completion(resp: Any, sink: StreamSink) -> ModelResponse:
     choice = resp.choices[0] if resp.choices else None
     msg = getattr(choice, "message", None)
     text = getattr(msg, "content", None) or ""
-    reasoning = (_field(msg, "reasoning_content") or _field(msg, "reasoning") or "") if msg is not None else ""
+    reasoning = (
+        (_field(msg, "reasoning_content") or _field(msg, "reasoning") or "") if msg is not None else ""
+    )
     calls = [
         ToolCall(id=str(tc.id), name=tc.function.name, arguments=tc.function.arguments or "{}")
         for tc in (getattr(msg, "tool_calls", None) or [])

@@ -152,7 +152,9 @@ class ChatScreen(Screen[None]):
             return
         records = records_from_messages(self.agent.messages, self.agent.registry)
         self.transcript.load_history(records)
-        self.transcript.add_notice("info", f"Resumed session {session_id} ({len(self.agent.messages)} messages).")
+        self.transcript.add_notice(
+            "info", f"Resumed session {session_id} ({len(self.agent.messages)} messages)."
+        )
         usage = self.agent.session_usage
         self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
 
@@ -201,7 +203,10 @@ class ChatScreen(Screen[None]):
     def action_steer(self, text: str = "") -> None:
         text = text.strip()
         if not text:
-            self.transcript.add_notice("info", "Usage: /steer TEXT (while a turn runs; it reaches the model after the current tools).")
+            self.transcript.add_notice(
+                "info",
+                "Usage: /steer TEXT (while a turn runs; it reaches the model after the current tools).",
+            )
             return
         if not self.busy:
             self.send(text)
@@ -271,7 +276,9 @@ class ChatScreen(Screen[None]):
             transcript.hide_spinner()
         elif isinstance(event, ToolCallStarted):
             self._finish_stream_widgets()
-            panel = transcript.add_tool_panel(event.call_id or f"pending-{event.index}", event.name, event.index)
+            panel = transcript.add_tool_panel(
+                event.call_id or f"pending-{event.index}", event.name, event.index
+            )
             self._panels_by_index[event.index] = panel
             if event.call_id:
                 self._panels[event.call_id] = panel
@@ -335,12 +342,18 @@ class ChatScreen(Screen[None]):
         self._panels.clear()
         self._panels_by_index.clear()
         if event.exit_reason == "interrupted":
-            self.transcript.add_notice("warn", "Interrupted. The partial reply and every finished tool result are kept.")
+            self.transcript.add_notice(
+                "warn", "Interrupted. The partial reply and every finished tool result are kept."
+            )
         elif event.exit_reason == "budget_exhausted":
-            self.transcript.add_notice("warn", "The turn used its whole iteration budget; above is the model's summary.")
+            self.transcript.add_notice(
+                "warn", "The turn used its whole iteration budget; above is the model's summary."
+            )
         elif event.exit_reason.startswith("error") and event.error:
             self.transcript.add_notice("error", event.error)
-        self._attention("The turn has ended." if event.exit_reason == "completed" else f"Turn ended: {event.exit_reason}")
+        self._attention(
+            "The turn has ended." if event.exit_reason == "completed" else f"Turn ended: {event.exit_reason}"
+        )
         self._end_turn(event.pending_steer)
 
     def _end_turn(self, pending_steer: str | None = None) -> None:
@@ -349,7 +362,9 @@ class ChatScreen(Screen[None]):
         self._set_busy(False)
         if pending_steer:
             # The turn ended before a safe point: the steer becomes the next message.
-            self.transcript.add_notice("info", "The turn ended before your steer could be delivered: sending it now.")
+            self.transcript.add_notice(
+                "info", "The turn ended before your steer could be delivered: sending it now."
+            )
             self.send(pending_steer)
             return
         queued = self.query_one(QueuedMessages).pop_next()
@@ -438,6 +453,39 @@ class ChatScreen(Screen[None]):
     def action_theme(self, name: str = "") -> None:
         self.app.pick_theme(name.strip())  # type: ignore[attr-defined]
 
+    def action_plugins(self) -> None:
+        from agent.plugins import format_plugin_list
+
+        manager = self.agent.plugins
+        self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+
+    def action_rollback(self) -> None:
+        from hermes_tui.screens.rollback import RollbackScreen
+
+        manager = self.agent.checkpoints if self.agent is not None else None
+        if manager is None:
+            self.transcript.add_notice(
+                "info", "No checkpoints yet: one is saved before the first file change of each step."
+            )
+            return
+        if self.busy:
+            self.transcript.add_notice("warn", "A turn is running: press Esc first, then roll back.")
+            return
+        self.app.push_screen(RollbackScreen(manager.list()), self._restore_checkpoint)
+
+    def _restore_checkpoint(self, checkpoint_id: str | None) -> None:
+        if not checkpoint_id:
+            self.prompt_input.focus()
+            return
+        report = self.agent.checkpoints.restore(checkpoint_id)
+        kind = "error" if report.errors else "info"
+        lines = [report.summary()]
+        if report.git_note:
+            lines.append(report.git_note)
+        lines += [f"error: {e}" for e in report.errors]
+        self.transcript.add_notice(kind, "\n".join(lines))
+        self.prompt_input.focus()
+
     def action_help(self) -> None:
         self.transcript.add_notice("info", commands.help_text())
 
@@ -449,7 +497,9 @@ class ChatScreen(Screen[None]):
         self.agent.set_yolo(on)
         self.status_bar.set_yolo(on)
         if on:
-            self.transcript.add_notice("warn", "YOLO on: risky commands run without asking (hard-blocked ones stay blocked).")
+            self.transcript.add_notice(
+                "warn", "YOLO on: risky commands run without asking (hard-blocked ones stay blocked)."
+            )
         else:
             self.transcript.add_notice("info", "YOLO off: risky commands ask for approval again.")
 
@@ -459,7 +509,9 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("info", f"Model: {self.settings.model}. Switch with /model NAME.")
             return
         if self.busy:
-            self.transcript.add_notice("warn", "The model switches for the next turn: wait for this one to end.")
+            self.transcript.add_notice(
+                "warn", "The model switches for the next turn: wait for this one to end."
+            )
             return
         self.settings = self.settings.model_copy(update={"model": name})
         self.agent.settings = self.settings
@@ -511,7 +563,9 @@ class ChatScreen(Screen[None]):
             self.notify("This terminal cannot hand over to an editor.", severity="warning")
             return
         if edited is None:
-            self.notify("No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning")
+            self.notify(
+                "No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning"
+            )
             return
         self.prompt_input.set_text(edited)
         self.prompt_input.focus()
@@ -527,7 +581,11 @@ class ChatScreen(Screen[None]):
 
             if shutil.which("notify-send"):
                 try:
-                    subprocess.Popen(["notify-send", "hermes-tui", why], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    subprocess.Popen(
+                        ["notify-send", "hermes-tui", why],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
                     return
                 except OSError:
                     pass

@@ -28,7 +28,9 @@ def make_settings(server: Any, home: Path, cwd: Path, **overrides: Any) -> Setti
     return Settings(**values)
 
 
-def make_agent(server: Any, home: Path, cwd: Path, ui: RecordingUI | None = None, **overrides: Any) -> tuple[Agent, SessionStore, RecordingUI]:
+def make_agent(
+    server: Any, home: Path, cwd: Path, ui: RecordingUI | None = None, **overrides: Any
+) -> tuple[Agent, SessionStore, RecordingUI]:
     store = SessionStore(home / "tui" / "state.db")
     ui = ui or RecordingUI()
     agent = Agent(make_settings(server, home, cwd, **overrides), ui=ui, store=store)
@@ -58,7 +60,9 @@ def tool_results(body: dict[str, Any], api: str) -> list[tuple[str, str]]:
         out = []
         for m in body["messages"]:
             if isinstance(m["content"], list):
-                out += [(b["tool_use_id"], b["content"]) for b in m["content"] if b.get("type") == "tool_result"]
+                out += [
+                    (b["tool_use_id"], b["content"]) for b in m["content"] if b.get("type") == "tool_result"
+                ]
         return out
     return [(m["tool_call_id"], m["content"]) for m in body["messages"] if m["role"] == "tool"]
 

@@ -11,14 +11,23 @@ from tests.agent.helpers import make_agent
 
 
 def _agent(server: ScriptedServer, home: Path, cwd: Path, **kw):
-    return make_agent(server, home, cwd, provider="anthropic", base_url=server.anthropic_base_url, model="claude-test", **kw)
+    return make_agent(
+        server, home, cwd, provider="anthropic", base_url=server.anthropic_base_url, model="claude-test", **kw
+    )
 
 
 def test_text_reasoning_and_tool_loop(hermes_home: Path, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("the secret is 42\n")
     calls = [
-        {"reasoning": "I should read the file.", "text": "Let me read it.", "tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}, "id": "toolu_1"}]},
-        {"text": "The secret is 42.", "usage": {"prompt_tokens": 900, "completion_tokens": 8, "cache_read_tokens": 800}},
+        {
+            "reasoning": "I should read the file.",
+            "text": "Let me read it.",
+            "tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}, "id": "toolu_1"}],
+        },
+        {
+            "text": "The secret is 42.",
+            "usage": {"prompt_tokens": 900, "completion_tokens": 8, "cache_read_tokens": 800},
+        },
     ]
     with ScriptedServer({"name": "a", "calls": calls}) as server:
         agent, store, ui = _agent(server, hermes_home, tmp_path)
@@ -37,7 +46,13 @@ def test_text_reasoning_and_tool_loop(hermes_home: Path, tmp_path: Path) -> None
     msgs = second["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
     tool_use = [b for b in msgs[1]["content"] if b["type"] == "tool_use"][0]
-    assert tool_use == {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "notes.txt"}, "cache_control": {"type": "ephemeral"}}
+    assert tool_use == {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "read_file",
+        "input": {"path": "notes.txt"},
+        "cache_control": {"type": "ephemeral"},
+    }
     tool_result = msgs[2]["content"][0]
     assert tool_result["type"] == "tool_result" and tool_result["tool_use_id"] == "toolu_1"
     assert "the secret is 42" in tool_result["content"]
@@ -74,7 +89,11 @@ def test_conversion_merges_and_drops_orphans() -> None:
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "a"},
         {"role": "user", "content": "b"},
-        {"role": "assistant", "content": "x", "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": "x",
+            "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "t1", "content": "r1"},
         {"role": "tool", "tool_call_id": "zz", "content": "orphan"},
         {"role": "user", "content": "c"},

@@ -14,11 +14,19 @@ def _write(path: Path, text: str) -> None:
 
 def test_precedence_file_env_flag(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    _write(home / "config.yaml", "model:\n  default: from-file\n  provider: openrouter\n  base_url: http://file/v1\nagent:\n  max_turns: 40\n")
+    _write(
+        home / "config.yaml",
+        "model:\n  default: from-file\n  provider: openrouter\n  base_url: http://file/v1\nagent:\n  max_turns: 40\n",
+    )
     env = {"HERMES_HOME": str(home), "OPENROUTER_API_KEY": "sk-or-env"}
     loaded = load_settings({}, env=env)
     s = loaded.settings
-    assert (s.model, s.provider, s.base_url, s.max_iterations) == ("from-file", "openrouter", "http://file/v1", 40)
+    assert (s.model, s.provider, s.base_url, s.max_iterations) == (
+        "from-file",
+        "openrouter",
+        "http://file/v1",
+        40,
+    )
     assert s.api_key is not None and s.api_key.get_secret_value() == "sk-or-env"
     assert loaded.sources["model"].endswith("config.yaml")
     env["HERMES_MODEL"] = "from-env"
@@ -30,7 +38,10 @@ def test_precedence_file_env_flag(tmp_path: Path) -> None:
 
 def test_model_as_a_plain_string_and_dotenv(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    _write(home / "config.yaml", "model: gpt-4o-mini\napprovals:\n  mode: off\n  timeout: 60\ncommand_allowlist: ['make test']\n")
+    _write(
+        home / "config.yaml",
+        "model: gpt-4o-mini\napprovals:\n  mode: off\n  timeout: 60\ncommand_allowlist: ['make test']\n",
+    )
     _write(home / ".env", "# keys\nexport OPENAI_API_KEY='sk-from-dotenv'\n")
     s = load_settings({}, env={"HERMES_HOME": str(home)}).settings
     assert s.model == "gpt-4o-mini" and s.provider == "openai"
@@ -52,7 +63,10 @@ def test_validation_errors_name_file_key_value_and_expectation(tmp_path: Path) -
     _write(home / "tui" / "config.yaml", "stale_timeout: -5\nnotify: loudly\nwhat_is_this: 1\n")
     loaded = load_settings({}, env={"HERMES_HOME": str(home)})
     problems = {p.key: p for p in loaded.problems}
-    assert problems["agent.max_turns"].file.endswith("config.yaml") and problems["agent.max_turns"].value == "lots"
+    assert (
+        problems["agent.max_turns"].file.endswith("config.yaml")
+        and problems["agent.max_turns"].value == "lots"
+    )
     assert "int" in problems["agent.max_turns"].expected
     assert "greater than 0" in problems["stale_timeout"].expected
     assert "notify" in problems and "what_is_this" in problems
@@ -77,5 +91,7 @@ def test_api_key_in_tui_config_is_refused(tmp_path: Path) -> None:
 
 
 def test_anthropic_base_url_selects_the_anthropic_transport(tmp_path: Path) -> None:
-    s = load_settings({"base_url": "https://api.minimax.io/anthropic", "model": "m"}, env={"HERMES_HOME": str(tmp_path)}).settings
+    s = load_settings(
+        {"base_url": "https://api.minimax.io/anthropic", "model": "m"}, env={"HERMES_HOME": str(tmp_path)}
+    ).settings
     assert s.api_mode == "anthropic"

@@ -22,7 +22,9 @@ def _partial_text(db: Path) -> str:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
         try:
-            row = conn.execute("SELECT content FROM messages WHERE role='assistant' ORDER BY id DESC LIMIT 1").fetchone()
+            row = conn.execute(
+                "SELECT content FROM messages WHERE role='assistant' ORDER BY id DESC LIMIT 1"
+            ).fetchone()
         finally:
             conn.close()
     except sqlite3.Error:
@@ -34,7 +36,12 @@ def test_kill_9_mid_stream_leaves_partial_text(hermes_home: Path, tmp_path: Path
     db = hermes_home / "tui" / "state.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "agent" / "crash_turn_child.py"), str(hermes_home), str(tmp_path)],
+        [
+            sys.executable,
+            str(ROOT / "tests" / "agent" / "crash_turn_child.py"),
+            str(hermes_home),
+            str(tmp_path),
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

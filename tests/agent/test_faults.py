@@ -31,10 +31,17 @@ def _notices(ui) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("api", API_PARAMS)
-def test_429_with_retry_after_then_success(hermes_home: Path, tmp_path: Path, api: str, fast_backoff: list[float]) -> None:
-    calls = [{"fault": {"status": 429, "message": "Rate limit reached", "retry_after": 7}}, {"text": "here it is"}]
+def test_429_with_retry_after_then_success(
+    hermes_home: Path, tmp_path: Path, api: str, fast_backoff: list[float]
+) -> None:
+    calls = [
+        {"fault": {"status": 429, "message": "Rate limit reached", "retry_after": 7}},
+        {"text": "here it is"},
+    ]
     with ScriptedServer({"name": "t", "calls": calls}) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_retries=3, **api_overrides(server, api))
+        agent, _store, ui = make_agent(
+            server, hermes_home, tmp_path, max_retries=3, **api_overrides(server, api)
+        )
         result = agent.run_conversation("hi")
     assert result.exit_reason == "completed" and result.final_text == "here it is"
     assert fast_backoff == [7.0]
@@ -52,7 +59,9 @@ def test_500_twice_then_success(hermes_home: Path, tmp_path: Path) -> None:
 
 
 def test_401_is_not_retried(hermes_home: Path, tmp_path: Path) -> None:
-    with ScriptedServer({"name": "t", "calls": [{"fault": {"status": 401, "message": "bad key"}}, {"text": "x"}]}) as server:
+    with ScriptedServer(
+        {"name": "t", "calls": [{"fault": {"status": 401, "message": "bad key"}}, {"text": "x"}]}
+    ) as server:
         agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_retries=3)
         result = agent.run_conversation("hi")
         assert len(server.requests) == 1
@@ -61,10 +70,14 @@ def test_401_is_not_retried(hermes_home: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("api", API_PARAMS)
-def test_cut_mid_stream_is_retried_without_duplicating_text(hermes_home: Path, tmp_path: Path, api: str) -> None:
+def test_cut_mid_stream_is_retried_without_duplicating_text(
+    hermes_home: Path, tmp_path: Path, api: str
+) -> None:
     cut = {"text": "The answer is forty-two.", "chunk_size": 4, "fault": {"kind": "cut", "after_chunks": 3}}
     with ScriptedServer({"name": "t", "calls": [cut, {"text": "The answer is forty-two."}]}) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path, max_retries=2, **api_overrides(server, api))
+        agent, store, ui = make_agent(
+            server, hermes_home, tmp_path, max_retries=2, **api_overrides(server, api)
+        )
         result = agent.run_conversation("question")
     assert result.final_text == "The answer is forty-two."
     assert ui.of_type(StreamDiscarded), "the UI is told to drop the failed attempt's text"
@@ -79,7 +92,13 @@ def test_cut_mid_stream_is_retried_without_duplicating_text(hermes_home: Path, t
 
 def test_context_length_400_compresses_then_succeeds(hermes_home: Path, tmp_path: Path) -> None:
     history_calls = [{"text": f"answer {i} " + "detail " * 50} for i in range(12)]
-    overflow = {"fault": {"status": 400, "message": "This model's maximum context length is 8192 tokens", "type": "invalid_request_error"}}
+    overflow = {
+        "fault": {
+            "status": 400,
+            "message": "This model's maximum context length is 8192 tokens",
+            "type": "invalid_request_error",
+        }
+    }
     calls = [*history_calls, overflow, {"text": "Summary of the middle."}, {"text": "final answer"}]
     with ScriptedServer({"name": "t", "calls": calls}) as server:
         agent, store, ui = make_agent(server, hermes_home, tmp_path, compression_enabled=True)
@@ -129,17 +148,22 @@ def test_threshold_compression_keeps_tool_pairs_and_full_history(hermes_home: Pa
     assert sum(1 for m in stored if m.role == "user" and not m.meta) == 11
 
 
-def test_fallback_after_primary_keeps_failing_and_primary_next_turn(hermes_home: Path, tmp_path: Path) -> None:
+def test_fallback_after_primary_keeps_failing_and_primary_next_turn(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     primary_calls = [{"fault": {"status": 503, "message": "overloaded"}}] * 2 + [{"text": "primary is back"}]
-    with ScriptedServer({"name": "primary", "calls": primary_calls}) as primary, ScriptedServer(
-        {"name": "fallback", "calls": [{"text": "answer from the fallback"}]}
-    ) as fallback:
+    with (
+        ScriptedServer({"name": "primary", "calls": primary_calls}) as primary,
+        ScriptedServer({"name": "fallback", "calls": [{"text": "answer from the fallback"}]}) as fallback,
+    ):
         agent, _store, ui = make_agent(
             primary,
             hermes_home,
             tmp_path,
             max_retries=1,
-            fallback_providers=[FallbackProvider(provider="custom", model="backup-model", base_url=fallback.openai_base_url)],
+            fallback_providers=[
+                FallbackProvider(provider="custom", model="backup-model", base_url=fallback.openai_base_url)
+            ],
         )
         first = agent.run_conversation("hi")
         assert first.final_text == "answer from the fallback"

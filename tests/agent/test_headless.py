@@ -14,7 +14,12 @@ def _run(args: list[str], cwd: Path, home: Path, timeout: float = 90) -> subproc
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
     return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "hermes_tui.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -52,7 +57,9 @@ def test_risky_command_is_denied_without_yolo(hermes_home: Path, tmp_path: Path)
 def test_yolo_runs_the_risky_command(hermes_home: Path, tmp_path: Path) -> None:
     target = tmp_path / "scratch"
     target.mkdir()
-    proc = _run(["-z", "clean up", "--yolo", "--scenario", str(_rm_scenario(tmp_path, target))], tmp_path, hermes_home)
+    proc = _run(
+        ["-z", "clean up", "--yolo", "--scenario", str(_rm_scenario(tmp_path, target))], tmp_path, hermes_home
+    )
     assert proc.returncode == 0, proc.stderr
     assert not target.exists()
 
@@ -69,7 +76,16 @@ def test_unreachable_provider_is_one_line(hermes_home: Path, tmp_path: Path) -> 
     (hermes_home / "tui").mkdir(parents=True, exist_ok=True)
     (hermes_home / "tui" / "config.yaml").write_text("max_retries: 0\n")
     proc = _run(
-        ["-z", "hello", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--api-key", "sk-secret-value-123"],
+        [
+            "-z",
+            "hello",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--api-key",
+            "sk-secret-value-123",
+        ],
         tmp_path,
         hermes_home,
     )
@@ -89,7 +105,9 @@ def test_config_masks_the_api_key(hermes_home: Path, tmp_path: Path) -> None:
 
 def test_401_exits_non_zero_with_the_hint(hermes_home: Path, tmp_path: Path) -> None:
     scenario = tmp_path / "auth.yaml"
-    scenario.write_text("name: auth\ncalls:\n  - fault: {status: 401, message: 'Incorrect API key provided'}\n")
+    scenario.write_text(
+        "name: auth\ncalls:\n  - fault: {status: 401, message: 'Incorrect API key provided'}\n"
+    )
     proc = _run(["-z", "hello", "--scenario", str(scenario)], tmp_path, hermes_home)
     assert proc.returncode == 1
     last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]

@@ -19,7 +19,15 @@ from agent.events import (
 )
 from agent.loop import BUDGET_PROMPT, CONTINUE_PROMPT
 from agent.scripted import ScriptedServer
-from tests.agent.helpers import API_PARAMS, api_overrides, has_tools, last_user_text, make_agent, system_text, tool_results
+from tests.agent.helpers import (
+    API_PARAMS,
+    api_overrides,
+    has_tools,
+    last_user_text,
+    make_agent,
+    system_text,
+    tool_results,
+)
 
 api_param = pytest.mark.parametrize("api", API_PARAMS)
 
@@ -42,7 +50,10 @@ def test_plain_reply_streams_and_persists(hermes_home: Path, tmp_path: Path, api
     kinds = [type(e) for e in ui.events]
     assert kinds.index(ApiCallStarted) < kinds.index(FirstDelta) < kinds.index(TextDelta)
     loaded = store.load(result.session_id)
-    assert [(m.role, m.content) for m in loaded.messages] == [("user", "hi"), ("assistant", "Hello there, **friend**.")]
+    assert [(m.role, m.content) for m in loaded.messages] == [
+        ("user", "hi"),
+        ("assistant", "Hello there, **friend**."),
+    ]
     assert loaded.messages[1].partial is False
     assert loaded.info.status == "completed"
     finished = ui.of_type(TurnFinished)
@@ -84,10 +95,14 @@ def test_multi_step_tool_loop_results_in_call_order(hermes_home: Path, tmp_path:
 
 
 @api_param
-def test_budget_exhaustion_makes_a_tool_less_summary_call(hermes_home: Path, tmp_path: Path, api: str) -> None:
+def test_budget_exhaustion_makes_a_tool_less_summary_call(
+    hermes_home: Path, tmp_path: Path, api: str
+) -> None:
     loop_call = {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo again"}}]}
     with ScriptedServer(scenario(loop_call, loop_call, {"text": "Summary: I ran echo twice."})) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_iterations=2, **api_overrides(server, api))
+        agent, _store, ui = make_agent(
+            server, hermes_home, tmp_path, max_iterations=2, **api_overrides(server, api)
+        )
         result = agent.run_conversation("loop forever")
         requests = server.requests
     assert result.exit_reason == "budget_exhausted"
@@ -142,7 +157,9 @@ def test_interrupt_during_slow_stream(hermes_home: Path, tmp_path: Path, api: st
     with ScriptedServer(scenario(slow, fallback={"text": "next turn works"})) as server:
         agent, store, ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         result_box: dict = {}
-        thread = threading.Thread(target=lambda: result_box.setdefault("r", agent.run_conversation("go slow")))
+        thread = threading.Thread(
+            target=lambda: result_box.setdefault("r", agent.run_conversation("go slow"))
+        )
         thread.start()
         deadline = time.monotonic() + 10
         while len(ui.of_type(TextDelta)) < 25 and time.monotonic() < deadline:
@@ -187,7 +204,9 @@ def test_interrupt_during_tool_cancels_pending_calls(hermes_home: Path, tmp_path
         thread = threading.Thread(target=lambda: box.setdefault("r", agent.run_conversation("sleep")))
         thread.start()
         deadline = time.monotonic() + 10
-        while not any(getattr(e, "name", "") == "terminal" for e in ui.events if type(e).__name__ == "ToolStarted"):
+        while not any(
+            getattr(e, "name", "") == "terminal" for e in ui.events if type(e).__name__ == "ToolStarted"
+        ):
             assert time.monotonic() < deadline
             time.sleep(0.01)
         time.sleep(0.3)
@@ -206,7 +225,9 @@ def test_interrupt_during_tool_cancels_pending_calls(hermes_home: Path, tmp_path
 def test_stale_stream_is_detected(hermes_home: Path, tmp_path: Path, api: str) -> None:
     stall = {"text": "partial answer", "chunk_size": 4, "fault": {"kind": "stall", "after_chunks": 2}}
     with ScriptedServer(scenario(stall)) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.5, **api_overrides(server, api))
+        agent, _store, ui = make_agent(
+            server, hermes_home, tmp_path, stale_timeout=0.5, **api_overrides(server, api)
+        )
         started = time.monotonic()
         result = agent.run_conversation("stall please")
         assert time.monotonic() - started < 5
@@ -228,7 +249,9 @@ def test_stale_stream_retried_then_succeeds(hermes_home: Path, tmp_path: Path) -
 
 
 def test_provider_error_ends_turn_with_hint(hermes_home: Path, tmp_path: Path) -> None:
-    fault = {"fault": {"status": 401, "message": "Incorrect API key provided", "type": "invalid_request_error"}}
+    fault = {
+        "fault": {"status": 401, "message": "Incorrect API key provided", "type": "invalid_request_error"}
+    }
     with ScriptedServer(scenario(fault)) as server:
         agent, _store, ui = make_agent(server, hermes_home, tmp_path)
         result = agent.run_conversation("hi")
@@ -263,7 +286,9 @@ def test_resume_sends_byte_identical_system_prompt(hermes_home: Path, tmp_path: 
         second_system = system_text(server.requests[1].body, api)
         roles = [m["role"] for m in server.requests[1].body["messages"]]
     assert second_system.encode() == original_system.encode()
-    assert roles == (["user", "assistant", "user"] if api == "anthropic" else ["system", "user", "assistant", "user"])
+    assert roles == (
+        ["user", "assistant", "user"] if api == "anthropic" else ["system", "user", "assistant", "user"]
+    )
 
 
 def test_steer_reaches_the_model_in_the_next_tool_result(hermes_home: Path, tmp_path: Path) -> None:
@@ -275,7 +300,9 @@ def test_steer_reaches_the_model_in_the_next_tool_result(hermes_home: Path, tmp_
     with ScriptedServer(scenario(*calls)) as server:
         agent, store, ui = make_agent(server, hermes_home, tmp_path)
         box: dict = {}
-        thread = threading.Thread(target=lambda: box.setdefault("r", agent.run_conversation("format the code")))
+        thread = threading.Thread(
+            target=lambda: box.setdefault("r", agent.run_conversation("format the code"))
+        )
         thread.start()
         deadline = time.monotonic() + 10
         while not any(type(e).__name__ == "ToolStarted" for e in ui.events):

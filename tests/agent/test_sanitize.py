@@ -20,14 +20,20 @@ def _send(history: list[Message], hermes_home: Path, tmp_path: Path) -> tuple[li
         snapshot = [(m.role, m.content, [c.arguments for c in m.tool_calls], m.tool_call_id) for m in history]
         agent.run_conversation("next")
         body = server.requests[0].body
-    after = [(m.role, m.content, [c.arguments for c in m.tool_calls], m.tool_call_id) for m in agent.messages[: len(history)]]
+    after = [
+        (m.role, m.content, [c.arguments for c in m.tool_calls], m.tool_call_id)
+        for m in agent.messages[: len(history)]
+    ]
     assert after == snapshot, "the stored transcript must not be modified"
     assert body["messages"][0] == {"role": "system", "content": "SYSTEM"}
     return body["messages"][1:], agent.messages
 
 
 def test_lone_surrogates_are_replaced(hermes_home: Path, tmp_path: Path) -> None:
-    history = [Message(role="user", content="bad \ud800 char"), Message(role="assistant", content="fine \udfff")]
+    history = [
+        Message(role="user", content="bad \ud800 char"),
+        Message(role="assistant", content="fine \udfff"),
+    ]
     wire, _ = _send(history, hermes_home, tmp_path)
     assert wire[0]["content"] == "bad \ufffd char"
     assert wire[1]["content"] == "fine \ufffd"
@@ -50,7 +56,10 @@ def test_call_without_result_gets_a_stub(hermes_home: Path, tmp_path: Path) -> N
         Message(
             role="assistant",
             content="",
-            tool_calls=[ToolCall("call_1", "terminal", '{"command":"ls"}'), ToolCall("call_2", "terminal", '{"command":"pwd"}')],
+            tool_calls=[
+                ToolCall("call_1", "terminal", '{"command":"ls"}'),
+                ToolCall("call_2", "terminal", '{"command":"pwd"}'),
+            ],
         ),
         Message(role="tool", content="file.txt", tool_call_id="call_1", tool_name="terminal"),
     ]
@@ -98,16 +107,21 @@ def test_malformed_tool_call_json_is_repaired_or_emptied(hermes_home: Path, tmp_
 def test_arguments_are_canonical(hermes_home: Path, tmp_path: Path) -> None:
     history = [
         Message(role="user", content="go"),
-        Message(role="assistant", tool_calls=[ToolCall("c1", "read_file", '{ "path" : "x",  "limit": 3,"offset":1 }')]),
+        Message(
+            role="assistant",
+            tool_calls=[ToolCall("c1", "read_file", '{ "path" : "x",  "limit": 3,"offset":1 }')],
+        ),
         Message(role="tool", content="...", tool_call_id="c1"),
     ]
     wire, _ = _send(history, hermes_home, tmp_path)
     assert wire[1]["tool_calls"][0]["function"]["arguments"] == '{"limit":3,"offset":1,"path":"x"}'
 
 
-def test_malformed_arguments_from_the_model_become_a_readable_error(hermes_home: Path, tmp_path: Path) -> None:
+def test_malformed_arguments_from_the_model_become_a_readable_error(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     calls = [
-        {"tool_calls": [{"name": "terminal", "arguments_raw": "{\"command\": ls}", "id": "bad"}]},
+        {"tool_calls": [{"name": "terminal", "arguments_raw": '{"command": ls}', "id": "bad"}]},
         {"text": "sorry"},
     ]
     with ScriptedServer({"name": "t", "calls": calls}) as server:
@@ -152,7 +166,10 @@ def test_sanitizer_is_idempotent() -> None:
             Message(
                 role=m["role"],
                 content=m.get("content") or "",
-                tool_calls=[ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in m.get("tool_calls", [])],
+                tool_calls=[
+                    ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"])
+                    for c in m.get("tool_calls", [])
+                ],
                 tool_call_id=m.get("tool_call_id"),
             )
             for m in once

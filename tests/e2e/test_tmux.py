@@ -20,11 +20,15 @@ class Tmux:
     def __init__(self, size: tuple[int, int], command: str, env: dict[str, str]) -> None:
         self.socket = f"hermes-test-{uuid.uuid4().hex[:8]}"
         self.env = env
-        self._run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]), command)
+        self._run(
+            "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]), command
+        )
         self._run("set", "-g", "escape-time", "0")
 
     def _run(self, *args: str) -> str:
-        proc = subprocess.run(["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=10)
+        proc = subprocess.run(
+            ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=10
+        )
         return proc.stdout
 
     def keys(self, *keys: str) -> None:

@@ -20,7 +20,9 @@ def _scenario(*calls: dict) -> dict:
     return {"name": "t", "calls": list(calls)}
 
 
-def test_three_read_files_run_concurrently_and_return_in_call_order(hermes_home: Path, tmp_path: Path) -> None:
+def test_three_read_files_run_concurrently_and_return_in_call_order(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     for name in "abc":
         (tmp_path / f"{name}.txt").write_text(f"content {name}\n")
     # Every read waits until all three are running: only a concurrent executor gets past the barrier.
@@ -38,7 +40,11 @@ def test_three_read_files_run_concurrently_and_return_in_call_order(hermes_home:
     registry = ToolRegistry([t for t in (real.get(n) for n in real.names) if t and t.name != "read_file"])
     registry.register(Tool(**{**read.__dict__, "handler": gated}))
     calls = _scenario(
-        {"tool_calls": [{"name": "read_file", "arguments": {"path": f"{n}.txt"}, "id": f"call_{n}"} for n in "abc"]},
+        {
+            "tool_calls": [
+                {"name": "read_file", "arguments": {"path": f"{n}.txt"}, "id": f"call_{n}"} for n in "abc"
+            ]
+        },
         {"text": "read"},
     )
     with ScriptedServer(calls) as server:
@@ -58,7 +64,9 @@ def test_three_read_files_run_concurrently_and_return_in_call_order(hermes_home:
 def test_interrupt_kills_sleep_and_its_children_within_a_second(hermes_home: Path, tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     command = f"sleep 30 & echo $! > {pidfile}; echo $$ >> {pidfile}; wait"
-    with ScriptedServer(_scenario({"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]})) as server:
+    with ScriptedServer(
+        _scenario({"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]})
+    ) as server:
         agent, _store, ui = make_agent(server, hermes_home, tmp_path)
         box: dict = {}
         thread = threading.Thread(target=lambda: box.setdefault("r", agent.run_conversation("sleep")))
@@ -95,9 +103,13 @@ def _alive(pid: int) -> bool:
 def test_denied_rm_is_not_executed_and_the_model_is_told(hermes_home: Path, tmp_path: Path) -> None:
     target = tmp_path / "keep"
     target.mkdir()
-    calls = _scenario({"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {target}"}}]}, {"text": "ok"})
+    calls = _scenario(
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {target}"}}]}, {"text": "ok"}
+    )
     with ScriptedServer(calls) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path, ui=RecordingUI(approval=ApprovalDecision.DENY))
+        agent, store, ui = make_agent(
+            server, hermes_home, tmp_path, ui=RecordingUI(approval=ApprovalDecision.DENY)
+        )
         result = agent.run_conversation("delete")
         tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
     assert target.exists()
@@ -115,13 +127,17 @@ def test_always_survives_a_restart(hermes_home: Path, tmp_path: Path) -> None:
     )
     (tmp_path / ".git").mkdir()
     with ScriptedServer(calls) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path, ui=RecordingUI(approval=ApprovalDecision.ALWAYS))
+        agent, _store, ui = make_agent(
+            server, hermes_home, tmp_path, ui=RecordingUI(approval=ApprovalDecision.ALWAYS)
+        )
         agent.run_conversation("clean")
         assert len(ui.approval_requests) == 1
     assert "git clean -fdx" in load_allowlist(hermes_home / "tui" / "config.yaml")
     # A new process: a fresh agent reading the saved rule does not ask again.
     with ScriptedServer(calls) as server:
-        agent, _store, ui2 = make_agent(server, hermes_home, tmp_path, ui=RecordingUI(approval=ApprovalDecision.DENY))
+        agent, _store, ui2 = make_agent(
+            server, hermes_home, tmp_path, ui=RecordingUI(approval=ApprovalDecision.DENY)
+        )
         agent.run_conversation("clean again")
         tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
     assert ui2.approval_requests == []
@@ -173,7 +189,9 @@ def test_two_concurrent_risky_calls_prompt_one_after_the_other(hermes_home: Path
 
 def test_huge_output_is_truncated_with_head_and_tail(hermes_home: Path, tmp_path: Path) -> None:
     command = "python3 -c \"import sys; sys.stdout.write('HEAD' + 'x' * 10_000_000 + 'TAIL')\""
-    calls = _scenario({"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}, {"text": "big"})
+    calls = _scenario(
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}, {"text": "big"}
+    )
     with ScriptedServer(calls) as server:
         agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("flood")

@@ -72,7 +72,9 @@ def run_chat(
         with ScriptedServer(scenario) as server:
             app = HermesApp(chat_settings(server, home, cwd, **overrides))
             async with app.run_test(size=size) as pilot:
-                await wait_for(pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat")
+                await wait_for(
+                    pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat"
+                )
                 await pilot.pause()
                 await body(pilot, app, server)
 

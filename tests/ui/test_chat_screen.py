@@ -79,13 +79,22 @@ def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_path: P
 
 def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
-        {"tool_calls": [{"name": "clarify", "arguments": {"question": "Which one?", "choices": ["red", "green", "blue"]}}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "clarify",
+                    "arguments": {"question": "Which one?", "choices": ["red", "green", "blue"]},
+                }
+            ]
+        },
         {"text": "ok"},
     ]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "ask me")
-        card = await wait_for(pilot, lambda: next(iter(chat(app).query(ClarifyPrompt)), None), what="clarify card")
+        card = await wait_for(
+            pilot, lambda: next(iter(chat(app).query(ClarifyPrompt)), None), what="clarify card"
+        )
         await wait_for(pilot, lambda: card.is_armed, what="clarify armed")
         assert chat(app).transcript.is_mounted  # the transcript stays in place while it waits
         await pilot.press("2")
@@ -107,7 +116,9 @@ def _approval_run(hermes_home: Path, tmp_path: Path, keys: list[str], expect_exi
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "delete it")
-        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
+        dialog = await wait_for(
+            pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
+        )
         for key in keys:
             if key == "wait":
                 await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
@@ -146,7 +157,9 @@ def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "delete both")
-        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
+        dialog = await wait_for(
+            pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
+        )
         await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
         await pilot.press("s")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
@@ -163,7 +176,9 @@ def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: 
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "clean")
-        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog")
+        dialog = await wait_for(
+            pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
+        )
         await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
         await pilot.press("a")
         await pilot.pause()
@@ -177,7 +192,9 @@ def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: 
     run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_escape_interrupts_a_slow_stream_quickly_and_next_message_works(hermes_home: Path, tmp_path: Path) -> None:
+def test_escape_interrupts_a_slow_stream_quickly_and_next_message_works(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     calls = [{"text": "slow " * 500, "chunk_size": 5, "delay": 0.05}]
     scenario = {"name": "t", "calls": calls, "fallback": {"text": "second answer"}}
 
@@ -189,7 +206,9 @@ def test_escape_interrupts_a_slow_stream_quickly_and_next_message_works(hermes_h
         await pilot.press("escape")
         await wait_for(pilot, lambda: _idle(app), timeout=2, what="turn end after escape")
         elapsed = time.monotonic() - pressed
-        assert elapsed < 0.2 + 0.15, f"escape took {elapsed:.3f}s"  # 200 ms budget + Pilot's own frame overhead
+        assert elapsed < 0.2 + 0.15, (
+            f"escape took {elapsed:.3f}s"
+        )  # 200 ms budget + Pilot's own frame overhead
         partial = _replies(app)[0].text
         assert 0 < len(partial) < len("slow " * 500)
         assert app.focused is screen.prompt_input
@@ -221,7 +240,12 @@ def test_message_queued_while_busy_is_sent_after_the_turn(hermes_home: Path, tmp
 def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, tmp_path: Path) -> None:
     text = "Look: [bold red]not bold[/] and \x1b[31mred\x1b[0m and [link=http://x]y[/link]"
     calls = [
-        {"text": text, "tool_calls": [{"name": "terminal", "arguments": {"command": "printf '[b]x[/b] \\033[32mgreen\\033[0m'"}}]},
+        {
+            "text": text,
+            "tool_calls": [
+                {"name": "terminal", "arguments": {"command": "printf '[b]x[/b] \\033[32mgreen\\033[0m'"}}
+            ],
+        },
         {"text": "end"},
     ]
 

@@ -1,0 +1,129 @@
+"""The loop's extension points end to end: plugins, checkpoints + rollback, trajectories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.scripted import ScriptedServer
+from tests.agent.helpers import make_agent
+
+PLUGIN = """
+from agent.plugins import Block
+
+def register(ctx):
+    ctx.register_hook("pre_llm_call", lambda user_message, **kw: "Context from the weather plugin: sunny.")
+    ctx.register_hook("before_tool", before)
+    ctx.register_hook("on_turn_end", lambda result: None)
+
+def before(call):
+    if call.name == "terminal" and "forbidden" in call.arguments:
+        return Block("the ops team forbids this command")
+    return call
+"""
+
+CRASHER = """
+def pre_llm_call(**kw):
+    raise RuntimeError("boom")
+
+def after_tool(call, result):
+    raise ValueError("also boom")
+"""
+
+
+def _plugins(home: Path, **files: str) -> None:
+    (home / "plugins").mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (home / "plugins" / f"{name}.py").write_text(text)
+
+
+def test_pre_llm_call_context_is_on_the_wire_only(hermes_home: Path, tmp_path: Path) -> None:
+    _plugins(hermes_home, weather=PLUGIN)
+    with ScriptedServer({"name": "t", "calls": [{"text": "one"}, {"text": "two"}]}) as server:
+        agent, store, _ui = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("first question")
+        agent.run_conversation("second question")
+        first, second = server.requests[0].body["messages"], server.requests[1].body["messages"]
+    assert first[-1] == {
+        "role": "user",
+        "content": "first question\n\nContext from the weather plugin: sunny.",
+    }
+    assert second[-1]["content"].endswith("Context from the weather plugin: sunny.")
+    # Earlier turns are replayed as typed (only the current turn carries the context).
+    assert second[1] == {"role": "user", "content": "first question"}
+    assert first[0] == second[0] and "weather" not in first[0]["content"]  # system prompt byte-stable
+    stored = [m.content for m in store.load(agent.session_id).messages if m.role == "user"]
+    assert stored == ["first question", "second question"]
+
+
+def test_before_tool_block_stops_the_tool_and_the_model_reads_why(hermes_home: Path, tmp_path: Path) -> None:
+    _plugins(hermes_home, weather=PLUGIN)
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "touch forbidden.txt"}, "id": "t1"}]},
+        {"text": "understood"},
+    ]
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("do it")
+        tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
+    assert not (tmp_path / "forbidden.txt").exists()
+    assert "ops team forbids" in tool["content"]
+
+
+def test_a_crashing_plugin_never_breaks_the_turn(hermes_home: Path, tmp_path: Path) -> None:
+    _plugins(hermes_home, crasher=CRASHER, broken="def register(ctx:\n")
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo fine"}}]},
+        {"text": "all good"},
+    ]
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("go")
+        tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
+    assert result.exit_reason == "completed" and result.final_text == "all good"
+    assert "fine" in tool["content"]
+    notices = [e.text for e in ui.events if type(e).__name__ == "StatusNotice"]
+    assert sum("crasher" in n for n in notices) == 2  # each failing hook reported once
+    broken = next(p for p in agent.plugins.plugins if p.name == "broken")
+    assert not broken.loaded and "SyntaxError" in (broken.error or "")
+
+
+def test_patch_then_rollback_restores_byte_for_byte(hermes_home: Path, tmp_path: Path) -> None:
+    original = b"def f():\r\n    return 1\r\n# caf\xe9 (latin-1 byte), trailing spaces   \r\n"
+    target = tmp_path / "code.py"
+    target.write_bytes(original)
+    calls = [
+        {
+            "tool_calls": [
+                {
+                    "name": "patch",
+                    "arguments": {"path": "code.py", "old_string": "return 1", "new_string": "return 2"},
+                }
+            ]
+        },
+        {"text": "patched"},
+    ]
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("patch it")
+    assert b"return 2" in target.read_bytes()
+    checkpoints = agent.checkpoints.list()
+    assert checkpoints and "patch" in checkpoints[0].summary
+    report = agent.checkpoints.restore(checkpoints[0].id)
+    assert not report.errors
+    assert target.read_bytes() == original
+    assert any("Checkpoint saved" in e.text for e in ui.events if type(e).__name__ == "StatusNotice")
+
+
+def test_trajectory_has_one_line_per_model_call(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo traj"}}]}, {"text": "done"}]
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path, save_trajectories=True)
+        agent.run_conversation("go")
+    path = hermes_home / "tui" / "trajectories" / f"{agent.session_id}.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == 2
+    assert lines[0]["request"]["messages"][-1]["content"] == "go"
+    assert lines[0]["tool_results"][0]["content"].startswith("traj")
+    assert lines[1]["response"]["text"] == "done"
+    assert "test-key" not in path.read_text()

@@ -1,0 +1,163 @@
+"""Slash commands in the chat screen driven by Pilot: /plugins, /steer, /rollback, /sessions, /export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from agent.scripted import ScriptedServer
+from hermes_tui.app import HermesApp
+from hermes_tui.screens.rollback import ConfirmRestore, RollbackScreen
+from hermes_tui.screens.sessions import SessionsScreen
+from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
+from widgets.notice import NoticeLine
+from widgets.queued_messages import QueuedMessages
+
+
+def _notices(app: HermesApp) -> list[str]:
+    return [n.text for n in chat(app).transcript.query(NoticeLine)]
+
+
+def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: Path) -> None:
+    (hermes_home / "plugins").mkdir()
+    (hermes_home / "plugins" / "good.py").write_text("def pre_llm_call(**kw):\n    return None\n")
+    (hermes_home / "plugins" / "bad.py").write_text("import does_not_exist_anywhere\n")
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/plugins")
+        text = "\n".join(_notices(app))
+        assert "good" in text and "bad" in text
+        assert "does_not_exist_anywhere" in text
+
+    run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.8; echo first"}, "id": "a"}]},
+        {"text": "switching to plan B"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "start")
+        await wait_for(pilot, lambda: screen.busy and screen.transcript.tool_panel("a") is not None)
+        await submit(pilot, "/steer use plan B instead")
+        await wait_for(pilot, lambda: not screen.busy, what="turn end")
+        tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
+        assert "use plan B instead" in tool["content"]
+        assert any("Steer delivered" in n for n in _notices(app))
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.8; echo first"}, "id": "a"}]},
+        {"text": "ok"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "start")
+        await wait_for(pilot, lambda: screen.busy)
+        await submit(pilot, "also check the logs")
+        queue = screen.query_one(QueuedMessages)
+        assert queue.items == ("also check the logs",)
+        queue.focus()
+        queue.highlighted = 0
+        await pilot.press("s")
+        await wait_for(pilot, lambda: not screen.busy, what="turn end")
+        assert queue.items == ()
+        tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
+        assert "also check the logs" in tool["content"]
+        assert len(server.requests) == 2  # delivered as a steer, not sent as a new turn
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> None:
+    target = tmp_path / "app.py"
+    target.write_text("VALUE = 1\n")
+    calls = [
+        {
+            "tool_calls": [
+                {
+                    "name": "patch",
+                    "arguments": {"path": "app.py", "old_string": "VALUE = 1", "new_string": "VALUE = 2"},
+                }
+            ]
+        },
+        {"text": "changed"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "change it")
+        await wait_for(pilot, lambda: not screen.busy and target.read_text() == "VALUE = 2\n", what="patched")
+        await submit(pilot, "/rollback")
+        rollback = await wait_for(pilot, lambda: isinstance(app.screen, RollbackScreen) and app.screen)
+        assert "patch" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRestore))
+        await pilot.press("enter")  # Cancel is focused: nothing happens
+        await wait_for(pilot, lambda: app.screen is rollback)
+        assert target.read_text() == "VALUE = 2\n"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRestore))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: target.read_text() == "VALUE = 1\n", what="restored")
+        assert any("restored" in n.lower() for n in _notices(app))
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [{"text": "the zanzibar answer"}, {"text": "a fresh start"}, {"text": "continued"}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "tell me about zanzibar")
+        await wait_for(pilot, lambda: not screen.busy)
+        first_id = screen.agent.session_id
+        await submit(pilot, "/new")
+        await submit(pilot, "something else")
+        await wait_for(pilot, lambda: not screen.busy)
+        assert screen.agent.session_id != first_id
+        await pilot.press("ctrl+r")
+        sessions = await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen)
+        await pilot.press(*"zanzibar")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: app.screen is screen and screen.agent.session_id == first_id, what="resumed"
+        )
+        assert "the zanzibar answer" in screen_text(app)
+        await submit(pilot, "and more?")
+        await wait_for(pilot, lambda: not screen.busy)
+        assert screen.agent.session_id == first_id
+        roles = [m.role for m in screen.store.load(first_id).messages]
+        assert roles == ["user", "assistant", "user", "assistant"]
+        del sessions
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo exported"}}]},
+        {"text": "final words"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: not screen.busy)
+        await submit(pilot, "/export out/session.md")
+        target = tmp_path / "out" / "session.md"
+        await wait_for(pilot, lambda: target.exists(), what="export written")
+        text = target.read_text()
+        assert "<details>" in text and "echo exported" in text and "final words" in text
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
