@@ -110,7 +110,7 @@ class Settings(BaseModel):
 
     @property
     def api_mode(self) -> str:
-        """Which wire protocol: Anthropic messages for provider anthropic or a base URL ending in /anthropic."""
+        """Which wire protocol: Anthropic for provider anthropic or a base URL ending in /anthropic."""
         if self.provider == "anthropic":
             return "anthropic"
         if self.base_url and self.base_url.rstrip("/").endswith("/anthropic"):

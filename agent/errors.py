@@ -101,7 +101,7 @@ def _body_message(exc: Any) -> str:
             err = data.get("error", data)
             if isinstance(err, dict) and err.get("message"):
                 return str(err["message"])
-        except Exception:  # noqa: BLE001 - best effort only
+        except Exception:
             pass
     return str(getattr(exc, "message", "") or exc)
 
@@ -254,11 +254,8 @@ def classify(
                 status,
                 should_compress=True,
             )
-        if (
-            status in (400, 404)
-            and any(p in low for p in _MODEL_PATTERNS)
-            or status == 404
-            and "model" in low
+        if (status in (400, 404) and any(p in low for p in _MODEL_PATTERNS)) or (
+            status == 404 and "model" in low
         ):
             return ClassifiedError(
                 "model_not_found",

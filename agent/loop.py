@@ -14,8 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.compression import estimate_tokens, make_marker, plan, render_for_summary, wire_view
-from agent.compression import SUMMARY_INSTRUCTIONS
+from agent.compression import (
+    SUMMARY_INSTRUCTIONS,
+    estimate_tokens,
+    make_marker,
+    plan,
+    render_for_summary,
+    wire_view,
+)
 from agent.config import PROVIDER_KEY_ENV, Settings
 from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
 from agent.events import (
@@ -310,7 +316,7 @@ class Agent:
                 if title:
                     try:
                         self.store.set_title(self.session_id, title)
-                    except Exception:  # noqa: BLE001 - a title is never worth failing a turn
+                    except Exception:
                         pass
             else:
                 import uuid
@@ -352,7 +358,7 @@ class Agent:
         if self.store is not None:
             try:
                 self.store.set_status(self.session_id, status)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
     def _run_turn(self, user_message: str) -> TurnResult:
@@ -393,7 +399,7 @@ class Agent:
                         api_calls=api_calls,
                         duration_s=time.monotonic() - started,
                     )
-                except Exception:  # noqa: BLE001
+                except Exception:
                     pass
             if reason == "completed" and self._is_first_turn():
                 self._title_in_background(text, final)
@@ -503,7 +509,7 @@ class Agent:
                 info = store.get_session(session_id)
                 if info is not None and (info.title or "") == provisional:  # the user has not renamed it
                     store.set_title(session_id, title)
-            except Exception:  # noqa: BLE001 - a title is never worth an error
+            except Exception:
                 pass
 
         threading.Thread(target=work, name="session-title", daemon=True).start()
@@ -566,7 +572,7 @@ class Agent:
             summary = self.transport.stream(request, _SilentSink(), self._interrupt).text.strip()
         except PartialInterrupt:
             raise InterruptedByUser() from None
-        except Exception as exc:  # noqa: BLE001 - compression failing must not end the turn
+        except Exception as exc:
             c = classify(exc, provider=self.settings.provider, model=self._active_model)
             self.ui.on_event(StatusNotice(kind="warn", text=f"Compression failed: {c.user_line()}"))
             return False
@@ -615,7 +621,7 @@ class Agent:
         self.ui.on_event(
             StatusNotice(
                 kind="warn",
-                text=f"{classified.user_line()} Falling back to {entry.provider}/{entry.model} for this turn.",
+                text=f"{classified.user_line()} Falling back to {entry.provider}/{entry.model} this turn.",
             )
         )
         return True
@@ -647,7 +653,7 @@ class Agent:
                 response = self.transport.stream(request, sink, self._interrupt)
             except PartialInterrupt as exc:
                 raise _Interrupted(exc.partial, sink.message) from None
-            except Exception as exc:  # noqa: BLE001 - every provider failure is classified
+            except Exception as exc:
                 classified = classify(
                     exc,
                     provider=self.settings.provider,
@@ -672,7 +678,8 @@ class Agent:
                 self.ui.on_event(
                     StatusNotice(
                         kind="retry",
-                        text=f"{classified.hint} Retrying in {delay:.0f} s (attempt {attempt} of {self.settings.max_retries}).",
+                        text=f"{classified.hint} Retrying in {delay:.0f} s "
+                        f"(attempt {attempt} of {self.settings.max_retries}).",
                     )
                 )
                 if self._backoff_wait(delay):

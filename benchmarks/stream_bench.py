@@ -29,10 +29,37 @@ from pydantic import SecretStr  # noqa: E402
 from agent.config import Settings  # noqa: E402
 from agent.scripted import ScriptedServer  # noqa: E402
 
-WORDS = (
-    "agent stream token model reply terminal panel widget render layout markdown table column session search "
-    "approval command history buffer thread event queue worker cursor scroll anchor frame budget context"
-).split()
+WORDS = [
+    "agent",
+    "stream",
+    "token",
+    "model",
+    "reply",
+    "terminal",
+    "panel",
+    "widget",
+    "render",
+    "layout",
+    "markdown",
+    "table",
+    "column",
+    "session",
+    "search",
+    "approval",
+    "command",
+    "history",
+    "buffer",
+    "thread",
+    "event",
+    "queue",
+    "worker",
+    "cursor",
+    "scroll",
+    "anchor",
+    "frame",
+    "budget",
+    "context",
+]
 
 
 def make_markdown(words: int, seed: int = 7) -> str:
@@ -174,7 +201,8 @@ def main() -> int:
     first_wall, first_cpu, first_widgets = app_stream(text, 0)
     print(
         f"app, empty transcript         wall {first_wall:6.2f} s   cpu {first_cpu:6.2f} s   "
-        f"widgets {first_widgets}   ratio to SDK: wall x{first_wall / base_wall:.2f}, cpu x{first_cpu / base_cpu:.2f}"
+        f"widgets {first_widgets}   ratio to SDK: wall x{first_wall / base_wall:.2f}, "
+        f"cpu x{first_cpu / base_cpu:.2f}"
     )
     late_wall, late_cpu, late_widgets = app_stream(text, args.turns)
     print(

@@ -98,7 +98,7 @@ class ToolExecutor:
         on_result: Callable[[ExecutedCall], None] | None = None,
         hooks: Any = None,
     ) -> list[ExecutedCall]:
-        """Run every call; `on_result` sees each result in call order as soon as it and all earlier ones exist."""
+        """Run every call; `on_result` sees each result in call order as soon as all earlier ones exist."""
         planned: list[_Planned] = []
         for index, call in enumerate(calls):
             if hooks is not None and hooks.has_hooks("before_tool"):
@@ -178,7 +178,7 @@ class ToolExecutor:
             if before_call is not None:
                 try:
                     before_call(call)
-                except Exception:  # noqa: BLE001 - a checkpoint failure must not stop the tool
+                except Exception:
                     pass
             result = self.registry.run(tool_, args, ctx)
             if hooks is not None and hooks.has_hooks("after_tool"):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class ToolResult:
-    """What a handler returns. `content` goes to the model; `data` is for the UI (diff, todo list, exit code)."""
+    """What a handler returns: `content` for the model, `data` for the UI (diff, todo list, exit code)."""
 
     content: str
     status: str = "ok"  # ok | error | cancelled | denied
@@ -167,7 +167,7 @@ class ToolRegistry:
         """Run a validated call; any exception becomes an error result naming it."""
         try:
             out = tool.handler(args, ctx)
-        except Exception as exc:  # noqa: BLE001 - a tool must never crash the turn
+        except Exception as exc:
             return ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
         if isinstance(out, str):
             return ToolResult(content=out)

@@ -97,7 +97,7 @@ def pump(
             return
         try:
             stream.close()
-        except Exception:  # noqa: BLE001 - closing a dying stream must never raise into the loop
+        except Exception:
             pass
 
     def reader() -> None:
@@ -111,7 +111,7 @@ def pump(
                 if cancelled.is_set():
                     return
             items.put(("end", _END))
-        except BaseException as exc:  # noqa: BLE001 - handed over to the agent thread
+        except BaseException as exc:
             if not cancelled.is_set():
                 items.put(("error", exc))
         finally:

@@ -23,8 +23,8 @@ from agent.events import (
     AssistantMessageDone,
     FirstDelta,
     ReasoningDelta,
-    SteerDelivered,
     StatusNotice,
+    SteerDelivered,
     StreamDiscarded,
     TextDelta,
     TodoUpdated,
@@ -253,7 +253,7 @@ class ChatScreen(Screen[None]):
         for event in self.bridge.drain():
             try:
                 self._apply(event)
-            except Exception as exc:  # noqa: BLE001 - a display glitch must never kill the app
+            except Exception as exc:
                 self.log.error(f"failed to display {type(event).__name__}: {exc!r}")
 
     def _apply(self, event: AgentEvent) -> None:

@@ -45,7 +45,7 @@ def test_text_reasoning_and_tool_loop(hermes_home: Path, tmp_path: Path) -> None
     assert first["max_tokens"] > 0 and first["stream"] is True
     msgs = second["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
-    tool_use = [b for b in msgs[1]["content"] if b["type"] == "tool_use"][0]
+    tool_use = next(b for b in msgs[1]["content"] if b["type"] == "tool_use")
     assert tool_use == {
         "type": "tool_use",
         "id": "toolu_1",

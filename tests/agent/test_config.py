@@ -1,4 +1,4 @@
-"""Configuration: Hermes' files, our own, environment and flags, in that order; clear errors, never a crash."""
+"""Configuration: Hermes' files, ours, environment, flags, in that order; clear errors, never a crash."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ def test_precedence_file_env_flag(tmp_path: Path) -> None:
     home = tmp_path / "home"
     _write(
         home / "config.yaml",
-        "model:\n  default: from-file\n  provider: openrouter\n  base_url: http://file/v1\nagent:\n  max_turns: 40\n",
+        "model:\n  default: from-file\n  provider: openrouter\n  base_url: http://file/v1\n"
+        "agent:\n  max_turns: 40\n",
     )
     env = {"HERMES_HOME": str(home), "OPENROUTER_API_KEY": "sk-or-env"}
     loaded = load_settings({}, env=env)

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import agent.loop as loop_mod
+from agent.config import FallbackProvider
 from agent.events import StatusNotice, StreamDiscarded, TextDelta
 from agent.scripted import ScriptedServer
-from agent.config import FallbackProvider
 from tests.agent.helpers import API_PARAMS, api_overrides, make_agent, tool_results
 
 

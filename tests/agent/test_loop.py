@@ -100,7 +100,7 @@ def test_budget_exhaustion_makes_a_tool_less_summary_call(
 ) -> None:
     loop_call = {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo again"}}]}
     with ScriptedServer(scenario(loop_call, loop_call, {"text": "Summary: I ran echo twice."})) as server:
-        agent, _store, ui = make_agent(
+        agent, _store, _ui = make_agent(
             server, hermes_home, tmp_path, max_iterations=2, **api_overrides(server, api)
         )
         result = agent.run_conversation("loop forever")
@@ -225,7 +225,7 @@ def test_interrupt_during_tool_cancels_pending_calls(hermes_home: Path, tmp_path
 def test_stale_stream_is_detected(hermes_home: Path, tmp_path: Path, api: str) -> None:
     stall = {"text": "partial answer", "chunk_size": 4, "fault": {"kind": "stall", "after_chunks": 2}}
     with ScriptedServer(scenario(stall)) as server:
-        agent, _store, ui = make_agent(
+        agent, _store, _ui = make_agent(
             server, hermes_home, tmp_path, stale_timeout=0.5, **api_overrides(server, api)
         )
         started = time.monotonic()
@@ -238,7 +238,7 @@ def test_stale_stream_is_detected(hermes_home: Path, tmp_path: Path, api: str) -
 def test_stale_stream_retried_then_succeeds(hermes_home: Path, tmp_path: Path) -> None:
     stall = {"text": "partial answer", "chunk_size": 4, "fault": {"kind": "stall", "after_chunks": 2}}
     with ScriptedServer(scenario(stall, {"text": "fresh answer"})) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.4, max_retries=1)
+        agent, store, _ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.4, max_retries=1)
         # Make the backoff short: a Retry-After-less timeout uses the exponential delay (base 2 s).
         agent._backoff_wait = lambda delay: agent._interrupt.wait(0.05)  # type: ignore[method-assign]
         result = agent.run_conversation("stall once")
@@ -253,7 +253,7 @@ def test_provider_error_ends_turn_with_hint(hermes_home: Path, tmp_path: Path) -
         "fault": {"status": 401, "message": "Incorrect API key provided", "type": "invalid_request_error"}
     }
     with ScriptedServer(scenario(fault)) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path)
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
         result = agent.run_conversation("hi")
     assert result.exit_reason == "error:auth"
     assert "API key" in result.error.user_line()
@@ -317,7 +317,7 @@ def test_steer_reaches_the_model_in_the_next_tool_result(hermes_home: Path, tmp_
     tool = [m for m in second if m["role"] == "tool"][-1]
     assert tool["content"].startswith("one") and "use tabs, not spaces" in tool["content"]
     assert any(type(e).__name__ == "SteerDelivered" for e in ui.events)
-    stored_tool = [m for m in store.load(box["r"].session_id).messages if m.role == "tool"][0]
+    stored_tool = next(m for m in store.load(box["r"].session_id).messages if m.role == "tool")
     assert "use tabs, not spaces" in stored_tool.content
 
 

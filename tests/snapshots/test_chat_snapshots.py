@@ -117,10 +117,14 @@ async def _settle(pilot: Any, screen: ChatScreen) -> None:
         )
         if all(w.is_drained for w in widgets):
             break
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause(0.3)
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause(0.1)
+    # Then until the scrollable size and position have been the same for a few frames in a row.
+    stable, last = 0, None
+    while stable < 3 and time.monotonic() < deadline:
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.1)
+        now = (screen.transcript.virtual_size, screen.transcript.scroll_offset, screen.transcript.size)
+        stable = stable + 1 if now == last else 0
+        last = now
 
 
 def _tool_turn() -> list[Any]:

@@ -149,7 +149,7 @@ async def test_keys_ignored_within_the_real_guard_then_accepted() -> None:
         await pilot.press("o")
         await pilot.pause()
         if app.results and pressed_early:
-            # On a loaded machine the key can be delivered after the guard ran out; then this run proves nothing.
+            # On a loaded machine the key may arrive after the guard ran out: then this run proves nothing.
             pytest.skip("the key reached the dialog after the guard expired (machine too busy)")
         if not app.dialog.is_armed:  # the key really arrived inside the 300 ms window
             assert app.results == []

@@ -1,0 +1,254 @@
+"""The session store and browser at scale: 10,000 sessions, 500,000 messages.
+
+Prints, on a generated store (built once per run in a temp dir, or kept with --db):
+- first page of the session list (store.list_sessions) and the sessions screen's first rows on screen;
+- content search p95 over varied queries (store.search, FTS5);
+- opening a 5,000-message session in the chat screen (until its tail is on screen);
+- RSS after scrolling that session from the end to the very first message.
+Each figure is printed with its target, and store timings with their ratio to the bare SQL they wrap
+(measured in the same run), so the numbers mean something on any machine.
+
+Run: python benchmarks/sessions_bench.py [--sessions 10000] [--messages 500000] [--db PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agent.store import SessionStore  # noqa: E402
+
+VOCAB = ["migration", "database", "schema", "users", "email", "column", "index", "query", "test", "failure", "fix", "deploy", "branch", "merge", "commit", "review", "refactor", "parser", "token", "stream", "render", "widget", "layout", "session", "search", "approval", "terminal", "command", "docker", "compose", "kubernetes", "pod", "service", "latency", "cache", "redis", "postgres", "sqlite", "python", "rust", "typescript"]
+RARE = ["zanzibar", "quokka", "fjord", "xylophone", "mnemonic", "obsidian", "paprika", "tundra"]
+
+
+def _text(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(VOCAB) for _ in range(words))
+
+
+def generate(path: Path, sessions: int, messages: int, big: int = 5_000, seed: int = 1) -> str:
+    """Fill a store quickly with one transaction per 1,000 sessions. Returns the id of the big session."""
+    rng = random.Random(seed)
+    store = SessionStore(path)
+    now = time.time()
+    per_session = max(2, (messages - big) // max(1, sessions - 1))
+    big_id = ""
+    seq_rows = []
+    session_rows = []
+    started = time.perf_counter()
+    for i in range(sessions):
+        sid = f"20260101_000000_{i:06x}"
+        count = big if i == sessions // 2 else per_session
+        if count == big:
+            big_id = sid
+        updated = now - (sessions - i) * 60
+        session_rows.append(
+            (
+                sid,
+                f"Session {i}: {_text(rng, 4)}",
+                "hermes-4",
+                "openrouter",
+                f"/home/u/proj{i % 40}",
+                "SYSTEM",
+                updated - 600,
+                updated,
+                "completed",
+                count,
+            )
+        )
+        for seq in range(count):
+            role = ("user", "assistant", "tool")[seq % 3]
+            content = _text(rng, rng.randint(15, 60))
+            if rng.random() < 0.001:
+                content += " " + rng.choice(RARE)
+            tool_calls = (
+                json.dumps(
+                    [{"id": f"c{seq}", "name": "terminal", "arguments": json.dumps({"command": "pytest -x"})}]
+                )
+                if role == "assistant" and seq % 2
+                else None
+            )
+            seq_rows.append(
+                (
+                    sid,
+                    seq,
+                    role,
+                    content,
+                    tool_calls,
+                    f"c{seq - 1}" if role == "tool" else None,
+                    "terminal" if role == "tool" else None,
+                    updated - 600 + seq,
+                )
+            )
+        if len(seq_rows) > 20_000 or i == sessions - 1:
+            with store._write() as w:  # one transaction per batch (the FTS triggers run as usual)
+                w.executemany(
+                    "INSERT INTO sessions (id, title, model, provider, cwd, system_prompt, created_at, updated_at,"
+                    " status, message_count) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    session_rows,
+                )
+                w.executemany(
+                    "INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name,"
+                    " created_at) VALUES (?,?,?,?,?,?,?,?)",
+                    seq_rows,
+                )
+            seq_rows.clear()
+            session_rows.clear()
+    total = store.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+    print(f"generated {sessions:,} sessions, {total:,} messages in {time.perf_counter() - started:.0f} s")
+    store.close()
+    return big_id
+
+
+def timed(fn, runs: int) -> list[float]:  # type: ignore[no-untyped-def]
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
+
+
+def store_figures(path: Path) -> None:
+    store = SessionStore(path)
+    raw = sqlite3.connect(path)
+    list_ms = timed(lambda: store.list_sessions(limit=100), 30)
+    raw_list = timed(
+        lambda: raw.execute("SELECT * FROM sessions ORDER BY updated_at DESC LIMIT 100").fetchall(), 30
+    )
+    print(
+        f"list first page (100 rows)   median {statistics.median(list_ms):6.1f} ms  p95 {p95(list_ms):6.1f} ms"
+        f"   target < 50 ms   ratio to bare SQL x{statistics.median(list_ms) / statistics.median(raw_list):.1f}"
+    )
+    queries = [
+        "migration",
+        "users email",
+        '"database schema"',
+        "redis OR postgres",
+        "deploy NOT docker",
+        "pars*",
+        "zanzibar",
+        "quokka fjord",
+        "kubernetes pod latency",
+        "refactor",
+    ]
+    search_ms: list[float] = []
+    raw_ms: list[float] = []
+    for q in queries * 3:
+        search_ms += timed(lambda q=q: store.search(q, limit=20), 1)
+    for word in ["migration", "zanzibar", "refactor"] * 10:
+        raw_ms += timed(
+            lambda w=word: raw.execute(
+                "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20", (w,)
+            ).fetchall(),
+            1,
+        )
+    print(
+        f"content search ({len(search_ms)} queries)  median {statistics.median(search_ms):6.1f} ms  p95 "
+        f"{p95(search_ms):6.1f} ms   target p95 < 50 ms   ratio to bare FTS x"
+        f"{statistics.median(search_ms) / statistics.median(raw_ms):.1f}"
+    )
+    store.close()
+    raw.close()
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def open_big(path: Path, big_id: str) -> None:
+    from pydantic import SecretStr
+
+    from agent.config import Settings
+    from hermes_tui.app import HermesApp
+    from hermes_tui.screens.chat import ChatScreen
+
+    async def main() -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(
+                model="m",
+                provider="custom",
+                base_url="http://127.0.0.1:9/v1",
+                api_key=SecretStr("k"),
+                hermes_home=Path(tmp),
+                cwd=Path(tmp),
+                auto_title=False,
+            )
+            store = SessionStore(path)
+            app = HermesApp(settings, store=store, resume_id=big_id)
+            before = rss_mb()
+            t = time.perf_counter()
+            async with app.run_test(size=(120, 40)) as pilot:
+                while not any(isinstance(s, ChatScreen) for s in app.screen_stack):
+                    await pilot.pause(0.01)
+                chat = next(s for s in app.screen_stack if isinstance(s, ChatScreen))
+                while chat.transcript.mounted_entry_count == 0:
+                    await pilot.pause(0.01)
+                await pilot.pause()
+                opened = time.perf_counter() - t
+                print(
+                    f"open a 5,000-message session  {opened * 1000:6.0f} ms   target < 1000 ms   "
+                    f"({chat.transcript.entry_count:,} entries, {chat.transcript.mounted_entry_count} mounted)"
+                )
+                t = time.perf_counter()
+                pages = 0
+                while chat.transcript.archived_entry_count > 0 and pages < 2_000:
+                    chat.transcript.scroll_home(animate=False)
+                    await chat.transcript.load_earlier()
+                    await pilot.pause()
+                    pages += 1
+                chat.transcript.scroll_home(animate=False)
+                await pilot.pause()
+                print(
+                    f"scrolled to the first message  {time.perf_counter() - t:6.1f} s in {pages} pages; "
+                    f"RSS {rss_mb():.0f} MB (was {before:.0f} MB before opening; "
+                    f"{len(list(chat.query('*')))} widgets mounted at the top)"
+                )
+
+    asyncio.run(main())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--messages", type=int, default=500_000)
+    parser.add_argument("--db", type=Path, help="reuse (or create) this store instead of a temp one")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.db or Path(tmp) / "state.db"
+        if path.exists():
+            big_id = (
+                SessionStore(path)
+                .conn.execute("SELECT id FROM sessions ORDER BY message_count DESC LIMIT 1")
+                .fetchone()[0]
+            )
+        else:
+            big_id = generate(path, args.sessions, args.messages)
+        store_figures(path)
+        open_big(path, big_id)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
