@@ -30,7 +30,49 @@ sys.path.insert(0, str(ROOT))
 
 from agent.store import SessionStore  # noqa: E402
 
-VOCAB = ["migration", "database", "schema", "users", "email", "column", "index", "query", "test", "failure", "fix", "deploy", "branch", "merge", "commit", "review", "refactor", "parser", "token", "stream", "render", "widget", "layout", "session", "search", "approval", "terminal", "command", "docker", "compose", "kubernetes", "pod", "service", "latency", "cache", "redis", "postgres", "sqlite", "python", "rust", "typescript"]
+VOCAB = [
+    "migration",
+    "database",
+    "schema",
+    "users",
+    "email",
+    "column",
+    "index",
+    "query",
+    "test",
+    "failure",
+    "fix",
+    "deploy",
+    "branch",
+    "merge",
+    "commit",
+    "review",
+    "refactor",
+    "parser",
+    "token",
+    "stream",
+    "render",
+    "widget",
+    "layout",
+    "session",
+    "search",
+    "approval",
+    "terminal",
+    "command",
+    "docker",
+    "compose",
+    "kubernetes",
+    "pod",
+    "service",
+    "latency",
+    "cache",
+    "redis",
+    "postgres",
+    "sqlite",
+    "python",
+    "rust",
+    "typescript",
+]
 RARE = ["zanzibar", "quokka", "fjord", "xylophone", "mnemonic", "obsidian", "paprika", "tundra"]
 
 

@@ -453,6 +453,29 @@ class ChatScreen(Screen[None]):
     def action_theme(self, name: str = "") -> None:
         self.app.pick_theme(name.strip())  # type: ignore[attr-defined]
 
+    def action_compress(self) -> None:
+        """`/compress`: summarize the middle of the conversation now (a model call, in the worker)."""
+        if self.busy:
+            self.transcript.add_notice("warn", "A turn is running: compress after it ends.")
+            return
+        if self.agent is None or not self.agent.messages:
+            self.transcript.add_notice("info", "Nothing to compress yet.")
+            return
+        self._set_busy(True)
+        self._compress_worker()
+
+    @work(thread=True, exclusive=True, group="agent", exit_on_error=False)
+    def _compress_worker(self) -> None:
+        try:
+            self.agent.compress_now()
+        finally:
+            self.app.call_from_thread(self._after_compress)
+
+    def _after_compress(self) -> None:
+        self._drain()
+        self._set_busy(False)
+        self.prompt_input.focus()
+
     def action_plugins(self) -> None:
         from agent.plugins import format_plugin_list
 

@@ -161,3 +161,19 @@ def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
         assert "<details>" in text and "echo exported" in text and "final words" in text
 
     run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [{"text": f"answer {i}"} for i in range(14)] + [{"text": "A summary of the early questions."}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        for i in range(14):
+            await submit(pilot, f"question {i}")
+            await wait_for(pilot, lambda: not screen.busy)
+        await submit(pilot, "/compress")
+        await wait_for(pilot, lambda: any("Compressed" in n for n in _notices(app)), what="compressed")
+        assert "tools" not in server.requests[-1].body
+        assert not screen.busy
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)

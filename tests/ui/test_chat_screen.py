@@ -277,3 +277,69 @@ def test_provider_error_is_one_line_not_a_traceback(hermes_home: Path, tmp_path:
 
 def test_approval_decision_values_match_the_gate() -> None:
     assert {d.value for d in ApprovalDecision} >= {"once", "session", "always", "deny"}
+
+
+def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None:
+    import asyncio
+
+    from agent.config import Settings
+    from hermes_tui.app import demo_settings
+    from hermes_tui.cli import demo_scenario_path
+    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.screens.setup import SetupScreen
+
+    async def main() -> None:
+        with ScriptedServer(demo_scenario_path()) as server:
+            bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
+            app = HermesApp(bare, demo_factory=lambda: demo_settings(bare, server.openai_base_url))
+            async with app.run_test(size=(100, 32)) as pilot:
+                await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
+                assert str(hermes_home) in screen_text(app) or "HERMES_HOME" in screen_text(app)
+                await pilot.press("d")
+                screen = await wait_for(
+                    pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
+                )
+                assert screen.settings.model == "hermes-demo"
+
+    asyncio.run(main())
+
+
+def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_path: Path) -> None:
+    from textual import events
+
+    paste = "\n".join(f"line {i}" for i in range(10_000))
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        screen.prompt_input.focus()
+        screen.prompt_input.post_message(events.Paste(paste))
+        await wait_for(pilot, lambda: screen.prompt_input.text.count("\n") == 9_999, what="paste inserted")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="sent")
+        assert server.requests[0].body["messages"][-1]["content"] == paste
+        user = screen.transcript.query_one(UserMessage)
+        assert user.text == paste and user.is_collapsible and not user.expanded
+        assert "more lines" in screen_text(app)
+
+    run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_ctrl_c_clears_then_quits(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        screen.prompt_input.text = "draft"
+        await pilot.press("ctrl+c")
+        assert screen.prompt_input.text == ""
+        assert app.return_code is None
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.return_code == 0, what="exit")
+
+    run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_every_slash_command_has_a_handler() -> None:
+    from hermes_tui import commands
+    from hermes_tui.screens.chat import ChatScreen
+
+    missing = [c.name for c in commands.COMMANDS if not hasattr(ChatScreen, f"action_{c.action}")]
+    assert missing == []
