@@ -343,3 +343,32 @@ def test_every_slash_command_has_a_handler() -> None:
 
     missing = [c.name for c in commands.COMMANDS if not hasattr(ChatScreen, f"action_{c.action}")]
     assert missing == []
+
+
+def test_typing_and_resizing_stay_responsive_during_a_fast_stream(hermes_home: Path, tmp_path: Path) -> None:
+    text = ("A line of **markdown** with `code` and words. " * 8 + "\n\n") * 120  # ~46 KB, ~11,500 chunks
+    scenario = {"name": "t", "calls": [{"text": text, "chunk_size": 4, "delay": 0.0005}]}  # ~2,000 chunks/s
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "stream fast")
+        await wait_for(pilot, lambda: _replies(app), what="stream started")
+        from textual import events
+
+        # Keys go in as a terminal would send them (Pilot's press() waits for an idle app, which a busy
+        # stream never is); then a resize.
+        for ch in "next question":
+            app.post_message(events.Key(ch if ch != " " else "space", ch))
+        await wait_for(pilot, lambda: screen.prompt_input.text == "next question", timeout=30, what="typed text")
+        typed_while_streaming = screen.busy
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: app.size == (80, 24), what="resize")
+        # Behaviour, not timing: the keys were handled while the reply was still streaming.
+        assert typed_while_streaming
+        await wait_for(pilot, lambda: _idle(app), timeout=60, what="turn end")
+        reply = _replies(app)[0]
+        await wait_for(pilot, lambda: reply.is_finished and reply.is_drained, timeout=30)
+        assert reply.text == text
+        assert screen.prompt_input.text == "next question"
+
+    run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
