@@ -155,6 +155,88 @@ async def themes_run(workdir: Path) -> list[Path]:
     return shots
 
 
+def _seed_sessions(home: Path, cwd: Path) -> None:
+    from agent.messages import Message, ToolCall
+    from agent.store import SessionStore
+
+    store = SessionStore(home / "tui" / "state.db")
+    convos = [
+        (
+            "Fix the users migration",
+            "The users migration fails on email",
+            "pytest tests/test_users.py",
+            "FAILED test_users_roundtrip - KeyError: 'email'",
+            "The migration dropped the column before copying it.",
+        ),
+        (
+            "Speed up the CI pipeline",
+            "CI takes 25 minutes, why?",
+            "cat .github/workflows/ci.yml",
+            "jobs: test: runs-on: ubuntu-latest",
+            "The test job installs dependencies without a cache.",
+        ),
+        (
+            "Rename the config loader",
+            "Rename load_cfg to load_config everywhere",
+            "grep -rn load_cfg .",
+            "src/app.py:12: from cfg import load_cfg",
+            "Done: 14 places renamed, tests pass.",
+        ),
+        (
+            "Why is redis slow",
+            "Our redis latency spikes every hour",
+            "redis-cli info persistence",
+            "rdb_last_bgsave_time_sec:41",
+            "Hourly RDB snapshots block for 41 s; switch to AOF.",
+        ),
+    ]
+    for title, question, command, output, answer in convos:
+        sid = store.create_session(
+            model="hermes-4-405b", provider="openrouter", cwd=str(cwd), system_prompt="S"
+        )
+        store.set_title(sid, title)
+        store.append_message(sid, Message(role="user", content=question))
+        store.append_message(
+            sid,
+            Message(
+                role="assistant",
+                content="Let me look.",
+                tool_calls=[ToolCall("c1", "terminal", '{"command": "%s"}' % command)],
+            ),
+        )
+        store.append_message(
+            sid, Message(role="tool", content=output, tool_call_id="c1", tool_name="terminal")
+        )
+        store.append_message(sid, Message(role="assistant", content=answer))
+        store.set_status(sid, "completed")
+    store.close()
+
+
+async def sessions_run(size: tuple[int, int], workdir: Path) -> Path:
+    from hermes_tui.screens.sessions import SessionsScreen
+
+    home = workdir / "home"
+    _seed_sessions(home, workdir)
+    settings = Settings(
+        model="hermes-4-405b",
+        provider="custom",
+        base_url="http://127.0.0.1:9/v1",
+        api_key=SecretStr("unused"),
+        auto_title=False,
+        hermes_home=home,
+        cwd=workdir,
+    )
+    app = HermesApp(settings, open_sessions=True)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        await pilot.pause(0.5)
+        await pilot.press(*"KeyError")
+        await pilot.pause(1.0)
+        svg = OUT / f"11-sessions-search-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(str(svg))
+    return to_png(svg)
+
+
 async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     app = HermesApp(Settings(hermes_home=Path("~/.hermes"), cwd=workdir))
     async with app.run_test(size=size) as pilot:
@@ -176,6 +258,8 @@ def main() -> int:
             (work / "README.md").write_text("# demo project\n")
             made += asyncio.run(demo_run(size, work))
             made.append(asyncio.run(setup_run(size, work)))
+        with tempfile.TemporaryDirectory() as tmp:
+            made.append(asyncio.run(sessions_run(size, Path(tmp))))
     with tempfile.TemporaryDirectory() as tmp:
         made += asyncio.run(themes_run(Path(tmp)))
     for path in made:

@@ -3,15 +3,25 @@
 Why it is built this way (design.md §9, textual8.md §5):
 
 - Layout cost grows with the number of mounted widgets, not with bytes. So finished entries are frozen to
-  ~1 widget each (`AssistantMessage.finish()`), and at most `MAX_MOUNTED` entries are mounted: when there
-  are more, the oldest finished ones that are off screen are unmounted and kept as plain `TranscriptRecord`s
-  behind one placeholder line at the top ("↑ N earlier entries"). Scrolling near the top (or activating the
-  placeholder) re-mounts them `PAGE_SIZE` at a time, keeping the view where it was. Nothing the user could
-  scroll to is lost: it is either mounted or one page-load away.
+  ~1 widget each (`AssistantMessage.finish()`), and only a window of about `MAX_MOUNTED` entries around the
+  view is mounted. The entries outside it are kept as plain `TranscriptRecord`s behind two placeholder
+  lines: "↑ N earlier entries" at the top and "↓ N later entries" below the window. Scrolling near either
+  placeholder (or activating it) re-mounts the next `PAGE_SIZE` entries on that side and unmounts as many
+  from the far side, so a page costs the same at the first message as at the last. The view never jumps:
+  the scroll offset is corrected in the same layout pass that moves the entries (`arrange`).
+- Live entries (a streaming reply, a running tool panel) are never unmounted: when the user scrolls up
+  while a turn runs, the live end of the transcript stays mounted below the "↓ later" placeholder (the
+  "tail") and only the finished entries between are unmounted.
 - `layout: stream` (the fast vertical layout for chat transcripts) and `anchor()`: the view follows new
   content while the user is at the bottom, stops following when they scroll up, and `scroll_to_latest()`
-  (or End, or the "↓ new output" bar) goes back and follows again.
+  (or End, or the "↓ new output" bar) goes back and follows again; from far up it re-mounts only the last
+  page and keeps everything before it as records.
 - A resumed session mounts only its last `HISTORY_TAIL` entries (`load_history`).
+- Nothing the user could scroll to is lost: every entry is either mounted or one page-load away, and
+  `records()` returns all of them in order.
+
+The sequence of entries is always `_archived` (records) + `_mounted` (the window) + `_later` (records) +
+`_tail` (mounted live end); `_tail` is empty whenever `_later` is.
 
 The transcript renders; it never drives the agent. The app calls `add_user`, `start_assistant`,
 `start_reasoning`, `add_tool_panel`, `add_notice`, `show_spinner`/`hide_spinner` from its event handlers.
@@ -19,8 +29,10 @@ The transcript renders; it never drives the agent. The app calls `add_user`, `st
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from itertools import chain
 from typing import ClassVar, Literal, TypeVar
 
 from rich.text import Text
@@ -42,7 +54,15 @@ from widgets.spinner import Spinner
 from widgets.tool_panel import ToolPanel, ToolSnapshot
 from widgets.user_message import UserMessage
 
-__all__ = ["EarlierEntries", "EntryKind", "NewOutputIndicator", "Transcript", "TranscriptRecord"]
+__all__ = [
+    "EarlierEntries",
+    "EntriesPlaceholder",
+    "EntryKind",
+    "LaterEntries",
+    "NewOutputIndicator",
+    "Transcript",
+    "TranscriptRecord",
+]
 
 EntryKind = Literal["user", "assistant", "reasoning", "tool", "notice"]
 W = TypeVar("W", bound=Widget)
@@ -107,11 +127,11 @@ class TranscriptRecord:
         return cls("tool", tool=snapshot)
 
 
-class EarlierEntries(Widget, can_focus=True):
-    """The one-line placeholder standing in for unmounted older entries. Enter or click loads a page."""
+class EntriesPlaceholder(Widget, can_focus=True):
+    """A one-line placeholder standing in for unmounted entries. Enter or click loads a page of them."""
 
     DEFAULT_CSS = """
-    EarlierEntries {
+    EntriesPlaceholder {
         height: 1;
         margin: 1 0 0 0;
         color: $text-muted;
@@ -122,16 +142,22 @@ class EarlierEntries(Widget, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "activate", "Load earlier", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "activate", "Load", show=False)]
 
     count: reactive[int] = reactive(0)
 
+    ARROW: ClassVar[str] = "↑"
+    WHICH: ClassVar[str] = "earlier"
+    HOW: ClassVar[str] = "scroll up"
+
     class Activated(Message):
-        """The user asked for the earlier entries (click or Enter)."""
+        """The user asked for the hidden entries (click or Enter)."""
 
     def render(self) -> Text:
         noun = "entry" if self.count == 1 else "entries"
-        return Text(f"↑ {self.count} earlier {noun} — scroll up or press enter to load", end="")
+        return Text(
+            f"{self.ARROW} {self.count} {self.WHICH} {noun} — {self.HOW} or press enter to load", end=""
+        )
 
     def watch_count(self, count: int) -> None:
         self.set_class(count > 0, "-visible")
@@ -142,6 +168,25 @@ class EarlierEntries(Widget, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.post_message(self.Activated())
+
+
+class EarlierEntries(EntriesPlaceholder):
+    """The placeholder above the mounted entries, for the older ones ("↑ N earlier entries")."""
+
+    class Activated(Message):
+        """The user asked for the earlier entries (click or Enter)."""
+
+
+class LaterEntries(EntriesPlaceholder):
+    """The placeholder below the mounted window, for newer entries unmounted while the user reads further
+    up ("↓ N later entries")."""
+
+    ARROW = "↓"
+    WHICH = "later"
+    HOW = "scroll down"
+
+    class Activated(Message):
+        """The user asked for the later entries (click or Enter)."""
 
 
 class NewOutputIndicator(Widget):
@@ -172,6 +217,26 @@ class NewOutputIndicator(Widget):
         self.post_message(self.Activated())
 
 
+@dataclass(slots=True)
+class _Cut:
+    """Entries chosen to be unmounted at one end of the window (see `Transcript._plan_top/_plan_bottom`)."""
+
+    top: int = 0
+    """Leading window entries that go to the earlier records."""
+    split: int = 0
+    """Window index where a new live tail starts (only when there is no gap yet)."""
+    bottom: int = 0
+    """Window entries just above `split` that go to the later records."""
+    tail: int = 0
+    """Leading tail entries that go to the later records."""
+    unfinished: list[Widget] = field(default_factory=list)
+    """Live entries among them that were left unfinished for too long: finished before they go."""
+
+    @property
+    def size(self) -> int:
+        return self.top + self.bottom + self.tail
+
+
 class Transcript(VerticalScroll, can_focus=True):
     """The conversation: user messages, replies, reasoning, tool panels, notices and a spinner at the end."""
 
@@ -191,23 +256,27 @@ class Transcript(VerticalScroll, can_focus=True):
     BLANK: ClassVar[bool] = True  # the container draws nothing itself (textual 7.1+ fast path)
 
     MAX_MOUNTED: ClassVar[int] = 150
-    """More mounted entries than this and the oldest finished ones are unmounted."""
+    """At most about this many entries are mounted; the ones farthest from the view are unmounted first."""
     PAGE_SIZE: ClassVar[int] = 50
-    """Entries re-mounted per page when scrolling up; also the pruning hysteresis."""
+    """Entries re-mounted per page when scrolling up or down; also the pruning hysteresis."""
     HISTORY_TAIL: ClassVar[int] = 50
-    """Entries a resumed session mounts up front."""
+    """Entries a resumed session mounts up front (and `scroll_to_latest` from far up)."""
     LOAD_MARGIN: ClassVar[int] = 3
-    """Load the previous page when the view is within this many lines of the top."""
+    """Load the next page when the view is within this many lines of a placeholder."""
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._mounted: list[Widget] = []
-        self._archived: list[TranscriptRecord] = []
+        self._archived: list[TranscriptRecord] = []  # before the window
+        self._mounted: list[Widget] = []  # the window
+        self._later: list[TranscriptRecord] = []  # after the window
+        self._tail: list[Widget] = []  # the live end, mounted below the "later" placeholder
         self._panels: dict[str, ToolPanel] = {}
         self._placeholder = EarlierEntries()
+        self._later_placeholder = LaterEntries()
         self._spinner = Spinner()
         self._indicator = NewOutputIndicator()
-        self._loading = False
+        self._loading = False  # a page load was requested and has not finished (debounces scroll events)
+        self._window_lock = asyncio.Lock()  # one window change at a time
         self._prune_scheduled = False
         self._composed = False
         self._deferred: list[Widget] = []  # added after compose but before the spinner was mounted
@@ -281,14 +350,22 @@ class Transcript(VerticalScroll, can_focus=True):
     def spinner(self) -> Spinner:
         return self._spinner
 
-    def scroll_to_latest(self) -> None:
-        """Jump to the newest content and follow it again."""
+    def scroll_to_latest(self) -> AwaitComplete:
+        """Jump to the newest content and follow it again.
+
+        When the user had scrolled far up (later entries are unmounted), the last page is re-mounted and
+        everything before it becomes earlier records. Await the result to know the jump is done.
+        """
         if not self.is_mounted:
-            return  # on_mount anchors
-        if not self.is_anchored:
-            self.anchor()
-        self.scroll_end(animate=False, immediate=False)
+            return AwaitComplete.nothing()  # on_mount anchors
         self._indicator.remove_class("-visible")
+        self._pending_view = None
+        self.app.animator.force_stop_animation(self, "scroll_y")
+        self.anchor()  # also re-engages a released anchor
+        if self._later:
+            return AwaitComplete(self._jump_to_latest())
+        self.scroll_end(animate=False, immediate=False)
+        return AwaitComplete.nothing()
 
     def action_scroll_to_latest(self) -> None:
         self.scroll_to_latest()
@@ -303,34 +380,70 @@ class Transcript(VerticalScroll, can_focus=True):
     @property
     def entry_count(self) -> int:
         """All entries, mounted or kept as records."""
-        return len(self._archived) + len(self._mounted)
+        return len(self._archived) + len(self._mounted) + len(self._later) + len(self._tail)
 
     @property
     def mounted_entry_count(self) -> int:
         """Entries currently mounted as widgets."""
-        return len(self._mounted)
+        return len(self._mounted) + len(self._tail)
 
     @property
     def archived_entry_count(self) -> int:
-        """Entries kept as plain records behind the placeholder."""
+        """Entries kept as plain records behind the placeholders (earlier and later ones)."""
+        return len(self._archived) + len(self._later)
+
+    @property
+    def earlier_entry_count(self) -> int:
+        """Entries kept as records above the mounted ones (behind "↑ N earlier entries")."""
         return len(self._archived)
+
+    @property
+    def later_entry_count(self) -> int:
+        """Entries kept as records below the mounted window (behind "↓ N later entries")."""
+        return len(self._later)
 
     def records(self) -> list[TranscriptRecord]:
         """Every entry as plain data, oldest first (for export/copy and tests)."""
-        return [*self._archived, *(r for w in self._mounted if (r := self._record_of(w)) is not None)]
+        return [
+            *self._archived,
+            *self._records_of(self._mounted),
+            *self._later,
+            *self._records_of(self._tail),
+        ]
 
     def load_history(self, records: Iterable[TranscriptRecord]) -> AwaitComplete:
         """Replace the transcript with a stored session: mount only the last `HISTORY_TAIL` entries, keep
-        the rest behind the placeholder. Await it to know the tail is mounted."""
-        return AwaitComplete(self._load_history(list(records)))
+        the rest behind the placeholder. Await it to know the tail is mounted.
+
+        The entries are replaced at once; entries added right after the call (before it is awaited) follow
+        the history."""
+        records = list(records)
+        tail = records[-self.HISTORY_TAIL :] if self.HISTORY_TAIL > 0 else []
+        stale = self._reset()
+        self._archived = records[: len(records) - len(tail)]
+        widgets = [self._widget_from_record(record) for record in tail]
+        self._mounted = widgets
+        for widget in widgets:
+            if isinstance(widget, ToolPanel) and widget.call_id:
+                self._panels[widget.call_id] = widget
+        self._regroup(self._mounted, 0, len(widgets))
+        self._update_counts()
+        return AwaitComplete(self._replace(stale, widgets, follow=True))
 
     def clear(self) -> AwaitComplete:
-        """Remove every entry (a new session)."""
-        return AwaitComplete(self._clear())
+        """Remove every entry (a new session). Entries added right after the call are kept."""
+        stale = self._reset()
+        self._update_counts()
+        return AwaitComplete(self._replace(stale, [], follow=False))
 
     def load_earlier(self) -> AwaitComplete:
         """Re-mount the previous page of unmounted entries (what scrolling to the top does)."""
-        return AwaitComplete(self._load_older_page())
+        return AwaitComplete(self._load_page("earlier"))
+
+    def load_later(self) -> AwaitComplete:
+        """Re-mount the next page of entries unmounted below the view (what scrolling down to the "↓ later
+        entries" placeholder does)."""
+        return AwaitComplete(self._load_page("later"))
 
     # ----------------------------------------------------------------------------------------- lifecycle
 
@@ -338,6 +451,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._composed = True
         yield self._placeholder
         yield from self._mounted  # entries the app added before the transcript was mounted
+        yield self._later_placeholder
         yield self._spinner
         yield self._indicator
 
@@ -346,25 +460,35 @@ class Transcript(VerticalScroll, can_focus=True):
         if self._deferred:
             deferred, self._deferred = self._deferred, []
             for widget in deferred:
-                position = self._mounted.index(widget)
-                following = self._mounted[position + 1 :]
+                if widget in self._mounted:
+                    entries = self._mounted
+                elif widget in self._tail:
+                    entries = self._tail
+                else:
+                    continue  # cleared meanwhile
+                position = entries.index(widget)
+                following = entries[position + 1 :]
                 anchor = next((w for w in following if w.parent is self), self._spinner)
                 self.mount(widget, before=anchor)
         self.anchor()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._archived and new_value <= self.LOAD_MARGIN and not self._loading and not self.is_following:
-            self._loading = True
-            self.call_later(self._load_older_page, True)
+        if not self._loading and not self.is_following:
+            if self._archived and new_value <= self.LOAD_MARGIN:
+                self._request_page("earlier")
+            elif self._later and self._near_later_placeholder(new_value):
+                self._request_page("later")
         if self.is_following and self._indicator.has_class("-visible"):
             self._indicator.remove_class("-visible")
 
     def on_earlier_entries_activated(self, message: EarlierEntries.Activated) -> None:
         message.stop()
-        if not self._loading:
-            self._loading = True
-            self.call_later(self._load_older_page, True)
+        self._request_page("earlier")
+
+    def on_later_entries_activated(self, message: LaterEntries.Activated) -> None:
+        message.stop()
+        self._request_page("later")
 
     def on_new_output_indicator_activated(self, message: NewOutputIndicator.Activated) -> None:
         message.stop()
@@ -372,12 +496,20 @@ class Transcript(VerticalScroll, can_focus=True):
 
     # ----------------------------------------------------------------------------------------- entries
 
+    @property
+    def _live_end(self) -> list[Widget]:
+        """The mounted list new entries are appended to: the tail while there is a gap, else the window."""
+        return self._tail if self._later else self._mounted
+
     def _add(self, widget: W, *, before: Widget | None = None) -> W:
-        if before is not None and before in self._mounted:
-            self._mounted.insert(self._mounted.index(before), widget)
+        entries = self._live_end
+        if before is not None and before.parent is not self and self._spinner.parent is self:
+            before = None  # not mounted yet (a history still being mounted): the new entry goes last
+        if before is not None and before in entries:
+            entries.insert(entries.index(before), widget)
         else:
             before = None
-            self._mounted.append(widget)
+            entries.append(widget)
         if not self._composed:
             return widget  # compose() yields it
         if self._spinner.parent is not self:
@@ -392,7 +524,7 @@ class Transcript(VerticalScroll, can_focus=True):
     def _current_panels(self) -> list[ToolPanel]:
         """The trailing run of tool panels of the current model call (indices strictly increasing)."""
         panels: list[ToolPanel] = []
-        for widget in reversed(self._mounted):
+        for widget in reversed(self._live_end):
             if not isinstance(widget, ToolPanel):
                 break
             if panels and widget.index >= panels[-1].index:
@@ -410,11 +542,14 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def _regroup_tail_panels(self) -> None:
         """Consecutive tool panels sit together (no blank line between them)."""
-        self._regroup(max(0, len(self._mounted) - 12), len(self._mounted))
+        entries = self._live_end
+        self._regroup(entries, max(0, len(entries) - 12), len(entries))
 
-    def _regroup(self, start: int, end: int) -> None:
-        previous = self._mounted[start - 1] if start > 0 else None
-        for widget in self._mounted[start:end]:
+    @staticmethod
+    def _regroup(entries: list[Widget], start: int, end: int) -> None:
+        start, end = max(0, start), min(len(entries), end)
+        previous = entries[start - 1] if start > 0 else None
+        for widget in entries[start:end]:
             if isinstance(widget, ToolPanel):
                 widget.set_class(isinstance(previous, ToolPanel), "-grouped")
             previous = widget
@@ -441,6 +576,10 @@ class Transcript(VerticalScroll, can_focus=True):
             return TranscriptRecord("notice", widget.text, notice_kind=widget.kind, hint=widget.hint)
         return None
 
+    @classmethod
+    def _records_of(cls, widgets: Iterable[Widget]) -> list[TranscriptRecord]:
+        return [record for widget in widgets if (record := cls._record_of(widget)) is not None]
+
     @staticmethod
     def _widget_from_record(record: TranscriptRecord) -> Widget:
         """A frozen (finished, ~1 widget) entry for a record."""
@@ -456,51 +595,193 @@ class Transcript(VerticalScroll, can_focus=True):
             return ToolPanel.from_snapshot(record.tool)
         return NoticeLine(record.notice_kind, record.text, hint=record.hint)
 
+    def _widgets_from_records(self, records: list[TranscriptRecord]) -> list[Widget]:
+        widgets = [self._widget_from_record(record) for record in records]
+        for widget in widgets:
+            if isinstance(widget, ToolPanel) and widget.call_id:
+                self._panels.setdefault(widget.call_id, widget)
+        return widgets
+
+    def _archive(self, widgets: list[Widget]) -> list[TranscriptRecord]:
+        """The records of entries about to be unmounted (and forget their panels)."""
+        for widget in widgets:
+            if isinstance(widget, ToolPanel) and self._panels.get(widget.call_id) is widget:
+                del self._panels[widget.call_id]
+        return self._records_of(widgets)
+
+    def _update_counts(self) -> None:
+        self._placeholder.count = len(self._archived)
+        self._later_placeholder.count = len(self._later)
+
     # ----------------------------------------------------------------------------------------- window
 
+    @property
+    def _viewport_height(self) -> int:
+        return self.scrollable_content_region.height
+
+    def _view_reference(self) -> tuple[Widget, float] | None:
+        """The topmost entry in view and its offset from the top of the view: what must stay put."""
+        top = self.scroll_y
+        last: tuple[Widget, float] | None = None
+        for widget in chain(self._mounted, self._tail):
+            region = widget.virtual_region
+            if not region.height:
+                continue  # not laid out yet, or an empty reply
+            last = (widget, region.y - top)
+            if region.bottom > top:
+                return last
+        return last
+
+    def _near_later_placeholder(self, scroll_y: float) -> bool:
+        region = self._later_placeholder.virtual_region
+        if not region.height:
+            return False  # not laid out yet: its position is unknown
+        return region.y - (scroll_y + self._viewport_height) <= self.LOAD_MARGIN
+
+    def _from_end(self, entries: list[Widget], position: int) -> int:
+        """How many entries, this one included, there are from `entries[position]` to the end."""
+        count = len(entries) - position
+        if entries is self._mounted:
+            count += len(self._later) + len(self._tail)
+        return count
+
+    def _may_go(self, entries: list[Widget], position: int, cut: _Cut) -> bool:
+        """Whether a (far enough) entry may be unmounted: finished, or live but forgotten for so long (more
+        than `MAX_MOUNTED` entries came after it) that it is finished first rather than pin the window."""
+        widget = entries[position]
+        if self._is_finished(widget):
+            return True
+        if self._from_end(entries, position) <= self.MAX_MOUNTED:
+            return False  # live: it stays mounted (and so does everything between it and the view)
+        cut.unfinished.append(widget)
+        return True
+
+    def _plan_top(self, cut: _Cut, excess: int, *, following: bool) -> None:
+        """Leading window entries to unmount: at least a screen above the view (any, when following)."""
+        limit = self.scroll_y - self._viewport_height
+        end = len(self._mounted) - (1 if self._later else 0)  # keep a window between the two placeholders
+        if cut.bottom:
+            end = min(end, cut.split - cut.bottom)
+        for position, widget in enumerate(self._mounted[:end]):
+            if cut.size >= excess:
+                break
+            if not following and widget.virtual_region.bottom > limit:
+                break
+            if not self._may_go(self._mounted, position, cut):
+                break
+            cut.top += 1
+
+    def _plan_bottom(self, cut: _Cut, excess: int) -> None:
+        """Entries next to the gap (or where it will open) to unmount: at least a screen below the view."""
+        limit = self.scroll_y + 2 * self._viewport_height
+        window = self._mounted
+        cut.split = len(window)
+        if not self._later:
+            # No gap yet: it opens above the live end (the first live entry among the last MAX_MOUNTED),
+            # which stays mounted below it with everything after it.
+            for position in range(max(0, len(window) - self.MAX_MOUNTED), len(window)):
+                if not self._is_finished(window[position]):
+                    cut.split = position
+                    break
+        # Farthest first: finished tail entries just below the gap, then window entries just above it.
+        for position, widget in enumerate(self._tail):
+            if cut.size >= excess or widget.virtual_region.y < limit:
+                break
+            if not self._may_go(self._tail, position, cut):
+                break
+            cut.tail += 1
+        for position in range(cut.split - 1, cut.top - 1, -1):
+            if cut.size >= excess or window[position].virtual_region.y < limit:
+                break
+            if not self._may_go(window, position, cut):
+                break
+            cut.bottom += 1
+
+    async def _settled_plan(self, plan: Callable[[], _Cut]) -> _Cut:
+        """`plan()`, after finishing the forgotten live entries it picked (then planned again, since
+        entries may have been added meanwhile). Nothing may be awaited between this and `_cut`."""
+        cut = plan()
+        if cut.unfinished:
+            for widget in cut.unfinished:
+                await self._force_finish(widget)
+            cut = plan()
+        return cut
+
+    def _cut(self, cut: _Cut) -> list[Widget]:
+        """Move the planned entries from the mounted lists into the records; returns them (still mounted)."""
+        window = self._mounted
+        top = window[: cut.top]
+        start = cut.split - cut.bottom
+        upper, opening, lower = window[cut.top : start], window[start : cut.split], window[cut.split :]
+        tail_victims = self._tail[: cut.tail]
+        if top:
+            self._archived.extend(self._archive(top))
+        if opening or tail_victims:
+            opens = not self._later
+            self._later = [*self._archive(opening), *self._later, *self._archive(tail_victims)]
+            self._mounted = upper
+            self._tail = [*lower, *self._tail[cut.tail :]]
+            if opens:
+                # The gap opens: its placeholder goes where the entries were, and the view stops following
+                # (there are newer entries than the ones mounted above the gap).
+                self.move_child(
+                    self._later_placeholder, before=self._tail[0] if self._tail else self._spinner
+                )
+                self.anchor(False)
+        else:
+            self._mounted = window[cut.top :]
+        self._update_counts()
+        return [*top, *opening, *tail_victims]
+
+    def _close_gap(self) -> None:
+        """The last later records were re-mounted: the tail joins the window and following can resume."""
+        boundary = len(self._mounted)
+        self._mounted.extend(self._tail)
+        self._tail = []
+        self._regroup(self._mounted, boundary, boundary + 1)
+        # Anchored but released: the view follows again once the user reaches the bottom.
+        self._anchored = True
+        self._anchor_released = True
+
     def _schedule_prune(self) -> None:
-        if not self._prune_scheduled and len(self._mounted) > self.MAX_MOUNTED:
+        if not self._prune_scheduled and self.mounted_entry_count > self.MAX_MOUNTED:
             self._prune_scheduled = True
             # After the next refresh, so that entries have a layout (their position decides what may go).
             self.call_after_refresh(self._prune)
 
     async def _prune(self) -> None:
-        """Unmount the oldest finished, off-screen entries down to `MAX_MOUNTED - PAGE_SIZE`."""
+        """Unmount finished, off-screen entries down to `MAX_MOUNTED - PAGE_SIZE`: from the end farther from
+        the view first (the top when following)."""
         self._prune_scheduled = False
         if self._loading:
-            return
-        excess = len(self._mounted) - max(1, self.MAX_MOUNTED - self.PAGE_SIZE)
-        if excess <= 0:
-            return
-        following = self.is_following
-        # Not following: only entries at least a screen above the view may go, so the user sees no change.
-        limit = self.scroll_y - self.scrollable_content_region.height
-        victims: list[Widget] = []
-        for position, widget in enumerate(self._mounted[:excess]):
-            if not following and widget.virtual_region.bottom > limit:
-                break
-            if not self._is_finished(widget):
-                if len(self._mounted) - position <= self.MAX_MOUNTED:
-                    break  # still live: it stays mounted (and so does everything after it)
-                # Live but more than MAX_MOUNTED entries old: the app never finished it. Finish it
-                # rather than let one forgotten widget stop pruning for the rest of the session.
-                await self._force_finish(widget)
-            victims.append(widget)
-        if not victims:
-            return
-        keep_ref = self._mounted[len(victims)] if len(victims) < len(self._mounted) else None
-        ref_offset = keep_ref.virtual_region.y - self.scroll_y if keep_ref is not None else 0.0
-        del self._mounted[: len(victims)]
-        for widget in victims:
-            if (record := self._record_of(widget)) is not None:
-                self._archived.append(record)
-            if isinstance(widget, ToolPanel) and self._panels.get(widget.call_id) is widget:
-                del self._panels[widget.call_id]
-        self._placeholder.count = len(self._archived)
-        with self.app.batch_update():  # no frame between the removal and the scroll correction
-            await self.remove_children(victims)
-            if not following and keep_ref is not None:
-                self._pending_view = (keep_ref, ref_offset)
+            return  # the page load prunes (and schedules again if needed)
+        async with self._window_lock:
+            target = max(1, self.MAX_MOUNTED - self.PAGE_SIZE)
+            if self.mounted_entry_count <= target:
+                return
+            following = self.is_following
+
+            def plan() -> _Cut:
+                cut = _Cut()
+                excess = self.mounted_entry_count - target
+                if following:
+                    self._plan_top(cut, excess, following=True)
+                elif self.scroll_y > self.max_scroll_y - self.scroll_y:
+                    self._plan_top(cut, excess, following=False)
+                    self._plan_bottom(cut, excess)
+                else:
+                    self._plan_bottom(cut, excess)
+                    self._plan_top(cut, excess, following=False)
+                return cut
+
+            cut = await self._settled_plan(plan)
+            if not cut.size:
+                return
+            reference = None if following else self._view_reference()
+            victims = self._cut(cut)
+            with self.app.batch_update():  # no frame between the removal and the scroll correction
+                await self.remove_children(victims)
+                self._pending_view = reference
 
     @staticmethod
     async def _force_finish(widget: Widget) -> None:
@@ -511,35 +792,110 @@ class Transcript(VerticalScroll, can_focus=True):
         elif isinstance(widget, ToolPanel):
             widget.set_finished("cancelled", None, "(no result was received for this call)")
 
-    async def _load_older_page(self, already_flagged: bool = False) -> None:
-        """Re-mount the previous `PAGE_SIZE` archived entries above the mounted ones, keeping the view."""
+    def _request_page(self, direction: Literal["earlier", "later"]) -> None:
+        if not self._loading:
+            self._loading = True
+            self.call_later(self._load_page, direction, True)
+
+    async def _load_page(self, direction: Literal["earlier", "later"], already_flagged: bool = False) -> None:
+        """Re-mount the next `PAGE_SIZE` records on one side of the window and unmount as many entries from
+        the other side, keeping the view where it was."""
         if self._loading and not already_flagged:
             return
         self._loading = True
         try:
-            if not self._archived:
-                return
-            page = self._archived[-self.PAGE_SIZE :]
-            del self._archived[-self.PAGE_SIZE :]
-            widgets = [self._widget_from_record(record) for record in page]
-            following = self.is_following
-            # A scroll animation towards the top would fight the view correction below and load page
-            # after page: stop it where it is.
-            self.app.animator.force_stop_animation(self, "scroll_y")
-            keep_ref = self._mounted[0] if self._mounted else None
-            ref_offset = keep_ref.virtual_region.y - self.scroll_y if keep_ref is not None else 0.0
-            self._mounted[0:0] = widgets
-            for widget in widgets:
-                if isinstance(widget, ToolPanel) and widget.call_id:
-                    self._panels.setdefault(widget.call_id, widget)
-            self._placeholder.count = len(self._archived)
-            self._regroup(0, len(widgets) + 1)
-            with self.app.batch_update():  # no frame between the mount and the scroll correction
-                await self.mount_all(widgets, after=self._placeholder)
-                if not following and keep_ref is not None:
-                    self._pending_view = (keep_ref, ref_offset)
+            async with self._window_lock:
+                if direction == "earlier":
+                    await self._load_earlier_locked()
+                else:
+                    await self._load_later_locked()
         finally:
             self._loading = False
+        if not self.is_following:
+            self._schedule_prune()  # the far side could not give up enough entries (e.g. too close)
+
+    async def _load_earlier_locked(self) -> None:
+        if not self._archived:
+            return
+        # A scroll animation towards the top would fight the view correction and load page after page.
+        self.app.animator.force_stop_animation(self, "scroll_y")
+        following = self.is_following
+        size = min(self.PAGE_SIZE, len(self._archived))
+        excess = self.mounted_entry_count + size - self.MAX_MOUNTED
+
+        def plan() -> _Cut:
+            cut = _Cut()
+            if excess > 0 and not following:
+                self._plan_bottom(cut, excess)
+            return cut
+
+        cut = await self._settled_plan(plan)
+        reference = None if following else self._view_reference()
+        victims = self._cut(cut)  # below the view: computed before the page shifts the window's indices
+        page = self._archived[-size:]
+        del self._archived[-size:]
+        widgets = self._widgets_from_records(page)
+        self._mounted[0:0] = widgets
+        self._regroup(self._mounted, 0, len(widgets) + 1)
+        self._update_counts()
+        with self.app.batch_update():  # no frame between the mount and the scroll correction
+            await self.mount_all(widgets, after=self._placeholder)
+            if victims:
+                await self.remove_children(victims)
+            self._pending_view = reference
+
+    async def _load_later_locked(self) -> None:
+        if not self._later:
+            return
+        self.app.animator.force_stop_animation(self, "scroll_y")
+        size = min(self.PAGE_SIZE, len(self._later))
+        excess = self.mounted_entry_count + size - self.MAX_MOUNTED
+
+        def plan() -> _Cut:
+            cut = _Cut()
+            if excess > 0:
+                self._plan_top(cut, excess, following=False)
+            return cut
+
+        cut = await self._settled_plan(plan)
+        reference = self._view_reference()
+        victims = self._cut(cut)  # above the view
+        page = self._later[:size]
+        del self._later[:size]
+        widgets = self._widgets_from_records(page)
+        start = len(self._mounted)
+        self._mounted.extend(widgets)
+        self._regroup(self._mounted, start, len(self._mounted))
+        if not self._later:
+            self._close_gap()
+        self._update_counts()
+        with self.app.batch_update():
+            await self.mount_all(widgets, before=self._later_placeholder)
+            if victims:
+                await self.remove_children(victims)
+            self._pending_view = reference
+
+    async def _jump_to_latest(self) -> None:
+        """Re-mount the last page below the window and unmount everything above it, then follow."""
+        async with self._window_lock:
+            if self._later:
+                keep = max(0, self.HISTORY_TAIL - len(self._tail))
+                before = [*self._archived, *self._archive(self._mounted), *self._later]
+                stale = self._mounted
+                page = before[len(before) - keep :] if keep else []
+                self._archived = before[: len(before) - len(page)]
+                self._later = []
+                widgets = self._widgets_from_records(page)
+                self._mounted = widgets
+                self._close_gap()
+                self._regroup(self._mounted, 0, len(widgets) + 1)
+                self._update_counts()
+                self._pending_view = None
+                with self.app.batch_update():
+                    await self.remove_children(stale)
+                    await self.mount_all(widgets, before=self._later_placeholder)
+                    self.anchor()
+        self.scroll_end(animate=False, immediate=False)
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Arrange children; after entries were mounted or removed above the view, also move the scroll
@@ -552,9 +908,11 @@ class Transcript(VerticalScroll, can_focus=True):
         if self._pending_view is None or optimal:
             return result
         reference, offset = self._pending_view
+        self._pending_view = None
+        if self.is_following:
+            return result  # the anchor places the view
         for placement in result.placements:
             if placement.widget is reference:
-                self._pending_view = None
                 viewport = self.container_size.height - self.scrollbar_size_horizontal
                 max_y = max(0, result.spatial_map.total_region.bottom - viewport)
                 y = min(max(0.0, placement.region.y - offset), float(max_y))
@@ -564,26 +922,41 @@ class Transcript(VerticalScroll, can_focus=True):
                 break
         return result
 
-    async def _load_history(self, records: list[TranscriptRecord]) -> None:
-        await self._clear()
-        tail = records[-self.HISTORY_TAIL :] if self.HISTORY_TAIL > 0 else []
-        self._archived = records[: len(records) - len(tail)]
-        widgets = [self._widget_from_record(record) for record in tail]
-        self._mounted = widgets
-        for widget in widgets:
-            if isinstance(widget, ToolPanel) and widget.call_id:
-                self._panels[widget.call_id] = widget
-        self._placeholder.count = len(self._archived)
-        if widgets:
-            await self.mount_all(widgets, before=self._spinner)
-        self._regroup(0, len(widgets))
-        self.scroll_to_latest()
-
-    async def _clear(self) -> None:
-        widgets, self._mounted = self._mounted, []
-        self._archived = []
+    def _reset(self) -> list[Widget]:
+        """Forget every entry at once; returns the mounted ones (for `_replace` to remove)."""
+        stale = [*self._mounted, *self._tail]
+        self._archived, self._mounted, self._later, self._tail = [], [], [], []
         self._panels = {}
-        self._placeholder.count = 0
+        self._deferred = []
+        self._pending_view = None
         self._indicator.remove_class("-visible")
-        if widgets:
-            await self.remove_children(widgets)
+        return stale
+
+    async def _replace(self, stale: list[Widget], widgets: list[Widget], *, follow: bool) -> None:
+        """Remove `stale` entries (and any left over by a window change in flight) and mount `widgets`."""
+        async with self._window_lock:
+            if not self._composed:
+                return  # compose() yields the current entries
+            if self._spinner.parent is not self:
+                self._deferred.extend(w for w in widgets if w.parent is None and w in self._mounted)
+                return
+            fixtures = {self._placeholder, self._later_placeholder, self._spinner, self._indicator}
+            current = {*self._mounted, *self._tail}
+            leftovers = [w for w in self.children if w not in fixtures and w not in current]
+            gone = [w for w in {*stale, *leftovers} if w.parent is self]
+            fresh = [w for w in widgets if w.parent is None and w in self._mounted]
+            with self.app.batch_update():
+                if gone:
+                    await self.remove_children(gone)
+                if self._later_placeholder.parent is self:
+                    # No gap now: the hidden "later" placeholder goes above whatever follows the window.
+                    first_after = next(
+                        (w for w in self._mounted if w not in fresh and w.parent is self), None
+                    )
+                    self.move_child(self._later_placeholder, before=first_after or self._spinner)
+                if fresh:
+                    await self.mount_all(fresh, before=self._later_placeholder)
+                if not follow:
+                    self.anchor()
+        if follow:
+            self.scroll_to_latest()

@@ -537,13 +537,14 @@ async def test_long_session_keeps_widgets_bounded_and_everything_reachable() -> 
         assert records[1].text == "## Answer 1\n\nSome **bold** text.\n\n- a\n- b\n"
 
         # Scrolling to the top brings the older entries back, a page at a time, until the first one.
+        # (The window stays bounded: the newest entries are unmounted on the way, behind "↓ N later".)
         for _ in range(20):
-            if not transcript.archived_entry_count:
+            if not transcript.earlier_entry_count:
                 break
             transcript.scroll_home(animate=False)
             await pilot.pause()
             await pilot.pause()
-        assert transcript.archived_entry_count == 0
+        assert transcript.earlier_entry_count == 0
         first = transcript.query(UserMessage).first()
         assert first.text == "question 0"
         panel = transcript.tool_panel("call_2")
