@@ -253,7 +253,9 @@ def open_big(path: Path, big_id: str) -> None:
                 )
                 t = time.perf_counter()
                 pages = 0
-                while chat.transcript.archived_entry_count > 0 and pages < 2_000:
+                # Until the first message is mounted (the window stays bounded: newer entries are
+                # unmounted on the way, so `archived_entry_count` counts those "later" entries too).
+                while chat.transcript.earlier_entry_count > 0 and pages < 2_000:
                     chat.transcript.scroll_home(animate=False)
                     await chat.transcript.load_earlier()
                     await pilot.pause()

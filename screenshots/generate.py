@@ -100,13 +100,15 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await wait_for(pilot, lambda: not chat.busy)
             await pilot.pause(0.5)
             save(app, "05-finished")
-            chat.transcript.scroll_home(animate=False)
+            chat.transcript.release_anchor()
+            chat.transcript.scroll_home(animate=False, immediate=True)
             await pilot.pause(0.3)
             save(app, "06-tool-panels-collapsed")
             for panel in chat.transcript.query(ToolPanel):
                 panel.expanded = True
             await pilot.pause(0.3)
-            chat.transcript.scroll_home(animate=False)
+            chat.transcript.release_anchor()
+            chat.transcript.scroll_home(animate=False, immediate=True)
             await pilot.pause(0.3)
             save(app, "07-tool-panels-expanded")
     return shots

@@ -462,8 +462,9 @@ class PromptBar(Widget):
             yield self.input
 
     def watch_prompt_symbol(self, symbol: str) -> None:
-        if self.is_mounted:
-            self.query_one("#prompt-symbol", Static).update(Text(symbol))
+        # Query rather than test `is_mounted`: the symbol may change between compose and mount.
+        for static in self.query("#prompt-symbol").results(Static):
+            static.update(Text(symbol))
 
     def focus_input(self) -> None:
         """Give the keyboard to the input."""

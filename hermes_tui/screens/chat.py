@@ -111,7 +111,9 @@ class ChatScreen(Screen[None]):
 
         with Vertical(id="bottom"):
             yield QueuedMessages(id="queued")
-            yield PromptBar(commands=commands.completions(), id="prompt")
+            spec = getattr(self.app, "theme_spec", None)
+            symbol = spec.prompt_symbol if spec is not None and spec.prompt_symbol else "❯"
+            yield PromptBar(commands=commands.completions(), prompt_symbol=symbol, id="prompt")
             yield StatusBar(self.settings.model, clock=type(self).STATUS_CLOCK, id="status")
 
     @property

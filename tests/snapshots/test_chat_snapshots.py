@@ -102,6 +102,12 @@ async def _feed(
     return screen
 
 
+def _scroll_top(screen: ChatScreen) -> None:
+    """As a user scrolling up does: stop following the bottom, then go to the top."""
+    screen.transcript.release_anchor()
+    screen.transcript.scroll_home(animate=False, immediate=True)
+
+
 async def _settle(pilot: Any, screen: ChatScreen) -> None:
     """Wait until every streamed widget has drained its buffer and the layout is stable."""
     import time
@@ -109,6 +115,7 @@ async def _settle(pilot: Any, screen: ChatScreen) -> None:
     from widgets.assistant_message import AssistantMessage
     from widgets.reasoning import ReasoningBlock
 
+    screen.prompt_input.cursor_blink = False  # a blinking cursor makes every picture a coin toss
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         await pilot.pause(0.05)
@@ -202,7 +209,7 @@ def test_finished_turn_tool_panels_collapsed(
 ) -> None:
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
-        screen.transcript.scroll_home(animate=False)
+        _scroll_top(screen)
         await _settle(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
@@ -215,7 +222,7 @@ def test_finished_turn_tool_panels_expanded(snap_compare: Any, tmp_path: Path, s
         for panel in screen.transcript.query(ToolPanel):
             panel.expanded = True
         await _settle(pilot, screen)
-        screen.transcript.scroll_home(animate=False)
+        _scroll_top(screen)
         await _settle(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
@@ -291,9 +298,9 @@ def test_chat_in_every_builtin_theme(snap_compare: Any, tmp_path: Path, theme: s
 
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
-        screen.transcript.scroll_home(animate=False)
+        _scroll_top(screen)
         await _settle(pilot, screen)
-        screen.transcript.scroll_home(animate=False)
+        _scroll_top(screen)
         await _settle(pilot, screen)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
