@@ -41,7 +41,7 @@ from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
 from textual.message import Message
 from textual.reactive import reactive
@@ -280,7 +280,8 @@ class Transcript(VerticalScroll, can_focus=True):
         self._prune_scheduled = False
         self._composed = False
         self._deferred: list[Widget] = []  # added after compose but before the spinner was mounted
-        self._pending_view: tuple[Widget, float] | None = None
+        self._pending_view: tuple[Widget, int] | None = None  # (entry, its y before entries moved)
+        self._placed: dict[Widget, Region] = {}  # where the last layout put each child (virtual coordinates)
 
     # ----------------------------------------------------------------------------------------- app API
 
@@ -619,22 +620,30 @@ class Transcript(VerticalScroll, can_focus=True):
     def _viewport_height(self) -> int:
         return self.scrollable_content_region.height
 
-    def _view_reference(self) -> tuple[Widget, float] | None:
-        """The topmost entry in view and its offset from the top of the view: what must stay put."""
+    def _view_reference(self) -> tuple[Widget, int] | None:
+        """The topmost entry in view and where it is now: what must not move on screen."""
         top = self.scroll_y
-        last: tuple[Widget, float] | None = None
+        last: tuple[Widget, int] | None = None
         for widget in chain(self._mounted, self._tail):
-            region = widget.virtual_region
-            if not region.height:
+            region = self._placed.get(widget)
+            if region is None or not region.height:
                 continue  # not laid out yet, or an empty reply
-            last = (widget, region.y - top)
+            last = (widget, region.y)
             if region.bottom > top:
                 return last
         return last
 
+    def _is_placed(self, widget: Widget, where: Callable[[Region], bool]) -> bool:
+        """Whether the last layout placed `widget` `where` it may be unmounted. An entry not laid out since it
+        was mounted is nowhere yet (False); a hidden one (an empty reply) takes no room anywhere (True)."""
+        region = self._placed.get(widget)
+        if region is None:
+            return not widget.display
+        return where(region)
+
     def _near_later_placeholder(self, scroll_y: float) -> bool:
-        region = self._later_placeholder.virtual_region
-        if not region.height:
+        region = self._placed.get(self._later_placeholder)
+        if region is None:
             return False  # not laid out yet: its position is unknown
         return region.y - (scroll_y + self._viewport_height) <= self.LOAD_MARGIN
 
@@ -665,7 +674,7 @@ class Transcript(VerticalScroll, can_focus=True):
         for position, widget in enumerate(self._mounted[:end]):
             if cut.size >= excess:
                 break
-            if not following and widget.virtual_region.bottom > limit:
+            if not following and not self._is_placed(widget, lambda region: region.bottom <= limit):
                 break
             if not self._may_go(self._mounted, position, cut):
                 break
@@ -685,13 +694,13 @@ class Transcript(VerticalScroll, can_focus=True):
                     break
         # Farthest first: finished tail entries just below the gap, then window entries just above it.
         for position, widget in enumerate(self._tail):
-            if cut.size >= excess or widget.virtual_region.y < limit:
+            if cut.size >= excess or not self._is_placed(widget, lambda region: region.y >= limit):
                 break
             if not self._may_go(self._tail, position, cut):
                 break
             cut.tail += 1
         for position in range(cut.split - 1, cut.top - 1, -1):
-            if cut.size >= excess or window[position].virtual_region.y < limit:
+            if cut.size >= excess or not self._is_placed(window[position], lambda region: region.y >= limit):
                 break
             if not self._may_go(window, position, cut):
                 break
@@ -743,15 +752,15 @@ class Transcript(VerticalScroll, can_focus=True):
         self._anchored = True
         self._anchor_released = True
 
-    def _schedule_prune(self) -> None:
+    def _schedule_prune(self, spare: Literal["top", "bottom"] | None = None) -> None:
         if not self._prune_scheduled and self.mounted_entry_count > self.MAX_MOUNTED:
             self._prune_scheduled = True
             # After the next refresh, so that entries have a layout (their position decides what may go).
-            self.call_after_refresh(self._prune)
+            self.call_after_refresh(self._prune, spare)
 
-    async def _prune(self) -> None:
+    async def _prune(self, spare: Literal["top", "bottom"] | None = None) -> None:
         """Unmount finished, off-screen entries down to `MAX_MOUNTED - PAGE_SIZE`: from the end farther from
-        the view first (the top when following)."""
+        the view first (the top when following); never from the `spare` end (a page was just loaded there)."""
         self._prune_scheduled = False
         if self._loading:
             return  # the page load prunes (and schedules again if needed)
@@ -766,11 +775,15 @@ class Transcript(VerticalScroll, can_focus=True):
                 excess = self.mounted_entry_count - target
                 if following:
                     self._plan_top(cut, excess, following=True)
-                elif self.scroll_y > self.max_scroll_y - self.scroll_y:
+                    return cut
+                top_first = spare != "top" and (
+                    spare == "bottom" or self.scroll_y > self.max_scroll_y - self.scroll_y
+                )
+                if top_first:
                     self._plan_top(cut, excess, following=False)
+                if spare != "bottom":
                     self._plan_bottom(cut, excess)
-                else:
-                    self._plan_bottom(cut, excess)
+                if not top_first and spare != "top":
                     self._plan_top(cut, excess, following=False)
                 return cut
 
@@ -812,7 +825,9 @@ class Transcript(VerticalScroll, can_focus=True):
         finally:
             self._loading = False
         if not self.is_following:
-            self._schedule_prune()  # the far side could not give up enough entries (e.g. too close)
+            # The far side could not give up enough entries (e.g. the view was there): try again once the
+            # page is laid out, but never unmount the page just loaded.
+            self._schedule_prune(spare="top" if direction == "earlier" else "bottom")
 
     async def _load_earlier_locked(self) -> None:
         if not self._archived:
@@ -905,9 +920,14 @@ class Transcript(VerticalScroll, can_focus=True):
         frame is ever painted with the view jumped.
         """
         result = super().arrange(size, optimal)
-        if self._pending_view is None or optimal:
+        if optimal:
             return result
-        reference, offset = self._pending_view
+        # Kept for the window's decisions: cheaper than `virtual_region`, which may re-arrange the whole
+        # screen (`Compositor.full_map`) after every change.
+        self._placed = {placement.widget: placement.region for placement in result.placements}
+        if self._pending_view is None:
+            return result
+        reference, old_y = self._pending_view
         self._pending_view = None
         if self.is_following:
             return result  # the anchor places the view
@@ -915,7 +935,10 @@ class Transcript(VerticalScroll, can_focus=True):
             if placement.widget is reference:
                 viewport = self.container_size.height - self.scrollbar_size_horizontal
                 max_y = max(0, result.spatial_map.total_region.bottom - viewport)
-                y = min(max(0.0, placement.region.y - offset), float(max_y))
+                # Move the view by as much as the entry moved. Relative to the current offset rather than
+                # the one when the change began: a scroll requested meanwhile (a deferred `scroll_home()`,
+                # say) is kept, not undone.
+                y = min(max(0.0, self.scroll_y + placement.region.y - old_y), float(max_y))
                 self.set_reactive(Widget.scroll_y, y)
                 self.set_reactive(Widget.scroll_target_y, y)
                 self.vertical_scrollbar.position = y

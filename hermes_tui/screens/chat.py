@@ -139,7 +139,21 @@ class ChatScreen(Screen[None]):
             self._apply_flavour(spec)
         if self.resume_id:
             self._resume(self.resume_id)
+        else:
+            self._welcome()
         self.prompt_input.focus()
+
+    def _welcome(self) -> None:
+        """One calm line so an empty screen still says where you are and how to get help."""
+        from pathlib import Path
+
+        cwd = str(self.settings.cwd)
+        home = str(Path.home())
+        if cwd == home or cwd.startswith(home + "/"):
+            cwd = "~" + cwd[len(home) :]
+        self.transcript.add_notice(
+            "info", f"{self.settings.model} · {cwd} · / for commands · Ctrl+R sessions · F1 help · Esc interrupts"
+        )
 
     def on_unmount(self) -> None:
         self.bridge.close()
