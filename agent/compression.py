@@ -35,13 +35,16 @@ def estimate_tokens(wire: list[dict[str, Any]], tools: list[dict[str, Any]] | No
     return chars // 4
 
 
-def wire_view(messages: list[Message]) -> list[Message]:
-    """The messages the model sees: the latest compression marker replaces what it summarized."""
-    marker_at = None
+def _latest_marker(messages: list[Message]) -> int | None:
     for i in range(len(messages) - 1, -1, -1):
         if messages[i].meta.get("synthetic") == "compression":
-            marker_at = i
-            break
+            return i
+    return None
+
+
+def wire_view(messages: list[Message]) -> list[Message]:
+    """The messages the model sees: the latest compression marker replaces what it summarized."""
+    marker_at = _latest_marker(messages)
     if marker_at is None:
         return list(messages)
     marker = messages[marker_at]
@@ -52,11 +55,7 @@ def wire_view(messages: list[Message]) -> list[Message]:
 
 def _view_indexes(messages: list[Message]) -> list[int]:
     """Indexes into `messages` of what `wire_view` shows (the marker included)."""
-    marker_at = None
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].meta.get("synthetic") == "compression":
-            marker_at = i
-            break
+    marker_at = _latest_marker(messages)
     if marker_at is None:
         return list(range(len(messages)))
     meta = messages[marker_at].meta

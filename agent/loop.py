@@ -43,7 +43,7 @@ from agent.prompt import build_system_prompt
 from agent.sanitize import sanitize_for_wire
 from agent.tools.executor import ExecutedCall, ToolExecutor
 from agent.tools.registry import ToolContext, ToolRegistry
-from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, Transport
+from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
 from agent.ui import AgentUI, NullUI
 
 CONTINUE_PROMPT = (
@@ -569,7 +569,7 @@ class Agent:
             tools=[],
         )
         try:
-            summary = self.transport.stream(request, _SilentSink(), self._interrupt).text.strip()
+            summary = self.transport.stream(request, SilentSink(), self._interrupt).text.strip()
         except PartialInterrupt:
             raise InterruptedByUser() from None
         except Exception as exc:
@@ -834,22 +834,6 @@ def _ui_data(data: dict[str, Any]) -> dict[str, Any]:
         if key in data:
             keep[key] = data[key]
     return keep
-
-
-class _SilentSink:
-    """For side calls (summaries): nothing reaches the UI."""
-
-    def on_text(self, text: str) -> None:
-        pass
-
-    def on_reasoning(self, text: str) -> None:
-        pass
-
-    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
-        pass
-
-    def on_idle(self) -> None:
-        pass
 
 
 class _Interrupted(InterruptedByUser):

@@ -32,22 +32,6 @@ _PREFIX_RE = re.compile(r"^(?:session\s+)?title\s*[:\-–—]\s*", re.IGNORECASE
 _EDGE_CHARS = "\"'`“”‘’«»*_#>[]() \t"
 
 
-class _NullSink:
-    """Ignores the live deltas: only the final response matters."""
-
-    def on_text(self, text: str) -> None:
-        pass
-
-    def on_reasoning(self, text: str) -> None:
-        pass
-
-    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
-        pass
-
-    def on_idle(self) -> None:
-        pass
-
-
 def _excerpt(text: str) -> str:
     text = (text or "").strip()
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + " …"
@@ -89,7 +73,7 @@ def generate_title(
     timer = threading.Timer(max(0.0, float(timeout)), interrupt.set)
     timer.daemon = True
     try:
-        from agent.transports.base import ModelRequest
+        from agent.transports.base import ModelRequest, SilentSink
 
         user = _excerpt(first_user)
         if not user:
@@ -105,7 +89,7 @@ def generate_title(
         )
         transport = transport_factory()
         timer.start()
-        response = transport.stream(request, _NullSink(), interrupt)
+        response = transport.stream(request, SilentSink(), interrupt)
         if interrupt.is_set():
             return None
         return clean_title(getattr(response, "text", "") or "")

@@ -14,7 +14,7 @@ from typing import Any
 
 from agent.errors import EmptyStreamError
 from agent.messages import ToolCall, Usage
-from agent.transports.base import ModelRequest, ModelResponse, StreamSink, pump
+from agent.transports.base import ModelRequest, ModelResponse, SDKClientHolder, StreamSink, pump
 
 DEFAULT_MAX_TOKENS = 16_384
 STOP_REASONS = {
@@ -198,7 +198,7 @@ class AnthropicAccumulator:
         return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage)
 
 
-class AnthropicTransport:
+class AnthropicTransport(SDKClientHolder):
     name = "anthropic"
 
     def __init__(
@@ -217,35 +217,22 @@ class AnthropicTransport:
         self.stale_timeout = stale_timeout
         self.connect_timeout = connect_timeout
         self.max_tokens = max_tokens
-        self._client: Any = None
-        self._lock = threading.Lock()
+        SDKClientHolder.__init__(self)
 
-    def _get_client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import anthropic
+    def _create_client(self) -> Any:
+        import anthropic
 
-                self._client = anthropic.Anthropic(
-                    base_url=self.base_url,
-                    api_key=self._api_key or "not-needed",
-                    max_retries=0,
-                    timeout=anthropic.Timeout(
-                        connect=self.connect_timeout,
-                        read=self.stale_timeout + 5,
-                        write=60.0,
-                        pool=self.connect_timeout,
-                    ),
-                )
-            return self._client
-
-    def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                try:
-                    self._client.close()
-                except Exception:
-                    pass
-                self._client = None
+        return anthropic.Anthropic(
+            base_url=self.base_url,
+            api_key=self._api_key or "not-needed",
+            max_retries=0,
+            timeout=anthropic.Timeout(
+                connect=self.connect_timeout,
+                read=self.stale_timeout + 5,
+                write=60.0,
+                pool=self.connect_timeout,
+            ),
+        )
 
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = convert_messages(request.messages)

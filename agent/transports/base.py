@@ -51,6 +51,48 @@ class StreamSink(Protocol):
         ...
 
 
+class SilentSink:
+    """For side calls (summaries, titles): the live deltas go nowhere, only the final response counts."""
+
+    def on_text(self, text: str) -> None:
+        pass
+
+    def on_reasoning(self, text: str) -> None:
+        pass
+
+    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
+        pass
+
+    def on_idle(self) -> None:
+        pass
+
+
+class SDKClientHolder:
+    """Owns one lazily created SDK client (created on first use, closed with the transport)."""
+
+    def __init__(self) -> None:
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def _create_client(self) -> Any:
+        raise NotImplementedError
+
+    def _get_client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = self._create_client()
+            return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                try:
+                    self._client.close()
+                except Exception:
+                    pass
+                self._client = None
+
+
 class Transport(Protocol):
     name: str
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.errors import EmptyStreamError
 from agent.messages import ToolCall, Usage
-from agent.transports.base import ModelRequest, ModelResponse, StreamSink, pump
+from agent.transports.base import ModelRequest, ModelResponse, SDKClientHolder, StreamSink, pump
 
 
 class _ToolSlot:
@@ -121,7 +121,7 @@ class ChatAccumulator:
         )
 
 
-class OpenAIChatTransport:
+class OpenAIChatTransport(SDKClientHolder):
     name = "openai_chat"
 
     def __init__(
@@ -140,36 +140,23 @@ class OpenAIChatTransport:
         self.stale_timeout = stale_timeout
         self.connect_timeout = connect_timeout
         self.extra_headers = extra_headers or {}
-        self._client: Any = None
-        self._lock = threading.Lock()
+        SDKClientHolder.__init__(self)
 
-    def _get_client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import openai
+    def _create_client(self) -> Any:
+        import openai
 
-                self._client = openai.OpenAI(
-                    base_url=self.base_url,
-                    api_key=self._api_key or "not-needed",
-                    max_retries=0,  # the loop retries, with interruptible backoff and user-visible notices
-                    timeout=openai.Timeout(
-                        connect=self.connect_timeout,
-                        read=self.stale_timeout + 5,
-                        write=60.0,
-                        pool=self.connect_timeout,
-                    ),
-                    default_headers=self.extra_headers or None,
-                )
-            return self._client
-
-    def close(self) -> None:
-        with self._lock:
-            if self._client is not None:
-                try:
-                    self._client.close()
-                except Exception:
-                    pass
-                self._client = None
+        return openai.OpenAI(
+            base_url=self.base_url,
+            api_key=self._api_key or "not-needed",
+            max_retries=0,  # the loop retries, with interruptible backoff and user-visible notices
+            timeout=openai.Timeout(
+                connect=self.connect_timeout,
+                read=self.stale_timeout + 5,
+                write=60.0,
+                pool=self.connect_timeout,
+            ),
+            default_headers=self.extra_headers or None,
+        )
 
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
