@@ -276,6 +276,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._spinner = Spinner()
         self._indicator = NewOutputIndicator()
         self._loading = False  # a page load was requested and has not finished (debounces scroll events)
+        self._jumps = 0  # `scroll_to_latest` jumps so far: a page asked for before one is not loaded
         self._window_lock = asyncio.Lock()  # one window change at a time
         self._prune_scheduled = False
         self._composed = False
@@ -730,7 +731,9 @@ class Transcript(VerticalScroll, can_focus=True):
             self._later = [*self._archive(opening), *self._later, *self._archive(tail_victims)]
             self._mounted = upper
             self._tail = [*lower, *self._tail[cut.tail :]]
-            if opens:
+            if not self._later:  # only empty replies went (they leave no record): no gap after all
+                self._close_gap()
+            elif opens:
                 # The gap opens: its placeholder goes where the entries were, and the view stops following
                 # (there are newer entries than the ones mounted above the gap).
                 self.move_child(
@@ -748,6 +751,8 @@ class Transcript(VerticalScroll, can_focus=True):
         self._mounted.extend(self._tail)
         self._tail = []
         self._regroup(self._mounted, boundary, boundary + 1)
+        if self._anchored:
+            return  # no gap was open (or following was already restored)
         # Anchored but released: the view follows again once the user reaches the bottom.
         self._anchored = True
         self._anchor_released = True
@@ -808,9 +813,11 @@ class Transcript(VerticalScroll, can_focus=True):
     def _request_page(self, direction: Literal["earlier", "later"]) -> None:
         if not self._loading:
             self._loading = True
-            self.call_later(self._load_page, direction, True)
+            self.call_later(self._load_page, direction, True, self._jumps)
 
-    async def _load_page(self, direction: Literal["earlier", "later"], already_flagged: bool = False) -> None:
+    async def _load_page(
+        self, direction: Literal["earlier", "later"], already_flagged: bool = False, jumps: int | None = None
+    ) -> None:
         """Re-mount the next `PAGE_SIZE` records on one side of the window and unmount as many entries from
         the other side, keeping the view where it was."""
         if self._loading and not already_flagged:
@@ -818,6 +825,8 @@ class Transcript(VerticalScroll, can_focus=True):
         self._loading = True
         try:
             async with self._window_lock:
+                if jumps is not None and jumps != self._jumps:
+                    return  # asked for by a scroll before a jump to the latest: out of date
                 if direction == "earlier":
                     await self._load_earlier_locked()
                 else:
@@ -892,6 +901,7 @@ class Transcript(VerticalScroll, can_focus=True):
 
     async def _jump_to_latest(self) -> None:
         """Re-mount the last page below the window and unmount everything above it, then follow."""
+        self._jumps += 1
         async with self._window_lock:
             if self._later:
                 keep = max(0, self.HISTORY_TAIL - len(self._tail))
@@ -953,6 +963,8 @@ class Transcript(VerticalScroll, can_focus=True):
         self._deferred = []
         self._pending_view = None
         self._indicator.remove_class("-visible")
+        if self.is_mounted:
+            self.anchor()  # a new start: follow (also closes the gap's "not following")
         return stale
 
     async def _replace(self, stale: list[Widget], widgets: list[Widget], *, follow: bool) -> None:
@@ -979,7 +991,5 @@ class Transcript(VerticalScroll, can_focus=True):
                     self.move_child(self._later_placeholder, before=first_after or self._spinner)
                 if fresh:
                     await self.mount_all(fresh, before=self._later_placeholder)
-                if not follow:
-                    self.anchor()
         if follow:
             self.scroll_to_latest()

@@ -81,7 +81,7 @@ def _app(tmp_path: Path) -> HermesApp:
         api_key=SecretStr("unused"),
         auto_title=False,
         hermes_home=tmp_path / "home",
-        cwd=tmp_path,
+        cwd=Path("/home/user/project"),  # shown in the welcome line: must not depend on the temp dir
     )
     return HermesApp(settings)
 
@@ -280,7 +280,7 @@ def test_approval_dialog(snap_compare: Any, tmp_path: Path, size: tuple[int, int
 def test_setup_screen(
     snap_compare: Any, tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = Settings(hermes_home=Path("/home/user/.hermes"), cwd=tmp_path)
+    settings = Settings(hermes_home=Path("/home/user/.hermes"), cwd=Path("/home/user/project"))
     assert not settings.is_configured
     assert snap_compare(HermesApp(settings), terminal_size=size)
 

@@ -26,7 +26,7 @@ from widgets.notice import NoticeLine
 from widgets.spinner import Spinner, format_elapsed
 from widgets.text_safety import StreamSanitizer, sanitize_display
 from widgets.tool_panel import ToolPanel, ToolPanelHeader
-from widgets.transcript import EarlierEntries, Transcript, TranscriptRecord
+from widgets.transcript import EarlierEntries, LaterEntries, NewOutputIndicator, Transcript, TranscriptRecord
 from widgets.user_message import UserMessage
 
 pytestmark = pytest.mark.anyio
@@ -673,3 +673,273 @@ async def test_tool_panels_appear_in_call_order_and_spinner_stays_last() -> None
         unnamed = transcript.add_tool_panel("", "search_files", 2)
         assert transcript.tool_panel("c", index=2) is unnamed
         assert unnamed.call_id == "c"
+
+
+# ------------------------------------------------------------------------------------------------ window
+
+
+def numbered_history(count: int) -> list[TranscriptRecord]:
+    """A stored session of `count` entries of every kind, each naming its position."""
+    records: list[TranscriptRecord] = []
+    for n in range(count):
+        kind = n % 4
+        if kind == 0:
+            records.append(TranscriptRecord.user(f"question {n}"))
+        elif kind == 1:
+            records.append(TranscriptRecord.assistant(f"## Answer {n}\n\nSome **bold** text.\n\n- a\n- b\n"))
+        elif kind == 2:
+            records.append(
+                TranscriptRecord.tool_call(
+                    "terminal",
+                    summary=f"ls {n}",
+                    result="a\nb\n[exit code: 0]",
+                    call_id=f"call_{n}",
+                    output="a\nb\n",
+                )
+            )
+        else:
+            records.append(TranscriptRecord.notice("info", f"notice {n}"))
+    return records
+
+
+class WindowProbe:
+    """Samples the transcript while a test scrolls: the most entries and widgets ever mounted."""
+
+    def __init__(self, app: TranscriptApp) -> None:
+        self.app = app
+        self.peak_entries = 0
+        self.peak_widgets = 0
+
+    def sample(self) -> None:
+        transcript = self.app.transcript
+        self.peak_entries = max(self.peak_entries, transcript.mounted_entry_count)
+        self.peak_widgets = max(self.peak_widgets, len(self.app.query("*")))
+
+    async def scroll_to_first(self, pilot: Pilot) -> int:
+        """Scroll up like a user, page after page, until the first entry is mounted."""
+        transcript = self.app.transcript
+        pages = 0
+        while transcript.earlier_entry_count:
+            assert pages < 100, "the first entry never came back"
+            transcript.scroll_home(animate=False)
+            await pilot.pause()
+            await pilot.pause()
+            self.sample()
+            pages += 1
+        return pages
+
+    async def scroll_to_last(self, pilot: Pilot) -> int:
+        """Scroll down like a user, page after page, until no later entry is left unmounted."""
+        transcript = self.app.transcript
+        pages = 0
+        while transcript.later_entry_count:
+            assert pages < 100, "the latest entries never came back"
+            transcript.scroll_end(animate=False)
+            await pilot.pause()
+            await pilot.pause()
+            self.sample()
+            pages += 1
+        return pages
+
+
+def in_view(transcript: Transcript, widget: Widget) -> bool:
+    """Whether `widget` is (at least partly) inside the transcript's view."""
+    region = widget.virtual_region
+    top = transcript.scroll_y
+    return (
+        region.height > 0
+        and region.bottom > top
+        and region.y < top + transcript.scrollable_content_region.height
+    )
+
+
+@pytest.mark.slow
+async def test_a_long_history_scrolled_to_the_first_entry_and_back_keeps_the_window_bounded() -> None:
+    history = numbered_history(1000)
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.transcript
+        await transcript.load_history(history)
+        await pilot.pause()
+        probe = WindowProbe(app)
+
+        # Up to the very first entry: newer entries are unmounted on the way, behind "↓ N later entries".
+        pages = await probe.scroll_to_first(pilot)
+        assert pages >= (1000 - Transcript.HISTORY_TAIL) // Transcript.PAGE_SIZE
+        assert probe.peak_entries <= Transcript.MAX_MOUNTED, probe.peak_entries
+        assert probe.peak_widgets < 600, probe.peak_widgets
+        assert transcript.entry_count == 1000
+        assert transcript.later_entry_count >= 1000 - Transcript.MAX_MOUNTED
+        assert transcript.archived_entry_count == transcript.later_entry_count
+        later = transcript.query_one(LaterEntries)
+        assert later.display
+        assert later.render().plain.startswith(f"↓ {transcript.later_entry_count} later entries")
+        assert not transcript.query_one(EarlierEntries).display
+        transcript.scroll_home(animate=False)
+        await pilot.pause()
+        first = transcript.query(UserMessage).first()
+        assert first.text == "question 0" and in_view(transcript, first)
+        assert transcript.records() == history
+
+        # Back down to the newest entry: the tail is mounted again, the top unmounted again.
+        await probe.scroll_to_last(pilot)
+        assert probe.peak_entries <= Transcript.MAX_MOUNTED, probe.peak_entries
+        assert probe.peak_widgets < 600, probe.peak_widgets
+        assert not later.display
+        assert transcript.earlier_entry_count >= 1000 - Transcript.MAX_MOUNTED
+        transcript.scroll_end(animate=False)
+        await pilot.pause()
+        last = transcript.query(NoticeLine).last()
+        assert last.text == "notice 999" and in_view(transcript, last)
+        assert transcript.records() == history
+
+        # At the bottom again, the view follows new output.
+        assert transcript.is_following
+        transcript.add_notice("info", "new output")
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.scroll_y == transcript.max_scroll_y
+        assert in_view(transcript, transcript.query(NoticeLine).last())
+        assert transcript.records() == [*history, TranscriptRecord.notice("info", "new output")]
+
+
+@pytest.mark.slow
+async def test_scroll_to_latest_from_the_first_entry_jumps_to_the_newest_and_follows_again() -> None:
+    history = numbered_history(1000)
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.transcript
+        await transcript.load_history(history)
+        await pilot.pause()
+        await WindowProbe(app).scroll_to_first(pilot)
+        assert transcript.later_entry_count > 0 and not transcript.is_following
+
+        transcript.add_notice("info", "arrived while reading")  # below the gap: shown by the indicator
+        await pilot.pause()
+        indicator = transcript.query_one(NewOutputIndicator)
+        assert indicator.display
+
+        transcript.focus()
+        await pilot.press("end")  # `scroll_to_latest()`
+        await wait_until(pilot, lambda: transcript.later_entry_count == 0)
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.is_following and not indicator.display
+        assert transcript.mounted_entry_count <= Transcript.HISTORY_TAIL + 1
+        assert transcript.earlier_entry_count == 1001 - transcript.mounted_entry_count
+        assert transcript.scroll_y == transcript.max_scroll_y
+        newest = transcript.query(NoticeLine).last()
+        assert newest.text == "arrived while reading" and in_view(transcript, newest)
+
+        for n in range(3):
+            transcript.add_notice("info", f"followed {n}")
+            await pilot.pause()
+            await pilot.pause()
+            assert transcript.scroll_y == transcript.max_scroll_y
+            assert in_view(transcript, transcript.query(NoticeLine).last())
+        assert transcript.records() == [
+            *history,
+            TranscriptRecord.notice("info", "arrived while reading"),
+            *(TranscriptRecord.notice("info", f"followed {n}") for n in range(3)),
+        ]
+
+
+async def test_a_streaming_reply_stays_mounted_while_the_user_scrolls_up_through_the_history() -> None:
+    history = numbered_history(400)
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.transcript
+        await transcript.load_history(history)
+        transcript.add_user("one more question")
+        reply = transcript.start_assistant()
+        reply.append("Streaming ")
+        panel = transcript.add_tool_panel("live", "terminal", 0)
+        panel.set_started({"command": "sleep 9"}, "sleep 9")
+        await pilot.pause()
+
+        probe = WindowProbe(app)
+        pages = 0
+        while transcript.earlier_entry_count:  # the user scrolls up while the turn runs
+            assert pages < 50
+            transcript.scroll_home(animate=False)
+            reply.append(f"part {pages} ")
+            await pilot.pause()
+            await pilot.pause()
+            probe.sample()
+            pages += 1
+            assert reply.is_mounted and panel.is_mounted  # live entries are never unmounted
+        assert transcript.later_entry_count > 0  # the finished entries between were
+        assert probe.peak_entries <= Transcript.MAX_MOUNTED + 2, probe.peak_entries
+        assert transcript.query(UserMessage).first().text == "question 0"
+
+        # The turn goes on below the gap, and ends; nothing of it is lost.
+        panel.append_output("done\n")
+        panel.set_finished("ok", 9.0, "done\n[exit code: 0]", {"exit_code": 0})
+        reply.append("and the end.")
+        await reply.finish()
+        second = transcript.start_assistant()
+        second.append("A second segment.")
+        await second.finish()
+        await pilot.pause()
+        assert reply.is_mounted and reply.is_frozen
+        records = transcript.records()
+        assert records[:400] == history
+        assert records[400] == TranscriptRecord.user("one more question")
+        assert (
+            records[401].text == "Streaming " + "".join(f"part {n} " for n in range(pages)) + "and the end."
+        )
+        assert records[402].kind == "tool" and records[402].tool is not None
+        assert records[402].tool.status == "ok" and records[402].tool.output == "done\n"
+        assert records[403] == TranscriptRecord.assistant("A second segment.")
+        assert len(records) == transcript.entry_count == 404
+
+        await transcript.scroll_to_latest()
+        await pilot.pause()
+        assert transcript.is_following and transcript.later_entry_count == 0
+        assert reply.is_mounted and second.is_mounted  # the jump kept the live end, did not rebuild it
+        assert transcript.records() == records
+
+
+async def test_pages_loaded_above_or_below_do_not_move_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Transcript, "MAX_MOUNTED", 40)
+    monkeypatch.setattr(Transcript, "PAGE_SIZE", 20)
+    monkeypatch.setattr(Transcript, "HISTORY_TAIL", 20)
+    history = numbered_history(200)
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.transcript
+        await transcript.load_history(history)
+        await pilot.pause()
+        await WindowProbe(app).scroll_to_first(pilot)
+        assert transcript.later_entry_count > 0
+
+        def topmost() -> tuple[Widget, int]:
+            widget = next(w for w in transcript.query(UserMessage) if in_view(transcript, w))
+            return widget, widget.virtual_region.y - round(transcript.scroll_y)
+
+        # A page below the window (Enter on "↓ N later entries"), and the top pruned: the view stays.
+        transcript.scroll_to(y=transcript.max_scroll_y - 5, animate=False)
+        await pilot.pause()
+        later = transcript.query_one(LaterEntries)
+        before_later, before_top = transcript.later_entry_count, transcript.earlier_entry_count
+        widget, offset = topmost()
+        transcript.post_message(LaterEntries.Activated())
+        await wait_until(pilot, lambda: transcript.later_entry_count < before_later)
+        await pilot.pause()
+        assert transcript.later_entry_count == max(0, before_later - Transcript.PAGE_SIZE)
+        assert transcript.earlier_entry_count > before_top  # the top was unmounted
+        assert widget.is_mounted and topmost() == (widget, offset)
+        assert later.display == (transcript.later_entry_count > 0)
+
+        # A page above the window, and the bottom pruned: the view stays.
+        transcript.scroll_to(y=Transcript.LOAD_MARGIN + 3, animate=False)
+        await pilot.pause()
+        before_top = transcript.earlier_entry_count
+        widget, offset = topmost()
+        await transcript.load_earlier()
+        await pilot.pause()
+        await pilot.pause()
+        assert transcript.earlier_entry_count == before_top - Transcript.PAGE_SIZE
+        assert transcript.mounted_entry_count <= Transcript.MAX_MOUNTED
+        assert widget.is_mounted and topmost() == (widget, offset)
+        assert transcript.records() == history
