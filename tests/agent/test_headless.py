@@ -112,3 +112,22 @@ def test_401_exits_non_zero_with_the_hint(hermes_home: Path, tmp_path: Path) -> 
     assert proc.returncode == 1
     last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
     assert "API key was rejected" in last and "Traceback" not in proc.stderr
+
+
+def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "two.yaml"
+    scenario.write_text("name: two\ncalls:\n  - text: first answer\n  - text: second answer\n")
+    first = _run(["-z", "remember the number 7", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert first.returncode == 0 and "first answer" in first.stdout
+    # A new process (the scripted server restarts from its first call, so point it at the second one).
+    scenario.write_text("name: two\ncalls:\n  - text: second answer\n")
+    second = _run(["-z", "which number?", "-c", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert second.returncode == 0 and "second answer" in second.stdout
+    from agent.store import SessionStore
+
+    store = SessionStore(hermes_home / "tui" / "state.db")
+    sessions = store.list_sessions()
+    assert len(sessions) == 1
+    roles = [m.role for m in store.load(sessions[0].id).messages]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    store.close()
