@@ -137,13 +137,13 @@ def generate(path: Path, sessions: int, messages: int, big: int = 5_000, seed: i
         if len(seq_rows) > 20_000 or i == sessions - 1:
             with store._write() as w:  # one transaction per batch (the FTS triggers run as usual)
                 w.executemany(
-                    "INSERT INTO sessions (id, title, model, provider, cwd, system_prompt, created_at, updated_at,"
-                    " status, message_count) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO sessions (id, title, model, provider, cwd, system_prompt, created_at,"
+                    " updated_at, status, message_count) VALUES (?,?,?,?,?,?,?,?,?,?)",
                     session_rows,
                 )
                 w.executemany(
-                    "INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name,"
-                    " created_at) VALUES (?,?,?,?,?,?,?,?)",
+                    "INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id,"
+                    " tool_name, created_at) VALUES (?,?,?,?,?,?,?,?)",
                     seq_rows,
                 )
             seq_rows.clear()
@@ -175,8 +175,9 @@ def store_figures(path: Path) -> None:
         lambda: raw.execute("SELECT * FROM sessions ORDER BY updated_at DESC LIMIT 100").fetchall(), 30
     )
     print(
-        f"list first page (100 rows)   median {statistics.median(list_ms):6.1f} ms  p95 {p95(list_ms):6.1f} ms"
-        f"   target < 50 ms   ratio to bare SQL x{statistics.median(list_ms) / statistics.median(raw_list):.1f}"
+        f"list first page (100 rows)   median {statistics.median(list_ms):6.1f} ms  "
+        f"p95 {p95(list_ms):6.1f} ms   target < 50 ms   "
+        f"ratio to bare SQL x{statistics.median(list_ms) / statistics.median(raw_list):.1f}"
     )
     queries = [
         "migration",
@@ -249,7 +250,8 @@ def open_big(path: Path, big_id: str) -> None:
                 opened = time.perf_counter() - t
                 print(
                     f"open a 5,000-message session  {opened * 1000:6.0f} ms   target < 1000 ms   "
-                    f"({chat.transcript.entry_count:,} entries, {chat.transcript.mounted_entry_count} mounted)"
+                    f"({chat.transcript.entry_count:,} entries, "
+                    f"{chat.transcript.mounted_entry_count} mounted)"
                 )
                 t = time.perf_counter()
                 pages = 0

@@ -58,12 +58,21 @@ class HermesApp(App[int]):
         if self._theme_warning:
             self.notify(self._theme_warning, title="Theme", severity="warning")
         self.theme_manager.start_watching()
+        self.call_after_refresh(self._freeze_startup_objects)
         if not self.settings.is_configured:
             from hermes_tui.screens.setup import SetupScreen
 
             self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
             return
         self._open_chat()
+
+    @staticmethod
+    def _freeze_startup_objects() -> None:
+        """Move everything alive after the first frame (modules, CSS, themes) out of the GC's scans:
+        long sessions then pay far less for the collector's full passes."""
+        import gc
+
+        gc.freeze()
 
     def _after_setup(self, choice: Any) -> None:
         if choice == "demo" and self.demo_factory is not None:

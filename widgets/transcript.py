@@ -30,7 +30,7 @@ The transcript renders; it never drives the agent. The app calls `add_user`, `st
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import ClassVar, Literal, TypeVar
@@ -217,6 +217,17 @@ class NewOutputIndicator(Widget):
         self.post_message(self.Activated())
 
 
+class _Done:
+    """An awaitable that is already complete (needs no event loop, unlike `AwaitComplete.nothing()`)."""
+
+    def __await__(self) -> Generator[None, None, None]:
+        return
+        yield
+
+
+_DONE = _Done()
+
+
 @dataclass(slots=True)
 class _Cut:
     """Entries chosen to be unmounted at one end of the window (see `Transcript._plan_top/_plan_bottom`)."""
@@ -352,22 +363,22 @@ class Transcript(VerticalScroll, can_focus=True):
     def spinner(self) -> Spinner:
         return self._spinner
 
-    def scroll_to_latest(self) -> AwaitComplete:
+    def scroll_to_latest(self) -> Awaitable[None]:
         """Jump to the newest content and follow it again.
 
         When the user had scrolled far up (later entries are unmounted), the last page is re-mounted and
-        everything before it becomes earlier records. Await the result to know the jump is done.
+        everything before it becomes earlier records. Optionally await the result to know the jump is done.
         """
         if not self.is_mounted:
-            return AwaitComplete.nothing()  # on_mount anchors
+            return _DONE  # on_mount anchors
         self._indicator.remove_class("-visible")
         self._pending_view = None
-        self.app.animator.force_stop_animation(self, "scroll_y")
-        self.anchor()  # also re-engages a released anchor
+        if not self.is_anchored:
+            self.anchor()
+        self.scroll_end(animate=False, immediate=False)  # also re-engages a released anchor at once
         if self._later:
             return AwaitComplete(self._jump_to_latest())
-        self.scroll_end(animate=False, immediate=False)
-        return AwaitComplete.nothing()
+        return _DONE
 
     def action_scroll_to_latest(self) -> None:
         self.scroll_to_latest()
@@ -423,11 +434,8 @@ class Transcript(VerticalScroll, can_focus=True):
         tail = records[-self.HISTORY_TAIL :] if self.HISTORY_TAIL > 0 else []
         stale = self._reset()
         self._archived = records[: len(records) - len(tail)]
-        widgets = [self._widget_from_record(record) for record in tail]
+        widgets = self._widgets_from_records(tail)
         self._mounted = widgets
-        for widget in widgets:
-            if isinstance(widget, ToolPanel) and widget.call_id:
-                self._panels[widget.call_id] = widget
         self._regroup(self._mounted, 0, len(widgets))
         self._update_counts()
         return AwaitComplete(self._replace(stale, widgets, follow=True))

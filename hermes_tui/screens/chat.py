@@ -152,7 +152,8 @@ class ChatScreen(Screen[None]):
         if cwd == home or cwd.startswith(home + "/"):
             cwd = "~" + cwd[len(home) :]
         self.transcript.add_notice(
-            "info", f"{self.settings.model} · {cwd} · / for commands · Ctrl+R sessions · F1 help · Esc interrupts"
+            "info",
+            f"{self.settings.model} · {cwd} · / for commands · Ctrl+R sessions · F1 help · Esc interrupts",
         )
 
     def on_unmount(self) -> None:

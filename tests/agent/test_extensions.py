@@ -135,9 +135,13 @@ def test_the_api_key_is_never_written_anywhere(hermes_home: Path, tmp_path: Path
     secret = "sk-live-9f8e7d6c5b4a39281706"
     calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo hi"}}]}, {"text": "done"}]
     with ScriptedServer({"name": "t", "calls": calls}) as server:
-        agent, store, _ui = make_agent(server, hermes_home, tmp_path, save_trajectories=True, api_key=SecretStr(secret))
+        agent, store, _ui = make_agent(
+            server, hermes_home, tmp_path, save_trajectories=True, api_key=SecretStr(secret)
+        )
         agent.run_conversation("go")
-        assert server.requests[0].headers.get("authorization") == f"Bearer {secret}"  # it did reach the provider
+        assert (
+            server.requests[0].headers.get("authorization") == f"Bearer {secret}"
+        )  # it did reach the provider
         store.close()
     leaks = [p for p in hermes_home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert leaks == []

@@ -359,7 +359,9 @@ def test_typing_and_resizing_stay_responsive_during_a_fast_stream(hermes_home: P
         # stream never is); then a resize.
         for ch in "next question":
             app.post_message(events.Key(ch if ch != " " else "space", ch))
-        await wait_for(pilot, lambda: screen.prompt_input.text == "next question", timeout=30, what="typed text")
+        await wait_for(
+            pilot, lambda: screen.prompt_input.text == "next question", timeout=30, what="typed text"
+        )
         typed_while_streaming = screen.busy
         await pilot.resize_terminal(80, 24)
         await wait_for(pilot, lambda: app.size == (80, 24), what="resize")

@@ -917,10 +917,13 @@ async def test_pages_loaded_above_or_below_do_not_move_the_view(monkeypatch: pyt
             widget = next(w for w in transcript.query(UserMessage) if in_view(transcript, w))
             return widget, widget.virtual_region.y - round(transcript.scroll_y)
 
-        # A page below the window (Enter on "↓ N later entries"), and the top pruned: the view stays.
-        transcript.scroll_to(y=transcript.max_scroll_y - 5, animate=False)
-        await pilot.pause()
+        # A page below the window (click or Enter on "↓ N later entries"), and the top pruned: the view
+        # stays. (Scrolled to just short of where scrolling itself would load the page.)
         later = transcript.query_one(LaterEntries)
+        viewport = transcript.scrollable_content_region.height
+        transcript.scroll_to(y=later.virtual_region.y - viewport - Transcript.LOAD_MARGIN - 2, animate=False)
+        await pilot.pause()
+        assert transcript.later_entry_count > 0
         before_later, before_top = transcript.later_entry_count, transcript.earlier_entry_count
         widget, offset = topmost()
         transcript.post_message(LaterEntries.Activated())
