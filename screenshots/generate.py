@@ -7,6 +7,7 @@ ligature-free glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs ar
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 import subprocess
@@ -203,7 +204,7 @@ def _seed_sessions(home: Path, cwd: Path) -> None:
             Message(
                 role="assistant",
                 content="Let me look.",
-                tool_calls=[ToolCall("c1", "terminal", '{"command": "%s"}' % command)],
+                tool_calls=[ToolCall("c1", "terminal", json.dumps({"command": command}))],
             ),
         )
         store.append_message(

@@ -1,4 +1,4 @@
-"""Architecture rules that must not erode: the engine knows no UI, and the UI imports no SDK before it paints."""
+"""Architecture rules that must not erode: the engine knows no UI; the UI imports no SDK before it paints."""
 
 from __future__ import annotations
 
