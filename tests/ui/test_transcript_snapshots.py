@@ -98,8 +98,18 @@ async def _populate(pilot: Pilot) -> None:
     app = pilot.app
     assert isinstance(app, TranscriptSnapshotApp)
     await app.populate()
-    await pilot.pause()
-    await pilot.pause()
+    # Settle: wait until the scrollable size and position stay the same for a few frames in a row (a cold,
+    # loaded machine needs more frames than two before the panels' heights and the anchor are final).
+    transcript = app.query_one(Transcript)
+    stable, last = 0, None
+    for _ in range(100):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.05)
+        now = (transcript.virtual_size, transcript.scroll_offset, transcript.size)
+        stable = stable + 1 if now == last else 0
+        last = now
+        if stable >= 3:
+            break
 
 
 def test_transcript_snapshot_120x40(snap_compare) -> None:  # type: ignore[no-untyped-def]
