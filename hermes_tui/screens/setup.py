@@ -24,9 +24,9 @@ SetupChoice = Literal["demo", "quit"]
 
 CONFIG_EXAMPLE = """\
 model:
-  default: gpt-4o-mini
-  provider: openai
-  base_url: https://api.openai.com/v1"""
+  default: nousresearch/hermes-4-405b
+  provider: openrouter
+  # base_url: http://localhost:11434/v1   # or any local OpenAI-compatible server"""
 
 ENV_EXAMPLE = """\
 export OPENAI_API_KEY=sk-...          # OpenAI
