@@ -121,16 +121,13 @@ class PromptInput(TextArea):
     open, Up/Down choose, Tab completes, Enter sends the highlighted command, Escape closes it.
     """
 
+    # Enter and the newline keys are handled in `_on_key`, not as priority bindings: a priority binding runs
+    # when the key reaches the app, before this widget has inserted the characters typed just before it, so
+    # "hello⏎" arriving in one read (a fast typist, tmux send-keys, dictation) sent an empty prompt.
+    SUBMIT_KEYS: ClassVar[frozenset[str]] = frozenset({"enter"})
+    NEWLINE_KEYS: ClassVar[frozenset[str]] = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "Send", key_display="⏎", priority=True, id="prompt.submit"),
-        Binding(
-            "ctrl+j,shift+enter,alt+enter,ctrl+enter",
-            "newline",
-            "Newline",
-            key_display="^j",
-            priority=True,
-            id="prompt.newline",
-        ),
         Binding("tab", "complete", "Complete", show=False, priority=True, id="prompt.complete"),
         Binding("escape", "close_completions", "Close", show=False, id="prompt.close_completions"),
     ]
@@ -234,6 +231,20 @@ class PromptInput(TextArea):
         result = self.replace(normalize_paste(event.text), *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
         self.focus()
+
+    async def _on_key(self, event: events.Key) -> None:
+        """Send / newline in order with the characters typed before them (see SUBMIT_KEYS)."""
+        if event.key in self.SUBMIT_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        if event.key in self.NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+            return
+        await super()._on_key(event)
 
     def action_newline(self) -> None:
         """Insert a line break at the cursor (replacing any selection)."""

@@ -59,9 +59,7 @@ def test_demo_turn_escape_and_quit(tmp_path: Path, hermes_home: Path, size: tupl
     tmux = Tmux(size, command, env)
     try:
         tmux.wait_for("Message Hermes")
-        tmux.keys("hello")
-        time.sleep(0.2)
-        tmux.keys("Enter")
+        tmux.keys("hello", "Enter")  # text and Enter in one write, as a fast typist or a script sends them
         tmux.wait_for("esc to interrupt")  # the spinner before the first delta
         tmux.wait_for("Hermes asks")
         time.sleep(0.5)

@@ -374,3 +374,21 @@ def test_typing_and_resizing_stay_responsive_during_a_fast_stream(hermes_home: P
         assert screen.prompt_input.text == "next question"
 
     run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_text_and_enter_arriving_in_one_burst_are_sent(hermes_home: Path, tmp_path: Path) -> None:
+    """A fast typist, dictation or `tmux send-keys "hello" Enter` deliver the keys in one read."""
+    from textual import events
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        screen.prompt_input.focus()
+        await pilot.pause()
+        for ch in "hello":
+            app.post_message(events.Key(ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: len(server.requests) == 1, what="sent")
+        assert server.requests[0].body["messages"][-1] == {"role": "user", "content": "hello"}
+        assert screen.prompt_input.text == ""
+
+    run_chat({"name": "t", "calls": [{"text": "hi"}]}, body, home=hermes_home, cwd=tmp_path)
