@@ -57,7 +57,6 @@ import logging
 import os
 import posixpath
 import re
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +64,7 @@ from typing import Any
 
 import yaml
 
+from agent.fileio import atomic_write_text
 from agent.ui import AgentUI, ApprovalDecision, ApprovalRequest
 
 log = logging.getLogger(__name__)
@@ -1847,21 +1847,9 @@ def save_allowlist_rule(config_path: Path | str, rule: str) -> bool:
         if rule not in rules:
             rules.append(rule)
         data[ALLOWLIST_KEY] = rules
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".config.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True, default_flow_style=False)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write_text(
+            path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+        )
         return True
 
 

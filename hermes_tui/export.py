@@ -18,12 +18,12 @@ import html
 import json
 import os
 import re
-import tempfile
 import unicodedata
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.fileio import atomic_write_text
 from agent.messages import Message
 
 __all__ = [
@@ -323,21 +323,9 @@ def write_export(store: Any, session_id: str, path: Path | str, fmt: ExportForma
     if target.is_dir():
         raise IsADirectoryError(f"{target} is a directory")
     text = export_json(store, session_id) if fmt == "json" else export_markdown(store, session_id)
-    target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = target.stat().st_mode & 0o777
     except OSError:
         mode = 0o600  # transcripts can hold secrets: private like the state database
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(tmp, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_text(target, text, mode=mode)
     return target.absolute()

@@ -14,9 +14,7 @@ All methods run on the UI thread, except the watcher callback, which hops there 
 from __future__ import annotations
 
 import logging
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ import yaml
 from textual.app import App
 from textual.message import Message
 
+from agent.fileio import atomic_write_text
 from themes.loader import (
     ThemeError,
     builtin_themes,
@@ -287,7 +286,7 @@ class ThemeManager:
         if check != expected:  # an unusual layout (flow mapping, multi-line value): rewrite the whole file
             new_text = yaml.safe_dump(expected, sort_keys=False, allow_unicode=True)
         try:
-            _atomic_write(path, new_text)
+            atomic_write_text(path, new_text)
         except OSError as exc:
             return ThemeError(path, None, "skin", f"not saved: {exc.strerror or exc}")
         return None
@@ -307,21 +306,3 @@ def _set_top_level_key(text: str, key: str, value: str) -> str:
     if text and not text.endswith("\n"):
         text += "\n"
     return text + line + "\n"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # created 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
