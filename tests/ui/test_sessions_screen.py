@@ -21,14 +21,11 @@ from textual.widgets import Button, Input, Static
 
 from agent.messages import Message, ToolCall
 from agent.store import SessionStore
+from hermes_tui.screens.modals import ConfirmModal, PromptModal
 from hermes_tui.screens.sessions import (
-    ConfirmDeleteModal,
     ExportPathModal,
-    RenameModal,
     SessionsResult,
     SessionsScreen,
-    parse_query,
-    query_matches,
     relative_time,
     snippet_text,
 )
@@ -321,7 +318,7 @@ async def test_search_failure_in_the_store_reads_as_no_results(
     app = browser(store)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await loaded(pilot)
-        monkeypatch.setattr(store, "search", broken)
+        monkeypatch.setattr(store, "iter_search", broken)
         await search(pilot, screen, "zzzz")
         assert screen.rows == []
         assert screen.search_failed
@@ -435,7 +432,7 @@ async def test_rename_changes_the_title_in_the_store_and_the_row(
         screen = await loaded(pilot)
         await pilot.press("down")  # the list, on "Fixing the migration bug"
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RenameModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptModal))
         field = app.screen.query_one(Input)
         assert field.value == "Fixing the migration bug"
         field.value = ""
@@ -446,7 +443,7 @@ async def test_rename_changes_the_title_in_the_store_and_the_row(
         assert prompt.plain.startswith("● Alembic duplicate column")
         # Escape in the dialog changes nothing.
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RenameModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptModal))
         await pilot.press("x", "escape")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]).title == "Alembic duplicate column"
@@ -462,21 +459,21 @@ async def test_delete_asks_first_with_cancel_focused(store: SessionStore, sessio
         screen = await loaded(pilot)
         await pilot.press("down")  # "Fixing the migration bug"
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         assert isinstance(app.focused, Button) and app.focused.id == "cancel"
         await pilot.press("enter")  # a stray Enter cancels
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]) is not None
 
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]) is not None
         assert keys(screen) == [sessions["new"], sessions["mid"], sessions["old"]]
 
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("y")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]) is None
@@ -486,8 +483,8 @@ async def test_delete_asks_first_with_cancel_focused(store: SessionStore, sessio
 
         # The Delete button works as well, and a cleared search does not bring the row back.
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
-        await pilot.click("#delete")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.click("#confirm")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["old"]) is None
         await search(pilot, screen, "docker")
@@ -565,7 +562,7 @@ async def test_export_asks_for_a_path_and_writes_markdown(
         dialog = app.screen
         dialog.query_one(Input).value = "."
         await pilot.press("enter")
-        error = dialog.query_one("#export-error", Static)
+        error = dialog.query_one("#prompt-error", Static)
         assert "is a directory" in str(error.render())
         assert app.screen is dialog
         dialog.query_one(Input).value = "./fixing-the-migration-bug.md"
@@ -653,12 +650,3 @@ def test_snippet_text_styles_the_marked_words_and_never_reads_markup() -> None:
     assert [text.plain[s.start : s.end] for s in text.spans] == ["migration", "again"]
     long = snippet_text("word " * 20 + "\x02hit\x03 tail", "reverse", max_lead=10)
     assert long.plain.startswith("…") and "hit" in long.plain and len(long.plain) < 30
-
-
-def test_parse_query_for_titles() -> None:
-    assert query_matches("fixing the migration bug", parse_query("migr bug"))
-    assert not query_matches("fixing the migration bug", parse_query("migration NOT bug"))
-    assert query_matches("docker setup", parse_query("ocelot OR docker"))
-    assert query_matches("fixing the migration bug", parse_query('"the migration"'))
-    assert parse_query('( * NEAR( "') == [[("near(", False)]]
-    assert parse_query("NOT OR AND") == []
