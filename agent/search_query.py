@@ -32,6 +32,9 @@ This module never imports textual.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import operator
 import re
 import sqlite3
 import threading
@@ -68,10 +71,17 @@ _SEPARATOR = " "
 _ASCII_TABLE: dict[int, str] = {
     code: (chr(code).lower() if chr(code).isalnum() else _SEPARATOR) for code in range(128)
 }
+_ASCII_BYTES = "".join(_ASCII_TABLE[code] for code in range(128)).encode("ascii") + bytes(range(128, 256))
+_FIELD, _RECORD = "\n", "\x1e"  # they separate the fields and the records of `SearchQuery.select`
+_BREAKS = "\\n\\x1e"  # the same, in a regex character class
+_KEEP = {ord(_FIELD): _FIELD, ord(_RECORD): _RECORD}
+_ASCII_KEEP_BYTES = bytes(
+    ord(_KEEP.get(code, _ASCII_TABLE[code])) if code < 128 else code for code in range(256)
+)
+_ASCII_LOWER_BYTES = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 _fold_table: dict[int, str] = dict(_ASCII_TABLE)
 _loaded_blocks: set[int] = set()
 _fold_lock = threading.Lock()
-_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 _CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _TOKEN_RE = re.compile("[^ ]+")
 FTS_TOKENIZER = "unicode61 remove_diacritics 2"
@@ -120,15 +130,20 @@ def _load_blocks(blocks: set[int]) -> None:
 def fold(text: str) -> str:
     """`text` as the FTS5 tokenizer reads it: every token character case- and accent-folded, every
     separator a space, dropped characters (combining accents) removed. `fold(t).split()` are its tokens."""
-    if text.isascii():
-        return text.translate(_ASCII_TABLE)
-    blocks = {ord(char) >> 8 for char in set(_NON_ASCII_RE.findall(text))} - _loaded_blocks
+    return _fold(text, keep=False)
+
+
+def _fold(text: str, keep: bool) -> str:
+    """`fold`, keeping newlines and U+001E when `keep` (the separators of `SearchQuery.select`)."""
+    if text.isascii():  # through bytes: three times faster than str.translate
+        return text.encode("ascii").translate(_ASCII_KEEP_BYTES if keep else _ASCII_BYTES).decode("ascii")
+    blocks = {ord(char) >> 8 for char in set(text)} - _loaded_blocks
     if blocks:
         with _fold_lock:
             missing = blocks - _loaded_blocks
             if missing:
                 _load_blocks(missing)
-    return text.translate(_fold_table)
+    return text.translate({**_fold_table, **_KEEP} if keep else _fold_table)
 
 
 def tokens(text: str) -> list[str]:
@@ -137,7 +152,8 @@ def tokens(text: str) -> list[str]:
 
 
 def _ascii_lower(text: str) -> str:
-    return text.lower() if text.isascii() else "".join(c.lower() if c.isascii() else c for c in text)
+    raw = text.encode("utf-8", "surrogatepass")
+    return raw.translate(_ASCII_LOWER_BYTES).decode("utf-8", "surrogatepass")
 
 
 class TextView:
@@ -209,19 +225,27 @@ class Term:
 
     @cached_property
     def _pattern(self) -> re.Pattern[str]:
-        body = " +".join(re.escape(token) for token in self.tokens)
-        return re.compile(rf"(?<![^ ]){body}" + (r"[^ ]*" if self.prefix else "(?![^ ])"))
+        # Folded text: tokens separated by spaces (newlines and U+001E separate fields and records, see
+        # `select`). The pattern starts with the literal token, so the regex engine scans for it fast; the
+        # lookbehind after it checks that it starts a token.
+        first, *rest = (re.escape(token) for token in self.tokens)
+        body = first + rf"(?<![^ {_BREAKS}]{first})" + "".join(" +" + token for token in rest)
+        return re.compile(body + (rf"[^ {_BREAKS}]*" if self.prefix else rf"(?![^ {_BREAKS}])"))
+
+    def _found(self, folded: str) -> Iterator[re.Match[str]]:
+        """The term's occurrences in folded text, each at the start of a token."""
+        return self._pattern.finditer(folded)
 
     def found_in(self, view: TextView) -> bool:
         if self.substring:
             return self._needle in view.lower
-        return self._pattern.search(view.folded) is not None
+        return next(self._found(view.folded), None) is not None
 
     def count(self, view: TextView) -> int:
         """How many times the term occurs in `view` (its term frequency, for ranking)."""
         if self.substring:
             return view.lower.count(self._needle) if self._needle else 0
-        return len(self._pattern.findall(view.folded))
+        return sum(1 for _ in self._found(view.folded))
 
     def spans(self, view: TextView) -> Iterator[tuple[int, int]]:
         """Where the term occurs in `view.text` (whole tokens for a prefix, as FTS5 highlights them)."""
@@ -234,7 +258,7 @@ class Term:
                 start = view.lower.find(self._needle, start + len(self._needle))
             return
         offsets = view.offsets()
-        for match in self._pattern.finditer(view.folded):
+        for match in self._found(view.folded):
             if offsets is None:
                 yield match.start(), match.end()
             else:
@@ -338,8 +362,9 @@ def _lex(text: str, operators: bool) -> list[_Token]:
             prefix = False
             while i < n and text[i] == "*":
                 prefix, i = True, i + 1
-            out.append(_Token("term", body, prefix=prefix, phrase=True, end=i))
-            terms += 1
+            if body.strip():
+                out.append(_Token("term", body, prefix=prefix, phrase=True, end=i))
+                terms += 1
         elif operators and char == "(":
             out.append(_Token("("))
             i += 1
@@ -539,6 +564,17 @@ class SearchQuery:
         views = [TextView(text) for text in fields if text]
         return _evaluate(self.root, views)
 
+    def select(self, records: Sequence[Sequence[str | None]]) -> list[int]:
+        """The indexes of the records (each a few fields, like a title and an id) the query matches: what
+        `matches(*record)` says for each, found with one scan of all of them per term (20,000 titles in a
+        few milliseconds, not a Python call per title)."""
+        if self.root is None or not records:
+            return []
+        joined = [_FIELD.join(filter(None, fields)) for fields in records]
+        if sum(record.count(_RECORD) for record in joined if _RECORD in record):
+            joined = [record.replace(_RECORD, " ") for record in joined]  # never split a record
+        return sorted(_select(self.root, _Corpus(joined), len(records)))
+
     def terms(self) -> tuple[str, ...]:
         """The positive terms as typed, deduplicated, longest first: words to highlight."""
         found = {term.text.strip() for term in self.positive_terms() if term.text.strip()}
@@ -581,6 +617,58 @@ def _evaluate(node: Node, views: Sequence[TextView]) -> bool:
     if isinstance(node, And):
         return all(_evaluate(item, views) for item in node.items)
     return any(_evaluate(item, views) for item in node.items)
+
+
+
+
+class _Corpus:
+    """Records (their fields joined by a newline) joined by U+001E, folded and lowered on demand, with
+    where each record ends in either."""
+
+    def __init__(self, records: list[str]) -> None:
+        self.records = records
+
+    @staticmethod
+    def _ends(parts: list[str]) -> list[int]:
+        """Where each record's separator is, from the records' lengths (folding keeps lengths)."""
+        return list(map(operator.add, itertools.accumulate(map(len, parts)), range(len(parts))))
+
+    @cached_property
+    def folded(self) -> tuple[str, list[int]]:
+        # Only non-ASCII records go through `fold`; then the ASCII folding of everything at once, through
+        # bytes (it leaves folded text as it is).
+        parts = [record if record.isascii() else _fold(record, keep=True) for record in self.records]
+        text = (_RECORD.join(parts) + _RECORD).encode("utf-8").translate(_ASCII_KEEP_BYTES).decode("utf-8")
+        return text, self._ends(parts)
+
+    @cached_property
+    def lower(self) -> tuple[str, list[int]]:
+        text = (_RECORD.join(self.records) + _RECORD).encode("utf-8").translate(_ASCII_LOWER_BYTES)
+        return text.decode("utf-8"), self._ends(self.records)
+
+
+def _select(node: Node, corpus: _Corpus, count: int) -> set[int]:
+    if isinstance(node, Term):
+        if node.substring:
+            text, ends = corpus.lower
+            return _records(ends, (m for m in _find_all(text, node._needle)))
+        text, ends = corpus.folded
+        return _records(ends, (m.start() for m in node._found(text)))
+    if isinstance(node, Not):
+        return set(range(count)) - _select(node.item, corpus, count)
+    sets = [_select(item, corpus, count) for item in node.items]
+    return set.intersection(*sets) if isinstance(node, And) else set.union(*sets)
+
+
+def _find_all(text: str, needle: str) -> Iterator[int]:
+    at = text.find(needle) if needle else -1
+    while at >= 0:
+        yield at
+        at = text.find(needle, at + 1)
+
+
+def _records(ends: list[int], positions: Iterator[int]) -> set[int]:
+    return {bisect.bisect_left(ends, position) for position in positions}
 
 
 def _fts5(node: Node, expand: Expand | None) -> tuple[str | None, bool]:

@@ -7,8 +7,9 @@ tiny app that records what the screen dismissed with.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -650,3 +651,78 @@ def test_snippet_text_styles_the_marked_words_and_never_reads_markup() -> None:
     assert [text.plain[s.start : s.end] for s in text.spans] == ["migration", "again"]
     long = snippet_text("word " * 20 + "\x02hit\x03 tail", "reverse", max_lead=10)
     assert long.plain.startswith("…") and "hit" in long.plain and len(long.plain) < 30
+
+
+# ------------------------------------------------------------------------------------------ paged search
+
+
+async def test_results_arrive_in_pages_and_a_new_query_cancels_a_slow_one(
+    store: SessionStore, sessions: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old query's second page is held back (deterministically, by the search gate) while the user
+    types a new query: the first page shows at once, and nothing of the old query reaches the list later."""
+    held, release, old_closed = threading.Event(), threading.Event(), threading.Event()
+
+    def gate(text: str, page: int) -> None:
+        if text == "postgres" and page == 1:
+            held.set()
+            assert release.wait(10)
+
+    real_iter_search = store.iter_search
+
+    def iter_search(query: Any, **kwargs: Any) -> Iterator[list[Any]]:
+        try:
+            yield from real_iter_search(query, **kwargs)
+        finally:
+            if query.source == "postgres":
+                old_closed.set()
+
+    monkeypatch.setattr(store, "iter_search", iter_search)
+    monkeypatch.setattr(SessionsScreen, "HIT_PAGE", 1)  # one message hit per page
+    app = browser(store, search_gate=gate)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        added: list[str | None] = []  # ids of the options put in the list, in order
+        for name in ("set_options", "add_options"):
+            original = getattr(screen.option_list, name)
+
+            def record(options: Any, _original: Any = original) -> Any:
+                options = list(options)
+                added.extend(option.id for option in options)
+                return _original(options)
+
+            monkeypatch.setattr(screen.option_list, name, record)
+
+        screen.search_input.value = "postgres"
+        await wait_until(pilot, lambda: held.is_set() and screen.shown_query == "postgres")
+        # The first page is on screen while the rest of the query is still running.
+        assert [row.session_id for row in screen.rows] == [sessions["old"]]
+        assert screen.is_filling and screen.search_input.border_subtitle == "1 result…"
+        old_keys = {row.key for row in screen.rows}
+
+        typed_at = len(added)
+        screen.search_input.value = "ocelot"
+        await wait_until(pilot, lambda: screen.shown_query == "ocelot" and not screen.is_filling)
+        assert [row.session_id for row in screen.rows] == [sessions["new"]] * 2  # both its messages
+        release.set()
+        await wait_until(pilot, old_closed.is_set)
+        screen.search_input.value = "ocelot project"  # one more round trip after the old search ended
+        await wait_until(pilot, lambda: screen.shown_query == "ocelot project" and not screen.is_filling)
+        assert {row.session_id for row in screen.rows} == {sessions["new"]}
+        late = [key for key in added[typed_at:] if key is not None and key.split("#")[0] == sessions["old"]]
+        assert late == [] and not (old_keys & {row.key for row in screen.rows})
+        assert screen.search_input.border_subtitle == f"{len(screen.rows)} results"
+
+
+async def test_a_negation_means_the_same_for_titles_and_messages(store: SessionStore) -> None:
+    both = add_session(store, "alpha beta notes", [Message("user", "alpha beta")], updated=NOW - 60)
+    add_session(store, "beta only", [Message("user", "beta only")], updated=NOW - 120)
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "alpha OR NOT beta")  # the lone NOT selects nothing: `alpha`
+        assert [(row.session_id, row.hit is None) for row in screen.rows] == [(both, True), (both, False)]
+        await search(pilot, screen, "beta -alpha")
+        assert {row.session_id for row in screen.rows} != {both} and all(
+            row.info.title == "beta only" for row in screen.rows
+        )

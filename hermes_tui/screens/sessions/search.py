@@ -1,6 +1,6 @@
 """One search typed into the session browser, computed a page at a time in a worker thread.
 
-Titles and ids are matched in memory (`SearchQuery.matches`, the same reading the store gives messages)
+Titles and ids are matched in memory (`SearchQuery.select`, the same reading the store gives messages)
 and come first; then the store's message hits, a page at a time (`iter_search`), at most
 `hits_per_session` per session. The screen awaits one page per thread call, so the first rows are on screen
 while the rest is still being found, and a new keystroke `cancel()`s the search: its SQL statement stops and
@@ -80,7 +80,8 @@ class SessionSearch:
 
     def _generate(self) -> Iterator[SearchPage]:
         query = self.query
-        rows = [SessionRow(info, query=query) for info in self.sessions if query.matches(info.title, info.id)]
+        found = query.select([(info.title, info.id) for info in self.sessions])
+        rows = [SessionRow(self.sessions[index], query=query) for index in found]
         known = {info.id: info for info in self.sessions}
         per_session: dict[str, int] = {}
         hit_pages = self.store.iter_search(
