@@ -619,8 +619,6 @@ def _evaluate(node: Node, views: Sequence[TextView]) -> bool:
     return any(_evaluate(item, views) for item in node.items)
 
 
-
-
 class _Corpus:
     """Records (their fields joined by a newline) joined by U+001E, folded and lowered on demand, with
     where each record ends in either."""

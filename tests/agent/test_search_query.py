@@ -16,7 +16,11 @@ from agent.search_query import FTS_TOKENIZER, parse, tokens
 from agent.store import SessionStore
 
 FUZZ = settings(
-    max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=300,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 TEXTS = {
