@@ -72,8 +72,8 @@ _ASCII_TABLE: dict[int, str] = {
     code: (chr(code).lower() if chr(code).isalnum() else _SEPARATOR) for code in range(128)
 }
 _ASCII_BYTES = "".join(_ASCII_TABLE[code] for code in range(128)).encode("ascii") + bytes(range(128, 256))
-_FIELD, _RECORD = "\n", "\x1e"  # they separate the fields and the records of `SearchQuery.select`
-_BREAKS = "\\n\\x1e"  # the same, in a regex character class
+_FIELD, _RECORD = "\x1f", "\x1e"  # they separate the fields and the records of `SearchQuery.select`
+_BREAKS = "\\x1f\\x1e"  # the same, in a regex character class
 _KEEP = {ord(_FIELD): _FIELD, ord(_RECORD): _RECORD}
 _ASCII_KEEP_BYTES = bytes(
     ord(_KEEP.get(code, _ASCII_TABLE[code])) if code < 128 else code for code in range(256)
@@ -134,7 +134,7 @@ def fold(text: str) -> str:
 
 
 def _fold(text: str, keep: bool) -> str:
-    """`fold`, keeping newlines and U+001E when `keep` (the separators of `SearchQuery.select`)."""
+    """`fold`, keeping U+001F and U+001E when `keep` (the separators of `SearchQuery.select`)."""
     if text.isascii():  # through bytes: three times faster than str.translate
         return text.encode("ascii").translate(_ASCII_KEEP_BYTES if keep else _ASCII_BYTES).decode("ascii")
     blocks = {ord(char) >> 8 for char in set(text)} - _loaded_blocks
@@ -225,7 +225,7 @@ class Term:
 
     @cached_property
     def _pattern(self) -> re.Pattern[str]:
-        # Folded text: tokens separated by spaces (newlines and U+001E separate fields and records, see
+        # Folded text: tokens separated by spaces (U+001F and U+001E separate fields and records, see
         # `select`). The pattern starts with the literal token, so the regex engine scans for it fast; the
         # lookbehind after it checks that it starts a token.
         first, *rest = (re.escape(token) for token in self.tokens)
@@ -570,9 +570,12 @@ class SearchQuery:
         few milliseconds, not a Python call per title)."""
         if self.root is None or not records:
             return []
+        flat = "".join(filter(None, itertools.chain.from_iterable(records)))
+        if _FIELD in flat or _RECORD in flat:  # a text holding a separator: it folds to a space anyway
+            records = [
+                [t.replace(_FIELD, " ").replace(_RECORD, " ") for t in fields if t] for fields in records
+            ]
         joined = [_FIELD.join(filter(None, fields)) for fields in records]
-        if sum(record.count(_RECORD) for record in joined if _RECORD in record):
-            joined = [record.replace(_RECORD, " ") for record in joined]  # never split a record
         return sorted(_select(self.root, _Corpus(joined), len(records)))
 
     def terms(self) -> tuple[str, ...]:
@@ -620,7 +623,7 @@ def _evaluate(node: Node, views: Sequence[TextView]) -> bool:
 
 
 class _Corpus:
-    """Records (their fields joined by a newline) joined by U+001E, folded and lowered on demand, with
+    """Records (their fields joined by U+001F) joined by U+001E, folded and lowered on demand, with
     where each record ends in either."""
 
     def __init__(self, records: list[str]) -> None:

@@ -176,3 +176,19 @@ def test_matches_agrees_with_fts5(query: str, doc: str) -> None:
     parsed = parse(query)
     if parsed.exact:
         assert parsed.matches(doc) == _fts_matches(parsed.to_fts5(), doc), (str(parsed), parsed.to_fts5())
+
+
+@FUZZ
+@given(QUERY, st.lists(st.tuples(DOC | TEXT, st.none() | DOC), max_size=6))
+def test_select_over_many_records_is_matches_on_each(
+    query: str, records: list[tuple[str, str | None]]
+) -> None:
+    parsed = parse(query)
+    assert parsed.select(records) == [i for i, fields in enumerate(records) if parsed.matches(*fields)]
+
+
+def test_select_reads_separator_characters_in_a_text_as_spaces() -> None:
+    records = [("alpha\nbeta", None), ("alpha\x1fbeta", "x\x1ey"), ("beta alpha", "id")]
+    parsed = parse('"alpha beta"')
+    assert parsed.select(records) == [0, 1] == [i for i, r in enumerate(records) if parsed.matches(*r)]
+    assert parse("x y ").select(records) == [1]
