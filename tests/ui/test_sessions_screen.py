@@ -726,3 +726,17 @@ async def test_a_negation_means_the_same_for_titles_and_messages(store: SessionS
         assert {row.session_id for row in screen.rows} != {both} and all(
             row.info.title == "beta only" for row in screen.rows
         )
+
+
+async def test_a_command_with_a_flag_is_found_in_quotes_and_the_empty_list_says_so(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "pytest -q")  # "pytest, without q"
+        assert screen.rows == []
+        message = str(screen.query_one("#sessions-empty", Static).render())
+        assert 'put a command in quotes, like "rm -rf"' in message
+        await search(pilot, screen, '"pytest -q"')
+        assert [(row.session_id, row.hit.seq) for row in screen.rows if row.hit] == [(sessions["mid"], 1)]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,6 +61,8 @@ if TYPE_CHECKING:
     from agent.tools.registry import ToolRegistry
 
 __all__ = ["SessionsResult", "SessionsScreen"]
+
+_EXCLUDING = re.compile(r'(?:^|\s)-[\w"(]')
 
 
 @dataclass(frozen=True)
@@ -571,7 +574,10 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             shown = shown if len(shown) <= 60 else shown[:59] + "…"
             text = Text("No results for “", end="")
             text.append(one_line(shown))
-            text.append("”.\nTry fewer words, or a prefix such as migr*")
+            if _EXCLUDING.search(query):  # `rm -rf` reads as "rm, without rf": say how to find a command
+                text.append('”.\nA word after "-" is left out: put a command in quotes, like "rm -rf"')
+            else:
+                text.append("”.\nTry fewer words, or a prefix such as migr*")
             message.update(text)
 
     def _refresh_session(self, session_id: str) -> None:
