@@ -438,9 +438,10 @@ class _Parser:
         if token.kind == "neg" or (token.kind == "op" and token.value == "NOT"):
             self.at += 1
             following = self.peek()
-            dangling = following is None or following.kind == ")"
-            if dangling or (following.kind == "op" and following.value != "NOT"):
+            if following is None or following.kind == ")":
                 return None  # a dangling NOT
+            if following.kind == "op" and following.value != "NOT":
+                return None
             item = self.unary(depth)
             return None if item is None else Not(item)
         self.at += 1

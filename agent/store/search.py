@@ -303,11 +303,11 @@ def _like_filter(node: Node, columns: Sequence[str]) -> tuple[str, list[Any]] | 
     if isinstance(node, Not):
         return None
     parts = [_like_filter(item, columns) for item in node.items]
-    if isinstance(node, Or):
-        if any(part is None for part in parts):
-            return None
-        return "(" + " OR ".join(f"({sql})" for sql, _ in parts) + ")", [p for _, ps in parts for p in ps]
     kept = [part for part in parts if part is not None]
+    if isinstance(node, Or):
+        if len(kept) < len(parts):
+            return None  # a branch without a condition: the OR cannot narrow anything down
+        return "(" + " OR ".join(f"({sql})" for sql, _ in kept) + ")", [p for _, ps in kept for p in ps]
     if not kept:
         return None
     assert isinstance(node, And)

@@ -42,7 +42,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from hermes_tui.export import default_export_path, short_path, write_export
+from hermes_tui.export import ExportFormat, default_export_path, short_path, write_export
 from hermes_tui.screens.export_prompt import ExportPathModal
 from hermes_tui.screens.modals import ConfirmModal, PromptModal
 from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
@@ -592,9 +592,9 @@ class SessionsScreen(Screen["SessionsResult | None"]):
                 option_list.replace_option_prompt_at_index(index, prompt)
             else:
                 self._pending[index] = Option(prompt, id=row.key)
-        row = self.highlighted_row
-        if row is not None and row.session_id == session_id:
-            self._load_preview(row, 0.0)
+        shown = self.highlighted_row
+        if shown is not None and shown.session_id == session_id:
+            self._load_preview(shown, 0.0)
 
     # ------------------------------------------------------------------ preview
     @on(OptionList.OptionHighlighted, "#sessions-list")
@@ -816,7 +816,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         default = default_export_path(info)
         shown = f"./{default.name}"
 
-        def chosen(answer: tuple[Path, str] | None) -> None:
+        def chosen(answer: tuple[Path, ExportFormat] | None) -> None:
             if answer is not None:
                 path, fmt = answer
                 self._export(info.id, path, fmt)
@@ -824,7 +824,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self.app.push_screen(ExportPathModal(shown, base_dir=self.export_dir), chosen)
 
     @work(group="sessions-export", exit_on_error=False)
-    async def _export(self, session_id: str, path: Path, fmt: str) -> None:
+    async def _export(self, session_id: str, path: Path, fmt: ExportFormat) -> None:
         try:
             written = await asyncio.to_thread(write_export, self.store, session_id, path, fmt)
         except Exception as exc:
