@@ -4,8 +4,9 @@
 command through `agent.shell` (the same model the approval gate uses, so a delete the gate sees through
 `ionice`, `tcsh -c` or inline python is a delete the plan covers): every path it writes, deletes, moves or
 copies over, relative to any `cd` it makes, plus a git snapshot when it discards work-tree state. `cp` and
-`install` count as destructive only when their destination exists; a path that does not exist yet is still
-recorded (restore deletes it if the call created it).
+`install` count as destructive only when their destination exists, and so does an append (`>>`, `tee -a`):
+appending to an existing file changes it. A path that does not exist yet is still recorded (restore
+deletes it if the call created it).
 """
 
 from __future__ import annotations
@@ -42,11 +43,13 @@ _FALLBACK = re.compile(
 @dataclass
 class CommandPlan:
     """destructive: the command changes or removes existing files. targets: the paths, as written and
-    relative to where the command starts. git: it discards git work-tree state (a git snapshot covers it);
-    git_command: it runs git at all (the restore then says what git can bring back)."""
+    relative to where the command starts. appends: the targets it only appends to (destructive when they
+    exist). git: it discards git work-tree state (a git snapshot covers it); git_command: it runs git at all
+    (the restore then says what git can bring back)."""
 
     destructive: bool = False
     targets: list[str] = field(default_factory=list)
+    appends: list[str] = field(default_factory=list)
     git: bool = False
     git_command: bool = False
 
@@ -66,10 +69,30 @@ def _abs(word: str, cwd: Path) -> Path:
     return Path(os.path.normpath(str(p)))
 
 
-def plan_command(command: str, cwd: Path | None = None) -> CommandPlan:
-    """The plan for one shell command. With `cwd`, `cp` onto a missing file is not destructive and a
-    destination that is a directory gets the sources' names; without it, both readings are kept."""
+def _homes(hermes_home: Path | None) -> list[tuple[str, str]]:
+    """`$HOME` and `$HERMES_HOME` as the planner expands them (any other `$x` is unknowable)."""
+    home = os.path.expanduser("~")
+    hh = str(hermes_home) if hermes_home is not None else os.environ.get("HERMES_HOME") or home + "/.hermes"
+    return [("${HERMES_HOME}", hh), ("$HERMES_HOME", hh), ("${HOME}", home), ("$HOME", home)]
+
+
+def _expand_homes(word: str, homes: list[tuple[str, str]]) -> str:
+    for prefix, value in homes:
+        if word == prefix or word.startswith(prefix + "/"):
+            return value + word[len(prefix) :]
+    return word
+
+
+def plan_command(command: str, cwd: Path | None = None, hermes_home: Path | None = None) -> CommandPlan:
+    """The plan for one shell command. With `cwd`, `cp` onto a missing file and an append to one are not
+    destructive, and a destination that is a directory gets the sources' names; without it, `cp` counts,
+    appends do not, and both readings of a destination are kept."""
     plan = CommandPlan()
+    homes = _homes(hermes_home)
+
+    def exists(path: str) -> bool:
+        return cwd is not None and os.path.lexists(_abs(_expand_homes(path, homes), cwd))
+
     for cmd in analyze(command).commands:
         fx = cmd.effects
         plan.git_command = plan.git_command or cmd.name == "git"
@@ -78,10 +101,16 @@ def plan_command(command: str, cwd: Path | None = None) -> CommandPlan:
             if _is_device(path) or not path:
                 continue
             if w.kind == "maybe":  # `git checkout X`: a path only if it exists
-                if cwd is None or os.path.lexists(_abs(path, cwd)):
+                if cwd is None or exists(path):
                     plan.add(path)
                 continue
-            plan.destructive = plan.destructive or w.kind != "append"
+            if w.kind == "append":
+                if exists(path):
+                    plan.destructive = True
+                elif path not in plan.appends:
+                    plan.appends.append(path)
+            else:
+                plan.destructive = True
             plan.add(path)
         for d in fx.deletes:
             plan.destructive = True
@@ -91,7 +120,7 @@ def plan_command(command: str, cwd: Path | None = None) -> CommandPlan:
             if c.dest_is_dir is not None:
                 readings = [c.dest_is_dir]
             elif cwd is not None:
-                readings = [_abs(dest, cwd).is_dir()]
+                readings = [_abs(_expand_homes(dest, homes), cwd).is_dir()]
             else:
                 readings = [False, True]
             dests = [join_cwd(cmd.cwd, t) for reading in readings for t in c.targets(reading)]
@@ -101,7 +130,7 @@ def plan_command(command: str, cwd: Path | None = None) -> CommandPlan:
                     plan.add(join_cwd(cmd.cwd, src))
             elif c.tool == "ln" and not c.force:
                 continue
-            elif cwd is None or c.tool == "ln" or any(os.path.lexists(_abs(d, cwd)) for d in dests):
+            elif cwd is None or c.tool == "ln" or any(exists(d) for d in dests):
                 plan.destructive = True
             for d in dests:
                 plan.add(d)
@@ -110,7 +139,7 @@ def plan_command(command: str, cwd: Path | None = None) -> CommandPlan:
     return plan
 
 
-def is_destructive_command(command: str, cwd: Path | None = None) -> bool:
+def is_destructive_command(command: str, cwd: Path | None = None, hermes_home: Path | None = None) -> bool:
     """Would this shell command change or remove existing files? Never raises.
 
     `cp`/`install` count when their destination exists; without `cwd` that cannot be checked and they count.
@@ -118,7 +147,7 @@ def is_destructive_command(command: str, cwd: Path | None = None) -> bool:
     if not isinstance(command, str) or not command.strip():
         return False
     try:
-        return plan_command(command, cwd).destructive
+        return plan_command(command, cwd, hermes_home).destructive
     except Exception:
         log.debug("is_destructive_command fell back to a regex for %r", command, exc_info=True)
         return bool(_FALLBACK.search(command))
@@ -133,17 +162,8 @@ def is_git_command(command: str | None) -> bool:
         return "git" in command
 
 
-def _homes(hermes_home: Path | None) -> list[tuple[str, str]]:
-    home = os.path.expanduser("~")
-    hh = str(hermes_home) if hermes_home is not None else os.environ.get("HERMES_HOME") or home + "/.hermes"
-    return [("${HERMES_HOME}", hh), ("$HERMES_HOME", hh), ("${HOME}", home), ("$HOME", home)]
-
-
 def _resolve_word(word: str, cwd: Path, homes: list[tuple[str, str]]) -> list[Path]:
-    for prefix, value in homes:
-        if word == prefix or word.startswith(prefix + "/"):
-            word = value + word[len(prefix) :]
-            break
+    word = _expand_homes(word, homes)
     if not word or word in ("{}", "-") or "$" in word or "\x00" in word:
         return []
     if _GLOB_CHARS.search(word):
@@ -168,7 +188,7 @@ def targets_for_terminal(command: str, cwd: Path, hermes_home: Path | None = Non
     homes = _homes(hermes_home)
     try:
         cwd = Path(cwd)
-        for word in plan_command(command, cwd).targets:
+        for word in plan_command(command, cwd, hermes_home).targets:
             for path in _resolve_word(word, cwd, homes):
                 if str(path) in seen:
                     continue
@@ -210,7 +230,7 @@ def plan_checkpoint(
                 continue
             workdir = args.get("workdir")
             wd = _abs(workdir, Path(cwd)) if isinstance(workdir, str) and workdir else Path(cwd)
-            if not is_destructive_command(cmd, wd):
+            if not is_destructive_command(cmd, wd, hermes_home):
                 continue
             paths.extend(targets_for_terminal(cmd, wd, hermes_home))
             mutating += 1

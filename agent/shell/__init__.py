@@ -5,10 +5,12 @@ the checkpoint planner both read commands through it, so whatever one recognises
 Pure functions: nothing here touches the file system or runs anything.
 """
 
-from agent.shell.effects import DOWNLOADERS, SQL_CLIENTS, effects_of, git_subcommand, is_decoder
+from agent.shell.effects import effects_of
+from agent.shell.git import git_subcommand
 from agent.shell.lexer import MAX_DEPTH, Pipeline, Redirect, SimpleCommand, Word, parse
 from agent.shell.model import Analysis, Command, Copy, Effects, PathEffect, Run, Script, Source
 from agent.shell.paths import HERMES_HOME, HOME, expand_markers, join_cwd, normalize
+from agent.shell.runs import DOWNLOADERS, SQL_CLIENTS, is_decoder
 from agent.shell.walk import analyze, expand
 from agent.shell.wrappers import SHELLS, interpreter_for, shell_code, unwrap
 

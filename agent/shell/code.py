@@ -13,13 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from agent.shell.lexer import decode_escapes
+
 _STR = r"""(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")"""
 _STRING_RE = re.compile(_STR, re.S)
 _LIST_RE = re.compile(r"\[([^\[\]]*)\]")
 _EXEC_RE = re.compile(
     r"\b(os\.system|os\.popen|os\.exec\w*|os\.spawn\w*|subprocess\.\w+|popen|system|exec|execSync|spawnSync|"
     r"spawn|execFile|execFileSync|shell_exec|passthru|proc_open|Popen|check_call|check_output|getoutput|"
-    r"getstatusoutput|IO\.popen|Open3\.\w+)\s*\(|\b(?:run|call)\s*\(\s*\[|`|%x\{|\bqx\b|do shell script"
+    r"getstatusoutput|IO\.popen|Open3\.\w+|os\.execute|io\.popen)\s*\(|\b(?:run|call)\s*\(\s*\[|`|%x\{|\bqx\b|"
+    r"do shell script"
 )
 _SPAWN_RE = re.compile(
     r"\b(?:spawn|spawnSync|execFile|execFileSync)\s*\(\s*" + _STR + r"\s*,\s*\[([^\[\]]*)\]"
@@ -51,7 +54,10 @@ _AWK_REDIRECT_RE = re.compile(r"\bprintf?\b[^;|}]*?>>?\s*" + _STR)
 
 
 def _lit(m: re.Match[str], first: int = 1) -> str:
-    return m.group(first) if m.group(first) is not None else (m.group(first + 1) or "")
+    """A string literal's value: escapes decoded as the language would (`'r\\\\m'` is `r\\m`, which a shell
+    runs as `rm`)."""
+    raw = m.group(first) if m.group(first) is not None else (m.group(first + 1) or "")
+    return decode_escapes(raw) if "\\" in raw else raw
 
 
 @dataclass

@@ -24,8 +24,8 @@ _SPLIT = "\x00"  # a word break produced by an unquoted, resolved substitution o
 @dataclass
 class Word:
     text: str
-    subs: list[str] = field(default_factory=list)  # $(...) and `...` contents
-    procs: list[str] = field(default_factory=list)  # <(...) and >(...) contents
+    subs: tuple[str, ...] = ()  # $(...) and `...` contents
+    procs: tuple[str, ...] = ()  # <(...) and >(...) contents
     quoted: bool = False
 
     @property
@@ -166,8 +166,10 @@ class _Lexer:
         text = "".join(self.parts)
         pieces = [p for p in text.split(_SPLIT) if p] if _SPLIT in text else [text]
         words = [Word(p, quoted=self.quoted) for p in pieces] or [Word("", quoted=self.quoted)]
-        words[0].subs = self.subs
-        words[0].procs = self.procs
+        if self.subs:
+            words[0].subs = tuple(self.subs)
+        if self.procs:
+            words[0].procs = tuple(self.procs)
         if self.expect_delim is not None:
             redir, strip = self.expect_delim
             self.heredocs.append((redir, words[0].text, strip))

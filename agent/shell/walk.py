@@ -14,11 +14,12 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import gc
 import posixpath
 import re
 
 from agent.shell.code import scan_code
-from agent.shell.effects import DOWNLOADERS, effects_of, is_decoder
+from agent.shell.effects import effects_of
 from agent.shell.lexer import (
     MAX_DEPTH,
     Redirect,
@@ -29,6 +30,7 @@ from agent.shell.lexer import (
     substitution_output,
 )
 from agent.shell.model import Analysis, Command, Run, Script, Source
+from agent.shell.runs import DOWNLOADERS, is_decoder
 from agent.shell.wrappers import PRIVILEGED, is_assignment, unwrap
 
 MAX_SEGMENTS = 500
@@ -62,10 +64,29 @@ def output_kinds(text: str, depth: int = 0) -> frozenset[str]:
     return frozenset(kinds)
 
 
-def expand(words: list[Word], variables: dict[str, str]) -> list[Word]:
-    """Known variables substituted, `${x:-default}` resolved; an unquoted result splits into words."""
+_BRACE_RE = re.compile(r"^([^{}$]*)\{([^{}]*,[^{}]*)\}([^{}]*)$")
+
+
+def _braces(words: list[Word]) -> list[Word]:
+    """`{rm,-rf,x}` and `f.{txt,bak}`: the shell expands an unquoted brace list into several words."""
     out: list[Word] = []
     for w in words:
+        m = None if w.quoted else _BRACE_RE.match(w.text)
+        if m is None:
+            out.append(w)
+            continue
+        pieces = [m.group(1) + p + m.group(3) for p in m.group(2).split(",")]
+        pieces = [p for p in pieces if p] or [""]
+        out.append(Word(pieces[0], w.subs, w.procs))
+        out.extend(Word(p) for p in pieces[1:])
+    return out
+
+
+def expand(words: list[Word], variables: dict[str, str]) -> list[Word]:
+    """Known variables substituted, `${x:-default}` resolved, brace lists expanded; an unquoted result
+    splits into words."""
+    out: list[Word] = []
+    for w in _braces(words):
         if "$" not in w.text:
             out.append(w)
             continue
@@ -107,8 +128,8 @@ class _Upstream:
         self.download = False
         self.decode = False
         self.base64 = False
-        self.first_literal: str | None = None
-        self.prev_literal: str | None = None
+        self.first: Command | None = None
+        self.prev: Command | None = None
         self.bodies: list[str] = []
         self.count = 0
 
@@ -118,25 +139,31 @@ class _Upstream:
         elif cmd.argv and is_decoder(cmd):
             self.decode = True
             self.base64 = self.base64 or cmd.name == "base64"
-        self.prev_literal = literal_output(cmd.argv) if cmd.argv else None
+        self.prev = cmd
         if self.count == 0:
-            self.first_literal = self.prev_literal
+            self.first = cmd
         self.bodies += [r.body for r in cmd.redirects if r.op in ("<<", "<<-", "<<<") and r.body is not None]
         self.count += 1
+
+    @staticmethod
+    def _literal(cmd: Command | None) -> str | None:
+        return literal_output(cmd.argv) if cmd is not None and cmd.argv else None
 
     def sources(self) -> list[Source]:
         if self.download:
             return [Source("download")]
         if self.decode:
             decoded = None
-            if self.base64 and self.first_literal:
+            first = self._literal(self.first)
+            if self.base64 and first:
                 try:
-                    raw = base64.b64decode(self.first_literal.strip() + "===", validate=False)
+                    raw = base64.b64decode(first.strip() + "===", validate=False)
                     decoded = raw.decode("utf-8", "replace") or None
                 except (binascii.Error, ValueError):
                     decoded = None
             return [Source("decode", decoded)]
-        out = [Source("literal", self.prev_literal)] if self.prev_literal else []
+        prev = self._literal(self.prev)
+        out = [Source("literal", prev)] if prev else []
         out += [Source("heredoc", b) for b in self.bodies]
         return out or [Source("other")]
 
@@ -301,7 +328,19 @@ class _Walker:
 
 
 def analyze(text: str) -> Analysis:
-    """Every simple command `text` would run, with its effects. Pure; raises only on analyser bugs."""
+    """Every simple command `text` would run, with its effects. Pure; raises only on analyser bugs.
+
+    The cyclic garbage collector is paused meanwhile: a long script makes hundreds of thousands of small
+    objects that live exactly as long as the analysis, and the full collections they trigger midway cost
+    from a third to most of the time (a 20,000-line heredoc: 1.7 s -> 0.9 s CPU). Nothing here forms
+    cycles; the pause ends with the call, also on error."""
     walker = _Walker()
-    walker.shell(text, depth=0, cwd="")
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        walker.shell(text, depth=0, cwd="")
+    finally:
+        if paused:
+            gc.enable()
     return walker.out

@@ -2,7 +2,7 @@
 
 * Wrappers run their operands as a command: `sudo -u x rm -rf y` runs `rm -rf y`. `unwrap` peels them off
   (with their own options, so `sudo -u root` or `nice -n 10` never hide what follows), along with variable
-  assignments, shell keywords, `{a,b}` brace heads and globbed command names (`/bin/r?`).
+  assignments, shell keywords and globbed command names (`/bin/r?`).
 * Shells run a string (`-c`, found through bundled options such as `-lc` or `-lO extglob -c`), a script,
   or their stdin: `shell_code`.
 * Interpreters run inline code (`python -c`, `node --eval=`, `perl -p -i -e`), a script, a module, or
@@ -128,18 +128,6 @@ class Unwrapped:
     wrappers: list[str] = field(default_factory=list)
 
 
-def _brace_head(words: list[Word]) -> list[Word]:
-    """`{rm,-rf,x}` as the first word is brace-expanded by the shell into three words."""
-    if words and not words[0].quoted:
-        m = re.fullmatch(r"\{([^{}]*,[^{}]*)\}", words[0].text)
-        if m:
-            head = [Word(p) for p in m.group(1).split(",") if p]
-            if head:
-                head[0].subs, head[0].procs = words[0].subs, words[0].procs
-                return head + words[1:]
-    return words
-
-
 def _glob_head(words: list[Word]) -> list[Word]:
     if words and not words[0].quoted:
         base = posixpath.basename(words[0].text)
@@ -187,7 +175,7 @@ def _env_split(rest: list[Word], depth: int) -> list[Word]:
 
 def unwrap(words: list[Word], depth: int = 0) -> Unwrapped:
     """The command that really runs, with what the wrappers around it said."""
-    words = _brace_head(list(words))
+    words = list(words)
     out = Unwrapped([])
     for _ in range(32):
         while words and is_assignment(words[0].text):
@@ -223,6 +211,9 @@ def unwrap(words: list[Word], depth: int = 0) -> Unwrapped:
         if out.code:  # flock -c 'cmd' LOCKFILE: the code is what runs
             return Unwrapped([], out.privileged, out.sudo_stdin, out.via, out.env, out.code, out.wrappers)
         i = opts.end + wrapper.positionals
+        if name == "flock" and i < len(rest) and texts[i] in ("-c", "--command") and i + 1 < len(rest):
+            out.code.append(rest[i + 1])  # flock LOCKFILE -c 'cmd'
+            return Unwrapped([], out.privileged, out.sudo_stdin, out.via, out.env, out.code, out.wrappers)
         if name == "watch" and not opts.has("x", "exec"):
             out.code.append(Word(" ".join(texts[i:])))  # watch runs its arguments through `sh -c`
             return Unwrapped([], out.privileged, out.sudo_stdin, out.via, out.env, out.code, out.wrappers)
