@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
@@ -45,6 +45,9 @@ from agent.tools.executor import ExecutedCall, ToolExecutor
 from agent.tools.registry import ToolContext, ToolRegistry
 from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
 from agent.ui import AgentUI, NullUI
+
+if TYPE_CHECKING:
+    from agent.checkpoints import BatchCheckpoint, Checkpoint
 
 CONTINUE_PROMPT = (
     "[System: Your previous response was truncated by the output length limit. Continue exactly where you "
@@ -778,13 +781,13 @@ class Agent:
         )
         return message
 
-    def _batch_checkpoint(self, calls: list[ToolCall]) -> Any:
+    def _batch_checkpoint(self, calls: list[ToolCall]) -> BatchCheckpoint | None:
         """The batch's one checkpoint, taken by the first approved call that changes files."""
         if self.checkpoints is None:
             return None
         from agent.checkpoints import BatchCheckpoint
 
-        def saved(checkpoint: Any) -> None:
+        def saved(checkpoint: Checkpoint) -> None:
             self.ui.on_event(
                 StatusNotice(
                     kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
