@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
@@ -45,6 +45,9 @@ from agent.tools.executor import ExecutedCall, ToolExecutor
 from agent.tools.registry import ToolContext, ToolRegistry
 from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
 from agent.ui import AgentUI, NullUI
+
+if TYPE_CHECKING:
+    from agent.checkpoints import BatchCheckpoint, Checkpoint
 
 CONTINUE_PROMPT = (
     "[System: Your previous response was truncated by the output length limit. Continue exactly where you "
@@ -208,7 +211,9 @@ class Agent:
         from agent.checkpoints import CheckpointManager
 
         home = self.settings.hermes_home / "tui"
-        self.checkpoints = CheckpointManager(home / "checkpoints", self.session_id)
+        self.checkpoints = CheckpointManager(
+            home / "checkpoints", self.session_id, hermes_home=self.settings.hermes_home
+        )
         if self.settings.save_trajectories:
             from agent.trajectory import TrajectoryWriter
 
@@ -344,6 +349,7 @@ class Agent:
             store=self.store,
             timeout=self.settings.approvals_timeout,
             interrupt=self._interrupt,
+            hermes_home=self.settings.hermes_home,
         )
         gate.yolo = self.yolo
         return gate
@@ -775,8 +781,27 @@ class Agent:
         )
         return message
 
+    def _batch_checkpoint(self, calls: list[ToolCall]) -> BatchCheckpoint | None:
+        """The batch's one checkpoint, taken by the first approved call that changes files."""
+        if self.checkpoints is None:
+            return None
+        from agent.checkpoints import BatchCheckpoint
+
+        def saved(checkpoint: Checkpoint) -> None:
+            self.ui.on_event(
+                StatusNotice(
+                    kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
+                )
+            )
+
+        return BatchCheckpoint(self.checkpoints, calls, cwd=self.settings.cwd, on_saved=saved)
+
     def _run_tools(self, calls: list[ToolCall]) -> None:
+        batch = self._batch_checkpoint(calls)
+
         def make_context(call: ToolCall) -> ToolContext:
+            if batch is not None:
+                batch.note(call)
             return ToolContext(
                 cwd=self.settings.cwd,
                 session_id=self.session_id,
@@ -788,9 +813,12 @@ class Agent:
                 approvals=self.approvals,
                 state=self.state,
                 clarify_timeout=self.settings.clarify_timeout,
+                checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
             )
 
         def on_result(done: ExecutedCall) -> None:
+            if batch is not None:
+                batch.finished(done.call.id)
             self._append(
                 Message(
                     role="tool",
@@ -805,14 +833,6 @@ class Agent:
                 )
             )
 
-        if self.checkpoints is not None:
-            checkpoint = self.checkpoints.snapshot_calls(calls, cwd=self.settings.cwd)
-            if checkpoint is not None:
-                self.ui.on_event(
-                    StatusNotice(
-                        kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
-                    )
-                )
         done = self.executor.run_batch(
             calls,
             make_context=make_context,

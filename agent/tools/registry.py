@@ -52,6 +52,9 @@ class ToolContext:
     # Per-session mutable state owned by the agent (todo list, ...), shared by reference.
     state: dict[str, Any] = field(default_factory=dict)
     clarify_timeout: float = 120.0
+    # Called by a tool once it is approved and right before it changes files: the loop takes the batch's
+    # one checkpoint then, so a refused call leaves none (see agent.checkpoints.BatchCheckpoint).
+    checkpoint: Callable[[], None] = lambda: None
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
