@@ -83,6 +83,9 @@ class Tool:
     path_arg: str = "path"
     # One-line summary of the arguments for the UI header (the command, the path, the query).
     summary_arg: str | None = None
+    # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
+    # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
+    toolset: str = ""
 
     def schema(self) -> dict[str, Any]:
         params = self.args_model.model_json_schema()
@@ -115,11 +118,19 @@ class Tool:
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        # Why a known tool may not run now (its toolset is off), or None: set by the agent's toolsets.
+        self.refusal: Callable[[str], str | None] | None = None
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
+
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def tools(self) -> list[Tool]:
+        return [self._tools[n] for n in self.names]
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -143,6 +154,9 @@ class ToolRegistry:
         if tool is None:
             available = ", ".join(self.names) or "(none)"
             return ToolResult.error(f"Tool '{name}' does not exist. Available tools: {available}")
+        refused = self.refusal(name) if self.refusal is not None else None
+        if refused:
+            return ToolResult.error(refused)
         try:
             data = json.loads(raw or "{}")
         except json.JSONDecodeError as exc:
