@@ -42,7 +42,7 @@ from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
 from agent.prompt import build_system_prompt
-from agent.prompt_sources import SKILL_TOOLS, session_prompt_parts
+from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
 from agent.skills.invoke import skill_invocation
 from agent.skills.library import SkillLibrary
@@ -541,7 +541,7 @@ class Agent:
         the memory / skill reminders. Never stored: the transcript keeps what the user typed."""
         offered = self.toolsets.active_names()
         parts = [
-            skill_invocation(text, self.skills) if SKILL_TOOLS & offered else "",
+            skill_invocation(text, self.skills),
             plugin_context,
             *self.nudges.at_turn_start(
                 memory_offered="memory" in offered, skills_offered="skill_manage" in offered

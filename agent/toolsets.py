@@ -173,6 +173,7 @@ class SessionToolsets:
         self._session: dict[str, bool] = {}
         self._synced: set[str] = set()  # dynamic tool names put into the registry
         self._synced_generation = -1
+        self._sync_lock = threading.Lock()
         self._seen_generation = -1
         self._last_offered: tuple[str, ...] | None = None
         registry.refusal = self.refusal
@@ -184,7 +185,12 @@ class SessionToolsets:
         generation = self.catalog.generation
         if generation == self._synced_generation:
             return
-        self._synced_generation = generation
+        with self._sync_lock:
+            if generation != self._synced_generation:
+                self._sync_tools()
+                self._synced_generation = generation
+
+    def _sync_tools(self) -> None:
         wanted: dict[str, Tool] = {}
         for tools in self.catalog.dynamic().values():
             for tool in tools:

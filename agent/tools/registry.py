@@ -130,14 +130,15 @@ class ToolRegistry:
         self._tools.pop(name, None)
 
     def tools(self) -> list[Tool]:
-        return [self._tools[n] for n in self.names]
+        tools = self._tools.copy()
+        return [tools[n] for n in sorted(tools)]
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
     @property
     def names(self) -> list[str]:
-        return sorted(self._tools)
+        return sorted(self._tools.copy())  # a copy: dynamic toolsets may register from another thread
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools

@@ -102,3 +102,24 @@ def test_resumed_session_rebuilds_the_todo_list(hermes_home: Path, tmp_path: Pat
         resumed.run_conversation("read the list back")
     fresh = Agent(agent.settings, store=store)
     assert fresh.state["todos"] == []
+
+
+def test_config_report_shows_the_new_keys(hermes_home: Path) -> None:
+    import io
+
+    from hermes_tui.config_report import print_config
+
+    (hermes_home / "config.yaml").write_text(
+        "agent:\n  system_prompt: " + "Speak like a ship's captain at all times. " * 4 + "\n"
+        "  disabled_toolsets: [terminal]\n  personalities: {reviewer: Review strictly.}\n"
+        "memory:\n  nudge_interval: 0\n  user_char_limit: nope\nskills:\n  creation_nudge_interval: 5\n"
+    )
+    out = io.StringIO()
+    print_config(load_settings(env={"HERMES_HOME": str(hermes_home)}), out)
+    lines = {line.split()[0]: line for line in out.getvalue().splitlines() if line.strip()}
+    assert "terminal" in lines["disabled_toolsets"] and "config.yaml" in lines["disabled_toolsets"]
+    assert "reviewer" in lines["personalities"] and "Review strictly" not in lines["personalities"]
+    assert "…" in lines["ephemeral_system_prompt"]
+    assert lines["memory_nudge_interval"].split()[1] == "0"
+    assert lines["skill_nudge_interval"].split()[1] == "5"
+    assert "memory.user_char_limit = 'nope': expected int" in out.getvalue()
