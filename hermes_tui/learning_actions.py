@@ -30,9 +30,23 @@ def skill_commands(agent: Any) -> dict[str, str]:
 
 
 def refresh_skill_commands(screen: ChatScreen) -> None:
-    """Skills become `/name` commands in the prompt's completion; called when the skills may have changed."""
-    screen.skill_commands = skill_commands(screen.agent)
-    screen.prompt_input.set_commands(commands.completions(screen.skill_commands))
+    """Skills become `/name` commands in the prompt's completion. The folders are read in a thread (a real
+    Hermes home holds a hundred skills or more), then the completions change on the UI thread."""
+    agent = screen.agent
+
+    def scan() -> None:
+        found = skill_commands(agent)
+        try:
+            screen.app.call_from_thread(apply, found)
+        except RuntimeError:  # the app is closing
+            pass
+
+    def apply(found: dict[str, str]) -> None:
+        if screen.agent is agent and screen.is_mounted:
+            screen.skill_commands = found
+            screen.prompt_input.set_commands(commands.completions(found))
+
+    screen.run_worker(scan, thread=True, group="skill-commands", exclusive=True, exit_on_error=False)
 
 
 def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:

@@ -32,6 +32,7 @@ EXCLUDED_DIRS = frozenset(
 GENERAL = "general"  # the category of a skill directly under skills/
 _PLATFORMS = {"macos": "darwin", "linux": "linux", "windows": "win32"}
 _FENCE_END = re.compile(r"\n---[ \t]*(?:\n|$)")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster per skill
 
 
 class SkillFormatError(ValueError):
@@ -47,7 +48,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if end is None:
         raise SkillFormatError("the YAML front matter is not closed by a line '---'")
     try:
-        data = yaml.safe_load(text[3 : end.start()])
+        data = yaml.load(text[3 : end.start()], Loader=_LOADER)  # a safe loader (C or Python)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -45,7 +45,7 @@ def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp_path:
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
-        assert "zebra-deploy" in screen.skill_commands
+        await wait_for(pilot, lambda: "zebra-deploy" in screen.skill_commands, what="skill commands")
         await submit(pilot, "/skills")
         skills = await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen) and app.screen)
         options = skills.query_one("#skills-list", OptionList)
@@ -60,7 +60,8 @@ def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp_path:
         await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
         config = yaml.safe_load((hermes_home / "config.yaml").read_text())
         assert config["skills"]["disabled"] == ["note-taking", "zebra-deploy"]
-        assert "zebra-deploy" not in screen.skill_commands
+        await wait_for(pilot, lambda: "zebra-deploy" not in screen.skill_commands, what="rescan")
+        assert "axolotl" in screen.skill_commands
         assert all(name != "/zebra-deploy" for name, _ in screen.prompt_input.commands)
         assert any("Skills switched" in n for n in _notices(app))
         await submit(pilot, "/zebra-deploy now")
@@ -76,9 +77,8 @@ def test_skill_slash_command_loads_the_skill_for_this_turn(hermes_home: Path, tm
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
-        assert ("/zebra-deploy", "Deploy the zebra service to staging and production with make ship") in (
-            screen.prompt_input.commands
-        )
+        zebra = ("/zebra-deploy", "Deploy the zebra service to staging and production with make ship")
+        await wait_for(pilot, lambda: zebra in screen.prompt_input.commands, what="skill completions")
         await submit(pilot, "/zebra-deploy do it now")
         await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="turn end")
         user = [m for m in server.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
