@@ -47,6 +47,7 @@ from agent.sanitize import sanitize_for_wire
 from agent.skills.invoke import skill_invocation
 from agent.skills.library import SkillLibrary
 from agent.tools.executor import ExecutedCall, ToolExecutor
+from agent.tools.memory import memory_state
 from agent.tools.registry import ToolContext, ToolRegistry
 from agent.tools.todo import todos_from_history
 from agent.toolsets import SessionToolsets
@@ -187,7 +188,7 @@ class Agent:
         self.skills = SkillLibrary(settings.hermes_home, settings.skills_disabled)
         self.nudges = LearningNudges(settings.memory_nudge_interval, settings.skill_nudge_interval)
         self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
-        self.state: dict[str, Any] = {"todos": [], "skills": self.skills, "memory": _memory_state(settings)}
+        self.state: dict[str, Any] = {"todos": [], "skills": self.skills, "memory": memory_state(settings)}
         self.approvals: Any = None
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
@@ -861,16 +862,6 @@ class Agent:
         )
         if self.trajectory is not None:
             self.trajectory.record_tool_results(done)
-
-
-def _memory_state(settings: Settings) -> dict[str, Any]:
-    """What the memory tool needs from the settings (its limits and switches), in the session state."""
-    return {
-        "memory_enabled": settings.memory_enabled,
-        "user_enabled": settings.user_profile_enabled,
-        "memory_limit": settings.memory_char_limit,
-        "user_limit": settings.user_char_limit,
-    }
 
 
 def _ui_data(data: dict[str, Any]) -> dict[str, Any]:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.tools.files import atomic_write
 from agent.tools.registry import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from agent.config import Settings
 
 SEPARATOR = "\n§\n"
 _SPLIT = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
@@ -30,6 +33,16 @@ TAKES_EFFECT = (
     "its original prompt)."
 )
 SWITCH_KEYS = {"memory": "memory.memory_enabled", "user": "memory.user_profile_enabled"}
+
+
+def memory_state(settings: Settings) -> dict[str, Any]:
+    """The session state this tool reads (`ctx.state["memory"]`): Hermes' `memory.*` limits and switches."""
+    return {
+        "memory_enabled": settings.memory_enabled,
+        "user_enabled": settings.user_profile_enabled,
+        "memory_limit": settings.memory_char_limit,
+        "user_limit": settings.user_char_limit,
+    }
 
 
 def memory_limits(ctx: ToolContext) -> dict[str, int]:

@@ -7,6 +7,8 @@ the model can read: a tool never crashes a turn.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterable
@@ -70,6 +72,17 @@ def _normpath(p: Path) -> str:
 Handler = Callable[[Any, ToolContext], "ToolResult | str"]
 
 
+@functools.cache
+def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of an argument model, built once: every request sends it (about 0.7 ms a tool)."""
+    params = args_model.model_json_schema()
+    params.pop("title", None)
+    for prop in params.get("properties", {}).values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return params
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -88,11 +101,7 @@ class Tool:
     toolset: str = ""
 
     def schema(self) -> dict[str, Any]:
-        params = self.args_model.model_json_schema()
-        params.pop("title", None)
-        for prop in params.get("properties", {}).values():
-            if isinstance(prop, dict):
-                prop.pop("title", None)
+        params = copy.deepcopy(_parameters(self.args_model))  # a copy: callers may adapt it for a wire
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},
