@@ -236,8 +236,9 @@ def _write(
     except OSError as exc:
         return ToolResult.error(f"cannot write {_shown(library, path)}: {exc.strerror or exc}.")
     diff = unified_diff(old, new, _shown(library, path))
+    shown = f"\n{_cap_diff(diff, MAX_DIFF_CHARS)}" if old else ""
     return ToolResult(
-        content=f"{message} {TAKES_EFFECT}\n{_cap_diff(diff, MAX_DIFF_CHARS)}",
+        content=f"{message} {TAKES_EFFECT}{shown}",
         data={"diff": _cap_diff(diff, MAX_DIFF_DATA_CHARS), "path": str(path)},
     )
 

@@ -209,3 +209,33 @@ def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_path: P
                 assert "write the fix" in text and "run the tests" in text
 
         asyncio.run(main())
+
+
+def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Path) -> None:
+    content = "---\nname: lint-fix\ndescription: Fix lint errors with ruff\n---\n\nRun `ruff check --fix .`\n"
+    calls = [
+        {
+            "tool_calls": [
+                {
+                    "name": "skill_manage",
+                    "arguments": {"action": "create", "name": "lint-fix", "content": content},
+                    "id": "sm",
+                }
+            ]
+        },
+        {"text": "Saved the skill."},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "save it as a skill")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="turn end")
+        panel = screen.transcript.tool_panel("sm")
+        assert isinstance(panel, ToolPanel)
+        panel.expanded = True
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "+description: Fix lint errors with ruff" in text and "skills/lint-fix/SKILL.md" in text
+        assert (hermes_home / "skills" / "lint-fix" / "SKILL.md").read_text() == content
+
+    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, yolo=True)
