@@ -1033,6 +1033,7 @@ def _fit_page(page: list[_Hit], budget: int) -> list[_Hit]:
 
 READ_FILE_TOOL = Tool(
     name="read_file",
+    toolset="file",
     description=(
         "Read a text file with line numbers (format `LINE|content`). Reads up to 500 lines from `offset` "
         "(max 2000); the result says how to continue when the file is longer. Use this instead of cat/head/"
@@ -1047,6 +1048,7 @@ READ_FILE_TOOL = Tool(
 
 WRITE_FILE_TOOL = Tool(
     name="write_file",
+    toolset="file",
     description=(
         "Create a file or replace its whole content (parent directories are created; the write is atomic). "
         "Returns a diff against the previous content. To change part of an existing file use patch instead."
@@ -1059,6 +1061,7 @@ WRITE_FILE_TOOL = Tool(
 
 PATCH_TOOL = Tool(
     name="patch",
+    toolset="file",
     description=(
         "Edit a file by replacing an exact piece of text: old_string must match the file exactly (whitespace "
         "and indentation included) and occur exactly once, unless replace_all is true. Read the file first. "
@@ -1072,6 +1075,7 @@ PATCH_TOOL = Tool(
 
 SEARCH_FILES_TOOL = Tool(
     name="search_files",
+    toolset="file",
     description=(
         "Search the project: target='content' finds lines matching a regex (output `path:line:text`), "
         "target='files' finds files whose names match a glob. Respects .gitignore and skips binary files and "

@@ -454,6 +454,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
 
 TERMINAL_TOOL = Tool(
     name="terminal",
+    toolset="terminal",
     description=DESCRIPTION,
     args_model=TerminalArgs,
     handler=run_terminal,
