@@ -7,7 +7,6 @@ import sys
 from contextlib import ExitStack
 from typing import Any, ClassVar
 
-from pydantic import SecretStr
 from textual.app import App
 from textual.binding import Binding, BindingType
 
@@ -125,28 +124,19 @@ class HermesApp(App[int]):
             self._store.close()
 
 
-def demo_settings(settings: Settings, base_url: str) -> Settings:
-    updated = settings.model_copy(
-        update={"base_url": base_url, "provider": "custom", "model": "hermes-demo", "auto_title": False}
-    )
-    updated.api_key = SecretStr("demo")
-    return updated
-
-
 def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: bool = False) -> int:
     settings = loaded.settings
     with ExitStack() as stack:
         server_box: dict[str, Any] = {}
 
         def start_demo() -> Settings:
-            from agent.scripted import ScriptedServer
-            from hermes_tui.cli import demo_scenario_path
+            from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings
 
             if "server" not in server_box:
                 server_box["server"] = stack.enter_context(
                     ScriptedServer(args.scenario or demo_scenario_path())
                 )
-            return demo_settings(settings, server_box["server"].openai_base_url)
+            return scripted_settings(server_box["server"], settings)
 
         if args.demo or args.scenario:
             settings = start_demo()

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from agent.events import ToolFinished, ToolOutput, ToolStarted
 from agent.messages import ToolCall
-from agent.tools.registry import Tool, ToolContext, ToolRegistry, ToolResult
+from agent.tools.registry import Tool, ToolContext, ToolRegistry, ToolResult, summarize_call
 from agent.tools.truncate import truncate_middle
 from agent.ui import AgentUI
 
@@ -156,11 +156,10 @@ class ToolExecutor:
         hooks: Any = None,
     ) -> ExecutedCall:
         call = item.call
-        tool = item.tool
         arguments: dict[str, Any] = {}
         if isinstance(item.parsed, tuple):
             arguments = item.parsed[1].model_dump(exclude_none=True)
-        summary = tool.summarize(arguments) if tool else call.name
+        summary = summarize_call(call.name, arguments, self.registry)
         ui.on_event(
             ToolStarted(
                 call_id=call.id, name=call.name, arguments=arguments, summary=summary, index=item.index

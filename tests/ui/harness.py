@@ -8,11 +8,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
 from textual.pilot import Pilot
 
 from agent.config import Settings
-from agent.scripted import ScriptedServer
+from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
 
@@ -20,16 +19,12 @@ from hermes_tui.screens.chat import ChatScreen
 def chat_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "model": "scripted",
-        "provider": "custom",
-        "base_url": server.openai_base_url,
-        "api_key": SecretStr("test"),
         "hermes_home": home,
         "cwd": cwd,
         "max_retries": 0,
-        "auto_title": False,
+        **overrides,
     }
-    values.update(overrides)
-    return Settings(**values)
+    return scripted_settings(server, **values)
 
 
 async def wait_for(pilot: Pilot, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:

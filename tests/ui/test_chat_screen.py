@@ -283,15 +283,14 @@ def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None
     import asyncio
 
     from agent.config import Settings
-    from hermes_tui.app import demo_settings
-    from hermes_tui.cli import demo_scenario_path
+    from agent.scripted import demo_scenario_path, scripted_settings
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
 
     async def main() -> None:
         with ScriptedServer(demo_scenario_path()) as server:
             bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
-            app = HermesApp(bare, demo_factory=lambda: demo_settings(bare, server.openai_base_url))
+            app = HermesApp(bare, demo_factory=lambda: scripted_settings(server, bare))
             async with app.run_test(size=(100, 32)) as pilot:
                 await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
                 assert str(hermes_home) in screen_text(app) or "HERMES_HOME" in screen_text(app)

@@ -21,9 +21,10 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from agent.humanize import format_elapsed
 from widgets.assistant_message import AssistantMessage, FrozenMarkdown
 from widgets.notice import NoticeLine
-from widgets.spinner import Spinner, format_elapsed
+from widgets.spinner import Spinner
 from widgets.text_safety import StreamSanitizer, sanitize_display
 from widgets.tool_panel import ToolPanel, ToolPanelHeader
 from widgets.transcript import EarlierEntries, LaterEntries, NewOutputIndicator, Transcript, TranscriptRecord
