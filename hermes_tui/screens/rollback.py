@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
+from widgets.card import card_css
+
 
 class ConfirmRestore(ModalScreen[bool]):
     """Cancel is focused first: a stray Enter never overwrites files."""
@@ -62,11 +64,10 @@ class RollbackScreen(ModalScreen[str | None]):
     """Lists checkpoints newest first; dismisses with the chosen checkpoint id once confirmed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
-    DEFAULT_CSS = """
+    DEFAULT_CSS = card_css("RollbackScreen > Vertical") + """
     RollbackScreen { align: center middle; }
     RollbackScreen > Vertical {
         width: 90; max-width: 100%; height: auto; max-height: 80%; padding: 1 2;
-        border: round $primary; background: $surface;
     }
     RollbackScreen OptionList { height: auto; max-height: 20; border: none; background: transparent; }
     RollbackScreen .hint { color: $foreground-muted; }

@@ -22,11 +22,12 @@ from textual.widgets import Button, Input, Static
 
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 from hermes_tui.screens.setup import SetupScreen
-from widgets.approval_dialog import ApprovalDialog, literal_text
+from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput, normalize_paste
 from widgets.queued_messages import QueuedMessages
 from widgets.status_bar import StatusBar, context_level
+from widgets.text_safety import literal_text
 
 pytestmark = pytest.mark.anyio
 
