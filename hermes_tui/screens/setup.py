@@ -61,7 +61,9 @@ class SetupScreen(Screen[SetupChoice]):
 
     AUTO_FOCUS = "#setup-demo"
 
-    DEFAULT_CSS = card_css("SetupScreen #setup-card") + """
+    DEFAULT_CSS = (
+        card_css("SetupScreen #setup-card")
+        + """
     SetupScreen {
         align: center middle;
         background: $background;
@@ -116,6 +118,7 @@ class SetupScreen(Screen[SetupChoice]):
         }
     }
     """
+    )
 
     class StartDemo(Message):
         """The user chose the scripted demo."""

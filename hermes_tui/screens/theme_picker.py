@@ -51,7 +51,9 @@ def theme_option(spec: ThemeSpec, *, current: bool = False) -> Option:
 class ThemePicker(ModalScreen[str | None]):
     """A list of themes; highlight previews, Enter chooses, Escape restores and cancels."""
 
-    DEFAULT_CSS = card_css("ThemePicker > #theme-picker") + """
+    DEFAULT_CSS = (
+        card_css("ThemePicker > #theme-picker")
+        + """
     ThemePicker {
         align: center middle;
         background: $background 40%;
@@ -81,6 +83,7 @@ class ThemePicker(ModalScreen[str | None]):
         padding: 0 0 1 0;
     }
     """
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="theme_picker.cancel"),

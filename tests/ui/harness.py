@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -54,7 +53,7 @@ async def submit(pilot: Pilot, text: str) -> None:
     await pilot.pause()
 
 
-def run_chat(
+async def run_chat(
     scenario: Any,
     body: Callable[[Pilot, HermesApp, ScriptedServer], Awaitable[None]],
     *,
@@ -63,17 +62,15 @@ def run_chat(
     size: tuple[int, int] = (100, 32),
     **overrides: Any,
 ) -> None:
-    async def main() -> None:
-        with ScriptedServer(scenario) as server:
-            app = HermesApp(chat_settings(server, home, cwd, **overrides))
-            async with app.run_test(size=size) as pilot:
-                await wait_for(
-                    pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat"
-                )
-                await pilot.pause()
-                await body(pilot, app, server)
-
-    asyncio.run(main())
+    """The real app on a scripted server playing `scenario`: `body` runs once the chat screen is up."""
+    with ScriptedServer(scenario) as server:
+        app = HermesApp(chat_settings(server, home, cwd, **overrides))
+        async with app.run_test(size=size) as pilot:
+            await wait_for(
+                pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat"
+            )
+            await pilot.pause()
+            await body(pilot, app, server)
 
 
 def screen_text(app: HermesApp) -> str:

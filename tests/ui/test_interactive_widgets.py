@@ -29,13 +29,6 @@ from widgets.queued_messages import QueuedMessages
 from widgets.status_bar import StatusBar, context_level
 from widgets.text_safety import literal_text
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 
 class FakeClock:
     """A monotonic clock the test moves by hand."""

@@ -21,7 +21,6 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from agent.humanize import format_elapsed
 from widgets.assistant_message import AssistantMessage, FrozenMarkdown
 from widgets.notice import NoticeLine
 from widgets.spinner import Spinner
@@ -29,13 +28,6 @@ from widgets.text_safety import StreamSanitizer, sanitize_display
 from widgets.tool_panel import ToolPanel, ToolPanelHeader
 from widgets.transcript import EarlierEntries, LaterEntries, NewOutputIndicator, Transcript, TranscriptRecord
 from widgets.user_message import UserMessage
-
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class FakeClock:
@@ -128,12 +120,6 @@ def test_stream_sanitizer_handles_escapes_split_across_chunks() -> None:
         out = "".join(sanitizer.feed(raw[i : i + size]) for i in range(0, len(raw), size))
         out += sanitizer.flush()
         assert out == sanitize_display(raw) == "red and link end\nnext\n"
-
-
-def test_format_elapsed() -> None:
-    assert format_elapsed(3.24) == "3.2s"
-    assert format_elapsed(65) == "1m 05s"
-    assert format_elapsed(3725) == "1h 02m"
 
 
 # ------------------------------------------------------------------------------------------------ assistant
