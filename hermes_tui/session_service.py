@@ -50,6 +50,13 @@ class SessionService:
         self.agent.resume(session_id)
         return self.agent
 
+    def update_settings(self, **changes: object) -> Settings:
+        """Settings that take effect without a new transport (skills, personality): the current agent and
+        every later one use them."""
+        agent = self.agent
+        agent.settings = agent.settings.model_copy(update=changes)
+        return agent.settings
+
     def switch_model(self, model: str) -> None:
         """The next turn (and every new session) uses `model`. Raises RuntimeError during a turn."""
         self.agent.switch_model(model)

@@ -29,7 +29,7 @@ from textual.worker import Worker, WorkerState
 from agent.config import Settings
 from agent.events import TurnFinished
 from agent.ui import ApprovalDecision
-from hermes_tui import commands
+from hermes_tui import commands, learning_actions
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
@@ -114,6 +114,7 @@ class ChatScreen(Screen[None]):
         self._clarify: ClarifyPrompt | None = None
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
         self._interrupting = False
+        self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -159,6 +160,7 @@ class ChatScreen(Screen[None]):
         else:
             self._welcome()
         self.status_bar.set_yolo(self.agent.yolo)
+        learning_actions.refresh_skill_commands(self)
         self.prompt_input.focus()
 
     def _welcome(self) -> None:
@@ -202,7 +204,7 @@ class ChatScreen(Screen[None]):
         if command is not None:
             self.run_slash(command, arg)
             return
-        if typed and not text.strip().startswith("/ "):
+        if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
             return
         if self.busy:
@@ -490,7 +492,8 @@ class ChatScreen(Screen[None]):
         except KeyError:
             self.transcript.add_notice("error", f"No session {session_id}.")
         else:
-            self.transcript.load_history(records_from_messages(agent.messages, agent.registry))
+            records = records_from_messages(agent.messages, agent.registry)
+            self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
             self.transcript.add_notice(
                 "info", f"Resumed session {session_id} ({len(agent.messages)} messages)."
             )
@@ -549,6 +552,15 @@ class ChatScreen(Screen[None]):
 
         manager = self.agent.plugins
         self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+
+    def action_skills(self) -> None:
+        learning_actions.open_skills(self)
+
+    def action_tools(self) -> None:
+        learning_actions.open_tools(self)
+
+    def action_personality(self, argument: str = "") -> None:
+        learning_actions.set_personality(self, argument)
 
     def action_theme(self, name: str = "") -> None:
         self.post_message(self.ThemeRequested(name.strip()))
