@@ -31,15 +31,8 @@ from hermes_tui.screens.sessions import (
     snippet_text,
 )
 
-pytestmark = pytest.mark.anyio
-
 NOW = datetime(2026, 3, 10, 12, 0).timestamp()
 UNSET = object()
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 # ------------------------------------------------------------------------------------------ fixtures
