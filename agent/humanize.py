@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-__all__ = ["format_age", "format_countdown", "format_elapsed", "format_size"]
+__all__ = ["format_absolute", "format_age", "format_countdown", "format_elapsed", "format_size"]
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -63,6 +63,17 @@ def format_age(timestamp: float, now: float) -> str:
         return f"{days} days ago"
     label = f"{_MONTHS[then.month - 1]} {then.day}"
     return label if then.year == today.year else f"{label} {then.year}"
+
+
+def format_absolute(timestamp: float, now: float | None = None) -> str:
+    """ "Mar 4, 14:02" (local time), with the year when it is not the year of `now`."""
+    try:
+        then = datetime.fromtimestamp(timestamp)
+        year = datetime.fromtimestamp(now).year if now is not None else then.year
+    except (OverflowError, OSError, ValueError, TypeError):
+        return ""
+    day = f"{_MONTHS[then.month - 1]} {then.day}" + (f" {then.year}" if then.year != year else "")
+    return f"{day}, {then:%H:%M}"
 
 
 def format_size(n: int) -> str:

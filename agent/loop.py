@@ -60,7 +60,7 @@ from agent.ui import AgentUI, NullUI
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
-    from agent.store import SessionStore
+    from agent.store import SessionStoreProtocol
     from agent.trajectory import TrajectoryWriter
 
 CONTINUE_PROMPT = (
@@ -168,7 +168,7 @@ class Agent:
         settings: Settings,
         *,
         ui: AgentUI | None = None,
-        store: SessionStore | None = None,
+        store: SessionStoreProtocol | None = None,
         registry: ToolRegistry | None = None,
         transport: Transport | None = None,
         session_id: str | None = None,

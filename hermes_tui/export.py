@@ -27,10 +27,9 @@ from agent.fileio import atomic_write_text
 from agent.humanize import format_elapsed
 from agent.messages import Message
 from agent.tools.registry import ToolCatalog, summarize_call
-from agent.tools.registry import summarize_call as tool_summary  # the name the session preview imports
 
 if TYPE_CHECKING:
-    from agent.store import SessionInfo, SessionStore
+    from agent.store import SessionInfo, SessionStoreProtocol
 
 __all__ = [
     "ExportFormat",
@@ -41,7 +40,6 @@ __all__ = [
     "format_for_path",
     "short_path",
     "title_slug",
-    "tool_summary",
     "write_export",
 ]
 
@@ -177,7 +175,9 @@ def _tool_block(name: str, summary: str, arguments: str | None, result: Message 
     return "\n".join(lines)
 
 
-def export_markdown(store: SessionStore, session_id: str, *, registry: ToolCatalog | None = None) -> str:
+def export_markdown(
+    store: SessionStoreProtocol, session_id: str, *, registry: ToolCatalog | None = None
+) -> str:
     """The session as a Markdown document (see the module doc). KeyError for an unknown session.
 
     `registry` (a `ToolRegistry`) gives tool summaries as the chat shows them; the built-in one by default.
@@ -252,7 +252,7 @@ def _message_dict(message: Message, seq: int | None) -> dict[str, Any]:
     return {"seq": seq, **data}
 
 
-def export_json(store: SessionStore, session_id: str) -> str:
+def export_json(store: SessionStoreProtocol, session_id: str) -> str:
     """The session row and all its messages with every stored field, as indented JSON."""
     loaded = store.load(session_id)
     seqs = loaded.seqs or [None] * len(loaded.messages)
@@ -281,7 +281,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 
 
 def write_export(
-    store: SessionStore, session_id: str, path: Path | str, fmt: ExportFormat = "markdown"
+    store: SessionStoreProtocol, session_id: str, path: Path | str, fmt: ExportFormat = "markdown"
 ) -> Path:
     """Write the export to `path` (parents created, an existing file replaced atomically, keeping its mode;
     a new file is 0600) and return its absolute path.

@@ -16,7 +16,7 @@ from textual.app import App
 from hermes_tui.export import ExportFormat, default_export_path, format_for_path, write_export
 
 if TYPE_CHECKING:
-    from agent.store import SessionStore
+    from agent.store import SessionStoreProtocol
 
 Report = Callable[[str, str], object]
 """`report(kind, text)`: a notice in the chat (kind info | warn | error)."""
@@ -25,7 +25,7 @@ Report = Callable[[str, str], object]
 class ExportFlow:
     """Exports sessions of `store` for the chat screen, relative paths under `cwd`."""
 
-    def __init__(self, app: App[object], store: SessionStore, *, cwd: Path, report: Report) -> None:
+    def __init__(self, app: App[object], store: SessionStoreProtocol, *, cwd: Path, report: Report) -> None:
         self.app = app
         self.store = store
         self.cwd = cwd

@@ -15,13 +15,13 @@ from agent.ui import AgentUI
 
 if TYPE_CHECKING:
     from agent.loop import Agent
-    from agent.store import SessionStore
+    from agent.store import SessionStoreProtocol
 
 
 class SessionService:
     """Builds, replaces and closes the chat's agent. UI thread only; the agent itself runs in workers."""
 
-    def __init__(self, settings: Settings, *, ui: AgentUI, store: SessionStore) -> None:
+    def __init__(self, settings: Settings, *, ui: AgentUI, store: SessionStoreProtocol) -> None:
         self._settings = settings
         self.ui = ui
         self.store = store

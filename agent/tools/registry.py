@@ -22,7 +22,7 @@ from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
-    from agent.store import SessionStore
+    from agent.store import SessionStoreProtocol
 
 
 @dataclass
@@ -49,7 +49,7 @@ class ToolContext:
     hermes_home: Path
     ui: AgentUI = field(default_factory=NullUI)
     emit_output: Callable[[str], None] = lambda chunk: None
-    store: SessionStore | None = None
+    store: SessionStoreProtocol | None = None
     approvals: ApprovalGate | None = None
     # Per-session mutable state owned by the agent (todo list, ...), shared by reference.
     state: dict[str, Any] = field(default_factory=dict)

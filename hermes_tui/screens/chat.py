@@ -48,7 +48,7 @@ from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from agent.loop import Agent, TurnResult
-    from agent.store import SessionStore
+    from agent.store import SessionStoreProtocol
     from hermes_tui.screens.sessions import SessionsResult
 
 DRAIN_HZ = 15
@@ -97,7 +97,7 @@ class ChatScreen(Screen[None]):
         self,
         settings: Settings,
         *,
-        store: SessionStore,
+        store: SessionStoreProtocol,
         resume_id: str | None = None,
         flavour: ThemeSpec | None = None,
     ) -> None:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from agent.checkpoints import Checkpoint
 
 
-
 def confirm_restore(description: str) -> ConfirmModal:
     """Cancel is focused first: a stray Enter never overwrites files."""
     return ConfirmModal(
