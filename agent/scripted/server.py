@@ -559,7 +559,7 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        call, plan = owner._next_call(path, headers, body, raw, api)
+        call, plan, request = owner._next_call(path, headers, body, raw, api)
         if call is None or plan is None:
             self._send_json(
                 500,
@@ -573,6 +573,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._headers_sent = False
         try:
             self._answer(encoder_cls(plan), plan, stream=body.get("stream") is True)
+            owner._answered(request)
         except _Abort:
             self.close_connection = True
         except (OSError, ValueError):
@@ -737,6 +738,10 @@ class ScriptedServer:
     Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic), both also without
     the `/v1` prefix, and `GET /v1/models`. Each model request plays the next call of the scenario
     (then `fallback`, if any; then HTTP 500).
+
+    `on_request(request)` is called when a model request arrives, `on_answered(request, finished_at)` when
+    the last byte of its answer has been written (`time.monotonic()`, comparable across processes on
+    Linux): benchmarks time what the client does between the two.
     """
 
     def __init__(
@@ -745,10 +750,12 @@ class ScriptedServer:
         *,
         port: int = 0,
         on_request: Callable[[RecordedRequest], None] | None = None,
+        on_answered: Callable[[RecordedRequest, float], None] | None = None,
     ) -> None:
         self._scenario = load_scenario(scenario) if scenario is not None else Scenario(name="empty")
         self._requested_port = port
         self._on_request = on_request
+        self._on_answered = on_answered
         self._lock = threading.Lock()
         self._recorded = threading.Condition(self._lock)
         self._requests: list[RecordedRequest] = []
@@ -898,7 +905,7 @@ class ScriptedServer:
 
     def _next_call(
         self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes, api: Api
-    ) -> tuple[ModelCall | None, _Plan | None]:
+    ) -> tuple[ModelCall | None, _Plan | None, RecordedRequest]:
         """Take the next call, record the request, and plan the answer (all under the lock)."""
         with self._recorded:
             scenario = self._scenario
@@ -928,7 +935,16 @@ class ScriptedServer:
             self._requests.append(request)
             self._recorded.notify_all()
         self._notify(request)
-        return call, plan
+        return call, plan, request
+
+    def _answered(self, request: RecordedRequest) -> None:
+        """The whole answer to `request` is written: benchmarks time "last byte sent -> on screen"."""
+        if self._on_answered is not None:
+            finished = time.monotonic()
+            try:
+                self._on_answered(request, finished)
+            except Exception:
+                logger.exception("scripted server: on_answered callback failed")
 
     def _track(self, sock: Any, thread: threading.Thread) -> None:
         with self._lock:
