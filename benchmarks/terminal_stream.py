@@ -42,6 +42,7 @@ import re
 import shlex
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -511,6 +512,8 @@ def watch_reply(
             threads_last.update(thread_cpu(pane.pid))
             if not names and first_reply is not None:
                 names = thread_names(pane.pid)
+        if echo_sent is not None and result.key_echo is None and ECHO in screen:
+            result.key_echo = seen - echo_sent
         if LAST_WORD in screen:
             cpu = tree_cpu(pane.pid) - cpu0
             break
@@ -520,8 +523,6 @@ def watch_reply(
             if seen >= due:
                 pane.type(ECHO)
                 echo_sent = time.monotonic()
-        elif echo_sent is not None and result.key_echo is None and ECHO in screen:
-            result.key_echo = seen - echo_sent
         if pane.dead():
             raise RuntimeError(f"{result.subject} exited mid-stream; the screen:\n{screen}")
         time.sleep(max(0.0, poll - (time.monotonic() - now)))
@@ -596,6 +597,36 @@ def run_terminal(
     return result
 
 
+def measure_launches(
+    tmux: Tmux, subject: Subject, tmp: Path, n: int, settle: float
+) -> tuple[list[float], list[float]]:
+    """`n` times: launch -> prompt visible, then (after `settle`) Enter -> request on the wire of the first
+    message, a short reply. The two latencies a user feels before any streaming."""
+    server = ServerProcess([{"text": f"short reply {LAST_WORD}."}] * n, tmp)
+    launch, first_enter = [], []
+    try:
+        for i in range(n):
+            launched = time.monotonic()
+            pane = Pane(tmux, f"launch-{subject.key}-{i}", subject.command(server.openai_base_url, tmp))
+            try:
+                ready, _ = pane.wait_for(lambda s: subject.ready_text in s, 60, "the first screen")
+                launch.append(ready - launched)
+                time.sleep(settle)
+                pane.type(TYPED)
+                pane.wait_for(lambda s: TYPED in s, 10, "typed text echo")
+                enter = time.monotonic()
+                pane.key("Enter")
+                if not server.wait_requests(i + 1, 30):
+                    raise RuntimeError(f"{subject.key}: no request within 30 s of Enter")
+                first_enter.append(server.requests[i][0] - enter)
+                pane.wait_for(lambda s: LAST_WORD in s, 30, "the short reply")
+            finally:
+                pane.close()
+    finally:
+        server.stop()
+    return launch, first_enter
+
+
 def run_sdk(workload: Workload, tmp: Path, python: str) -> Result:
     server = ServerProcess([workload.call()], tmp)
     result = Result("sdk", workload.key)
@@ -664,7 +695,6 @@ METRICS: list[tuple[str, str, str]] = [
     ("longest_gap", "longest time without a screen change", "s"),
     ("key_echo", "key echo mid-stream", "ms"),
     ("peak_rss", "peak RSS", "MB"),
-    ("launch", "launch -> prompt visible", "s"),
 ]
 SDK_RATIOS = {"cpu_per_s", "enter_to_last"}
 """The SDK is a floor for these two; its other numbers (request latency, its own last byte) are printed
@@ -787,6 +817,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller workloads (a smoke run)")
     parser.add_argument("--threads", action="store_true", help="hermes-tui's CPU by thread (py-spy names)")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds after the first frame")
+    parser.add_argument("--launches", type=int, default=5, help="launches timed per terminal subject")
     parser.add_argument("--poll", type=float, default=0.02, help="screen poll interval")
     parser.add_argument("--timeout", type=float, default=300.0, help="per reply")
     args = parser.parse_args(argv)
@@ -820,6 +851,22 @@ def main(argv: list[str] | None = None) -> int:
             f"one capture-pane costs {poll_cost * 1000:.1f} ms CPU in tmux (not counted in the app); "
             f"{os.cpu_count()} cores"
         )
+        if args.launches > 0:
+            print(
+                "\n## launch -> prompt visible, and the first Enter -> request on the wire after "
+                f"{args.settle:g} s\n## (median of {args.launches} launches; fastest in brackets)"
+            )
+            medians: dict[str, tuple[float, float]] = {}
+            for key in (k for k in wanted if k in subjects):
+                launch, first = measure_launches(tmux, subjects[key], tmp, args.launches, args.settle)
+                medians[key] = (statistics.median(launch), statistics.median(first))
+                print(
+                    f"  {labels[key]:<14} launch {medians[key][0]:.2f} s ({min(launch):.2f} s)   "
+                    f"first Enter -> request {medians[key][1]:.3f} s ({min(first):.3f} s)"
+                )
+            if "bare" in medians and "tui" in medians:
+                ratios = [medians["tui"][i] / medians["bare"][i] for i in (0, 1)]
+                print(f"  hermes-tui / bare Textual: launch {ratios[0]:.2f}x, first Enter {ratios[1]:.2f}x")
         for workload in chosen:
             results: dict[str, Result] = {}
             for key in wanted:

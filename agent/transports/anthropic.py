@@ -324,6 +324,9 @@ class AnthropicTransport(SDKClientHolder):
     def _client_key(self) -> tuple[Any, ...]:
         return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout)
 
+    def _warm_client(self, client: Any) -> None:
+        _ = client.messages.with_streaming_response
+
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = convert_messages(request.messages)
         system_blocks = apply_cache_control(system, messages)

@@ -89,6 +89,9 @@ class SDKClientHolder:
         """Everything `_create_client` builds the client from: equal keys, interchangeable clients."""
         raise NotImplementedError
 
+    def _warm_client(self, client: Any) -> None:
+        """Touch what the first request would load lazily (the SDK imports its resources on first use)."""
+
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
@@ -107,6 +110,7 @@ class SDKClientHolder:
             if key in _PREWARMED:
                 return
         client = self._create_client()
+        self._warm_client(client)
         with _PREWARMED_LOCK:
             spare = _PREWARMED.get(key)
             if spare is None:

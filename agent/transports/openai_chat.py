@@ -258,6 +258,9 @@ class OpenAIChatTransport(SDKClientHolder):
         headers = tuple(sorted(self.extra_headers.items()))
         return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout, headers)
 
+    def _warm_client(self, client: Any) -> None:
+        _ = client.chat.completions.with_streaming_response
+
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
