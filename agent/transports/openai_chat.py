@@ -278,7 +278,7 @@ class OpenAIChatTransport(SDKClientHolder):
         client = self._get_client()
         sdk = _sdk()
         acc = ChatAccumulator(sink)
-        kwargs = self.build_kwargs(request)
+        kwargs = untransformed(self.build_kwargs(request))
         completed: dict[str, Any] = {}
 
         def open_stream() -> Any:
@@ -310,6 +310,21 @@ class OpenAIChatTransport(SDKClientHolder):
         if acc.chunks == 0:
             raise EmptyStreamError("the stream ended without a single chunk")
         return acc.response()
+
+
+def untransformed(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The same request with `messages` and `tools` passed through the SDK's `extra_body`.
+
+    `create()` walks every parameter through its TypedDict-driven transform, a deep recursive copy that
+    changes nothing for JSON-shaped dicts like ours but took 0.23 s (holding the GIL) for a 300-turn session's
+    800 messages, on every model call. `extra_body` is merged into the JSON body as is, in the same place:
+    the bytes on the wire are identical (a test compares them).
+    """
+    out = dict(kwargs)
+    extra = {key: out.pop(key) for key in ("messages", "tools") if key in out}
+    out["messages"] = []
+    out["extra_body"] = extra
+    return out
 
 
 def _sdk() -> Any:

@@ -18,6 +18,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from agent.events import TextDelta
 from agent.scripted import ScriptedServer
+from agent.tools.builtin import default_registry
 from agent.transports.anthropic import event_batches
 from agent.transports.base import ModelRequest, SilentSink
 from agent.transports.openai_chat import OpenAIChatTransport, chunk_batches
@@ -138,3 +139,25 @@ def test_a_prewarmed_client_serves_its_own_configuration_only(tmp_path: Path) ->
     assert keys == ["Bearer key-b", "Bearer key-a", "Bearer key-a", "Bearer key-a"]
     for t in (other, second):
         t.close()
+
+
+def test_the_request_body_is_byte_for_byte_what_the_sdks_create_sends(tmp_path: Path) -> None:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a test."}]
+    for i in range(30):
+        messages.append({"role": "user", "content": f"question {i} é ✓ 🎉 \u2028"})
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": "notes\n" * 3})
+        messages.append({"role": "assistant", "content": f"answer {i}"})
+    tools = default_registry().schemas()
+    request = ModelRequest(messages=messages, tools=tools, max_tokens=50)
+    with ScriptedServer({"name": "t", "fallback": {"text": "ok"}}) as server:
+        transport = OpenAIChatTransport(model="m", base_url=server.openai_base_url, api_key="k")
+        transport.stream(request, SilentSink(), threading.Event())
+        client = openai.OpenAI(base_url=server.openai_base_url, api_key="k", max_retries=0)
+        with client.chat.completions.with_streaming_response.create(**transport.build_kwargs(request)):
+            pass
+        ours, sdks = server.requests
+        transport.close()
+        client.close()
+    assert ours.raw == sdks.raw
