@@ -13,9 +13,10 @@ in tmux, not in the app, and is measured and printed), the bytes written to the 
 `tmux pipe-pane`, and CPU as utime+stime of the app's process tree from /proc. Printed per workload:
 CPU core-seconds per second of streaming (Enter -> last word on screen), Enter -> last word on screen
 (ratio to the SDK), KiB/s written to the terminal, last byte sent by the server -> on screen, Enter ->
-request on the wire (a warm app: first frame + a settle time before typing), the longest time the screen
-went without changing (the status clock ticks, so a frozen app shows), key echo latency (a few letters
-typed mid-stream, until they show in the prompt), peak RSS; and launch -> prompt visible.
+request on the wire (a warm app: first frame + a settle time + its CPU gone quiet before typing), the
+longest time the screen went without changing (the status clock ticks, so a frozen app shows), key echo
+latency (a few letters typed mid-stream, until they show in the prompt), peak RSS; and launch -> prompt
+visible.
 
 `--history 300` also plays 300 short turns (a tool call every third) in one hermes-tui session, typed in
 tmux like the rest (~3 min), then a workload again: the 301st turn compared with the first, and the RSS
@@ -427,6 +428,18 @@ class Pane:
         )
 
 
+def wait_warm(pid: int, settle: float, timeout: float = 30.0) -> None:
+    """A warm app: `settle` seconds after its first frame AND done with what it does after it (loading the
+    SDK in the background takes far longer than usual on a busy machine): its CPU over 0.3 s under 10%."""
+    time.sleep(settle)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = tree_cpu(pid)
+        time.sleep(0.3)
+        if tree_cpu(pid) - before < 0.03:
+            return
+
+
 def measure_poll_cost(tmux: Tmux, pane: Pane, n: int = 100) -> float:
     """CPU seconds one capture-pane costs (the tmux client we spawn + the tmux server)."""
     children0 = os.times().children_user + os.times().children_system
@@ -574,7 +587,7 @@ def run_terminal(
     try:
         ready, _ = pane.wait_for(lambda s: subject.ready_text in s, 60, "the first screen")
         result.launch = ready - launched
-        time.sleep(args.settle)  # a warm app: what it does after its first frame is done
+        wait_warm(pane.pid, args.settle)
         for turn in range(history):
             if turn and turn % 50 == 0:
                 print(f"    turn {turn} of {history}", file=sys.stderr, flush=True)
@@ -582,7 +595,7 @@ def run_terminal(
             pane.key("Enter")
             pane.wait_for(lambda s, t=turn: f"turn{t}done" in s, 60, f"history turn {turn}")
         if history:
-            time.sleep(args.settle)
+            wait_warm(pane.pid, args.settle)
         pane.pipe_to(pipe)
         watch_reply(
             pane,
@@ -615,7 +628,7 @@ def measure_launches(
             try:
                 ready, _ = pane.wait_for(lambda s: subject.ready_text in s, 60, "the first screen")
                 launch.append(ready - launched)
-                time.sleep(settle)
+                wait_warm(pane.pid, settle)
                 pane.type(TYPED)
                 pane.wait_for(lambda s: TYPED in s, 10, "typed text echo")
                 enter = time.monotonic()

@@ -536,6 +536,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         raw = self._read_body()
+        arrived = time.monotonic()  # before parsing and planning: a big scripted answer takes a while
         api: Api | None = (
             "openai" if path in _OPENAI_PATHS else "anthropic" if path in _ANTHROPIC_PATHS else None
         )
@@ -550,7 +551,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         headers = {k.lower(): v for k, v in self.headers.items()}
         if not isinstance(body, dict):
-            owner._record(path, headers, {}, raw, api, None)
+            owner._record(path, headers, {}, raw, api, None, arrived)
             why = f"{body}" if isinstance(body, Exception) else "the body must be a JSON object"
             self._send_json(
                 400,
@@ -559,7 +560,7 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        call, plan, request = owner._next_call(path, headers, body, raw, api)
+        call, plan, request = owner._next_call(path, headers, body, raw, api, arrived)
         if call is None or plan is None:
             self._send_json(
                 500,
@@ -888,8 +889,9 @@ class ScriptedServer:
         raw: bytes,
         api: Api,
         call_index: int | None,
+        arrived: float,
     ) -> RecordedRequest:
-        request = RecordedRequest(path, headers, body, time.monotonic(), api, "POST", raw, call_index)
+        request = RecordedRequest(path, headers, body, arrived, api, "POST", raw, call_index)
         with self._recorded:
             self._requests.append(request)
             self._recorded.notify_all()
@@ -904,7 +906,7 @@ class ScriptedServer:
                 logger.exception("scripted server: on_request callback failed")
 
     def _next_call(
-        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes, api: Api
+        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes, api: Api, arrived: float
     ) -> tuple[ModelCall | None, _Plan | None, RecordedRequest]:
         """Take the next call, record the request, and plan the answer (all under the lock)."""
         with self._recorded:
@@ -931,7 +933,7 @@ class ScriptedServer:
                     serial=self._serial,
                     tool_ids=(f"call_{n}" for n in range(first, first + missing)),
                 )
-            request = RecordedRequest(path, headers, body, time.monotonic(), api, "POST", raw, call_index)
+            request = RecordedRequest(path, headers, body, arrived, api, "POST", raw, call_index)
             self._requests.append(request)
             self._recorded.notify_all()
         self._notify(request)
