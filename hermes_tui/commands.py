@@ -6,6 +6,7 @@ all run the same code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -35,6 +36,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("rollback", "Restore files from a checkpoint taken before a change", "rollback"),
     SlashCommand("plugins", "List plugins and their load errors", "plugins"),
+    SlashCommand("skills", "Browse, read, enable and disable skills", "skills"),
+    SlashCommand("tools", "Toolsets and tools: switch them for this session", "tools"),
+    SlashCommand(
+        "personality", "Set a personality: /personality NAME|TEXT|none", "personality", takes_argument=True
+    ),
     SlashCommand("yolo", "Toggle approving risky commands without asking", "yolo"),
     SlashCommand("compress", "Summarize the middle of the conversation to save context", "compress"),
     SlashCommand("theme", "Pick a theme (previews live)", "theme", takes_argument=True),
@@ -59,8 +65,15 @@ def parse(text: str) -> tuple[SlashCommand | None, str, str]:
     return BY_NAME.get(name), arg.strip(), name
 
 
-def completions() -> list[tuple[str, str]]:
-    return [(f"/{c.name}", c.description) for c in COMMANDS]
+def completions(skills: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The prompt's `/` completions: the commands, then one per enabled skill (slash name -> description)."""
+    extra = [(f"/{name}", description) for name, description in sorted((skills or {}).items())]
+    return [(f"/{c.name}", c.description) for c in COMMANDS] + extra
+
+
+def reserved_names() -> frozenset[str]:
+    """Names a skill's slash command may not take (a built-in command or alias wins, as in Hermes)."""
+    return frozenset(BY_NAME) | frozenset(ALIASES)
 
 
 def help_text() -> str:

@@ -178,6 +178,9 @@ class ToolPanel(Widget, can_focus=True):
         "todo": "📋",
         "memory": "🧠",
         "session_search": "🗂️",
+        "skills_list": "📚",
+        "skill_view": "📚",
+        "skill_manage": "📝",
     }
     """Icon per tool name; themes/skins may replace or extend it."""
     FALLBACK_ICON: ClassVar[str] = "⚙️"
@@ -196,7 +199,7 @@ class ToolPanel(Widget, can_focus=True):
         "cancelled": "☒",
     }
 
-    DIFF_TOOLS: ClassVar[frozenset[str]] = frozenset({"write_file", "patch"})
+    DIFF_TOOLS: ClassVar[frozenset[str]] = frozenset({"write_file", "patch", "skill_manage"})
     EXPANDED_ON_SUCCESS: ClassVar[frozenset[str]] = frozenset({"todo"})
     """Tools whose successful result is worth showing without a click."""
 

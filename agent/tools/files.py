@@ -15,9 +15,7 @@ import os
 import queue
 import re
 import shutil
-import stat
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +25,7 @@ from typing import BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.fileio import atomic_write_bytes
 from agent.tools.registry import Tool, ToolContext, ToolResult
 
 DEFAULT_READ_LIMIT = 500
@@ -156,43 +155,13 @@ def _directory_message(path: Path, cwd: Path) -> str:
     )
 
 
-def _read_umask() -> int:
-    """The process umask without changing it (os.umask is process-wide and racy across threads)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o022
-
-
 def atomic_write(path: Path, data: bytes) -> None:
     """Write `data` to `path` atomically, keeping an existing file's permission bits; creates parents.
 
     A symlink is followed: its target is replaced, the link stays.
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_read_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_bytes(target, data)
 
 
 def _lines_for_diff(text: str) -> list[str]:
@@ -374,6 +343,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     denied = _review_write(ctx, path, "write_file")
     if denied:
         return denied
+    ctx.checkpoint()
     try:
         old, old_binary = _read_existing_text(path)
         new_bytes = args.content.encode("utf-8", errors="surrogateescape")
@@ -501,6 +471,7 @@ def patch(args: PatchArgs, ctx: ToolContext) -> ToolResult:
     denied = _review_write(ctx, path, "patch")
     if denied:
         return denied
+    ctx.checkpoint()
     new_text = text.replace(old_s, new_s) if args.replace_all else text.replace(old_s, new_s, 1)
     replacements = count if args.replace_all else 1
     try:
@@ -1062,6 +1033,7 @@ def _fit_page(page: list[_Hit], budget: int) -> list[_Hit]:
 
 READ_FILE_TOOL = Tool(
     name="read_file",
+    toolset="file",
     description=(
         "Read a text file with line numbers (format `LINE|content`). Reads up to 500 lines from `offset` "
         "(max 2000); the result says how to continue when the file is longer. Use this instead of cat/head/"
@@ -1076,6 +1048,7 @@ READ_FILE_TOOL = Tool(
 
 WRITE_FILE_TOOL = Tool(
     name="write_file",
+    toolset="file",
     description=(
         "Create a file or replace its whole content (parent directories are created; the write is atomic). "
         "Returns a diff against the previous content. To change part of an existing file use patch instead."
@@ -1088,6 +1061,7 @@ WRITE_FILE_TOOL = Tool(
 
 PATCH_TOOL = Tool(
     name="patch",
+    toolset="file",
     description=(
         "Edit a file by replacing an exact piece of text: old_string must match the file exactly (whitespace "
         "and indentation included) and occur exactly once, unless replace_all is true. Read the file first. "
@@ -1101,6 +1075,7 @@ PATCH_TOOL = Tool(
 
 SEARCH_FILES_TOOL = Tool(
     name="search_files",
+    toolset="file",
     description=(
         "Search the project: target='content' finds lines matching a regex (output `path:line:text`), "
         "target='files' finds files whose names match a glob. Respects .gitignore and skips binary files and "

@@ -36,7 +36,7 @@ from agent.events import (
     UsageUpdated,
 )
 from agent.ui import ApprovalDecision
-from hermes_tui import commands
+from hermes_tui import commands, learning_actions
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.history import records_from_messages
 from widgets.approval_dialog import ApprovalDialog
@@ -103,6 +103,7 @@ class ChatScreen(Screen[None]):
         self._clarify_future: Any = None
         self._interrupting = False
         self._turn_started = 0.0
+        self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -132,6 +133,7 @@ class ChatScreen(Screen[None]):
         from agent.loop import Agent
 
         self.agent = Agent(self.settings, ui=self.bridge, store=self.store)
+        learning_actions.refresh_skill_commands(self)
         self.status_bar.set_yolo(self.settings.yolo)
         self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain)
         spec = getattr(self.app, "theme_spec", None)
@@ -168,6 +170,7 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("error", f"No session {session_id}.")
             return
         records = records_from_messages(self.agent.messages, self.agent.registry)
+        records += learning_actions.resumed_todo_records(self.agent)
         self.transcript.load_history(records)
         self.transcript.add_notice(
             "info", f"Resumed session {session_id} ({len(self.agent.messages)} messages)."
@@ -200,7 +203,7 @@ class ChatScreen(Screen[None]):
         if command is not None:
             self.run_slash(command, arg)
             return
-        if typed and not text.strip().startswith("/ "):
+        if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
             return
         if self.busy:
@@ -498,6 +501,15 @@ class ChatScreen(Screen[None]):
 
         manager = self.agent.plugins
         self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+
+    def action_skills(self) -> None:
+        learning_actions.open_skills(self)
+
+    def action_tools(self) -> None:
+        learning_actions.open_tools(self)
+
+    def action_personality(self, argument: str = "") -> None:
+        learning_actions.set_personality(self, argument)
 
     def action_rollback(self) -> None:
         from hermes_tui.screens.rollback import RollbackScreen

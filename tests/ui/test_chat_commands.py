@@ -8,7 +8,8 @@ from textual.pilot import Pilot
 
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.rollback import ConfirmRestore, RollbackScreen
+from hermes_tui.screens.modals import ConfirmModal
+from hermes_tui.screens.rollback import RollbackScreen
 from hermes_tui.screens.sessions import SessionsScreen
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.notice import NoticeLine
@@ -100,12 +101,12 @@ def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> 
         rollback = await wait_for(pilot, lambda: isinstance(app.screen, RollbackScreen) and app.screen)
         assert "patch" in screen_text(app)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRestore))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("enter")  # Cancel is focused: nothing happens
         await wait_for(pilot, lambda: app.screen is rollback)
         assert target.read_text() == "VALUE = 2\n"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRestore))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("y")
         await wait_for(pilot, lambda: target.read_text() == "VALUE = 1\n", what="restored")
         assert any("restored" in n.lower() for n in _notices(app))
