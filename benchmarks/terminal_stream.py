@@ -365,8 +365,9 @@ class Tmux:
             ("default-terminal", "tmux-256color"),
         ):
             self.run("set-option", "-g", *option)
-        out = self.run("display-message", "-p", "-t", "idle", "#{pid}")
-        self.server_pid = int(out.strip())
+        pid, _, path = self.run("display-message", "-p", "-t", "idle", "#{pid} #{socket_path}").partition(" ")
+        self.server_pid = int(pid)
+        self.socket_path = Path(path.strip())
 
     def run(self, *args: str, check: bool = True) -> str:
         done = subprocess.run(
@@ -378,6 +379,7 @@ class Tmux:
 
     def kill(self) -> None:
         self.run("kill-server", check=False)
+        self.socket_path.unlink(missing_ok=True)  # tmux leaves it behind
 
 
 class Pane:
