@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, ClassVar
@@ -80,6 +81,13 @@ class HermesApp(App[int]):
 
         gc.freeze()
 
+    def _prewarm_model_client(self) -> None:
+        """After the first frame, in a background thread: the first Enter must not pay for importing the
+        session's SDK (`openai` ~0.5 s, `anthropic` ~1.25 s) and building its client."""
+        threading.Thread(
+            target=prewarm_model_client, args=(self.settings,), name="sdk-prewarm", daemon=True
+        ).start()
+
     def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
@@ -97,6 +105,7 @@ class HermesApp(App[int]):
             self.settings, store=self.store, resume_id=self.resume_id, flavour=self.theme_manager.spec
         )
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
+        self.call_after_refresh(self._prewarm_model_client)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
         for problem in self.problems:
@@ -134,6 +143,24 @@ class HermesApp(App[int]):
         self.theme_manager.stop_watching()
         if self._store is not None:
             self._store.close()
+
+
+def prewarm_model_client(settings: Settings) -> None:
+    """Import what the first turn needs and build the SDK client its transport will take (see
+    `SDKClientHolder.prewarm`). Quiet on failure: a bad configuration is reported by the first request."""
+    try:
+        from agent.loop import make_transport
+
+        transport = make_transport(settings)
+        prewarm = getattr(transport, "prewarm", None)
+        if prewarm is not None:
+            prewarm()
+        import importlib
+
+        for name in ("agent.approval", "agent.checkpoints"):  # imported lazily by the first turn
+            importlib.import_module(name)
+    except Exception:
+        pass
 
 
 def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: bool = False) -> int:
