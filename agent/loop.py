@@ -49,6 +49,7 @@ from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
 from agent.skills.invoke import skill_invocation
 from agent.skills.library import SkillLibrary
+from agent.store.errors import StoreError
 from agent.tools.executor import ExecutedCall, ToolExecutor
 from agent.tools.memory import memory_state
 from agent.tools.registry import ToolContext, ToolRegistry
@@ -347,10 +348,25 @@ class Agent:
             self._compressions = 0
             if self._fallback_index:
                 self._restore_primary()
+            turn_start = len(self.messages)
             try:
                 return self._run_turn(user_message)
+            except StoreError as exc:
+                return self._store_failed(exc, turn_start)
             finally:
                 self._interrupt.clear()
+
+    def _store_failed(self, exc: StoreError, turn_start: int) -> TurnResult:
+        """The store failed mid-turn (see `agent.storage_fault`): the turn ends here, saying what is lost."""
+        from agent.storage_fault import storage_failure, unsaved_count
+
+        unsaved = unsaved_count(self.messages[turn_start:], streamed_reply_lost=exc.unsaved_reply)
+        error = storage_failure(exc, unsaved)
+        self._set_status("error")
+        self.ui.on_event(
+            TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
+        )
+        return TurnResult(error.exit_reason, "", Usage(), 0, self.session_id, error)
 
     # ----------------------------------------------------------------- the turn
 
@@ -723,6 +739,9 @@ class Agent:
                 response = self.transport.stream(request, sink, self._interrupt)
             except PartialInterrupt as exc:
                 raise _Interrupted(exc.partial, sink.message) from None
+            except StoreError as exc:  # the store's, never the provider's: not classified, not retried
+                exc.unsaved_reply = bool(sink.text or sink.reasoning)
+                raise
             except Exception as exc:
                 classified = classify(
                     exc,

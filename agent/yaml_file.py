@@ -59,7 +59,7 @@ def read_yaml_mapping(path: Path, *, missing_ok: bool = True) -> YamlRead:
         if size > MAX_YAML_BYTES:
             return YamlRead(where="(file)", problem=f"a config file under 4 MiB (it has {size:,} bytes)")
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # under a file: there is no such file either
         return YamlRead() if missing_ok else YamlRead(where="(file)", problem="an existing file")
     except OSError as exc:
         return YamlRead(where="(file)", problem=f"a readable file ({exc.strerror or exc})")

@@ -110,6 +110,8 @@ class HermesApp(App[int]):
             chat.call_after_refresh(chat.action_sessions)
         for problem in self.problems:
             self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
+        if self.store.read_only:
+            chat.call_after_refresh(chat.transcript.add_notice, "warn", self.store.read_only)
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)
@@ -142,7 +144,7 @@ class HermesApp(App[int]):
     def on_unmount(self) -> None:
         self.theme_manager.stop_watching()
         if self._store is not None:
-            self._store.close()
+            self._store.close()  # closing twice is harmless (run_app closes the store it opened)
 
 
 def prewarm_model_client(settings: Settings) -> None:
@@ -177,13 +179,18 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
 
         if args.demo or args.scenario:
             settings = start_demo()
+        from agent.store.errors import StoreError
+        from agent.store.opening import open_store
+
+        try:  # before the first frame: a store that cannot be used is one line and a clean exit
+            store = open_store(settings.state_db)
+        except StoreError as exc:
+            print(f"hermes-tui: {exc.user_line()}", file=sys.stderr)
+            return 1
+        stack.callback(store.close)
         resume_id = None
         if args.resume or args.continue_last:
-            from agent.store import SessionStore
-
-            store = SessionStore(settings.state_db)
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
-            store.close()
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
                 return 2
@@ -194,6 +201,7 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             demo_factory=start_demo,
             resume_id=resume_id,
             open_sessions=open_sessions,
+            store=store,
         )
         code = app.run()
         return int(code or 0)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SUBCOMMANDS = ("config", "sessions", "plugins")
+SUBCOMMANDS = ("config", "sessions", "plugins", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hermes-tui",
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
-        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins.",
+        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
+        "`hermes-tui doctor` checks HERMES_HOME and the session store (backs up and rebuilds a damaged one).",
     )
     p.add_argument(
         "-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer"
@@ -80,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print_config(loaded)
         return 0
+    if command == "doctor":
+        from hermes_tui.doctor import run_doctor
+
+        return run_doctor(loaded)
     if command == "plugins":
         from agent.plugins import PluginManager, format_plugin_list
 

@@ -50,7 +50,8 @@ class HeadlessUI:
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from agent.loop import Agent
-    from agent.store import SessionStore
+    from agent.store.errors import StoreError
+    from agent.store.opening import open_store
 
     settings = loaded.settings
     for problem in loaded.problems:
@@ -68,8 +69,15 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 file=sys.stderr,
             )
             return 2
-        store = SessionStore(settings.state_db)
+        try:
+            store = open_store(settings.state_db)
+        except StoreError as exc:
+            print(f"hermes-tui: {exc.user_line()}", file=sys.stderr)
+            return 1
         stack.callback(store.close)
+        if store.read_only:  # a headless turn exists to be saved: never run one that cannot be
+            print(f"hermes-tui: {store.read_only}", file=sys.stderr)
+            return 1
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
         stack.callback(agent.close)
         if args.continue_last or args.resume:

@@ -58,6 +58,7 @@ class StoreError(sqlite3.OperationalError):
         self.kind: StoreErrorKind = kind
         self.detail = detail
         self.path = Path(path) if path is not None else None
+        self.unsaved_reply = False  # set by the loop: a streamed reply was lost with this write
 
     def user_line(self) -> str:
         """One line: what happened to which file, and what to do."""

@@ -16,6 +16,9 @@ __all__ = ["SessionStoreProtocol"]
 
 @runtime_checkable
 class SessionStoreProtocol(Protocol):
+    read_only: str | None
+    """Why the store only reads (shown to the user: sending is refused), or None when it takes writes."""
+
     # sessions
     def create_session(
         self,

@@ -207,6 +207,9 @@ class ChatScreen(Screen[None]):
         if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
             return
+        if self.store.read_only:
+            self.transcript.add_notice("error", f"Not sent: {self.store.read_only}")
+            return
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
