@@ -82,6 +82,10 @@ CHECKPOINT_INTERVAL = 1.0
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
 
 
+ROLLBACK_HINT = " (/rollback to restore)"
+"""How a checkpoint notice says it can be undone (a front end without /rollback leaves it out)."""
+
+
 @dataclass
 class TurnResult:
     exit_reason: str
@@ -872,9 +876,7 @@ class Agent:
 
         def saved(checkpoint: Checkpoint) -> None:
             self.ui.on_event(
-                StatusNotice(
-                    kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
-                )
+                StatusNotice(kind="info", text=f"Checkpoint saved: {checkpoint.summary}{ROLLBACK_HINT}")
             )
 
         return BatchCheckpoint(self.checkpoints, calls, cwd=self.settings.cwd, on_saved=saved)
@@ -982,4 +984,4 @@ def make_transport(settings: Settings) -> Transport:
     )
 
 
-__all__ = ["Agent", "TurnResult", "make_transport"]
+__all__ = ["ROLLBACK_HINT", "Agent", "TurnResult", "make_transport"]

@@ -73,6 +73,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
 
+    if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
+        from agent.scripted import ScenarioError, load_scenario_file
+
+        try:
+            args.scenario = load_scenario_file(args.scenario)  # the server plays the checked scenario
+        except ScenarioError as exc:
+            print(f"hermes-tui: cannot load scenario {exc}", file=sys.stderr)
+            return 2
+
     from agent.config import load_settings
 
     loaded = load_settings(_flags(args))
