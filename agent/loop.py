@@ -291,6 +291,10 @@ class Agent:
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
         loaded = self.store.load(session_id)
+        if self.store.take_session(session_id):  # one writer per session; a crash's leftovers repaired first
+            loaded = self.store.load(session_id)
+        if self.session_id and self.session_id != session_id:
+            self.store.release_session(self.session_id)
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
@@ -310,6 +314,8 @@ class Agent:
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+        if self.store is not None and self.session_id:
+            self.store.release_session(self.session_id)
 
     @property
     def model(self) -> str:
@@ -393,6 +399,7 @@ class Agent:
                     system_prompt=self.system_prompt,
                     source=self.source,
                 )
+                self.store.claim_session(self.session_id)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:

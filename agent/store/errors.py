@@ -19,7 +19,7 @@ from typing import Literal
 
 __all__ = ["DOCTOR_HINT", "StoreError", "StoreErrorKind", "store_error", "store_os_error"]
 
-StoreErrorKind = Literal["disk_full", "read_only", "corrupt", "io", "busy", "home", "newer_schema"]
+StoreErrorKind = Literal["disk_full", "read_only", "corrupt", "io", "busy", "home", "newer_schema", "in_use"]
 
 DOCTOR_HINT = "run `hermes-tui doctor` to back it up and recover what can be read"
 
@@ -71,7 +71,7 @@ class StoreError(sqlite3.OperationalError):
             return f"{where} is damaged ({self.detail}): {DOCTOR_HINT}"
         if self.kind == "busy":
             return f"{where} is locked by another process ({self.detail}); try again"
-        if self.kind == "home":
+        if self.kind in ("home", "in_use"):
             return self.detail
         if self.kind == "newer_schema":
             return f"{where} was {self.detail}: read-only here, so it is never downgraded; upgrade to write"

@@ -490,10 +490,14 @@ class ChatScreen(Screen[None]):
     def open_session(self, session_id: str) -> None:
         """Replace the current conversation with a stored one (resume or branch)."""
         self.transcript.clear()
+        from agent.store.errors import StoreError
+
         try:
             agent = self.session.open(session_id)
         except KeyError:
             self.transcript.add_notice("error", f"No session {session_id}.")
+        except StoreError as exc:  # another process writes to it (one writer per session), or the disk
+            self.transcript.add_notice("error", exc.user_line())
         else:
             records = records_from_messages(agent.messages, agent.registry)
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
