@@ -18,20 +18,49 @@ from pathlib import Path
 from agent.store import SessionStore
 from agent.store.errors import StoreError
 
-__all__ = ["open_store"]
+__all__ = ["open_store", "repair_abandoned"]
 
 
-def open_store(path: Path | str) -> SessionStore:
+def open_store(path: Path | str, *, store_class: type[SessionStore] = SessionStore) -> SessionStore:
     """The store at `path`; `store.read_only` holds the one line to show when it could only be read.
+    Sessions a dead process left mid-turn are repaired (`repair_abandoned`). `store_class` is a test's seam.
 
     Raises `StoreError` (show its `user_line()`, exit 1) when it can be neither written nor read."""
     try:
-        return SessionStore(path)
+        store = store_class(path)
     except StoreError as exc:
         if exc.kind not in ("read_only", "newer_schema", "corrupt"):
             raise
         refused = exc
+    else:
+        repair_abandoned(store)
+        return store
     try:
-        return SessionStore(path, read_only=refused.user_line())
+        return store_class(path, read_only=refused.user_line())
     except StoreError:
         raise refused from None
+
+
+def repair_abandoned(store: SessionStore) -> int:
+    """Repair every session left "active" by a process that is gone (nobody holds its claim): a crash or
+    kill -9 mid-turn. Returns how many sessions were repaired; a failure to write repairs nothing."""
+    try:
+        rows = store.conn.execute("SELECT id FROM sessions WHERE status = 'active'").fetchall()
+    except StoreError:
+        return 0
+    repaired = 0
+    for (session_id,) in rows:
+        if store.claimed_elsewhere(session_id):
+            continue
+        try:
+            store.claim_session(session_id)
+        except StoreError:
+            continue  # claimed a moment ago: its process is alive and writing
+        try:
+            store.repair_session(session_id)
+            repaired += 1
+        except StoreError:
+            return repaired
+        finally:
+            store.release_session(session_id)
+    return repaired
