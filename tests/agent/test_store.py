@@ -836,7 +836,8 @@ def test_upgrade_to_v2_finds_prefixes_of_old_and_new_messages(tmp_path: Path):
         # A writer that knows nothing of the term table (plain SQL) still writes through the triggers.
         raw = sqlite3.connect(path)
         raw.execute(
-            "INSERT INTO messages (session_id, seq, role, content, created_at) VALUES (?, 1, 'assistant', ?, 0)",
+            "INSERT INTO messages (session_id, seq, role, content, created_at) "
+            "VALUES (?, 1, 'assistant', ?, 0)",
             (sid, "a quizzical answer"),
         )
         raw.commit()
