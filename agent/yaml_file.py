@@ -15,10 +15,20 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MAX_YAML_BYTES", "YamlRead", "read_yaml_mapping", "yaml_problem"]
+__all__ = ["MAX_YAML_BYTES", "YAML_ERRORS", "YamlRead", "read_yaml_mapping", "yaml_problem"]
 
 MAX_YAML_BYTES = 4 * 1024 * 1024
 """A config or scenario file larger than this is refused unread (nobody writes 4 MiB of settings)."""
+
+
+YAML_ERRORS: tuple[type[BaseException], ...] = (
+    yaml.YAMLError,
+    ValueError,  # a value PyYAML cannot construct (the date 2020-13-45); UnicodeDecodeError is one too
+    TypeError,
+    OverflowError,
+    RecursionError,  # nesting thousands of levels deep
+)
+"""What `yaml.safe_load` can raise on text a person (or a broken editor) wrote: catch all of it."""
 
 
 @dataclass
@@ -72,7 +82,7 @@ def read_yaml_mapping(path: Path, *, missing_ok: bool = True) -> YamlRead:
         return YamlRead(where="(file)", problem="text (the file holds NUL bytes: it looks binary)")
     try:
         data = yaml.safe_load(text)
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+    except YAML_ERRORS as exc:
         where, what = yaml_problem(exc)
         return YamlRead(where=where, problem=what)
     if data is None:

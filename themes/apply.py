@@ -24,6 +24,7 @@ from textual.app import App
 from textual.message import Message
 
 from agent.fileio import atomic_write_text
+from agent.yaml_file import YAML_ERRORS
 from themes.loader import (
     ThemeError,
     builtin_themes,
@@ -267,7 +268,7 @@ class ThemeManager:
             return ThemeError(path, None, "skin", f"cannot read the settings file ({exc})")
         try:
             data = yaml.safe_load(text) if text.strip() else {}
-        except yaml.YAMLError as exc:
+        except YAML_ERRORS as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else None
             return ThemeError(
@@ -280,7 +281,7 @@ class ThemeManager:
         new_text = _set_top_level_key(text, "skin", name)
         try:
             check = yaml.safe_load(new_text)
-        except yaml.YAMLError:
+        except YAML_ERRORS:
             check = None
         expected = {**data, "skin": name}
         if check != expected:  # an unusual layout (flow mapping, multi-line value): rewrite the whole file

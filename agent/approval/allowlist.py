@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from agent.fileio import atomic_write_text
+from agent.yaml_file import YAML_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,7 @@ def allowlisted(rules: list[str], command: str, *, compound: bool) -> bool:
     return False
 
 
-# What reading a hand-edited YAML file can raise (PyYAML: ValueError on a bad date, RecursionError).
-_UNREADABLE = (OSError, yaml.YAMLError, UnicodeDecodeError, ValueError, TypeError, RecursionError)
+_UNREADABLE = (OSError, *YAML_ERRORS)
 
 
 def load_allowlist(config_path: Path | str | None) -> list[str]:
