@@ -51,6 +51,14 @@ class HermesApp(App[int]):
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q, `/quit`: a running turn is finalized as interrupted first (`ChatScreen.finish_turn`)."""
+        for screen in self.screen_stack:
+            finish = getattr(screen, "finish_turn", None)
+            if finish is not None:
+                await finish()
+        self.exit(0)
+
     @property
     def store(self) -> SessionStore:
         if self._store is None:
@@ -110,8 +118,6 @@ class HermesApp(App[int]):
             chat.call_after_refresh(chat.action_sessions)
         for problem in self.problems:
             self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
-        if self.store.read_only:
-            chat.call_after_refresh(chat.transcript.add_notice, "warn", self.store.read_only)
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)

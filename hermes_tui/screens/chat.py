@@ -12,7 +12,9 @@ run the same code).
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
 DRAIN_HZ = 15
 _DEFAULT_TOOL_ICONS = dict(ToolPanel.ICONS)
 DOUBLE_CTRL_C = 2.0
+QUIT_WAIT_S = 5.0  # how long a quit waits for the interrupted turn to be finalized
 
 
 class ChatScreen(Screen[None]):
@@ -159,6 +162,8 @@ class ChatScreen(Screen[None]):
             self.open_session(self.resume_id)  # before anything builds an agent: it builds the resumed one
         else:
             self._welcome()
+        if self.store.read_only:  # browsing and search work; sending says why not
+            self.transcript.add_notice("warn", self.store.read_only)
         self.status_bar.set_yolo(self.agent.yolo)
         learning_actions.refresh_skill_commands(self)
         self.prompt_input.focus()
@@ -579,4 +584,15 @@ class ChatScreen(Screen[None]):
         self.transcript.clear()
 
     def action_quit(self) -> None:
-        self.app.exit(0)
+        self.call_later(self.app.action_quit)  # finalizes a running turn first
+
+    async def finish_turn(self, timeout: float = QUIT_WAIT_S) -> None:
+        """Before quitting mid-turn: interrupt it and wait (a few seconds at most) for the loop to finalize
+        it, so the reply is kept as interrupted and the session says so; a clean quit must never look like
+        a crash (a partial reply, a session still "active")."""
+        worker = self._worker
+        if worker is None or worker.is_finished:
+            return
+        self.session.interrupt()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(worker.wait(), timeout)
