@@ -121,7 +121,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             if info is None:
                 _say(f"hermes-tui: no session found for {args.resume or 'this directory'}")
                 return 2
-            agent.resume(info.id)
+            try:
+                agent.resume(info.id)
+            except StoreError as exc:  # another process writes to it: one writer per session
+                _say(f"hermes-tui: {exc.user_line()}")
+                return 1
 
         previous = signal.getsignal(signal.SIGINT)
 
