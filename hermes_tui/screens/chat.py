@@ -566,7 +566,9 @@ class ChatScreen(Screen[None]):
         self.post_message(self.ThemeRequested(name.strip()))
 
     def action_help(self) -> None:
-        self.transcript.add_notice("info", commands.help_text())
+        from hermes_tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(commands.help_rows(self.skill_commands)))
 
     def action_clear_screen(self) -> None:
         self.transcript.clear()
