@@ -38,6 +38,7 @@ class HermesApp(App[int]):
         resume_id: str | None = None,
         open_sessions: bool = False,
         store: SessionStore | None = None,
+        first_message: str | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -45,6 +46,7 @@ class HermesApp(App[int]):
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
         self.resume_id = resume_id
         self.open_sessions = open_sessions
+        self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
         self._store = store
         from themes.apply import ThemeManager
 
@@ -102,8 +104,13 @@ class HermesApp(App[int]):
         from hermes_tui.screens.chat import ChatScreen
 
         chat = ChatScreen(
-            self.settings, store=self.store, resume_id=self.resume_id, flavour=self.theme_manager.spec
+            self.settings,
+            store=self.store,
+            resume_id=self.resume_id,
+            flavour=self.theme_manager.spec,
+            first_message=self.first_message,
         )
+        self.first_message = None
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
         if self.open_sessions:
@@ -173,7 +180,10 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
 
             if not servers:
                 servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))
-            return scripted_settings(servers[0], settings)
+            from agent.scripted import DEMO_MODEL
+
+            # --model names the demo's model too (the scripted server answers any name), as in -z.
+            return scripted_settings(servers[0], settings, model=settings.model if args.model else DEMO_MODEL)
 
         if args.demo or args.scenario:
             settings = start_demo()
@@ -194,6 +204,7 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             demo_factory=start_demo,
             resume_id=resume_id,
             open_sessions=open_sessions,
+            first_message=args.message if args.message and args.message.strip() else None,
         )
         code = app.run()
         return int(code or 0)

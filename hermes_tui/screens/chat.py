@@ -100,8 +100,10 @@ class ChatScreen(Screen[None]):
         store: SessionStoreProtocol,
         resume_id: str | None = None,
         flavour: ThemeSpec | None = None,
+        first_message: str | None = None,
     ) -> None:
         super().__init__()
+        self._first_message = first_message
         self.store = store
         self.resume_id = resume_id
         self.bridge = UIBridge(self)
@@ -162,6 +164,9 @@ class ChatScreen(Screen[None]):
         self.status_bar.set_yolo(self.agent.yolo)
         learning_actions.refresh_skill_commands(self)
         self.prompt_input.focus()
+        if self._first_message:
+            self.call_after_refresh(self.submit, self._first_message)
+            self._first_message = None
 
     def _welcome(self) -> None:
         """One calm line so an empty screen still says where you are and how to get help."""
@@ -197,7 +202,10 @@ class ChatScreen(Screen[None]):
     # ------------------------------------------------------------------ input
     @on(PromptInput.Submitted)
     def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text
+        self.submit(message.text)
+
+    def submit(self, text: str) -> None:
+        """What Enter does with the prompt's text: a slash command, a queued message, or a new turn."""
         if not text.strip():
             return
         command, arg, typed = commands.parse(text)
