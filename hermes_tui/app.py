@@ -115,8 +115,8 @@ class HermesApp(App[int]):
         self.call_after_refresh(self._prewarm_model_client)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
-        for problem in self.problems:
-            self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
+        if self.problems:
+            self.notify(config_summary(self.problems), title="Configuration", severity="warning", timeout=10)
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)
@@ -150,6 +150,14 @@ class HermesApp(App[int]):
         self.theme_manager.stop_watching()
         if self._store is not None:
             self._store.close()
+
+
+def config_summary(problems: list[ConfigProblem]) -> str:
+    """One notice for any number of problems (six toasts covered half the screen): the first, and where
+    the rest are."""
+    if len(problems) == 1:
+        return f"{problems[0]} (the default is used)"
+    return f"{len(problems)} problems, defaults used. First: {problems[0]}. /config lists them all."
 
 
 def prewarm_model_client(settings: Settings) -> None:

@@ -39,6 +39,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "personality", "Set a personality: /personality NAME|TEXT|none", "personality", takes_argument=True
     ),
+    SlashCommand("config", "Show configuration problems (the defaults used instead)", "config"),
     SlashCommand("yolo", "Toggle approving risky commands without asking", "yolo"),
     SlashCommand("compress", "Summarize the middle of the conversation to save context", "compress"),
     SlashCommand("theme", "Pick a theme (previews live)", "theme", takes_argument=True),

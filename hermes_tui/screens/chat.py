@@ -573,6 +573,18 @@ class ChatScreen(Screen[None]):
     def action_theme(self, name: str = "") -> None:
         self.post_message(self.ThemeRequested(name.strip()))
 
+    def action_config(self) -> None:
+        problems = getattr(self.app, "problems", [])
+        if not problems:
+            self.transcript.add_notice(
+                "info", "No configuration problems (`hermes-tui config` shows every value)."
+            )
+            return
+        lines = [f"{len(problems)} configuration problem(s); the defaults are used instead:"]
+        lines += [f"  {problem}" for problem in problems]
+        lines.append("`hermes-tui config` shows every value and where it came from.")
+        self.transcript.add_notice("warn", "\n".join(lines))
+
     def action_help(self) -> None:
         from hermes_tui.screens.help import HelpScreen
 
