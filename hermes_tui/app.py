@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -145,6 +146,23 @@ class HermesApp(App[int]):
         self.theme_manager.apply(name)
         if (error := self.theme_manager.persist(name)) is not None:
             self.notify(str(error), title="Theme not saved", severity="error")
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """The palette's Screenshot: Textual saves to ~/Downloads, which often does not exist (and then
+        fails with a traceback in a toast). Save under the working directory, else `$HERMES_HOME/screenshots`,
+        and say where."""
+        folders = [path] if path else [str(self.settings.cwd), str(self.settings.hermes_home / "screenshots")]
+        problem = ""
+        for folder in folders:
+            try:
+                os.makedirs(folder, exist_ok=True)
+                saved = self.save_screenshot(filename, folder)
+            except OSError as exc:
+                problem = f"{folder}: {exc.strerror or exc}"
+                continue
+            self.notify(f"Screenshot saved to {saved}", title="Screenshot")
+            return
+        self.notify(f"Could not save the screenshot ({problem})", title="Screenshot", severity="error")
 
     def on_unmount(self) -> None:
         self.theme_manager.stop_watching()
