@@ -507,6 +507,7 @@ class ChatScreen(Screen[None]):
             )
             usage = agent.session_usage
             self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
+            self.status_bar.set_context(agent.last_context_tokens, agent.settings.effective_context_window)
         self.prompt_input.focus()
 
     def action_export(self, arg: str = "") -> None:
