@@ -21,7 +21,9 @@ def _editor(tmp_path: Path, script: str) -> str:
     return str(editor)
 
 
-def test_a_line_appended_by_the_editor_is_its_own_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_line_appended_by_the_editor_is_its_own_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("VISUAL", _editor(tmp_path, 'echo "second line" >> "$1"'))
     assert edit_text("first line") == "first line\nsecond line"
 

@@ -25,7 +25,9 @@ async def test_the_context_meter_is_there_after_a_resume(hermes_home: Path, tmp_
 
         app = HermesApp(settings, resume_id=session_id)
         async with app.run_test(size=(100, 32)) as pilot:
-            await wait_for(pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat")
+            await wait_for(
+                pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat"
+            )
             screen = chat(app)
             bar = screen.status_bar
             await wait_for(pilot, lambda: bar.context_used is not None, what="the meter")
