@@ -70,11 +70,34 @@ class HermesApp(App[int]):
         self.theme_manager.start_watching()
         self.call_after_refresh(self._freeze_startup_objects)
         if not self.settings.is_configured:
-            from hermes_tui.screens.setup import SetupScreen
-
-            self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+            if self.open_sessions:
+                self._browse_before_setup()  # browsing and searching need no provider
+                return
+            self._show_setup()
             return
         self._open_chat()
+
+    def _show_setup(self) -> None:
+        from hermes_tui.screens.setup import SetupScreen
+
+        self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+
+    def _browse_before_setup(self) -> None:
+        """`hermes-tui sessions` with no provider: the browser first; resuming asks for a provider then."""
+        from pathlib import Path
+
+        from hermes_tui.screens.sessions import SessionsResult, SessionsScreen
+
+        self.open_sessions = False
+
+        def closed(result: SessionsResult | None) -> None:
+            if result is None:
+                self.exit(0)
+                return
+            self.resume_id = result.session_id
+            self._show_setup()
+
+        self.push_screen(SessionsScreen(self.store, export_dir=Path(self.settings.cwd)), closed)
 
     @staticmethod
     def _freeze_startup_objects() -> None:
