@@ -30,6 +30,7 @@ from agent.config import Settings
 from agent.events import TurnFinished
 from agent.file_tree import FileIndex
 from agent.mentions import badge_line, expand_mentions, with_attached
+from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
 from agent.ui import ApprovalDecision
 from hermes_tui import commands, learning_actions
@@ -508,18 +509,43 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("info", "YOLO off: risky commands ask for approval again.")
 
     def action_model(self, name: str = "") -> None:
+        """`/model`: a picker of the provider's models; `/model NAME` switches, refusing a name the provider
+        does not list (with the closest ones). When the list cannot be read, any name is taken."""
         name = name.strip()
-        if not name:
-            self.transcript.add_notice("info", f"Model: {self.settings.model}. Switch with /model NAME.")
-            return
         if self.busy:
             self.transcript.add_notice(
                 "warn", "The model switches for the next turn: wait for this one to end."
             )
             return
+        if not name:
+            from hermes_tui.screens.model_picker import ModelPicker
+
+            settings = self.settings
+            picker = ModelPicker(settings.model, lambda: load_catalog(settings))
+            self.app.push_screen(picker, lambda chosen: self.action_model(chosen) if chosen else None)
+            return
+        self._check_model(name)
+
+    @work(thread=True, exclusive=True, group="model-check", exit_on_error=False)
+    def _check_model(self, name: str) -> None:
+        catalog = load_catalog(self.settings)
+        self.app.call_from_thread(self._model_checked, name, catalog)
+
+    def _model_checked(self, name: str, catalog: ModelCatalog) -> None:
+        if not catalog.has(name):
+            close = closest_models(name, catalog.models)
+            hint = f" Closest: {', '.join(close)}." if close else ""
+            self.transcript.add_notice(
+                "warn", f"The provider has no model {name!r}.{hint} /model lists them all."
+            )
+            return
+        if self.busy:
+            self.transcript.add_notice("warn", "A turn started: switch the model when it ends.")
+            return
         self.session.switch_model(name)
         self.status_bar.set_model(name)
-        self.transcript.add_notice("info", f"Model switched to {name} for the next turn.")
+        unchecked = "" if catalog.known else f" (not checked: {catalog.problem})"
+        self.transcript.add_notice("info", f"Model switched to {name} for the next turn.{unchecked}")
 
     # ------------------------------------------------------------------ commands: sessions
     def action_new_session(self) -> None:
