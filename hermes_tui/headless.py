@@ -140,9 +140,9 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             prompt = expansion.text
             for attachment in expansion.attachments:
                 if attachment.block:
-                    print(f"┊ @ {attachment.label}", file=sys.stderr)
+                    _say(f"┊ @ {attachment.label}")
             for problem in expansion.problems:
-                print(f"hermes-tui: {problem}", file=sys.stderr)
+                _say(f"hermes-tui: {problem}")
         signal.signal(signal.SIGINT, on_sigint)
         try:
             result = agent.run_conversation(prompt)

@@ -26,12 +26,12 @@ async def test_quit_mid_stream_finalizes_the_turn_as_interrupted(
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         await submit(pilot, "talk for a while")
-        await wait_for(pilot, lambda: screen.transcript.query(AssistantMessage), what="streaming")
+        await wait_for(pilot, lambda: screen.transcript.query(AssistantMessage), what="streaming", timeout=60)
         if how == "ctrl+q":
             await pilot.press("ctrl+q")
         else:
             await submit(pilot, "/quit")
-        await wait_for(pilot, lambda: app.return_code is not None, what="exit")
+        await wait_for(pilot, lambda: app.return_code is not None, what="exit", timeout=60)
 
     await run_chat({"name": "slow", "calls": [SLOW_REPLY]}, body, home=hermes_home, cwd=tmp_path)
     store = SessionStore(hermes_home / "tui" / "state.db")
@@ -60,9 +60,11 @@ async def test_read_only_store_browses_but_refuses_to_send(hermes_home: Path, tm
     with ScriptedServer({"name": "t", "calls": ["never asked"]}) as server:
         app = HermesApp(chat_settings(server, hermes_home, tmp_path), store=store)
         async with app.run_test(size=(120, 32)) as pilot:
-            await wait_for(pilot, lambda: "schema version 42" in screen_text(app), what="read-only notice")
+            await wait_for(
+                pilot, lambda: "schema version 42" in screen_text(app), what="read-only notice", timeout=60
+            )
             await submit(pilot, "hello")
-            await wait_for(pilot, lambda: "Not sent:" in screen_text(app), what="refusal")
+            await wait_for(pilot, lambda: "Not sent:" in screen_text(app), what="refusal", timeout=60)
             assert server.requests == []
             assert [h.session_id for h in store.search("wombats")] == [sid]
     store.close()
