@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent import providers
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
     estimate_tokens,
@@ -22,7 +23,7 @@ from agent.compression import (
     render_for_summary,
     wire_view,
 )
-from agent.config import PROVIDER_KEY_ENV, Settings
+from agent.config import Settings
 from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
 from agent.events import (
     ApiCallStarted,
@@ -649,8 +650,7 @@ class Agent:
         self._fallback_index += 1
         import os
 
-        key_var = PROVIDER_KEY_ENV.get(entry.provider)
-        key = os.environ.get(key_var, "") if key_var else ""
+        key = providers.key_from_env(entry.provider, os.environ, entry.key_env)
         from pydantic import SecretStr
 
         updated = self.settings.model_copy(
@@ -915,18 +915,14 @@ def make_transport(settings: Settings) -> Transport:
 
         return AnthropicTransport(
             model=settings.model,
-            base_url=settings.base_url,
+            base_url=settings.effective_base_url,
             api_key=api_key,
             stale_timeout=settings.stale_timeout,
             connect_timeout=settings.connect_timeout,
         )
     from agent.transports.openai_chat import OpenAIChatTransport
 
-    base_url = settings.base_url
-    if not base_url:
-        from agent.config import PROVIDER_DEFAULT_URLS
-
-        base_url = PROVIDER_DEFAULT_URLS.get(settings.provider or "openai")
+    base_url = settings.base_url or providers.base_url_for(settings.provider or "openai")
     return OpenAIChatTransport(
         model=settings.model,
         base_url=base_url,

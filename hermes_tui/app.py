@@ -62,7 +62,9 @@ class HermesApp(App[int]):
         if not self.settings.is_configured:
             from hermes_tui.screens.setup import SetupScreen
 
-            self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+            detail = self.settings.unsupported_provider
+            screen = SetupScreen(hermes_home=str(self.settings.hermes_home), detail=detail)
+            self.push_screen(screen, self._after_setup)
             return
         self._open_chat()
 

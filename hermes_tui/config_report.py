@@ -31,10 +31,14 @@ def print_config(loaded: LoadedSettings, out: TextIO = sys.stdout) -> None:
         rows.append((name, shown, loaded.sources.get(name, "default")))
     rows.append(("context_window (effective)", str(settings.effective_context_window), "model"))
     rows.append(("api_mode", settings.api_mode, "provider/base_url"))
+    if not settings.base_url and settings.effective_base_url:
+        rows.append(("base_url (effective)", settings.effective_base_url, "provider default"))
     width = max(len(r[0]) for r in rows)
     vwidth = min(48, max(len(r[1]) for r in rows))
     for name, shown, source in rows:
         print(f"{name:<{width}}  {shown:<{vwidth}}  {source}", file=out)
+    if settings.unsupported_provider:
+        print(f"\n{settings.unsupported_provider}", file=out)
     if loaded.problems:
         print("\nProblems (defaults used instead):", file=out)
         for problem in loaded.problems:

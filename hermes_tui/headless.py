@@ -72,6 +72,9 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             from pydantic import SecretStr
 
             settings.api_key = SecretStr("demo")
+        if settings.unsupported_provider:
+            print(f"hermes-tui: {settings.unsupported_provider}", file=sys.stderr)
+            return 2
         if not settings.is_configured:
             print(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "
