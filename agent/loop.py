@@ -42,6 +42,7 @@ from agent.events import (
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
+from agent.pricing import CallCost, CostTotal, call_cost
 from agent.prompt import build_system_prompt
 from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
@@ -186,6 +187,7 @@ class Agent:
         self.system_prompt: str = ""
         self.messages: list[Message] = []
         self.session_usage = Usage()
+        self.session_cost = CostTotal()
         self.last_context_tokens = 0
         # Toolsets decide each request's tools; skills, memory limits and nudges are the session's learning.
         self.toolsets = SessionToolsets(registry, settings, on_change=self._tools_changed)
@@ -197,6 +199,7 @@ class Agent:
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
         self._active_model = settings.model
+        self._active_endpoint = (settings.provider, settings.base_url)  # a fallback's during one
         self._compressions = 0
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
@@ -291,6 +294,7 @@ class Agent:
             prompt_tokens=getattr(info, "input_tokens", 0) or 0,
             completion_tokens=getattr(info, "output_tokens", 0) or 0,
         )
+        self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
         self.approvals = None
         self._session_services()
 
@@ -415,16 +419,8 @@ class Agent:
             self._set_status(status)
             if self.store is not None:
                 try:
-                    self.store.add_usage(
-                        self.session_id,
-                        input_tokens=turn_usage.prompt_tokens,
-                        output_tokens=turn_usage.completion_tokens,
-                        cache_read_tokens=turn_usage.cache_read_tokens,
-                        cache_write_tokens=turn_usage.cache_write_tokens,
-                        reasoning_tokens=turn_usage.reasoning_tokens,
-                        api_calls=api_calls,
-                        duration_s=time.monotonic() - started,
-                    )
+                    # Tokens, calls and cost were counted call by call (`record_call`).
+                    self.store.add_usage(self.session_id, duration_s=time.monotonic() - started)
                 except Exception:
                     pass
             if reason == "completed" and self._is_first_turn():
@@ -459,7 +455,7 @@ class Agent:
             tools = self.toolsets.schemas()  # per request: /tools and dynamic toolsets apply at once
             api_calls += 1
             try:
-                response, sink = self._call_model(tools, api_calls, turn_usage)
+                response, sink, cost = self._call_model(tools, api_calls, turn_usage)
             except _Interrupted as exc:
                 self._keep_partial(exc.row, exc.partial)
                 return finish("interrupted", "".join(parts) + exc.partial.text)
@@ -469,7 +465,7 @@ class Agent:
                 self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
                 return finish(exc.classified.exit_reason, "".join(parts), exc.classified)
 
-            message = self._record_response(response, sink)
+            message = self._record_response(response, sink, cost)
             finish_reason = response.finish_reason or "stop"
             if response.tool_calls:
                 self._run_tools(message.tool_calls)
@@ -507,7 +503,7 @@ class Agent:
         )
         self._append(Message(role="user", content=BUDGET_PROMPT, meta={"synthetic": "budget"}))
         try:
-            response, sink = self._call_model([], api_calls + 1, turn_usage)
+            response, sink, cost = self._call_model([], api_calls + 1, turn_usage)
         except _Interrupted as exc:
             self._keep_partial(exc.row, exc.partial)
             return finish("interrupted", exc.partial.text)
@@ -516,7 +512,7 @@ class Agent:
         except _CallFailed as exc:
             self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
             return finish("budget_exhausted", "", exc.classified)
-        self._record_response(response, sink)
+        self._record_response(response, sink, cost)
         return finish("budget_exhausted", response.text)
 
     def _is_first_turn(self) -> bool:
@@ -661,6 +657,7 @@ class Agent:
             self._transport.close()
         self._transport = make_transport(updated)
         self._active_model = entry.model
+        self._active_endpoint = (entry.provider, entry.base_url)
         self.ui.on_event(
             StatusNotice(
                 kind="warn",
@@ -675,11 +672,13 @@ class Agent:
         self._transport = None
         self._fallback_index = 0
         self._active_model = self.settings.model
+        self._active_endpoint = (self.settings.provider, self.settings.base_url)
 
     def _call_model(
         self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage
-    ) -> tuple[ModelResponse, _CallSink]:
-        """One model call with retries. Raises _Interrupted/InterruptedByUser or _CallFailed."""
+    ) -> tuple[ModelResponse, _CallSink, CallCost]:
+        """One model call with retries, and what it cost. Raises _Interrupted/InterruptedByUser or
+        _CallFailed."""
         sink = _CallSink(self)
         attempt = 0
         self._maybe_compress(tools)
@@ -745,15 +744,21 @@ class Agent:
                 self.last_context_tokens = (
                     sum(len(str(m.get("content") or "")) for m in request.messages) // 4
                 )
+            provider, base_url = self._active_endpoint
+            cost = call_cost(response.usage, model=self._active_model, provider=provider, base_url=base_url)
+            self.session_cost.add(cost)
             self.ui.on_event(
                 UsageUpdated(
                     call=response.usage or Usage(),
                     session=self.session_usage.copy(),
                     context_tokens=self.last_context_tokens,
                     context_window=self.settings.effective_context_window,
+                    cost=cost.usd,
+                    session_cost=self.session_cost.usd,
+                    session_unknown_calls=self.session_cost.unknown_calls,
                 )
             )
-            return response, sink
+            return response, sink, cost
 
     def _backoff_wait(self, delay: float) -> bool:
         """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""
@@ -793,7 +798,7 @@ class Agent:
             if self.store is not None:
                 self.store.update_message(message)
 
-    def _record_response(self, response: ModelResponse, sink: _CallSink) -> Message:
+    def _record_response(self, response: ModelResponse, sink: _CallSink, cost: CallCost) -> Message:
         message = sink.message or Message(role="assistant")
         message.content = strip_surrogates(response.text)
         message.reasoning = response.reasoning or None
@@ -807,6 +812,16 @@ class Agent:
             self.messages.append(message)
             if self.store is not None:
                 self.store.update_message(message)
+        if self.store is not None:
+            self.store.record_call(
+                self.session_id,
+                usage=response.usage,
+                model=self._active_model,
+                provider=self._active_endpoint[0] or self.settings.api_mode,
+                cost_usd=cost.usd,
+                cost_source=cost.source,
+                message_id=message.id,
+            )
         self.ui.on_event(
             AssistantMessageDone(
                 text=message.content,
@@ -923,12 +938,15 @@ def make_transport(settings: Settings) -> Transport:
     from agent.transports.openai_chat import OpenAIChatTransport
 
     base_url = settings.base_url or providers.base_url_for(settings.provider or "openai")
+    openrouter = settings.provider == "openrouter" or "openrouter.ai" in (base_url or "")
     return OpenAIChatTransport(
         model=settings.model,
         base_url=base_url,
         api_key=api_key,
         stale_timeout=settings.stale_timeout,
         connect_timeout=settings.connect_timeout,
+        # OpenRouter reports each call's cost in `usage.cost` when asked: its figure beats a price table.
+        extra_body={"usage": {"include": True}} if openrouter else None,
     )
 
 

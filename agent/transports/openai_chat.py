@@ -32,6 +32,11 @@ def _field(obj: Any, name: str) -> Any:
     return value
 
 
+def _detail(obj: Any, name: str) -> int:
+    value = obj.get(name) if isinstance(obj, dict) else _field(obj, name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def usage_from_openai(raw: Any) -> Usage | None:
     if raw is None:
         return None
@@ -39,9 +44,13 @@ def usage_from_openai(raw: Any) -> Usage | None:
         prompt_tokens=int(getattr(raw, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
     )
-    details = getattr(raw, "prompt_tokens_details", None)
+    details = _field(raw, "prompt_tokens_details")
     if details is not None:
-        usage.cache_read_tokens = int(getattr(details, "cached_tokens", 0) or 0)
+        usage.cache_read_tokens = int(_detail(details, "cached_tokens"))
+        usage.cache_write_tokens = int(_detail(details, "cache_write_tokens"))  # OpenRouter
+    cost = _field(raw, "cost")  # OpenRouter, when asked with `usage: {include: true}`
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        usage.reported_cost = float(cost)
     cdetails = getattr(raw, "completion_tokens_details", None)
     if cdetails is not None:
         usage.reasoning_tokens = int(getattr(cdetails, "reasoning_tokens", 0) or 0)
@@ -133,6 +142,7 @@ class OpenAIChatTransport(SDKClientHolder):
         stale_timeout: float = 180.0,
         connect_timeout: float = 30.0,
         extra_headers: dict[str, str] | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -140,6 +150,7 @@ class OpenAIChatTransport(SDKClientHolder):
         self.stale_timeout = stale_timeout
         self.connect_timeout = connect_timeout
         self.extra_headers = extra_headers or {}
+        self.extra_body = extra_body or {}
         SDKClientHolder.__init__(self)
 
     def _create_client(self) -> Any:
@@ -169,6 +180,8 @@ class OpenAIChatTransport(SDKClientHolder):
             kwargs["tools"] = request.tools
         if request.max_tokens:
             kwargs["max_tokens"] = request.max_tokens
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:

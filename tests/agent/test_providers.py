@@ -20,22 +20,30 @@ from tests.agent.helpers import make_agent
 # (hermes_cli/auth.py PROVIDER_REGISTRY and plugins/model-providers/*).
 HERMES_TABLE = [
     ("openrouter", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",), "openai_chat"),
-    ("anthropic", "https://api.anthropic.com",
-     ("ANTHROPIC_API_KEY", "ANTHROPIC_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"), "anthropic"),
+    (
+        "anthropic",
+        "https://api.anthropic.com",
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+        "anthropic",
+    ),
     ("nous", "https://inference-api.nousresearch.com/v1", ("NOUS_API_KEY",), "openai_chat"),
     ("deepseek", "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",), "openai_chat"),
     ("xai", "https://api.x.ai/v1", ("XAI_API_KEY",), "openai_chat"),
     ("zai", "https://api.z.ai/api/paas/v4", ("GLM_API_KEY", "ZAI_API_KEY", "Z_AI_API_KEY"), "openai_chat"),
     ("kimi-coding", "https://api.moonshot.ai/v1", ("KIMI_API_KEY", "KIMI_CODING_API_KEY"), "openai_chat"),
     ("minimax", "https://api.minimax.io/anthropic", ("MINIMAX_API_KEY",), "anthropic"),
-    ("alibaba", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
-     ("DASHSCOPE_API_KEY",), "openai_chat"),
+    (
+        "alibaba",
+        "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+        ("DASHSCOPE_API_KEY",),
+        "openai_chat",
+    ),
     ("huggingface", "https://router.huggingface.co/v1", ("HF_TOKEN",), "openai_chat"),
     ("nvidia", "https://integrate.api.nvidia.com/v1", ("NVIDIA_API_KEY",), "openai_chat"),
     ("ollama-cloud", "https://ollama.com/v1", ("OLLAMA_API_KEY",), "openai_chat"),
     ("fireworks", "https://api.fireworks.ai/inference/v1", ("FIREWORKS_API_KEY",), "openai_chat"),
     ("lmstudio", "http://127.0.0.1:1234/v1", ("LM_API_KEY",), "openai_chat"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("name", "url", "keys", "protocol"), HERMES_TABLE)
@@ -144,8 +152,10 @@ def test_headless_names_the_unsupported_provider(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert lines == ["hermes-tui: provider 'bedrock' (AWS Bedrock) is not supported yet: it needs AWS "
-                     "Bedrock's Converse API and AWS credentials"]  # fmt: skip
+    assert lines == [
+        "hermes-tui: provider 'bedrock' (AWS Bedrock) is not supported yet: it needs AWS "
+        "Bedrock's Converse API and AWS credentials"
+    ]
 
 
 def test_legacy_fallback_model_dict_is_a_one_entry_chain(tmp_path: Path) -> None:
