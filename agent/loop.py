@@ -280,10 +280,11 @@ class Agent:
             self.approvals.yolo = on
 
     def resume(self, session_id: str) -> None:
-        """Load a stored session: its system prompt is reused byte for byte."""
+        """Load a stored session: its system prompt is reused byte for byte. A session the store only
+        reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
-        loaded = self.store.load(session_id)
+        loaded = self.store.load(self.store.adopt(session_id))
         info = loaded.info if hasattr(loaded, "info") else loaded.session
         self.session_id = info.id
         self.system_prompt = info.system_prompt or ""

@@ -3,8 +3,9 @@
 The package, by job: `core` (the file, its connections, write transactions, migrations run), `schema`
 (tables, FTS triggers, `MIGRATIONS`), `records` (the dataclasses handed out and row conversions),
 `sessions` (session rows), `messages` (transcript rows, approvals), `search` (query plans, ranking,
-snippets), `usage` (what each model call used and cost), `protocol` (`SessionStoreProtocol`, what the
-engine and the UI may call).
+snippets), `usage` (what each model call used and cost), `imported` (copies of Hermes' sessions),
+`library` (`SessionLibrary`: ours with Hermes' history beside them), `protocol` (`SessionStoreProtocol`,
+what the engine and the UI may call).
 
 This package never imports textual.
 """
@@ -12,6 +13,7 @@ This package never imports textual.
 from __future__ import annotations
 
 from agent.store.core import BUSY_TIMEOUT_S
+from agent.store.imported import ImportMixin
 from agent.store.messages import MessagesMixin
 from agent.store.protocol import SessionStoreProtocol
 from agent.store.records import (
@@ -53,7 +55,7 @@ __all__ = [
 ]
 
 
-class SessionStore(SessionsMixin, MessagesMixin, SearchMixin, UsageMixin):
+class SessionStore(SessionsMixin, MessagesMixin, SearchMixin, UsageMixin, ImportMixin):
     """Sessions, their messages, approvals and full-text search in one SQLite file.
 
     Open it with a path (created 0600 with its parent directories); every method may be called from any
