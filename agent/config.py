@@ -122,6 +122,9 @@ class Settings(BaseModel):
     ephemeral_system_prompt: str = ""
     # Extra or replaced personalities for /personality, by name (Hermes' agent.personalities).
     personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
+    # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
+    plugins_enabled: list[str] | None = None
+    plugins_disabled: list[str] = Field(default_factory=list)
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -280,6 +283,8 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",
         "fallback_providers": "fallback_providers",
+        "plugins.enabled": "plugins_enabled",
+        "plugins.disabled": "plugins_disabled",
     }
     for key, name in pairs.items():
         value = _get(data, key)

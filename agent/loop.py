@@ -209,7 +209,14 @@ class Agent:
         self.trajectory: Any = None
         from agent.plugins import PluginManager
 
-        self.plugins = PluginManager(settings.hermes_home, on_error=self._plugin_error)
+        self.plugins = PluginManager(
+            settings.hermes_home,
+            on_error=self._plugin_error,
+            enabled=settings.plugins_enabled,
+            disabled=settings.plugins_disabled,
+            cwd=settings.cwd,
+            builtin_tools=registry.names,
+        )
         self.plugins.load()
         if session_id:
             self.resume(session_id)
@@ -308,6 +315,7 @@ class Agent:
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+        self.plugins.close()
 
     def run_conversation(self, user_message: str) -> TurnResult:
         with self._busy:
@@ -341,6 +349,8 @@ class Agent:
                     system_prompt=self.system_prompt,
                     source=self.source,
                 )
+                if self.plugins.has_hooks("on_session_start"):
+                    self.plugins.session_started(self.session_id, self._active_model)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:
@@ -400,6 +410,7 @@ class Agent:
         # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
         # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
         self._plugin_context = ""
+        self.plugins.begin_turn(self.session_id, text, self._active_model)
         if self.plugins.has_hooks("pre_llm_call"):
             self._plugin_context = self.plugins.pre_llm_call(
                 self.session_id, text, list(self.messages), first_turn, self._active_model
@@ -426,6 +437,10 @@ class Agent:
                     pass
             if reason == "completed" and self._is_first_turn():
                 self._title_in_background(text, final)
+            if reason == "completed" and final and self.plugins.has_hooks("on_turn_end"):
+                final = self.plugins.transform_output(
+                    final, session_id=self.session_id, model=self._active_model
+                )
             leftover = self._take_steer() or None
             self.ui.on_event(
                 TurnFinished(
@@ -442,7 +457,12 @@ class Agent:
                 skills_offered="skill_manage" in self.toolsets.active_names(),
             )
             if self.plugins.has_hooks("on_turn_end"):
-                self.plugins.on_turn_end(result)
+                self.plugins.turn_finished(
+                    result,
+                    completed=reason == "completed",
+                    interrupted=reason == "interrupted",
+                    history=self.messages,
+                )
             if self.trajectory is not None:
                 self.trajectory.flush()
             self._plugin_context = ""

@@ -87,10 +87,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "plugins":
         from agent.plugins import PluginManager, format_plugin_list
 
-        manager = PluginManager(loaded.settings.hermes_home)
+        settings = loaded.settings
+        manager = PluginManager(
+            settings.hermes_home,
+            enabled=settings.plugins_enabled,
+            disabled=settings.plugins_disabled,
+            cwd=settings.cwd,
+        )
         manager.load()
         print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
-        return 0
+        manager.close()
+        return 1 if manager.failed else 0
     if args.prompt is not None:
         from hermes_tui.headless import run_headless
 

@@ -182,7 +182,7 @@ class ToolExecutor:
                     pass
             result = self.registry.run(tool_, args, ctx)
             if hooks is not None and hooks.has_hooks("after_tool"):
-                result = hooks.after_tool(call, result)
+                result = hooks.after_tool(call, result, duration=time.monotonic() - started)
         if len(result.content) > self.result_budget:
             result.content = truncate_middle(result.content, self.result_budget)
         duration = time.monotonic() - started
