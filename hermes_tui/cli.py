@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SUBCOMMANDS = ("config", "sessions", "plugins")
+SUBCOMMANDS = ("config", "sessions", "plugins", "usage")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hermes-tui",
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
-        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins.",
+        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
+        "`hermes-tui usage` prints tokens and cost of the last 30 days.",
     )
     p.add_argument(
         "-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer"
@@ -98,6 +99,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
         manager.close()
         return 1 if manager.failed else 0
+    if command == "usage":
+        from agent.store.library import open_library
+        from agent.usage_report import gather, render_text
+
+        settings = loaded.settings
+        with open_library(settings.state_db, settings.hermes_home) as library:
+            print(render_text(gather(library)))
+        return 0
     if args.prompt is not None:
         from hermes_tui.headless import run_headless
 

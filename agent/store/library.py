@@ -171,6 +171,13 @@ class SessionLibrary(SessionStore):
         assert isinstance(found, list)
         return found
 
+    def external_usage(self, since: float) -> list[SessionInfo]:
+        """Every Hermes session started since `since` (subagent runs too: they cost money), copied or not:
+        a copy carries no per-call rows of Hermes' calls."""
+        found = self._from_hermes(lambda h: h.usage_sessions(since), [])
+        assert isinstance(found, list)
+        return found
+
     # ------------------------------------------------------------------ search
 
     def search(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from agent.messages import Usage
 from agent.store.core import StoreBase
+from agent.store.records import SessionInfo
 
 __all__ = ["UsageMixin", "UsageRow"]
 
@@ -102,6 +103,11 @@ class UsageMixin(StoreBase):
                     cost_source,
                 ),
             )
+
+    def external_usage(self, since: float) -> list[SessionInfo]:
+        """Sessions of other histories beside this store (Hermes'), started since `since`, with their
+        totals: none for a plain store (a `SessionLibrary` has Hermes')."""
+        return []
 
     def usage_by(
         self, group: str, since: float, until: float | None = None, limit: int = 1000
