@@ -50,7 +50,7 @@ class HeadlessUI:
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from agent.loop import Agent
-    from agent.store import SessionStore
+    from agent.store.library import open_library
 
     settings = loaded.settings
     for problem in loaded.problems:
@@ -82,7 +82,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 file=sys.stderr,
             )
             return 2
-        store = SessionStore(settings.state_db)
+        store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
         stack.callback(store.close)
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
         stack.callback(agent.close)
@@ -90,8 +90,10 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if store.hermes_problem:
+                    print(f"hermes-tui: {store.hermes_problem}", file=sys.stderr)
                 return 2
-            agent.resume(info.id)
+            agent.resume(info.id)  # a Hermes session continues in our copy of it
 
         previous = signal.getsignal(signal.SIGINT)
 

@@ -261,3 +261,30 @@ def test_not_a_database_gives_one_clear_line(tmp_path: Path) -> None:
     bad.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(HermesHistoryError, match="is not a readable SQLite database"):
         HermesHistory(bad).check()
+
+
+def test_headless_resume_accepts_a_hermes_id(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`hermes-tui -r <Hermes id>` continues the Hermes session in our store (twice: the same copy)."""
+    from hermes_tui.cli import main
+
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("name: t\ncalls:\n  - text: The word was quokka.\n  - text: Still quokka.\n")
+    assert main(["-z", "what was the word?", "-r", QUOKKA_SESSION, "--scenario", str(scenario)]) == 0
+    assert capsys.readouterr().out.strip() == "The word was quokka."
+    library = open_library(home / "tui" / "state.db", home)
+    try:
+        copy = library.copy_for(f"hermes:{QUOKKA_SESSION}")
+        assert copy is not None and library.get_session(copy).message_count == 6
+    finally:
+        library.close()
+    assert main(["-z", "again?", "-r", f"hermes:{QUOKKA_SESSION}", "--scenario", str(scenario)]) == 0
+    library = open_library(home / "tui" / "state.db", home)
+    try:
+        assert library.copy_for(f"hermes:{QUOKKA_SESSION}") == copy
+        assert library.get_session(copy).message_count == 8
+    finally:
+        library.close()
+    assert main(["-z", "x", "-r", "no-such-session", "--scenario", str(scenario)]) == 2
+    assert "no session found for no-such-session" in capsys.readouterr().err
