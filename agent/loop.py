@@ -43,6 +43,7 @@ from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
 from agent.pricing import CallCost, CostTotal, call_cost
+from agent.pricing import warm_up as warm_up_prices
 from agent.prompt import build_system_prompt
 from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
@@ -331,6 +332,7 @@ class Agent:
     # ----------------------------------------------------------------- the turn
 
     def _ensure_session(self, first_message: str) -> None:
+        warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
             tools = self.toolsets.active_tools()
             self.system_prompt = build_system_prompt(

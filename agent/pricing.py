@@ -7,8 +7,8 @@ Offline by construction: `genai-prices` ships its price table inside the package
 `UpdatePrices` helper (never used here) fetches newer prices. `prices_are_bundled()` says which table
 answers; a test checks it with the network cut off.
 
-The package takes about half a second to import, so it is imported on the first call to `call_cost`, in the
-agent's thread, never while the UI paints its first frame.
+The package takes about half a second to import: `warm_up()` imports it in a background thread when a
+session's first turn starts (while the model thinks), never while the UI paints its first frame.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from agent import providers
 from agent.messages import Usage
 
-__all__ = ["CallCost", "CostTotal", "call_cost", "format_cost", "prices_are_bundled"]
+__all__ = ["CallCost", "CostTotal", "call_cost", "format_cost", "prices_are_bundled", "warm_up"]
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,24 @@ def call_cost(
         log.warning("pricing %s failed: %s", model, exc)
         return CallCost(None, "unknown")
     return CallCost(float(price.total_price), "price-table")
+
+
+def warm_up() -> None:
+    """Import the price table in a background thread (about half a second of work), so the first call's
+    cost does not wait for it; called when a session's first turn starts."""
+    import sys
+    import threading
+
+    if "genai_prices" in sys.modules:
+        return
+
+    def load() -> None:
+        try:
+            import genai_prices  # noqa: F401
+        except Exception as exc:  # pricing then reports unknown costs
+            log.warning("genai-prices could not be imported: %s", exc)
+
+    threading.Thread(target=load, name="price-table", daemon=True).start()
 
 
 def prices_are_bundled() -> bool:
