@@ -145,3 +145,13 @@ def copy_hermes_home_0_19(dest: Path) -> Path:
 
     shutil.copytree(FIXTURE_0_19, dest)
     return dest
+
+
+def utc_clock(monkeypatch: object) -> None:
+    """Local time = UTC for the rest of the test: the Hermes-made fixture's times are fixed instants, so a
+    picture of them must not depend on the machine's time zone. `monkeypatch` restores TZ afterwards;
+    call `time.tzset()` again then (the `utc_time` fixture in tests does)."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")  # type: ignore[attr-defined]
+    time.tzset()

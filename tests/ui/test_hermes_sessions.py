@@ -21,7 +21,13 @@ from agent.messages import Message, Usage
 from agent.store.library import SessionLibrary, open_library
 from hermes_tui.screens.modals import PromptModal
 from hermes_tui.screens.sessions import SessionsResult, SessionsScreen
-from tests.hermes_home_fixture import FIXTURE_0_19, QUOKKA_SESSION, copy_hermes_home_0_19, tree_digest
+from tests.hermes_home_fixture import (
+    FIXTURE_0_19,
+    QUOKKA_SESSION,
+    copy_hermes_home_0_19,
+    tree_digest,
+    utc_clock,
+)
 from themes.loader import builtin_themes
 
 pytestmark = pytest.mark.anyio
@@ -33,6 +39,14 @@ UNSET = object()
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def utc_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    utc_clock(monkeypatch)
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +17,12 @@ from textual.widgets import DataTable, Static
 from agent.messages import Message, Usage
 from agent.store.library import SessionLibrary, open_library
 from hermes_tui.screens.usage import UsageScreen
-from tests.hermes_home_fixture import copy_hermes_home_0_19
+from tests.hermes_home_fixture import copy_hermes_home_0_19, utc_clock
 from themes.loader import builtin_themes
 from widgets.usage_chart import DailyChart
 
 pytestmark = pytest.mark.anyio
-HERMES_DAY = datetime.fromtimestamp(1796112552.76)
+HERMES_DAY = datetime.fromtimestamp(1796112552.76, tz=UTC)  # the tests run with local time = UTC
 NOW = (HERMES_DAY + timedelta(days=5)).replace(hour=15, minute=0).timestamp()
 UNSET = object()
 
@@ -30,6 +30,14 @@ UNSET = object()
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def utc_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    utc_clock(monkeypatch)
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture
