@@ -47,9 +47,9 @@ class HermesApp(App[int]):
     @property
     def store(self) -> Any:
         if self._store is None:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            self._store = SessionStore(self.settings.state_db)
+            self._store = open_library(self.settings.state_db, self.settings.hermes_home)
         return self._store
 
     def on_mount(self) -> None:
@@ -154,13 +154,16 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             settings = start_demo()
         resume_id = None
         if args.resume or args.continue_last:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            store = SessionStore(settings.state_db)
+            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            problem = store.hermes_problem
             store.close()
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if problem:
+                    print(f"hermes-tui: {problem}", file=sys.stderr)
                 return 2
             resume_id = info.id
         app = HermesApp(
