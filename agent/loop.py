@@ -55,6 +55,7 @@ from agent.tools.registry import ToolContext, ToolRegistry
 from agent.tools.todo import todos_from_history
 from agent.toolsets import SessionToolsets
 from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
+from agent.transports.factory import make_transport
 from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
@@ -944,33 +945,6 @@ class _CallFailed(Exception):
     def __init__(self, classified: ClassifiedError):
         super().__init__(classified.message)
         self.classified = classified
-
-
-def make_transport(settings: Settings) -> Transport:
-    api_key = settings.api_key.get_secret_value() if settings.api_key else None
-    if settings.api_mode == "anthropic":
-        from agent.transports.anthropic import AnthropicTransport
-
-        return AnthropicTransport(
-            model=settings.model,
-            base_url=settings.effective_base_url,
-            api_key=api_key,
-            stale_timeout=settings.stale_timeout,
-            connect_timeout=settings.connect_timeout,
-        )
-    from agent.transports.openai_chat import OpenAIChatTransport
-
-    base_url = settings.base_url or providers.base_url_for(settings.provider or "openai")
-    openrouter = settings.provider == "openrouter" or "openrouter.ai" in (base_url or "")
-    return OpenAIChatTransport(
-        model=settings.model,
-        base_url=base_url,
-        api_key=api_key,
-        stale_timeout=settings.stale_timeout,
-        connect_timeout=settings.connect_timeout,
-        # OpenRouter reports each call's cost in `usage.cost` when asked: its figure beats a price table.
-        extra_body={"usage": {"include": True}} if openrouter else None,
-    )
 
 
 __all__ = ["Agent", "TurnResult", "make_transport"]
