@@ -131,6 +131,7 @@ class TurnFinished(AgentEvent):
     usage: Usage
     error: str | None = None
     pending_steer: str | None = None
+    rewritten: bool = False  # a plugin replaced the final answer (Hermes' transform_llm_output)
 
 
 @dataclass(frozen=True)

@@ -440,6 +440,7 @@ class Agent:
                     pass
             if reason == "completed" and self._is_first_turn():
                 self._title_in_background(text, final)
+            streamed = final
             if reason == "completed" and final and self.plugins.has_hooks("on_turn_end"):
                 final = self.plugins.transform_output(
                     final, session_id=self.session_id, model=self._active_model
@@ -452,6 +453,7 @@ class Agent:
                     usage=turn_usage.copy(),
                     error=error.user_line() if error else None,
                     pending_steer=leftover,
+                    rewritten=final != streamed,
                 )
             )
             result = TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)

@@ -175,6 +175,10 @@ def test_hermes_entry_points_are_hermes_plugins(
         agent, _store, _ui = make_agent(server, hermes_home, tmp_path, plugins_enabled=["pipped"])
         result = agent.run_conversation("hi")
     assert result.final_text == "QUIET WORDS"
+    from agent.events import TurnFinished
+
+    finished = _ui.of_type(TurnFinished)[-1]
+    assert finished.final_text == "QUIET WORDS" and finished.rewritten
     seen_by_plugin = sys.modules["hermes_pip_plugin"].SEEN
     assert "assistant_response" in seen_by_plugin[0] and "conversation_history" in seen_by_plugin[0]
     assert seen_by_plugin[1] == ("end", True)
