@@ -8,11 +8,14 @@ persisted at once, so a crash at any moment leaves a consistent, resumable sessi
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretStr
 
 from agent import providers
 from agent.compression import (
@@ -59,7 +62,10 @@ from agent.transports.factory import make_transport
 from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
-    from agent.checkpoints import BatchCheckpoint, Checkpoint
+    from agent.approval import ApprovalGate
+    from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
+    from agent.store import SessionStoreProtocol
+    from agent.trajectory import TrajectoryWriter
 
 CONTINUE_PROMPT = (
     "[System: Your previous response was truncated by the output length limit. Continue exactly where you "
@@ -166,7 +172,7 @@ class Agent:
         settings: Settings,
         *,
         ui: AgentUI | None = None,
-        store: Any = None,
+        store: SessionStoreProtocol | None = None,
         registry: ToolRegistry | None = None,
         transport: Transport | None = None,
         session_id: str | None = None,
@@ -197,7 +203,7 @@ class Agent:
         self.nudges = LearningNudges(settings.memory_nudge_interval, settings.skill_nudge_interval)
         self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
         self.state: dict[str, Any] = {"todos": [], "skills": self.skills, "memory": memory_state(settings)}
-        self.approvals: Any = None
+        self.approvals: ApprovalGate | None = None
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
         self._active_model = settings.model
@@ -207,8 +213,8 @@ class Agent:
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
         self._plugin_context = ""
-        self.checkpoints: Any = None
-        self.trajectory: Any = None
+        self.checkpoints: CheckpointManager | None = None
+        self.trajectory: TrajectoryWriter | None = None
         from agent.plugins import PluginManager
 
         self.plugins = PluginManager(
@@ -294,16 +300,13 @@ class Agent:
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
         loaded = self.store.load(self.store.adopt(session_id))
-        info = loaded.info if hasattr(loaded, "info") else loaded.session
+        info = loaded.info
         self.session_id = info.id
-        self.system_prompt = info.system_prompt or ""
+        self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
         self.state["todos"] = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
-        self.session_usage = Usage(
-            prompt_tokens=getattr(info, "input_tokens", 0) or 0,
-            completion_tokens=getattr(info, "output_tokens", 0) or 0,
-        )
+        self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
         self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
         self.approvals = None
         self._session_services()
@@ -318,6 +321,43 @@ class Agent:
         if self._transport is not None:
             self._transport.close()
         self.plugins.close()
+
+    @property
+    def model(self) -> str:
+        """The model the next call goes to (a fallback's during a turn that fell back)."""
+        return self._active_model
+
+    def switch_model(self, model: str, provider: str | None = None, base_url: str | None = None) -> None:
+        """Send the next turns to `model`, named so in events, plugin hooks, error messages and new sessions.
+
+        `provider` (with `base_url`, else the provider's default) switches the endpoint too; a new provider's
+        key comes from its environment variable when that is set. The current session continues: its system
+        prompt stays byte for byte what it was (prompt caching). Raises RuntimeError during a turn.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("the model cannot change while a turn runs")
+        try:
+            if provider is None or provider == self.settings.provider:
+                url = self.settings.base_url if base_url is None else base_url
+                self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
+            else:
+                self.settings = self._endpoint_settings(provider, model, base_url)
+            self._restore_primary()  # closes the old transport: the next call builds one for these settings
+        finally:
+            self._busy.release()
+
+    def _endpoint_settings(
+        self, provider: str, model: str, base_url: str | None, key_env: str | None = None
+    ) -> Settings:
+        """The settings with another provider, model and URL; the key from `key_env` (a fallback entry's
+        own variable) or the provider's key variables when set (agent/providers.py), else the current key."""
+        provider = providers.canonical(provider)
+        key = providers.key_from_env(provider, os.environ, key_env)
+        updated = self.settings.model_copy(
+            update={"provider": provider, "model": model, "base_url": base_url}
+        )
+        updated.api_key = SecretStr(key) if key else self.settings.api_key
+        return updated
 
     def run_conversation(self, user_message: str) -> TurnResult:
         with self._busy:
@@ -369,11 +409,9 @@ class Agent:
         if self.approvals is None:
             self.approvals = self._make_gate()
 
-    def _make_gate(self) -> Any:
-        try:
-            from agent.approval import ApprovalGate, load_allowlist
-        except ImportError:
-            return None
+    def _make_gate(self) -> ApprovalGate:
+        from agent.approval import ApprovalGate, load_allowlist
+
         cfg = self.settings.tui_config_path
         allow = list(dict.fromkeys([*self.settings.command_allowlist, *load_allowlist(cfg)]))
         gate = ApprovalGate(
@@ -670,15 +708,7 @@ class Agent:
             return False
         entry = chain[self._fallback_index]
         self._fallback_index += 1
-        import os
-
-        key = providers.key_from_env(entry.provider, os.environ, entry.key_env)
-        from pydantic import SecretStr
-
-        updated = self.settings.model_copy(
-            update={"provider": entry.provider, "model": entry.model, "base_url": entry.base_url}
-        )
-        updated.api_key = SecretStr(key) if key else self.settings.api_key
+        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url, entry.key_env)
         if self._transport is not None:
             self._transport.close()
         self._transport = make_transport(updated)

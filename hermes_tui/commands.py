@@ -1,7 +1,8 @@
 """Slash commands: one registry for the prompt's completion, `/help` and the command palette.
 
 A command names an action on the chat screen (`action_<name>`), so keys, slash commands and the palette
-all run the same code.
+all run the same code. The palette finds the screen to run them on through `SlashCommandRunner`, so this
+module does not import the screen (which imports it).
 """
 
 from __future__ import annotations
@@ -9,12 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-
-if TYPE_CHECKING:
-    from hermes_tui.screens.chat import ChatScreen
 
 
 @dataclass(frozen=True)
@@ -97,14 +95,19 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
+@runtime_checkable
+class SlashCommandRunner(Protocol):
+    """A screen that runs slash commands (the chat screen)."""
+
+    def run_slash(self, command: SlashCommand, arg: str) -> None: ...
+
+
 class SlashCommandProvider(Provider):
-    """The palette shows the same commands as the prompt's `/` completion."""
+    """The palette shows the same commands as the prompt's `/` completion, on screens that run them."""
 
-    def _screen(self) -> ChatScreen | None:
-        from hermes_tui.screens.chat import ChatScreen
-
+    def _screen(self) -> SlashCommandRunner | None:
         screen = self.screen
-        return screen if isinstance(screen, ChatScreen) else None
+        return screen if isinstance(screen, SlashCommandRunner) else None
 
     async def discover(self) -> Hits:
         chat = self._screen()

@@ -7,15 +7,45 @@ on the UI thread and talks to the session's agent through its public parts (`ski
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.app import App
+
+from agent.config import Settings
 from agent.personality import choose, current_name, personalities
 from agent.tools.todo import render_todos
 from hermes_tui import commands
-from widgets.transcript import TranscriptRecord
+from hermes_tui.session_service import SessionService
+from widgets.prompt_input import PromptInput
+from widgets.transcript import Transcript, TranscriptRecord
 
 if TYPE_CHECKING:
-    from hermes_tui.screens.chat import ChatScreen
+    from agent.loop import Agent
+
+
+class ChatScreenParts(Protocol):
+    """The parts of the chat screen these actions use (the screen imports this module, not the reverse)."""
+
+    session: SessionService
+    skill_commands: dict[str, str]
+
+    @property
+    def app(self) -> App[object]: ...
+
+    @property
+    def is_mounted(self) -> bool: ...
+
+    @property
+    def agent(self) -> Agent: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def prompt_input(self) -> PromptInput: ...
 
 
 def skill_commands(agent: Any) -> dict[str, str]:
@@ -29,7 +59,7 @@ def skill_commands(agent: Any) -> dict[str, str]:
     return {slug: skill.description or f"Use the {skill.name} skill" for slug, skill in found.items()}
 
 
-def refresh_skill_commands(screen: ChatScreen) -> None:
+def refresh_skill_commands(screen: ChatScreenParts) -> None:
     """Skills become `/name` commands in the prompt's completion. The folders are read in a thread (a real
     Hermes home holds a hundred skills or more), then the completions change on the UI thread."""
     agent = screen.agent
@@ -46,7 +76,7 @@ def refresh_skill_commands(screen: ChatScreen) -> None:
             screen.skill_commands = found
             screen.prompt_input.set_commands(commands.completions(found))
 
-    screen.run_worker(scan, thread=True, group="skill-commands", exclusive=True, exit_on_error=False)
+    screen.app.run_worker(scan, thread=True, group="skill-commands", exclusive=True, exit_on_error=False)
 
 
 def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:
@@ -66,7 +96,7 @@ def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:
     ]
 
 
-def open_tools(screen: ChatScreen) -> None:
+def open_tools(screen: ChatScreenParts) -> None:
     from hermes_tui.screens.tools import ToolsScreen
 
     def closed(changed: Any) -> None:
@@ -83,14 +113,12 @@ def open_tools(screen: ChatScreen) -> None:
     screen.app.push_screen(ToolsScreen(screen.agent.toolsets), closed)
 
 
-def open_skills(screen: ChatScreen) -> None:
+def open_skills(screen: ChatScreenParts) -> None:
     from hermes_tui.screens.skills import SkillsScreen
 
     def closed(changed: Any) -> None:
         if changed:
-            disabled = sorted(screen.agent.skills.disabled)
-            screen.settings = screen.settings.model_copy(update={"skills_disabled": disabled})
-            screen.agent.settings = screen.settings
+            screen.session.update_settings(skills_disabled=sorted(screen.agent.skills.disabled))
             refresh_skill_commands(screen)
             screen.transcript.add_notice(
                 "info",
@@ -102,7 +130,7 @@ def open_skills(screen: ChatScreen) -> None:
     screen.app.push_screen(SkillsScreen(screen.agent.skills), closed)
 
 
-def set_personality(screen: ChatScreen, argument: str) -> None:
+def set_personality(screen: ChatScreenParts, argument: str) -> None:
     """`/personality` opens a picker; `/personality NAME|TEXT` sets the ephemeral prompt until quit; `none`
     clears it."""
     agent = screen.agent
@@ -121,8 +149,7 @@ def set_personality(screen: ChatScreen, argument: str) -> None:
         return
     choice = choose(argument, table)
     agent.ephemeral_prompt = choice.text
-    screen.settings = screen.settings.model_copy(update={"ephemeral_system_prompt": choice.text})
-    agent.settings = screen.settings
+    screen.session.update_settings(ephemeral_system_prompt=choice.text)
     where = "from the next request, for the rest of this run (agent.system_prompt in config.yaml keeps one)"
     if not choice.text:
         screen.transcript.add_notice("info", f"Personality cleared {where}.")

@@ -25,10 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent.config import Settings  # noqa: E402
-from agent.scripted import ScriptedServer  # noqa: E402
+from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
 from hermes_tui import commands  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
-from hermes_tui.cli import demo_scenario_path  # noqa: E402
 from hermes_tui.screens.chat import ChatScreen  # noqa: E402
 from widgets.approval_dialog import ApprovalDialog  # noqa: E402
 from widgets.assistant_message import AssistantMessage  # noqa: E402
@@ -69,15 +68,7 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         shots.append(to_png(svg))
 
     with ScriptedServer(demo_scenario_path()) as server:
-        settings = Settings(
-            model="hermes-demo",
-            provider="custom",
-            base_url=server.openai_base_url,
-            api_key=SecretStr("demo"),
-            auto_title=False,
-            hermes_home=workdir / "home",
-            cwd=workdir,
-        )
+        settings = scripted_settings(server, hermes_home=workdir / "home", cwd=workdir)
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
             chat = await wait_for(
@@ -121,16 +112,8 @@ async def themes_run(workdir: Path) -> list[Path]:
     """The theme picker and the finished demo turn in three themes, at 120x40."""
     shots: list[Path] = []
     with ScriptedServer(demo_scenario_path()) as server:
-        settings = Settings(
-            model="hermes-demo",
-            provider="custom",
-            base_url=server.openai_base_url,
-            api_key=SecretStr("demo"),
-            auto_title=False,
-            hermes_home=workdir / "home",
-            cwd=workdir,
-            yolo=True,
-            clarify_timeout=0.5,
+        settings = scripted_settings(
+            server, hermes_home=workdir / "home", cwd=workdir, yolo=True, clarify_timeout=0.5
         )
         app = HermesApp(settings)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -251,12 +234,8 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     home = write_hermes_home(workdir / "home")
     shots: list[Path] = []
     with ScriptedServer(demo_scenario_path()) as server:
-        settings = Settings(
-            model="hermes-demo",
-            provider="custom",
-            base_url=server.openai_base_url,
-            api_key=SecretStr("demo"),
-            auto_title=False,
+        settings = scripted_settings(
+            server,
             hermes_home=home,
             cwd=workdir,
             skills_disabled=["note-taking"],

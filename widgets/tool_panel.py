@@ -32,7 +32,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from widgets.spinner import format_elapsed
+from agent.humanize import format_elapsed
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot"]

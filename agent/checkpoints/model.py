@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.humanize import format_age
+
 
 @dataclass
 class CheckpointFile:
@@ -100,14 +102,7 @@ class Checkpoint:
         return text + (f" ({', '.join(extras)})" if extras else "")
 
     def age_text(self, now: float | None = None) -> str:
-        age = max(0.0, (time.time() if now is None else now) - self.created_at)
-        if age < 60:
-            return "just now"
-        if age < 3600:
-            return f"{int(age // 60)} min ago"
-        if age < 86400:
-            return f"{int(age // 3600)} h ago"
-        return f"{int(age // 86400)} d ago"
+        return format_age(self.created_at, time.time() if now is None else now)
 
     def describe(self, now: float | None = None) -> str:
         return f"{self.summary}, {self.age_text(now)}"

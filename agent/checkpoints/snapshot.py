@@ -25,6 +25,7 @@ from typing import Any
 
 from agent.checkpoints.model import Checkpoint, CheckpointFile
 from agent.checkpoints.plan import is_destructive_command, is_git_command
+from agent.humanize import format_size
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class SnapshotState:
 
     def _file(self, path: Path, st: os.stat_result) -> None:
         if st.st_size > self.budget.bytes_left or self.budget.files_left <= 0:
-            self._skip(path, f"too large to copy ({human_size(st.st_size)})")
+            self._skip(path, f"too large to copy ({format_size(st.st_size)})")
             return
         self._n += 1
         stored = f"files/{self._n:06d}"
@@ -130,7 +131,7 @@ class SnapshotState:
     def _directory(self, path: Path, st: os.stat_result) -> None:
         walk = scan_tree(path, self.budget.bytes_left, self.budget.files_left)
         if walk is None:
-            limit = f"{human_size(self.budget.bytes_left)} or {self.budget.files_left} files"
+            limit = f"{format_size(self.budget.bytes_left)} or {self.budget.files_left} files"
             self._skip(path, f"directory larger than {limit}: not copied")
             return
         errors = {str(p): err for p, _, err in walk if err is not None}
@@ -349,11 +350,3 @@ def write_private(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as out:
         out.write(data)
-
-
-def human_size(n: int) -> str:
-    if n >= MB:
-        return f"{n / MB:.0f} MB"
-    if n >= 1024:
-        return f"{n / 1024:.0f} KB"
-    return f"{n} B"

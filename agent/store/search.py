@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import agent.store.vocabulary as vocabulary
 from agent.search_query import And, Node, Not, Or, SearchQuery, Term, TextView, parse
-from agent.store import vocabulary
 from agent.store.core import StoreBase
 from agent.store.records import HIGHLIGHT_END, HIGHLIGHT_START, SearchHit, collapse
 from agent.store.schema import tool_args_sql

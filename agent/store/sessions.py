@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import agent.store.records as records
 from agent.messages import strip_surrogates
-from agent.store import records
 from agent.store.core import StoreBase
 from agent.store.records import (
     MESSAGE_DATA_COLUMNS,

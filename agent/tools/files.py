@@ -26,6 +26,7 @@ from typing import BinaryIO, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.fileio import atomic_write_bytes
+from agent.humanize import format_size
 from agent.tools.registry import Tool, ToolContext, ToolResult
 
 DEFAULT_READ_LIMIT = 500
@@ -96,15 +97,6 @@ def _display(path: Path, cwd: Path) -> str:
     except ValueError:
         return str(path)
     return str(rel) if str(rel) != "." else "."
-
-
-def _human_size(n: int) -> str:
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{int(size)} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} bytes"
 
 
 def _binary_kind(path: Path, head: bytes) -> str | None:
@@ -262,7 +254,7 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         kind = _binary_kind(path, _sniff(path))
         if kind:
             return ToolResult.error(
-                f"{shown} is a binary file ({kind}, {_human_size(size)}); read_file only reads text files."
+                f"{shown} is a binary file ({kind}, {format_size(size)}); read_file only reads text files."
             )
         out: list[str] = []
         chars = 0
@@ -359,13 +351,13 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         diff = unified_diff("", args.content, shown)
         data["diff"] = _cap_diff(diff, MAX_DIFF_DATA_CHARS)
         return ToolResult(
-            content=f"Created new file {shown} ({n_lines} lines, {_human_size(len(new_bytes))}).", data=data
+            content=f"Created new file {shown} ({n_lines} lines, {format_size(len(new_bytes))}).", data=data
         )
     if old_binary:
         data["diff"] = ""
         return ToolResult(
             content=f"Replaced binary file {shown} with {n_lines} lines of text "
-            f"({_human_size(len(new_bytes))}).",
+            f"({format_size(len(new_bytes))}).",
             data=data,
         )
     if old == args.content:
@@ -374,7 +366,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     diff = unified_diff(old, args.content, shown)
     data["diff"] = _cap_diff(diff, MAX_DIFF_DATA_CHARS)
     return ToolResult(
-        content=f"Wrote {shown} ({n_lines} lines, {_human_size(len(new_bytes))}).\n"
+        content=f"Wrote {shown} ({n_lines} lines, {format_size(len(new_bytes))}).\n"
         + _cap_diff(diff, MAX_DIFF_CHARS),
         data=data,
     )

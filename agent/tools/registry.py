@@ -11,10 +11,10 @@ import copy
 import functools
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,7 +22,7 @@ from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
-    from agent.store import SessionStore
+    from agent.store import SessionStoreProtocol
 
 
 @dataclass
@@ -49,7 +49,7 @@ class ToolContext:
     hermes_home: Path
     ui: AgentUI = field(default_factory=NullUI)
     emit_output: Callable[[str], None] = lambda chunk: None
-    store: SessionStore | None = None
+    store: SessionStoreProtocol | None = None
     approvals: ApprovalGate | None = None
     # Per-session mutable state owned by the agent (todo list, ...), shared by reference.
     state: dict[str, Any] = field(default_factory=dict)
@@ -115,21 +115,47 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
 
-    def summarize(self, args: dict[str, Any]) -> str:
-        key = self.summary_arg or self.path_arg
-        value = args.get(key)
-        if value is None:
-            for v in args.values():
-                if isinstance(v, str):
-                    value = v
-                    break
-        if value is None:
-            for k, v in args.items():
-                if isinstance(v, list):
-                    value = f"{len(v)} {k}"
-                    break
-        text = " ".join(str(value or "").split())
-        return text[:200]
+    def summarize(self, args: Mapping[str, Any]) -> str:
+        return summarize_arguments(args, self.summary_arg or self.path_arg)
+
+
+SUMMARY_CHARS = 200
+
+
+def summarize_arguments(args: Mapping[str, Any], key: str | None = None) -> str:
+    """One line from a call's arguments: `key`'s value, else the first text argument, else "3 todos"."""
+    value = args.get(key) if key else None
+    if value is None:
+        value = next((v for v in args.values() if isinstance(v, str)), None)
+    if value is None:
+        value = next((f"{len(v)} {k}" for k, v in args.items() if isinstance(v, list)), None)
+    return " ".join(str(value or "").split())[:SUMMARY_CHARS]
+
+
+class ToolCatalog(Protocol):
+    """What code outside the engine needs of a registry: a tool by name (for summaries)."""
+
+    def get(self, name: str) -> Tool | None: ...
+
+
+def summarize_call(name: str, arguments: str | Mapping[str, Any], tools: ToolCatalog | None = None) -> str:
+    """The one-line summary of a tool call (`pytest -q`, a path, a query), the same in the live panel, a
+    resumed transcript, the session preview and the export.
+
+    `arguments` is the JSON text the model sent or the parsed object. A known tool summarizes itself; an
+    unknown one (a plugin since removed) gets the generic summary; text that is not a JSON object is shown
+    as it is, on one line, so a malformed call still says what it was.
+    """
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments or "{}")
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict):
+            return " ".join(arguments.split())[:SUMMARY_CHARS]
+        arguments = parsed
+    tool = tools.get(name) if tools is not None else None
+    return tool.summarize(arguments) if tool is not None else summarize_arguments(arguments)
 
 
 class ToolRegistry:

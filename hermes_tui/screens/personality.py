@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from widgets.card import card_css
 from widgets.text_safety import sanitize_display
 
 __all__ = ["PersonalityPicker"]
@@ -35,17 +36,19 @@ def personality_option(name: str, text: str, *, active: bool) -> Option:
 
 class PersonalityPicker(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("PersonalityPicker > Vertical")
+        + """
     PersonalityPicker { align: center middle; }
     PersonalityPicker > Vertical {
         width: 96; max-width: 100%; height: auto; max-height: 90%; padding: 0 1;
-        border: round $primary; background: $surface;
     }
     PersonalityPicker OptionList, PersonalityPicker OptionList:focus {
         height: auto; max-height: 60vh; border: none; background: transparent;
     }
     PersonalityPicker .hint { color: $foreground-muted; }
     """
+    )
 
     def __init__(self, table: Mapping[str, str], *, active: str | None) -> None:
         super().__init__()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,6 +13,10 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from hermes_tui.screens.modals import ConfirmModal
+from widgets.card import card_css
+
+if TYPE_CHECKING:
+    from agent.checkpoints import Checkpoint
 
 
 def confirm_restore(description: str) -> ConfirmModal:
@@ -30,17 +34,19 @@ class RollbackScreen(ModalScreen[str | None]):
     """Lists checkpoints newest first; dismisses with the chosen checkpoint id once confirmed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("RollbackScreen > Vertical")
+        + """
     RollbackScreen { align: center middle; }
     RollbackScreen > Vertical {
         width: 90; max-width: 100%; height: auto; max-height: 80%; padding: 1 2;
-        border: round $primary; background: $surface;
     }
     RollbackScreen OptionList { height: auto; max-height: 20; border: none; background: transparent; }
     RollbackScreen .hint { color: $foreground-muted; }
     """
+    )
 
-    def __init__(self, checkpoints: list[Any]) -> None:
+    def __init__(self, checkpoints: list[Checkpoint]) -> None:
         super().__init__()
         self.checkpoints = checkpoints
 

@@ -21,6 +21,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.skills.library import Skill, SkillScan
+from widgets.card import card_css
 from widgets.text_safety import sanitize_display
 
 __all__ = ["SkillSource", "SkillsScreen"]
@@ -74,11 +75,12 @@ class SkillsScreen(ModalScreen[bool]):
         Binding("escape,q", "close", "Close"),
         Binding("space", "toggle", "Enable/disable", show=False),
     ]
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("SkillsScreen > Vertical")
+        + """
     SkillsScreen { align: center middle; }
     SkillsScreen > Vertical {
         width: 120; max-width: 100%; height: 90%; padding: 0 1;
-        border: round $primary; background: $surface;
     }
     SkillsScreen #skills-title { height: 1; }
     SkillsScreen #skills-body { height: 1fr; }
@@ -92,6 +94,7 @@ class SkillsScreen(ModalScreen[bool]):
     SkillsScreen .problem { color: $warning; }
     SkillsScreen .hint { color: $foreground-muted; height: auto; }
     """
+    )
 
     def __init__(self, source: SkillSource) -> None:
         super().__init__()

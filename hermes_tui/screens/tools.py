@@ -20,6 +20,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.toolsets import ToolsetStatus
+from widgets.card import card_css
 from widgets.text_safety import sanitize_display
 
 __all__ = ["ToolsScreen", "ToolsetSource"]
@@ -67,11 +68,12 @@ class ToolsScreen(ModalScreen[list[ToolsetStatus]]):
         Binding("escape,q", "close", "Close"),
         Binding("space", "toggle", "Switch", show=False),
     ]
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("ToolsScreen > Vertical")
+        + """
     ToolsScreen { align: center middle; }
     ToolsScreen > Vertical {
         width: 100; max-width: 100%; height: auto; max-height: 90%; padding: 0 1;
-        border: round $primary; background: $surface;
     }
     ToolsScreen OptionList, ToolsScreen OptionList:focus {
         height: auto; max-height: 55vh; border: none; background: transparent;
@@ -79,6 +81,7 @@ class ToolsScreen(ModalScreen[list[ToolsetStatus]]):
     ToolsScreen .hint { color: $foreground-muted; }
     ToolsScreen .problem { color: $warning; }
     """
+    )
 
     def __init__(self, source: ToolsetSource, *, on_change: Callable[[ToolsetStatus], None] | None = None):
         super().__init__()

@@ -181,7 +181,7 @@ def test_list_is_newest_first_with_summary_and_age(root: Path, work: Path) -> No
     assert [c.label for c in items] == ["write_file f2.txt", "write_file f1.txt", "write_file f0.txt"]
     assert items[0].summary == "1 file before write_file f2.txt"
     assert items[0].age_text() == "just now"
-    assert items[0].age_text(now=items[0].created_at + 3 * 3600) == "3 h ago"
+    assert items[0].age_text(now=items[0].created_at + 3 * 60) == "3 min ago"  # the rest: test_humanize
     assert items[0].describe().startswith("1 file before write_file f2.txt, ")
     assert mgr.get("1") == items[0]
     assert mgr.get(items[2].id[:-2]) == items[2]  # a unique prefix

@@ -20,7 +20,7 @@ def _notices(app: HermesApp) -> list[str]:
     return [n.text for n in chat(app).transcript.query(NoticeLine)]
 
 
-def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: Path) -> None:
+async def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: Path) -> None:
     (hermes_home / "plugins").mkdir()
     (hermes_home / "plugins" / "good.py").write_text("def pre_llm_call(**kw):\n    return None\n")
     (hermes_home / "plugins" / "bad.py").write_text("import does_not_exist_anywhere\n")
@@ -31,10 +31,10 @@ def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: P
         assert "good" in text and "bad" in text
         assert "does_not_exist_anywhere" in text
 
-    run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_path: Path) -> None:
+async def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
         {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.8; echo first"}, "id": "a"}]},
         {"text": "switching to plan B"},
@@ -50,10 +50,10 @@ def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_path: Pat
         assert "use plan B instead" in tool["content"]
         assert any("Steer delivered" in n for n in _notices(app))
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) -> None:
+async def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
         {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.8; echo first"}, "id": "a"}]},
         {"text": "ok"},
@@ -75,10 +75,10 @@ def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) ->
         assert "also check the logs" in tool["content"]
         assert len(server.requests) == 2  # delivered as a steer, not sent as a new turn
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> None:
+async def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> None:
     target = tmp_path / "app.py"
     target.write_text("VALUE = 1\n")
     calls = [
@@ -111,10 +111,10 @@ def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> 
         await wait_for(pilot, lambda: target.read_text() == "VALUE = 1\n", what="restored")
         assert any("restored" in n.lower() for n in _notices(app))
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp_path: Path) -> None:
+async def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp_path: Path) -> None:
     calls = [{"text": "the zanzibar answer"}, {"text": "a fresh start"}, {"text": "continued"}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -142,10 +142,10 @@ def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp_path:
         assert roles == ["user", "assistant", "user", "assistant"]
         del sessions
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
+async def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
         {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo exported"}}]},
         {"text": "final words"},
@@ -161,10 +161,10 @@ def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
         text = target.read_text()
         assert "<details>" in text and "echo exported" in text and "final words" in text
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Path) -> None:
+async def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Path) -> None:
     calls = [{"text": f"answer {i}"} for i in range(14)] + [{"text": "A summary of the early questions."}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -177,4 +177,37 @@ def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Pat
         assert "tools" not in server.requests[-1].body
         assert not screen.busy
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_model_command_switches_the_next_turn_and_errors_name_the_new_model(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    calls = [{"text": "from the first model"}, {"fault": {"status": 404, "message": "model not found"}}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: not screen.busy, what="first turn")
+        await submit(pilot, "/model gpt-imaginary")
+        assert any("Model switched to gpt-imaginary" in n for n in _notices(app))
+        assert "gpt-imaginary" in screen_text(app)  # the status bar
+        await submit(pilot, "and now?")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
+        assert server.requests[1].body["model"] == "gpt-imaginary"
+        errors = [n for n in _notices(app) if "Unknown model" in n]
+        assert errors and "gpt-imaginary" in errors[-1] and "scripted" not in errors[-1]
+        await submit(pilot, "/new")
+        assert screen.settings.model == "gpt-imaginary"  # a new session keeps the switched model
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+
+
+async def test_theme_command_switches_the_theme(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        assert app.theme != "mono"
+        await submit(pilot, "/theme mono")
+        await wait_for(pilot, lambda: app.theme == "mono", what="theme applied")
+        assert "skin: mono" in (hermes_home / "tui" / "config.yaml").read_text()
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)

@@ -40,7 +40,7 @@ async def _highlight(pilot: Pilot, options: OptionList, option_id: str) -> None:
     await pilot.pause()
 
 
-def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp_path: Path) -> None:
+async def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp_path: Path) -> None:
     write_hermes_home(hermes_home)
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -67,12 +67,12 @@ def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp_path:
         await submit(pilot, "/zebra-deploy now")
         assert any("Unknown command /zebra-deploy" in n for n in _notices(app))
 
-    run_chat(
+    await run_chat(
         {"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, skills_disabled=["note-taking"]
     )
 
 
-def test_skill_slash_command_loads_the_skill_for_this_turn(hermes_home: Path, tmp_path: Path) -> None:
+async def test_skill_slash_command_loads_the_skill_for_this_turn(hermes_home: Path, tmp_path: Path) -> None:
     write_hermes_home(hermes_home)
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -89,10 +89,10 @@ def test_skill_slash_command_loads_the_skill_for_this_turn(hermes_home: Path, tm
         stored = SessionStore(hermes_home / "tui" / "state.db").load(screen.agent.session_id).messages
         assert stored[0].content == "/zebra-deploy do it now"
 
-    run_chat({"name": "t", "calls": [{"text": "Deploying."}]}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": [{"text": "Deploying."}]}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_tools_screen_toggle_changes_the_next_request(hermes_home: Path, tmp_path: Path) -> None:
+async def test_tools_screen_toggle_changes_the_next_request(hermes_home: Path, tmp_path: Path) -> None:
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         await submit(pilot, "first")
@@ -114,10 +114,12 @@ def test_tools_screen_toggle_changes_the_next_request(hermes_home: Path, tmp_pat
         assert "terminal" in _offered(first) and "terminal" not in _offered(second)
         assert first["messages"][0]["content"] == second["messages"][0]["content"]
 
-    run_chat({"name": "t", "calls": [{"text": "one"}, {"text": "two"}]}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat(
+        {"name": "t", "calls": [{"text": "one"}, {"text": "two"}]}, body, home=hermes_home, cwd=tmp_path
+    )
 
 
-def test_tools_screen_shows_why_a_toolset_is_unavailable(hermes_home: Path, tmp_path: Path) -> None:
+async def test_tools_screen_shows_why_a_toolset_is_unavailable(hermes_home: Path, tmp_path: Path) -> None:
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "/tools")
         await wait_for(pilot, lambda: isinstance(app.screen, ToolsScreen))
@@ -126,7 +128,7 @@ def test_tools_screen_shows_why_a_toolset_is_unavailable(hermes_home: Path, tmp_
         assert "n/a" in text and "unavailable: memory.memory_enabled and memory.user_profile_enabled" in text
         assert "config: agent.disabled_toolsets: unknown toolset 'termnal'" in text
 
-    run_chat(
+    await run_chat(
         {"name": "t", "calls": []},
         body,
         home=hermes_home,
@@ -137,7 +139,9 @@ def test_tools_screen_shows_why_a_toolset_is_unavailable(hermes_home: Path, tmp_
     )
 
 
-def test_personality_picker_and_free_text_reach_the_wire_only(hermes_home: Path, tmp_path: Path) -> None:
+async def test_personality_picker_and_free_text_reach_the_wire_only(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     pirate = BUILTIN_PERSONALITIES["pirate"]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -167,12 +171,10 @@ def test_personality_picker_and_free_text_reach_the_wire_only(hermes_home: Path,
         assert pirate not in stored and "Answer only in haiku." not in stored
 
     calls = [{"text": "Arr."}, {"text": "Old pond."}, {"text": "Plain."}]
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_path: Path) -> None:
-    import asyncio
-
+async def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_path: Path) -> None:
     items = [
         {"id": "1", "content": "read the migration", "status": "completed"},
         {"id": "2", "content": "write the fix", "status": "in_progress"},
@@ -193,25 +195,20 @@ def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_path: P
         session_id = agent.session_id
         store.close()
 
-        async def main() -> None:
-            app = HermesApp(settings, resume_id=session_id)
-            async with app.run_test(size=(100, 32)) as pilot:
-                screen = await wait_for(
-                    pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack)
-                )
-                screen = chat(app)
-                await wait_for(pilot, lambda: screen.transcript.tool_panel("resumed-todos") is not None)
-                await pilot.pause()
-                assert screen.agent.state["todos"] == items
-                panel = screen.transcript.tool_panel("resumed-todos")
-                assert isinstance(panel, ToolPanel) and panel.expanded
-                text = screen_text(app)
-                assert "write the fix" in text and "run the tests" in text
-
-        asyncio.run(main())
+        app = HermesApp(settings, resume_id=session_id)
+        async with app.run_test(size=(100, 32)) as pilot:
+            screen = await wait_for(pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack))
+            screen = chat(app)
+            await wait_for(pilot, lambda: screen.transcript.tool_panel("resumed-todos") is not None)
+            await pilot.pause()
+            assert screen.agent.state["todos"] == items
+            panel = screen.transcript.tool_panel("resumed-todos")
+            assert isinstance(panel, ToolPanel) and panel.expanded
+            text = screen_text(app)
+            assert "write the fix" in text and "run the tests" in text
 
 
-def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Path) -> None:
+async def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Path) -> None:
     content = "---\nname: lint-fix\ndescription: Fix lint errors with ruff\n---\n\nRun `ruff check --fix .`\n"
     calls = [
         {
@@ -238,4 +235,4 @@ def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Path) ->
         assert "+description: Fix lint errors with ruff" in text and "skills/lint-fix/SKILL.md" in text
         assert (hermes_home / "skills" / "lint-fix" / "SKILL.md").read_text() == content
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, yolo=True)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, yolo=True)

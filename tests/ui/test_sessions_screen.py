@@ -20,6 +20,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
+from agent.humanize import format_age
 from agent.messages import Message, ToolCall
 from agent.store import SessionStore
 from hermes_tui.screens.modals import ConfirmModal, PromptModal
@@ -27,19 +28,11 @@ from hermes_tui.screens.sessions import (
     ExportPathModal,
     SessionsResult,
     SessionsScreen,
-    relative_time,
     snippet_text,
 )
 
-pytestmark = pytest.mark.anyio
-
 NOW = datetime(2026, 3, 10, 12, 0).timestamp()
 UNSET = object()
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 # ------------------------------------------------------------------------------------------ fixtures
@@ -633,14 +626,14 @@ async def test_five_thousand_sessions_fill_the_list(store: SessionStore) -> None
 # ------------------------------------------------------------------------------------------ helpers
 
 
-def test_relative_time() -> None:
-    assert relative_time(NOW - 5, NOW) == "just now"
-    assert relative_time(NOW - 180, NOW) == "3 min ago"
-    assert relative_time(NOW - 5 * 3600, NOW) == "5 h ago"
-    assert relative_time(NOW - 20 * 3600, NOW) == "yesterday"
-    assert relative_time(NOW - 3 * 86400, NOW) == "3 days ago"
-    assert relative_time(datetime(2026, 3, 1, 9, 0).timestamp(), NOW) == "Mar 1"
-    assert relative_time(datetime(2025, 3, 4, 9, 0).timestamp(), NOW) == "Mar 4 2025"
+def test_format_age() -> None:
+    assert format_age(NOW - 5, NOW) == "just now"
+    assert format_age(NOW - 180, NOW) == "3 min ago"
+    assert format_age(NOW - 5 * 3600, NOW) == "5 h ago"
+    assert format_age(NOW - 20 * 3600, NOW) == "yesterday"
+    assert format_age(NOW - 3 * 86400, NOW) == "3 days ago"
+    assert format_age(datetime(2026, 3, 1, 9, 0).timestamp(), NOW) == "Mar 1"
+    assert format_age(datetime(2025, 3, 4, 9, 0).timestamp(), NOW) == "Mar 4 2025"
 
 
 def test_snippet_text_styles_the_marked_words_and_never_reads_markup() -> None:

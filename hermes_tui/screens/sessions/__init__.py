@@ -5,7 +5,7 @@ field and the list). Its dialogs are the app's shared ones (`hermes_tui/screens/
 from __future__ import annotations
 
 from hermes_tui.screens.export_prompt import ExportPathModal
-from hermes_tui.screens.sessions.rows import SessionRow, display_status, relative_time, snippet_text
+from hermes_tui.screens.sessions.rows import SessionRow, display_status, snippet_text
 from hermes_tui.screens.sessions.screen import SessionsResult, SessionsScreen
 
 __all__ = [
@@ -14,6 +14,5 @@ __all__ = [
     "SessionsResult",
     "SessionsScreen",
     "display_status",
-    "relative_time",
     "snippet_text",
 ]

@@ -14,19 +14,19 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from hermes_tui.export import short_path, tool_summary
+from agent.humanize import format_absolute, format_age
+from agent.tools.registry import summarize_call
+from hermes_tui.export import short_path
 from hermes_tui.screens.sessions.rows import (
     HERMES_BADGE,
     STATUS_GLYPHS,
     RowStyles,
     SessionRow,
-    absolute_time,
     display_status,
     highlight,
     highlight_query,
     one_line,
     plural,
-    relative_time,
     session_cost,
 )
 from widgets.text_safety import sanitize_display
@@ -150,7 +150,7 @@ def build_preview(
     lines = [
         " · ".join(
             (
-                f"active {relative_time(info.updated_at, now)}",
+                f"active {format_age(info.updated_at, now)}",
                 plural(info.message_count, "message"),
                 plural(info.tool_call_count, "tool call"),
                 *([f"cost {cost}"] if (cost := session_cost(info)) else []),
@@ -160,7 +160,7 @@ def build_preview(
         " · ".join(
             part for part in (one_line(info.model), short_path(one_line(info.cwd), home, 200)) if part
         ),
-        f"{info.id} · started {absolute_time(info.created_at, now)}",
+        f"{info.id} · started {format_absolute(info.created_at, now)}",
     ]
     if info.is_hermes:
         lines.append("From Hermes' history, which is never changed here: Enter continues it in a copy.")
@@ -259,7 +259,7 @@ def _tool_line(
 ) -> Text:
     """`  → name: summary  ok · 1.2s` on one line."""
     line = Text("  → ", style=styles.tool, end="")
-    summary = one_line(tool_summary(name, arguments, registry))[:80] if arguments else ""
+    summary = one_line(summarize_call(name, arguments, registry))[:80] if arguments else ""
     head = Text(one_line(name) + (f": {summary}" if summary else ""), style=styles.tool, end="")
     if terms:
         highlight(head, terms, styles.match)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
 
+from agent.humanize import format_absolute as absolute_time
+from agent.humanize import format_age
 from agent.pricing import format_cost
 from hermes_tui.export import short_path
 from widgets.text_safety import sanitize_display
@@ -35,7 +36,6 @@ __all__ = [
     "highlight_query",
     "one_line",
     "plural",
-    "relative_time",
     "session_cost",
     "session_prompt",
     "snippet_terms",
@@ -78,42 +78,6 @@ STATUS_GLYPHS = {
     "error": "✗",
     "empty": "○",
 }
-
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def relative_time(timestamp: float, now: float) -> str:
-    """ "just now", "3 min ago", "5 h ago", "yesterday", "3 days ago", "Mar 4", "Mar 4 2024" (local time)."""
-    try:
-        delta = now - timestamp
-        then = datetime.fromtimestamp(timestamp)
-        today = datetime.fromtimestamp(now)
-    except (OverflowError, OSError, ValueError, TypeError):
-        return ""
-    if delta < 60:
-        return "just now"
-    if delta < 3600:
-        return f"{int(delta // 60)} min ago"
-    days = (today.date() - then.date()).days
-    if days == 0:
-        return f"{int(delta // 3600)} h ago"
-    if days == 1:
-        return "yesterday"
-    if days < 7:
-        return f"{days} days ago"
-    label = f"{_MONTHS[then.month - 1]} {then.day}"
-    return label if then.year == today.year else f"{label} {then.year}"
-
-
-def absolute_time(timestamp: float, now: float | None = None) -> str:
-    """ "Mar 4, 14:02" (local time), with the year when it is not the year of `now`."""
-    try:
-        then = datetime.fromtimestamp(timestamp)
-        year = datetime.fromtimestamp(now).year if now is not None else then.year
-    except (OverflowError, OSError, ValueError, TypeError):
-        return ""
-    day = f"{_MONTHS[then.month - 1]} {then.day}" + (f" {then.year}" if then.year != year else "")
-    return f"{day}, {then:%H:%M}"
 
 
 def display_status(info: SessionInfo, current_id: str | None = None) -> str:
@@ -219,7 +183,7 @@ def session_cost(info: SessionInfo) -> str:
 
 
 def _meta_line(info: SessionInfo, status: str, now: float, home: str | None) -> str:
-    parts = [relative_time(info.updated_at, now)]
+    parts = [format_age(info.updated_at, now)]
     count = info.message_count
     parts.append(f"{count} msg" + ("s" if count != 1 else ""))
     parts.append(session_cost(info))
@@ -260,7 +224,7 @@ def session_prompt(
         text.append_text(meta)
         return text
     text.append("  ")
-    text.append(relative_time(hit.created_at or info.updated_at, now), styles.meta)
+    text.append(format_age(hit.created_at or info.updated_at, now), styles.meta)
     label = _ROLE_LABELS.get(hit.role, hit.role)
     if hit.role == "tool" and hit.tool_name:
         label = f"tool {one_line(hit.tool_name)}"
