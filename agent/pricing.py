@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -87,6 +89,7 @@ def call_cost(
     url = base_url or (spec.base_url if spec is not None else "")
     if not prices_id and (not url or _is_local(url)):
         return CallCost(None, "unknown")
+    _wait_for_warm_up()
     try:
         from genai_prices import Usage as PriceUsage
         from genai_prices import calc_price
@@ -110,22 +113,33 @@ def call_cost(
     return CallCost(float(price.total_price), "price-table")
 
 
+_warming: threading.Thread | None = None
+_warming_lock = threading.Lock()
+
+
 def warm_up() -> None:
     """Import the price table in a background thread (about half a second of work), so the first call's
-    cost does not wait for it; called when a session's first turn starts."""
-    import sys
-    import threading
+    cost does not wait for it; called when a session's first turn starts. `call_cost` waits for this
+    thread rather than importing the package a second time beside it."""
+    global _warming
+    with _warming_lock:
+        if _warming is not None or "genai_prices" in sys.modules:
+            return
 
-    if "genai_prices" in sys.modules:
-        return
+        def load() -> None:
+            try:
+                import genai_prices  # noqa: F401
+            except Exception as exc:  # pricing then reports unknown costs
+                log.warning("genai-prices could not be imported: %s", exc)
 
-    def load() -> None:
-        try:
-            import genai_prices  # noqa: F401
-        except Exception as exc:  # pricing then reports unknown costs
-            log.warning("genai-prices could not be imported: %s", exc)
+        _warming = threading.Thread(target=load, name="price-table", daemon=True)
+        _warming.start()
 
-    threading.Thread(target=load, name="price-table", daemon=True).start()
+
+def _wait_for_warm_up() -> None:
+    thread = _warming
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(timeout=30)
 
 
 def prices_are_bundled() -> bool:

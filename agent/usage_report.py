@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from agent.humanize import format_tokens
 from agent.pricing import format_cost
 from agent.store.protocol import SessionStoreProtocol
 from agent.store.records import SessionInfo
@@ -168,22 +169,15 @@ def bar(value: float, peak: float, width: int) -> str:
     return "█" * full + (BLOCKS[part] if part else "")
 
 
-def _tokens(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    if n >= 1_000:
-        return f"{n / 1_000:.1f}k"
-    return str(n)
-
-
 def render_text(report: UsageReport, width: int = 40) -> str:
     """`hermes-tui usage`: the report as plain text."""
     lines = [f"Usage {report.first_day.isoformat()} – {report.last_day.isoformat()}"]
     total = report.total
     rate = report.cache_hit_rate
+    sent, received = format_tokens(total.prompt_tokens), format_tokens(total.completion_tokens)
     lines.append(
-        f"{total.cost_text} · {_tokens(total.prompt_tokens)} in · {_tokens(total.completion_tokens)} out · "
-        f"{total.calls} calls · cache hit rate {'—' if rate is None else f'{rate:.0%}'}"
+        f"{total.cost_text} · {sent} in · {received} out · {total.calls} calls · "
+        f"cache hit rate {'—' if rate is None else f'{rate:.0%}'}"
     )
     if report.hermes_problem:
         lines.append(f"(Hermes' history left out: {report.hermes_problem})")
@@ -198,14 +192,14 @@ def render_text(report: UsageReport, width: int = 40) -> str:
             continue
         value = day.cost_usd if priced else day.tokens
         chart = bar(value, peak, width)
-        lines.append(f"  {day.key}  {chart:<{width}}  {day.cost_text:>10}  {_tokens(day.tokens):>7}")
+        lines.append(f"  {day.key}  {chart:<{width}}  {day.cost_text:>10}  {format_tokens(day.tokens):>7}")
     lines += ["", "Per model"]
     for model in report.models:
-        tokens = _tokens(model.tokens)
+        tokens = format_tokens(model.tokens)
         lines.append(f"  {model.key:<32}  {model.cost_text:>10}  {tokens:>7}  {model.calls} calls")
     lines += ["", "Top sessions"]
     for session in report.sessions:
         badge = "hermes " if session.hermes else ""
         label = " ".join(session.label.split())[:48]
-        lines.append(f"  {session.cost_text:>10}  {_tokens(session.tokens):>7}  {badge}{label}")
+        lines.append(f"  {session.cost_text:>10}  {format_tokens(session.tokens):>7}  {badge}{label}")
     return "\n".join(lines)

@@ -34,6 +34,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("rollback", "Restore files from a checkpoint taken before a change", "rollback"),
     SlashCommand("plugins", "List plugins and their load errors", "plugins"),
+    SlashCommand("usage", "Tokens and cost of the last 30 days, as a chart", "usage"),
     SlashCommand("skills", "Browse, read, enable and disable skills", "skills"),
     SlashCommand("tools", "Toolsets and tools: switch them for this session", "tools"),
     SlashCommand(
@@ -63,9 +64,15 @@ def parse(text: str) -> tuple[SlashCommand | None, str, str]:
     return BY_NAME.get(name), arg.strip(), name
 
 
-def completions(skills: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
-    """The prompt's `/` completions: the commands, then one per enabled skill (slash name -> description)."""
-    extra = [(f"/{name}", description) for name, description in sorted((skills or {}).items())]
+def completions(
+    skills: Mapping[str, str] | None = None, plugins: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """The prompt's `/` completions: the commands, then one per enabled skill and per plugin command (slash
+    name -> description)."""
+    extra = [
+        (f"/{name}", description)
+        for name, description in sorted({**(skills or {}), **(plugins or {})}.items())
+    ]
     return [(f"/{c.name}", c.description) for c in COMMANDS] + extra
 
 

@@ -24,7 +24,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
-from agent.humanize import format_elapsed
+from agent.humanize import format_elapsed, format_tokens
 from agent.pricing import format_cost
 
 ContextLevel = Literal["ok", "caution", "warning", "critical"]
@@ -41,17 +41,6 @@ def context_level(percent: float) -> ContextLevel:
     if percent >= 50:
         return "caution"
     return "ok"
-
-
-def format_tokens(count: int) -> str:
-    """Compact token count: 950, 12.3k, 128k, 1.2M."""
-    if count < 1000:
-        return str(count)
-    if count < 100_000:
-        return f"{count / 1000:.1f}k".replace(".0k", "k")
-    if count < 1_000_000:
-        return f"{count // 1000}k"
-    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
 
 
 def short_model_name(model: str) -> str:

@@ -34,6 +34,7 @@ from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
 from hermes_tui.notifications import request_attention
+from hermes_tui.plugin_commands import plugin_commands, run_plugin_command
 from hermes_tui.session_service import SessionService
 from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
@@ -115,6 +116,7 @@ class ChatScreen(Screen[None]):
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
         self._interrupting = False
         self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
+        self.plugin_commands: dict[str, str] = {}  # Hermes plugins' slash commands -> description
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -160,6 +162,7 @@ class ChatScreen(Screen[None]):
         else:
             self._welcome()
         self.status_bar.set_yolo(self.agent.yolo)
+        self._plugins_loaded()
         learning_actions.refresh_skill_commands(self)
         self.prompt_input.focus()
 
@@ -203,6 +206,9 @@ class ChatScreen(Screen[None]):
         command, arg, typed = commands.parse(text)
         if command is not None:
             self.run_slash(command, arg)
+            return
+        if typed in self.plugin_commands and not text.strip().startswith("/ "):
+            run_plugin_command(self.app, self.agent.plugins, typed, arg, self.transcript.add_notice)
             return
         if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
@@ -457,6 +463,7 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("warn", "A turn is running: press Esc first.")
             return
         self.session.new_session()
+        self._plugins_loaded()
         self.transcript.clear()
         self.status_bar.set_usage(0, 0)
         self.status_bar.set_context(None, None)
@@ -494,11 +501,20 @@ class ChatScreen(Screen[None]):
         else:
             records = records_from_messages(agent.messages, agent.registry)
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
-            self.transcript.add_notice(
-                "info", f"Resumed session {session_id} ({len(agent.messages)} messages)."
+            if agent.session_id != session_id:  # a Hermes session: it continues in our copy of it
+                text = (
+                    f"Continuing Hermes session {session_id} in a copy, {agent.session_id} "
+                    f"({len(agent.messages)} messages); Hermes' own history is not changed."
+                )
+            else:
+                text = f"Resumed session {session_id} ({len(agent.messages)} messages)."
+            self.transcript.add_notice("info", text)
+            usage, cost = agent.session_usage, agent.session_cost
+            priced = cost.usd if usage.prompt_tokens or cost.usd else None
+            self.status_bar.set_usage(
+                usage.prompt_tokens, usage.completion_tokens, priced, cost.unknown_calls
             )
-            usage = agent.session_usage
-            self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
+            self._plugins_loaded()
         self.prompt_input.focus()
 
     def action_export(self, arg: str = "") -> None:
@@ -546,6 +562,19 @@ class ChatScreen(Screen[None]):
         lines += [f"error: {e}" for e in report.errors]
         self.transcript.add_notice("error" if report.errors else "info", "\n".join(lines))
         self.prompt_input.focus()
+
+    def _plugins_loaded(self) -> None:
+        """The current agent's plugins: their slash commands in the prompt, their tools' icons."""
+        manager = self.agent.plugins
+        self.plugin_commands = plugin_commands(manager)
+        self.prompt_input.set_commands(commands.completions(self.skill_commands, self.plugin_commands))
+        ToolPanel.ICONS = {**manager.tool_icons, **ToolPanel.ICONS}  # a theme's icon wins over a plugin's
+
+    def action_usage(self) -> None:
+        """`/usage`: tokens and cost of the last 30 days, ours and Hermes'."""
+        from hermes_tui.screens.usage import UsageScreen
+
+        self.app.push_screen(UsageScreen(self.store), lambda _result: self.prompt_input.focus())
 
     def action_plugins(self) -> None:
         from agent.plugins import format_plugin_list

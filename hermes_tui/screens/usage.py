@@ -20,9 +20,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from agent.humanize import format_tokens
 from agent.pricing import format_cost
 from agent.usage_report import UsageReport, gather
-from widgets.status_bar import format_tokens
 from widgets.text_safety import sanitize_display
 from widgets.usage_chart import DailyChart
 
