@@ -462,8 +462,12 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             "openrouter": "nousresearch/hermes-4-405b",
             "anthropic": "claude-sonnet-4-5",
         }
-        settings.model = defaults.get(settings.provider, "gpt-4o")
-        sources["model"] = "default for provider"
+        # Only where the choice is obvious: a DeepSeek or Gemini key gets no OpenAI model name guessed
+        # for it; the missing model is reported instead.
+        guess = defaults.get(settings.provider, "gpt-4o" if settings.provider == "custom" else None)
+        if guess:
+            settings.model = guess
+            sources["model"] = "default for provider"
     for name in Settings.model_fields:
         sources.setdefault(name, "default")
     return LoadedSettings(settings=settings, problems=problems, sources=sources)

@@ -30,9 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
     p.add_argument("--model", "-m", help="model name")
-    p.add_argument("--provider", help="openai | openrouter | anthropic | custom")
+    p.add_argument("--provider", help="provider as Hermes names it (openrouter, nous, gemini, custom, ...)")
     p.add_argument("--base-url", help="OpenAI-compatible (or /anthropic) base URL")
-    p.add_argument("--api-key", help="API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY)")
+    p.add_argument("--api-key", help="API key (else the provider's key variable, e.g. OPENROUTER_API_KEY)")
     p.add_argument(
         "--yolo",
         action="store_true",

@@ -64,6 +64,13 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         if settings.unsupported_provider:
             print(f"hermes-tui: {settings.unsupported_provider}", file=sys.stderr)
             return 2
+        if not settings.model and (settings.api_key is not None or settings.base_url):
+            print(
+                f"hermes-tui: provider {settings.provider!r} has no model: set model.default in "
+                "config.yaml or pass --model",
+                file=sys.stderr,
+            )
+            return 2
         if not settings.is_configured:
             print(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "

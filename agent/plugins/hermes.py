@@ -275,7 +275,7 @@ class HermesPluginContext:
         info = self._info
 
         def unsupported(*args: Any, **kwargs: Any) -> Any:
-            info.note_unsupported(f"{name}: {reason} (not supported by hermes-tui)")
+            info.note_unsupported(f"{name}: {reason}")
             return (
                 False
                 if name == "inject_message"

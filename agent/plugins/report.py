@@ -49,7 +49,12 @@ def format_plugin_list(plugins: Iterable[PluginInfo], *, plugin_dir: Path | None
     it added, and what it asked for that is not supported (with the reason)."""
     plugins = list(plugins)
     if not plugins:
-        where = f" Put a Python file with register(ctx) in {plugin_dir}." if plugin_dir else ""
+        where = (
+            f" Put a Python file with register(ctx), or a Hermes plugin folder (plugin.yaml and __init__.py),"
+            f" in {plugin_dir}."
+            if plugin_dir
+            else ""
+        )
         return "No plugins." + where
     loaded = sum(1 for p in plugins if p.loaded)
     failed = sum(1 for p in plugins if p.failed)

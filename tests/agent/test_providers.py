@@ -116,6 +116,25 @@ def test_a_known_provider_without_its_key_is_not_configured(tmp_path: Path) -> N
     assert local.settings.is_configured  # a local server needs no key
 
 
+def test_a_provider_with_a_key_but_no_model_is_told_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No OpenAI model name is guessed for a DeepSeek key: the missing model is named instead."""
+    from hermes_tui.cli import main
+
+    env = {"HERMES_HOME": str(tmp_path), "DEEPSEEK_API_KEY": "sk-test-key"}
+    s = load_settings({"provider": "deepseek"}, env=env).settings
+    assert not s.model and not s.is_configured
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["-z", "hi", "--provider", "deepseek"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (
+        "hermes-tui: provider 'deepseek' has no model: set model.default in config.yaml or pass --model"
+    )
+    assert "sk-test-key" not in err
+
+
 UNSUPPORTED = [
     ("bedrock", "Bedrock"),
     ("openai-codex", "Codex Responses"),
