@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.events import ToolStarted
 from agent.plugins import HERMES_ENTRY_POINT_GROUP, PluginInfo, PluginManager, format_plugin_list
 from agent.scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
@@ -70,10 +71,12 @@ def test_pre_tool_call_blocks_and_the_model_reads_why(hermes_home: Path, tmp_pat
         {"text": "I was stopped."},
     ]
     with ScriptedServer({"name": "t", "calls": calls}) as server:
-        agent, _store, _ui = make_agent(server, hermes_home, tmp_path, plugins_enabled=["weather"], yolo=True)
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path, plugins_enabled=["weather"], yolo=True)
         agent.run_conversation("clean up")
         [(_id, content)] = tool_results(server.requests[1].body, "openai")
     assert victim.exists()
+    [started] = ui.of_type(ToolStarted)
+    assert started.summary == f"rm -rf {victim}"  # the panel says what was blocked
     assert content == "Tool call blocked by plugin 'weather': the weather plugin never lets rm -rf run"
     pre = next(entry for entry in seen() if entry[0] == "pre_tool_call")
     assert {"session_id", "task_id", "tool_call_id", "turn_id"} <= set(pre[2])
