@@ -580,7 +580,8 @@ class ChatScreen(Screen[None]):
         from agent.plugins import format_plugin_list
 
         manager = self.agent.plugins
-        self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+        listing = format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir)
+        self.transcript.add_notice("info", listing, multiline=True)
 
     def action_skills(self) -> None:
         learning_actions.open_skills(self)
@@ -595,7 +596,7 @@ class ChatScreen(Screen[None]):
         self.post_message(self.ThemeRequested(name.strip()))
 
     def action_help(self) -> None:
-        self.transcript.add_notice("info", commands.help_text())
+        self.transcript.add_notice("info", commands.help_text(), multiline=True)
 
     def action_clear_screen(self) -> None:
         self.transcript.clear()

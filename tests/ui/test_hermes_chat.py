@@ -45,6 +45,11 @@ async def test_a_hermes_plugin_command_runs_and_is_completed(hermes_home: Path, 
         listing = _notices(app)[-1]
         assert "weather  loaded" in listing and "(Hermes plugin)" in listing
         assert "tools: weather_forecast" in listing and "commands: /forecast" in listing
+        # One plugin, one fact per line, as `hermes-tui plugins` prints it (not folded into a paragraph).
+        lines = listing.splitlines()
+        assert lines[0] == "1 plugin: 1 loaded" and lines[1].startswith("✓ weather  loaded")
+        await pilot.pause()
+        assert list(screen.transcript.query(NoticeLine))[-1].size.height >= len(lines)
         assert ToolPanel.ICONS.get("weather_forecast") == "🌤"
 
     await run_chat(
