@@ -175,7 +175,10 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
 
             if not servers:
                 servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))
-            return scripted_settings(servers[0], settings)
+            # `--model` names the scripted model as in headless (its price, its context window).
+            return scripted_settings(
+                servers[0], settings, **({"model": settings.model} if args.model else {})
+            )
 
         if args.demo or args.scenario:
             settings = start_demo()
