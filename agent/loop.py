@@ -310,6 +310,7 @@ class Agent:
         self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
         self.approvals = None
         self._session_services()
+        self.last_context_tokens = estimate_tokens(self._wire_messages())  # the meter, before any call
 
     @property
     def transport(self) -> Transport:
