@@ -169,6 +169,30 @@ async def test_search_finds_both_and_the_preview_says_where_it_is_from(library: 
     assert app.result == SessionsResult("resume", f"hermes:{QUOKKA_SESSION}")
 
 
+async def test_an_unreadable_hermes_history_is_told_once_and_ours_still_listed(tmp_path: Path) -> None:
+    """A newer Hermes that renamed a column we read: our sessions are listed, the reason told once."""
+    import sqlite3
+
+    home = copy_hermes_home_0_19(tmp_path / "hermes")
+    with sqlite3.connect(home / "state.db") as conn:
+        conn.execute("UPDATE schema_version SET version = 99")
+        conn.execute("ALTER TABLE messages RENAME COLUMN timestamp TO created")
+    lib = open_library(home / "tui" / "state.db", home)
+    try:
+        lib.create_session(model="m", provider="custom", cwd="/", system_prompt="s", title="ours alone")
+        app = BrowserApp(lib)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await settled(pilot)
+            assert [row.info.display_title for row in screen.rows] == ["ours alone"]
+            told = [n.message for n in app._notifications if n.title == "Hermes' history"]
+            assert len(told) == 1 and "schema version 99" in told[0] and "messages.timestamp" in told[0]
+            await pilot.press(*"ours")
+            await wait_until(pilot, lambda: screen.shown_query == "ours" and not screen.is_filling)
+            assert len([n for n in app._notifications if n.title == "Hermes' history"]) == 1
+    finally:
+        lib.close()
+
+
 @pytest.mark.parametrize("size", [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")])
 def test_sessions_with_hermes_history_snapshot(
     snap_compare: Any, library: SessionLibrary, size: tuple[int, int]
