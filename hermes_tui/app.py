@@ -59,9 +59,9 @@ class HermesApp(App[int]):
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            self._store = SessionStore(self.settings.state_db)
+            self._store = open_library(self.settings.state_db, self.settings.hermes_home)
         return self._store
 
     def on_mount(self) -> None:
@@ -82,7 +82,10 @@ class HermesApp(App[int]):
     def _show_setup(self) -> None:
         from hermes_tui.screens.setup import SetupScreen
 
-        self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+        detail = self.settings.unsupported_provider  # a Hermes provider we cannot talk to yet, named
+        self.push_screen(
+            SetupScreen(hermes_home=str(self.settings.hermes_home), detail=detail), self._after_setup
+        )
 
     def _browse_before_setup(self) -> None:
         """`hermes-tui sessions` with no provider: the browser first; resuming asks for a provider then."""
@@ -266,13 +269,16 @@ def run_app(
             settings = start_demo()
         resume_id = None
         if args.resume or args.continue_last:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            store = SessionStore(settings.state_db)
+            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            problem = store.hermes_problem
             store.close()
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if problem:
+                    print(f"hermes-tui: {problem}", file=sys.stderr)
                 return 2
             resume_id = info.id
         app = HermesApp(

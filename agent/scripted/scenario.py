@@ -86,6 +86,9 @@ class ScriptedUsage(_Strict):
     cache_read_tokens: int = Field(default=0, ge=0)
     cache_write_tokens: int = Field(default=0, ge=0)
     reasoning_tokens: int | None = Field(default=None, ge=0)
+    cost: float | None = Field(default=None, ge=0)
+    """OpenRouter's `usage.cost` (USD), sent only when the request asks for it (`usage: {include: true}`),
+    as OpenRouter does."""
 
 
 class Fault(_Strict):

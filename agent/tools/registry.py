@@ -102,9 +102,14 @@ class Tool:
     # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
     # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
     toolset: str = ""
+    # A JSON schema given as is (a Hermes plugin's tool), instead of the argument model's.
+    parameters: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def schema(self) -> dict[str, Any]:
-        params = copy.deepcopy(_parameters(self.args_model))  # a copy: callers may adapt it for a wire
+        # A copy: callers may adapt it for a wire.
+        params = copy.deepcopy(
+            self.parameters if self.parameters is not None else _parameters(self.args_model)
+        )
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},

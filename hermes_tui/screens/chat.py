@@ -38,6 +38,7 @@ from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
 from hermes_tui.notifications import request_attention
+from hermes_tui.plugin_commands import plugin_commands, run_plugin_command
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
 from hermes_tui.turn_view import TurnView
@@ -126,6 +127,7 @@ class ChatScreen(Screen[None]):
             self.bridge, cwd=lambda: Path(self.settings.cwd), hermes_home=settings.hermes_home
         )
         self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
+        self.plugin_commands: dict[str, str] = {}  # Hermes plugins' slash commands -> description
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -171,6 +173,7 @@ class ChatScreen(Screen[None]):
         else:
             self._welcome()
         self.status_bar.set_yolo(self.agent.yolo)
+        self._plugins_loaded()
         learning_actions.refresh_skill_commands(self)
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.focus()
@@ -235,6 +238,9 @@ class ChatScreen(Screen[None]):
         command, arg, typed = commands.parse(text)
         if command is not None:
             self.run_slash(command, arg)
+            return
+        if typed in self.plugin_commands and not text.strip().startswith("/ "):
+            run_plugin_command(self.app, self.agent.plugins, typed, arg, self.transcript.add_notice)
             return
         if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
@@ -553,6 +559,7 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("warn", "A turn is running: press Esc first.")
             return
         self.session.new_session()
+        self._plugins_loaded()
         self.transcript.clear()
         self.status_bar.set_usage(0, 0)
         self.status_bar.set_context(None, None)
@@ -590,12 +597,21 @@ class ChatScreen(Screen[None]):
         else:
             records = records_from_messages(agent.messages, agent.registry)
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
-            self.transcript.add_notice(
-                "info", f"Resumed session {session_id} ({len(agent.messages)} messages)."
+            if agent.session_id != session_id:  # a Hermes session: it continues in our copy of it
+                text = (
+                    f"Continuing Hermes session {session_id} in a copy, {agent.session_id} "
+                    f"({len(agent.messages)} messages); Hermes' own history is not changed."
+                )
+            else:
+                text = f"Resumed session {session_id} ({len(agent.messages)} messages)."
+            self.transcript.add_notice("info", text)
+            usage, cost = agent.session_usage, agent.session_cost
+            priced = cost.usd if usage.prompt_tokens or cost.usd else None
+            self.status_bar.set_usage(
+                usage.prompt_tokens, usage.completion_tokens, priced, cost.unknown_calls
             )
-            usage = agent.session_usage
-            self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
             self.status_bar.set_context(agent.last_context_tokens, agent.settings.effective_context_window)
+            self._plugins_loaded()
         self.prompt_input.focus()
 
     def action_export(self, arg: str = "") -> None:
@@ -644,11 +660,25 @@ class ChatScreen(Screen[None]):
         self.transcript.add_notice("error" if report.errors else "info", "\n".join(lines))
         self.prompt_input.focus()
 
+    def _plugins_loaded(self) -> None:
+        """The current agent's plugins: their slash commands in the prompt, their tools' icons."""
+        manager = self.agent.plugins
+        self.plugin_commands = plugin_commands(manager)
+        self.prompt_input.set_commands(commands.completions(self.skill_commands, self.plugin_commands))
+        ToolPanel.ICONS = {**manager.tool_icons, **ToolPanel.ICONS}  # a theme's icon wins over a plugin's
+
+    def action_usage(self) -> None:
+        """`/usage`: tokens and cost of the last 30 days, ours and Hermes'."""
+        from hermes_tui.screens.usage import UsageScreen
+
+        self.app.push_screen(UsageScreen(self.store), lambda _result: self.prompt_input.focus())
+
     def action_plugins(self) -> None:
         from agent.plugins import format_plugin_list
 
         manager = self.agent.plugins
-        self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+        listing = format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir)
+        self.transcript.add_notice("info", listing, multiline=True)
 
     def action_skills(self) -> None:
         learning_actions.open_skills(self)
@@ -672,12 +702,12 @@ class ChatScreen(Screen[None]):
         lines = [f"{len(problems)} configuration problem(s); the defaults are used instead:"]
         lines += [f"  {problem}" for problem in problems]
         lines.append("`hermes-tui config` shows every value and where it came from.")
-        self.transcript.add_notice("warn", "\n".join(lines))
+        self.transcript.add_notice("warn", "\n".join(lines), multiline=True)
 
     def action_help(self) -> None:
         from hermes_tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(commands.help_rows(self.skill_commands)))
+        self.app.push_screen(HelpScreen(commands.help_rows(self.skill_commands, self.plugin_commands)))
 
     def action_clear_screen(self) -> None:
         self.transcript.clear()
