@@ -76,10 +76,12 @@ class HermesApp(App[int]):
     @staticmethod
     def _freeze_startup_objects() -> None:
         """Move everything alive after the first frame (modules, CSS, themes) out of the GC's scans:
-        long sessions then pay far less for the collector's full passes."""
+        long sessions then pay far less for the collector's full passes. The command line turned the
+        collector off for the startup (`cli.main`): it is back on from here."""
         import gc
 
         gc.freeze()
+        gc.enable()
 
     def _prewarm_model_client(self) -> None:
         """After the first frame, in a background thread: the first Enter must not pay for importing the

@@ -7,6 +7,7 @@ use, so the first frame is not delayed by ~1.5 s of SDK imports.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -72,6 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
 
+    if command in (None, "sessions") and args.prompt is None:
+        # The TUI's startup allocates hundreds of thousands of long-lived objects (modules, pydantic
+        # schemas, CSS): the collector's passes over them are pure cost. The app turns it back on, and
+        # freezes what exists, after its first frame (HermesApp._freeze_startup_objects).
+        gc.disable()
     from agent.config import load_settings
 
     loaded = load_settings(_flags(args))
@@ -94,9 +100,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from hermes_tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package
+        gc.enable()
         print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
         return 2
-    return run_app(args, loaded, open_sessions=command == "sessions")
+    try:
+        return run_app(args, loaded, open_sessions=command == "sessions")
+    finally:
+        gc.enable()  # whatever happened before the first frame
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -155,13 +155,20 @@ class ChatScreen(Screen[None]):
         self.set_interval(1 / DRAIN_HZ, self._drain)
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
+        self.status_bar.set_yolo(self.settings.yolo)
         if self.resume_id:
             self.open_session(self.resume_id)  # before anything builds an agent: it builds the resumed one
+            self._engine_ready()
         else:
             self._welcome()
+            # The engine (agent, tools, plugins, skills) is not needed to show the prompt: build it right
+            # after the first frame. Keys typed meanwhile wait in Textual's queue, in order.
+            self.call_after_refresh(self._engine_ready)
+        self.prompt_input.focus()
+
+    def _engine_ready(self) -> None:
         self.status_bar.set_yolo(self.agent.yolo)
         learning_actions.refresh_skill_commands(self)
-        self.prompt_input.focus()
 
     def _welcome(self) -> None:
         """One calm line so an empty screen still says where you are and how to get help."""
