@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import ClassVar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -91,8 +92,8 @@ class Subjects:
         run = f"{shlex.quote(self.python)} -m hermes_tui.cli {flags}"
         return f"cd {shlex.quote(str(self.project))} && exec {_env_prefix(home)} {run}"
 
-    READY = {"bare": "Ask the bare app", "tui": "Message Hermes"}
-    LABELS = {"bare": "bare Textual", "tui": "hermes-tui"}
+    READY: ClassVar[dict[str, str]] = {"bare": "Ask the bare app", "tui": "Message Hermes"}
+    LABELS: ClassVar[dict[str, str]] = {"bare": "bare Textual", "tui": "hermes-tui"}
 
 
 def launch_once(tmux: Tmux, subjects: Subjects, key: str, n: int) -> tuple[float, float]:
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         if args.idle > 0:
             cpu = idle_cpu(tmux, subjects, args.idle, args.settle)
-            print(f"\n## CPU while idle at the prompt, per 20 s (measured over {args.idle:g} s, side by side)")
+            print(f"\n## CPU while idle at the prompt, per 20 s (over {args.idle:g} s, side by side)")
             for key in ("bare", "tui"):
                 print(f"  {labels[key]:<14} {cpu[key]:.3f} s")
             verdict = "meets" if cpu["tui"] <= IDLE_GOAL else "MISSES"

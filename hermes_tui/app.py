@@ -9,6 +9,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
@@ -50,6 +51,10 @@ class HermesApp(App[int]):
 
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
+        # Keys typed before the chat's prompt has focus (the terminal delivers them as soon as the app
+        # starts reading) would go to a screen without a focused widget and be lost: they wait here, in
+        # order, until the chat says its prompt is ready (`ChatScreen.PromptReady`).
+        self._held_input: list[events.Key | events.Paste] | None = [] if settings.is_configured else None
 
     @property
     def store(self) -> SessionStore:
@@ -112,6 +117,18 @@ class HermesApp(App[int]):
             chat.call_after_refresh(chat.action_sessions)
         for problem in self.problems:
             self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._held_input is not None and isinstance(event, (events.Key, events.Paste)):
+            self._held_input.append(event)
+            return
+        await super().on_event(event)
+
+    def on_chat_screen_prompt_ready(self, message: ChatScreen.PromptReady) -> None:
+        """Replay what was typed during startup; keys arriving from now on queue up behind it."""
+        held, self._held_input = self._held_input, None
+        for event in held or ():
+            self.post_message(event)
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)
