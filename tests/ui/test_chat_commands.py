@@ -190,7 +190,7 @@ async def test_model_command_switches_the_next_turn_and_errors_name_the_new_mode
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: not screen.busy, what="first turn")
         await submit(pilot, "/model gpt-imaginary")
-        assert any("Model switched to gpt-imaginary" in n for n in _notices(app))
+        await wait_for(pilot, lambda: any("Model switched to gpt-imaginary" in n for n in _notices(app)))
         assert "gpt-imaginary" in screen_text(app)  # the status bar
         await submit(pilot, "and now?")
         await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
@@ -200,7 +200,8 @@ async def test_model_command_switches_the_next_turn_and_errors_name_the_new_mode
         await submit(pilot, "/new")
         assert screen.settings.model == "gpt-imaginary"  # a new session keeps the switched model
 
-    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+    scenario = {"name": "t", "models": ["gpt-imaginary"], "calls": calls}
+    await run_chat(scenario, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
 
 
 async def test_theme_command_switches_the_theme(hermes_home: Path, tmp_path: Path) -> None:
