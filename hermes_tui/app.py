@@ -74,7 +74,8 @@ class HermesApp(App[int]):
             self.notify(str(error), title="Theme", severity="error", timeout=10)
         if self._theme_warning:
             self.notify(self._theme_warning, title="Theme", severity="warning")
-        self.theme_manager.start_watching()
+        # After the first frame: the watcher's thread imports watchfiles, and would hold the GIL against it.
+        self.call_after_refresh(self.theme_manager.start_watching)
         self.call_after_refresh(self._freeze_startup_objects)
         if not self.settings.is_configured:
             if self.open_sessions:
