@@ -15,6 +15,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
+from hermes_tui import early_input
 from hermes_tui.commands import SlashCommandProvider
 
 if TYPE_CHECKING:
@@ -304,5 +305,6 @@ def run_app(
             first_message=args.message if args.message and args.message.strip() else None,
             reload_settings=reload_settings,
         )
+        early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
         code = app.run()
         return int(code or 0)

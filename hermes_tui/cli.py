@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hermes_tui import early_input
+
 SUBCOMMANDS = ("config", "sessions", "plugins")
 
 
@@ -81,7 +83,13 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        early_input.release()  # whatever happened before the app took the terminal (a bad flag, an error)
+
+
+def _run(argv: list[str]) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     if command:
         argv = argv[1:]
@@ -94,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # schemas, CSS): the collector's passes over them are pure cost. The app turns it back on, and
         # freezes what exists, after its first frame (HermesApp._freeze_startup_objects).
         gc.disable()
+        early_input.hold()
     from agent.config import load_settings
 
     loaded = load_settings(_flags(args))
