@@ -10,10 +10,12 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
+from hermes_tui import early_input
 from hermes_tui.commands import SlashCommandProvider
 
 if TYPE_CHECKING:
@@ -55,6 +57,10 @@ class HermesApp(App[int]):
 
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
+        # Keys typed before the chat's prompt has focus (the terminal delivers them as soon as the app
+        # starts reading) would go to a screen without a focused widget and be lost: they wait here, in
+        # order, until the chat says its prompt is ready (`ChatScreen.PromptReady`).
+        self._held_input: list[events.Key | events.Paste] | None = [] if settings.is_configured else None
 
     @property
     def store(self) -> SessionStore:
@@ -69,7 +75,8 @@ class HermesApp(App[int]):
             self.notify(str(error), title="Theme", severity="error", timeout=10)
         if self._theme_warning:
             self.notify(self._theme_warning, title="Theme", severity="warning")
-        self.theme_manager.start_watching()
+        # After the first frame: the watcher's thread imports watchfiles, and would hold the GIL against it.
+        self.call_after_refresh(self.theme_manager.start_watching)
         self.call_after_refresh(self._freeze_startup_objects)
         if not self.settings.is_configured:
             if self.open_sessions:
@@ -107,10 +114,12 @@ class HermesApp(App[int]):
     @staticmethod
     def _freeze_startup_objects() -> None:
         """Move everything alive after the first frame (modules, CSS, themes) out of the GC's scans:
-        long sessions then pay far less for the collector's full passes."""
+        long sessions then pay far less for the collector's full passes. The command line turned the
+        collector off for the startup (`cli.main`): it is back on from here."""
         import gc
 
         gc.freeze()
+        gc.enable()
 
     def _prewarm_model_client(self) -> None:
         """After the first frame, in a background thread: the first Enter must not pay for importing the
@@ -166,6 +175,18 @@ class HermesApp(App[int]):
             chat.call_after_refresh(chat.action_sessions)
         if self.problems:
             self.notify(config_summary(self.problems), title="Configuration", severity="warning", timeout=10)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._held_input is not None and isinstance(event, (events.Key, events.Paste)):
+            self._held_input.append(event)
+            return
+        await super().on_event(event)
+
+    def on_chat_screen_prompt_ready(self, message: ChatScreen.PromptReady) -> None:
+        """Replay what was typed during startup; keys arriving from now on queue up behind it."""
+        held, self._held_input = self._held_input, None
+        for event in held or ():
+            self.post_message(event)
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)
@@ -290,5 +311,6 @@ def run_app(
             first_message=args.message if args.message and args.message.strip() else None,
             reload_settings=reload_settings,
         )
+        early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
         code = app.run()
         return int(code or 0)

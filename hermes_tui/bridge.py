@@ -4,7 +4,8 @@ The agent calls `on_event` up to thousands of times a second. One message per ev
 §9), so events go into one ordered, lock-protected queue that the UI drains on a ~15 Hz timer, coalescing
 consecutive text deltas into one append. Events that change what the user must see at once (a tool starts,
 the turn ends, a question) wake the UI immediately with a single `EventsReady` message, so ordering is kept
-(one queue) and latency stays low where it matters.
+(one queue) and latency stays low where it matters. While the UI is idle its timer is paused (`sleep`):
+then any event wakes it.
 
 Questions (clarify, approval) are Futures: posted to the UI, answered by it; the asking thread waits in
 short slices and gives up when the request's cancel event (the interrupt) is set or the bridge closes, so no
@@ -86,12 +87,14 @@ class UIBridge:
         self.target = target
         self.queue = EventQueue()
         self._wake_pending = threading.Event()
+        self._asleep = threading.Event()
         self.closed = threading.Event()
 
     # -- AgentUI -------------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
         self.queue.put(event)
-        if not isinstance(event, _QUIET) and not self._wake_pending.is_set():
+        urgent = not isinstance(event, _QUIET) or self._asleep.is_set()
+        if urgent and not self._wake_pending.is_set():
             self._wake_pending.set()
             self.target.post_message(EventsReady())
 
@@ -109,6 +112,26 @@ class UIBridge:
     def drain(self) -> list[AgentEvent]:
         self._wake_pending.clear()
         return self.queue.drain()
+
+    def sleep(self) -> bool:
+        """The UI stops its periodic drain: from now on every event wakes it (`EventsReady`), quiet ones
+        too, so an idle app runs no timer. False when something was queued meanwhile: drain again.
+        (The flag is set before the queue is looked at, and `on_event` queues before it reads the flag,
+        so an event is always either seen here or woken for.)"""
+        self._asleep.set()
+        if len(self.queue):
+            self._asleep.clear()
+            return False
+        return True
+
+    @property
+    def is_asleep(self) -> bool:
+        """True while the UI's periodic drain is paused."""
+        return self._asleep.is_set()
+
+    def wake(self) -> None:
+        """The UI drains periodically again (a turn started, or an event woke it)."""
+        self._asleep.clear()
 
     def close(self) -> None:
         self.closed.set()

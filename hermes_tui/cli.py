@@ -7,11 +7,14 @@ use, so the first frame is not delayed by ~1.5 s of SDK imports.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from hermes_tui import early_input
 
 SUBCOMMANDS = ("config", "sessions", "plugins", "usage")
 
@@ -81,7 +84,13 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        early_input.release()  # whatever happened before the app took the terminal (a bad flag, an error)
+
+
+def _run(argv: list[str]) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     if command:
         argv = argv[1:]
@@ -89,6 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
 
+    if command in (None, "sessions") and args.prompt is None:
+        # The TUI's startup allocates hundreds of thousands of long-lived objects (modules, pydantic
+        # schemas, CSS): the collector's passes over them are pure cost. The app turns it back on, and
+        # freezes what exists, after its first frame (HermesApp._freeze_startup_objects).
+        gc.disable()
+        early_input.hold()
     from agent.config import load_settings
 
     loaded = load_settings(_flags(args))
@@ -131,11 +146,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from hermes_tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package
+        gc.enable()
         print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
         return 2
-    return run_app(
-        args, loaded, open_sessions=command == "sessions", reload_settings=lambda: load_settings(_flags(args))
-    )
+    try:
+        return run_app(
+            args,
+            loaded,
+            open_sessions=command == "sessions",
+            reload_settings=lambda: load_settings(_flags(args)),
+        )
+    finally:
+        gc.enable()  # whatever happened before the first frame
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.app import App
 
 from agent.config import Settings
-from agent.personality import choose, current_name, personalities
-from agent.tools.todo import render_todos
 from hermes_tui import commands
 from hermes_tui.session_service import SessionService
 from widgets.prompt_input import PromptInput
@@ -85,6 +83,8 @@ def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:
     items = list(agent.state.get("todos") or []) if agent is not None else []
     if not items:
         return []
+    from agent.tools.todo import render_todos  # the engine's modules load with the agent, not the screen
+
     return [
         TranscriptRecord.tool_call(
             "todo",
@@ -134,6 +134,8 @@ def open_skills(screen: ChatScreenParts) -> None:
 def set_personality(screen: ChatScreenParts, argument: str) -> None:
     """`/personality` opens a picker; `/personality NAME|TEXT` sets the ephemeral prompt until quit; `none`
     clears it."""
+    from agent.personality import choose, current_name, personalities
+
     agent = screen.agent
     table = personalities(screen.settings.personalities)
     if not argument.strip():

@@ -53,6 +53,8 @@ from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from agent.loop import Agent, TurnResult
     from agent.store import SessionStoreProtocol
     from hermes_tui.screens.sessions import SessionsResult
@@ -92,6 +94,9 @@ class ChatScreen(Screen[None]):
     STATUS_CLOCK: ClassVar[Callable[[], float]] = time.monotonic
     FREEZE_QUESTIONS: ClassVar[bool] = False
 
+    class PromptReady(Message):
+        """The prompt has focus (posted once, from `on_mount`): keys typed before it can be delivered."""
+
     class ThemeRequested(Message):
         """`/theme [NAME]`: the app owns the themes, so the screen asks it (empty name: the picker)."""
 
@@ -118,6 +123,7 @@ class ChatScreen(Screen[None]):
         self._flavour = flavour
         self._worker: Worker[TurnResult] | None = None
         self._turn_view: TurnView | None = None
+        self._drain_timer: Timer | None = None
         self._last_ctrl_c = 0.0
         self._clarify: ClarifyPrompt | None = None
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
@@ -165,21 +171,29 @@ class ChatScreen(Screen[None]):
         return self._turn_view
 
     def on_mount(self) -> None:
-        self.set_interval(1 / DRAIN_HZ, self._drain)
+        self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain_tick, name="chat-drain")
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
+        self.status_bar.set_yolo(self.settings.yolo)
         if self.resume_id:
             self.open_session(self.resume_id)  # before anything builds an agent: it builds the resumed one
+            self._engine_ready()
         else:
             self._welcome()
-        self.status_bar.set_yolo(self.agent.yolo)
-        self._plugins_loaded()
-        learning_actions.refresh_skill_commands(self)
+            # The engine (agent, tools, plugins, skills) is not needed to show the prompt: build it right
+            # after the first frame. Keys typed meanwhile wait in Textual's queue, in order.
+            self.call_after_refresh(self._engine_ready)
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.focus()
+        self.post_message(self.PromptReady())  # reaches the app after the focus it just asked for
         if self._first_message:
             self.call_after_refresh(self.submit, self._first_message)
             self._first_message = None
+
+    def _engine_ready(self) -> None:
+        self.status_bar.set_yolo(self.agent.yolo)
+        self._plugins_loaded()
+        learning_actions.refresh_skill_commands(self)
 
     class FilesListed(Message):
         """The working tree's listing for `@` completion is ready (posted from the listing thread)."""
@@ -334,11 +348,25 @@ class ChatScreen(Screen[None]):
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
         self.status_bar.set_busy(busy)
-        if not busy:
+        if busy:
+            self._wake_drain()
+        else:
             self.transcript.hide_spinner()
 
     def on_events_ready(self, message: EventsReady) -> None:
         self._drain()
+        self._wake_drain()
+
+    def _drain_tick(self) -> None:
+        """The periodic drain; it pauses itself while idle with nothing queued (no timer runs at rest)."""
+        self._drain()
+        if not self.busy and self._drain_timer is not None and self.bridge.sleep():
+            self._drain_timer.pause()
+
+    def _wake_drain(self) -> None:
+        self.bridge.wake()
+        if self._drain_timer is not None:
+            self._drain_timer.resume()
 
     def _drain(self) -> None:
         """Show everything the agent queued since the last drain (UI thread)."""
