@@ -930,6 +930,18 @@ class Transcript(VerticalScroll, can_focus=True):
                     self.anchor()
         self.scroll_end(animate=False, immediate=False)
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """Content grew or shrank while the transcript's own size stayed: no second layout.
+
+        Textual sets `virtual_size` as a layout reactive here, so every append that changes the height of
+        an entry costs a second layout of the whole screen right after the first (measured while a reply
+        streams). The layout that called this already placed the entries and the anchor; the scrollbars
+        are updated either way, and a scrollbar appearing asks for its own layout.
+        """
+        if size == self._size and container_size == self._container_size:
+            layout = False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Arrange children; after entries were mounted or removed above the view, also move the scroll
         offset so the entry the user was looking at stays put.
