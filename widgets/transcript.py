@@ -930,7 +930,9 @@ class Transcript(VerticalScroll, can_focus=True):
                     self.anchor()
         self.scroll_end(animate=False, immediate=False)
 
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
         """Content grew or shrank while the transcript's own size stayed: no second layout.
 
         Textual sets `virtual_size` as a layout reactive here, so every append that changes the height of

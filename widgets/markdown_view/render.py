@@ -102,7 +102,9 @@ def _strips(lines: list[list], base: Style) -> list[Strip]:
 
 def render_markdown_block(console: Console, block: Block, width: int, style: MarkdownStyle) -> list[Strip]:
     """The lines of one top-level block at `width` cells."""
-    document = _BlockMarkdown(block.tokens, code_theme=style.code_theme, code_background=style.code_background)
+    document = _BlockMarkdown(
+        block.tokens, code_theme=style.code_theme, code_background=style.code_background
+    )
     options = console.options.update(width=max(1, width), height=None, highlight=False)
     with console.use_theme(style.theme):
         lines = console.render_lines(document, options, pad=False, new_lines=False)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -116,7 +116,9 @@ class LineView(Widget):
             region = Region(0, change.first, width, bottom - change.first)
             self.refresh(region, layout=grows)
 
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
         """A height-only change (the widget grew): keep the lines already painted.
 
         Textual marks the whole widget dirty on any size change and sets `virtual_size` as a layout
@@ -129,7 +131,11 @@ class LineView(Widget):
         if size.width != self._size.width or gutter.bottom or gutter.top or self.is_scrollable:
             return super()._size_updated(size, virtual_size, container_size, layout)
         self._layout_cache.clear()
-        if self._size == size and self.virtual_size == virtual_size and self._container_size == container_size:
+        if (
+            self._size == size
+            and self.virtual_size == virtual_size
+            and self._container_size == container_size
+        ):
             return False
         self._size = size
         self.set_reactive(Widget.virtual_size, virtual_size)
@@ -177,7 +183,9 @@ class LineView(Widget):
     def _select(self, strip: Strip, start: int, end: int) -> Strip:
         """`strip` with characters [start, end) (end -1: to the end) in the screen's selection style."""
         text = Text.assemble(*((segment.text, segment.style) for segment in strip if segment.text), end="")
-        text.stylize(self.screen.get_component_rich_style("screen--selection"), start, len(text) if end < 0 else end)
+        text.stylize(
+            self.screen.get_component_rich_style("screen--selection"), start, len(text) if end < 0 else end
+        )
         return Strip(text.render(self.app.console))
 
 
@@ -203,7 +211,9 @@ class LiveUpdates:
         "_update",
     )
 
-    def __init__(self, owner: Widget, update: Callable[[], None], *, hz: float, slow_factor: float = 4.0) -> None:
+    def __init__(
+        self, owner: Widget, update: Callable[[], None], *, hz: float, slow_factor: float = 4.0
+    ) -> None:
         self._owner = owner
         self._update = update
         self._hz = hz
