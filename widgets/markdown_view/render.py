@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from markdown_it.token import Token
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Heading
 from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
@@ -25,7 +30,7 @@ from textual.strip import Strip
 
 from widgets.markdown_view.blocks import Block
 
-__all__ = ["MarkdownStyle", "render_markdown_block", "render_plain"]
+__all__ = ["MarkdownStyle", "render_markdown_block", "render_plain", "render_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +53,16 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer | str:
+    """A Pygments lexer by fence name, looked up once (the open fence of a stream is drawn ~20 times a
+    second; Rich would search the lexer registry each time). Unknown names draw as plain text."""
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
+    except ClassNotFound:
+        return "text"
+
+
 class _ThemedCodeBlock(CodeBlock):
     """A fenced code block whose background comes from the Textual theme instead of the Pygments theme."""
 
@@ -64,7 +79,7 @@ class _ThemedCodeBlock(CodeBlock):
         code = str(self.text).rstrip()
         yield Syntax(
             code,
-            self.lexer_name,
+            _lexer(self.lexer_name),
             theme=self.theme,
             word_wrap=True,
             padding=(0, 1),
@@ -118,8 +133,12 @@ def render_markdown_block(console: Console, block: Block, width: int, style: Mar
 
 def render_plain(console: Console, text: str, width: int, style: Style) -> list[Strip]:
     """One line of plain text (no markup, no highlighting), wrapped at `width` cells."""
+    return render_text(console, Text(text, end=""), width, style)
+
+
+def render_text(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
+    """A `Text` (already styled spans), wrapped at `width` cells, over the `base` style."""
     if not text:
-        return [Strip([], 0).apply_style(style)]
-    content = Text(text, style=style, end="", no_wrap=False)
+        return [Strip([Segment(" ", base)], 1)]
     options = console.options.update(width=max(1, width), height=None, highlight=False)
-    return _strips(console.render_lines(content, options, pad=False, new_lines=False), Style())
+    return _strips(console.render_lines(text, options, pad=False, new_lines=False), base)

@@ -68,6 +68,18 @@ class LineView(Widget):
     def on_style_change(self) -> None:
         """Styles changed (theme, focus): drop whatever the subclass derived from them."""
 
+    def header_height(self) -> int:
+        """Lines drawn above the cached ones by `render_header` (a title line, say)."""
+        return 0
+
+    def render_header(self, y: int, width: int) -> Strip:
+        """Header line `y` (0 <= y < `header_height()`)."""
+        raise NotImplementedError
+
+    def body_visible(self) -> bool:
+        """False to show the header only (a collapsed block)."""
+        return True
+
     def grow_step(self) -> int:
         """The height grows in steps of this many lines (blank ones at the end until text fills them).
 
@@ -102,19 +114,24 @@ class LineView(Widget):
     def refresh_changed(self) -> None:
         """After the model changed: render what changed and repaint only those lines (a layout only when
         the height changed, which is what moves the rest of the transcript)."""
-        if not self.is_mounted:
-            return  # the first layout renders
+        if not self.is_mounted or not self.body_visible():
+            return  # the first layout renders; a hidden body is rendered when shown
         width = self.size.width
         if width <= 0:
             self.refresh(layout=True)  # not laid out yet
             return
         change = self.sync_lines(width)
-        padded = self._padded(change.new_height)
+        top = self.header_height()
+        padded = top + self._padded(change.new_height)
         grows = padded != self.size.height
-        bottom = max(padded, self.size.height) if grows else max(change.new_height, change.old_height)
-        if change.first < bottom:
-            region = Region(0, change.first, width, bottom - change.first)
-            self.refresh(region, layout=grows)
+        bottom = max(padded, self.size.height) if grows else top + max(change.new_height, change.old_height)
+        if top + change.first < bottom:
+            self.refresh(Region(0, top + change.first, width, bottom - top - change.first), layout=grows)
+
+    def refresh_header(self) -> None:
+        """Repaint the header lines only."""
+        if self.is_mounted and (top := self.header_height()):
+            self.refresh(Region(0, 0, self.size.width, top))
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
@@ -144,7 +161,11 @@ class LineView(Widget):
 
     def rendered_text(self) -> str:
         """The text of every rendered line (what the user reads), trailing spaces removed."""
-        return "\n".join(strip.text.rstrip() for strip in self._stack.lines())
+        width = self.size.width
+        lines = [self.render_header(y, width) for y in range(self.header_height())]
+        if self.body_visible():
+            lines.extend(self._stack.lines())
+        return "\n".join(strip.text.rstrip() for strip in lines)
 
     # ------------------------------------------------------------------------------------ Textual hooks
 
@@ -160,13 +181,22 @@ class LineView(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if width <= 0:
             return 0
-        return self._padded(self.sync_lines(width).new_height)
+        top = self.header_height()
+        if not self.body_visible():
+            return top
+        return top + self._padded(self.sync_lines(width).new_height)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        if self._stack.key != (width, self._style_generation):
-            self.sync_lines(width)
-        strip = self._stack.line(y)
+        top = self.header_height()
+        if y < top:
+            strip: Strip | None = self.render_header(y, width)
+        elif not self.body_visible():
+            strip = None
+        else:
+            if self._stack.key != (width, self._style_generation):
+                self.sync_lines(width)
+            strip = self._stack.line(y - top)
         if strip is None:
             return Strip.blank(width, self.base_style)
         selection = self.text_selection
