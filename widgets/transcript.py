@@ -7,8 +7,11 @@ Why it is built this way (design.md §9, textual8.md §5):
   view is mounted. The entries outside it are kept as plain `TranscriptRecord`s behind two placeholder
   lines: "↑ N earlier entries" at the top and "↓ N later entries" below the window. Scrolling near either
   placeholder (or activating it) re-mounts the next `PAGE_SIZE` entries on that side and unmounts as many
-  from the far side, so a page costs the same at the first message as at the last. The view never jumps:
-  the scroll offset is corrected in the same layout pass that moves the entries (`arrange`).
+  from the far side, so a page costs the same at the first message as at the last. Which entries go is
+  decided by `widgets/transcript_window.py` from plain data (what the last layout said about each entry),
+  testable without a screen; this widget turns its `Cut`s into records and removals. The view never jumps:
+  the scroll offset is corrected in the same layout pass that moves the entries (`arrange`, with
+  `corrected_scroll()`).
 - Live entries (a streaming reply, a running tool panel) are never unmounted: when the user scrolls up
   while a turn runs, the live end of the transcript stays mounted below the "↓ later" placeholder (the
   "tail") and only the finished entries between are unmounted.
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Generator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 from typing import ClassVar, Literal, TypeVar
 
@@ -52,6 +55,15 @@ from widgets.notice import NoticeLine
 from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
 from widgets.tool_panel import ToolPanel, ToolSnapshot
+from widgets.transcript_window import (
+    Cut,
+    Entry,
+    WindowState,
+    corrected_scroll,
+    plan_bottom,
+    plan_prune,
+    plan_top,
+)
 from widgets.user_message import UserMessage
 
 __all__ = [
@@ -226,26 +238,6 @@ class _Done:
 
 
 _DONE = _Done()
-
-
-@dataclass(slots=True)
-class _Cut:
-    """Entries chosen to be unmounted at one end of the window (see `Transcript._plan_top/_plan_bottom`)."""
-
-    top: int = 0
-    """Leading window entries that go to the earlier records."""
-    split: int = 0
-    """Window index where a new live tail starts (only when there is no gap yet)."""
-    bottom: int = 0
-    """Window entries just above `split` that go to the later records."""
-    tail: int = 0
-    """Leading tail entries that go to the later records."""
-    unfinished: list[Widget] = field(default_factory=list)
-    """Live entries among them that were left unfinished for too long: finished before they go."""
-
-    @property
-    def size(self) -> int:
-        return self.top + self.bottom + self.tail
 
 
 class Transcript(VerticalScroll, can_focus=True):
@@ -642,13 +634,27 @@ class Transcript(VerticalScroll, can_focus=True):
                 return last
         return last
 
-    def _is_placed(self, widget: Widget, where: Callable[[Region], bool]) -> bool:
-        """Whether the last layout placed `widget` `where` it may be unmounted. An entry not laid out since it
-        was mounted is nowhere yet (False); a hidden one (an empty reply) takes no room anywhere (True)."""
-        region = self._placed.get(widget)
-        if region is None:
-            return not widget.display
-        return where(region)
+    def _window_state(self) -> WindowState:
+        """The mounted entries as the window planner sees them (from the last layout)."""
+
+        def entry(widget: Widget) -> Entry:
+            region = self._placed.get(widget)
+            return Entry(
+                self._is_finished(widget),
+                None if region is None else region.y,
+                None if region is None else region.bottom,
+                bool(widget.display),
+            )
+
+        return WindowState(
+            [entry(widget) for widget in self._mounted],
+            [entry(widget) for widget in self._tail],
+            later=len(self._later),
+            scroll_y=self.scroll_y,
+            max_scroll_y=self.max_scroll_y,
+            viewport=self._viewport_height,
+            max_mounted=self.MAX_MOUNTED,
+        )
 
     def _near_later_placeholder(self, scroll_y: float) -> bool:
         region = self._placed.get(self._later_placeholder)
@@ -656,76 +662,18 @@ class Transcript(VerticalScroll, can_focus=True):
             return False  # not laid out yet: its position is unknown
         return region.y - (scroll_y + self._viewport_height) <= self.LOAD_MARGIN
 
-    def _from_end(self, entries: list[Widget], position: int) -> int:
-        """How many entries, this one included, there are from `entries[position]` to the end."""
-        count = len(entries) - position
-        if entries is self._mounted:
-            count += len(self._later) + len(self._tail)
-        return count
-
-    def _may_go(self, entries: list[Widget], position: int, cut: _Cut) -> bool:
-        """Whether a (far enough) entry may be unmounted: finished, or live but forgotten for so long (more
-        than `MAX_MOUNTED` entries came after it) that it is finished first rather than pin the window."""
-        widget = entries[position]
-        if self._is_finished(widget):
-            return True
-        if self._from_end(entries, position) <= self.MAX_MOUNTED:
-            return False  # live: it stays mounted (and so does everything between it and the view)
-        cut.unfinished.append(widget)
-        return True
-
-    def _plan_top(self, cut: _Cut, excess: int, *, following: bool) -> None:
-        """Leading window entries to unmount: at least a screen above the view (any, when following)."""
-        limit = self.scroll_y - self._viewport_height
-        end = len(self._mounted) - (1 if self._later else 0)  # keep a window between the two placeholders
-        if cut.bottom:
-            end = min(end, cut.split - cut.bottom)
-        for position, widget in enumerate(self._mounted[:end]):
-            if cut.size >= excess:
-                break
-            if not following and not self._is_placed(widget, lambda region: region.bottom <= limit):
-                break
-            if not self._may_go(self._mounted, position, cut):
-                break
-            cut.top += 1
-
-    def _plan_bottom(self, cut: _Cut, excess: int) -> None:
-        """Entries next to the gap (or where it will open) to unmount: at least a screen below the view."""
-        limit = self.scroll_y + 2 * self._viewport_height
-        window = self._mounted
-        cut.split = len(window)
-        if not self._later:
-            # No gap yet: it opens above the live end (the first live entry among the last MAX_MOUNTED),
-            # which stays mounted below it with everything after it.
-            for position in range(max(0, len(window) - self.MAX_MOUNTED), len(window)):
-                if not self._is_finished(window[position]):
-                    cut.split = position
-                    break
-        # Farthest first: finished tail entries just below the gap, then window entries just above it.
-        for position, widget in enumerate(self._tail):
-            if cut.size >= excess or not self._is_placed(widget, lambda region: region.y >= limit):
-                break
-            if not self._may_go(self._tail, position, cut):
-                break
-            cut.tail += 1
-        for position in range(cut.split - 1, cut.top - 1, -1):
-            if cut.size >= excess or not self._is_placed(window[position], lambda region: region.y >= limit):
-                break
-            if not self._may_go(window, position, cut):
-                break
-            cut.bottom += 1
-
-    async def _settled_plan(self, plan: Callable[[], _Cut]) -> _Cut:
+    async def _settled_plan(self, plan: Callable[[WindowState], Cut]) -> Cut:
         """`plan()`, after finishing the forgotten live entries it picked (then planned again, since
         entries may have been added meanwhile). Nothing may be awaited between this and `_cut`."""
-        cut = plan()
+        cut = plan(self._window_state())
         if cut.unfinished:
-            for widget in cut.unfinished:
+            forgotten = [(self._tail if side == "tail" else self._mounted)[i] for side, i in cut.unfinished]
+            for widget in forgotten:
                 await self._force_finish(widget)
-            cut = plan()
+            cut = plan(self._window_state())
         return cut
 
-    def _cut(self, cut: _Cut) -> list[Widget]:
+    def _cut(self, cut: Cut) -> list[Widget]:
         """Move the planned entries from the mounted lists into the records; returns them (still mounted)."""
         window = self._mounted
         top = window[: cut.top]
@@ -782,25 +730,9 @@ class Transcript(VerticalScroll, can_focus=True):
             if self.mounted_entry_count <= target:
                 return
             following = self.is_following
-
-            def plan() -> _Cut:
-                cut = _Cut()
-                excess = self.mounted_entry_count - target
-                if following:
-                    self._plan_top(cut, excess, following=True)
-                    return cut
-                top_first = spare != "top" and (
-                    spare == "bottom" or self.scroll_y > self.max_scroll_y - self.scroll_y
-                )
-                if top_first:
-                    self._plan_top(cut, excess, following=False)
-                if spare != "bottom":
-                    self._plan_bottom(cut, excess)
-                if not top_first and spare != "top":
-                    self._plan_top(cut, excess, following=False)
-                return cut
-
-            cut = await self._settled_plan(plan)
+            cut = await self._settled_plan(
+                lambda state: plan_prune(state, target, following=following, spare=spare)
+            )
             if not cut.size:
                 return
             reference = None if following else self._view_reference()
@@ -855,10 +787,10 @@ class Transcript(VerticalScroll, can_focus=True):
         size = min(self.PAGE_SIZE, len(self._archived))
         excess = self.mounted_entry_count + size - self.MAX_MOUNTED
 
-        def plan() -> _Cut:
-            cut = _Cut()
+        def plan(state: WindowState) -> Cut:
+            cut = Cut()
             if excess > 0 and not following:
-                self._plan_bottom(cut, excess)
+                plan_bottom(state, cut, excess)
             return cut
 
         cut = await self._settled_plan(plan)
@@ -883,10 +815,10 @@ class Transcript(VerticalScroll, can_focus=True):
         size = min(self.PAGE_SIZE, len(self._later))
         excess = self.mounted_entry_count + size - self.MAX_MOUNTED
 
-        def plan() -> _Cut:
-            cut = _Cut()
+        def plan(state: WindowState) -> Cut:
+            cut = Cut()
             if excess > 0:
-                self._plan_top(cut, excess, following=False)
+                plan_top(state, cut, excess, following=False)
             return cut
 
         cut = await self._settled_plan(plan)
@@ -948,8 +880,11 @@ class Transcript(VerticalScroll, can_focus=True):
         """Arrange children; after entries were mounted or removed above the view, also move the scroll
         offset so the entry the user was looking at stays put.
 
-        Done here, in the same layout pass that moves the entries (like Textual's own anchoring), so no
-        frame is ever painted with the view jumped.
+        Done here, in the same layout pass that moves the entries, because it is the only place where it
+        can be: the compositor reads the scroll offset right after `arrange()` to place the children (its
+        own anchoring sets `scroll_y` at that very point). Corrected after the layout instead, one frame
+        would be painted with the view jumped. Only a page load or a prune sets `_pending_view`; the
+        streaming path never writes the offset here.
         """
         result = super().arrange(size, optimal)
         if optimal:
@@ -966,11 +901,8 @@ class Transcript(VerticalScroll, can_focus=True):
         for placement in result.placements:
             if placement.widget is reference:
                 viewport = self.container_size.height - self.scrollbar_size_horizontal
-                max_y = max(0, result.spatial_map.total_region.bottom - viewport)
-                # Move the view by as much as the entry moved. Relative to the current offset rather than
-                # the one when the change began: a scroll requested meanwhile (a deferred `scroll_home()`,
-                # say) is kept, not undone.
-                y = min(max(0.0, self.scroll_y + placement.region.y - old_y), float(max_y))
+                max_y = result.spatial_map.total_region.bottom - viewport
+                y = corrected_scroll(self.scroll_y, old_y, placement.region.y, max_y)
                 self.set_reactive(Widget.scroll_y, y)
                 self.set_reactive(Widget.scroll_target_y, y)
                 self.vertical_scrollbar.position = y
