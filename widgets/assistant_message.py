@@ -22,6 +22,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.theme import Theme
 from textual.strip import Strip
+from textual.widget import Widget
 
 from widgets.markdown_view.blocks import Block, BlockDocument
 from widgets.markdown_view.render import MarkdownStyle, render_markdown_block
@@ -219,7 +220,8 @@ class AssistantMessage(MarkdownView):
     RENDER_HZ: ClassVar[float] = 20.0
     """At most this many renders of the open block a second, however fast deltas arrive."""
     GROW_STEP: ClassVar[int] = 3
-    """While streaming, the reply grows this many lines at a time (see `LineView.grow_step`)."""
+    """While streaming in a scrolled transcript, the reply grows this many lines at a time (see
+    `LineView.grow_step`); elsewhere (a short transcript, a finished reply) it is exactly its text."""
 
     def __init__(
         self,
@@ -286,7 +288,13 @@ class AssistantMessage(MarkdownView):
     # ----------------------------------------------------------------------------------------- internals
 
     def grow_step(self) -> int:
-        return 1 if self._finished else self.GROW_STEP
+        if self._finished:
+            return 1
+        # Only where growing scrolls the view (the costly redraw). Below a short transcript, every line
+        # is cheap, and blank lines under the text would only look odd.
+        parent = self.parent
+        scrolls = isinstance(parent, Widget) and parent.is_scrollable and parent.max_scroll_y > 0
+        return self.GROW_STEP if scrolls else 1
 
     def on_unmount(self) -> None:
         self._updates.cancel()

@@ -427,6 +427,7 @@ async def test_switching_theme_recolours_diffs_and_frozen_replies() -> None:
         panel.set_finished("ok", 0.1, "", {"diff": "+added\n-removed"})
         panel.expanded = True
         await pilot.pause()
+
         def heading_color() -> str | None:
             for strip in reply.render_lines(Region(0, 0, reply.size.width, reply.size.height)):
                 for segment in strip:
