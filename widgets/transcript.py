@@ -2,9 +2,9 @@
 
 Why it is built this way (design.md §9, textual8.md §5):
 
-- Layout cost grows with the number of mounted widgets, not with bytes. So finished entries are frozen to
-  ~1 widget each (`AssistantMessage.finish()`), and only a window of about `MAX_MOUNTED` entries around the
-  view is mounted. The entries outside it are kept as plain `TranscriptRecord`s behind two placeholder
+- Layout cost grows with the number of mounted widgets, not with bytes. So every entry is ~1 widget (a
+  reply is one line-cached `AssistantMessage`, streaming or finished), and only a window of about
+  `MAX_MOUNTED` entries around the view is mounted. The entries outside it are kept as plain `TranscriptRecord`s behind two placeholder
   lines: "↑ N earlier entries" at the top and "↓ N later entries" below the window. Scrolling near either
   placeholder (or activating it) re-mounts the next `PAGE_SIZE` entries on that side and unmounts as many
   from the far side, so a page costs the same at the first message as at the last. Which entries go is
@@ -584,7 +584,7 @@ class Transcript(VerticalScroll, can_focus=True):
 
     @staticmethod
     def _widget_from_record(record: TranscriptRecord) -> Widget:
-        """A frozen (finished, ~1 widget) entry for a record."""
+        """A finished (~1 widget) entry for a record."""
         if record.kind == "user":
             message = UserMessage(record.text)
             message.set_reactive(UserMessage.expanded, record.expanded)
