@@ -295,6 +295,8 @@ class ToolPanel(Widget, can_focus=True):
         self._ticks = 0
         self._version = 0
         self._body_cache: tuple[tuple[int, bool, int], Text] | None = None
+        self._body_block: _BodyText | None = None
+        self._note_cache: tuple[tuple[str, int], _BodyText] | None = None
         self._header: ToolPanelHeader | None = None
         self._body: ToolPanelBody | None = None
 
@@ -648,7 +650,10 @@ class ToolPanel(Widget, can_focus=True):
         """What the body draws: the output's lines while running (the last `TAIL_LINES` unless expanded,
         after a note on what is hidden), the finished body as one block afterwards."""
         if self.is_finished or not self._output_len:
-            return [_BodyText(self.render_body())], None
+            body = self.render_body()  # cached per version: the same block until something changes
+            if self._body_block is None or self._body_block.text is not body:
+                self._body_block = _BodyText(body)
+            return [self._body_block], None
         lines = self._output_lines
         finished: list[object] = list(lines.finished)
         open_line = lines.open_line
@@ -660,12 +665,10 @@ class ToolPanel(Widget, can_focus=True):
         return finished, open_line
 
     def _note_block(self, note: str) -> _BodyText:
-        cached = getattr(self, "_note_cache", None)
         key = (note, self._version)
-        if cached is None or cached[0] != key:
-            cached = (key, _BodyText(Text(note, style=self._style("note"), end="")))
-            self._note_cache = cached
-        return cached[1]
+        if self._note_cache is None or self._note_cache[0] != key:
+            self._note_cache = (key, _BodyText(Text(note, style=self._style("note"), end="")))
+        return self._note_cache[1]
 
     def _hidden_note(self, shown_lines: int, *, tail_mode: bool) -> str:
         """The note above the output: how many lines the tail hides, or how much output was not kept."""

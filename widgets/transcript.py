@@ -4,14 +4,14 @@ Why it is built this way (design.md §9, textual8.md §5):
 
 - Layout cost grows with the number of mounted widgets, not with bytes. So every entry is ~1 widget (a
   reply is one line-cached `AssistantMessage`, streaming or finished), and only a window of about
-  `MAX_MOUNTED` entries around the view is mounted. The entries outside it are kept as plain `TranscriptRecord`s behind two placeholder
-  lines: "↑ N earlier entries" at the top and "↓ N later entries" below the window. Scrolling near either
-  placeholder (or activating it) re-mounts the next `PAGE_SIZE` entries on that side and unmounts as many
-  from the far side, so a page costs the same at the first message as at the last. Which entries go is
-  decided by `widgets/transcript_window.py` from plain data (what the last layout said about each entry),
-  testable without a screen; this widget turns its `Cut`s into records and removals. The view never jumps:
-  the scroll offset is corrected in the same layout pass that moves the entries (`arrange`, with
-  `corrected_scroll()`).
+  `MAX_MOUNTED` entries around the view is mounted. The entries outside it are kept as plain
+  `TranscriptRecord`s behind two placeholder lines: "↑ N earlier entries" at the top and "↓ N later
+  entries" below the window. Scrolling near either placeholder (or activating it) re-mounts the next
+  `PAGE_SIZE` entries on that side and unmounts as many from the far side, so a page costs the same at
+  the first message as at the last. Which entries go is decided by `widgets/transcript_window.py` from
+  plain data (what the last layout said about each entry), testable without a screen; this widget turns
+  its `Cut`s into records and removals. The view never jumps: the scroll offset is corrected in the same
+  layout pass that moves the entries (`arrange`, with `corrected_scroll()`).
 - Live entries (a streaming reply, a running tool panel) are never unmounted: when the user scrolls up
   while a turn runs, the live end of the transcript stays mounted below the "↓ later" placeholder (the
   "tail") and only the finished entries between are unmounted.

@@ -55,7 +55,7 @@ class _LeftHeading(Heading):
 
 @lru_cache(maxsize=64)
 def _lexer(name: str) -> Lexer | str:
-    """A Pygments lexer by fence name, looked up once (the open fence of a stream is drawn ~20 times a
+    """A Pygments lexer by fence name, looked up once (the open fence of a stream is drawn ~15 times a
     second; Rich would search the lexer registry each time). Unknown names draw as plain text."""
     try:
         return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
