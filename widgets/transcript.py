@@ -262,6 +262,11 @@ class Transcript(VerticalScroll, can_focus=True):
     """At most about this many entries are mounted; the ones farthest from the view are unmounted first."""
     PAGE_SIZE: ClassVar[int] = 50
     """Entries re-mounted per page when scrolling up or down; also the pruning hysteresis."""
+    FOLLOW_MOUNTED: ClassVar[int] = 75
+    """While the view follows the bottom, at most about this many entries stay mounted (then down to
+    `PAGE_SIZE / 2` fewer). Only the last screen is in view, and every layout (each time a streaming reply
+    grows) costs in proportion to the mounted widgets: with 150 mounted a layout took twice as long as with
+    a few. Scrolling up re-mounts pages as usual, up to `MAX_MOUNTED`."""
     HISTORY_TAIL: ClassVar[int] = 50
     """Entries a resumed session mounts up front (and `scroll_to_latest` from far up)."""
     LOAD_MARGIN: ClassVar[int] = 3
@@ -713,20 +718,28 @@ class Transcript(VerticalScroll, can_focus=True):
         self._anchored = True
         self._anchor_released = True
 
+    def _mount_limits(self) -> tuple[int, int]:
+        """(prune above, prune down to) for the current view: tighter while following the bottom."""
+        limit, target = self.MAX_MOUNTED, self.MAX_MOUNTED - self.PAGE_SIZE
+        if self.is_mounted and self.is_following and limit > self.FOLLOW_MOUNTED:
+            limit, target = self.FOLLOW_MOUNTED, min(target, self.FOLLOW_MOUNTED - self.PAGE_SIZE // 2)
+        return limit, max(1, target)
+
     def _schedule_prune(self, spare: Literal["top", "bottom"] | None = None) -> None:
-        if not self._prune_scheduled and self.mounted_entry_count > self.MAX_MOUNTED:
+        if not self._prune_scheduled and self.mounted_entry_count > self._mount_limits()[0]:
             self._prune_scheduled = True
             # After the next refresh, so that entries have a layout (their position decides what may go).
             self.call_after_refresh(self._prune, spare)
 
     async def _prune(self, spare: Literal["top", "bottom"] | None = None) -> None:
-        """Unmount finished, off-screen entries down to `MAX_MOUNTED - PAGE_SIZE`: from the end farther from
-        the view first (the top when following); never from the `spare` end (a page was just loaded there)."""
+        """Unmount finished, off-screen entries down to `MAX_MOUNTED - PAGE_SIZE` (fewer while following, see
+        `FOLLOW_MOUNTED`): from the end farther from the view first (the top when following); never from the
+        `spare` end (a page was just loaded there)."""
         self._prune_scheduled = False
         if self._loading:
             return  # the page load prunes (and schedules again if needed)
         async with self._window_lock:
-            target = max(1, self.MAX_MOUNTED - self.PAGE_SIZE)
+            target = self._mount_limits()[1]
             if self.mounted_entry_count <= target:
                 return
             following = self.is_following
