@@ -18,6 +18,8 @@ from textual.strip import Strip
 from textual.widgets import Input
 
 from widgets.assistant_message import AssistantMessage
+from widgets.reasoning import ReasoningBlock
+from widgets.tool_panel import ToolPanel, ToolPanelBody
 from widgets.transcript import Transcript
 
 pytestmark = pytest.mark.anyio
@@ -221,3 +223,45 @@ async def test_dragging_the_mouse_selects_and_copies_the_rendered_text() -> None
         reply.text_select_all()
         await pilot.pause()
         assert app.screen.get_selected_text() == "Alpha beta gamma.\n\n • item one\n • item two\n\nLast line."
+
+
+async def test_expanded_reasoning_streams_its_lines_under_the_header() -> None:
+    block = ReasoningBlock(expanded=True)
+    app = Replies()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await app.query_one(VerticalScroll).mount(block)
+        for n in range(12):
+            block.append(f"thought {n} [dim]literal[/dim]\n")
+        block.append("half a thou")
+        await wait_until(pilot, lambda: "half a thou" in block.rendered_text())
+        lines = block.rendered_text().split("\n")
+        assert lines[0].startswith("▾ Reasoning")
+        assert lines[1:13] == [f"thought {n} [dim]literal[/dim]" for n in range(12)]
+        block.append("ght.\n\n")
+        block.finish()
+        await pilot.pause()
+        assert block.rendered_text().split("\n")[-1] == "half a thought."
+        block.action_toggle()
+        await pilot.pause()
+        assert block.rendered_text() == "▸ Reasoning · 13 lines (click/enter to show)"
+        assert block.size.height == 1
+
+
+async def test_a_running_tool_shows_its_tail_or_all_of_its_output_as_it_streams() -> None:
+    panel = ToolPanel("call_1", "terminal", 0)
+    app = Replies()
+    async with app.run_test(size=(80, 50)) as pilot:
+        await app.query_one(VerticalScroll).mount(panel)
+        panel.set_started({"command": "seq 500"}, "seq 500")
+        panel.expanded = True
+        for n in range(1, 501):
+            panel.append_output(f"line {n}\n")
+        body = panel.query_one(ToolPanelBody)
+        await wait_until(pilot, lambda: "line 500" in body.rendered_text())
+        assert body.rendered_text().split("\n") == [f"line {n}" for n in range(1, 501)]
+        panel.expanded = False
+        await wait_until(pilot, lambda: body.rendered_text().startswith("… 470 earlier lines"))
+        assert body.rendered_text().split("\n")[1:] == [f"line {n}" for n in range(471, 501)]
+        panel.append_output("line 501\n")
+        await wait_until(pilot, lambda: "line 501" in body.rendered_text())
+        assert body.rendered_text().split("\n")[:2] == ["… 471 earlier lines (enter to expand)", "line 472"]

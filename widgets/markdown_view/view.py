@@ -8,8 +8,10 @@ What a subclass provides: `blocks()` (finished blocks + the open one, from its m
 (one block's strips at a width). What the base does:
 
 - caches the strips per (width, style generation) in a `StripStack`, so only new or open blocks are
-  rendered; a theme change or a resize starts over lazily, on the next layout or paint;
-- `refresh_changed()` repaints just the changed lines, and asks for a layout only when the height changed;
+  rendered; a theme change or a resize renders every block again, once, at the next layout;
+- `refresh_changed()` repaints just the lines that differ, and asks for a layout only when the height
+  changed (in steps of `grow_step()` lines while streaming in a scrolled view: each layout scrolls and
+  redraws the whole screen); a height-only change keeps the painted lines (`_size_updated`);
 - text selection: every strip carries its (x, y) offsets; `get_selection()` extracts from the rendered
   lines' text, so copying gives what the user sees (bullets and all), never Markdown markup;
 - `LiveUpdates` (a helper used by subclasses) coalesces updates from any thread and runs them on the UI
@@ -225,9 +227,12 @@ class LiveUpdates:
     The first request after a quiet spell runs at once; requests during the next 1/hz s are coalesced into
     one run at the end of it. So the latest text is on screen within 1/hz s, and a burst of thousands of
     deltas a second costs `hz` renders, not thousands. When an update itself is slow (a huge open code
-    block) the interval stretches to `slow_factor` times its cost, so updating never takes more than about
-    1/slow_factor of the UI thread.
+    block, a burst that finishes many blocks at once) the interval stretches to `slow_factor` times its
+    cost, so updating takes at most about 1/slow_factor of the UI thread, but never beyond `MAX_INTERVAL`:
+    the screen keeps moving.
     """
+
+    MAX_INTERVAL = 0.2
 
     __slots__ = (
         "_hz",
@@ -296,4 +301,4 @@ class LiveUpdates:
         self._update()
         end = time.monotonic()
         self._last = end
-        self._interval = max(1 / self._hz, (end - start) * self._slow_factor)
+        self._interval = min(self.MAX_INTERVAL, max(1 / self._hz, (end - start) * self._slow_factor))
