@@ -51,6 +51,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from widgets.assistant_message import AssistantMessage
+from widgets.markdown_view.view import LineView
 from widgets.notice import NoticeLine
 from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
@@ -291,6 +292,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._deferred: list[Widget] = []  # added after compose but before the spinner was mounted
         self._pending_view: tuple[Widget, int] | None = None  # (entry, its y before entries moved)
         self._placed: dict[Widget, Region] = {}  # where the last layout put each child (virtual coordinates)
+        self._arranged_width = 0  # the width of the last layout (a new one lets entries out of view estimate)
 
     # ----------------------------------------------------------------------------------------- app API
 
@@ -899,6 +901,8 @@ class Transcript(VerticalScroll, can_focus=True):
         would be painted with the view jumped. Only a page load or a prune sets `_pending_view`; the
         streaming path never writes the offset here.
         """
+        if not optimal:
+            self._estimate_out_of_view(size.width)
         result = super().arrange(size, optimal)
         if optimal:
             return result
@@ -921,6 +925,37 @@ class Transcript(VerticalScroll, can_focus=True):
                 self.vertical_scrollbar.position = y
                 break
         return result
+
+    def _estimate_out_of_view(self, width: int) -> None:
+        """On a new width, let the entries that were out of view guess their height (no rendering), and
+        render them for real right after this frame: a resize draws what the user sees first."""
+        if width == self._arranged_width or not self._placed:
+            self._arranged_width = width
+            return
+        self._arranged_width = width
+        top, bottom = self.scroll_y - self._viewport_height, self.scroll_y + 2 * self._viewport_height
+        estimated: list[LineView] = []
+        for widget in chain(self._mounted, self._tail):
+            region = self._placed.get(widget)
+            if (
+                isinstance(widget, LineView)
+                and region is not None
+                and not (top <= region.bottom and region.y <= bottom)
+            ):
+                widget.allow_estimate()
+                estimated.append(widget)
+        if estimated:
+            self.call_after_refresh(self._settle_estimates, estimated)
+
+    def _settle_estimates(self, estimated: list[LineView]) -> None:
+        """Replace the estimated heights by real ones, keeping the entry in view where it is."""
+        reference = None if self.is_following else self._view_reference()
+        changed = False
+        for widget in estimated:
+            if widget.parent is self:
+                changed = widget.settle_height() or changed
+        if changed and reference is not None:
+            self._pending_view = reference
 
     def _reset(self) -> list[Widget]:
         """Forget every entry at once; returns the mounted ones (for `_replace` to remove)."""

@@ -265,3 +265,34 @@ async def test_a_running_tool_shows_its_tail_or_all_of_its_output_as_it_streams(
         panel.append_output("line 501\n")
         await wait_until(pilot, lambda: "line 501" in body.rendered_text())
         assert body.rendered_text().split("\n")[:2] == ["… 471 earlier lines (enter to expand)", "line 472"]
+
+
+async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_right_after() -> None:
+    app = Chat()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        text = "\n\n".join(" ".join(f"w{p}x{n}" for n in range(60)) for p in range(4))
+        replies = [transcript.start_assistant() for _ in range(12)]
+        for reply in replies:
+            reply.append(text)
+            await reply.finish()
+        await pilot.pause()
+        assert transcript.is_following
+        renders: list[AssistantMessage] = []
+        for reply in replies:
+            original = reply.render_block
+
+            def counting(block, width, reply=reply, original=original):  # type: ignore[no-untyped-def]
+                renders.append(reply)
+                return original(block, width)
+
+            reply._stack._render = counting
+        await pilot.resize_terminal(60, 30)
+        await wait_until(pilot, lambda: all(r.size.height == r.line_count for r in replies))
+        await pilot.pause()
+        order = list(dict.fromkeys(renders))
+        assert set(order) == set(replies)  # all of them, each at the new width
+        # The reply in view was drawn before the ones far above it (which only guessed their height).
+        assert order.index(replies[-1]) < order.index(replies[0])
+        assert all(max(len(line) for line in r.rendered_text().split("\n")) <= r.size.width for r in replies)
+        assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y

@@ -48,6 +48,7 @@ class LineView(Widget):
     """
 
     _style_generation: int = 0
+    _estimate_allowed: bool = False
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -186,7 +187,40 @@ class LineView(Widget):
         top = self.header_height()
         if not self.body_visible():
             return top
+        if self._estimate_allowed and (estimate := self._estimated_height(width)) is not None:
+            return top + self._padded(estimate)
         return top + self._padded(self.sync_lines(width).new_height)
+
+    # ------------------------------------------------------------------------------------ lazy resize
+
+    def allow_estimate(self, allowed: bool = True) -> None:
+        """Let the next layout at a new width use an estimated height instead of rendering every block.
+
+        Set by the container for entries out of view when the width changes, so a resize renders what the
+        user sees first; `settle_height()` renders the rest right after the first frame.
+        """
+        self._estimate_allowed = allowed
+
+    def settle_height(self) -> bool:
+        """Render at the current width (ending an estimate); True if the height differs from the one laid
+        out (a layout was then requested)."""
+        self._estimate_allowed = False
+        width = self.size.width
+        if width <= 0 or not self.body_visible():
+            return False
+        height = self.header_height() + self._padded(self.sync_lines(width).new_height)
+        if height == self.size.height:
+            return False
+        self.refresh(layout=True)
+        return True
+
+    def _estimated_height(self, width: int) -> int | None:
+        """The rendered height scaled to a new width (text re-wraps in proportion), or None when there is
+        nothing to scale from (never rendered, or the theme changed: render for real)."""
+        key = self._stack.key
+        if key is None or key[1] != self._style_generation or key[0] == width or not self._stack.height:
+            return None
+        return max(1, -(-self._stack.height * key[0] // width))
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
