@@ -593,6 +593,10 @@ async def test_resumed_history_mounts_its_tail_and_the_placeholder_loads_pages()
 
         placeholder = transcript.query_one(EarlierEntries)
         placeholder.focus()  # keyboard users reach it with Tab; focusing scrolls it into view
+        # Reaching the top may load a page by itself: let that scroll and load finish first.
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        await wait_until(pilot, lambda: not transcript._loading)
         await pilot.pause()
         before = transcript.archived_entry_count
         assert before > 0
