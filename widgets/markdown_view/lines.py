@@ -108,7 +108,7 @@ class StripStack(Generic[B]):
             if open_block is not None:
                 lines = self._render(open_block, width)
                 if lines and self._count and gap_after(finished[self._count - 1]):
-                    lines.insert(0, self._blank)
+                    lines = [self._blank, *lines]  # a new list: the renderer may hand out a cached one
                 self._open = lines
         if not changed:
             return LineChange(self.height, old_height, self.height)
