@@ -15,6 +15,7 @@ ever reaches Rich as `Text`, never as console markup.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Awaitable, Generator, Sequence
 from typing import ClassVar
@@ -221,6 +222,11 @@ class AssistantMessage(MarkdownView):
     """At most this many renders of the open block a second, however fast deltas arrive. Each render is a
     frame, and Textual's per-frame work (compositing, writing) is most of what streaming costs: 15 frames
     a second read as smoothly as 20 and cost a quarter less (measured in tmux)."""
+    FEED_CHARS: ClassVar[int] = 6_000
+    """At most this many characters go into the document per render. A burst (a fast model, a stalled
+    connection catching up) can bring ten thousand characters between two renders; parsing and rendering
+    them at once froze the screen for a third of a second. In slices, the text appears a little later
+    but the screen and the keyboard keep up."""
     GROW_STEP: ClassVar[int] = 3
     """While streaming in a scrolled transcript, the reply grows this many lines at a time (see
     `LineView.grow_step`); elsewhere (a short transcript, a finished reply) it is exactly its text."""
@@ -238,6 +244,7 @@ class AssistantMessage(MarkdownView):
         super().__init__(name=name, id=id, classes=classes)
         self._buffer = _DeltaBuffer()
         self._sanitizer = StreamSanitizer()
+        self._backlog = ""  # sanitized text not in the document yet (beyond one render's `FEED_CHARS`)
         self._finished = False
         self._updates = LiveUpdates(self, self._apply_pending, hz=self.RENDER_HZ)
         if text:
@@ -245,7 +252,7 @@ class AssistantMessage(MarkdownView):
         self.display = bool(sanitize_display(text).strip())
         if finished:
             self._finished = True
-            self._apply_pending()
+            self._apply_pending(budget=False)  # nothing is drawn before the first layout anyway
 
     # ----------------------------------------------------------------------------------------- public API
 
@@ -273,15 +280,27 @@ class AssistantMessage(MarkdownView):
     @property
     def is_drained(self) -> bool:
         """True when everything appended is in the view's model (drawn on the next paint)."""
-        return not self._buffer.has_pending
+        return (
+            not self._buffer.has_pending
+            and not self._backlog
+            and (not self._finished or self._document.is_closed)
+        )
 
     async def wait_until_drained(self, timeout: float = 10.0) -> None:
         """Apply everything appended now (for tests and callers that must read what is displayed)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         self._updates.run_now()
+        while not self.is_drained:
+            if loop.time() > deadline:
+                raise TimeoutError("AssistantMessage did not drain in time")
+            await asyncio.sleep(0)  # let a frame happen between slices, as the stream would
+            self._updates.run_now()
 
     def finish(self) -> Awaitable[None]:
-        """End the stream: draw the rest at once and close the last block. Completes immediately; the
-        awaitable is for callers written against the old asynchronous API."""
+        """End the stream: draw the rest and close the last block (at once, or in slices of `FEED_CHARS`
+        right after each other for a large backlog). The awaitable is for callers written against the
+        old asynchronous API; it does not wait for the slices."""
         if not self._finished:
             self._finished = True
             self._updates.run_now()
@@ -301,18 +320,28 @@ class AssistantMessage(MarkdownView):
     def on_unmount(self) -> None:
         self._updates.cancel()
 
-    def _apply_pending(self) -> None:
-        """Move buffered deltas into the document and repaint what changed (UI thread)."""
+    def _apply_pending(self, budget: bool = True) -> float | None:
+        """Move buffered deltas into the document (at most `FEED_CHARS` of them) and repaint what changed
+        (UI thread). Returns the time spent on the open block, the part that is drawn again and again, for
+        `LiveUpdates` to slow down when it is large; the finished blocks are progress, not waste."""
         raw = self._buffer.drain()
-        chunk = self._sanitizer.feed(raw) if raw else ""
+        if raw:
+            self._backlog += self._sanitizer.feed(raw)
         if self._finished:
-            chunk += self._sanitizer.flush()
+            self._backlog += self._sanitizer.flush()
+        if budget and len(self._backlog) > self.FEED_CHARS:
+            chunk, self._backlog = self._backlog[: self.FEED_CHARS], self._backlog[self.FEED_CHARS :]
+        else:
+            chunk, self._backlog = self._backlog, ""
         if chunk:
             self._document.feed(chunk)
             if not self.display and chunk.strip():
                 self.display = True
-        if self._finished and not self._document.is_closed:
+        if self._finished and not self._backlog and not self._document.is_closed:
             self._document.close()
         elif not chunk:
-            return
+            return None
         self.refresh_changed()
+        if self._backlog:
+            self._updates.request()  # the next slice, at the next render
+        return self._stack.open_cost

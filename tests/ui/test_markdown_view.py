@@ -296,3 +296,23 @@ async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_right_aft
         assert order.index(replies[-1]) < order.index(replies[0])
         assert all(max(len(line) for line in r.rendered_text().split("\n")) <= r.size.width for r in replies)
         assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_a_burst_is_drawn_in_slices_and_ends_complete() -> None:
+    reply = AssistantMessage()
+    app = Replies(reply)
+    burst = "".join(f"Paragraph {n}: " + "word " * 40 + "\n\n" for n in range(300))  # ~66,000 characters
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply.append(burst)  # everything at once, as a stalled connection catching up delivers it
+        seen: set[int] = set()
+
+        def progressed() -> bool:
+            seen.add(len(reply.shown_text))
+            return reply.shown_text == burst
+
+        await wait_until(pilot, progressed)
+        steps = sorted(seen - {0})
+        assert len(steps) > 3 and steps[0] <= AssistantMessage.FEED_CHARS  # drawn progressively
+        await reply.finish()
+        await reply.wait_until_drained()
+        assert reply.is_drained and "Paragraph 299:" in reply.rendered_text()

@@ -10,6 +10,7 @@ Plain data and callables only (the renderer is passed in), so it is testable wit
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -42,7 +43,17 @@ class LineChange:
 class StripStack(Generic[B]):
     """Cached strips for a sequence of blocks (the finished ones, then one open block)."""
 
-    __slots__ = ("_blank", "_count", "_finished", "_gap_after", "_key", "_open", "_open_block", "_render")
+    __slots__ = (
+        "_blank",
+        "_count",
+        "_finished",
+        "_gap_after",
+        "_key",
+        "_open",
+        "_open_block",
+        "_render",
+        "open_cost",
+    )
 
     def __init__(
         self,
@@ -58,6 +69,8 @@ class StripStack(Generic[B]):
         self._open: list[Strip] = []
         self._open_block: B | None = None
         self._blank = Strip([Segment(" ")])
+        self.open_cost = 0.0
+        """Seconds the last render of the open block took (the work repeated on every update)."""
 
     @property
     def key(self) -> Key | None:
@@ -106,7 +119,9 @@ class StripStack(Generic[B]):
             self._open_block = open_block
             self._open = []
             if open_block is not None:
+                started = time.perf_counter()
                 lines = self._render(open_block, width)
+                self.open_cost = time.perf_counter() - started
                 if lines and self._count and gap_after(finished[self._count - 1]):
                     lines = [self._blank, *lines]  # a new list: the renderer may hand out a cached one
                 self._open = lines

@@ -260,10 +260,10 @@ class LiveUpdates:
 
     The first request after a quiet spell runs at once; requests during the next 1/hz s are coalesced into
     one run at the end of it. So the latest text is on screen within 1/hz s, and a burst of thousands of
-    deltas a second costs `hz` renders, not thousands. When an update itself is slow (a huge open code
-    block, a burst that finishes many blocks at once) the interval stretches to `slow_factor` times its
-    cost, so updating takes at most about 1/slow_factor of the UI thread, but never beyond `MAX_INTERVAL`:
-    the screen keeps moving.
+    deltas a second costs `hz` renders, not thousands. When an update is costly the interval stretches to
+    `slow_factor` times its cost (or the cost it reports: the part repeated on every update, such as a
+    huge open code block drawn again), so that work takes at most about 1/slow_factor of the UI thread,
+    but never beyond `MAX_INTERVAL`: the screen keeps moving.
     """
 
     MAX_INTERVAL = 0.2
@@ -281,7 +281,7 @@ class LiveUpdates:
     )
 
     def __init__(
-        self, owner: Widget, update: Callable[[], None], *, hz: float, slow_factor: float = 4.0
+        self, owner: Widget, update: Callable[[], float | None], *, hz: float, slow_factor: float = 4.0
     ) -> None:
         self._owner = owner
         self._update = update
@@ -332,7 +332,8 @@ class LiveUpdates:
 
     def _execute(self) -> None:
         start = time.monotonic()
-        self._update()
+        repeated = self._update()
         end = time.monotonic()
         self._last = end
-        self._interval = min(self.MAX_INTERVAL, max(1 / self._hz, (end - start) * self._slow_factor))
+        cost = end - start if repeated is None else repeated
+        self._interval = min(self.MAX_INTERVAL, max(1 / self._hz, cost * self._slow_factor))
