@@ -3,7 +3,7 @@
 Why it is built this way (measured, design.md §4 and §9): a Textual `Markdown` is a widget per block, and
 mounting and styling those widgets is what made streaming cost most of a core. Here the reply's source is
 a `BlockDocument` (top-level blocks split by markdown-it's line maps); each finished block is rendered once
-per width and theme into cached strips (`StripStack`), only the open last block is parsed and rendered
+per width and theme into cached strips (`LineStack`), only the open last block is parsed and rendered
 again, at most `RENDER_HZ` times a second however fast deltas come (`LiveUpdates`). A finished reply is
 the same widget with nothing open: there is no swap when it ends, and a reply loaded from history is
 drawn exactly as the streamed one was.
@@ -22,11 +22,10 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.theme import Theme
-from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.markdown_view.blocks import Block, BlockDocument
-from widgets.markdown_view.render import MarkdownStyle, render_markdown_block
+from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
 from widgets.markdown_view.view import LineView, LiveUpdates
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
@@ -138,8 +137,10 @@ class MarkdownView(LineView):
     def gap_after(self, block: Block) -> bool:
         return block.separated
 
-    def render_block(self, block: Block, width: int) -> list[Strip]:
-        return render_markdown_block(self.app.console, block, width, self.markdown_style)
+    def render_block(self, block: Block, width: int) -> list[Line]:
+        lines = render_markdown_block(self.app.console, block, width, self.markdown_style)
+        block.release()  # a finished block is drawn from the cache from now on
+        return lines
 
     def on_style_change(self) -> None:
         self._markdown_style = None

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from widgets.markdown_view.render import render_plain
+from widgets.markdown_view.render import Line, render_plain
 from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.markdown_view.view import LineView, LiveUpdates
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
@@ -139,7 +139,7 @@ class ReasoningBlock(LineView, can_focus=True):
     def blocks(self) -> tuple[Sequence[TextLine], TextLine | None]:
         return self._lines.finished, self._lines.open_line
 
-    def render_block(self, block: TextLine, width: int) -> list[Strip]:
+    def render_block(self, block: TextLine, width: int) -> list[Line]:
         style = self.base_style + component_text_style(self, "reasoning--body")
         return render_plain(self.app.console, block.text, width, style)
 

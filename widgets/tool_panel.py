@@ -31,11 +31,10 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
-from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from widgets.markdown_view.render import render_plain, render_text
+from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.markdown_view.view import LineView
 from widgets.spinner import format_elapsed
@@ -112,7 +111,7 @@ class ToolPanelBody(LineView):
     def __init__(self, panel: ToolPanel) -> None:
         super().__init__()
         self._panel = panel
-        self._line_cache: dict[object, list[Strip]] = {}
+        self._line_cache: dict[object, list[Line]] = {}
         self._cache_key: tuple[int, int] | None = None
         self._window: tuple[object, ...] = ()
 
@@ -124,7 +123,7 @@ class ToolPanelBody(LineView):
         self._window = tuple(finished)
         return finished, open_block
 
-    def render_block(self, block: object, width: int) -> list[Strip]:
+    def render_block(self, block: object, width: int) -> list[Line]:
         key = (width, self._style_generation)
         if key != self._cache_key:
             self._line_cache.clear()

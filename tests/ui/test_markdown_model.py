@@ -1,5 +1,5 @@
 """Unit tests of the models behind the line-cached views (no screen): how a growing Markdown document is
-split into blocks, which strips are rendered (and how often), and plain text kept as lines."""
+split into blocks, which lines are rendered (and how often), and plain text kept as lines."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import pytest
 from rich.console import Console
 from rich.style import Style
 from rich.theme import Theme
-from textual.strip import Strip
 
 from widgets.markdown_view.blocks import Block, BlockDocument
-from widgets.markdown_view.lines import StripStack
-from widgets.markdown_view.render import MarkdownStyle, render_markdown_block
+from widgets.markdown_view.lines import LineStack
+from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
 from widgets.markdown_view.text_lines import TextLines
 
 EVERY_ELEMENT = (
@@ -75,15 +74,15 @@ def test_a_document_cannot_grow_after_close() -> None:
         document.feed("more")
 
 
-def _stack(console: Console) -> tuple[StripStack[Block], list[str]]:
+def _stack(console: Console) -> tuple[LineStack[Block], list[str]]:
     rendered: list[str] = []
     style = MarkdownStyle(Theme({}), "monokai", None, Style())
 
-    def render(block: Block, width: int) -> list[Strip]:
+    def render(block: Block, width: int) -> list[Line]:
         rendered.append(block.source)
         return render_markdown_block(console, block, width, style)
 
-    return StripStack(render, gap_after=lambda block: block.separated), rendered
+    return LineStack(render, gap_after=lambda block: block.separated), rendered
 
 
 def test_each_finished_block_is_rendered_once_per_width() -> None:
@@ -130,7 +129,7 @@ def test_blocks_are_separated_like_a_whole_rich_document() -> None:
     document = BlockDocument("Para one.\n\n- a\n- b\n\n---\n\nPara two.\n")
     document.close()
     stack.sync(document.finished, None, (70, 0))
-    lines = [strip.text.rstrip() for strip in stack.lines()]
+    lines = ["".join(segment.text for segment in line).rstrip() for line in stack.lines()]
     assert lines == ["Para one.", "", " • a", " • b", "", "-" * 70, "", "Para two."]
 
 

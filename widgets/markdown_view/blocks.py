@@ -15,7 +15,6 @@ Pure Python (markdown-it only): testable without a screen.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -31,22 +30,51 @@ def markdown_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("strikethrough").enable("table")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Block:
-    """One top-level Markdown block: its source (trailing blank lines included) and its tokens."""
+    """One top-level Markdown block: its source (trailing blank lines included) and its tokens.
 
-    source: str
-    tokens: tuple[Token, ...]
-    kind: str
-    """The type of the block's first token: `paragraph_open`, `fence`, `hr`, `bullet_list_open`..."""
-    finished: bool
-    """False for the open last block of a stream (its source may still grow and change meaning)."""
+    A finished block gives its tokens up once drawn (`release()`): a long reply kept thousands of token
+    objects alive for the garbage collector to scan, for a re-render (resize, theme) that can parse the
+    block's source again just as well. Compared by identity.
+    """
+
+    __slots__ = ("_tokens", "finished", "kind", "source")
+
+    def __init__(self, source: str, tokens: Sequence[Token], kind: str, finished: bool) -> None:
+        self.source = source
+        self._tokens: tuple[Token, ...] | None = tuple(tokens)
+        self.kind = kind
+        """The type of the block's first token: `paragraph_open`, `fence`, `hr`, `bullet_list_open`..."""
+        self.finished = finished
+        """False for the open last block of a stream (its source may still grow and change meaning)."""
+
+    @property
+    def tokens(self) -> tuple[Token, ...]:
+        """The block's markdown-it tokens (parsed again from its source if they were released)."""
+        if self._tokens is not None:
+            return self._tokens
+        return tuple(_shared_parser().parse(self.source))
+
+    def release(self) -> None:
+        """Drop the tokens of a finished block (they are parsed again if ever needed)."""
+        if self.finished:
+            self._tokens = None
 
     @property
     def separated(self) -> bool:
         """Whether a blank line follows this block before the next one (Rich's rule: not after a rule,
         which draws its own space)."""
         return self.kind != "hr"
+
+
+_PARSER: list[MarkdownIt] = []
+
+
+def _shared_parser() -> MarkdownIt:
+    """One parser for re-parsing released blocks (a parser is reusable, and costly to build)."""
+    if not _PARSER:
+        _PARSER.append(markdown_parser())
+    return _PARSER[0]
 
 
 def _groups(tokens: Sequence[Token]) -> list[tuple[int, int]]:
@@ -157,7 +185,7 @@ class BlockDocument:
             begin = offset(first_lines[number])
             stop = offset(first_lines[number + 1]) if number + 1 < len(groups) else ends
             finished = number < open_from
-            block = Block(tail[begin:stop], tuple(tokens[start:end]), tokens[start].type, finished)
+            block = Block(tail[begin:stop], tokens[start:end], tokens[start].type, finished)
             if finished:
                 self._finished.append(block)
             else:

@@ -1,9 +1,9 @@
 """The rendered lines of a growing document: finished blocks rendered once, the open block re-rendered.
 
-`StripStack` is the strip cache behind a line-API widget (`render_line(y)` returns `stack.line(y)`). It
-keeps one flat list of the finished blocks' strips, extended when a block finishes, plus the strips of the
-open last block, replaced on every update. Everything is keyed by (width, style generation): a resize or a
-theme change starts over, block by block, on the next `sync`.
+`LineStack` is the line cache behind a line-API widget (`render_line(y)` makes a `Strip` of
+`stack.line(y)`). It keeps one flat list of the finished blocks' lines, extended when a block finishes,
+plus the lines of the open last block, replaced on every update. Everything is keyed by (width, style
+generation): a resize or a theme change starts over, block by block, on the next `sync`.
 
 Plain data and callables only (the renderer is passed in), so it is testable without a screen.
 """
@@ -17,9 +17,10 @@ from typing import Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.strip import Strip
 
-__all__ = ["LineChange", "StripStack"]
+from widgets.markdown_view.render import Line
+
+__all__ = ["LineChange", "LineStack"]
 
 B = TypeVar("B")
 
@@ -40,8 +41,8 @@ class LineChange:
         return self.old_height != self.new_height
 
 
-class StripStack(Generic[B]):
-    """Cached strips for a sequence of blocks (the finished ones, then one open block)."""
+class LineStack(Generic[B]):
+    """Cached lines for a sequence of blocks (the finished ones, then one open block)."""
 
     __slots__ = (
         "_blank",
@@ -57,18 +58,18 @@ class StripStack(Generic[B]):
 
     def __init__(
         self,
-        render: Callable[[B, int], list[Strip]],
+        render: Callable[[B, int], list[Line]],
         *,
         gap_after: Callable[[B], bool] = lambda block: False,
     ) -> None:
         self._render = render
         self._gap_after = gap_after
         self._key: Key | None = None
-        self._finished: list[Strip] = []
+        self._finished: list[Line] = []
         self._count = 0  # finished blocks rendered into `_finished`
-        self._open: list[Strip] = []
+        self._open: list[Line] = []
         self._open_block: B | None = None
-        self._blank = Strip([Segment(" ")])
+        self._blank: Line = (Segment(" "),)
         self.open_cost = 0.0
         """Seconds the last render of the open block took (the work repeated on every update)."""
 
@@ -96,7 +97,7 @@ class StripStack(Generic[B]):
         is a different object than last time. Returns which lines changed."""
         old_height = self.height
         if blank is not None and key != self._key:
-            self._blank = Strip([Segment(" ", blank)])
+            self._blank = (Segment(" ", blank),)
         if key != self._key or len(finished) < self._count:
             self._key = key
             self._finished, self._count = [], 0
@@ -134,13 +135,13 @@ class StripStack(Generic[B]):
                 return LineChange(first + offset, old_height, self.height)
         return LineChange(min(first + len(previous), self.height), old_height, self.height)
 
-    def line(self, y: int) -> Strip | None:
-        """The strip of line `y`, or None past the end."""
+    def line(self, y: int) -> Line | None:
+        """Line `y`, or None past the end."""
         finished = self._finished
         if y < len(finished):
             return finished[y] if y >= 0 else None
         y -= len(finished)
         return self._open[y] if y < len(self._open) else None
 
-    def lines(self) -> list[Strip]:
+    def lines(self) -> list[Line]:
         return [*self._finished, *self._open]

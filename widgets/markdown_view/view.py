@@ -1,13 +1,13 @@
 """`LineView`: the base of every widget that grows while you watch (a reply, reasoning, a tool's output).
 
-One widget, drawn with Textual's Line API (`render_line` returning cached `Strip`s, as `Log` does), never
+One widget, drawn with Textual's Line API (`render_line` returning a `Strip` per line, as `Log` does), never
 a widget per block: mounting and styling widgets is what made streaming expensive (design.md §9). The
 widget's height is its line count; the transcript around it does the scrolling.
 
 What a subclass provides: `blocks()` (finished blocks + the open one, from its model) and `render_block()`
 (one block's strips at a width). What the base does:
 
-- caches the strips per (width, style generation) in a `StripStack`, so only new or open blocks are
+- caches the lines per (width, style generation) in a `LineStack`, so only new or open blocks are
   rendered; a theme change or a resize renders every block again, once, at the next layout;
 - `refresh_changed()` repaints just the lines that differ, and asks for a layout only when the height
   changed (in steps of `grow_step()` lines while streaming in a scrolled view: each layout scrolls and
@@ -33,7 +33,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from widgets.markdown_view.lines import LineChange, StripStack
+from widgets.markdown_view.lines import LineChange, LineStack
+from widgets.markdown_view.render import Line
 
 __all__ = ["LineView", "LiveUpdates"]
 
@@ -52,7 +53,7 @@ class LineView(Widget):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._stack: StripStack[Any] = StripStack(self.render_block, gap_after=self.gap_after)
+        self._stack: LineStack[Any] = LineStack(self.render_block, gap_after=self.gap_after)
 
     # ------------------------------------------------------------------------------------ for subclasses
 
@@ -60,8 +61,8 @@ class LineView(Widget):
         """The finished blocks and the open one (or None)."""
         return (), None
 
-    def render_block(self, block: Any, width: int) -> list[Strip]:
-        """One block's strips at `width` cells (the widget's base style already applied)."""
+    def render_block(self, block: Any, width: int) -> list[Line]:
+        """One block's lines at `width` cells (the widget's base style already applied)."""
         raise NotImplementedError
 
     def gap_after(self, block: Any) -> bool:
@@ -157,6 +158,10 @@ class LineView(Widget):
             and self._container_size == container_size
         ):
             return False
+        if self._size.height != size.height:
+            # The painted lines stay valid, but Textual's per-widget line cache would otherwise keep every
+            # line ever painted (thousands of Strips for a long reply); what is in view is redrawn anyway.
+            self._styles_cache.clear()
         self._size = size
         self.set_reactive(Widget.virtual_size, virtual_size)
         self._container_size = container_size
@@ -165,10 +170,10 @@ class LineView(Widget):
     def rendered_text(self) -> str:
         """The text of every rendered line (what the user reads), trailing spaces removed."""
         width = self.size.width
-        lines = [self.render_header(y, width) for y in range(self.header_height())]
+        lines = [self.render_header(y, width).text for y in range(self.header_height())]
         if self.body_visible():
-            lines.extend(self._stack.lines())
-        return "\n".join(strip.text.rstrip() for strip in lines)
+            lines.extend("".join(segment.text for segment in line) for line in self._stack.lines())
+        return "\n".join(line.rstrip() for line in lines)
 
     # ------------------------------------------------------------------------------------ Textual hooks
 
@@ -225,14 +230,14 @@ class LineView(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         top = self.header_height()
+        strip: Strip | None = None
         if y < top:
-            strip: Strip | None = self.render_header(y, width)
-        elif not self.body_visible():
-            strip = None
-        else:
+            strip = self.render_header(y, width)
+        elif self.body_visible():
             if self._stack.key != (width, self._style_generation):
                 self.sync_lines(width)
-            strip = self._stack.line(y - top)
+            if (line := self._stack.line(y - top)) is not None:
+                strip = Strip(line)
         if strip is None:
             return Strip.blank(width, self.base_style)
         selection = self.text_selection
