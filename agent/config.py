@@ -61,6 +61,16 @@ class FallbackProvider(BaseModel):
     base_url: str | None = None
 
 
+class PersonalitySpec(BaseModel):
+    """A personality in Hermes' dict form (`agent.personalities.NAME: {system_prompt, tone, style}`)."""
+
+    model_config = ConfigDict(extra="ignore")
+    description: str = ""
+    system_prompt: str = ""
+    tone: str = ""
+    style: str = ""
+
+
 class Settings(BaseModel):
     """The effective configuration of one run. API keys are SecretStr so they never print by accident."""
 
@@ -93,6 +103,25 @@ class Settings(BaseModel):
     fallback_providers: list[FallbackProvider] = Field(default_factory=list)
     compression_enabled: bool = True
     compression_threshold: float = Field(0.5, gt=0, le=1)
+    # Toolsets offered to the model, by Hermes' names (`hermes-cli` = every built-in one), and the ones
+    # taken away again; `/tools` can switch them per session. See agent/toolsets.py.
+    toolsets: list[str] = Field(default_factory=lambda: ["hermes-cli"])
+    disabled_toolsets: list[str] = Field(default_factory=list)
+    # Memory (MEMORY.md / USER.md): a frozen snapshot enters each new session's system prompt.
+    memory_enabled: bool = True
+    user_profile_enabled: bool = True
+    memory_char_limit: int = Field(2200, ge=100, le=100_000)
+    user_char_limit: int = Field(1375, ge=100, le=100_000)
+    # User turns between reminders to save what was learned (0 = never); wire-only.
+    memory_nudge_interval: int = Field(10, ge=0, le=10_000)
+    # Skills ($HERMES_HOME/skills/<category>/<name>/SKILL.md) left out of the index and slash commands.
+    skills_disabled: list[str] = Field(default_factory=list)
+    # Tool iterations in one turn after which the next turn reminds the agent to save a skill (0 = never).
+    skill_nudge_interval: int = Field(10, ge=0, le=10_000)
+    # Appended to the system message on the wire only (Hermes' agent.system_prompt / a personality).
+    ephemeral_system_prompt: str = ""
+    # Extra or replaced personalities for /personality, by name (Hermes' agent.personalities).
+    personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -211,6 +240,17 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     elif model is not None:
         out["model"] = ("model", model)
     pairs = {
+        "platform_toolsets.cli": "toolsets",  # what `hermes tools` saves; wins over the top-level key
+        "toolsets": "toolsets",
+        "agent.disabled_toolsets": "disabled_toolsets",
+        "memory.memory_enabled": "memory_enabled",
+        "memory.user_profile_enabled": "user_profile_enabled",
+        "memory.memory_char_limit": "memory_char_limit",
+        "memory.user_char_limit": "user_char_limit",
+        "memory.nudge_interval": "memory_nudge_interval",
+        "skills.disabled": "skills_disabled",
+        "skills.creation_nudge_interval": "skill_nudge_interval",
+        "agent.system_prompt": "ephemeral_system_prompt",
         "agent.max_turns": "max_iterations",
         "max_turns": "max_iterations",
         "approvals.mode": "approvals_mode",
@@ -229,6 +269,16 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
             if name == "approvals_mode" and value is False:
                 value = "off"  # YAML reads a bare `off` as False
             out[name] = (key, value)
+    # Hermes reads personalities from both places; the agent section wins on a name clash.
+    top, section = data.get("personalities"), _get(data, "agent.personalities")
+    if isinstance(top, dict) or isinstance(section, dict):
+        merged = {**(top if isinstance(top, dict) else {}), **(section if isinstance(section, dict) else {})}
+        out["personalities"] = (
+            "agent.personalities" if isinstance(section, dict) else "personalities",
+            merged,
+        )
+    elif top is not None or section is not None:
+        out["personalities"] = ("personalities", top if top is not None else section)
     return out
 
 
@@ -297,6 +347,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
         "HERMES_BASE_URL": "base_url",
         "HERMES_STREAM_STALE_TIMEOUT": "stale_timeout",
         "HERMES_MAX_ITERATIONS": "max_iterations",
+        "HERMES_EPHEMERAL_SYSTEM_PROMPT": "ephemeral_system_prompt",
     }
     for var, name in env_map.items():
         if merged_env.get(var):

@@ -8,11 +8,14 @@ persisted at once, so a crash at any moment leaves a consistent, resumable sessi
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretStr
 
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
@@ -39,12 +42,26 @@ from agent.events import (
     UsageUpdated,
 )
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
+from agent.nudges import LearningNudges
+from agent.personality import with_ephemeral
 from agent.prompt import build_system_prompt
+from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
+from agent.skills.invoke import skill_invocation
+from agent.skills.library import SkillLibrary
 from agent.tools.executor import ExecutedCall, ToolExecutor
+from agent.tools.memory import memory_state
 from agent.tools.registry import ToolContext, ToolRegistry
+from agent.tools.todo import todos_from_history
+from agent.toolsets import SessionToolsets
 from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
 from agent.ui import AgentUI, NullUI
+
+if TYPE_CHECKING:
+    from agent.approval import ApprovalGate
+    from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
+    from agent.store import SessionStoreProtocol
+    from agent.trajectory import TrajectoryWriter
 
 CONTINUE_PROMPT = (
     "[System: Your previous response was truncated by the output length limit. Continue exactly where you "
@@ -151,7 +168,7 @@ class Agent:
         settings: Settings,
         *,
         ui: AgentUI | None = None,
-        store: Any = None,
+        store: SessionStoreProtocol | None = None,
         registry: ToolRegistry | None = None,
         transport: Transport | None = None,
         session_id: str | None = None,
@@ -175,8 +192,13 @@ class Agent:
         self.messages: list[Message] = []
         self.session_usage = Usage()
         self.last_context_tokens = 0
-        self.state: dict[str, Any] = {"todos": []}
-        self.approvals: Any = None
+        # Toolsets decide each request's tools; skills, memory limits and nudges are the session's learning.
+        self.toolsets = SessionToolsets(registry, settings, on_change=self._tools_changed)
+        self.skills = SkillLibrary(settings.hermes_home, settings.skills_disabled)
+        self.nudges = LearningNudges(settings.memory_nudge_interval, settings.skill_nudge_interval)
+        self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
+        self.state: dict[str, Any] = {"todos": [], "skills": self.skills, "memory": memory_state(settings)}
+        self.approvals: ApprovalGate | None = None
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
         self._active_model = settings.model
@@ -185,8 +207,8 @@ class Agent:
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
         self._plugin_context = ""
-        self.checkpoints: Any = None
-        self.trajectory: Any = None
+        self.checkpoints: CheckpointManager | None = None
+        self.trajectory: TrajectoryWriter | None = None
         from agent.plugins import PluginManager
 
         self.plugins = PluginManager(settings.hermes_home, on_error=self._plugin_error)
@@ -200,6 +222,9 @@ class Agent:
         """Cooperative: the stream is abandoned within one poll slice, tools see the flag and stop."""
         self._interrupt.set()
 
+    def _tools_changed(self, text: str) -> None:
+        self.ui.on_event(StatusNotice(kind="info", text=text))
+
     def _plugin_error(self, plugin: str, hook: str, message: str) -> None:
         self.ui.on_event(StatusNotice(kind="warn", text=f"Plugin {plugin} failed in {hook}: {message}"))
 
@@ -208,7 +233,9 @@ class Agent:
         from agent.checkpoints import CheckpointManager
 
         home = self.settings.hermes_home / "tui"
-        self.checkpoints = CheckpointManager(home / "checkpoints", self.session_id)
+        self.checkpoints = CheckpointManager(
+            home / "checkpoints", self.session_id, hermes_home=self.settings.hermes_home
+        )
         if self.settings.save_trajectories:
             from agent.trajectory import TrajectoryWriter
 
@@ -259,14 +286,13 @@ class Agent:
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
         loaded = self.store.load(session_id)
-        info = loaded.info if hasattr(loaded, "info") else loaded.session
+        info = loaded.info
         self.session_id = info.id
-        self.system_prompt = info.system_prompt or ""
+        self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
-        self.session_usage = Usage(
-            prompt_tokens=getattr(info, "input_tokens", 0) or 0,
-            completion_tokens=getattr(info, "output_tokens", 0) or 0,
-        )
+        self.state["todos"] = todos_from_history(self.messages)
+        self.nudges.hydrate(self.messages)
+        self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
         self.approvals = None
         self._session_services()
 
@@ -279,6 +305,41 @@ class Agent:
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+
+    @property
+    def model(self) -> str:
+        """The model the next call goes to (a fallback's during a turn that fell back)."""
+        return self._active_model
+
+    def switch_model(self, model: str, provider: str | None = None, base_url: str | None = None) -> None:
+        """Send the next turns to `model`, named so in events, plugin hooks, error messages and new sessions.
+
+        `provider` (with `base_url`, else the provider's default) switches the endpoint too; a new provider's
+        key comes from its environment variable when that is set. The current session continues: its system
+        prompt stays byte for byte what it was (prompt caching). Raises RuntimeError during a turn.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("the model cannot change while a turn runs")
+        try:
+            if provider is None or provider == self.settings.provider:
+                url = self.settings.base_url if base_url is None else base_url
+                self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
+            else:
+                self.settings = self._endpoint_settings(provider, model, base_url)
+            self._restore_primary()  # closes the old transport: the next call builds one for these settings
+        finally:
+            self._busy.release()
+
+    def _endpoint_settings(self, provider: str, model: str, base_url: str | None) -> Settings:
+        """The settings with another provider, model and URL; the provider's key from its environment
+        variable when set, else the current key."""
+        key_var = PROVIDER_KEY_ENV.get(provider)
+        key = os.environ.get(key_var, "") if key_var else ""
+        updated = self.settings.model_copy(
+            update={"provider": provider, "model": model, "base_url": base_url}
+        )
+        updated.api_key = SecretStr(key) if key else self.settings.api_key
+        return updated
 
     def run_conversation(self, user_message: str) -> TurnResult:
         with self._busy:
@@ -295,12 +356,12 @@ class Agent:
 
     def _ensure_session(self, first_message: str) -> None:
         if not self.system_prompt:
+            tools = self.toolsets.active_tools()
             self.system_prompt = build_system_prompt(
                 cwd=self.settings.cwd,
-                tools=[
-                    (t["function"]["name"], t["function"]["description"]) for t in self.registry.schemas()
-                ],
+                tools=[(t.name, t.description) for t in tools],
                 model=self.settings.model,
+                **session_prompt_parts(self.settings, {t.name for t in tools}, self.skills),
             )
         if not self.session_id:
             if self.store is not None:
@@ -327,11 +388,9 @@ class Agent:
         if self.approvals is None:
             self.approvals = self._make_gate()
 
-    def _make_gate(self) -> Any:
-        try:
-            from agent.approval import ApprovalGate, load_allowlist
-        except ImportError:
-            return None
+    def _make_gate(self) -> ApprovalGate:
+        from agent.approval import ApprovalGate, load_allowlist
+
         cfg = self.settings.tui_config_path
         allow = list(dict.fromkeys([*self.settings.command_allowlist, *load_allowlist(cfg)]))
         gate = ApprovalGate(
@@ -344,6 +403,7 @@ class Agent:
             store=self.store,
             timeout=self.settings.approvals_timeout,
             interrupt=self._interrupt,
+            hermes_home=self.settings.hermes_home,
         )
         gate.yolo = self.yolo
         return gate
@@ -374,6 +434,7 @@ class Agent:
             self._plugin_context = self.plugins.pre_llm_call(
                 self.session_id, text, list(self.messages), first_turn, self._active_model
             )
+        self._plugin_context = self._turn_context(text, self._plugin_context)
         self._turn_user_index = len(self.messages) - 1
         self.ui.on_event(TurnStarted(session_id=self.session_id, user_message=text))
         turn_usage = Usage()
@@ -414,6 +475,10 @@ class Agent:
                 )
             )
             result = TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)
+            self.nudges.at_turn_end(
+                self.messages[self._turn_user_index :],
+                skills_offered="skill_manage" in self.toolsets.active_names(),
+            )
             if self.plugins.has_hooks("on_turn_end"):
                 self.plugins.on_turn_end(result)
             if self.trajectory is not None:
@@ -421,12 +486,12 @@ class Agent:
             self._plugin_context = ""
             return result
 
-        tools = self.registry.schemas()
         while True:
             if self._interrupt.is_set():
                 return finish("interrupted", "".join(parts))
             if api_calls >= self.settings.max_iterations:
                 return self._budget_summary(finish, turn_usage, parts, api_calls)
+            tools = self.toolsets.schemas()  # per request: /tools and dynamic toolsets apply at once
             api_calls += 1
             try:
                 response, sink = self._call_model(tools, api_calls, turn_usage)
@@ -514,6 +579,19 @@ class Agent:
 
         threading.Thread(target=work, name="session-title", daemon=True).start()
 
+    def _turn_context(self, text: str, plugin_context: str) -> str:
+        """This turn's wire-only additions to its user message: a `/skill-name` skill, plugin context, and
+        the memory / skill reminders. Never stored: the transcript keeps what the user typed."""
+        offered = self.toolsets.active_names()
+        parts = [
+            skill_invocation(text, self.skills),
+            plugin_context,
+            *self.nudges.at_turn_start(
+                memory_offered="memory" in offered, skills_offered="skill_manage" in offered
+            ),
+        ]
+        return "\n\n".join(p for p in parts if p)
+
     def _wire_messages(self) -> list[dict[str, Any]]:
         view = wire_view(self.messages)
         if self._plugin_context and 0 <= self._turn_user_index < len(self.messages):
@@ -524,7 +602,8 @@ class Agent:
                 else m
                 for m in view
             ]
-        return [{"role": "system", "content": self.system_prompt}, *sanitize_for_wire(view)]
+        system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
+        return [{"role": "system", "content": system}, *sanitize_for_wire(view)]
 
     # ----------------------------------------------------------------- compression
 
@@ -604,16 +683,7 @@ class Agent:
             return False
         entry = chain[self._fallback_index]
         self._fallback_index += 1
-        import os
-
-        key_var = PROVIDER_KEY_ENV.get(entry.provider)
-        key = os.environ.get(key_var, "") if key_var else ""
-        from pydantic import SecretStr
-
-        updated = self.settings.model_copy(
-            update={"provider": entry.provider, "model": entry.model, "base_url": entry.base_url}
-        )
-        updated.api_key = SecretStr(key) if key else self.settings.api_key
+        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url)
         if self._transport is not None:
             self._transport.close()
         self._transport = make_transport(updated)
@@ -775,8 +845,27 @@ class Agent:
         )
         return message
 
+    def _batch_checkpoint(self, calls: list[ToolCall]) -> BatchCheckpoint | None:
+        """The batch's one checkpoint, taken by the first approved call that changes files."""
+        if self.checkpoints is None:
+            return None
+        from agent.checkpoints import BatchCheckpoint
+
+        def saved(checkpoint: Checkpoint) -> None:
+            self.ui.on_event(
+                StatusNotice(
+                    kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
+                )
+            )
+
+        return BatchCheckpoint(self.checkpoints, calls, cwd=self.settings.cwd, on_saved=saved)
+
     def _run_tools(self, calls: list[ToolCall]) -> None:
+        batch = self._batch_checkpoint(calls)
+
         def make_context(call: ToolCall) -> ToolContext:
+            if batch is not None:
+                batch.note(call)
             return ToolContext(
                 cwd=self.settings.cwd,
                 session_id=self.session_id,
@@ -788,9 +877,12 @@ class Agent:
                 approvals=self.approvals,
                 state=self.state,
                 clarify_timeout=self.settings.clarify_timeout,
+                checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
             )
 
         def on_result(done: ExecutedCall) -> None:
+            if batch is not None:
+                batch.finished(done.call.id)
             self._append(
                 Message(
                     role="tool",
@@ -805,14 +897,6 @@ class Agent:
                 )
             )
 
-        if self.checkpoints is not None:
-            checkpoint = self.checkpoints.snapshot_calls(calls, cwd=self.settings.cwd)
-            if checkpoint is not None:
-                self.ui.on_event(
-                    StatusNotice(
-                        kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
-                    )
-                )
         done = self.executor.run_batch(
             calls,
             make_context=make_context,

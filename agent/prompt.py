@@ -7,7 +7,7 @@ byte-stable prefix is what lets provider prompt caches hit on every call of a lo
 from __future__ import annotations
 
 import platform
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -37,9 +37,12 @@ def build_system_prompt(
     tools: Iterable[tuple[str, str]],
     model: str,
     now: datetime | None = None,
+    identity: str | None = None,
+    sections: Sequence[str] = (),
+    memory: str = "",
 ) -> str:
     now = now or datetime.now().astimezone()
-    lines = [IDENTITY, "", "## Environment"]
+    lines = [identity or IDENTITY, "", "## Environment"]
     lines.append(f"- Date: {now.strftime('%A, %Y-%m-%d')}")
     lines.append(f"- Working directory: {cwd}")
     lines.append(f"- OS: {platform.system()} {platform.release()} ({platform.machine()})")
@@ -50,6 +53,9 @@ def build_system_prompt(
         for name, description in tool_list:
             first = description.strip().splitlines()[0] if description.strip() else ""
             lines.append(f"- {name}: {first}")
+    for section in sections:
+        if section.strip():
+            lines += ["", section.strip()]
     context = find_context_file(cwd)
     if context is not None:
         try:
@@ -63,4 +69,6 @@ def build_system_prompt(
                     + f"\n[... {context.name} truncated at {CONTEXT_FILE_CAP} characters]"
                 )
             lines += ["", f"## Project instructions ({context.name})", text.rstrip()]
+    if memory.strip():
+        lines += ["", memory.strip()]
     return "\n".join(lines) + "\n"

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+from collections.abc import Callable
 from contextlib import ExitStack
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from pydantic import SecretStr
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
 from hermes_tui.commands import SlashCommandProvider
+
+if TYPE_CHECKING:
+    from agent.scripted import ScriptedServer
+    from agent.store import SessionStore
+    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.screens.setup import SetupChoice, SetupScreen
 
 
 class HermesApp(App[int]):
@@ -27,15 +34,15 @@ class HermesApp(App[int]):
         settings: Settings,
         *,
         problems: list[ConfigProblem] | None = None,
-        demo_factory: Any = None,
+        demo_factory: Callable[[], Settings] | None = None,
         resume_id: str | None = None,
         open_sessions: bool = False,
-        store: Any = None,
+        store: SessionStore | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
         self.problems = problems or []
-        self.demo_factory = demo_factory  # () -> Settings: starts the scripted server on demand
+        self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
         self.resume_id = resume_id
         self.open_sessions = open_sessions
         self._store = store
@@ -45,7 +52,7 @@ class HermesApp(App[int]):
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
 
     @property
-    def store(self) -> Any:
+    def store(self) -> SessionStore:
         if self._store is None:
             from agent.store import SessionStore
 
@@ -74,25 +81,38 @@ class HermesApp(App[int]):
 
         gc.freeze()
 
-    def _after_setup(self, choice: Any) -> None:
+    def _prewarm_model_client(self) -> None:
+        """After the first frame, in a background thread: the first Enter must not pay for importing the
+        session's SDK (`openai` ~0.5 s, `anthropic` ~1.25 s) and building its client."""
+        threading.Thread(
+            target=prewarm_model_client, args=(self.settings,), name="sdk-prewarm", daemon=True
+        ).start()
+
+    def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
             self._open_chat()
         else:
             self.exit(0)
 
-    def on_setup_screen_start_demo(self, message: Any) -> None:
+    def on_setup_screen_start_demo(self, message: SetupScreen.StartDemo) -> None:
         self._after_setup("demo")
 
     def _open_chat(self) -> None:
         from hermes_tui.screens.chat import ChatScreen
 
-        chat = ChatScreen(self.settings, store=self.store, resume_id=self.resume_id)
+        chat = ChatScreen(
+            self.settings, store=self.store, resume_id=self.resume_id, flavour=self.theme_manager.spec
+        )
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
+        self.call_after_refresh(self._prewarm_model_client)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
         for problem in self.problems:
             self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
+
+    def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
+        self.pick_theme(message.theme)
 
     def pick_theme(self, name: str = "") -> None:
         """`/theme`: a picker that previews live; `/theme NAME` switches at once. The choice persists."""
@@ -125,28 +145,35 @@ class HermesApp(App[int]):
             self._store.close()
 
 
-def demo_settings(settings: Settings, base_url: str) -> Settings:
-    updated = settings.model_copy(
-        update={"base_url": base_url, "provider": "custom", "model": "hermes-demo", "auto_title": False}
-    )
-    updated.api_key = SecretStr("demo")
-    return updated
+def prewarm_model_client(settings: Settings) -> None:
+    """Import what the first turn needs and build the SDK client its transport will take (see
+    `SDKClientHolder.prewarm`). Quiet on failure: a bad configuration is reported by the first request."""
+    try:
+        from agent.loop import make_transport
+
+        transport = make_transport(settings)
+        prewarm = getattr(transport, "prewarm", None)
+        if prewarm is not None:
+            prewarm()
+        import importlib
+
+        for name in ("agent.approval", "agent.checkpoints"):  # imported lazily by the first turn
+            importlib.import_module(name)
+    except Exception:
+        pass
 
 
 def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: bool = False) -> int:
     settings = loaded.settings
     with ExitStack() as stack:
-        server_box: dict[str, Any] = {}
+        servers: list[ScriptedServer] = []  # started at most once, on first use
 
         def start_demo() -> Settings:
-            from agent.scripted import ScriptedServer
-            from hermes_tui.cli import demo_scenario_path
+            from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings
 
-            if "server" not in server_box:
-                server_box["server"] = stack.enter_context(
-                    ScriptedServer(args.scenario or demo_scenario_path())
-                )
-            return demo_settings(settings, server_box["server"].openai_base_url)
+            if not servers:
+                servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))
+            return scripted_settings(servers[0], settings)
 
         if args.demo or args.scenario:
             settings = start_demo()

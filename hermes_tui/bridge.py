@@ -19,9 +19,10 @@ import concurrent.futures
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
 
 from textual.message import Message
+from textual.message_pump import MessagePump
 
 from agent.events import AgentEvent, ReasoningDelta, TextDelta
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
@@ -29,7 +30,16 @@ from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 WAIT_SLICE = 0.1
 QUIET_WAKE_HZ = 30.0
 """At most this many wakes a second for text deltas (other events always wake at once)."""
+ANSWER_GRACE = 5.0
+"""Seconds past a question's own timeout before the asking thread stops waiting for the UI's answer."""
 _QUIET = (TextDelta, ReasoningDelta)
+
+
+class _NoAnswer(Enum):
+    """Why a question ended without the UI answering (never mistaken for an answer: not a string)."""
+
+    CANCELLED = "cancelled"
+    TIMED_OUT = "timed out"
 
 
 @dataclass
@@ -40,13 +50,13 @@ class EventsReady(Message):
 @dataclass
 class ClarifyAsked(Message):
     request: ClarifyRequest
-    reply: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+    reply: concurrent.futures.Future[str | None] = field(default_factory=concurrent.futures.Future)
 
 
 @dataclass
 class ApprovalAsked(Message):
     request: ApprovalRequest
-    reply: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
+    reply: concurrent.futures.Future[ApprovalDecision] = field(default_factory=concurrent.futures.Future)
 
 
 class EventQueue:
@@ -77,7 +87,7 @@ class EventQueue:
 class UIBridge:
     """Implements `AgentUI` for the TUI. `target` is the Textual node that receives the messages."""
 
-    def __init__(self, target: Any) -> None:
+    def __init__(self, target: MessagePump) -> None:
         self.target = target
         self.queue = EventQueue()
         self._wake_pending = threading.Event()
@@ -98,14 +108,14 @@ class UIBridge:
         self.target.post_message(EventsReady())
 
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
-        answer = self._ask(ClarifyAsked(request), request.cancel, request.timeout + 5)
+        answer = self._ask(ClarifyAsked(request), request.cancel, request.timeout + ANSWER_GRACE)
         return answer if isinstance(answer, str) else None
 
     def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
-        answer = self._ask(ApprovalAsked(request), request.cancel, request.timeout + 5)
+        answer = self._ask(ApprovalAsked(request), request.cancel, request.timeout + ANSWER_GRACE)
         if isinstance(answer, ApprovalDecision):
             return answer
-        return ApprovalDecision.TIMEOUT if answer == "timeout" else ApprovalDecision.DENY
+        return ApprovalDecision.TIMEOUT if answer is _NoAnswer.TIMED_OUT else ApprovalDecision.DENY
 
     # -- UI side -------------------------------------------------------------
     def drain(self) -> list[AgentEvent]:
@@ -116,7 +126,9 @@ class UIBridge:
         self.closed.set()
 
     # -- internals -------------------------------------------------------------
-    def _ask(self, message: ClarifyAsked | ApprovalAsked, cancel: threading.Event, limit: float) -> Any:
+    def _ask(
+        self, message: ClarifyAsked | ApprovalAsked, cancel: threading.Event, limit: float
+    ) -> str | ApprovalDecision | _NoAnswer | None:
         """Post the question and wait in slices; the UI's own countdown normally answers first."""
         self.on_event(_Flush())
         self.target.post_message(message)
@@ -128,10 +140,10 @@ class UIBridge:
                 waited += WAIT_SLICE
                 if cancel.is_set() or self.closed.is_set():
                     message.reply.cancel()
-                    return None
+                    return _NoAnswer.CANCELLED
                 if waited >= limit:
                     message.reply.cancel()
-                    return "timeout"
+                    return _NoAnswer.TIMED_OUT
 
 
 @dataclass(frozen=True)

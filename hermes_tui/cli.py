@@ -63,10 +63,6 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     return flags
 
 
-def demo_scenario_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "agent" / "scripted" / "scenarios" / "demo.yaml"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from typing import Any
+
+from textual.app import App
 
 TOOLS: tuple[tuple[str, list[str], str], ...] = (
     ("wl-copy", ["wl-copy"], "WAYLAND_DISPLAY"),
@@ -33,7 +34,7 @@ def copy_with_local_tool(text: str) -> str | None:
     return None
 
 
-def copy_text(app: Any, text: str) -> str:
+def copy_text(app: App[object], text: str) -> str:
     """Copy through every route available; return the sentence to show the user."""
     app.copy_to_clipboard(text)  # OSC 52: harmless where unsupported
     tool = copy_with_local_tool(text)

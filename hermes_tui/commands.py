@@ -1,19 +1,18 @@
 """Slash commands: one registry for the prompt's completion, `/help` and the command palette.
 
 A command names an action on the chat screen (`action_<name>`), so keys, slash commands and the palette
-all run the same code.
+all run the same code. The palette finds the screen to run them on through `SlashCommandRunner`, so this
+module does not import the screen (which imports it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-
-if TYPE_CHECKING:
-    from hermes_tui.screens.chat import ChatScreen
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("rollback", "Restore files from a checkpoint taken before a change", "rollback"),
     SlashCommand("plugins", "List plugins and their load errors", "plugins"),
+    SlashCommand("skills", "Browse, read, enable and disable skills", "skills"),
+    SlashCommand("tools", "Toolsets and tools: switch them for this session", "tools"),
+    SlashCommand(
+        "personality", "Set a personality: /personality NAME|TEXT|none", "personality", takes_argument=True
+    ),
     SlashCommand("yolo", "Toggle approving risky commands without asking", "yolo"),
     SlashCommand("compress", "Summarize the middle of the conversation to save context", "compress"),
     SlashCommand("theme", "Pick a theme (previews live)", "theme", takes_argument=True),
@@ -59,8 +63,15 @@ def parse(text: str) -> tuple[SlashCommand | None, str, str]:
     return BY_NAME.get(name), arg.strip(), name
 
 
-def completions() -> list[tuple[str, str]]:
-    return [(f"/{c.name}", c.description) for c in COMMANDS]
+def completions(skills: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The prompt's `/` completions: the commands, then one per enabled skill (slash name -> description)."""
+    extra = [(f"/{name}", description) for name, description in sorted((skills or {}).items())]
+    return [(f"/{c.name}", c.description) for c in COMMANDS] + extra
+
+
+def reserved_names() -> frozenset[str]:
+    """Names a skill's slash command may not take (a built-in command or alias wins, as in Hermes)."""
+    return frozenset(BY_NAME) | frozenset(ALIASES)
 
 
 def help_text() -> str:
@@ -84,14 +95,19 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
+@runtime_checkable
+class SlashCommandRunner(Protocol):
+    """A screen that runs slash commands (the chat screen)."""
+
+    def run_slash(self, command: SlashCommand, arg: str) -> None: ...
+
+
 class SlashCommandProvider(Provider):
-    """The palette shows the same commands as the prompt's `/` completion."""
+    """The palette shows the same commands as the prompt's `/` completion, on screens that run them."""
 
-    def _screen(self) -> ChatScreen | None:
-        from hermes_tui.screens.chat import ChatScreen
-
+    def _screen(self) -> SlashCommandRunner | None:
         screen = self.screen
-        return screen if isinstance(screen, ChatScreen) else None
+        return screen if isinstance(screen, SlashCommandRunner) else None
 
     async def discover(self) -> Hits:
         chat = self._screen()

@@ -23,8 +23,11 @@ def print_config(loaded: LoadedSettings, out: TextIO = sys.stdout) -> None:
             shown = mask(value.get_secret_value()) if value is not None else "(not set)"
         elif isinstance(value, list):
             shown = ", ".join(str(v) for v in value) or "[]"
+        elif isinstance(value, dict):
+            shown = ", ".join(str(k) for k in value) or "{}"
         else:
-            shown = "(not set)" if value in (None, "") else str(value)
+            shown = "(not set)" if value in (None, "") else " ".join(str(value).split())
+            shown = shown if len(shown) <= 60 else shown[:59] + "…"
         rows.append((name, shown, loaded.sources.get(name, "default")))
     rows.append(("context_window (effective)", str(settings.effective_context_window), "model"))
     rows.append(("api_mode", settings.api_mode, "provider/base_url"))

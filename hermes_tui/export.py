@@ -21,10 +21,15 @@ import re
 import unicodedata
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent.fileio import atomic_write_text
+from agent.humanize import format_elapsed
 from agent.messages import Message
+from agent.tools.registry import ToolCatalog, summarize_call
+
+if TYPE_CHECKING:
+    from agent.store import SessionInfo, SessionStoreProtocol
 
 __all__ = [
     "ExportFormat",
@@ -35,7 +40,6 @@ __all__ = [
     "format_for_path",
     "short_path",
     "title_slug",
-    "tool_summary",
     "write_export",
 ]
 
@@ -70,9 +74,11 @@ def title_slug(title: str, fallback: str = "session", max_chars: int = 60) -> st
     return slug.strip("-") or fallback
 
 
-def default_export_path(info: Any, fmt: ExportFormat = "markdown", directory: Path | None = None) -> Path:
-    """`<directory or cwd>/<title-slug>.md` (or `.json`) for a `SessionInfo`."""
-    slug = title_slug(getattr(info, "display_title", "") or "", fallback=f"session-{getattr(info, 'id', '')}")
+def default_export_path(
+    info: SessionInfo, fmt: ExportFormat = "markdown", directory: Path | None = None
+) -> Path:
+    """`<directory or cwd>/<title-slug>.md` (or `.json`) for a session."""
+    slug = title_slug(info.display_title, fallback=f"session-{info.id}")
     suffix = ".json" if fmt == "json" else ".md"
     return (directory if directory is not None else Path(".")) / f"{slug}{suffix}"
 
@@ -104,51 +110,13 @@ def short_path(path: str, home: str | None = None, max_chars: int = 40) -> str:
     return text if len(text) <= max_chars else "…" + path[-(max_chars - 1) :]
 
 
-def _load_registry() -> Any:
+def _load_registry() -> ToolCatalog | None:
     try:
         from agent.tools.builtin import default_registry
 
         return default_registry()
     except Exception:  # summaries are a nicety; never fail an export over them
         return None
-
-
-def tool_summary(name: str, arguments: str, registry: Any = None) -> str:
-    """The one-line summary of a tool call the chat shows (`pytest -q`, a path...), from its arguments."""
-    try:
-        args = json.loads(arguments or "{}")
-    except (ValueError, TypeError):
-        args = None
-    if not isinstance(args, dict):
-        return " ".join(str(arguments or "").split())[:200]
-    tool = None
-    if registry is not None:
-        try:
-            tool = registry.get(name)
-        except Exception:  # a registry without this tool: the generic summary
-            tool = None
-    if tool is not None:
-        try:
-            return str(tool.summarize(args))
-        except Exception:  # a tool's summarize() failing: the generic summary
-            pass
-    for value in args.values():
-        if isinstance(value, str) and value.strip():
-            return " ".join(value.split())[:200]
-    return ""
-
-
-def _format_duration(value: Any) -> str:
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return ""
-    if seconds < 10:
-        return f"{seconds:.1f}s"
-    if seconds < 60:
-        return f"{seconds:.0f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes}m{secs:02d}s"
 
 
 def _format_time(timestamp: float) -> str:
@@ -189,9 +157,9 @@ def _tool_block(name: str, summary: str, arguments: str | None, result: Message 
     meta = (result.meta if result is not None else None) or {}
     status = str(meta.get("status", "ok")) if result is not None else "no result"
     details = [status]
-    duration = _format_duration(meta.get("duration")) if result is not None else ""
-    if duration:
-        details.append(duration)
+    duration = meta.get("duration") if result is not None else None
+    if isinstance(duration, int | float):
+        details.append(format_elapsed(duration))
     head = f"{name}: {summary}" if summary else name
     lines = [
         "<details>",
@@ -207,7 +175,9 @@ def _tool_block(name: str, summary: str, arguments: str | None, result: Message 
     return "\n".join(lines)
 
 
-def export_markdown(store: Any, session_id: str, *, registry: Any = None) -> str:
+def export_markdown(
+    store: SessionStoreProtocol, session_id: str, *, registry: ToolCatalog | None = None
+) -> str:
     """The session as a Markdown document (see the module doc). KeyError for an unknown session.
 
     `registry` (a `ToolRegistry`) gives tool summaries as the chat shows them; the built-in one by default.
@@ -263,7 +233,7 @@ def export_markdown(store: Any, session_id: str, *, registry: Any = None) -> str
                 result = results.get(call.id)
                 if result is not None:
                     used.add(id(result))
-                summary = tool_summary(call.name, call.arguments, registry)
+                summary = summarize_call(call.name, call.arguments, registry)
                 blocks.append(_tool_block(call.name, summary, call.arguments, result))
             if message.partial or message.finish_reason == "interrupted":
                 blocks.append(_italic_note("Interrupted: the reply above is partial."))
@@ -282,7 +252,7 @@ def _message_dict(message: Message, seq: int | None) -> dict[str, Any]:
     return {"seq": seq, **data}
 
 
-def export_json(store: Any, session_id: str) -> str:
+def export_json(store: SessionStoreProtocol, session_id: str) -> str:
     """The session row and all its messages with every stored field, as indented JSON."""
     loaded = store.load(session_id)
     seqs = loaded.seqs or [None] * len(loaded.messages)
@@ -310,7 +280,9 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 # ------------------------------------------------------------------------------------------ files
 
 
-def write_export(store: Any, session_id: str, path: Path | str, fmt: ExportFormat = "markdown") -> Path:
+def write_export(
+    store: SessionStoreProtocol, session_id: str, path: Path | str, fmt: ExportFormat = "markdown"
+) -> Path:
     """Write the export to `path` (parents created, an existing file replaced atomically, keeping its mode;
     a new file is 0600) and return its absolute path.
 

@@ -57,21 +57,10 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print(f"hermes-tui: config: {problem}", file=sys.stderr)
     with ExitStack() as stack:
         if args.demo or args.scenario:
-            from agent.scripted import ScriptedServer
-            from hermes_tui.cli import demo_scenario_path
+            from agent.scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
-            settings = settings.model_copy(
-                update={
-                    "base_url": server.openai_base_url,
-                    "provider": "custom",
-                    "model": settings.model if args.model else "hermes-demo",
-                    "auto_title": False,
-                }
-            )
-            from pydantic import SecretStr
-
-            settings.api_key = SecretStr("demo")
+            settings = scripted_settings(server, settings, model=settings.model if args.model else DEMO_MODEL)
         if not settings.is_configured:
             print(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "

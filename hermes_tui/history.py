@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from agent.messages import Message
+from agent.tools.registry import ToolCatalog, summarize_call
 from widgets.transcript import TranscriptRecord
 
 
-def _summary(registry: Any, name: str, arguments: str) -> str:
-    tool = registry.get(name) if registry is not None else None
-    try:
-        args = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
-        args = {}
-    if not isinstance(args, dict):
-        args = {}
-    if tool is not None:
-        return tool.summarize(args)
-    return " ".join(str(v) for v in args.values() if isinstance(v, str))[:200]
-
-
-def records_from_messages(messages: list[Message], registry: Any = None) -> list[TranscriptRecord]:
+def records_from_messages(
+    messages: list[Message], tools: ToolCatalog | None = None
+) -> list[TranscriptRecord]:
     records: list[TranscriptRecord] = []
     calls: dict[str, tuple[str, str, int]] = {}  # call id -> (name, summary, index)
     for message in messages:
@@ -44,7 +31,7 @@ def records_from_messages(messages: list[Message], registry: Any = None) -> list
             if message.content:
                 records.append(TranscriptRecord.assistant(message.content))
             for index, call in enumerate(message.tool_calls):
-                calls[call.id] = (call.name, _summary(registry, call.name, call.arguments), index)
+                calls[call.id] = (call.name, summarize_call(call.name, call.arguments, tools), index)
             if message.finish_reason == "interrupted":
                 records.append(TranscriptRecord.notice("warn", "Interrupted."))
         elif message.role == "tool":

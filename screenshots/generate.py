@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent.config import Settings  # noqa: E402
-from agent.scripted import ScriptedServer  # noqa: E402
+from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
+from hermes_tui import commands  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
-from hermes_tui.cli import demo_scenario_path  # noqa: E402
 from hermes_tui.screens.chat import ChatScreen  # noqa: E402
 from widgets.approval_dialog import ApprovalDialog  # noqa: E402
 from widgets.assistant_message import AssistantMessage  # noqa: E402
@@ -67,15 +67,7 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         shots.append(to_png(svg))
 
     with ScriptedServer(demo_scenario_path()) as server:
-        settings = Settings(
-            model="hermes-demo",
-            provider="custom",
-            base_url=server.openai_base_url,
-            api_key=SecretStr("demo"),
-            auto_title=False,
-            hermes_home=workdir / "home",
-            cwd=workdir,
-        )
+        settings = scripted_settings(server, hermes_home=workdir / "home", cwd=workdir)
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
             chat = await wait_for(
@@ -119,16 +111,8 @@ async def themes_run(workdir: Path) -> list[Path]:
     """The theme picker and the finished demo turn in three themes, at 120x40."""
     shots: list[Path] = []
     with ScriptedServer(demo_scenario_path()) as server:
-        settings = Settings(
-            model="hermes-demo",
-            provider="custom",
-            base_url=server.openai_base_url,
-            api_key=SecretStr("demo"),
-            auto_title=False,
-            hermes_home=workdir / "home",
-            cwd=workdir,
-            yolo=True,
-            clarify_timeout=0.5,
+        settings = scripted_settings(
+            server, hermes_home=workdir / "home", cwd=workdir, yolo=True, clarify_timeout=0.5
         )
         app = HermesApp(settings)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -240,6 +224,49 @@ async def sessions_run(size: tuple[int, int], workdir: Path) -> Path:
     return to_png(svg)
 
 
+async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """`/skills` on a HERMES_HOME laid out as Hermes writes it, and `/tools` with a toolset switched off."""
+    from hermes_tui.screens.skills import SkillsScreen
+    from hermes_tui.screens.tools import ToolsScreen
+    from tests.hermes_home_fixture import write_hermes_home
+
+    home = write_hermes_home(workdir / "home")
+    shots: list[Path] = []
+    with ScriptedServer(demo_scenario_path()) as server:
+        settings = scripted_settings(
+            server,
+            hermes_home=home,
+            cwd=workdir,
+            skills_disabled=["note-taking"],
+            disabled_toolsets=["session_search"],
+        )
+        app = HermesApp(settings)
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            chat.run_slash(commands.BY_NAME["skills"], "")
+            skills = await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen) and app.screen)
+            options = await wait_for(pilot, lambda: next(iter(skills.query("#skills-list")), None))
+            options.highlighted = options.get_option_index("skill:zebra-deploy")
+            await pilot.pause(0.5)
+            svg = OUT / f"12-skills-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is chat)
+            chat.agent.toolsets.set_enabled("terminal", False)
+            chat.run_slash(commands.BY_NAME["tools"], "")
+            tools = await wait_for(pilot, lambda: isinstance(app.screen, ToolsScreen) and app.screen)
+            await wait_for(pilot, lambda: next(iter(tools.query("#toolsets")), None))
+            tools.options.highlighted = tools.options.get_option_index("terminal")
+            await pilot.pause(0.5)
+            svg = OUT / f"13-tools-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+    return shots
+
+
 async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     app = HermesApp(Settings(hermes_home=Path("~/.hermes"), cwd=workdir))
     async with app.run_test(size=size) as pilot:
@@ -263,6 +290,8 @@ def main() -> int:
             made.append(asyncio.run(setup_run(size, work)))
         with tempfile.TemporaryDirectory() as tmp:
             made.append(asyncio.run(sessions_run(size, Path(tmp))))
+        with tempfile.TemporaryDirectory() as tmp:
+            made += asyncio.run(learning_run(size, Path(tmp)))
     with tempfile.TemporaryDirectory() as tmp:
         made += asyncio.run(themes_run(Path(tmp)))
     for path in made:

@@ -1,4 +1,10 @@
-"""Shared fixtures: every test gets its own HERMES_HOME; nothing touches the real home or the network."""
+"""Shared fixtures: every test gets its own HERMES_HOME; nothing touches the real home or the network.
+
+One async style for the whole suite: a test that drives an app is `async def test_...(...)` using
+`async with app.run_test() as pilot`; it runs on asyncio through AnyIO's pytest plugin in auto mode
+(`anyio_mode = "auto"` in pyproject.toml), so no file repeats a marker or a backend fixture. Snapshot
+tests stay plain functions: `snap_compare` runs its own loop.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,12 @@ import os
 from pathlib import Path
 
 import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Textual runs on asyncio."""
+    return "asyncio"
 
 
 @pytest.fixture(autouse=True)

@@ -19,9 +19,7 @@ pushes it with a callback that resolves the agent thread's future.
 
 from __future__ import annotations
 
-import math
 import time
-import unicodedata
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -31,59 +29,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, Static
 
 from agent.ui import ApprovalDecision, ApprovalRequest
-
-# Characters that would let a command look different from what it is: C0/C1 controls (ANSI escapes, \r,
-# backspace) and the invisible "format" characters (bidi overrides, zero-width joiners, BOM).
-_KEPT_CONTROLS = {"\n", "\t"}
-
-
-def literal_text(value: str, style: str = "", escape_style: str = "reverse") -> Text:
-    """Rich `Text` that shows `value` exactly, with invisible or terminal-controlling characters escaped.
-
-    Model and tool output must never be interpreted as markup, and must not be able to move the cursor or
-    hide part of itself (a `\\r` could overwrite the start of a command with something harmless-looking).
-    Each such character becomes a visible `\\xNN` / `\\uNNNN` token in `escape_style`.
-
-    Args:
-        value: The untrusted text.
-        style: Base style of the text.
-        escape_style: Style of the visible escape tokens.
-
-    Returns:
-        A `Text` that renders the same characters on every terminal.
-    """
-    text = Text(style=style)
-    plain: list[str] = []
-    for char in value:
-        if char in _KEPT_CONTROLS or unicodedata.category(char) not in ("Cc", "Cf"):
-            plain.append(char)
-            continue
-        if plain:
-            text.append("".join(plain))
-            plain.clear()
-        code = ord(char)
-        token = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-        text.append(token, style=escape_style)
-    if plain:
-        text.append("".join(plain))
-    return text
+from widgets.card import card_css
+from widgets.question_card import QuestionCard
+from widgets.text_safety import literal_text
 
 
-def format_countdown(seconds: float) -> str:
-    """`m:ss` (or `h:mm:ss`) for a countdown, rounding up so it never shows 0:00 while time remains."""
-    total = max(0, math.ceil(seconds))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}:{minutes:02d}:{secs:02d}"
-    return f"{minutes}:{secs:02d}"
-
-
-class ApprovalDialog(ModalScreen[ApprovalDecision]):
+class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision]):
     """Modal asking whether a risky command may run; dismisses with an `ApprovalDecision`.
 
     Keys (after the guard): `o` allow once, `s` allow this session, `a` always allow (then Enter/`y` to
@@ -91,14 +45,8 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
     is Deny when the dialog arms.
     """
 
-    GUARD_SECONDS: ClassVar[float] = 0.3
-    """Keys and clicks in this window after the dialog appears are ignored (typing-ahead protection)."""
-
-    TICK_SECONDS: ClassVar[float] = 0.1
-    """How often the countdown and the interrupt flag are checked."""
-
-    URGENT_SECONDS: ClassVar[float] = 10.0
-    """Below this many seconds left the countdown is shown in the error colour."""
+    COUNTDOWN_ID = "approval-countdown"
+    COUNTDOWN_LABEL = "auto-deny in"
 
     AUTO_FOCUS = None  # Nothing is focused until the guard ends; then Deny is.
 
@@ -118,7 +66,9 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
         Binding("n", "back", "Back", show=False, id="approval.back"),
     ]
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("ApprovalDialog #approval-card", "$warning")
+        + """
     ApprovalDialog {
         align: center middle;
 
@@ -127,10 +77,6 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
             max-width: 100%;
             height: auto;
             max-height: 100%;
-            border: round $warning;
-            border-title-color: $warning;
-            border-title-style: bold;
-            background: $surface;
             padding: 0 2;
         }
         #approval-header {
@@ -221,6 +167,7 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
         }
     }
     """
+    )
 
     def __init__(
         self,
@@ -240,16 +187,8 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
             name: Screen name.
             id: Screen id.
         """
-        super().__init__(name=name, id=id)
-        self.request = request
-        self.frozen = frozen
-        self._clock = clock
-        self._shown_at: float | None = None
-        self._armed = False
+        super().__init__(request, frozen=frozen, clock=clock, name=name, id=id)
         self._confirming = False
-        self._decided = False
-        self._tick_timer: Timer | None = None
-        self._last_countdown = ""
 
     # ----------------------------------------------------------------------------------------------- layout
 
@@ -262,7 +201,7 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
                     Text.assemble(literal_text(request.tool_name), " wants to run this command"),
                     id="approval-intro",
                 )
-                yield Static(self._countdown_text(request.timeout), id="approval-countdown")
+                yield Static(self.countdown_text(request.timeout), id="approval-countdown")
             with VerticalScroll(id="approval-command-box", can_focus=True):
                 yield Static(
                     Text.assemble(("$ ", "dim"), literal_text(request.command)),
@@ -306,11 +245,6 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
         return self.request.rule or self.request.command
 
     @property
-    def is_armed(self) -> bool:
-        """True once the typing-ahead guard is over and the dialog accepts input."""
-        return self._armed
-
-    @property
     def is_confirming(self) -> bool:
         """True while the "Always allow" rule confirmation is shown."""
         return self._confirming
@@ -321,67 +255,27 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
         always = "a always · " if self.request.allow_permanent else ""
         return Text(f"keys: o once · s session · {always}d or Esc deny")
 
-    def _has_timeout(self) -> bool:
-        timeout = self.request.timeout
-        return timeout is not None and 0 < timeout < math.inf
-
-    def _countdown_text(self, remaining: float) -> str:
-        if not self._has_timeout():
-            return ""
-        return f"auto-deny in {format_countdown(remaining)}"
-
     # -------------------------------------------------------------------------------------------- lifecycle
 
     def on_mount(self) -> None:
-        self._shown_at = self._clock()
         self.app.bell()
-        self.set_timer(self.GUARD_SECONDS, self.arm, name="approval-guard")
-        if not self.frozen:
-            self._tick_timer = self.set_interval(self.TICK_SECONDS, self._tick, name="approval-countdown")
+        self._start_question()
 
-    def arm(self) -> None:
-        """End the typing-ahead guard: enable the buttons and focus Deny.
-
-        Called by a timer `GUARD_SECONDS` after the dialog appears; tests and snapshots may call it directly.
-        """
-        if self._armed or self._decided:
-            return
-        self._armed = True
+    def _on_armed(self) -> None:
+        """The guard is over: enable the buttons and focus Deny."""
         self.query_one("#approval-choices", Grid).disabled = False
         self.query_one("#approval-deny", Button).focus()
 
-    def _remaining(self) -> float:
-        if self._shown_at is None:
-            return self.request.timeout
-        return self.request.timeout - (self._clock() - self._shown_at)
+    def _on_cancelled(self) -> None:
+        self._decide(ApprovalDecision.DENY)
 
-    def _tick(self) -> None:
-        """Poll the interrupt flag and repaint the countdown (only when the shown text changes)."""
-        if self._decided:
-            return
-        if self.request.cancel.is_set():
-            self._decide(ApprovalDecision.DENY)
-            return
-        if not self._has_timeout():
-            return
-        remaining = self._remaining()
-        if remaining <= 0:
-            self._decide(ApprovalDecision.TIMEOUT)
-            return
-        text = self._countdown_text(remaining)
-        if text != self._last_countdown:
-            self._last_countdown = text
-            countdown = self.query_one("#approval-countdown", Static)
-            countdown.update(text)
-            countdown.set_class(remaining <= self.URGENT_SECONDS, "-urgent")
+    def _on_timed_out(self) -> None:
+        self._decide(ApprovalDecision.TIMEOUT)
 
     def _decide(self, decision: ApprovalDecision) -> None:
         """Dismiss once with `decision`; later calls (a timer racing a key) are ignored."""
-        if self._decided:
+        if not self._answer_once():
             return
-        self._decided = True
-        if self._tick_timer is not None:
-            self._tick_timer.stop()
         if self.app.screen is not self and self in self.app.screen_stack:
             # Something was opened on top (the command palette, say) and the timeout or an interrupt
             # decided: `dismiss` pops the *top* screen, so close the ones above first, then this one.
@@ -392,10 +286,8 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
 
     # ---------------------------------------------------------------------------------------------- actions
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Refuse every dialog action during the guard, and the ones that do not fit the current step."""
-        if not self._armed or self._decided:
-            return False
+    def _allows(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the actions of the current step: the four choices, or the rule confirmation."""
         if action in ("allow_once", "allow_session", "always"):
             if action == "always" and not self.request.allow_permanent:
                 return False
@@ -440,7 +332,7 @@ class ApprovalDialog(ModalScreen[ApprovalDecision]):
     @on(Button.Pressed)
     def _button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if not self._armed or self._decided:
+        if not self.accepts_input:
             return
         actions: dict[str, Callable[[], None]] = {
             "approval-once": self.action_allow_once,

@@ -13,7 +13,6 @@ the card appears does not answer it by accident.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import ClassVar, Literal
@@ -24,13 +23,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.ui import ClarifyRequest
-from widgets.approval_dialog import format_countdown, literal_text
+from widgets.card import card_css
+from widgets.question_card import QuestionCard
+from widgets.text_safety import literal_text
 
 OTHER_LABEL = "Other (type your answer)"
 """The choice every clarify question gets, as in Hermes."""
@@ -38,7 +38,7 @@ OTHER_LABEL = "Other (type your answer)"
 AnswerReason = Literal["answered", "dismissed", "timeout", "cancelled"]
 
 
-class ClarifyPrompt(Widget, can_focus=False):
+class ClarifyPrompt(QuestionCard[ClarifyRequest], Widget, can_focus=False):
     """A question card with numbered choices, "Other" free text and a countdown.
 
     Mount it in the bottom area of the chat screen (above the prompt, outside the scrolling transcript).
@@ -47,29 +47,21 @@ class ClarifyPrompt(Widget, can_focus=False):
     choices).
     """
 
-    GUARD_SECONDS: ClassVar[float] = 0.3
-    """Keys in this window after the card appears are ignored (typing-ahead protection)."""
-
-    TICK_SECONDS: ClassVar[float] = 0.1
-    """How often the countdown and the interrupt flag are checked."""
-
-    URGENT_SECONDS: ClassVar[float] = 10.0
-    """Below this many seconds left the countdown is shown in the warning colour."""
+    COUNTDOWN_ID = "clarify-countdown"
+    COUNTDOWN_LABEL = "answer within"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *[Binding(str(n), f"pick({n})", f"Choice {n}", show=False) for n in range(1, 10)],
         Binding("escape", "escape", "Skip question", show=False, id="clarify.skip"),
     ]
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("ClarifyPrompt")
+        + """
     ClarifyPrompt {
         height: auto;
         margin: 0 1;
         padding: 0 1;
-        border: round $primary;
-        border-title-color: $primary;
-        border-title-style: bold;
-        background: $surface;
 
         #clarify-header {
             height: auto;
@@ -115,6 +107,7 @@ class ClarifyPrompt(Widget, can_focus=False):
         }
     }
     """
+    )
 
     class Answered(Message):
         """The card is finished: `answer` is the user's text, or None if there is no answer."""
@@ -156,16 +149,8 @@ class ClarifyPrompt(Widget, can_focus=False):
             id: Widget id.
             classes: Extra CSS classes.
         """
-        super().__init__(name=name, id=id, classes=classes)
-        self.request = request
-        self.frozen = frozen
-        self._clock = clock
+        super().__init__(request, frozen=frozen, clock=clock, name=name, id=id, classes=classes)
         self.choices: tuple[str, ...] = tuple(request.choices)
-        self._shown_at: float | None = None
-        self._armed = False
-        self._done = False
-        self._tick_timer: Timer | None = None
-        self._last_countdown = ""
 
     # ----------------------------------------------------------------------------------------------- layout
 
@@ -173,7 +158,7 @@ class ClarifyPrompt(Widget, can_focus=False):
         self.border_title = "? Hermes asks"
         with Horizontal(id="clarify-header"):
             yield Static(literal_text(self.request.question), id="clarify-question")
-            yield Static(self._countdown_text(self.request.timeout), id="clarify-countdown")
+            yield Static(self.countdown_text(self.request.timeout), id="clarify-countdown")
         if self.choices:
             options = [
                 Option(Text.assemble((f"{number}  ", "bold"), literal_text(choice)), id=f"choice-{number}")
@@ -185,11 +170,6 @@ class ClarifyPrompt(Widget, can_focus=False):
             yield OptionList(*options, id="clarify-choices")
         yield Input(placeholder="Type your answer, Enter to send", id="clarify-input")
         yield Static(self._hint_text(), id="clarify-hint")
-
-    @property
-    def is_armed(self) -> bool:
-        """True once the typing-ahead guard is over and the card accepts answers."""
-        return self._armed
 
     @property
     def is_free_text(self) -> bool:
@@ -204,15 +184,6 @@ class ClarifyPrompt(Widget, can_focus=False):
         last = len(self.choices) + 1
         return Text(f"1-{last} or ↑↓ Enter to answer · Esc to skip the question")
 
-    def _has_timeout(self) -> bool:
-        timeout = self.request.timeout
-        return timeout is not None and 0 < timeout < math.inf
-
-    def _countdown_text(self, remaining: float) -> str:
-        if not self._has_timeout():
-            return ""
-        return f"answer within {format_countdown(remaining)}"
-
     # -------------------------------------------------------------------------------------------- lifecycle
 
     def on_mount(self) -> None:
@@ -224,50 +195,25 @@ class ClarifyPrompt(Widget, can_focus=False):
         else:
             self.add_class("-free-text")
             self.query_one("#clarify-input", Input).focus()
-        self.set_timer(self.GUARD_SECONDS, self.arm, name="clarify-guard")
-        if not self.frozen:
-            self._tick_timer = self.set_interval(self.TICK_SECONDS, self._tick, name="clarify-countdown")
+        self._start_question()
 
-    def arm(self) -> None:
-        """End the typing-ahead guard. Called by a timer; tests and snapshots may call it directly."""
-        self._armed = True
+    def _on_cancelled(self) -> None:
+        self._finish(None, "cancelled")
 
-    def _tick(self) -> None:
-        """Poll the interrupt flag and repaint the countdown (only when the shown text changes)."""
-        if self._done:
-            return
-        if self.request.cancel.is_set():
-            self._finish(None, "cancelled")
-            return
-        if not self._has_timeout() or self._shown_at is None:
-            return
-        remaining = self.request.timeout - (self._clock() - self._shown_at)
-        if remaining <= 0:
-            self._finish(None, "timeout")
-            return
-        text = self._countdown_text(remaining)
-        if text != self._last_countdown:
-            self._last_countdown = text
-            countdown = self.query_one("#clarify-countdown", Static)
-            countdown.update(text)
-            countdown.set_class(remaining <= self.URGENT_SECONDS, "-urgent")
+    def _on_timed_out(self) -> None:
+        self._finish(None, "timeout")
 
     def _finish(self, answer: str | None, reason: AnswerReason) -> None:
         """Post the one `Answered` message; later calls (a timer racing a key) are ignored."""
-        if self._done:
+        if not self._answer_once():
             return
-        self._done = True
-        if self._tick_timer is not None:
-            self._tick_timer.stop()
         self.add_class("-answered")
         self.post_message(self.Answered(self, answer, reason))
 
     # ---------------------------------------------------------------------------------------------- actions
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Ignore keys during the guard, after the answer, and digits beyond the offered choices."""
-        if not self._armed or self._done:
-            return False
+    def _allows(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Digits only for the choices offered (and the "Other" after them)."""
         if action == "pick":
             number = parameters[0] if parameters else 0
             return self.choices != () and isinstance(number, int) and 1 <= number <= len(self.choices) + 1
@@ -302,14 +248,14 @@ class ClarifyPrompt(Widget, can_focus=False):
     @on(OptionList.OptionSelected, "#clarify-choices")
     def _option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if not self._armed or self._done:
+        if not self.accepts_input:
             return
         self.action_pick(event.option_index + 1)
 
     @on(Input.Submitted, "#clarify-input")
     def _free_text_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if not self._armed or self._done:
+        if not self.accepts_input:
             return
         answer = event.value.strip()
         if answer:

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from widgets.approval_dialog import literal_text
+from widgets.text_safety import literal_text
 
 
 class QueuedMessages(OptionList):

@@ -22,21 +22,10 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from agent.humanize import format_elapsed
 from widgets.text_safety import component_text_style
 
-__all__ = ["Spinner", "format_elapsed"]
-
-
-def format_elapsed(seconds: float) -> str:
-    """`3.2s`, `1m 05s`, `1h 02m`: short enough for a status line, precise where it matters."""
-    seconds = max(0.0, seconds)
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    if seconds < 3600:
-        minutes, secs = divmod(int(seconds), 60)
-        return f"{minutes}m {secs:02d}s"
-    hours, rest = divmod(int(seconds), 3600)
-    return f"{hours}h {rest // 60:02d}m"
+__all__ = ["Spinner"]
 
 
 class Spinner(Widget):

@@ -24,6 +24,8 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
+from agent.humanize import format_elapsed
+
 ContextLevel = Literal["ok", "caution", "warning", "critical"]
 
 SEPARATOR = " │ "
@@ -49,18 +51,6 @@ def format_tokens(count: int) -> str:
     if count < 1_000_000:
         return f"{count // 1000}k"
     return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
-
-
-def format_elapsed(seconds: float) -> str:
-    """Turn duration: 7s, 1m 05s, 1h 02m."""
-    total = max(0, int(seconds))
-    if total < 60:
-        return f"{total}s"
-    minutes, secs = divmod(total, 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m"
 
 
 def short_model_name(model: str) -> str:
@@ -260,7 +250,10 @@ class StatusBar(Widget):
         if self.busy:
             fields.append(
                 _Field(
-                    "state", Text(f"● working {format_elapsed(self.elapsed)}", self._style("busy")), 0, True
+                    "state",
+                    Text(f"● working {format_elapsed(self.elapsed, tenths=False)}", self._style("busy")),
+                    0,
+                    True,
                 )
             )
         else:

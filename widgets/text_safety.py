@@ -7,6 +7,9 @@ best show as garbage. Everything that came from outside goes through `sanitize_d
 
 Only controls are removed: the text is otherwise kept literally (no markup interpretation, no trimming).
 
+`literal_text` is for text the user must judge character by character (a command to approve, a question):
+instead of removing invisible characters it shows each one as a visible `\\xNN` token.
+
 `component_text_style` is the other half of showing such text: the Rich style for a span, taken from a
 widget's component class (theme variables), safe to put on a `Text`.
 """
@@ -14,14 +17,16 @@ widget's component class (theme variables), safe to put on a `Text`.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from rich.style import Style
+from rich.text import Text
 
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-__all__ = ["StreamSanitizer", "component_text_style", "sanitize_display"]
+__all__ = ["StreamSanitizer", "component_text_style", "literal_text", "sanitize_display"]
 
 # Complete escape sequences, in the order the regex must try them.
 _ESCAPE_RE = re.compile(
@@ -146,3 +151,40 @@ def component_text_style(widget: Widget, component: str) -> Style:
         return partial
     full = widget.get_component_rich_style(component)
     return partial + Style(color=full.color)
+
+
+# Characters that would let a command look different from what it is: C0/C1 controls (ANSI escapes, \r,
+# backspace) and the invisible "format" characters (bidi overrides, zero-width joiners, BOM).
+_KEPT_CONTROLS = {"\n", "\t"}
+
+
+def literal_text(value: str, style: str = "", escape_style: str = "reverse") -> Text:
+    """Rich `Text` that shows `value` exactly, with invisible or terminal-controlling characters escaped.
+
+    Model and tool output must never be interpreted as markup, and must not be able to move the cursor or
+    hide part of itself (a `\\r` could overwrite the start of a command with something harmless-looking).
+    Each such character becomes a visible `\\xNN` / `\\uNNNN` token in `escape_style`.
+
+    Args:
+        value: The untrusted text.
+        style: Base style of the text.
+        escape_style: Style of the visible escape tokens.
+
+    Returns:
+        A `Text` that renders the same characters on every terminal.
+    """
+    text = Text(style=style)
+    plain: list[str] = []
+    for char in value:
+        if char in _KEPT_CONTROLS or unicodedata.category(char) not in ("Cc", "Cf"):
+            plain.append(char)
+            continue
+        if plain:
+            text.append("".join(plain))
+            plain.clear()
+        code = ord(char)
+        token = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        text.append(token, style=escape_style)
+    if plain:
+        text.append("".join(plain))
+    return text

@@ -34,10 +34,10 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from agent.humanize import format_elapsed
 from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.markdown_view.view import LineView
-from widgets.spinner import format_elapsed
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot"]
@@ -225,6 +225,9 @@ class ToolPanel(Widget, can_focus=True):
         "todo": "📋",
         "memory": "🧠",
         "session_search": "🗂️",
+        "skills_list": "📚",
+        "skill_view": "📚",
+        "skill_manage": "📝",
     }
     """Icon per tool name; themes/skins may replace or extend it."""
     FALLBACK_ICON: ClassVar[str] = "⚙️"
@@ -243,7 +246,7 @@ class ToolPanel(Widget, can_focus=True):
         "cancelled": "☒",
     }
 
-    DIFF_TOOLS: ClassVar[frozenset[str]] = frozenset({"write_file", "patch"})
+    DIFF_TOOLS: ClassVar[frozenset[str]] = frozenset({"write_file", "patch", "skill_manage"})
     EXPANDED_ON_SUCCESS: ClassVar[frozenset[str]] = frozenset({"todo"})
     """Tools whose successful result is worth showing without a click."""
 

@@ -536,6 +536,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         raw = self._read_body()
+        arrived = time.monotonic()  # before parsing and planning: a big scripted answer takes a while
         api: Api | None = (
             "openai" if path in _OPENAI_PATHS else "anthropic" if path in _ANTHROPIC_PATHS else None
         )
@@ -550,7 +551,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         headers = {k.lower(): v for k, v in self.headers.items()}
         if not isinstance(body, dict):
-            owner._record(path, headers, {}, raw, api, None)
+            owner._record(path, headers, {}, raw, api, None, arrived)
             why = f"{body}" if isinstance(body, Exception) else "the body must be a JSON object"
             self._send_json(
                 400,
@@ -559,7 +560,7 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        call, plan = owner._next_call(path, headers, body, raw, api)
+        call, plan, request = owner._next_call(path, headers, body, raw, api, arrived)
         if call is None or plan is None:
             self._send_json(
                 500,
@@ -573,6 +574,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._headers_sent = False
         try:
             self._answer(encoder_cls(plan), plan, stream=body.get("stream") is True)
+            owner._answered(request)
         except _Abort:
             self.close_connection = True
         except (OSError, ValueError):
@@ -737,6 +739,10 @@ class ScriptedServer:
     Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic), both also without
     the `/v1` prefix, and `GET /v1/models`. Each model request plays the next call of the scenario
     (then `fallback`, if any; then HTTP 500).
+
+    `on_request(request)` is called when a model request arrives, `on_answered(request, finished_at)` when
+    the last byte of its answer has been written (`time.monotonic()`, comparable across processes on
+    Linux): benchmarks time what the client does between the two.
     """
 
     def __init__(
@@ -745,10 +751,12 @@ class ScriptedServer:
         *,
         port: int = 0,
         on_request: Callable[[RecordedRequest], None] | None = None,
+        on_answered: Callable[[RecordedRequest, float], None] | None = None,
     ) -> None:
         self._scenario = load_scenario(scenario) if scenario is not None else Scenario(name="empty")
         self._requested_port = port
         self._on_request = on_request
+        self._on_answered = on_answered
         self._lock = threading.Lock()
         self._recorded = threading.Condition(self._lock)
         self._requests: list[RecordedRequest] = []
@@ -881,8 +889,9 @@ class ScriptedServer:
         raw: bytes,
         api: Api,
         call_index: int | None,
+        arrived: float,
     ) -> RecordedRequest:
-        request = RecordedRequest(path, headers, body, time.monotonic(), api, "POST", raw, call_index)
+        request = RecordedRequest(path, headers, body, arrived, api, "POST", raw, call_index)
         with self._recorded:
             self._requests.append(request)
             self._recorded.notify_all()
@@ -897,8 +906,8 @@ class ScriptedServer:
                 logger.exception("scripted server: on_request callback failed")
 
     def _next_call(
-        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes, api: Api
-    ) -> tuple[ModelCall | None, _Plan | None]:
+        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes, api: Api, arrived: float
+    ) -> tuple[ModelCall | None, _Plan | None, RecordedRequest]:
         """Take the next call, record the request, and plan the answer (all under the lock)."""
         with self._recorded:
             scenario = self._scenario
@@ -924,11 +933,20 @@ class ScriptedServer:
                     serial=self._serial,
                     tool_ids=(f"call_{n}" for n in range(first, first + missing)),
                 )
-            request = RecordedRequest(path, headers, body, time.monotonic(), api, "POST", raw, call_index)
+            request = RecordedRequest(path, headers, body, arrived, api, "POST", raw, call_index)
             self._requests.append(request)
             self._recorded.notify_all()
         self._notify(request)
-        return call, plan
+        return call, plan, request
+
+    def _answered(self, request: RecordedRequest) -> None:
+        """The whole answer to `request` is written: benchmarks time "last byte sent -> on screen"."""
+        if self._on_answered is not None:
+            finished = time.monotonic()
+            try:
+                self._on_answered(request, finished)
+            except Exception:
+                logger.exception("scripted server: on_answered callback failed")
 
     def _track(self, sock: Any, thread: threading.Thread) -> None:
         with self._lock:

@@ -93,6 +93,7 @@ def clarify(args: ClarifyArgs, ctx: ToolContext) -> ToolResult:
 
 CLARIFY_TOOL = Tool(
     name="clarify",
+    toolset="clarify",
     description=(
         "Ask the user a clarifying question and wait for the answer. Use it only when the request is "
         "ambiguous and a wrong guess would waste real work, or when a decision is the user's to make. "

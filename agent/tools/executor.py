@@ -15,15 +15,18 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from agent.events import ToolFinished, ToolOutput, ToolStarted
 from agent.messages import ToolCall
-from agent.tools.registry import Tool, ToolContext, ToolRegistry, ToolResult
+from agent.tools.registry import Tool, ToolContext, ToolRegistry, ToolResult, summarize_call
 from agent.tools.truncate import truncate_middle
 from agent.ui import AgentUI
+
+if TYPE_CHECKING:
+    from agent.plugins import PluginManager
 
 MAX_WORKERS = 8
 CANCELLED_TEXT = "[Tool execution cancelled by user interrupt: {name} was not completed]"
@@ -96,7 +99,7 @@ class ToolExecutor:
         interrupt: threading.Event,
         before_call: Callable[[ToolCall], None] | None = None,
         on_result: Callable[[ExecutedCall], None] | None = None,
-        hooks: Any = None,
+        hooks: PluginManager | None = None,
     ) -> list[ExecutedCall]:
         """Run every call; `on_result` sees each result in call order as soon as all earlier ones exist."""
         planned: list[_Planned] = []
@@ -153,14 +156,13 @@ class ToolExecutor:
         ui: AgentUI,
         interrupt: threading.Event,
         before_call: Callable[[ToolCall], None] | None,
-        hooks: Any = None,
+        hooks: PluginManager | None = None,
     ) -> ExecutedCall:
         call = item.call
-        tool = item.tool
         arguments: dict[str, Any] = {}
         if isinstance(item.parsed, tuple):
             arguments = item.parsed[1].model_dump(exclude_none=True)
-        summary = tool.summarize(arguments) if tool else call.name
+        summary = summarize_call(call.name, arguments, self.registry)
         ui.on_event(
             ToolStarted(
                 call_id=call.id, name=call.name, arguments=arguments, summary=summary, index=item.index

@@ -15,9 +15,7 @@ import os
 import queue
 import re
 import shutil
-import stat
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +25,8 @@ from typing import BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.fileio import atomic_write_bytes
+from agent.humanize import format_size
 from agent.tools.registry import Tool, ToolContext, ToolResult
 
 DEFAULT_READ_LIMIT = 500
@@ -99,15 +99,6 @@ def _display(path: Path, cwd: Path) -> str:
     return str(rel) if str(rel) != "." else "."
 
 
-def _human_size(n: int) -> str:
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{int(size)} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} bytes"
-
-
 def _binary_kind(path: Path, head: bytes) -> str | None:
     """What kind of binary file this is, or None when it looks like text."""
     for magic, kind in _MAGIC:
@@ -156,43 +147,13 @@ def _directory_message(path: Path, cwd: Path) -> str:
     )
 
 
-def _read_umask() -> int:
-    """The process umask without changing it (os.umask is process-wide and racy across threads)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o022
-
-
 def atomic_write(path: Path, data: bytes) -> None:
     """Write `data` to `path` atomically, keeping an existing file's permission bits; creates parents.
 
     A symlink is followed: its target is replaced, the link stays.
     """
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_read_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_bytes(target, data)
 
 
 def _lines_for_diff(text: str) -> list[str]:
@@ -293,7 +254,7 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         kind = _binary_kind(path, _sniff(path))
         if kind:
             return ToolResult.error(
-                f"{shown} is a binary file ({kind}, {_human_size(size)}); read_file only reads text files."
+                f"{shown} is a binary file ({kind}, {format_size(size)}); read_file only reads text files."
             )
         out: list[str] = []
         chars = 0
@@ -374,6 +335,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     denied = _review_write(ctx, path, "write_file")
     if denied:
         return denied
+    ctx.checkpoint()
     try:
         old, old_binary = _read_existing_text(path)
         new_bytes = args.content.encode("utf-8", errors="surrogateescape")
@@ -389,13 +351,13 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         diff = unified_diff("", args.content, shown)
         data["diff"] = _cap_diff(diff, MAX_DIFF_DATA_CHARS)
         return ToolResult(
-            content=f"Created new file {shown} ({n_lines} lines, {_human_size(len(new_bytes))}).", data=data
+            content=f"Created new file {shown} ({n_lines} lines, {format_size(len(new_bytes))}).", data=data
         )
     if old_binary:
         data["diff"] = ""
         return ToolResult(
             content=f"Replaced binary file {shown} with {n_lines} lines of text "
-            f"({_human_size(len(new_bytes))}).",
+            f"({format_size(len(new_bytes))}).",
             data=data,
         )
     if old == args.content:
@@ -404,7 +366,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     diff = unified_diff(old, args.content, shown)
     data["diff"] = _cap_diff(diff, MAX_DIFF_DATA_CHARS)
     return ToolResult(
-        content=f"Wrote {shown} ({n_lines} lines, {_human_size(len(new_bytes))}).\n"
+        content=f"Wrote {shown} ({n_lines} lines, {format_size(len(new_bytes))}).\n"
         + _cap_diff(diff, MAX_DIFF_CHARS),
         data=data,
     )
@@ -501,6 +463,7 @@ def patch(args: PatchArgs, ctx: ToolContext) -> ToolResult:
     denied = _review_write(ctx, path, "patch")
     if denied:
         return denied
+    ctx.checkpoint()
     new_text = text.replace(old_s, new_s) if args.replace_all else text.replace(old_s, new_s, 1)
     replacements = count if args.replace_all else 1
     try:
@@ -1062,6 +1025,7 @@ def _fit_page(page: list[_Hit], budget: int) -> list[_Hit]:
 
 READ_FILE_TOOL = Tool(
     name="read_file",
+    toolset="file",
     description=(
         "Read a text file with line numbers (format `LINE|content`). Reads up to 500 lines from `offset` "
         "(max 2000); the result says how to continue when the file is longer. Use this instead of cat/head/"
@@ -1076,6 +1040,7 @@ READ_FILE_TOOL = Tool(
 
 WRITE_FILE_TOOL = Tool(
     name="write_file",
+    toolset="file",
     description=(
         "Create a file or replace its whole content (parent directories are created; the write is atomic). "
         "Returns a diff against the previous content. To change part of an existing file use patch instead."
@@ -1088,6 +1053,7 @@ WRITE_FILE_TOOL = Tool(
 
 PATCH_TOOL = Tool(
     name="patch",
+    toolset="file",
     description=(
         "Edit a file by replacing an exact piece of text: old_string must match the file exactly (whitespace "
         "and indentation included) and occur exactly once, unless replace_all is true. Read the file first. "
@@ -1101,6 +1067,7 @@ PATCH_TOOL = Tool(
 
 SEARCH_FILES_TOOL = Tool(
     name="search_files",
+    toolset="file",
     description=(
         "Search the project: target='content' finds lines matching a regex (output `path:line:text`), "
         "target='files' finds files whose names match a glob. Respects .gitignore and skips binary files and "

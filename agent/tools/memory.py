@@ -2,26 +2,57 @@
 
 `$HERMES_HOME/memories/MEMORY.md` holds the agent's notes (environment facts, conventions, lessons learned),
 `$HERMES_HOME/memories/USER.md` what it knows about the user. Entries are separated by a line holding only
-`§`. Both files have a character budget; they are injected into the system prompt at session start, so a
-change takes effect in the next session.
+`§`. Both files have a character budget; a frozen snapshot of them enters each new session's system prompt
+(`agent/memory_snapshot.py`), so a change is saved at once and reaches the prompt in the next session. The
+limits and the on/off switches come from `ctx.state["memory"]` (Hermes' `memory.*` settings).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.tools.files import atomic_write
 from agent.tools.registry import Tool, ToolContext, ToolResult
 
+if TYPE_CHECKING:
+    from agent.config import Settings
+
 SEPARATOR = "\n§\n"
 _SPLIT = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 LIMITS = {"memory": 2200, "user": 1375}
 LABELS = {"memory": "memory", "user": "user profile"}
+STATE_KEY = "memory"
+TAKES_EFFECT = (
+    "Saved to {file} now. This session's system prompt keeps the memory snapshot taken when the session "
+    "started, so the change appears in the prompt from the next new session on (resuming this session keeps "
+    "its original prompt)."
+)
+SWITCH_KEYS = {"memory": "memory.memory_enabled", "user": "memory.user_profile_enabled"}
+
+
+def memory_state(settings: Settings) -> dict[str, Any]:
+    """The session state this tool reads (`ctx.state["memory"]`): Hermes' `memory.*` limits and switches."""
+    return {
+        "memory_enabled": settings.memory_enabled,
+        "user_enabled": settings.user_profile_enabled,
+        "memory_limit": settings.memory_char_limit,
+        "user_limit": settings.user_char_limit,
+    }
+
+
+def memory_limits(ctx: ToolContext) -> dict[str, int]:
+    """The character limit of each file for this session (defaults: Hermes' 2,200 and 1,375)."""
+    configured = ctx.state.get(STATE_KEY) or {}
+    return {target: int(configured.get(f"{target}_limit", LIMITS[target])) for target in FILES}
+
+
+def _enabled(ctx: ToolContext, target: str) -> bool:
+    return bool((ctx.state.get(STATE_KEY) or {}).get(f"{target}_enabled", True))
 
 
 def memory_dir(hermes_home: Path) -> Path:
@@ -76,15 +107,15 @@ class MemoryArgs(BaseModel):
         return value.strip().lower() if isinstance(value, str) else value
 
 
-def _usage(target: str, entries: list[str]) -> str:
-    return f"{len(join_entries(entries)):,}/{LIMITS[target]:,} characters"
+def _usage(entries: list[str], limit: int) -> str:
+    return f"{len(join_entries(entries)):,}/{limit:,} characters"
 
 
-def _listing(target: str, entries: list[str]) -> str:
+def _listing(target: str, entries: list[str], limit: int) -> str:
     if not entries:
         return f"The {LABELS[target]} is now empty."
     body = "\n".join(f"{i}. {e}" for i, e in enumerate(entries, 1))
-    return f"Current {LABELS[target]} entries ({_usage(target, entries)}):\n{body}"
+    return f"Current {LABELS[target]} entries ({_usage(entries, limit)}):\n{body}"
 
 
 def _clean_content(content: str) -> str:
@@ -92,13 +123,13 @@ def _clean_content(content: str) -> str:
     return "\n".join(ln for ln in content.strip().splitlines() if ln.strip() != "§").strip()
 
 
-def _find_one(entries: list[str], old_text: str, target: str) -> int | ToolResult:
+def _find_one(entries: list[str], old_text: str, target: str, limit: int) -> int | ToolResult:
     hits = [i for i, e in enumerate(entries) if old_text in e]
     if len(hits) == 1:
         return hits[0]
     if not hits:
         return ToolResult.error(
-            f"no {LABELS[target]} entry contains {old_text!r}. " + _listing(target, entries)
+            f"no {LABELS[target]} entry contains {old_text!r}. " + _listing(target, entries, limit)
         )
     return ToolResult.error(
         f"{len(hits)} {LABELS[target]} entries contain {old_text!r}; use a longer old_text that matches "
@@ -108,7 +139,11 @@ def _find_one(entries: list[str], old_text: str, target: str) -> int | ToolResul
 
 def memory(args: MemoryArgs, ctx: ToolContext) -> ToolResult:
     target = args.target
-    limit = LIMITS[target]
+    if not _enabled(ctx, target):
+        return ToolResult.error(
+            f"the {LABELS[target]} is switched off ({SWITCH_KEYS[target]}: false in config.yaml)."
+        )
+    limit = memory_limits(ctx)[target]
     entries = load_entries(ctx.hermes_home, target)
     content = _clean_content(args.content or "")
     old_text = (args.old_text or "").strip()
@@ -127,7 +162,7 @@ def memory(args: MemoryArgs, ctx: ToolContext) -> ToolResult:
         new_entries = [*entries, content]
         verb = "Added an entry to"
     else:
-        found = _find_one(entries, old_text, target)
+        found = _find_one(entries, old_text, target, limit)
         if isinstance(found, ToolResult):
             return found
         new_entries = list(entries)
@@ -150,20 +185,23 @@ def memory(args: MemoryArgs, ctx: ToolContext) -> ToolResult:
     path = memory_path(ctx.hermes_home, target)
     text = join_entries(new_entries)
     atomic_write(path, (text + "\n" if text else "").encode("utf-8"))
+    effect = TAKES_EFFECT.format(file=FILES[target])
     return ToolResult(
-        content=f"{verb} the {LABELS[target]} (takes effect next session).\n{_listing(target, new_entries)}",
+        content=f"{verb} the {LABELS[target]}. {effect}\n{_listing(target, new_entries, limit)}",
         data={"target": target, "entries": new_entries, "path": str(path), "chars": size, "limit": limit},
     )
 
 
 MEMORY_TOOL = Tool(
     name="memory",
+    toolset="memory",
     description=(
-        "Save durable notes that persist across sessions (they are loaded into your context at the start "
-        "of every session). target='memory' for facts about the environment, projects and lessons learned; "
-        "target='user' for the user's preferences and details. Save only what will still matter later, "
-        "not task progress. Space is small (memory 2,200 characters, user 1,375): keep entries short, "
-        "replace or remove stale ones."
+        "Save durable notes that persist across sessions: a snapshot of them is loaded into the system "
+        "prompt when a session starts (writes are saved at once and show there from the next session). "
+        "target='memory' for facts about the environment, projects and lessons learned; target='user' for "
+        "the user's preferences and details. Save only what will still matter later, not task progress. "
+        "Space is small (memory 2,200 characters, user 1,375 by default): keep entries short, replace or "
+        "remove stale ones."
     ),
     args_model=MemoryArgs,
     handler=memory,

@@ -7,12 +7,14 @@ the model can read: a tool never crashes a turn.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,7 +22,7 @@ from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
-    from agent.store import SessionStore
+    from agent.store import SessionStoreProtocol
 
 
 @dataclass
@@ -47,11 +49,14 @@ class ToolContext:
     hermes_home: Path
     ui: AgentUI = field(default_factory=NullUI)
     emit_output: Callable[[str], None] = lambda chunk: None
-    store: SessionStore | None = None
+    store: SessionStoreProtocol | None = None
     approvals: ApprovalGate | None = None
     # Per-session mutable state owned by the agent (todo list, ...), shared by reference.
     state: dict[str, Any] = field(default_factory=dict)
     clarify_timeout: float = 120.0
+    # Called by a tool once it is approved and right before it changes files: the loop takes the batch's
+    # one checkpoint then, so a refused call leaves none (see agent.checkpoints.BatchCheckpoint).
+    checkpoint: Callable[[], None] = lambda: None
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
@@ -70,6 +75,17 @@ def _normpath(p: Path) -> str:
 Handler = Callable[[Any, ToolContext], "ToolResult | str"]
 
 
+@functools.cache
+def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of an argument model, built once: every request sends it (about 0.7 ms a tool)."""
+    params = args_model.model_json_schema()
+    params.pop("title", None)
+    for prop in params.get("properties", {}).values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return params
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -83,50 +99,84 @@ class Tool:
     path_arg: str = "path"
     # One-line summary of the arguments for the UI header (the command, the path, the query).
     summary_arg: str | None = None
+    # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
+    # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
+    toolset: str = ""
 
     def schema(self) -> dict[str, Any]:
-        params = self.args_model.model_json_schema()
-        params.pop("title", None)
-        for prop in params.get("properties", {}).values():
-            if isinstance(prop, dict):
-                prop.pop("title", None)
+        params = copy.deepcopy(_parameters(self.args_model))  # a copy: callers may adapt it for a wire
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
 
-    def summarize(self, args: dict[str, Any]) -> str:
-        key = self.summary_arg or self.path_arg
-        value = args.get(key)
-        if value is None:
-            for v in args.values():
-                if isinstance(v, str):
-                    value = v
-                    break
-        if value is None:
-            for k, v in args.items():
-                if isinstance(v, list):
-                    value = f"{len(v)} {k}"
-                    break
-        text = " ".join(str(value or "").split())
-        return text[:200]
+    def summarize(self, args: Mapping[str, Any]) -> str:
+        return summarize_arguments(args, self.summary_arg or self.path_arg)
+
+
+SUMMARY_CHARS = 200
+
+
+def summarize_arguments(args: Mapping[str, Any], key: str | None = None) -> str:
+    """One line from a call's arguments: `key`'s value, else the first text argument, else "3 todos"."""
+    value = args.get(key) if key else None
+    if value is None:
+        value = next((v for v in args.values() if isinstance(v, str)), None)
+    if value is None:
+        value = next((f"{len(v)} {k}" for k, v in args.items() if isinstance(v, list)), None)
+    return " ".join(str(value or "").split())[:SUMMARY_CHARS]
+
+
+class ToolCatalog(Protocol):
+    """What code outside the engine needs of a registry: a tool by name (for summaries)."""
+
+    def get(self, name: str) -> Tool | None: ...
+
+
+def summarize_call(name: str, arguments: str | Mapping[str, Any], tools: ToolCatalog | None = None) -> str:
+    """The one-line summary of a tool call (`pytest -q`, a path, a query), the same in the live panel, a
+    resumed transcript, the session preview and the export.
+
+    `arguments` is the JSON text the model sent or the parsed object. A known tool summarizes itself; an
+    unknown one (a plugin since removed) gets the generic summary; text that is not a JSON object is shown
+    as it is, on one line, so a malformed call still says what it was.
+    """
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments or "{}")
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict):
+            return " ".join(arguments.split())[:SUMMARY_CHARS]
+        arguments = parsed
+    tool = tools.get(name) if tools is not None else None
+    return tool.summarize(arguments) if tool is not None else summarize_arguments(arguments)
 
 
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        # Why a known tool may not run now (its toolset is off), or None: set by the agent's toolsets.
+        self.refusal: Callable[[str], str | None] | None = None
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
 
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def tools(self) -> list[Tool]:
+        tools = self._tools.copy()
+        return [tools[n] for n in sorted(tools)]
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
     @property
     def names(self) -> list[str]:
-        return sorted(self._tools)
+        return sorted(self._tools.copy())  # a copy: dynamic toolsets may register from another thread
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -143,6 +193,9 @@ class ToolRegistry:
         if tool is None:
             available = ", ".join(self.names) or "(none)"
             return ToolResult.error(f"Tool '{name}' does not exist. Available tools: {available}")
+        refused = self.refusal(name) if self.refusal is not None else None
+        if refused:
+            return ToolResult.error(refused)
         try:
             data = json.loads(raw or "{}")
         except json.JSONDecodeError as exc:

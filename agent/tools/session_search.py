@@ -111,6 +111,7 @@ def session_search(args: SessionSearchArgs, ctx: ToolContext) -> ToolResult:
 
 SESSION_SEARCH_TOOL = Tool(
     name="session_search",
+    toolset="session_search",
     description=(
         "Search the user's past conversations (all earlier sessions) by keywords, to recall what was done "
         "or decided before: commands that worked, fixes, preferences, earlier results. Returns the matching "

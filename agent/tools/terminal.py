@@ -370,6 +370,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     if ctx.interrupt.is_set():
         return ToolResult(content="[Command not run: interrupted by user]", status="cancelled")
 
+    ctx.checkpoint()  # approved and about to run: save what it may change
     try:
         proc = subprocess.Popen(
             [_shell(), "-c", command],
@@ -453,6 +454,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
 
 TERMINAL_TOOL = Tool(
     name="terminal",
+    toolset="terminal",
     description=DESCRIPTION,
     args_model=TerminalArgs,
     handler=run_terminal,

@@ -6,12 +6,16 @@ every change is announced with a `TodoUpdated` event.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.events import TodoUpdated
 from agent.tools.registry import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from agent.messages import Message
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
@@ -106,6 +110,26 @@ def render_todos(items: list[dict[str, str]]) -> str:
     return "\n".join([*lines, "", summary])
 
 
+def todos_from_history(messages: Sequence[Message]) -> list[dict[str, str]]:
+    """The task list as the last successful todo call left it (what a resumed session starts from)."""
+    for message in reversed(messages):
+        if message.role != "tool" or message.tool_name != "todo" or message.meta.get("status", "ok") != "ok":
+            continue
+        items = message.meta.get("todos")
+        if not isinstance(items, list):
+            continue
+        return [
+            {
+                "id": str(i.get("id", "")),
+                "content": str(i.get("content", "")),
+                "status": str(i.get("status", "pending")),
+            }
+            for i in items
+            if isinstance(i, dict)
+        ]
+    return []
+
+
 def todo(args: TodoArgs, ctx: ToolContext) -> ToolResult:
     current: list[dict[str, str]] = [dict(i) for i in ctx.state.get(STATE_KEY) or []]
     if args.todos is None:
@@ -165,6 +189,7 @@ def todo(args: TodoArgs, ctx: ToolContext) -> ToolResult:
 
 TODO_TOOL = Tool(
     name="todo",
+    toolset="todo",
     description=(
         "Keep a task list for multi-step work (3+ steps) so you and the user can track progress. Call it "
         "with the full list to create or replace it, with merge=true to update statuses by id, or with no "

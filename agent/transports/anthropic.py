@@ -1,5 +1,8 @@
 """The Anthropic messages API over the official `anthropic` SDK, streamed.
 
+The SDK owns the client, auth, headers, retries (off) and error types; the stream is read from its raw
+streaming response and decoded here (`agent.transports.sse`), without one model object per event.
+
 The transcript stays in one neutral (chat-completions) shape; it is converted here on the wire: the system
 prompt pulled out, assistant tool calls as `tool_use` blocks, tool results as `tool_result` blocks inside a
 user turn, consecutive same-role turns merged. Prompt caching marks the system prompt and the last three
@@ -10,11 +13,13 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from agent.errors import EmptyStreamError
 from agent.messages import ToolCall, Usage
 from agent.transports.base import ModelRequest, ModelResponse, SDKClientHolder, StreamSink, pump
+from agent.transports.sse import ServerSentEvent, SSEDecoder
 
 DEFAULT_MAX_TOKENS = 16_384
 STOP_REASONS = {
@@ -122,7 +127,14 @@ def convert_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def _get(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else None
+
+
 class AnthropicAccumulator:
+    """Folds stream events (decoded JSON) into one response; consecutive text (or thinking) deltas of one
+    network read reach the sink as one call."""
+
     def __init__(self, sink: StreamSink) -> None:
         self.sink = sink
         self.text: list[str] = []
@@ -132,58 +144,83 @@ class AnthropicAccumulator:
         self.stop_reason: str | None = None
         self.usage = Usage()
         self.saw_usage = False
+        self._run: list[str] = []
+        self._run_kind = ""  # "text" | "thinking" | ""
 
-    def handle(self, event: Any) -> None:
-        kind = getattr(event, "type", "")
-        if kind == "message_start":
-            self._usage(getattr(event.message, "usage", None))
-        elif kind == "content_block_start":
-            block = event.content_block
-            btype = getattr(block, "type", "")
-            if btype == "tool_use":
-                index = event.index
-                self.blocks[index] = {"id": block.id, "name": block.name, "json": []}
-                self.tool_order.append(index)
-                self.sink.on_tool_start(len(self.tool_order) - 1, block.id, block.name)
-            elif btype == "text" and getattr(block, "text", ""):
-                self._text(block.text)
-        elif kind == "content_block_delta":
-            delta = event.delta
-            dtype = getattr(delta, "type", "")
+    def handle(self, batch: list[Any]) -> None:
+        for event in batch:
+            if isinstance(event, dict):
+                self._event(event)
+        self._flush()
+
+    def _event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type", "")
+        if kind == "content_block_delta":
+            delta = event.get("delta")
+            dtype = _get(delta, "type")
             if dtype == "text_delta":
-                self._text(delta.text)
+                self._add("text", delta.get("text"))
             elif dtype == "thinking_delta":
-                self.reasoning.append(delta.thinking)
-                self.sink.on_reasoning(delta.thinking)
+                self._add("thinking", delta.get("thinking"))
             elif dtype == "input_json_delta":
-                slot = self.blocks.get(event.index)
+                slot = self.blocks.get(event.get("index"))  # type: ignore[arg-type]
                 if slot is not None:
-                    slot["json"].append(delta.partial_json)
+                    slot["json"].append(delta.get("partial_json") or "")
+        elif kind == "message_start":
+            self._usage(_get(event.get("message"), "usage"))
+        elif kind == "content_block_start":
+            block = event.get("content_block")
+            btype = _get(block, "type")
+            if btype == "tool_use":
+                self._flush()
+                index = event.get("index")
+                self.blocks[index] = {"id": block["id"], "name": block["name"], "json": []}  # type: ignore[index]
+                self.tool_order.append(index)  # type: ignore[arg-type]
+                self.sink.on_tool_start(len(self.tool_order) - 1, block["id"], block["name"])
+            elif btype == "text" and block.get("text"):
+                self._add("text", block["text"])
         elif kind == "message_delta":
-            reason = getattr(event.delta, "stop_reason", None)
+            reason = _get(event.get("delta"), "stop_reason")
             if reason:
                 self.stop_reason = reason
-            self._usage(getattr(event, "usage", None))
+            self._usage(event.get("usage"))
 
-    def _text(self, text: str) -> None:
-        if text:
+    def _add(self, kind: str, text: Any) -> None:
+        if not text:
+            return
+        if kind != self._run_kind:
+            self._flush()
+            self._run_kind = kind
+        self._run.append(text)
+
+    def _flush(self) -> None:
+        run, kind = self._run, self._run_kind
+        if not run:
+            return
+        self._run = []
+        text = run[0] if len(run) == 1 else "".join(run)
+        if kind == "text":
             self.text.append(text)
             self.sink.on_text(text)
+        else:
+            self.reasoning.append(text)
+            self.sink.on_reasoning(text)
 
     def _usage(self, raw: Any) -> None:
         if raw is None:
             return
         self.saw_usage = True
-        if getattr(raw, "input_tokens", None):
-            self.usage.prompt_tokens = int(raw.input_tokens)
-        if getattr(raw, "output_tokens", None):
-            self.usage.completion_tokens = int(raw.output_tokens)
-        if getattr(raw, "cache_read_input_tokens", None):
-            self.usage.cache_read_tokens = int(raw.cache_read_input_tokens)
-        if getattr(raw, "cache_creation_input_tokens", None):
-            self.usage.cache_write_tokens = int(raw.cache_creation_input_tokens)
+        if _get(raw, "input_tokens"):
+            self.usage.prompt_tokens = int(raw["input_tokens"])
+        if _get(raw, "output_tokens"):
+            self.usage.completion_tokens = int(raw["output_tokens"])
+        if _get(raw, "cache_read_input_tokens"):
+            self.usage.cache_read_tokens = int(raw["cache_read_input_tokens"])
+        if _get(raw, "cache_creation_input_tokens"):
+            self.usage.cache_write_tokens = int(raw["cache_creation_input_tokens"])
 
     def response(self) -> ModelResponse:
+        self._flush()
         calls = []
         for index in self.tool_order:
             slot = self.blocks[index]
@@ -196,6 +233,56 @@ class AnthropicAccumulator:
             # Anthropic's input_tokens excludes cached tokens; the context used includes them.
             usage.prompt_tokens += usage.cache_read_tokens + usage.cache_write_tokens
         return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage)
+
+
+def event_batches(response: Any, client: Any) -> Iterator[list[Any]]:
+    """The decoded events of a messages stream, one list per network read, as the SDK's own stream sees
+    them: `ping` and unnamed events skipped, an `error` event raised as the SDK's status error, an event
+    that is not JSON raised as `json.JSONDecodeError` (what came before a failure is yielded first)."""
+    decoder = SSEDecoder()
+    try:
+        for raw in response.iter_bytes():
+            events = decoder.feed(raw)
+            if events:
+                yield from _decode(events, response, client)
+        yield from _decode(decoder.finish(), response, client)
+    finally:
+        response.close()
+
+
+def _decode(events: list[ServerSentEvent], response: Any, client: Any) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for sse in events:
+        if sse.event == "ping" or sse.event is None:
+            continue
+        try:
+            if sse.event == "error":
+                raise _stream_error(sse.data, response, client)
+            if not sse.data:
+                continue
+            batch.append(json.loads(sse.data))
+        except Exception:
+            if batch:
+                yield batch
+            raise
+    if batch:
+        yield batch
+
+
+def _stream_error(data: str, response: Any, client: Any) -> Exception:
+    body: Any = data
+    try:
+        body = json.loads(data)
+        message = f"{body}"
+    except Exception:
+        message = data or f"Error code: {response.status_code}"
+    # The SDK's own mapping from an error body to its exception classes (what its stream raises).
+    make = getattr(client, "_make_status_error", None)
+    if make is not None:
+        return make(message, body=body, response=response)
+    import anthropic
+
+    return anthropic.APIStatusError(message, response=response, body=body)
 
 
 class AnthropicTransport(SDKClientHolder):
@@ -234,6 +321,12 @@ class AnthropicTransport(SDKClientHolder):
             ),
         )
 
+    def _client_key(self) -> tuple[Any, ...]:
+        return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout)
+
+    def _warm_client(self, client: Any) -> None:
+        _ = client.messages.with_streaming_response
+
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = convert_messages(request.messages)
         system_blocks = apply_cache_control(system, messages)
@@ -254,8 +347,10 @@ class AnthropicTransport(SDKClientHolder):
         acc = AnthropicAccumulator(sink)
         kwargs = self.build_kwargs(request)
         pump(
-            lambda: client.messages.create(**kwargs),
-            iter,
+            # The raw streaming response: the SDK sends the request and raises its own errors for an HTTP
+            # error status, but leaves the body to us.
+            lambda: client.messages.with_streaming_response.create(**kwargs).__enter__(),
+            lambda opened: event_batches(opened.http_response, client),
             acc.handle,
             acc.response,
             interrupt=interrupt,

@@ -1,9 +1,11 @@
-"""What every transport shares: the request/response shapes, the sink for live deltas, and the pump.
+"""What every transport shares: the request/response shapes, the sink for live deltas, the pump, and the
+SDK clients built ahead of the first request.
 
-The pump runs the SDK's blocking request and chunk iteration in a daemon reader thread and hands chunks to
-the agent thread through a queue. The agent thread waits in 50 ms slices, so an interrupt is seen within
-one slice even when the provider sends nothing (a blocking socket read cannot be interrupted otherwise),
-and a stream that sends nothing for `stale_timeout` seconds is abandoned as a retryable timeout.
+The pump runs the SDK's blocking request and the reading of its body in a daemon reader thread and hands
+what each network read decoded (one batch) to the agent thread through a queue. The agent thread waits in
+50 ms slices, so an interrupt is seen within one slice even when the provider sends nothing (a blocking
+socket read cannot be interrupted otherwise), and a stream that sends nothing for `stale_timeout` seconds
+is abandoned as a retryable timeout.
 """
 
 from __future__ import annotations
@@ -67,6 +69,12 @@ class SilentSink:
         pass
 
 
+_PREWARMED: dict[tuple[Any, ...], Any] = {}
+"""SDK clients built ahead of time, by configuration; the first transport with that configuration takes its
+client from here instead of paying for the import and the construction on the first request."""
+_PREWARMED_LOCK = threading.Lock()
+
+
 class SDKClientHolder:
     """Owns one lazily created SDK client (created on first use, closed with the transport)."""
 
@@ -77,11 +85,38 @@ class SDKClientHolder:
     def _create_client(self) -> Any:
         raise NotImplementedError
 
+    def _client_key(self) -> tuple[Any, ...]:
+        """Everything `_create_client` builds the client from: equal keys, interchangeable clients."""
+        raise NotImplementedError
+
+    def _warm_client(self, client: Any) -> None:
+        """Touch what the first request would load lazily (the SDK imports its resources on first use)."""
+
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
-                self._client = self._create_client()
+                with _PREWARMED_LOCK:
+                    self._client = _PREWARMED.pop(self._client_key(), None)
+                if self._client is None:
+                    self._client = self._create_client()
             return self._client
+
+    def prewarm(self) -> None:
+        """Import the SDK and build a client for this configuration now (call it off the UI thread, after
+        the first frame): the first transport with the same configuration then sends its first request
+        without waiting for either (`import anthropic` alone takes over a second)."""
+        key = self._client_key()
+        with _PREWARMED_LOCK:
+            if key in _PREWARMED:
+                return
+        client = self._create_client()
+        self._warm_client(client)
+        with _PREWARMED_LOCK:
+            spare = _PREWARMED.get(key)
+            if spare is None:
+                _PREWARMED[key] = client
+        if spare is not None:
+            client.close()
 
     def close(self) -> None:
         with self._lock:
@@ -115,6 +150,17 @@ class PartialInterrupt(InterruptedByUser):
 _END = object()
 
 
+def transport_errors(sdk: Any) -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """(timeouts, other transport failures) of the HTTP library under `sdk`, as the SDK itself classifies
+    them when it reads a stream (it maps them to its APITimeoutError / APIConnectionError)."""
+    helpers = getattr(sdk, "_httpx2", None)
+    if helpers is not None and hasattr(helpers, "timeout_exceptions"):
+        return tuple(helpers.timeout_exceptions()), tuple(helpers.request_exceptions())
+    import httpx
+
+    return (httpx.TimeoutException,), (httpx.RequestError,)
+
+
 def pump(
     open_stream: Callable[[], Any],
     iterate: Callable[[Any], Iterator[Any]],
@@ -125,7 +171,8 @@ def pump(
     stale_timeout: float,
     on_idle: Callable[[], None] | None = None,
 ) -> Any:
-    """Run `open_stream()` and `iterate(stream)` in a reader thread; call `handle(chunk)` here for each chunk.
+    """Run `open_stream()` and `iterate(stream)` in a reader thread; call `handle(item)` here for each item
+    `iterate` yields (a transport yields one batch per network read, so a burst costs few calls here).
 
     Returns the opened stream object (for transports that need a final message from it).
     """

@@ -1,53 +1,55 @@
-"""The chat screen: transcript, question cards, queue, prompt and status bar, and the agent worker.
+"""The chat screen: transcript, question cards, queue, prompt and status bar, wired to the agent.
 
-Data flows one way: keys -> this screen -> the agent (calls); the agent -> the bridge -> this screen ->
-widgets (events). The agent runs in a thread worker; this screen never lets that thread touch a widget.
+Data flows one way: keys -> this screen -> the agent (calls, in a thread worker); the agent -> the bridge ->
+this screen -> the turn view -> widgets (events). The worker thread never touches a widget.
+
+What lives elsewhere: events become widgets in `hermes_tui.turn_view`, the agent's lifecycle (new, resume,
+model switch) is `hermes_tui.session_service`, the bell and desktop notifications `hermes_tui.notifications`,
+`/export` `hermes_tui.export_flow`. This module composes them and keeps the turn's lifecycle (busy, the
+queue, steering) and the slash commands, each a `ChatScreen.action_*` (keys, `/command` and the palette
+run the same code).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
-from typing import Any, ClassVar
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from agent.config import Settings
-from agent.events import (
-    AgentEvent,
-    ApiCallStarted,
-    AssistantMessageDone,
-    FirstDelta,
-    ReasoningDelta,
-    StatusNotice,
-    SteerDelivered,
-    StreamDiscarded,
-    TextDelta,
-    TodoUpdated,
-    ToolCallStarted,
-    ToolFinished,
-    ToolOutput,
-    ToolStarted,
-    TurnFinished,
-    UsageUpdated,
-)
+from agent.events import TurnFinished
 from agent.ui import ApprovalDecision
-from hermes_tui import commands
+from hermes_tui import commands, learning_actions
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
+from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
+from hermes_tui.notifications import request_attention
+from hermes_tui.session_service import SessionService
+from hermes_tui.turn_view import TurnView
+from themes.apply import ThemeFlavourChanged
+from themes.model import ThemeSpec
 from widgets.approval_dialog import ApprovalDialog
-from widgets.assistant_message import AssistantMessage
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
-from widgets.reasoning import ReasoningBlock
 from widgets.status_bar import StatusBar
 from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from agent.loop import Agent, TurnResult
+    from agent.store import SessionStoreProtocol
+    from hermes_tui.screens.sessions import SessionsResult
 
 DRAIN_HZ = 15
 _DEFAULT_TOOL_ICONS = dict(ToolPanel.ICONS)
@@ -81,40 +83,55 @@ class ChatScreen(Screen[None]):
     ]
 
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
-    STATUS_CLOCK: ClassVar[Any] = time.monotonic
+    STATUS_CLOCK: ClassVar[Callable[[], float]] = time.monotonic
     FREEZE_QUESTIONS: ClassVar[bool] = False
 
-    def __init__(self, settings: Settings, *, store: Any, resume_id: str | None = None) -> None:
+    class ThemeRequested(Message):
+        """`/theme [NAME]`: the app owns the themes, so the screen asks it (empty name: the picker)."""
+
+        def __init__(self, theme: str) -> None:
+            super().__init__()
+            self.theme = theme
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: SessionStoreProtocol,
+        resume_id: str | None = None,
+        flavour: ThemeSpec | None = None,
+    ) -> None:
         super().__init__()
-        self.settings = settings
         self.store = store
         self.resume_id = resume_id
         self.bridge = UIBridge(self)
-        self.agent: Any = None
+        self.session = SessionService(settings, ui=self.bridge, store=store)
         self.busy = False
-        self._worker: Worker[Any] | None = None
-        self._assistant: AssistantMessage | None = None
-        self._reasoning: ReasoningBlock | None = None
-        self._panels_by_index: dict[int, ToolPanel] = {}
-        self._panels: dict[str, ToolPanel] = {}
-        self._drain_timer: Timer | None = None
+        self._flavour = flavour
+        self._worker: Worker[TurnResult] | None = None
+        self._turn_view: TurnView | None = None
         self._last_ctrl_c = 0.0
         self._clarify: ClarifyPrompt | None = None
-        self._clarify_future: Any = None
+        self._clarify_future: concurrent.futures.Future[str | None] | None = None
         self._interrupting = False
-        self._turn_started = 0.0
+        self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
-        from textual.containers import Vertical
-
         with Vertical(id="bottom"):
             yield QueuedMessages(id="queued")
-            spec = getattr(self.app, "theme_spec", None)
-            symbol = spec.prompt_symbol if spec is not None and spec.prompt_symbol else "❯"
+            symbol = self._flavour.prompt_symbol if self._flavour is not None else "❯"
             yield PromptBar(commands=commands.completions(), prompt_symbol=symbol, id="prompt")
             yield StatusBar(self.settings.model, clock=type(self).STATUS_CLOCK, id="status")
+
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
+
+    @property
+    def agent(self) -> Agent:
+        return self.session.agent
 
     @property
     def transcript(self) -> Transcript:
@@ -128,25 +145,26 @@ class ChatScreen(Screen[None]):
     def prompt_input(self) -> PromptInput:
         return self.query_one(PromptInput)
 
-    def on_mount(self) -> None:
-        from agent.loop import Agent
+    @property
+    def turn_view(self) -> TurnView:
+        if self._turn_view is None:
+            self._turn_view = TurnView(self.transcript, self.status_bar, on_turn_finished=self._turn_finished)
+        return self._turn_view
 
-        self.agent = Agent(self.settings, ui=self.bridge, store=self.store)
-        self.status_bar.set_yolo(self.settings.yolo)
-        self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain)
-        spec = getattr(self.app, "theme_spec", None)
-        if spec is not None:
-            self._apply_flavour(spec)
+    def on_mount(self) -> None:
+        self.set_interval(1 / DRAIN_HZ, self._drain)
+        if self._flavour is not None:
+            self._apply_flavour(self._flavour)
         if self.resume_id:
-            self._resume(self.resume_id)
+            self.open_session(self.resume_id)  # before anything builds an agent: it builds the resumed one
         else:
             self._welcome()
+        self.status_bar.set_yolo(self.agent.yolo)
+        learning_actions.refresh_skill_commands(self)
         self.prompt_input.focus()
 
     def _welcome(self) -> None:
         """One calm line so an empty screen still says where you are and how to get help."""
-        from pathlib import Path
-
         cwd = str(self.settings.cwd)
         home = str(Path.home())
         if cwd == home or cwd.startswith(home + "/"):
@@ -158,27 +176,13 @@ class ChatScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.bridge.close()
-        if self.agent is not None:
-            self.agent.interrupt()
+        self.session.interrupt()
 
-    def _resume(self, session_id: str) -> None:
-        try:
-            self.agent.resume(session_id)
-        except KeyError:
-            self.transcript.add_notice("error", f"No session {session_id}.")
-            return
-        records = records_from_messages(self.agent.messages, self.agent.registry)
-        self.transcript.load_history(records)
-        self.transcript.add_notice(
-            "info", f"Resumed session {session_id} ({len(self.agent.messages)} messages)."
-        )
-        usage = self.agent.session_usage
-        self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
-
-    def on_theme_flavour_changed(self, message: Any) -> None:
+    def on_theme_flavour_changed(self, message: ThemeFlavourChanged) -> None:
+        self._flavour = message.spec
         self._apply_flavour(message.spec)
 
-    def _apply_flavour(self, spec: Any) -> None:
+    def _apply_flavour(self, spec: ThemeSpec) -> None:
         """A theme's Hermes flavour: spinner faces and verbs, the prompt symbol, tool icons."""
         spinner = self.transcript.spinner
         if spec.spinner.faces:
@@ -188,7 +192,7 @@ class ChatScreen(Screen[None]):
         if spec.prompt_symbol:
             self.query_one(PromptBar).prompt_symbol = spec.prompt_symbol
         # Icons are a class-level table: rebuild it from the defaults so themes never accumulate.
-        ToolPanel.ICONS = {**_DEFAULT_TOOL_ICONS, **(spec.tool_icons or {})}
+        ToolPanel.ICONS = {**_DEFAULT_TOOL_ICONS, **spec.tool_icons}
 
     # ------------------------------------------------------------------ input
     @on(PromptInput.Submitted)
@@ -200,7 +204,7 @@ class ChatScreen(Screen[None]):
         if command is not None:
             self.run_slash(command, arg)
             return
-        if typed and not text.strip().startswith("/ "):
+        if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
             return
         if self.busy:
@@ -217,44 +221,40 @@ class ChatScreen(Screen[None]):
     def _on_steer_queued(self, message: QueuedMessages.SteerRequested) -> None:
         self.action_steer(message.text)
 
-    def action_steer(self, text: str = "") -> None:
-        text = text.strip()
-        if not text:
-            self.transcript.add_notice(
-                "info",
-                "Usage: /steer TEXT (while a turn runs; it reaches the model after the current tools).",
-            )
+    def run_slash(self, command: commands.SlashCommand, arg: str) -> None:
+        """Run a slash command's action (`action_<name>`, with the argument when it takes one)."""
+        handler = getattr(self, f"action_{command.action}", None)
+        if handler is None:
+            self.transcript.add_notice("warn", f"/{command.name} is not available yet.")
             return
-        if not self.busy:
-            self.send(text)
-            return
-        self.agent.steer(text)
-        self.transcript.add_notice("info", f"Steer queued for the running turn: {text}")
+        if command.takes_argument:
+            handler(arg)
+        else:
+            handler()
 
+    # ------------------------------------------------------------------ the turn
     def send(self, text: str) -> None:
         """Start a turn. The app persists nothing itself: the agent does."""
         self.transcript.add_user(text)
         self.transcript.scroll_to_latest()
         self._set_busy(True)
-        self._turn_started = time.monotonic()
-        self._panels_by_index.clear()
+        self.turn_view.start_turn()
         self._worker = self._run_turn(text)
 
     @work(thread=True, exclusive=True, group="agent", exit_on_error=False)
-    def _run_turn(self, text: str) -> Any:
+    def _run_turn(self, text: str) -> TurnResult:
         return self.agent.run_conversation(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self._worker:
+        if event.worker is not self._worker or event.state != WorkerState.ERROR:
             return
-        if event.state == WorkerState.ERROR:
-            # A bug in the loop (never a provider error: those end the turn normally). No traceback on screen.
-            self._drain()
-            error = event.worker.error
-            self._end_turn()
-            self.transcript.add_notice(
-                "error", f"Internal error: {type(error).__name__}: {error}. The session is saved; try again."
-            )
+        # A bug in the loop (never a provider error: those end the turn normally). No traceback on screen.
+        self._drain()
+        error = event.worker.error
+        self._end_turn()
+        self.transcript.add_notice(
+            "error", f"Internal error: {type(error).__name__}: {error}. The session is saved; try again."
+        )
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -262,112 +262,19 @@ class ChatScreen(Screen[None]):
         if not busy:
             self.transcript.hide_spinner()
 
-    # ------------------------------------------------------------------ events
     def on_events_ready(self, message: EventsReady) -> None:
         self._drain()
 
     def _drain(self) -> None:
+        """Show everything the agent queued since the last drain (UI thread)."""
+        view = self.turn_view
         for event in self.bridge.drain():
             try:
-                self._apply(event)
+                view.show(event)
             except Exception as exc:
                 self.log.error(f"failed to display {type(event).__name__}: {exc!r}")
 
-    def _apply(self, event: AgentEvent) -> None:
-        transcript = self.transcript
-        if isinstance(event, TextDelta):
-            if self._reasoning is not None:
-                self._reasoning.finish()
-                self._reasoning = None
-            if self._assistant is None:
-                self._assistant = transcript.start_assistant()
-            self._assistant.append(event.text)
-        elif isinstance(event, ReasoningDelta):
-            if self._reasoning is None:
-                self._reasoning = transcript.start_reasoning()
-            self._reasoning.append(event.text)
-        elif isinstance(event, ApiCallStarted):
-            self._panels_by_index.clear()
-            transcript.show_spinner()
-        elif isinstance(event, FirstDelta):
-            transcript.hide_spinner()
-        elif isinstance(event, ToolCallStarted):
-            self._finish_stream_widgets()
-            panel = transcript.add_tool_panel(
-                event.call_id or f"pending-{event.index}", event.name, event.index
-            )
-            self._panels_by_index[event.index] = panel
-            if event.call_id:
-                self._panels[event.call_id] = panel
-        elif isinstance(event, AssistantMessageDone):
-            self._finish_stream_widgets()
-            for index, (call_id, name, _args) in enumerate(event.tool_calls):
-                panel = self._panels_by_index.get(index)
-                if panel is None:
-                    panel = transcript.add_tool_panel(call_id, name, index)
-                    self._panels_by_index[index] = panel
-                panel.set_call_id(call_id)
-                self._panels[call_id] = panel
-        elif isinstance(event, StreamDiscarded):
-            self._discard_stream_widgets()
-        elif isinstance(event, ToolStarted):
-            panel = self._panels.get(event.call_id)
-            if panel is None:
-                panel = transcript.add_tool_panel(event.call_id, event.name, event.index)
-                self._panels[event.call_id] = panel
-            panel.set_started(event.arguments, event.summary)
-        elif isinstance(event, ToolOutput):
-            panel = self._panels.get(event.call_id)
-            if panel is not None:
-                panel.append_output(event.chunk)
-        elif isinstance(event, ToolFinished):
-            panel = self._panels.get(event.call_id)
-            if panel is not None:
-                panel.set_finished(event.status, event.duration, event.result, event.data)
-        elif isinstance(event, TodoUpdated):
-            pass  # the todo tool's panel shows the list from its result data
-        elif isinstance(event, StatusNotice):
-            transcript.add_notice(event.kind, event.text)
-        elif isinstance(event, UsageUpdated):
-            self.status_bar.set_context(event.context_tokens, event.context_window)
-            self.status_bar.set_usage(event.session.prompt_tokens, event.session.completion_tokens)
-        elif isinstance(event, SteerDelivered):
-            transcript.add_notice("info", f"Steer delivered to the model: {event.text}")
-        elif isinstance(event, TurnFinished):
-            self._on_turn_finished(event)
-
-    def _finish_stream_widgets(self) -> None:
-        if self._reasoning is not None:
-            self._reasoning.finish()
-            self._reasoning = None
-        if self._assistant is not None:
-            self._assistant.finish()
-            self._assistant = None
-
-    def _discard_stream_widgets(self) -> None:
-        for widget in (self._assistant, self._reasoning):
-            if widget is not None:
-                widget.remove()
-        self._assistant = None
-        self._reasoning = None
-
-    def _on_turn_finished(self, event: TurnFinished) -> None:
-        self._finish_stream_widgets()
-        for panel in list(self._panels.values()):
-            if not panel.is_finished:
-                panel.set_finished("cancelled", None, "")
-        self._panels.clear()
-        self._panels_by_index.clear()
-        if event.exit_reason == "interrupted":
-            self.transcript.add_notice(
-                "warn", "Interrupted. The partial reply and every finished tool result are kept."
-            )
-        elif event.exit_reason == "budget_exhausted":
-            self.transcript.add_notice(
-                "warn", "The turn used its whole iteration budget; above is the model's summary."
-            )
-        elif event.exit_reason.startswith("error") and event.error:
-            self.transcript.add_notice("error", event.error)
+    def _turn_finished(self, event: TurnFinished) -> None:
         self._attention(
             "The turn has ended." if event.exit_reason == "completed" else f"Turn ended: {event.exit_reason}"
         )
@@ -389,6 +296,9 @@ class ChatScreen(Screen[None]):
             self.send(queued)
         elif self.app.screen is self:
             self.prompt_input.focus()
+
+    def _attention(self, why: str) -> None:
+        request_attention(self.app, self.settings.notify, why)
 
     # ------------------------------------------------------------------ questions
     def on_clarify_asked(self, message: ClarifyAsked) -> None:
@@ -428,13 +338,13 @@ class ChatScreen(Screen[None]):
             self._attention("A command is waiting for your approval.")  # the dialog itself rings the bell
         self.app.push_screen(ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS), decided)
 
-    # ------------------------------------------------------------------ actions
+    # ------------------------------------------------------------------ keys
     def action_interrupt(self) -> None:
         if self._clarify is not None:
             self._close_clarify(None)
             return
-        if self.busy and self.agent is not None:
-            self.agent.interrupt()
+        if self.busy:
+            self.session.interrupt()
             if not self._interrupting:
                 self._interrupting = True
                 self.transcript.hide_spinner()
@@ -457,25 +367,48 @@ class ChatScreen(Screen[None]):
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()
 
-    def run_slash(self, command: commands.SlashCommand, arg: str) -> None:
-        handler = getattr(self, f"action_{command.action}", None)
-        if handler is None:
-            self.transcript.add_notice("warn", f"/{command.name} is not available yet.")
-            return
-        if command.takes_argument:
-            handler(arg)
-        else:
-            handler()
+    def action_edit_prompt(self) -> None:
+        """Ctrl+G: edit the prompt in $VISUAL/$EDITOR; the app is suspended meanwhile."""
+        from textual.app import SuspendNotSupported
 
-    def action_theme(self, name: str = "") -> None:
-        self.app.pick_theme(name.strip())  # type: ignore[attr-defined]
+        from hermes_tui.editor import edit_text
+
+        current = self.prompt_input.text
+        try:
+            with self.app.suspend():
+                edited = edit_text(current)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to an editor.", severity="warning")
+            return
+        if edited is None:
+            self.notify(
+                "No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning"
+            )
+            return
+        self.prompt_input.set_text(edited)
+        self.prompt_input.focus()
+
+    # ------------------------------------------------------------------ commands: the running turn
+    def action_steer(self, text: str = "") -> None:
+        text = text.strip()
+        if not text:
+            self.transcript.add_notice(
+                "info",
+                "Usage: /steer TEXT (while a turn runs; it reaches the model after the current tools).",
+            )
+            return
+        if not self.busy:
+            self.send(text)
+            return
+        self.agent.steer(text)
+        self.transcript.add_notice("info", f"Steer queued for the running turn: {text}")
 
     def action_compress(self) -> None:
         """`/compress`: summarize the middle of the conversation now (a model call, in the worker)."""
         if self.busy:
             self.transcript.add_notice("warn", "A turn is running: compress after it ends.")
             return
-        if self.agent is None or not self.agent.messages:
+        if not self.agent.messages:
             self.transcript.add_notice("info", "Nothing to compress yet.")
             return
         self._set_busy(True)
@@ -492,45 +425,6 @@ class ChatScreen(Screen[None]):
         self._drain()
         self._set_busy(False)
         self.prompt_input.focus()
-
-    def action_plugins(self) -> None:
-        from agent.plugins import format_plugin_list
-
-        manager = self.agent.plugins
-        self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
-
-    def action_rollback(self) -> None:
-        from hermes_tui.screens.rollback import RollbackScreen
-
-        manager = self.agent.checkpoints if self.agent is not None else None
-        if manager is None:
-            self.transcript.add_notice(
-                "info", "No checkpoints yet: one is saved before the first file change of each step."
-            )
-            return
-        if self.busy:
-            self.transcript.add_notice("warn", "A turn is running: press Esc first, then roll back.")
-            return
-        self.app.push_screen(RollbackScreen(manager.list()), self._restore_checkpoint)
-
-    def _restore_checkpoint(self, checkpoint_id: str | None) -> None:
-        if not checkpoint_id:
-            self.prompt_input.focus()
-            return
-        report = self.agent.checkpoints.restore(checkpoint_id)
-        kind = "error" if report.errors else "info"
-        lines = [report.summary()]
-        if report.git_note:
-            lines.append(report.git_note)
-        lines += [f"error: {e}" for e in report.errors]
-        self.transcript.add_notice(kind, "\n".join(lines))
-        self.prompt_input.focus()
-
-    def action_help(self) -> None:
-        self.transcript.add_notice("info", commands.help_text())
-
-    def action_quit(self) -> None:
-        self.app.exit(0)
 
     def action_yolo(self) -> None:
         on = not self.agent.yolo
@@ -553,101 +447,35 @@ class ChatScreen(Screen[None]):
                 "warn", "The model switches for the next turn: wait for this one to end."
             )
             return
-        self.settings = self.settings.model_copy(update={"model": name})
-        self.agent.settings = self.settings
-        self.agent.close()
-        self.agent._transport = None
+        self.session.switch_model(name)
         self.status_bar.set_model(name)
         self.transcript.add_notice("info", f"Model switched to {name} for the next turn.")
 
+    # ------------------------------------------------------------------ commands: sessions
     def action_new_session(self) -> None:
         if self.busy:
             self.transcript.add_notice("warn", "A turn is running: press Esc first.")
             return
-        from agent.loop import Agent
-
-        self.agent.close()
-        self.agent = Agent(self.settings, ui=self.bridge, store=self.store)
+        self.session.new_session()
         self.transcript.clear()
         self.status_bar.set_usage(0, 0)
         self.status_bar.set_context(None, None)
         self.transcript.add_notice("info", "New session.")
 
-    def action_clear_screen(self) -> None:
-        self.transcript.clear()
-
-    def action_copy(self) -> None:
-        text = ""
-        for message in reversed(self.agent.messages if self.agent else []):
-            if message.role == "assistant" and message.content:
-                text = message.content
-                break
-        if not text:
-            self.transcript.add_notice("warn", "Nothing to copy yet.")
-            return
-        from hermes_tui.clipboard import copy_text
-
-        self.transcript.add_notice("info", copy_text(self.app, text))
-
-    def action_edit_prompt(self) -> None:
-        """Ctrl+G: edit the prompt in $VISUAL/$EDITOR; the app is suspended meanwhile."""
-        from textual.app import SuspendNotSupported
-
-        from hermes_tui.editor import edit_text
-
-        current = self.prompt_input.text
-        try:
-            with self.app.suspend():
-                edited = edit_text(current)
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an editor.", severity="warning")
-            return
-        if edited is None:
-            self.notify(
-                "No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning"
-            )
-            return
-        self.prompt_input.set_text(edited)
-        self.prompt_input.focus()
-
-    def _attention(self, why: str) -> None:
-        """Ring (or notify the desktop) when something needs the user while the terminal is unfocused."""
-        mode = self.settings.notify
-        if mode == "off" or self.app.app_focus:
-            return
-        if mode == "desktop":
-            import shutil
-            import subprocess
-
-            if shutil.which("notify-send"):
-                try:
-                    subprocess.Popen(
-                        ["notify-send", "hermes-tui", why],
-                        stdout=subprocess.DEVNULL,
-                        stderr=subprocess.DEVNULL,
-                    )
-                    return
-                except OSError:
-                    pass
-        self.app.bell()
-
     def action_sessions(self) -> None:
-        from pathlib import Path
-
         from hermes_tui.screens.sessions import SessionsScreen
 
-        current = self.agent.session_id if self.agent is not None else None
         self.app.push_screen(
             SessionsScreen(
                 self.store,
-                current_id=current or None,
+                current_id=self.agent.session_id or None,
                 export_dir=Path(self.settings.cwd),
-                registry=self.agent.registry if self.agent is not None else None,
+                registry=self.agent.registry,
             ),
             self._on_sessions_closed,
         )
 
-    def _on_sessions_closed(self, result: Any) -> None:
+    def _on_sessions_closed(self, result: SessionsResult | None) -> None:
         if result is None:
             self.prompt_input.focus()
             return
@@ -658,48 +486,90 @@ class ChatScreen(Screen[None]):
 
     def open_session(self, session_id: str) -> None:
         """Replace the current conversation with a stored one (resume or branch)."""
-        from agent.loop import Agent
-
-        if self.agent is not None:
-            self.agent.close()
-        self.agent = Agent(self.settings, ui=self.bridge, store=self.store)
         self.transcript.clear()
-        self._resume(session_id)
+        try:
+            agent = self.session.open(session_id)
+        except KeyError:
+            self.transcript.add_notice("error", f"No session {session_id}.")
+        else:
+            records = records_from_messages(agent.messages, agent.registry)
+            self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
+            self.transcript.add_notice(
+                "info", f"Resumed session {session_id} ({len(agent.messages)} messages)."
+            )
+            usage = agent.session_usage
+            self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
         self.prompt_input.focus()
 
     def action_export(self, arg: str = "") -> None:
         """`/export [FILE]`: Markdown (or JSON for a .json path) of this session."""
-        from pathlib import Path
-
-        from hermes_tui.export import default_export_path, format_for_path
-        from hermes_tui.screens.sessions import ExportPathModal
-
-        session_id = self.agent.session_id if self.agent is not None else ""
-        if not session_id:
-            self.transcript.add_notice("warn", "Nothing to export yet: send a message first.")
-            return
-        if arg.strip():
-            path = Path(arg.strip()).expanduser()
-            path = path if path.is_absolute() else Path(self.settings.cwd) / path
-            self._write_export(session_id, path, format_for_path(path))
-            return
-        info = self.store.get_session(session_id)
-
-        def chosen(answer: Any) -> None:
-            if answer:
-                self._write_export(session_id, *answer)
-
-        self.app.push_screen(
-            ExportPathModal(f"./{default_export_path(info).name}", base_dir=Path(self.settings.cwd)), chosen
+        flow = ExportFlow(
+            self.app, self.store, cwd=Path(self.settings.cwd), report=self.transcript.add_notice
         )
+        flow.start(self.agent.session_id, arg)
 
-    @work(thread=True, group="export", exit_on_error=False)
-    def _write_export(self, session_id: str, path: Any, fmt: str) -> None:
-        from hermes_tui.export import write_export
-
-        try:
-            written = write_export(self.store, session_id, path, fmt)
-        except (OSError, ValueError, KeyError) as exc:
-            self.app.call_from_thread(self.transcript.add_notice, "error", f"Export failed: {exc}")
+    def action_copy(self) -> None:
+        text = next(
+            (m.content for m in reversed(self.agent.messages) if m.role == "assistant" and m.content), ""
+        )
+        if not text:
+            self.transcript.add_notice("warn", "Nothing to copy yet.")
             return
-        self.app.call_from_thread(self.transcript.add_notice, "info", f"Exported this session to {written}")
+        from hermes_tui.clipboard import copy_text
+
+        self.transcript.add_notice("info", copy_text(self.app, text))
+
+    # ------------------------------------------------------------------ commands: files, plugins, the app
+    def action_rollback(self) -> None:
+        from hermes_tui.screens.rollback import RollbackScreen
+
+        manager = self.agent.checkpoints
+        if manager is None:
+            self.transcript.add_notice(
+                "info", "No checkpoints yet: one is saved before the first file change of each step."
+            )
+            return
+        if self.busy:
+            self.transcript.add_notice("warn", "A turn is running: press Esc first, then roll back.")
+            return
+        self.app.push_screen(RollbackScreen(manager.list()), self._restore_checkpoint)
+
+    def _restore_checkpoint(self, checkpoint_id: str | None) -> None:
+        manager = self.agent.checkpoints
+        if not checkpoint_id or manager is None:
+            self.prompt_input.focus()
+            return
+        report = manager.restore(checkpoint_id)
+        lines = [report.summary()]
+        if report.git_note:
+            lines.append(report.git_note)
+        lines += [f"error: {e}" for e in report.errors]
+        self.transcript.add_notice("error" if report.errors else "info", "\n".join(lines))
+        self.prompt_input.focus()
+
+    def action_plugins(self) -> None:
+        from agent.plugins import format_plugin_list
+
+        manager = self.agent.plugins
+        self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+
+    def action_skills(self) -> None:
+        learning_actions.open_skills(self)
+
+    def action_tools(self) -> None:
+        learning_actions.open_tools(self)
+
+    def action_personality(self, argument: str = "") -> None:
+        learning_actions.set_personality(self, argument)
+
+    def action_theme(self, name: str = "") -> None:
+        self.post_message(self.ThemeRequested(name.strip()))
+
+    def action_help(self) -> None:
+        self.transcript.add_notice("info", commands.help_text())
+
+    def action_clear_screen(self) -> None:
+        self.transcript.clear()
+
+    def action_quit(self) -> None:
+        self.app.exit(0)

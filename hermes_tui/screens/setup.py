@@ -20,6 +20,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
+from widgets.card import card_css
+
 SetupChoice = Literal["demo", "quit"]
 
 CONFIG_EXAMPLE = """\
@@ -59,7 +61,9 @@ class SetupScreen(Screen[SetupChoice]):
 
     AUTO_FOCUS = "#setup-demo"
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("SetupScreen #setup-card")
+        + """
     SetupScreen {
         align: center middle;
         background: $background;
@@ -69,10 +73,6 @@ class SetupScreen(Screen[SetupChoice]):
             max-width: 100%;
             height: auto;
             max-height: 100%;
-            border: round $primary;
-            border-title-color: $primary;
-            border-title-style: bold;
-            background: $surface;
             padding: 0 2;
             scrollbar-size-vertical: 1;
         }
@@ -118,6 +118,7 @@ class SetupScreen(Screen[SetupChoice]):
         }
     }
     """
+    )
 
     class StartDemo(Message):
         """The user chose the scripted demo."""

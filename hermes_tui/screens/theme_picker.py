@@ -22,6 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from themes.model import ThemeSpec
+from widgets.card import card_css
 
 __all__ = ["ThemePicker"]
 
@@ -50,7 +51,9 @@ def theme_option(spec: ThemeSpec, *, current: bool = False) -> Option:
 class ThemePicker(ModalScreen[str | None]):
     """A list of themes; highlight previews, Enter chooses, Escape restores and cancels."""
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        card_css("ThemePicker > #theme-picker")
+        + """
     ThemePicker {
         align: center middle;
         background: $background 40%;
@@ -61,11 +64,8 @@ class ThemePicker(ModalScreen[str | None]):
         height: auto;
         max-height: 90%;
         padding: 0 1;
-        border: round $primary;
         border-title-color: $accent;
-        border-title-style: bold;
         border-subtitle-color: $text-muted;
-        background: $surface;
     }
     ThemePicker OptionList {
         height: auto;
@@ -83,6 +83,7 @@ class ThemePicker(ModalScreen[str | None]):
         padding: 0 0 1 0;
     }
     """
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="theme_picker.cancel"),

@@ -5,11 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pydantic import SecretStr
-
-from agent.config import Settings
 from agent.loop import Agent
-from agent.scripted import ScriptedServer
+from agent.scripted import ScriptedServer, scripted_settings
 from agent.store import SessionStore
 from agent.ui import NullUI
 
@@ -17,15 +14,7 @@ if __name__ == "__main__":
     home, cwd = Path(sys.argv[1]), Path(sys.argv[2])
     slow = {"name": "slow", "calls": [{"text": "tick " * 5000, "chunk_size": 5, "delay": 0.01}]}
     with ScriptedServer(slow) as server:
-        settings = Settings(
-            model="scripted",
-            provider="custom",
-            base_url=server.openai_base_url,
-            api_key=SecretStr("k"),
-            auto_title=False,
-            hermes_home=home,
-            cwd=cwd,
-        )
+        settings = scripted_settings(server, model="scripted", hermes_home=home, cwd=cwd)
         store = SessionStore(home / "tui" / "state.db")
         agent = Agent(settings, ui=NullUI(), store=store)
         print("started", flush=True)

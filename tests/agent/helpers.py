@@ -9,27 +9,25 @@ from pydantic import SecretStr
 
 from agent.config import Settings
 from agent.loop import Agent
+from agent.scripted import ScriptedServer, scripted_settings
 from agent.store import SessionStore
 from agent.ui import RecordingUI
 
 
-def make_settings(server: Any, home: Path, cwd: Path, **overrides: Any) -> Settings:
+def make_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "model": "scripted",
-        "provider": "custom",
-        "base_url": server.openai_base_url,
         "api_key": SecretStr("test-key"),
         "hermes_home": home,
         "cwd": cwd,
         "max_retries": 0,
-        "auto_title": False,
+        **overrides,
     }
-    values.update(overrides)
-    return Settings(**values)
+    return scripted_settings(server, **values)
 
 
 def make_agent(
-    server: Any, home: Path, cwd: Path, ui: RecordingUI | None = None, **overrides: Any
+    server: ScriptedServer, home: Path, cwd: Path, ui: RecordingUI | None = None, **overrides: Any
 ) -> tuple[Agent, SessionStore, RecordingUI]:
     store = SessionStore(home / "tui" / "state.db")
     ui = ui or RecordingUI()
@@ -40,9 +38,10 @@ def make_agent(
 API_PARAMS = ["openai", "anthropic"]
 
 
-def api_overrides(server: Any, api: str) -> dict[str, Any]:
+def api_overrides(server: ScriptedServer, api: str) -> dict[str, Any]:
+    """`make_agent` keywords for one wire API (`scripted_settings` picks the server's URL for it)."""
     if api == "anthropic":
-        return {"provider": "anthropic", "base_url": server.anthropic_base_url, "model": "claude-test"}
+        return {"api": "anthropic", "model": "claude-test"}
     return {}
 
 

@@ -11,9 +11,7 @@ from tests.agent.helpers import make_agent
 
 
 def _agent(server: ScriptedServer, home: Path, cwd: Path, **kw):
-    return make_agent(
-        server, home, cwd, provider="anthropic", base_url=server.anthropic_base_url, model="claude-test", **kw
-    )
+    return make_agent(server, home, cwd, api="anthropic", model="claude-test", **kw)
 
 
 def test_text_reasoning_and_tool_loop(hermes_home: Path, tmp_path: Path) -> None:

@@ -17,11 +17,11 @@ from typing import ClassVar
 import pytest
 
 from agent.messages import Message, ToolCall, Usage
+from agent.search_query import parse
 from agent.store import (
     MIGRATIONS,
     Migration,
     SessionStore,
-    build_fts_query,
     sanitize_title,
 )
 
@@ -52,11 +52,11 @@ def fts_rows(store: SessionStore) -> dict[int, tuple[str, str, str]]:
 def test_schema_created_with_version_and_pragmas(store: SessionStore):
     conn = store.conn
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
-    assert {"sessions", "messages", "approvals", "messages_fts", "schema_version"} <= tables
+    assert {"sessions", "messages", "approvals", "messages_fts", "schema_version", "search_terms"} <= tables
     triggers = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    assert {"messages_fts_ai", "messages_fts_ad", "messages_fts_au"} <= triggers
-    assert store.schema_version == len(MIGRATIONS) == 1
-    assert [row[0] for row in conn.execute("SELECT version FROM schema_version")] == [1]
+    assert {"messages_fts_ai", "messages_fts_ad", "messages_fts_au", "search_terms_ai"} <= triggers
+    assert store.schema_version == len(MIGRATIONS) == 2
+    assert [row[0] for row in conn.execute("SELECT version FROM schema_version")] == [1, 2]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
@@ -525,23 +525,6 @@ def test_search_operators(corpus):
     assert len(store.search("creme brulee")) == 1
 
 
-def test_build_fts_query():
-    assert build_fts_query("") == ""
-    assert build_fts_query("   ") == ""
-    assert build_fts_query("foo bar") == '"foo" "bar"*'
-    assert build_fts_query("foo bar ") == '"foo" "bar"'
-    assert build_fts_query('"foo bar" baz*') == '"foo bar" "baz"*'
-    assert build_fts_query('foo"bar') == '"foo""bar"*'
-    assert build_fts_query('"unbalanced phrase') == '"unbalanced phrase"'
-    assert build_fts_query("OR foo OR") == '"foo"*'
-    assert build_fts_query("a OR NOT b") == '"a" NOT "b"'
-    assert build_fts_query("foo AND bar") == '"foo" AND "bar"*'
-    assert build_fts_query("( ) ^ * - :") == ""
-    assert build_fts_query("col:val NEAR(x") == '"col:val" "NEAR(x"*'
-    assert build_fts_query('"ab"*') == '"ab"*'
-    assert len(build_fts_query("w " * 5000).split()) == 32
-
-
 NASTY_QUERIES = [
     '"',
     "'",
@@ -613,7 +596,7 @@ def test_nasty_queries_never_raise(corpus, query):
     hits = store.search(query)
     assert isinstance(hits, list)
     store.search(query, session_id="whatever", offset=5)
-    fts = build_fts_query(query)
+    fts = parse(query).to_fts5()
     if fts:  # the translation is always a valid FTS5 expression
         store.conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (fts,)).fetchone()
     # Nothing was dropped.
@@ -746,7 +729,7 @@ def test_kill_9_during_streaming_keeps_committed_state(tmp_path: Path):
 # ------------------------------------------------------------------------------------------ migrations
 
 
-def test_reopen_at_version_1_stays_consistent(tmp_path: Path):
+def test_reopen_at_the_current_version_stays_consistent(tmp_path: Path):
     path = tmp_path / "state.db"
     s = SessionStore(path)
     sid = new_session(s, title="keep me")
@@ -754,8 +737,8 @@ def test_reopen_at_version_1_stays_consistent(tmp_path: Path):
     s.close()
     s2 = SessionStore(path)
     try:
-        assert s2.schema_version == 1
-        assert [row[0] for row in s2.conn.execute("SELECT version FROM schema_version")] == [1]
+        assert s2.schema_version == len(MIGRATIONS)
+        assert [row[0] for row in s2.conn.execute("SELECT version FROM schema_version")] == [1, 2]
         assert s2.load(sid).messages[0].content == "persisted across opens"
         assert s2.resolve("keep me").id == sid
         assert len(s2.search("persisted")) == 1
@@ -784,12 +767,11 @@ def test_fake_v2_migration_applies_once(tmp_path: Path):
         MIGRATIONS: ClassVar[list[Migration]] = [*MIGRATIONS, v2]
 
     s2 = StoreV2(path)
+    newest = len(MIGRATIONS) + 1
     try:
-        assert s2.schema_version == 2
-        assert [row[0] for row in s2.conn.execute("SELECT version FROM schema_version ORDER BY version")] == [
-            1,
-            2,
-        ]
+        assert s2.schema_version == newest
+        versions = [row[0] for row in s2.conn.execute("SELECT version FROM schema_version ORDER BY version")]
+        assert versions == list(range(1, newest + 1))
         assert s2.conn.execute("SELECT pinned FROM sessions WHERE id = ?", (sid,)).fetchone()[0] == 0
         assert s2.load(sid).messages[0].content == "old data"
     finally:
@@ -799,7 +781,7 @@ def test_fake_v2_migration_applies_once(tmp_path: Path):
     # The old code opens the newer file without downgrading it.
     s1 = SessionStore(path)
     try:
-        assert s1.schema_version == 2
+        assert s1.schema_version == newest
         assert s1.load(sid).messages[0].content == "old data"
     finally:
         s1.close()
@@ -820,8 +802,43 @@ def test_failing_migration_rolls_back(tmp_path: Path):
         Broken(path)
     s = SessionStore(path)
     try:
-        assert s.schema_version == 1
+        assert s.schema_version == len(MIGRATIONS)
         columns = {row[1] for row in s.conn.execute("PRAGMA table_info(sessions)")}
         assert "pinned" not in columns
     finally:
         s.close()
+
+
+class StoreV1(SessionStore):
+    """The store as version 1 of the schema left it (and as code of that version writes)."""
+
+    MIGRATIONS: ClassVar[list[Migration]] = MIGRATIONS[:1]
+
+
+def test_upgrade_to_v2_finds_prefixes_of_old_and_new_messages(tmp_path: Path):
+    path = tmp_path / "state.db"
+    old = StoreV1(path)
+    sid = new_session(old)
+    old.append_message(sid, Message(role="user", content="the quixotic migration"))
+    old.close()
+    store = SessionStore(path)  # upgraded: the term table is rebuilt from the index on the first search
+    try:
+        assert store.schema_version == 2
+        assert [h.seq for h in store.search("quixo")] == [0]
+        assert store.conn.execute("SELECT count(*) FROM search_terms_pending").fetchone()[0] == 0
+        # Code that knows nothing of the term table still writes through the schema's triggers.
+        older = StoreV1(path)
+        older.append_message(sid, Message(role="assistant", content="a quizzical answer"))
+        older.close()
+        assert [h.seq for h in store.search("quiz")] == [1]
+        assert {h.seq for h in store.search("qui")} == {0, 1}
+        # A streamed reply's words are found by prefix while it is still partial, and after it completes.
+        reply = Message(role="assistant", content="", partial=True)
+        store.append_message(sid, reply)
+        store.checkpoint_partial(reply.id, "zephyrous half", None)
+        assert [h.seq for h in store.search("zephyr")] == [2]
+        reply.content = "zeppelin whole"
+        store.update_message(reply)
+        assert [h.seq for h in store.search("zeppel")] == [2] and store.search("zephyr") == []
+    finally:
+        store.close()

@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    # One terminal at a time: each run is a whole app whose keys wait on wall-clock guards, so two of them
+    # competing for the same cores would test the scheduler, not the app.
+    pytest.mark.xdist_group("tmux"),
+]
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.approval import ApprovalGate, Verdict, load_allowlist
-from agent.ui import ApprovalDecision, ApprovalRequest
+from agent.approval import ApprovalGate, Decision, Verdict, load_allowlist
+from agent.ui import ApprovalDecision, ApprovalRequest, RecordingUI
 
 
 class FakeUI:
@@ -465,3 +465,63 @@ def test_store_is_optional_and_its_errors_do_not_break_the_gate() -> None:
     assert gate.review_command("rm -rf x").decision == "once"
     gate_none = ApprovalGate(ui=FakeUI(ApprovalDecision.ONCE), session_id="s")
     assert gate_none.review_command("rm -rf x").allowed
+
+
+# ---- decisions, Hermes' home, sudo -S --------------------------------------------------------------------
+
+
+def test_the_decision_is_an_enum_and_the_store_gets_its_value() -> None:
+    ui = FakeUI(ApprovalDecision.ONCE)
+    gate, store = make_gate(ui)
+    v = gate.review_command("rm -rf build")
+    assert v.decision is Decision.ONCE and v.decision.allowed
+    assert not Decision.DENY.allowed and Decision.SAFE.allowed
+    assert store.rows[0][3] == "once" and type(store.rows[0][3]) is str
+
+
+def test_writes_into_hermes_home_ask_however_it_is_named(tmp_path: Path) -> None:
+    real = tmp_path / "profiles" / "work"
+    real.mkdir(parents=True)
+    link = tmp_path / "hermes"
+    link.symlink_to(real, target_is_directory=True)
+    ui = FakeUI()
+    gate, _ = make_gate(ui, hermes_home=link)
+    for command in (
+        "tee $HERMES_HOME/config.yaml < new.yaml",
+        f"sed -i s/manual/off/ {link}/config.yaml",
+        f"perl -pi -e s/a/b/ {real}/config.yaml",  # the resolved path
+        f"echo 'mode: off' > {real}/tui/config.yaml",
+    ):
+        v = gate.review_command(command)
+        assert not v.allowed and ui.requests[-1].pattern_keys == ("hermes_config_write",), command
+    assert gate.review_command(f"cat {real}/config.yaml").decision == "safe"
+    write = gate.review_write(real / "tui" / "config.yaml", real, tool_name="write_file")
+    assert not write.allowed and ui.requests[-1].pattern_keys == ("hermes_config_write",)
+
+
+def test_sudo_reading_the_password_from_stdin_is_refused_even_in_yolo() -> None:
+    ui = FakeUI(ApprovalDecision.ALWAYS)
+    gate, store = make_gate(ui)
+    gate.yolo = True
+    v = gate.review_command("echo hunter2 | sudo -S apt-get install jq")
+    assert not v.allowed and v.decision == "blocked"
+    assert "sudo password through stdin" in v.message
+    assert ui.requests == [] and store.decisions == ["blocked"]
+    assert gate.review_command("sudo apt-get install jq").decision == "yolo"
+
+
+def test_the_agent_gives_the_gate_its_hermes_home(hermes_home: Path, tmp_path: Path) -> None:
+    from agent.scripted import ScriptedServer
+    from tests.agent.helpers import make_agent
+
+    config = hermes_home / "tui" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("approvals:\n  mode: manual\n")
+    command = f"sed -i s/manual/off/ {config}"
+    calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}, {"text": "ok"}]
+    ui = RecordingUI(approval=ApprovalDecision.DENY)
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path, ui=ui)
+        agent.run_conversation("turn approvals off")
+    assert [r.pattern_keys for r in ui.approval_requests] == [("hermes_config_write",)]
+    assert config.read_text() == "approvals:\n  mode: manual\n"

@@ -321,11 +321,28 @@ def test_builtin_registry_flags_and_schemas() -> None:
         "read_file",
         "search_files",
         "session_search",
+        "skill_manage",
+        "skill_view",
+        "skills_list",
         "terminal",
         "todo",
         "write_file",
     ]
     tools = {t.name: t for t in builtin_tools()}
+    assert {t.name: t.toolset for t in tools.values()} == {
+        "clarify": "clarify",
+        "memory": "memory",
+        "patch": "file",
+        "read_file": "file",
+        "search_files": "file",
+        "session_search": "session_search",
+        "skill_manage": "skills",
+        "skill_view": "skills",
+        "skills_list": "skills",
+        "terminal": "terminal",
+        "todo": "todo",
+        "write_file": "file",
+    }
     assert tools["read_file"].parallel_safe and tools["read_file"].path_scoped
     assert tools["write_file"].path_scoped and not tools["write_file"].parallel_safe
     assert tools["patch"].path_scoped and not tools["patch"].parallel_safe

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
 from textual.pilot import Pilot
 
 from agent.config import Settings
-from agent.scripted import ScriptedServer
+from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
 
@@ -20,16 +18,12 @@ from hermes_tui.screens.chat import ChatScreen
 def chat_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "model": "scripted",
-        "provider": "custom",
-        "base_url": server.openai_base_url,
-        "api_key": SecretStr("test"),
         "hermes_home": home,
         "cwd": cwd,
         "max_retries": 0,
-        "auto_title": False,
+        **overrides,
     }
-    values.update(overrides)
-    return Settings(**values)
+    return scripted_settings(server, **values)
 
 
 async def wait_for(pilot: Pilot, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
@@ -59,7 +53,7 @@ async def submit(pilot: Pilot, text: str) -> None:
     await pilot.pause()
 
 
-def run_chat(
+async def run_chat(
     scenario: Any,
     body: Callable[[Pilot, HermesApp, ScriptedServer], Awaitable[None]],
     *,
@@ -68,17 +62,15 @@ def run_chat(
     size: tuple[int, int] = (100, 32),
     **overrides: Any,
 ) -> None:
-    async def main() -> None:
-        with ScriptedServer(scenario) as server:
-            app = HermesApp(chat_settings(server, home, cwd, **overrides))
-            async with app.run_test(size=size) as pilot:
-                await wait_for(
-                    pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat"
-                )
-                await pilot.pause()
-                await body(pilot, app, server)
-
-    asyncio.run(main())
+    """The real app on a scripted server playing `scenario`: `body` runs once the chat screen is up."""
+    with ScriptedServer(scenario) as server:
+        app = HermesApp(chat_settings(server, home, cwd, **overrides))
+        async with app.run_test(size=size) as pilot:
+            await wait_for(
+                pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack), what="chat"
+            )
+            await pilot.pause()
+            await body(pilot, app, server)
 
 
 def screen_text(app: HermesApp) -> str:

@@ -8,7 +8,8 @@ from textual.pilot import Pilot
 
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.rollback import ConfirmRestore, RollbackScreen
+from hermes_tui.screens.modals import ConfirmModal
+from hermes_tui.screens.rollback import RollbackScreen
 from hermes_tui.screens.sessions import SessionsScreen
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.notice import NoticeLine
@@ -19,7 +20,7 @@ def _notices(app: HermesApp) -> list[str]:
     return [n.text for n in chat(app).transcript.query(NoticeLine)]
 
 
-def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: Path) -> None:
+async def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: Path) -> None:
     (hermes_home / "plugins").mkdir()
     (hermes_home / "plugins" / "good.py").write_text("def pre_llm_call(**kw):\n    return None\n")
     (hermes_home / "plugins" / "bad.py").write_text("import does_not_exist_anywhere\n")
@@ -30,10 +31,10 @@ def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: P
         assert "good" in text and "bad" in text
         assert "does_not_exist_anywhere" in text
 
-    run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_path: Path) -> None:
+async def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
         {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.8; echo first"}, "id": "a"}]},
         {"text": "switching to plan B"},
@@ -49,10 +50,10 @@ def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_path: Pat
         assert "use plan B instead" in tool["content"]
         assert any("Steer delivered" in n for n in _notices(app))
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) -> None:
+async def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
         {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.8; echo first"}, "id": "a"}]},
         {"text": "ok"},
@@ -74,10 +75,10 @@ def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) ->
         assert "also check the logs" in tool["content"]
         assert len(server.requests) == 2  # delivered as a steer, not sent as a new turn
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> None:
+async def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> None:
     target = tmp_path / "app.py"
     target.write_text("VALUE = 1\n")
     calls = [
@@ -100,20 +101,20 @@ def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Path) -> 
         rollback = await wait_for(pilot, lambda: isinstance(app.screen, RollbackScreen) and app.screen)
         assert "patch" in screen_text(app)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRestore))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("enter")  # Cancel is focused: nothing happens
         await wait_for(pilot, lambda: app.screen is rollback)
         assert target.read_text() == "VALUE = 2\n"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRestore))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("y")
         await wait_for(pilot, lambda: target.read_text() == "VALUE = 1\n", what="restored")
         assert any("restored" in n.lower() for n in _notices(app))
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp_path: Path) -> None:
+async def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp_path: Path) -> None:
     calls = [{"text": "the zanzibar answer"}, {"text": "a fresh start"}, {"text": "continued"}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -141,10 +142,10 @@ def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp_path:
         assert roles == ["user", "assistant", "user", "assistant"]
         del sessions
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
+async def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
         {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo exported"}}]},
         {"text": "final words"},
@@ -160,10 +161,10 @@ def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None:
         text = target.read_text()
         assert "<details>" in text and "echo exported" in text and "final words" in text
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Path) -> None:
+async def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Path) -> None:
     calls = [{"text": f"answer {i}"} for i in range(14)] + [{"text": "A summary of the early questions."}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -176,4 +177,37 @@ def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Pat
         assert "tools" not in server.requests[-1].body
         assert not screen.busy
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_model_command_switches_the_next_turn_and_errors_name_the_new_model(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    calls = [{"text": "from the first model"}, {"fault": {"status": 404, "message": "model not found"}}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: not screen.busy, what="first turn")
+        await submit(pilot, "/model gpt-imaginary")
+        assert any("Model switched to gpt-imaginary" in n for n in _notices(app))
+        assert "gpt-imaginary" in screen_text(app)  # the status bar
+        await submit(pilot, "and now?")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
+        assert server.requests[1].body["model"] == "gpt-imaginary"
+        errors = [n for n in _notices(app) if "Unknown model" in n]
+        assert errors and "gpt-imaginary" in errors[-1] and "scripted" not in errors[-1]
+        await submit(pilot, "/new")
+        assert screen.settings.model == "gpt-imaginary"  # a new session keeps the switched model
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+
+
+async def test_theme_command_switches_the_theme(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        assert app.theme != "mono"
+        await submit(pilot, "/theme mono")
+        await wait_for(pilot, lambda: app.theme == "mono", what="theme applied")
+        assert "skin: mono" in (hermes_home / "tui" / "config.yaml").read_text()
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)

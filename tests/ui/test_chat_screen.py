@@ -27,7 +27,9 @@ def _idle(app: HermesApp) -> bool:
     return not chat(app).busy
 
 
-def test_spinner_until_first_delta_then_markdown_equals_scenario(hermes_home: Path, tmp_path: Path) -> None:
+async def test_spinner_until_first_delta_then_markdown_equals_scenario(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     text = "# Title\n\nSome **bold** text and a list:\n\n- one\n- two\n\n```python\nprint('hi')\n```\n"
     scenario = {"name": "t", "calls": [{"first_delay": 0.8, "text": text, "chunk_size": 3}]}
 
@@ -46,10 +48,10 @@ def test_spinner_until_first_delta_then_markdown_equals_scenario(hermes_home: Pa
         assert replies[0].text == text
         assert [u.text for u in screen.transcript.query(UserMessage)] == ["hello"]
 
-    run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+    await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_path: Path) -> None:
+async def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_path: Path) -> None:
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.txt").write_text(f"{name}\n")
     calls = [
@@ -74,10 +76,10 @@ def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_path: P
         assert panels[1].duration >= 0.3
         assert "slow" in panels[1].result
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> None:
+async def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> None:
     calls = [
         {
             "tool_calls": [
@@ -103,10 +105,10 @@ def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> None:
         tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
         assert '"user_response": "green"' in tool["content"] or "green" in tool["content"]
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def _approval_run(hermes_home: Path, tmp_path: Path, keys: list[str], expect_exists: bool) -> None:
+async def _approval_run(hermes_home: Path, tmp_path: Path, keys: list[str], expect_exists: bool) -> None:
     target = tmp_path / "victim"
     target.mkdir()
     calls = [
@@ -129,23 +131,23 @@ def _approval_run(hermes_home: Path, tmp_path: Path, keys: list[str], expect_exi
         assert not dialog.is_attached or app.screen is not dialog
         assert target.exists() is expect_exists
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_enter_on_a_fresh_approval_dialog_does_not_approve(hermes_home: Path, tmp_path: Path) -> None:
+async def test_enter_on_a_fresh_approval_dialog_does_not_approve(hermes_home: Path, tmp_path: Path) -> None:
     # Enter at once is ignored (guard), the later Enter lands on Deny (focused first).
-    _approval_run(hermes_home, tmp_path, ["enter", "wait", "enter"], expect_exists=True)
+    await _approval_run(hermes_home, tmp_path, ["enter", "wait", "enter"], expect_exists=True)
 
 
-def test_o_approves_once(hermes_home: Path, tmp_path: Path) -> None:
-    _approval_run(hermes_home, tmp_path, ["wait", "o"], expect_exists=False)
+async def test_o_approves_once(hermes_home: Path, tmp_path: Path) -> None:
+    await _approval_run(hermes_home, tmp_path, ["wait", "o"], expect_exists=False)
 
 
-def test_d_denies(hermes_home: Path, tmp_path: Path) -> None:
-    _approval_run(hermes_home, tmp_path, ["wait", "d"], expect_exists=True)
+async def test_d_denies(hermes_home: Path, tmp_path: Path) -> None:
+    await _approval_run(hermes_home, tmp_path, ["wait", "d"], expect_exists=True)
 
 
-def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
+async def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
     t1, t2 = tmp_path / "one", tmp_path / "two"
     t1.mkdir()
     t2.mkdir()
@@ -165,10 +167,10 @@ def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
         await wait_for(pilot, lambda: _idle(app), what="turn end")
         assert not t1.exists() and not t2.exists()  # the second was covered without a prompt
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: Path) -> None:
+async def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: Path) -> None:
     target = tmp_path / "build"
     target.mkdir()
     command = f"rm -rf {target}"
@@ -189,10 +191,10 @@ def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: 
         saved = (hermes_home / "tui" / "config.yaml").read_text()
         assert command in saved
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_escape_interrupts_a_slow_stream_quickly_and_next_message_works(
+async def test_escape_interrupts_a_slow_stream_quickly_and_next_message_works(
     hermes_home: Path, tmp_path: Path
 ) -> None:
     calls = [{"text": "slow " * 500, "chunk_size": 5, "delay": 0.05}]
@@ -217,10 +219,10 @@ def test_escape_interrupts_a_slow_stream_quickly_and_next_message_works(
         await wait_for(pilot, lambda: _replies(app)[1].is_finished)
         assert _replies(app)[1].text == "second answer"
 
-    run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+    await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_message_queued_while_busy_is_sent_after_the_turn(hermes_home: Path, tmp_path: Path) -> None:
+async def test_message_queued_while_busy_is_sent_after_the_turn(hermes_home: Path, tmp_path: Path) -> None:
     calls = [{"text": "first " * 100, "chunk_size": 6, "delay": 0.05}, {"text": "reply to the queued one"}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -234,10 +236,10 @@ def test_message_queued_while_busy_is_sent_after_the_turn(hermes_home: Path, tmp
         assert server.requests[1].body["messages"][-1] == {"role": "user", "content": "queued question"}
         await wait_for(pilot, lambda: _idle(app) and not screen.query_one(QueuedMessages).items)
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, tmp_path: Path) -> None:
+async def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, tmp_path: Path) -> None:
     text = "Look: [bold red]not bold[/] and \x1b[31mred\x1b[0m and [link=http://x]y[/link]"
     calls = [
         {
@@ -259,10 +261,10 @@ def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, tmp_pat
         panel = chat(app).transcript.query_one(ToolPanel)
         assert "[b]x[/b]" in panel.result and "\x1b" not in panel.result
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
 
 
-def test_provider_error_is_one_line_not_a_traceback(hermes_home: Path, tmp_path: Path) -> None:
+async def test_provider_error_is_one_line_not_a_traceback(hermes_home: Path, tmp_path: Path) -> None:
     calls = [{"fault": {"status": 401, "message": "Incorrect API key provided: sk-te****"}}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
@@ -272,39 +274,33 @@ def test_provider_error_is_one_line_not_a_traceback(hermes_home: Path, tmp_path:
         assert "API key was rejected" in text
         assert "Traceback" not in text
 
-    run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
 
 
 def test_approval_decision_values_match_the_gate() -> None:
     assert {d.value for d in ApprovalDecision} >= {"once", "session", "always", "deny"}
 
 
-def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None:
-    import asyncio
-
+async def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None:
     from agent.config import Settings
-    from hermes_tui.app import demo_settings
-    from hermes_tui.cli import demo_scenario_path
+    from agent.scripted import demo_scenario_path, scripted_settings
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
 
-    async def main() -> None:
-        with ScriptedServer(demo_scenario_path()) as server:
-            bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
-            app = HermesApp(bare, demo_factory=lambda: demo_settings(bare, server.openai_base_url))
-            async with app.run_test(size=(100, 32)) as pilot:
-                await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
-                assert str(hermes_home) in screen_text(app) or "HERMES_HOME" in screen_text(app)
-                await pilot.press("d")
-                screen = await wait_for(
-                    pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
-                )
-                assert screen.settings.model == "hermes-demo"
-
-    asyncio.run(main())
+    with ScriptedServer(demo_scenario_path()) as server:
+        bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
+        app = HermesApp(bare, demo_factory=lambda: scripted_settings(server, bare))
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
+            assert str(hermes_home) in screen_text(app) or "HERMES_HOME" in screen_text(app)
+            await pilot.press("d")
+            screen = await wait_for(
+                pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
+            )
+            assert screen.settings.model == "hermes-demo"
 
 
-def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_path: Path) -> None:
+async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_path: Path) -> None:
     from textual import events
 
     paste = "\n".join(f"line {i}" for i in range(10_000))
@@ -321,10 +317,10 @@ def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_path: 
         assert user.text == paste and user.is_collapsible and not user.expanded
         assert "more lines" in screen_text(app)
 
-    run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_ctrl_c_clears_then_quits(hermes_home: Path, tmp_path: Path) -> None:
+async def test_ctrl_c_clears_then_quits(hermes_home: Path, tmp_path: Path) -> None:
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         screen.prompt_input.text = "draft"
@@ -334,18 +330,30 @@ def test_ctrl_c_clears_then_quits(hermes_home: Path, tmp_path: Path) -> None:
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: app.return_code == 0, what="exit")
 
-    run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_every_slash_command_has_a_handler() -> None:
+def test_every_slash_command_has_a_handler_taking_its_argument() -> None:
+    import inspect
+
     from hermes_tui import commands
     from hermes_tui.screens.chat import ChatScreen
 
     missing = [c.name for c in commands.COMMANDS if not hasattr(ChatScreen, f"action_{c.action}")]
     assert missing == []
+    for command in commands.COMMANDS:
+        params = list(inspect.signature(getattr(ChatScreen, f"action_{command.action}")).parameters.values())[
+            1:
+        ]
+        required = [p for p in params if p.default is inspect.Parameter.empty]
+        # `run_slash` passes the argument exactly when the command takes one; keys and the palette pass none.
+        assert required == [], f"/{command.name} cannot run from a key or the palette"
+        assert (len(params) == 1) is command.takes_argument, f"/{command.name}: argument mismatch"
 
 
-def test_typing_and_resizing_stay_responsive_during_a_fast_stream(hermes_home: Path, tmp_path: Path) -> None:
+async def test_typing_and_resizing_stay_responsive_during_a_fast_stream(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     text = ("A line of **markdown** with `code` and words. " * 8 + "\n\n") * 120  # ~46 KB, ~11,500 chunks
     scenario = {"name": "t", "calls": [{"text": text, "chunk_size": 4, "delay": 0.0005}]}  # ~2,000 chunks/s
 
@@ -373,10 +381,10 @@ def test_typing_and_resizing_stay_responsive_during_a_fast_stream(hermes_home: P
         assert reply.text == text
         assert screen.prompt_input.text == "next question"
 
-    run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+    await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_text_and_enter_arriving_in_one_burst_are_sent(hermes_home: Path, tmp_path: Path) -> None:
+async def test_text_and_enter_arriving_in_one_burst_are_sent(hermes_home: Path, tmp_path: Path) -> None:
     """A fast typist, dictation or `tmux send-keys "hello" Enter` deliver the keys in one read."""
     from textual import events
 
@@ -391,4 +399,4 @@ def test_text_and_enter_arriving_in_one_burst_are_sent(hermes_home: Path, tmp_pa
         assert server.requests[0].body["messages"][-1] == {"role": "user", "content": "hello"}
         assert screen.prompt_input.text == ""
 
-    run_chat({"name": "t", "calls": [{"text": "hi"}]}, body, home=hermes_home, cwd=tmp_path)
+    await run_chat({"name": "t", "calls": [{"text": "hi"}]}, body, home=hermes_home, cwd=tmp_path)

@@ -7,8 +7,9 @@ tiny app that records what the screen dismissed with.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,29 +20,19 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
+from agent.humanize import format_age
 from agent.messages import Message, ToolCall
 from agent.store import SessionStore
+from hermes_tui.screens.modals import ConfirmModal, PromptModal
 from hermes_tui.screens.sessions import (
-    ConfirmDeleteModal,
     ExportPathModal,
-    RenameModal,
     SessionsResult,
     SessionsScreen,
-    parse_query,
-    query_matches,
-    relative_time,
     snippet_text,
 )
 
-pytestmark = pytest.mark.anyio
-
 NOW = datetime(2026, 3, 10, 12, 0).timestamp()
 UNSET = object()
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 # ------------------------------------------------------------------------------------------ fixtures
@@ -321,7 +312,7 @@ async def test_search_failure_in_the_store_reads_as_no_results(
     app = browser(store)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await loaded(pilot)
-        monkeypatch.setattr(store, "search", broken)
+        monkeypatch.setattr(store, "iter_search", broken)
         await search(pilot, screen, "zzzz")
         assert screen.rows == []
         assert screen.search_failed
@@ -435,7 +426,7 @@ async def test_rename_changes_the_title_in_the_store_and_the_row(
         screen = await loaded(pilot)
         await pilot.press("down")  # the list, on "Fixing the migration bug"
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RenameModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptModal))
         field = app.screen.query_one(Input)
         assert field.value == "Fixing the migration bug"
         field.value = ""
@@ -446,7 +437,7 @@ async def test_rename_changes_the_title_in_the_store_and_the_row(
         assert prompt.plain.startswith("● Alembic duplicate column")
         # Escape in the dialog changes nothing.
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, RenameModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptModal))
         await pilot.press("x", "escape")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]).title == "Alembic duplicate column"
@@ -462,21 +453,21 @@ async def test_delete_asks_first_with_cancel_focused(store: SessionStore, sessio
         screen = await loaded(pilot)
         await pilot.press("down")  # "Fixing the migration bug"
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         assert isinstance(app.focused, Button) and app.focused.id == "cancel"
         await pilot.press("enter")  # a stray Enter cancels
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]) is not None
 
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]) is not None
         assert keys(screen) == [sessions["new"], sessions["mid"], sessions["old"]]
 
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("y")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["mid"]) is None
@@ -486,8 +477,8 @@ async def test_delete_asks_first_with_cancel_focused(store: SessionStore, sessio
 
         # The Delete button works as well, and a cleared search does not bring the row back.
         await pilot.press("d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteModal))
-        await pilot.click("#delete")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.click("#confirm")
         await wait_until(pilot, lambda: app.screen is screen)
         assert store.get_session(sessions["old"]) is None
         await search(pilot, screen, "docker")
@@ -565,7 +556,7 @@ async def test_export_asks_for_a_path_and_writes_markdown(
         dialog = app.screen
         dialog.query_one(Input).value = "."
         await pilot.press("enter")
-        error = dialog.query_one("#export-error", Static)
+        error = dialog.query_one("#prompt-error", Static)
         assert "is a directory" in str(error.render())
         assert app.screen is dialog
         dialog.query_one(Input).value = "./fixing-the-migration-bug.md"
@@ -635,14 +626,14 @@ async def test_five_thousand_sessions_fill_the_list(store: SessionStore) -> None
 # ------------------------------------------------------------------------------------------ helpers
 
 
-def test_relative_time() -> None:
-    assert relative_time(NOW - 5, NOW) == "just now"
-    assert relative_time(NOW - 180, NOW) == "3 min ago"
-    assert relative_time(NOW - 5 * 3600, NOW) == "5 h ago"
-    assert relative_time(NOW - 20 * 3600, NOW) == "yesterday"
-    assert relative_time(NOW - 3 * 86400, NOW) == "3 days ago"
-    assert relative_time(datetime(2026, 3, 1, 9, 0).timestamp(), NOW) == "Mar 1"
-    assert relative_time(datetime(2025, 3, 4, 9, 0).timestamp(), NOW) == "Mar 4 2025"
+def test_format_age() -> None:
+    assert format_age(NOW - 5, NOW) == "just now"
+    assert format_age(NOW - 180, NOW) == "3 min ago"
+    assert format_age(NOW - 5 * 3600, NOW) == "5 h ago"
+    assert format_age(NOW - 20 * 3600, NOW) == "yesterday"
+    assert format_age(NOW - 3 * 86400, NOW) == "3 days ago"
+    assert format_age(datetime(2026, 3, 1, 9, 0).timestamp(), NOW) == "Mar 1"
+    assert format_age(datetime(2025, 3, 4, 9, 0).timestamp(), NOW) == "Mar 4 2025"
 
 
 def test_snippet_text_styles_the_marked_words_and_never_reads_markup() -> None:
@@ -655,10 +646,90 @@ def test_snippet_text_styles_the_marked_words_and_never_reads_markup() -> None:
     assert long.plain.startswith("…") and "hit" in long.plain and len(long.plain) < 30
 
 
-def test_parse_query_for_titles() -> None:
-    assert query_matches("fixing the migration bug", parse_query("migr bug"))
-    assert not query_matches("fixing the migration bug", parse_query("migration NOT bug"))
-    assert query_matches("docker setup", parse_query("ocelot OR docker"))
-    assert query_matches("fixing the migration bug", parse_query('"the migration"'))
-    assert parse_query('( * NEAR( "') == [[("near(", False)]]
-    assert parse_query("NOT OR AND") == []
+# ------------------------------------------------------------------------------------------ paged search
+
+
+async def test_results_arrive_in_pages_and_a_new_query_cancels_a_slow_one(
+    store: SessionStore, sessions: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old query's second page is held back (deterministically, by the search gate) while the user
+    types a new query: the first page shows at once, and nothing of the old query reaches the list later."""
+    held, release, old_closed = threading.Event(), threading.Event(), threading.Event()
+
+    def gate(text: str, page: int) -> None:
+        if text == "postgres" and page == 1:
+            held.set()
+            assert release.wait(10)
+
+    real_iter_search = store.iter_search
+
+    def iter_search(query: Any, **kwargs: Any) -> Iterator[list[Any]]:
+        try:
+            yield from real_iter_search(query, **kwargs)
+        finally:
+            if query.source == "postgres":
+                old_closed.set()
+
+    monkeypatch.setattr(store, "iter_search", iter_search)
+    monkeypatch.setattr(SessionsScreen, "HIT_PAGE", 1)  # one message hit per page
+    app = browser(store, search_gate=gate)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        added: list[str | None] = []  # ids of the options put in the list, in order
+        for name in ("set_options", "add_options"):
+            original = getattr(screen.option_list, name)
+
+            def record(options: Any, _original: Any = original) -> Any:
+                options = list(options)
+                added.extend(option.id for option in options)
+                return _original(options)
+
+            monkeypatch.setattr(screen.option_list, name, record)
+
+        screen.search_input.value = "postgres"
+        await wait_until(pilot, lambda: held.is_set() and screen.shown_query == "postgres")
+        # The first page is on screen while the rest of the query is still running.
+        assert [row.session_id for row in screen.rows] == [sessions["old"]]
+        assert screen.is_filling and screen.search_input.border_subtitle == "1 result…"
+        old_keys = {row.key for row in screen.rows}
+
+        typed_at = len(added)
+        screen.search_input.value = "ocelot"
+        await wait_until(pilot, lambda: screen.shown_query == "ocelot" and not screen.is_filling)
+        assert [row.session_id for row in screen.rows] == [sessions["new"]] * 2  # both its messages
+        release.set()
+        await wait_until(pilot, old_closed.is_set)
+        screen.search_input.value = "ocelot project"  # one more round trip after the old search ended
+        await wait_until(pilot, lambda: screen.shown_query == "ocelot project" and not screen.is_filling)
+        assert {row.session_id for row in screen.rows} == {sessions["new"]}
+        late = [key for key in added[typed_at:] if key is not None and key.split("#")[0] == sessions["old"]]
+        assert late == [] and not (old_keys & {row.key for row in screen.rows})
+        assert screen.search_input.border_subtitle == f"{len(screen.rows)} results"
+
+
+async def test_a_negation_means_the_same_for_titles_and_messages(store: SessionStore) -> None:
+    both = add_session(store, "alpha beta notes", [Message("user", "alpha beta")], updated=NOW - 60)
+    add_session(store, "beta only", [Message("user", "beta only")], updated=NOW - 120)
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "alpha OR NOT beta")  # the lone NOT selects nothing: `alpha`
+        assert [(row.session_id, row.hit is None) for row in screen.rows] == [(both, True), (both, False)]
+        await search(pilot, screen, "beta -alpha")
+        assert {row.session_id for row in screen.rows} != {both} and all(
+            row.info.title == "beta only" for row in screen.rows
+        )
+
+
+async def test_a_command_with_a_flag_is_found_in_quotes_and_the_empty_list_says_so(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "pytest -q")  # "pytest, without q"
+        assert screen.rows == []
+        message = str(screen.query_one("#sessions-empty", Static).render())
+        assert 'put a command in quotes, like "rm -rf"' in message
+        await search(pilot, screen, '"pytest -q"')
+        assert [(row.session_id, row.hit.seq) for row in screen.rows if row.hit] == [(sessions["mid"], 1)]

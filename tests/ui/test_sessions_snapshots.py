@@ -19,7 +19,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-import agent.store
+import agent.store.records
 from agent.messages import Message, ToolCall
 from agent.store import SessionStore
 from hermes_tui.screens.sessions import SessionsScreen
@@ -32,7 +32,7 @@ NOW = datetime(2026, 3, 10, 12, 0).timestamp()
 def build_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> SessionStore:
     counter = itertools.count(1)
     monkeypatch.setattr(
-        agent.store, "new_session_id", lambda now=None: f"20260310_120000_{next(counter):06x}"
+        agent.store.records, "new_session_id", lambda now=None: f"20260310_120000_{next(counter):06x}"
     )
     store = SessionStore(path)
 

@@ -28,11 +28,6 @@ from themes.watcher import ThemeWatcher
 BUILTIN_NAMES = ["default", "ares", "mono", "slate", "daylight", "poseidon", "sisyphus", "charizard"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
@@ -382,7 +377,6 @@ colors:
 """
 
 
-@pytest.mark.anyio
 async def test_reload_file_changes_the_active_theme_and_a_broken_edit_keeps_it(hermes_home: Path) -> None:
     path = write(hermes_home / "tui" / "themes" / "custom.yaml", CUSTOM.format(primary="#112233"))
     app = ThemedApp(hermes_home, skin="custom")
@@ -414,7 +408,6 @@ async def test_reload_file_changes_the_active_theme_and_a_broken_edit_keeps_it(h
         assert app.current_theme.primary == "#AA5500"
 
 
-@pytest.mark.anyio
 async def test_deleting_a_user_override_falls_back_to_the_builtin(hermes_home: Path) -> None:
     path = write(hermes_home / "tui" / "themes" / "slate.yaml", 'name: slate\ncolors: {primary: "#123456"}\n')
     app = ThemedApp(hermes_home, skin="slate")
@@ -426,7 +419,6 @@ async def test_deleting_a_user_override_falls_back_to_the_builtin(hermes_home: P
         assert app.current_theme.primary == builtin_themes()["slate"].colors.primary
 
 
-@pytest.mark.anyio
 async def test_apply_sets_flavour_and_posts_it_to_the_screens(hermes_home: Path) -> None:
     app = ThemedApp(hermes_home)
     async with app.run_test() as pilot:
@@ -448,7 +440,6 @@ def test_unknown_skin_at_startup_falls_back_to_default_with_a_warning(hermes_hom
     assert app.startup_warning is not None and "nonexistent" in app.startup_warning
 
 
-@pytest.mark.anyio
 async def test_watching_reloads_an_edited_theme_in_the_running_app(hermes_home: Path) -> None:
     path = write(hermes_home / "tui" / "themes" / "custom.yaml", CUSTOM.format(primary="#112233"))
     app = ThemedApp(hermes_home, skin="custom")
@@ -467,7 +458,6 @@ async def test_watching_reloads_an_edited_theme_in_the_running_app(hermes_home: 
 # ---------------------------------------------------------------------------------------------- picker
 
 
-@pytest.mark.anyio
 async def test_picker_previews_on_highlight_and_escape_restores(hermes_home: Path) -> None:
     app = ThemedApp(hermes_home)
     previews: list[str] = []
@@ -497,7 +487,6 @@ async def test_picker_previews_on_highlight_and_escape_restores(hermes_home: Pat
         assert not isinstance(app.screen, ThemePicker)
 
 
-@pytest.mark.anyio
 async def test_picker_enter_chooses_the_highlighted_theme(hermes_home: Path) -> None:
     app = ThemedApp(hermes_home)
     results: list[str | None] = []

@@ -22,18 +22,11 @@ from textual.widget import Widget
 
 from widgets.assistant_message import AssistantMessage
 from widgets.notice import NoticeLine
-from widgets.spinner import Spinner, format_elapsed
+from widgets.spinner import Spinner
 from widgets.text_safety import StreamSanitizer, sanitize_display
 from widgets.tool_panel import ToolPanel, ToolPanelHeader
 from widgets.transcript import EarlierEntries, LaterEntries, NewOutputIndicator, Transcript, TranscriptRecord
 from widgets.user_message import UserMessage
-
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class FakeClock:
@@ -126,12 +119,6 @@ def test_stream_sanitizer_handles_escapes_split_across_chunks() -> None:
         out = "".join(sanitizer.feed(raw[i : i + size]) for i in range(0, len(raw), size))
         out += sanitizer.flush()
         assert out == sanitize_display(raw) == "red and link end\nnext\n"
-
-
-def test_format_elapsed() -> None:
-    assert format_elapsed(3.24) == "3.2s"
-    assert format_elapsed(65) == "1m 05s"
-    assert format_elapsed(3725) == "1h 02m"
 
 
 # ------------------------------------------------------------------------------------------------ assistant

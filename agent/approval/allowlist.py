@@ -1,0 +1,88 @@
+"""The permanent allowlist: `command_allowlist` in a YAML config, and how a rule matches a command.
+
+A rule matches the exact command text, or as an fnmatch glob, but a glob only for a non-compound command (no
+`; & | < > \\` $(` or newline), so a glob can never let a chain through. "always" saves the exact command.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent.fileio import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+ALLOWLIST_KEY = "command_allowlist"
+_FILE_LOCK = threading.Lock()
+_COMPOUND_RE = re.compile(r"[\n;&|<>`]|\$\(")
+
+
+def is_compound(command: str) -> bool:
+    """Chains, pipes, redirects and substitutions: such commands never match an allowlist glob."""
+    return bool(_COMPOUND_RE.search(command))
+
+
+def allowlisted(rules: list[str], command: str, *, compound: bool) -> bool:
+    text = command.strip()
+    for rule in rules:
+        if text == rule.strip():
+            return True
+        if not compound and fnmatch.fnmatchcase(text, rule.strip()):
+            return True
+    return False
+
+
+def load_allowlist(config_path: Path | str | None) -> list[str]:
+    """The `command_allowlist` rules saved in a YAML config file ([] when missing or unreadable)."""
+    if config_path is None:
+        return []
+    path = Path(config_path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        log.warning("approval: cannot read %s: %s", path, exc)
+        return []
+    if not isinstance(data, dict):
+        return []
+    rules = data.get(ALLOWLIST_KEY) or []
+    if not isinstance(rules, list):
+        return []
+    return [r for r in rules if isinstance(r, str) and r.strip()]
+
+
+def save_allowlist_rule(config_path: Path | str, rule: str) -> bool:
+    """Append `rule` to `command_allowlist` in the YAML file: read-modify-write, other keys kept, atomic
+    replace, mode 0600. Returns False (and leaves the file alone) if the file exists but is not a mapping."""
+    path = Path(config_path)
+    with _FILE_LOCK:
+        data: dict[str, Any] = {}
+        if path.exists():
+            try:
+                loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+            except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+                log.warning("approval: not saving the allow rule, cannot read %s: %s", path, exc)
+                return False
+            if loaded is None:
+                loaded = {}
+            if not isinstance(loaded, dict):
+                log.warning("approval: not saving the allow rule, %s is not a mapping", path)
+                return False
+            data = loaded
+        rules = data.get(ALLOWLIST_KEY)
+        rules = [r for r in rules if isinstance(r, str)] if isinstance(rules, list) else []
+        if rule not in rules:
+            rules.append(rule)
+        data[ALLOWLIST_KEY] = rules
+        atomic_write_text(
+            path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
+        )
+        return True

@@ -1,0 +1,325 @@
+"""The approval gate: whether a command or file write may run, asking the user (one prompt at a time).
+
+Order of decisions: hard block (even in yolo), the user's deny rules, yolo / mode off, nothing risky,
+the permanent allowlist, this session's approvals, and otherwise a prompt through `AgentUI.ask_approval`.
+`review_write` asks about the text `write <resolved path>`, which is also the rule "always" saves for it.
+User deny globs are matched against the whole command and against every simple command found in it (also
+inside `sh -c` and `$(...)`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+from agent.approval.allowlist import allowlisted, is_compound, load_allowlist, save_allowlist_rule
+from agent.approval.detect import Detection, detect, detection_of
+from agent.approval.paths import PathPolicy, write_key
+from agent.approval.rules import Collector
+from agent.ui import AgentUI, ApprovalDecision, ApprovalRequest
+
+log = logging.getLogger(__name__)
+
+
+class Decision(StrEnum):
+    SAFE = "safe"
+    YOLO = "yolo"
+    ALLOWLIST = "allowlist"
+    SESSION = "session"
+    ONCE = "once"
+    ALWAYS = "always"
+    BLOCKED = "blocked"
+    DENIED_BY_RULE = "denied_by_rule"
+    DENY = "deny"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def allowed(self) -> bool:
+        return self in _ALLOWED
+
+
+_ALLOWED = frozenset(
+    {Decision.SAFE, Decision.YOLO, Decision.ALLOWLIST, Decision.SESSION, Decision.ONCE, Decision.ALWAYS}
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    decision: Decision
+    reasons: list[str]
+    message: str  # the text for the model when refused; "" when allowed
+
+
+class ApprovalStore(Protocol):
+    def record_approval(self, session_id: str, command: str, reasons: list[str], decision: str) -> None: ...
+
+
+def _normalize_mode(mode: object) -> str:
+    if mode is False:
+        return "off"
+    m = str(mode or "manual").strip().lower()
+    return "off" if m in ("off", "false", "no", "0") else "manual"
+
+
+def _resolve(p: Path) -> Path:
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(p))
+
+
+def _interrupted_message(noun: str, what: str) -> str:
+    return (
+        f"BLOCKED: The approval request for this {noun} was cancelled because the user interrupted ({what}). "
+        "Do NOT retry it; wait for the user's next instruction."
+    )
+
+
+class ApprovalGate:
+    """Decides whether a command or file write may run; asks the user (one prompt at a time) when needed.
+
+    hermes_home: Hermes' real home (from the settings): writes into it are protected whether a command names
+    it as `$HERMES_HOME`, `~/.hermes` or its resolved path."""
+
+    def __init__(
+        self,
+        *,
+        ui: AgentUI,
+        session_id: str,
+        mode: str = "manual",
+        allowlist: list[str] | None = None,
+        deny: list[str] | None = None,
+        config_path: Path | None = None,
+        store: ApprovalStore | None = None,
+        timeout: float = 300.0,
+        interrupt: threading.Event | None = None,
+        hermes_home: Path | None = None,
+    ) -> None:
+        self.ui = ui
+        self.session_id = session_id
+        self.mode = _normalize_mode(mode)
+        self.config_path = Path(config_path) if config_path is not None else None
+        # allowlist=None with a config file: start from the rules saved there
+        self.allowlist: list[str] = (
+            list(allowlist) if allowlist is not None else load_allowlist(self.config_path)
+        )
+        self.deny: list[str] = list(deny or [])
+        self.store = store
+        self.timeout = timeout
+        self.interrupt = interrupt
+        self.yolo = False
+        self.policy = PathPolicy.for_home(hermes_home)
+        self._session_keys: set[str] = set()
+        self._state_lock = threading.Lock()
+        self._prompt_lock = threading.Lock()
+
+    # ---- public ------------------------------------------------------------------------------------------
+
+    def detect(self, command: str) -> Detection:
+        return detect(command, policy=self.policy)
+
+    def review_command(self, command: str, *, tool_name: str = "terminal") -> Verdict:
+        det = self.detect(command)
+        return self._review(
+            command,
+            det,
+            tool_name=tool_name,
+            compound=is_compound(command),
+            deny_texts=[command.strip(), *det.segments],
+            noun="command",
+        )
+
+    def review_write(self, path: Path, cwd: Path, *, tool_name: str) -> Verdict:
+        raw = Path(os.path.expanduser(str(path)))
+        base = Path(cwd)
+        full = raw if raw.is_absolute() else base / raw
+        resolved = _resolve(full)
+        cwd_resolved = _resolve(base)
+        col = Collector(self.policy)
+        for candidate in (str(resolved), str(path)):
+            key = write_key(candidate, self.policy)
+            if key:
+                col.add(key, candidate)
+        if not (resolved == cwd_resolved or resolved.is_relative_to(cwd_resolved)):
+            col.add("write_outside_cwd")
+        command = f"write {resolved}"
+        det = detection_of(col, (str(resolved),))
+        return self._review(
+            command, det, tool_name=tool_name, compound=False, deny_texts=[command], noun="file write"
+        )
+
+    def approve_session(self, keys: list[str] | tuple[str, ...]) -> None:
+        with self._state_lock:
+            self._session_keys.update(keys)
+
+    @property
+    def session_keys(self) -> frozenset[str]:
+        with self._state_lock:
+            return frozenset(self._session_keys)
+
+    # ---- internals ---------------------------------------------------------------------------------------
+
+    def _record(self, command: str, reasons: list[str], decision: Decision) -> None:
+        if self.store is None:
+            return
+        try:
+            self.store.record_approval(self.session_id, command, list(reasons), decision.value)
+        except Exception:
+            log.exception("approval: could not record the decision")
+
+    def _allowlisted(self, command: str, compound: bool) -> bool:
+        with self._state_lock:
+            rules = list(self.allowlist)
+        return allowlisted(rules, command, compound=compound)
+
+    def _session_covers(self, keys: list[str]) -> bool:
+        with self._state_lock:
+            return bool(keys) and all(k in self._session_keys for k in keys)
+
+    def _deny_rule(self, texts: list[str]) -> str | None:
+        for rule in self.deny:
+            for t in texts:
+                if t and (t == rule or fnmatch.fnmatchcase(t, rule)):
+                    return rule
+        return None
+
+    def _interrupted(self) -> bool:
+        return self.interrupt is not None and self.interrupt.is_set()
+
+    def _review(
+        self,
+        command: str,
+        det: Detection,
+        *,
+        tool_name: str,
+        compound: bool,
+        deny_texts: list[str],
+        noun: str,
+    ) -> Verdict:
+        reasons = det.reasons
+        keys = det.keys
+        what = "; ".join(reasons)
+
+        if det.hard_blocked:
+            hard = [m.reason for m in det.matches if m.hard]
+            msg = (
+                f"BLOCKED: This {noun} is blocked by policy ({'; '.join(hard)}). It must never be run, "
+                "not even with the user's approval: do NOT retry it, rephrase it, or try to achieve the same "
+                "result another way. Tell the user what you wanted to do instead."
+            )
+            return self._refuse(command, hard, Decision.BLOCKED, msg)
+
+        rule = self._deny_rule(deny_texts)
+        if rule is not None:
+            why = [*reasons, f"matches the user's deny rule '{rule}'"]
+            msg = (
+                f"BLOCKED: This {noun} matches the user's deny rule '{rule}'. Do NOT retry it or try to "
+                "achieve the same result another way; ask the user what they want instead."
+            )
+            return self._refuse(command, why, Decision.DENIED_BY_RULE, msg)
+
+        if self.yolo or self.mode == "off":
+            if det.matches:
+                self._record(command, reasons, Decision.YOLO)
+            return Verdict(True, Decision.YOLO, reasons, "")
+
+        if not det.matches:
+            return Verdict(True, Decision.SAFE, [], "")
+
+        if self._allowlisted(command, compound):
+            return self._allow(command, reasons, Decision.ALLOWLIST)
+        if self._session_covers(keys):
+            return self._allow(command, reasons, Decision.SESSION)
+        if self._interrupted():
+            return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
+
+        # one prompt at a time; wait in slices so an interrupt is noticed while another prompt is open
+        while not self._prompt_lock.acquire(timeout=0.05):
+            if self._interrupted():
+                return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
+        try:
+            return self._prompt(command, reasons, keys, tool_name=tool_name, compound=compound, noun=noun)
+        finally:
+            self._prompt_lock.release()
+
+    def _prompt(
+        self, command: str, reasons: list[str], keys: list[str], *, tool_name: str, compound: bool, noun: str
+    ) -> Verdict:
+        what = "; ".join(reasons)
+        # the previous prompt may have approved this ("this session" / "always")
+        if self._allowlisted(command, compound):
+            return self._allow(command, reasons, Decision.ALLOWLIST)
+        if self._session_covers(keys):
+            return self._allow(command, reasons, Decision.SESSION)
+        if self._interrupted():
+            return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
+        request = ApprovalRequest(
+            command=command,
+            reasons=tuple(reasons),
+            pattern_keys=tuple(keys),
+            timeout=self.timeout,
+            tool_name=tool_name,
+            rule=command.strip(),
+            allow_permanent=True,
+            cancel=self.interrupt if self.interrupt is not None else threading.Event(),
+        )
+        answer = self._ask(request)
+        if self._interrupted():
+            return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
+        if answer is ApprovalDecision.ONCE:
+            return self._allow(command, reasons, Decision.ONCE)
+        if answer is ApprovalDecision.SESSION:
+            self.approve_session(keys)
+            return self._allow(command, reasons, Decision.SESSION)
+        if answer is ApprovalDecision.ALWAYS:
+            self.approve_session(keys)
+            self._remember(command.strip())
+            return self._allow(command, reasons, Decision.ALWAYS)
+        if answer is ApprovalDecision.TIMEOUT:
+            msg = (
+                f"BLOCKED: The user did not respond to the approval request for this {noun} within "
+                f"{self.timeout:g} s ({what}). Silence is not consent: do NOT retry it, do NOT rephrase "
+                "it, and do NOT attempt the same outcome another way."
+            )
+            return self._refuse(command, reasons, Decision.TIMEOUT, msg)
+        msg = (
+            f"BLOCKED: The user denied this {noun} ({what}). Do NOT retry it or try to achieve the same "
+            "result another way; ask the user what they want instead."
+        )
+        return self._refuse(command, reasons, Decision.DENY, msg)
+
+    def _remember(self, rule: str) -> None:
+        with self._state_lock:
+            if rule not in self.allowlist:
+                self.allowlist.append(rule)
+        if self.config_path is not None:
+            try:
+                save_allowlist_rule(self.config_path, rule)
+            except Exception:
+                log.exception("approval: could not save the allow rule to %s", self.config_path)
+
+    def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        try:
+            raw = self.ui.ask_approval(request)
+            if isinstance(raw, ApprovalDecision):
+                return raw
+            return ApprovalDecision(str(raw).strip().lower())
+        except Exception:
+            log.exception("approval: the UI failed to answer; denying")
+            return ApprovalDecision.DENY
+
+    def _allow(self, command: str, reasons: list[str], decision: Decision) -> Verdict:
+        self._record(command, reasons, decision)
+        return Verdict(True, decision, reasons, "")
+
+    def _refuse(self, command: str, reasons: list[str], decision: Decision, message: str) -> Verdict:
+        self._record(command, reasons, decision)
+        return Verdict(False, decision, reasons, message)

@@ -1,0 +1,59 @@
+"""SessionStore: sessions, transcripts and search in one SQLite file (WAL, FTS5).
+
+The package, by job: `core` (the file, its connections, write transactions, migrations run), `schema`
+(tables, FTS triggers, `MIGRATIONS`), `records` (the dataclasses handed out and row conversions),
+`sessions` (session rows), `messages` (transcript rows, approvals), `search` (query plans, ranking,
+snippets), `protocol` (`SessionStoreProtocol`, what the engine and the UI may call).
+
+This package never imports textual.
+"""
+
+from __future__ import annotations
+
+from agent.store.core import BUSY_TIMEOUT_S
+from agent.store.messages import MessagesMixin
+from agent.store.protocol import SessionStoreProtocol
+from agent.store.records import (
+    HIGHLIGHT_END,
+    HIGHLIGHT_START,
+    SESSION_STATUSES,
+    TITLE_MAX_CHARS,
+    LoadedSession,
+    SearchHit,
+    SessionInfo,
+    new_session_id,
+    sanitize_title,
+)
+from agent.store.schema import MIGRATIONS, Migration
+from agent.store.search import RANK_CANDIDATES, SNIPPET_TOKENS, SearchMixin
+from agent.store.sessions import SessionsMixin
+
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "HIGHLIGHT_END",
+    "HIGHLIGHT_START",
+    "MIGRATIONS",
+    "RANK_CANDIDATES",
+    "SESSION_STATUSES",
+    "SNIPPET_TOKENS",
+    "TITLE_MAX_CHARS",
+    "LoadedSession",
+    "Migration",
+    "SearchHit",
+    "SessionInfo",
+    "SessionStore",
+    "SessionStoreProtocol",
+    "new_session_id",
+    "sanitize_title",
+]
+
+
+class SessionStore(SessionsMixin, MessagesMixin, SearchMixin):
+    """Sessions, their messages, approvals and full-text search in one SQLite file.
+
+    Open it with a path (created 0600 with its parent directories); every method may be called from any
+    thread; `close()` (or a `with` block) when done. See the modules of `agent.store` for how each part
+    works, and `SessionStoreProtocol` for the methods other code relies on."""
+
+    def __enter__(self) -> SessionStore:
+        return self

@@ -1,0 +1,135 @@
+"""`/tools`: every toolset with its tools, on or off for the next request, and why one is off.
+
+Enter or space switches the highlighted toolset for this session only. The next request's tool list follows
+at once; the system prompt keeps the tool list the session started with (it is built once, for prompt
+caching), and a new session lists the current tools. The screen shows data and calls back; the chat screen
+owns the agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Protocol
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent.toolsets import ToolsetStatus
+from widgets.card import card_css
+from widgets.text_safety import sanitize_display
+
+__all__ = ["ToolsScreen", "ToolsetSource"]
+
+NOTE = (
+    "A switch lasts for this session and applies from its next request; the system prompt keeps the tools "
+    "the session started with (prompt caching)."
+)
+
+
+class ToolsetSource(Protocol):
+    """What the screen needs from the session's toolsets (`agent.toolsets.SessionToolsets`)."""
+
+    def statuses(self) -> list[ToolsetStatus]: ...
+
+    def toggle(self, name: str) -> ToolsetStatus: ...
+
+    def problems(self) -> list[str]: ...
+
+
+def toolset_option(status: ToolsetStatus) -> Option:
+    """Two lines: on/off, name and description; then its tools and, when off, the reason."""
+    prompt = Text(no_wrap=True, overflow="ellipsis")
+    if not status.available:
+        prompt.append("  n/a ", style="dim")
+    elif status.enabled:
+        prompt.append(" ● on ", style="bold")
+    else:
+        prompt.append(" ○ off", style="dim")
+    prompt.append(f"  {sanitize_display(status.name)}", style="bold" if status.enabled else "")
+    prompt.append(f"  {sanitize_display(status.description)}", style="dim")
+    prompt.append("\n        ")
+    prompt.append(
+        ", ".join(sanitize_display(t) for t in status.tools), style="dim" if not status.enabled else ""
+    )
+    if status.reason:
+        prompt.append(f"  · {sanitize_display(status.reason)}", style="italic")
+    return Option(prompt, id=status.name, disabled=not status.available)
+
+
+class ToolsScreen(ModalScreen[list[ToolsetStatus]]):
+    """Dismisses with the toolsets switched while it was open (possibly none)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close"),
+        Binding("space", "toggle", "Switch", show=False),
+    ]
+    DEFAULT_CSS = (
+        card_css("ToolsScreen > Vertical")
+        + """
+    ToolsScreen { align: center middle; }
+    ToolsScreen > Vertical {
+        width: 100; max-width: 100%; height: auto; max-height: 90%; padding: 0 1;
+    }
+    ToolsScreen OptionList, ToolsScreen OptionList:focus {
+        height: auto; max-height: 55vh; border: none; background: transparent;
+    }
+    ToolsScreen .hint { color: $foreground-muted; }
+    ToolsScreen .problem { color: $warning; }
+    """
+    )
+
+    def __init__(self, source: ToolsetSource, *, on_change: Callable[[ToolsetStatus], None] | None = None):
+        super().__init__()
+        self.source = source
+        self.on_change = on_change
+        self.changed: list[ToolsetStatus] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text("Toolsets of this session", style="bold"))
+            yield OptionList(*[toolset_option(s) for s in self.source.statuses()], id="toolsets")
+            for problem in self.source.problems():
+                yield Static(Text(f"config: {sanitize_display(problem)}"), classes="problem")
+            yield Static(Text(NOTE), classes="hint")
+            yield Static(Text("↑↓ choose · enter/space switch on/off · esc close"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @property
+    def options(self) -> OptionList:
+        return self.query_one("#toolsets", OptionList)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.switch(event.option.id)
+
+    def action_toggle(self) -> None:
+        option = self.options.highlighted_option
+        if option is not None and option.id:
+            self.switch(option.id)
+
+    def switch(self, name: str) -> ToolsetStatus:
+        """Switch one toolset and redraw every row (a switch can change nothing else, but stay honest)."""
+        status = self.source.toggle(name)
+        self.changed = [s for s in self.changed if s.name != name] + [status]
+        self._refresh(self.source.statuses())
+        if self.on_change is not None:
+            self.on_change(status)
+        return status
+
+    def _refresh(self, statuses: Sequence[ToolsetStatus]) -> None:
+        options = self.options
+        highlighted = options.highlighted
+        options.set_options([toolset_option(s) for s in statuses])
+        if highlighted is not None:
+            options.highlighted = min(highlighted, options.option_count - 1)
+
+    def action_close(self) -> None:
+        self.dismiss(self.changed)

@@ -1,0 +1,77 @@
+"""The chat's agent and its lifecycle: the one place the TUI builds an `Agent`.
+
+A new session and a resumed one each get a fresh `Agent` (its per-session services, checkpoints and the
+approval gate's session rules, must not leak across sessions); a model switch keeps the agent and its
+conversation. The settings the next agent is built with follow the current one, so `/model X` then `/new`
+stays on X.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.config import Settings
+from agent.ui import AgentUI
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
+    from agent.store import SessionStoreProtocol
+
+
+class SessionService:
+    """Builds, replaces and closes the chat's agent. UI thread only; the agent itself runs in workers."""
+
+    def __init__(self, settings: Settings, *, ui: AgentUI, store: SessionStoreProtocol) -> None:
+        self._settings = settings
+        self.ui = ui
+        self.store = store
+        self._agent: Agent | None = None
+
+    @property
+    def agent(self) -> Agent:
+        """The current agent, built on first use (the engine's modules load then, not at import)."""
+        if self._agent is None:
+            self._agent = self._build()
+        return self._agent
+
+    @property
+    def settings(self) -> Settings:
+        """The settings of the current agent (a switched model included)."""
+        return self._agent.settings if self._agent is not None else self._settings
+
+    def new_session(self) -> Agent:
+        """A fresh, empty conversation; its session row is created with its first message."""
+        self._replace()
+        return self.agent
+
+    def open(self, session_id: str) -> Agent:
+        """Continue a stored session. Raises KeyError for an unknown id (the new agent stays, empty)."""
+        self._replace()
+        self.agent.resume(session_id)
+        return self.agent
+
+    def update_settings(self, **changes: object) -> Settings:
+        """Settings that take effect without a new transport (skills, personality): the current agent and
+        every later one use them."""
+        agent = self.agent
+        agent.settings = agent.settings.model_copy(update=changes)
+        return agent.settings
+
+    def switch_model(self, model: str) -> None:
+        """The next turn (and every new session) uses `model`. Raises RuntimeError during a turn."""
+        self.agent.switch_model(model)
+
+    def interrupt(self) -> None:
+        if self._agent is not None:
+            self._agent.interrupt()
+
+    def _replace(self) -> None:
+        if self._agent is not None:
+            self._settings = self._agent.settings
+            self._agent.close()
+        self._agent = self._build()
+
+    def _build(self) -> Agent:
+        from agent.loop import Agent
+
+        return Agent(self._settings, ui=self.ui, store=self.store)

@@ -1,0 +1,109 @@
+"""No import cycles among the project's modules, lazy (function-level) and type-only imports included.
+
+A cycle through a lazy import still ties two modules together: neither can be understood, tested or moved
+without the other, and the day someone hoists the import to the top the app fails to start.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("agent", "hermes_tui", "widgets", "themes")
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    """Dotted module name -> (file, is a package `__init__`)."""
+    found: dict[str, tuple[Path, bool]] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            is_package = parts[-1] == "__init__"
+            found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each project module -> the project modules it imports anywhere in its file."""
+    modules = _modules()
+
+    def resolve(name: str) -> str | None:
+        """The project module `name` refers to (`a.b.c` may be module `a.b` importing its attribute `c`)."""
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, (path, is_package) in modules.items():
+        package = module if is_package else module.rpartition(".")[0]
+        targets: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(resolve(alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    source = ".".join([*base, node.module] if node.module else base)
+                else:
+                    source = node.module or ""
+                targets.add(resolve(source))
+                targets.update(resolve(f"{source}.{alias.name}") for alias in node.names)
+        graph[module] = {t for t in targets if t is not None and t != module}
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative: every strongly connected component of the graph."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, pending = work[-1]
+            if pending:
+                nxt = pending.pop()
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(graph[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(component))
+    return components
+
+
+def test_no_import_cycles() -> None:
+    cycles = [c for c in strongly_connected(import_graph()) if len(c) > 1]
+    assert cycles == [], "modules that import each other (directly or through others): " + "; ".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
+def test_the_cycle_finder_sees_lazy_imports() -> None:
+    graph = import_graph()
+    assert "hermes_tui.screens.chat" in graph["hermes_tui.app"]  # imported inside a method
+    assert "agent.store" in graph["agent.loop"]  # imported for type checking only
+    cyclic = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert [c for c in strongly_connected(cyclic) if len(c) > 1] == [["a", "b", "c"]]

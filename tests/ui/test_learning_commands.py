@@ -1,0 +1,238 @@
+"""`/skills`, `/tools`, `/personality`, skill slash commands and a resumed todo list, driven by Pilot."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import yaml
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+from agent.loop import Agent
+from agent.messages import Message
+from agent.personality import BUILTIN_PERSONALITIES
+from agent.scripted import ScriptedServer
+from agent.store import SessionStore
+from hermes_tui.app import HermesApp
+from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.screens.personality import PersonalityPicker
+from hermes_tui.screens.skills import SkillsScreen
+from hermes_tui.screens.tools import ToolsScreen
+from tests.hermes_home_fixture import write_hermes_home
+from tests.ui.harness import chat, chat_settings, run_chat, screen_text, submit, wait_for
+from widgets.notice import NoticeLine
+from widgets.tool_panel import ToolPanel
+
+
+def _notices(app: HermesApp) -> list[str]:
+    return [n.text for n in chat(app).transcript.query(NoticeLine)]
+
+
+def _offered(body: dict[str, Any]) -> set[str]:
+    return {t["function"]["name"] for t in body.get("tools", [])}
+
+
+async def _highlight(pilot: Pilot, options: OptionList, option_id: str) -> None:
+    options.highlighted = options.get_option_index(option_id)
+    await pilot.pause()
+
+
+async def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp_path: Path) -> None:
+    write_hermes_home(hermes_home)
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await wait_for(pilot, lambda: "zebra-deploy" in screen.skill_commands, what="skill commands")
+        await submit(pilot, "/skills")
+        skills = await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen) and app.screen)
+        options = skills.query_one("#skills-list", OptionList)
+        await _highlight(pilot, options, "skill:zebra-deploy")
+        text = screen_text(app)
+        assert "devops" in text and "mlops/training" in text
+        assert "Never deploy on Fridays." in text and "skills/devops/zebra-deploy/" in text
+        await pilot.press("space")
+        await pilot.pause()
+        assert "disabled" in str(options.get_option("skill:zebra-deploy").prompt)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
+        config = yaml.safe_load((hermes_home / "config.yaml").read_text())
+        assert config["skills"]["disabled"] == ["note-taking", "zebra-deploy"]
+        await wait_for(pilot, lambda: "zebra-deploy" not in screen.skill_commands, what="rescan")
+        assert "axolotl" in screen.skill_commands
+        assert all(name != "/zebra-deploy" for name, _ in screen.prompt_input.commands)
+        assert any("Skills switched" in n for n in _notices(app))
+        await submit(pilot, "/zebra-deploy now")
+        assert any("Unknown command /zebra-deploy" in n for n in _notices(app))
+
+    await run_chat(
+        {"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, skills_disabled=["note-taking"]
+    )
+
+
+async def test_skill_slash_command_loads_the_skill_for_this_turn(hermes_home: Path, tmp_path: Path) -> None:
+    write_hermes_home(hermes_home)
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        zebra = ("/zebra-deploy", "Deploy the zebra service to staging and production with make ship")
+        await wait_for(pilot, lambda: zebra in screen.prompt_input.commands, what="skill completions")
+        await submit(pilot, "/zebra-deploy do it now")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="turn end")
+        user = [m for m in server.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
+        assert user.startswith(
+            '/zebra-deploy do it now\n\n[IMPORTANT: The user has invoked the "zebra-deploy"'
+        )
+        assert "/zebra-deploy do it now" in screen_text(app)
+        stored = SessionStore(hermes_home / "tui" / "state.db").load(screen.agent.session_id).messages
+        assert stored[0].content == "/zebra-deploy do it now"
+
+    await run_chat({"name": "t", "calls": [{"text": "Deploying."}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_tools_screen_toggle_changes_the_next_request(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "first")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="first turn")
+        await submit(pilot, "/tools")
+        tools = await wait_for(pilot, lambda: isinstance(app.screen, ToolsScreen) and app.screen)
+        text = screen_text(app)
+        assert "terminal" in text and "● on" in text and "prompt caching" in text
+        await _highlight(pilot, tools.options, "terminal")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "off for this session" in str(tools.options.get_option("terminal").prompt)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
+        assert any("terminal off, from the next request" in n for n in _notices(app))
+        await submit(pilot, "second")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
+        first, second = (r.body for r in server.requests)
+        assert "terminal" in _offered(first) and "terminal" not in _offered(second)
+        assert first["messages"][0]["content"] == second["messages"][0]["content"]
+
+    await run_chat(
+        {"name": "t", "calls": [{"text": "one"}, {"text": "two"}]}, body, home=hermes_home, cwd=tmp_path
+    )
+
+
+async def test_tools_screen_shows_why_a_toolset_is_unavailable(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/tools")
+        await wait_for(pilot, lambda: isinstance(app.screen, ToolsScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "n/a" in text and "unavailable: memory.memory_enabled and memory.user_profile_enabled" in text
+        assert "config: agent.disabled_toolsets: unknown toolset 'termnal'" in text
+
+    await run_chat(
+        {"name": "t", "calls": []},
+        body,
+        home=hermes_home,
+        cwd=tmp_path,
+        memory_enabled=False,
+        user_profile_enabled=False,
+        disabled_toolsets=["termnal"],
+    )
+
+
+async def test_personality_picker_and_free_text_reach_the_wire_only(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    pirate = BUILTIN_PERSONALITIES["pirate"]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "/personality")
+        picker = await wait_for(pilot, lambda: isinstance(app.screen, PersonalityPicker) and app.screen)
+        assert "pirate" in screen_text(app) and "shakespeare" in screen_text(app)
+        await _highlight(pilot, picker.query_one(OptionList), "pirate")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
+        assert any("Personality pirate" in n for n in _notices(app))
+        await submit(pilot, "ahoy")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="first turn")
+        await submit(pilot, "/personality Answer only in haiku.")
+        await submit(pilot, "and now")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
+        await submit(pilot, "/personality none")
+        await submit(pilot, "plain")
+        await wait_for(pilot, lambda: len(server.requests) == 3 and not screen.busy, what="third turn")
+        systems = [r.body["messages"][0]["content"] for r in server.requests]
+        assert systems[0].endswith("\n\n" + pirate)
+        assert systems[1].endswith("\n\nAnswer only in haiku.")
+        assert pirate not in systems[2] and "haiku" not in systems[2]
+        with sqlite3.connect(hermes_home / "tui" / "state.db") as db:
+            stored = " ".join(str(r[0]) for r in db.execute("SELECT system_prompt FROM sessions"))
+            stored += " ".join(str(r[0]) for r in db.execute("SELECT content FROM messages"))
+        assert pirate not in stored and "Answer only in haiku." not in stored
+
+    calls = [{"text": "Arr."}, {"text": "Old pond."}, {"text": "Plain."}]
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_path: Path) -> None:
+    items = [
+        {"id": "1", "content": "read the migration", "status": "completed"},
+        {"id": "2", "content": "write the fix", "status": "in_progress"},
+        {"id": "3", "content": "run the tests", "status": "pending"},
+    ]
+    calls = [
+        {"tool_calls": [{"name": "todo", "arguments": {"todos": items}, "id": "td"}]},
+        {"text": "Planned."},
+    ]
+    with ScriptedServer(json.dumps({"name": "t", "calls": calls})) as server:
+        settings = chat_settings(server, hermes_home, tmp_path)
+        store = SessionStore(settings.state_db)
+        agent = Agent(settings, store=store)
+        agent.run_conversation("plan the fix")
+        for i in range(20):  # push the todo call far up the transcript
+            store.append_message(agent.session_id, Message("user", f"question {i}"))
+            store.append_message(agent.session_id, Message("assistant", f"answer {i}"))
+        session_id = agent.session_id
+        store.close()
+
+        app = HermesApp(settings, resume_id=session_id)
+        async with app.run_test(size=(100, 32)) as pilot:
+            screen = await wait_for(pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack))
+            screen = chat(app)
+            await wait_for(pilot, lambda: screen.transcript.tool_panel("resumed-todos") is not None)
+            await pilot.pause()
+            assert screen.agent.state["todos"] == items
+            panel = screen.transcript.tool_panel("resumed-todos")
+            assert isinstance(panel, ToolPanel) and panel.expanded
+            text = screen_text(app)
+            assert "write the fix" in text and "run the tests" in text
+
+
+async def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Path) -> None:
+    content = "---\nname: lint-fix\ndescription: Fix lint errors with ruff\n---\n\nRun `ruff check --fix .`\n"
+    calls = [
+        {
+            "tool_calls": [
+                {
+                    "name": "skill_manage",
+                    "arguments": {"action": "create", "name": "lint-fix", "content": content},
+                    "id": "sm",
+                }
+            ]
+        },
+        {"text": "Saved the skill."},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "save it as a skill")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="turn end")
+        panel = screen.transcript.tool_panel("sm")
+        assert isinstance(panel, ToolPanel)
+        panel.expanded = True
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "+description: Fix lint errors with ruff" in text and "skills/lint-fix/SKILL.md" in text
+        assert (hermes_home / "skills" / "lint-fix" / "SKILL.md").read_text() == content
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, yolo=True)
