@@ -6,8 +6,9 @@ When it must shed some, this module chooses them from what the last layout said 
 (`widgets/transcript.py`) turns the resulting `Cut` into records and removals. Kept apart so the rules can
 be tested without a screen:
 
-- the far end first: entries at least a screen above the view go to the earlier records, entries at least
-  two screens below it to the later records (a gap opens above the live end);
+- the far end first: entries at least a screen above the view (above the bottom screen while following)
+  go to the earlier records, entries at least two screens below it to the later records (a gap opens
+  above the live end);
 - a live entry (a streaming reply, a running tool) stays mounted, and so does everything between it and
   the view, unless more than `max_mounted` entries came after it: then it is finished first (a forgotten
   entry must not pin the window forever);
@@ -106,15 +107,18 @@ def _may_go(state: WindowState, side: Side, position: int, cut: Cut) -> bool:
 
 
 def plan_top(state: WindowState, cut: Cut, excess: int, *, following: bool) -> None:
-    """Leading window entries to unmount: at least a screen above the view (any, when following)."""
-    limit = state.scroll_y - state.viewport
+    """Leading window entries to unmount: those ending at least a screen above the view. When following,
+    the view is (or is about to be) at the bottom, so that is a screen above the bottom, wherever the
+    last layout's offset was: the last screen and the one above it stay mounted, however few entries
+    that leaves."""
+    limit = (state.max_scroll_y if following else state.scroll_y) - state.viewport
     end = len(state.window) - (1 if state.later else 0)  # keep a window between the two placeholders
     if cut.bottom:
         end = min(end, cut.split - cut.bottom)
     for position, entry in enumerate(state.window[:end]):
         if cut.size >= excess:
             break
-        if not following and not entry.placed(lambda _y, bottom: bottom <= limit):
+        if not entry.placed(lambda _y, bottom: bottom <= limit):
             break
         if not _may_go(state, "window", position, cut):
             break

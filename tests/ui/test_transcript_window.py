@@ -95,3 +95,11 @@ def test_corrected_scroll_keeps_the_entry_in_place_and_within_bounds() -> None:
     assert corrected_scroll(300, old_y=320, new_y=120, max_y=1000) == 100  # entries removed above
     assert corrected_scroll(10, old_y=50, new_y=0, max_y=1000) == 0
     assert corrected_scroll(900, old_y=0, new_y=500, max_y=1000) == 1000
+
+
+def test_following_keeps_the_bottom_screen_and_the_one_above_it_mounted() -> None:
+    # Entry n spans [4n, 4n+3); the view follows the bottom (y=760..800), so a screen above it is y <= 720.
+    state = WindowState(stacked(200), scroll_y=300, max_scroll_y=760, viewport=40, max_mounted=150)
+    cut = plan_prune(state, 1, following=True)
+    assert cut.top == 180  # entries 0..179 end at or above y=719; the last 20 stay, whatever the target
+    assert all(entry.bottom is not None and entry.bottom <= 720 for entry in state.window[: cut.top])
