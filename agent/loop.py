@@ -8,14 +8,11 @@ persisted at once, so a crash at any moment leaves a consistent, resumable sessi
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from pydantic import SecretStr
 
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
@@ -25,7 +22,7 @@ from agent.compression import (
     render_for_summary,
     wire_view,
 )
-from agent.config import PROVIDER_KEY_ENV, Settings
+from agent.config import Settings, with_endpoint
 from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
 from agent.events import (
     ApiCallStarted,
@@ -333,13 +330,7 @@ class Agent:
     def _endpoint_settings(self, provider: str, model: str, base_url: str | None) -> Settings:
         """The settings with another provider, model and URL; the provider's key from its environment
         variable when set, else the current key."""
-        key_var = PROVIDER_KEY_ENV.get(provider)
-        key = os.environ.get(key_var, "") if key_var else ""
-        updated = self.settings.model_copy(
-            update={"provider": provider, "model": model, "base_url": base_url}
-        )
-        updated.api_key = SecretStr(key) if key else self.settings.api_key
-        return updated
+        return with_endpoint(self.settings, provider, model, base_url)
 
     def run_conversation(self, user_message: str) -> TurnResult:
         with self._busy:
@@ -878,6 +869,8 @@ class Agent:
                 state=self.state,
                 clarify_timeout=self.settings.clarify_timeout,
                 checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
+                settings=self.settings,
+                new_agent=type(self),
             )
 
         def on_result(done: ExecutedCall) -> None:

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
+    from agent.config import Settings
     from agent.store import SessionStoreProtocol
 
 
@@ -57,6 +58,10 @@ class ToolContext:
     # Called by a tool once it is approved and right before it changes files: the loop takes the batch's
     # one checkpoint then, so a refused call leaves none (see agent.checkpoints.BatchCheckpoint).
     checkpoint: Callable[[], None] = lambda: None
+    # The running agent's settings, and a factory for a fresh agent (the loop passes its own class): what a
+    # tool that runs subagents needs (see agent.delegation.protocols.AgentFactory for its shape).
+    settings: Settings | None = None
+    new_agent: Callable[..., Any] | None = None
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
@@ -86,6 +91,13 @@ def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
     return params
 
 
+class JsonArguments(BaseModel):
+    """The arguments of a tool whose schema is given as JSON schema (an MCP server's): any JSON object, kept
+    as sent (the server validates them against its own schema)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -102,9 +114,14 @@ class Tool:
     # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
     # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
     toolset: str = ""
+    # A JSON schema sent as given instead of `args_model`'s (MCP tools, with `args_model=JsonArguments`).
+    parameters: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def schema(self) -> dict[str, Any]:
-        params = copy.deepcopy(_parameters(self.args_model))  # a copy: callers may adapt it for a wire
+        # A copy: callers may adapt it for a wire.
+        params = copy.deepcopy(
+            dict(self.parameters) if self.parameters is not None else _parameters(self.args_model)
+        )
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},
