@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, Field, model_validator
 
 from agent.delegation.child import ChildReport, ChildRun, ChildTask, tool_counts
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.tools.registry import Tool, ToolContext, ToolResult, simplify_schema
 
 if TYPE_CHECKING:
     from agent.delegation.protocols import AgentFactory
@@ -62,6 +62,10 @@ class DelegateArgs(BaseModel):
         if self.tasks and any(not t.goal.strip() for t in self.tasks):
             raise ValueError("every task needs a non-empty `goal`")
         return self
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return simplify_schema(super().model_json_schema(*args, **kwargs))
 
     def task_list(self) -> list[ChildTask]:
         specs = self.tasks or [TaskSpec(goal=self.goal or "", context=self.context, toolsets=self.toolsets)]

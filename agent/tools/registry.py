@@ -80,6 +80,37 @@ def _normpath(p: Path) -> str:
 Handler = Callable[[Any, ToolContext], "ToolResult | str"]
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline(n, defs) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        return _inline(merged, defs)
+    out = {
+        k: _inline(v, defs)
+        for k, v in node.items()
+        if k != "$defs" and not (k == "title" and isinstance(v, str))
+    }
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        non_null = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+        if len(non_null) == 1 and len(options) == 2:
+            out.pop("anyOf")
+            out = {**non_null[0], **out}
+            if out.get("default", ...) is None:
+                out.pop("default")
+    return out
+
+
+def simplify_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline $refs and collapse `anyOf: [X, null]` to X: some providers reject $ref or nullable unions.
+    An argument model with nested models overrides `model_json_schema` with this."""
+    return _inline(schema, schema.get("$defs", {}))
+
+
 @functools.cache
 def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of an argument model, built once: every request sends it (about 0.7 ms a tool)."""
