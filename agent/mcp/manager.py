@@ -428,10 +428,15 @@ class McpManager:
     async def _connected(self, srv: _Server) -> Any:
         """The live client, connecting again first when the server went away."""
         async with srv.lock:
-            alive = srv.task is not None and not srv.task.done()
             if srv.state == "disabled":
                 raise _Unavailable(f"the MCP server '{srv.spec.name}' is disabled (enabled: false)")
-            if not alive:
+            task = srv.task
+            if task is not None and not task.done() and (srv.stop.is_set() or srv.gone.is_set()):
+                # The old connection broke and is still closing: its client is dead, let it finish first.
+                await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
+                if not task.done():
+                    task.cancel()
+            if srv.task is None or srv.task.done():
                 self._launch(srv)
                 self._changed(srv)
         await srv.ready.wait()
