@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
 from hermes_tui.commands import SlashCommandProvider
+from hermes_tui.mcp_service import McpChanged, McpService
 
 if TYPE_CHECKING:
     from agent.scripted import ScriptedServer
@@ -50,6 +51,7 @@ class HermesApp(App[int]):
 
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
+        self.mcp = McpService(settings.hermes_home, post=lambda status: self.post_message(McpChanged(status)))
 
     @property
     def store(self) -> SessionStore:
@@ -106,6 +108,7 @@ class HermesApp(App[int]):
         )
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
+        self.call_after_refresh(self.mcp.start)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
         for problem in self.problems:
@@ -139,8 +142,14 @@ class HermesApp(App[int]):
         if (error := self.theme_manager.persist(name)) is not None:
             self.notify(str(error), title="Theme not saved", severity="error")
 
+    def on_mcp_changed(self, message: McpChanged) -> None:
+        line = self.mcp.report(message.status)
+        if line is not None:
+            self.notify(line, title="MCP", severity="warning", timeout=10, markup=False)
+
     def on_unmount(self) -> None:
         self.theme_manager.stop_watching()
+        self.mcp.close()
         if self._store is not None:
             self._store.close()
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SUBCOMMANDS = ("config", "sessions", "plugins")
+SUBCOMMANDS = ("config", "sessions", "plugins", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hermes-tui",
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
-        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins.",
+        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
+        "`hermes-tui mcp` connects the MCP servers and shows their state and tools.",
     )
     p.add_argument(
         "-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer"
@@ -87,6 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         manager.load()
         print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
         return 0
+    if command == "mcp":
+        from agent.mcp.session import print_mcp_servers
+
+        return print_mcp_servers(loaded.settings.hermes_home)
     if args.prompt is not None:
         from hermes_tui.headless import run_headless
 

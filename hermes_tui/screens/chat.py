@@ -553,6 +553,11 @@ class ChatScreen(Screen[None]):
         manager = self.agent.plugins
         self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
 
+    def action_mcp(self, argument: str = "") -> None:
+        from hermes_tui.mcp_service import mcp_command
+
+        self.transcript.add_notice(*mcp_command(getattr(self.app, "mcp", None), argument))
+
     def action_skills(self) -> None:
         learning_actions.open_skills(self)
 
