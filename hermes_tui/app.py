@@ -143,6 +143,10 @@ class HermesApp(App[int]):
             self.notify(str(error), title="Theme not saved", severity="error")
 
     def on_mcp_changed(self, message: McpChanged) -> None:
+        from hermes_tui.screens.mcp import McpScreen
+
+        if isinstance(self.screen, McpScreen):
+            self.screen.refresh_servers()
         line = self.mcp.report(message.status)
         if line is not None:
             self.notify(line, title="MCP", severity="warning", timeout=10, markup=False)

@@ -13,14 +13,18 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
 
 from themes.watcher import ThemeWatcher
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from agent.mcp import McpManager, ServerStatus
+    from widgets.prompt_input import PromptInput
+    from widgets.transcript import Transcript
 
 __all__ = ["McpChanged", "McpService", "mcp_command"]
 
@@ -33,6 +37,16 @@ class McpChanged(Message):
     """A server's state changed (posted from the manager's thread)."""
 
     status: ServerStatus
+
+
+class ChatParts(Protocol):
+    """What `/mcp` uses of the chat screen."""
+
+    transcript: Transcript
+    prompt_input: PromptInput
+
+    @property
+    def app(self) -> App[object]: ...
 
 
 class _ConfigWatcher(ThemeWatcher):
@@ -116,16 +130,20 @@ class McpService:
             self._load(force=False)  # only servers whose settings changed reconnect
 
 
-def mcp_command(service: McpService | None, argument: str) -> tuple[str, str]:
-    """`/mcp` (the servers' status) and `/mcp reload`: the notice to show, as (kind, text)."""
-    from agent.mcp.report import format_servers
-
+def mcp_command(screen: ChatParts, argument: str) -> None:
+    """`/mcp` opens the servers' screen; `/mcp reload` reconnects them (after editing config.yaml)."""
+    service = getattr(screen.app, "mcp", None)
     word = argument.strip().lower()
-    if service is None:
-        return "warn", "MCP servers are not available here."
-    if word == "reload":
+    if not isinstance(service, McpService):
+        screen.transcript.add_notice("warn", "MCP servers are not available here.")
+    elif word == "reload":
         service.reload()
-        return "info", f"Reloading MCP servers from {service.hermes_home / CONFIG_NAME}; /mcp shows them."
-    if word:
-        return "warn", f"Unknown /mcp argument {argument.strip()!r}: try /mcp or /mcp reload."
-    return "info", format_servers(service.statuses())
+        screen.transcript.add_notice(
+            "info", f"Reconnecting the MCP servers of {service.hermes_home / CONFIG_NAME}; /mcp shows them."
+        )
+    elif word:
+        screen.transcript.add_notice("warn", f"Unknown /mcp argument {argument.strip()!r}: try /mcp reload.")
+    else:
+        from hermes_tui.screens.mcp import McpScreen
+
+        screen.app.push_screen(McpScreen(service), lambda _result: screen.prompt_input.focus())

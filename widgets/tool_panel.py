@@ -251,6 +251,7 @@ class ToolPanel(Widget, can_focus=True):
         self._body_cache: tuple[tuple[int, bool, int], Text] | None = None
         self._header: ToolPanelHeader | None = None
         self._body: ToolPanelBody | None = None
+        self._nested: Widget | None = None
 
     @classmethod
     def from_snapshot(cls, snapshot: ToolSnapshot) -> ToolPanel:
@@ -423,6 +424,18 @@ class ToolPanel(Widget, can_focus=True):
             self.set_reactive(ToolPanel.expanded, default)
         self._changed()
 
+    def nest(self, widget: Widget) -> Widget:
+        """Show `widget` below the body (a delegate_task call's subagents); the first one nested stays."""
+        if self._nested is None:
+            self._nested = widget
+            if self._header is not None:  # composed already
+                self.mount(widget)
+        return self._nested
+
+    @property
+    def nested(self) -> Widget | None:
+        return self._nested
+
     # ----------------------------------------------------------------------------------------- actions
 
     def action_toggle(self) -> None:
@@ -452,6 +465,8 @@ class ToolPanel(Widget, can_focus=True):
         self._sync_body()
         yield self._header
         yield self._body
+        if self._nested is not None:
+            yield self._nested
 
     def on_mount(self) -> None:
         self._sync_body()

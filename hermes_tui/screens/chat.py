@@ -556,7 +556,7 @@ class ChatScreen(Screen[None]):
     def action_mcp(self, argument: str = "") -> None:
         from hermes_tui.mcp_service import mcp_command
 
-        self.transcript.add_notice(*mcp_command(getattr(self.app, "mcp", None), argument))
+        mcp_command(self, argument)
 
     def action_skills(self) -> None:
         learning_actions.open_skills(self)
