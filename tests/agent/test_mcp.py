@@ -305,3 +305,20 @@ def test_reload_applies_a_changed_configuration(hermes_home: Path) -> None:
         assert manager.call("two", "echo", {"text": "x"}).text == "echo: x"
     finally:
         manager.close()
+
+
+def test_the_mcp_subcommand_connects_and_reports_every_server(
+    hermes_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hermes_tui.cli import main
+
+    write_config(hermes_home, {"fx": stdio_entry(), "bad": {"command": str(tmp_path / "nothing-here")}})
+    code = main(["mcp"])
+    out = capsys.readouterr().out
+    assert code == 1  # one server could not connect
+    assert "MCP servers: 1 of 2 connected" in out
+    assert "fx: connected" in out and "mcp_fx_echo" in out
+    assert "bad: failed" in out and "command not found" in out
+    write_config(hermes_home, {})
+    assert main(["mcp"]) == 0
+    assert "No MCP servers configured" in capsys.readouterr().out
