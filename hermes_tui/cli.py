@@ -16,6 +16,15 @@ from typing import Any
 SUBCOMMANDS = ("config", "sessions", "plugins", "mcp")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hermes-tui")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without installing
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hermes-tui",
@@ -25,8 +34,15 @@ def build_parser() -> argparse.ArgumentParser:
         "`hermes-tui mcp` connects the MCP servers and shows their state and tools.",
     )
     p.add_argument(
-        "-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer"
+        "message", nargs="?", metavar="PROMPT", help="open the TUI and send this as the first message"
     )
+    p.add_argument(
+        "-z",
+        "--prompt",
+        metavar="PROMPT",
+        help="run one turn without the TUI and print the answer ('-' reads the prompt from stdin)",
+    )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
     p.add_argument("--model", "-m", help="model name")
@@ -92,6 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent.mcp.session import print_mcp_servers
 
         return print_mcp_servers(loaded.settings.hermes_home)
+    if args.prompt is not None and args.message is not None:
+        print("hermes-tui: give the prompt once: -z PROMPT (headless) or PROMPT (the TUI)", file=sys.stderr)
+        return 2
+    if args.prompt == "-":
+        args.prompt = sys.stdin.read()
     if args.prompt is not None:
         from hermes_tui.headless import run_headless
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.delegation import tool as delegation
 from agent.skills import tools as skills
-from agent.tools import clarify, files, memory, session_search, terminal, todo
+from agent.tools import clarify, files, memory, search_files, session_search, terminal, todo
 from agent.tools.registry import Tool, ToolRegistry
 
 
@@ -12,6 +12,7 @@ def builtin_tools() -> list[Tool]:
     return [
         *terminal.TOOLS,
         *files.TOOLS,
+        *search_files.TOOLS,
         *todo.TOOLS,
         *memory.TOOLS,
         *session_search.TOOLS,
