@@ -65,6 +65,7 @@ class McpService:
         self._watcher: _ConfigWatcher | None = None
         self._reported: dict[str, str] = {}
         self._closed = False
+        self._started = False
 
     @property
     def manager(self) -> McpManager:
@@ -77,6 +78,9 @@ class McpService:
 
     def start(self, *, watch: bool = True) -> None:
         """Connect the configured servers in the background; with `watch`, reload when config.yaml changes."""
+        if self._started:
+            return  # the chat screen opens again after the setup screen: one start per app
+        self._started = True
         threading.Thread(target=self._load, name="mcp-start", daemon=True).start()
         if watch:
             self._watcher = _ConfigWatcher([self.hermes_home], self._file_changed)

@@ -133,6 +133,7 @@ async def test_mcp_command_shows_a_real_server_and_a_broken_one(hermes_home: Pat
             return {s.name: s.state for s in servers.statuses} == {"fx": "connected", "bad": "failed"}
 
         await wait_for(pilot, connected, 60, "fx connected and bad failed, shown while the screen is open")
+        await wait_for(pilot, lambda: "bad: failed" in screen_text(app), 10, "the list redrawn")
         text = screen_text(app)
         assert "fx: connected" in text and "mcp_fx_echo" in text and "left out: crash" in text
         assert "bad: failed" in text and "command not found" in text
