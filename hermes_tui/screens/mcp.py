@@ -116,7 +116,7 @@ class McpScreen(ModalScreen[None]):
     def refresh_servers(self) -> None:
         """A server changed (the app calls this on `McpChanged`)."""
         if self.is_mounted:
-            self.query_one("#mcp-servers", ServerList).show(self.source.statuses(), self.clock())
+            self.refresh(recompose=True)  # the card's height follows the list (an update alone kept it)
 
     def action_reload(self) -> None:
         self.source.reload()

