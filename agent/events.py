@@ -119,6 +119,9 @@ class UsageUpdated(AgentEvent):
     session: Usage
     context_tokens: int
     context_window: int
+    cost: float | None = None  # this call's, in USD; None when its price is unknown
+    session_cost: float = 0.0  # the session's priced calls, in USD
+    session_unknown_calls: int = 0  # calls of the session whose price is unknown
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,7 @@ class TurnFinished(AgentEvent):
     usage: Usage
     error: str | None = None
     pending_steer: str | None = None
+    rewritten: bool = False  # a plugin replaced the final answer (Hermes' transform_llm_output)
 
 
 @dataclass(frozen=True)

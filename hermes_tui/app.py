@@ -41,6 +41,7 @@ class HermesApp(App[int]):
         open_sessions: bool = False,
         store: SessionStore | None = None,
         first_message: str | None = None,
+        reload_settings: Callable[[], LoadedSettings] | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -49,6 +50,7 @@ class HermesApp(App[int]):
         self.resume_id = resume_id
         self.open_sessions = open_sessions
         self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
+        self.reload_settings = reload_settings  # the command line's layers again, after the setup screen
         self._store = store
         from themes.apply import ThemeManager
 
@@ -59,9 +61,9 @@ class HermesApp(App[int]):
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            self._store = SessionStore(self.settings.state_db)
+            self._store = open_library(self.settings.state_db, self.settings.hermes_home)
         return self._store
 
     def on_mount(self) -> None:
@@ -82,7 +84,10 @@ class HermesApp(App[int]):
     def _show_setup(self) -> None:
         from hermes_tui.screens.setup import SetupScreen
 
-        self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+        detail = self.settings.unsupported_provider  # a Hermes provider we cannot talk to yet, named
+        self.push_screen(
+            SetupScreen(hermes_home=str(self.settings.hermes_home), detail=detail), self._after_setup
+        )
 
     def _browse_before_setup(self) -> None:
         """`hermes-tui sessions` with no provider: the browser first; resuming asks for a provider then."""
@@ -120,8 +125,28 @@ class HermesApp(App[int]):
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
             self._open_chat()
+        elif choice == "configured":
+            self._start_configured()
         else:
             self.exit(0)
+
+    def _start_configured(self) -> None:
+        """The setup screen saved a key and a model: read the settings again and start, no restart."""
+        from agent.config import load_settings
+
+        flags = {"hermes_home": str(self.settings.hermes_home), "cwd": str(self.settings.cwd)}
+        loaded = self.reload_settings() if self.reload_settings is not None else load_settings(flags)
+        if not loaded.settings.is_configured:
+            problem = "; ".join(str(p) for p in loaded.problems) or "the saved key or model was not read"
+            self.notify(f"Still not configured: {problem}", severity="error", timeout=10)
+            self._show_setup()
+            return
+        self.settings = loaded.settings
+        self.problems = loaded.problems
+        self._open_chat()
+
+    def on_setup_screen_configured(self, message: SetupScreen.Configured) -> None:
+        self._after_setup("configured")
 
     def on_setup_screen_start_demo(self, message: SetupScreen.StartDemo) -> None:
         self._after_setup("demo")
@@ -232,7 +257,13 @@ def prewarm_model_client(settings: Settings) -> None:
         pass
 
 
-def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: bool = False) -> int:
+def run_app(
+    args: argparse.Namespace,
+    loaded: LoadedSettings,
+    *,
+    open_sessions: bool = False,
+    reload_settings: Callable[[], LoadedSettings] | None = None,
+) -> int:
     settings = loaded.settings
     with ExitStack() as stack:
         servers: list[ScriptedServer] = []  # started at most once, on first use
@@ -251,13 +282,16 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             settings = start_demo()
         resume_id = None
         if args.resume or args.continue_last:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            store = SessionStore(settings.state_db)
+            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            problem = store.hermes_problem
             store.close()
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if problem:
+                    print(f"hermes-tui: {problem}", file=sys.stderr)
                 return 2
             resume_id = info.id
         app = HermesApp(
@@ -267,6 +301,7 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             resume_id=resume_id,
             open_sessions=open_sessions,
             first_message=args.message if args.message and args.message.strip() else None,
+            reload_settings=reload_settings,
         )
         code = app.run()
         return int(code or 0)

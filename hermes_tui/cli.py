@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SUBCOMMANDS = ("config", "sessions", "plugins", "mcp")
+SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp")
 
 
 def _version() -> str:
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
         "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
+        "`hermes-tui usage` prints tokens and cost of the last 30 days; "
         "`hermes-tui mcp` connects the MCP servers and shows their state and tools.",
     )
     p.add_argument(
@@ -46,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
     p.add_argument("--model", "-m", help="model name")
-    p.add_argument("--provider", help="openai | openrouter | anthropic | custom")
+    p.add_argument("--provider", help="provider as Hermes names it (openrouter, nous, gemini, custom, ...)")
     p.add_argument("--base-url", help="OpenAI-compatible (or /anthropic) base URL")
-    p.add_argument("--api-key", help="API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY)")
+    p.add_argument("--api-key", help="API key (else the provider's key variable, e.g. OPENROUTER_API_KEY)")
     p.add_argument(
         "--yolo",
         action="store_true",
@@ -100,9 +101,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "plugins":
         from agent.plugins import PluginManager, format_plugin_list
 
-        manager = PluginManager(loaded.settings.hermes_home)
+        settings = loaded.settings
+        manager = PluginManager(
+            settings.hermes_home,
+            enabled=settings.plugins_enabled,
+            disabled=settings.plugins_disabled,
+            cwd=settings.cwd,
+        )
         manager.load()
         print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+        manager.close()
+        return 1 if manager.failed else 0
+    if command == "usage":
+        from agent.store.library import open_library
+        from agent.usage_report import gather, render_text
+
+        settings = loaded.settings
+        with open_library(settings.state_db, settings.hermes_home) as library:
+            print(render_text(gather(library)))
         return 0
     if command == "mcp":
         from agent.mcp.session import print_mcp_servers
@@ -122,7 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package
         print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
         return 2
-    return run_app(args, loaded, open_sessions=command == "sessions")
+    return run_app(
+        args, loaded, open_sessions=command == "sessions", reload_settings=lambda: load_settings(_flags(args))
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

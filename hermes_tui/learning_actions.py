@@ -28,6 +28,7 @@ class ChatScreenParts(Protocol):
 
     session: SessionService
     skill_commands: dict[str, str]
+    plugin_commands: dict[str, str]
 
     @property
     def app(self) -> App[object]: ...
@@ -74,7 +75,7 @@ def refresh_skill_commands(screen: ChatScreenParts) -> None:
     def apply(found: dict[str, str]) -> None:
         if screen.agent is agent and screen.is_mounted:
             screen.skill_commands = found
-            screen.prompt_input.set_commands(commands.completions(found))
+            screen.prompt_input.set_commands(commands.completions(found, screen.plugin_commands))
 
     screen.app.run_worker(scan, thread=True, group="skill-commands", exclusive=True, exit_on_error=False)
 

@@ -175,7 +175,12 @@ class TurnView:
     @show.register
     def _usage(self, event: UsageUpdated) -> None:
         self.status_bar.set_context(event.context_tokens, event.context_window)
-        self.status_bar.set_usage(event.session.prompt_tokens, event.session.completion_tokens)
+        self.status_bar.set_usage(
+            event.session.prompt_tokens,
+            event.session.completion_tokens,
+            event.session_cost,
+            event.session_unknown_calls,
+        )
 
     @show.register
     def _steer(self, event: SteerDelivered) -> None:
@@ -196,6 +201,11 @@ class TurnView:
             self.transcript.add_notice(*END_NOTICES[event.exit_reason])
         elif event.exit_reason.startswith("error") and event.error:
             self.transcript.add_notice("error", event.error)
+        if event.rewritten:  # Hermes' transform_llm_output: the answer differs from what streamed
+            self.transcript.add_notice("info", "A plugin rewrote the answer:")
+            rewritten = self.transcript.start_assistant()
+            rewritten.append(event.final_text)
+            rewritten.finish()
         self._on_turn_finished(event)
 
     # --------------------------------------------------------------------------------------------- helpers

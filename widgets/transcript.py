@@ -344,9 +344,11 @@ class Transcript(VerticalScroll, can_focus=True):
                 return candidate
         return None
 
-    def add_notice(self, kind: str, text: str, hint: str | None = None) -> NoticeLine:
-        """A one-line notice (info, warn, retry, error, interrupted, success)."""
-        return self._add(NoticeLine(kind, text, hint=hint))
+    def add_notice(
+        self, kind: str, text: str, hint: str | None = None, *, multiline: bool = False
+    ) -> NoticeLine:
+        """A one-line notice (info, warn, retry, error, interrupted, success); `multiline` for a listing."""
+        return self._add(NoticeLine(kind, text, hint=hint, multiline=multiline))
 
     def show_spinner(self) -> Spinner:
         """Show the thinking spinner at the end of the transcript and start it."""
@@ -603,7 +605,8 @@ class Transcript(VerticalScroll, can_focus=True):
             return ReasoningBlock(record.text, finished=True, expanded=record.expanded)
         if record.kind == "tool" and record.tool is not None:
             return ToolPanel.from_snapshot(record.tool)
-        return NoticeLine(record.notice_kind, record.text, hint=record.hint)
+        # Only a multi-line notice keeps a newline in its text.
+        return NoticeLine(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
 
     def _widgets_from_records(self, records: list[TranscriptRecord]) -> list[Widget]:
         widgets = [self._widget_from_record(record) for record in records]

@@ -88,6 +88,9 @@ class ScriptedUsage(_Strict):
     cache_read_tokens: int = Field(default=0, ge=0)
     cache_write_tokens: int = Field(default=0, ge=0)
     reasoning_tokens: int | None = Field(default=None, ge=0)
+    cost: float | None = Field(default=None, ge=0)
+    """OpenRouter's `usage.cost` (USD), sent only when the request asks for it (`usage: {include: true}`),
+    as OpenRouter does."""
 
 
 class Fault(_Strict):
@@ -213,6 +216,8 @@ class Scenario(_Strict):
     name: str = "scenario"
     description: str = ""
     model: str = "scripted"
+    models: list[str] = Field(default_factory=list)
+    """More model names `GET /models` lists after `model` (for the model picker)."""
     calls: list[ModelCall] = Field(default_factory=list)
     fallback: ModelCall | None = None
     """Played whenever `calls` is exhausted. Without it, an exhausted scenario answers HTTP 500."""

@@ -113,8 +113,14 @@ class _Plan:
     cache_read_tokens: int
     cache_write_tokens: int
     include_usage: bool
+    cost: float | None
     signature: str
     pieces: list[_Piece] = field(default_factory=list)
+
+
+def _wants_cost(body: dict[str, Any]) -> bool:
+    usage = body.get("usage")
+    return isinstance(usage, dict) and usage.get("include") is True
 
 
 def _estimate_tokens(text_len: int) -> int:
@@ -158,6 +164,7 @@ def _make_plan(
         cache_read_tokens=usage.cache_read_tokens if usage else 0,
         cache_write_tokens=usage.cache_write_tokens if usage else 0,
         include_usage=bool((body.get("stream_options") or {}).get("include_usage")),
+        cost=usage.cost if usage and _wants_cost(body) else None,
         signature=f"scripted-signature-{serial}",
     )
     size = call.chunk_size
@@ -199,7 +206,7 @@ class _OpenAIEncoder:
 
     def usage(self) -> dict[str, Any]:
         p = self.plan
-        return {
+        usage: dict[str, Any] = {
             "prompt_tokens": p.prompt_tokens,
             "completion_tokens": p.completion_tokens,
             "total_tokens": p.prompt_tokens + p.completion_tokens,
@@ -209,6 +216,9 @@ class _OpenAIEncoder:
             },
             "completion_tokens_details": {"reasoning_tokens": p.reasoning_tokens},
         }
+        if p.cost is not None:
+            usage["cost"] = p.cost
+        return usage
 
     def preamble(self) -> bytes:
         return self._chunk({"role": "assistant", "content": ""})
@@ -509,25 +519,27 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         if path in _MODELS_PATHS:
-            model = self.server.owner.scenario.model
+            scenario = self.server.owner.scenario
+            names = [scenario.model, *scenario.models]
             self._send_json(
                 200,
                 {
                     "object": "list",
                     "data": [
                         {
-                            "id": model,
+                            "id": name,
                             "object": "model",
                             "type": "model",
-                            "display_name": model,
+                            "display_name": name,
                             "created": 0,
                             "created_at": "1970-01-01T00:00:00Z",
                             "owned_by": "scripted",
                         }
+                        for name in names
                     ],
                     "has_more": False,
-                    "first_id": model,
-                    "last_id": model,
+                    "first_id": names[0],
+                    "last_id": names[-1],
                 },
             )
         else:

@@ -145,13 +145,13 @@ class Tool:
     # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
     # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
     toolset: str = ""
-    # A JSON schema sent as given instead of `args_model`'s (MCP tools, with `args_model=JsonArguments`).
-    parameters: Mapping[str, Any] | None = field(default=None, compare=False)
+    # A JSON schema given as is (a Hermes plugin's tool), instead of the argument model's.
+    parameters: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def schema(self) -> dict[str, Any]:
         # A copy: callers may adapt it for a wire.
         params = copy.deepcopy(
-            dict(self.parameters) if self.parameters is not None else _parameters(self.args_model)
+            self.parameters if self.parameters is not None else _parameters(self.args_model)
         )
         return {
             "type": "function",

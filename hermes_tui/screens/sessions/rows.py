@@ -17,6 +17,7 @@ from rich.text import Text
 
 from agent.humanize import format_absolute as absolute_time
 from agent.humanize import format_age
+from agent.pricing import format_cost
 from hermes_tui.export import short_path
 from widgets.text_safety import sanitize_display
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from agent.store import SearchHit, SessionInfo
 
 __all__ = [
+    "HERMES_BADGE",
     "STATUS_GLYPHS",
     "RowStyles",
     "SessionRow",
@@ -35,6 +37,7 @@ __all__ = [
     "nest_subagents",
     "one_line",
     "plural",
+    "session_cost",
     "session_prompt",
     "snippet_terms",
     "snippet_text",
@@ -65,6 +68,9 @@ class SessionRow:
             return snippet_terms(self.hit.snippet)
         return tuple(term.lower() for term in self.query.terms()) if self.query is not None else ()
 
+
+HERMES_BADGE = "hermes"
+"""Marks a session of Hermes' own history (read-only) or our copy of one."""
 
 STATUS_GLYPHS = {
     "completed": "●",
@@ -189,16 +195,25 @@ class RowStyles:
     tool: Style = field(default_factory=Style)
     anchor: Style = field(default_factory=Style)
     heading: Style = field(default_factory=Style)
+    badge: Style = field(default_factory=Style)
 
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
+def session_cost(info: SessionInfo) -> str:
+    """What the session cost ("$0.0123", "?" when no call could be priced), "" before any model call."""
+    if not info.api_call_count and not info.cost_usd:
+        return ""
+    return format_cost(info.cost_usd, info.cost_unknown_calls)
+
+
 def _meta_line(info: SessionInfo, status: str, now: float, home: str | None) -> str:
     parts = [format_age(info.updated_at, now)]
     count = info.message_count
     parts.append(f"{count} msg" + ("s" if count != 1 else ""))
+    parts.append(session_cost(info))
     if info.model:
         parts.append(one_line(info.model))
     if info.cwd:
@@ -222,6 +237,9 @@ def session_prompt(
     if subagent:
         text.append("↳ ", styles.meta)
     text.append(STATUS_GLYPHS[status] + " ", styles.glyphs.get(status))
+    if info.from_hermes:
+        text.append(HERMES_BADGE, styles.badge)
+        text.append(" ")
     title = Text(one_line(info.display_title)[:200] or info.id, style=styles.title, end="")
     hit = row.hit
     query = row.query if hit is None else None
