@@ -122,6 +122,13 @@ class Settings(BaseModel):
     ephemeral_system_prompt: str = ""
     # Extra or replaced personalities for /personality, by name (Hermes' agent.personalities).
     personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
+    # Subagents (delegate_task), Hermes' `delegation.*`: each child's iteration budget, how many run at once,
+    # and the endpoint they use ("" / None: the parent's provider, model and base URL).
+    delegation_max_iterations: int = Field(50, ge=1, le=10_000)
+    delegation_max_concurrent: int = Field(3, ge=1, le=32)
+    delegation_model: str = ""
+    delegation_provider: str = ""
+    delegation_base_url: str | None = None
     # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
     plugins_enabled: list[str] | None = None
     plugins_disabled: list[str] = Field(default_factory=list)
@@ -181,6 +188,18 @@ class Settings(BaseModel):
         return self.hermes_home / "tui" / "config.yaml"
 
 
+def with_endpoint(settings: Settings, provider: str, model: str, base_url: str | None) -> Settings:
+    """`settings` aimed at another provider, model and URL (None: the provider's default). The provider's
+    key comes from its environment variable when that is set, else the current key stays."""
+    from agent import providers  # the table of providers imports nothing of ours, but keep config light
+
+    provider = providers.canonical(provider)
+    key = providers.key_from_env(provider, os.environ, None)
+    updated = settings.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
+    updated.api_key = SecretStr(key) if key else settings.api_key
+    return updated
+
+
 def hermes_home() -> Path:
     return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
 
@@ -218,7 +237,8 @@ def read_dotenv(path: Path) -> dict[str, str]:
     return values
 
 
-def _read_yaml(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+def read_yaml_mapping(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+    """A YAML file that should hold a mapping ({} when missing); a problem is noted, never raised."""
     if not path.exists():
         return {}
     try:
@@ -283,6 +303,12 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",
         "fallback_providers": "fallback_providers",
+        "delegation.max_iterations": "delegation_max_iterations",
+        "delegation.max_concurrent_children": "delegation_max_concurrent",  # Hermes' name
+        "delegation.max_concurrent": "delegation_max_concurrent",
+        "delegation.model": "delegation_model",
+        "delegation.provider": "delegation_provider",
+        "delegation.base_url": "delegation_base_url",
         "plugins.enabled": "plugins_enabled",
         "plugins.disabled": "plugins_disabled",
     }
@@ -378,14 +404,14 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             problems.append(ConfigProblem(file, key, str(value)[:80], expected))
 
     hermes_cfg = home / "config.yaml"
-    for name, (key, value) in _hermes_config_values(_read_yaml(hermes_cfg, problems)).items():
+    for name, (key, value) in _hermes_config_values(read_yaml_mapping(hermes_cfg, problems)).items():
         put(name, value, str(hermes_cfg), str(hermes_cfg), key)
 
     dotenv = read_dotenv(home / ".env")
     merged_env = {**dotenv, **environ}
 
     tui_cfg = home / "tui" / "config.yaml"
-    tui_data = _read_yaml(tui_cfg, problems)
+    tui_data = read_yaml_mapping(tui_cfg, problems)
     for key, value in tui_data.items():
         name = key.replace("-", "_")
         if name == "command_allowlist" and isinstance(value, list):

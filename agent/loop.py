@@ -923,6 +923,8 @@ class Agent:
                 state=self.state,
                 clarify_timeout=self.settings.clarify_timeout,
                 checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
+                settings=self.settings,
+                new_agent=type(self),
             )
 
         def on_result(done: ExecutedCall) -> None:

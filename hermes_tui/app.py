@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from agent.config import ConfigProblem, LoadedSettings, Settings
 from hermes_tui import early_input
 from hermes_tui.commands import SlashCommandProvider
+from hermes_tui.mcp_service import McpChanged, McpService
 
 if TYPE_CHECKING:
     from agent.scripted import ScriptedServer
@@ -61,6 +62,7 @@ class HermesApp(App[int]):
         # starts reading) would go to a screen without a focused widget and be lost: they wait here, in
         # order, until the chat says its prompt is ready (`ChatScreen.PromptReady`).
         self._held_input: list[events.Key | events.Paste] | None = [] if settings.is_configured else None
+        self.mcp = McpService(settings.hermes_home, post=lambda status: self.post_message(McpChanged(status)))
 
     @property
     def store(self) -> SessionStore:
@@ -171,6 +173,7 @@ class HermesApp(App[int]):
         self.first_message = None
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
+        self.call_after_refresh(self.mcp.start)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
         if self.problems:
@@ -216,6 +219,15 @@ class HermesApp(App[int]):
         if (error := self.theme_manager.persist(name)) is not None:
             self.notify(str(error), title="Theme not saved", severity="error")
 
+    def on_mcp_changed(self, message: McpChanged) -> None:
+        from hermes_tui.screens.mcp import McpScreen
+
+        if isinstance(self.screen, McpScreen):
+            self.screen.refresh_servers()
+        line = self.mcp.report(message.status)
+        if line is not None:
+            self.notify(line, title="MCP", severity="warning", timeout=10, markup=False)
+
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         """The palette's Screenshot: Textual saves to ~/Downloads, which often does not exist (and then
         fails with a traceback in a toast). Save under the working directory, else `$HERMES_HOME/screenshots`,
@@ -235,6 +247,7 @@ class HermesApp(App[int]):
 
     def on_unmount(self) -> None:
         self.theme_manager.stop_watching()
+        self.mcp.close()
         if self._store is not None:
             self._store.close()
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from hermes_tui import early_input
 
-SUBCOMMANDS = ("config", "sessions", "plugins", "usage")
+SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp")
 
 
 def _version() -> str:
@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
         "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
-        "`hermes-tui usage` prints tokens and cost of the last 30 days.",
+        "`hermes-tui usage` prints tokens and cost of the last 30 days; "
+        "`hermes-tui mcp` connects the MCP servers and shows their state and tools.",
     )
     p.add_argument(
         "message", nargs="?", metavar="PROMPT", help="open the TUI and send this as the first message"
@@ -134,6 +135,10 @@ def _run(argv: list[str]) -> int:
         with open_library(settings.state_db, settings.hermes_home) as library:
             print(render_text(gather(library)))
         return 0
+    if command == "mcp":
+        from agent.mcp.session import print_mcp_servers
+
+        return print_mcp_servers(loaded.settings.hermes_home)
     if args.prompt is not None and args.message is not None:
         print("hermes-tui: give the prompt once: -z PROMPT (headless) or PROMPT (the TUI)", file=sys.stderr)
         return 2

@@ -78,6 +78,12 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 file=sys.stderr,
             )
             return 2
+        from agent.mcp.session import connected_servers
+
+        mcp = stack.enter_context(connected_servers(settings.hermes_home))
+        for status in mcp.status() if mcp is not None else []:
+            if status.state in ("failed", "invalid"):
+                print(f"hermes-tui: MCP server '{status.name}': {status.error}", file=sys.stderr)
         store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
         stack.callback(store.close)
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")

@@ -268,6 +268,89 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     return shots
 
 
+REACH_SCENARIO = {
+    "name": "reach",
+    "model": "hermes-demo",
+    "calls": [
+        {
+            "text": "I'll ask the MCP server, then hand three independent checks to subagents.",
+            "tool_calls": [
+                {"name": "mcp_fixture_echo", "arguments": {"text": "hello"}},
+                {
+                    "name": "delegate_task",
+                    "arguments": {
+                        "tasks": [
+                            {"goal": "count the python files"},
+                            {"goal": "summarize the readme"},
+                            {"goal": "list the tests"},
+                        ]
+                    },
+                },
+            ],
+        },
+        {
+            "match": "count the python files",
+            "text": "Counting.",
+            "tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 4; echo 7"}}],
+        },
+        {"match": "count the python files", "text": "There are 7 python files."},
+        {
+            "match": "summarize the readme",
+            "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}],
+        },
+        {"match": "summarize the readme", "first_delay": 6, "text": "A demo project."},
+        {"match": "list the tests", "text": "No tests yet."},
+        {"text": "Done: 7 python files, a demo project readme, no tests yet."},
+    ],
+}
+
+
+async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """Subagents nested in a running delegate_task panel, then `/mcp` with the test suite's MCP server."""
+    from hermes_tui.screens.mcp import McpScreen
+    from widgets.subagent_list import SubagentList
+
+    home = workdir / "home"
+    home.mkdir()
+    python = "python" if shutil.which("python") == sys.executable else sys.executable
+    server_spec = {"command": python, "args": ["tests/mcp_fixture_server.py", "stdio"], "cwd": str(ROOT)}
+    config = {"mcp_servers": {"fixture": {**server_spec, "tools": {"exclude": ["crash", "hang"]}}}}
+    (home / "config.yaml").write_text(json.dumps(config))
+    shots: list[Path] = []
+    with ScriptedServer(json.dumps(REACH_SCENARIO)) as server:
+        app = HermesApp(scripted_settings(server, hermes_home=home, cwd=workdir))
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            await wait_for(pilot, lambda: any(s.state == "connected" for s in app.mcp.statuses()), 90)
+            chat.prompt_input.text = "check the project"
+            chat.prompt_input.focus()
+            await pilot.press("enter")
+
+            def progress() -> bool:
+                lists = list(chat.transcript.query(SubagentList))
+                kids = lists[0].children_progress if lists else {}
+                return (
+                    len(kids) == 3
+                    and any(k.finished for k in kids.values())
+                    and any(t.status == "running" for k in kids.values() for t in k.tools)
+                )
+
+            await wait_for(pilot, progress, 60)
+            await pilot.pause(0.5)
+            svg = OUT / f"16-subagents-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+            await wait_for(pilot, lambda: not chat.busy, 60)
+            chat.run_slash(commands.BY_NAME["mcp"], "")
+            await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
+            await pilot.pause(0.5)
+            svg = OUT / f"17-mcp-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+
+
 def _seed_costs(home: Path, cwd: Path) -> None:
     """Sessions of ours that made priced calls over the last weeks, beside the Hermes-made history."""
     from agent.messages import Message, Usage
@@ -370,7 +453,7 @@ async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     return to_png(svg)
 
 
-GROUPS = ("demo", "sessions", "learning", "hermes", "themes")
+GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "themes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -401,6 +484,10 @@ def main(argv: list[str] | None = None) -> int:
         if "hermes" in wanted:
             with tempfile.TemporaryDirectory() as tmp:
                 made += asyncio.run(hermes_run(size, Path(tmp)))
+        if "reach" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                (Path(tmp) / "README.md").write_text("# demo project\n")
+                made += asyncio.run(reach_run(size, Path(tmp)))
     if "themes" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             made += asyncio.run(themes_run(Path(tmp)))

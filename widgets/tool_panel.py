@@ -302,6 +302,7 @@ class ToolPanel(Widget, can_focus=True):
         self._note_cache: tuple[tuple[str, int], _BodyText] | None = None
         self._header: ToolPanelHeader | None = None
         self._body: ToolPanelBody | None = None
+        self._nested: Widget | None = None
 
     @classmethod
     def from_snapshot(cls, snapshot: ToolSnapshot) -> ToolPanel:
@@ -476,6 +477,18 @@ class ToolPanel(Widget, can_focus=True):
             self.set_reactive(ToolPanel.expanded, default)
         self._changed()
 
+    def nest(self, widget: Widget) -> Widget:
+        """Show `widget` below the body (a delegate_task call's subagents); the first one nested stays."""
+        if self._nested is None:
+            self._nested = widget
+            if self._header is not None:  # composed already
+                self.mount(widget)
+        return self._nested
+
+    @property
+    def nested(self) -> Widget | None:
+        return self._nested
+
     # ----------------------------------------------------------------------------------------- actions
 
     def action_toggle(self) -> None:
@@ -505,6 +518,8 @@ class ToolPanel(Widget, can_focus=True):
         self._sync_body()
         yield self._header
         yield self._body
+        if self._nested is not None:
+            yield self._nested
 
     def on_mount(self) -> None:
         self._sync_body()

@@ -708,6 +708,11 @@ class ChatScreen(Screen[None]):
         listing = format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir)
         self.transcript.add_notice("info", listing, multiline=True)
 
+    def action_mcp(self, argument: str = "") -> None:
+        from hermes_tui.mcp_service import mcp_command
+
+        mcp_command(self, argument)
+
     def action_skills(self) -> None:
         learning_actions.open_skills(self)
 

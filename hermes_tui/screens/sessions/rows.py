@@ -34,6 +34,7 @@ __all__ = [
     "display_status",
     "highlight",
     "highlight_query",
+    "nest_subagents",
     "one_line",
     "plural",
     "session_cost",
@@ -93,6 +94,32 @@ def display_status(info: SessionInfo, current_id: str | None = None) -> str:
     if status == "active":
         return "interrupted"
     return status if status in STATUS_GLYPHS else "completed"
+
+
+SUBAGENT_SOURCE = "subagent"
+
+
+def nest_subagents(sessions: list[SessionInfo]) -> list[SessionInfo]:
+    """The list with each subagent's session right under its parent's (children in the list's order);
+    a child whose parent is not in the list keeps its place."""
+    present = {info.id for info in sessions}
+    children: dict[str, list[SessionInfo]] = {}
+    for info in sessions:
+        if info.source == SUBAGENT_SOURCE and info.parent_session_id in present:
+            children.setdefault(info.parent_session_id or "", []).append(info)
+    if not children:
+        return sessions
+    out: list[SessionInfo] = []
+
+    def place(info: SessionInfo) -> None:
+        out.append(info)
+        for child in children.get(info.id, ()):
+            place(child)
+
+    for info in sessions:
+        if not (info.source == SUBAGENT_SOURCE and info.parent_session_id in present):
+            place(info)
+    return out
 
 
 def one_line(text: str) -> str:
@@ -206,6 +233,9 @@ def session_prompt(
     info = row.info
     status = display_status(info, current_id)
     text = Text(end="")
+    subagent = info.source == SUBAGENT_SOURCE
+    if subagent:
+        text.append("↳ ", styles.meta)
     text.append(STATUS_GLYPHS[status] + " ", styles.glyphs.get(status))
     if info.from_hermes:
         text.append(HERMES_BADGE, styles.badge)
@@ -216,8 +246,10 @@ def session_prompt(
     highlight_query(title, query, styles.match)
     text.append_text(title)
     if hit is None:
-        text.append("\n  ")
+        text.append("\n    " if subagent else "\n  ")
         meta = Text(_meta_line(info, status, now, home), style=styles.meta, end="")
+        if subagent:
+            meta.append(" · subagent")
         if query is not None and query.spans(info.id) and not query.spans(info.title or ""):
             meta.append(" · ")  # found by its id: show where
             meta.append_text(highlight_query(Text(info.id, end=""), query, styles.match))

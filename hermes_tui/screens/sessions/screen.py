@@ -53,6 +53,7 @@ from hermes_tui.screens.sessions.rows import (
     STATUS_GLYPHS,
     RowStyles,
     SessionRow,
+    nest_subagents,
     one_line,
     session_prompt,
 )
@@ -419,12 +420,12 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             if generation != self._generation:
                 return
             if len(page) >= self.FIRST_PAGE:
-                rows = [SessionRow(info) for info in page]
+                rows = [SessionRow(info) for info in nest_subagents(page)]
                 self._show(text, rows, self._options(rows, styles, now), total=None)
         sessions = self._sessions
         if sessions is None:
             sessions = await self._load_sessions(self.LIST_LIMIT)
-        rows = [SessionRow(info) for info in sessions]
+        rows = [SessionRow(info) for info in nest_subagents(sessions)]
         options = await asyncio.to_thread(self._options, rows, styles, now)
         if generation != self._generation:
             return
