@@ -26,9 +26,10 @@ from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 from widgets.text_safety import visible_controls
 
 
-def _say(line: str, err: TextIO = sys.stderr) -> None:
-    """One stderr line, controls shown (a line may quote the model, a tool, a file or a provider)."""
-    print(visible_controls(line, keep="\t"), file=err, flush=True)
+def _say(line: str, err: TextIO | None = None) -> None:
+    """One stderr line, controls shown (a line may quote the model, a tool, a file or a provider).
+    `sys.stderr` is looked up at each call: it may have been replaced since import (a test's capture)."""
+    print(visible_controls(line, keep="\t"), file=err or sys.stderr, flush=True)
 
 
 def _answer(text: str, out: TextIO) -> None:
@@ -82,7 +83,7 @@ class HeadlessUI:
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from agent.loop import Agent
     from agent.store.errors import StoreError
-    from agent.store.opening import open_store
+    from agent.store.library import open_library
 
     for stream in (sys.stdout, sys.stderr):  # a C locale must not turn a reply's "é" into a traceback
         if hasattr(stream, "reconfigure"):
@@ -99,6 +100,15 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = scripted_settings(server, settings, model=settings.model if args.model else DEMO_MODEL)
+        if settings.unsupported_provider:
+            _say(f"hermes-tui: {settings.unsupported_provider}")
+            return 2
+        if not settings.model and (settings.api_key is not None or settings.base_url):
+            _say(
+                f"hermes-tui: provider {settings.provider!r} has no model: set model.default in "
+                "config.yaml or pass --model"
+            )
+            return 2
         if not settings.is_configured:
             _say(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "
@@ -106,7 +116,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             )
             return 1
         try:
-            store = open_store(settings.state_db)
+            store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
         except StoreError as exc:
             _say(f"hermes-tui: {exc.user_line()}")
             return 1
@@ -114,15 +124,23 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         if store.read_only:  # a headless turn exists to be saved: never run one that cannot be
             _say(f"hermes-tui: {store.read_only}")
             return 1
+        from agent.mcp.session import connected_servers
+
+        mcp = stack.enter_context(connected_servers(settings.hermes_home))
+        for status in mcp.status() if mcp is not None else []:
+            if status.state in ("failed", "invalid"):
+                _say(f"hermes-tui: MCP server '{status.name}': {status.error}")
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
         stack.callback(agent.close)
         if args.continue_last or args.resume:
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             if info is None:
                 _say(f"hermes-tui: no session found for {args.resume or 'this directory'}")
+                if store.hermes_problem:
+                    _say(f"hermes-tui: {store.hermes_problem}")
                 return 2
             try:
-                agent.resume(info.id)
+                agent.resume(info.id)  # a Hermes session continues in our copy of it
             except StoreError as exc:  # another process writes to it: one writer per session
                 _say(f"hermes-tui: {exc.user_line()}")
                 return 1

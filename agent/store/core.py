@@ -76,6 +76,8 @@ class StoreBase:
 
     MIGRATIONS: ClassVar[list[Migration]] = MIGRATIONS
     connection_class: ClassVar[type[StoreConnection]] = StoreConnection
+    hermes_problem: str | None = None
+    """Why sessions of another history beside this store cannot be shown (see `SessionLibrary`)."""
 
     def __init__(self, path: Path | str, *, read_only: str | None = None):
         """Open the store at `path`. `read_only` is the reason to open it read-only (shown to the user);

@@ -13,6 +13,7 @@ the `doctor` command must follow the same one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.store import SessionStore
@@ -21,9 +22,10 @@ from agent.store.errors import StoreError
 __all__ = ["open_store", "repair_abandoned"]
 
 
-def open_store(path: Path | str, *, store_class: type[SessionStore] = SessionStore) -> SessionStore:
+def open_store(path: Path | str, *, store_class: Callable[..., SessionStore] = SessionStore) -> SessionStore:
     """The store at `path`; `store.read_only` holds the one line to show when it could only be read.
-    Sessions a dead process left mid-turn are repaired (`repair_abandoned`). `store_class` is a test's seam.
+    Sessions a dead process left mid-turn are repaired (`repair_abandoned`). `store_class` makes the store
+    (called with the path, and `read_only=` for the fallback): a `SessionLibrary`, or a test's fault seam.
 
     Raises `StoreError` (show its `user_line()`, exit 1) when it can be neither written nor read."""
     try:

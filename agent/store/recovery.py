@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Health", "RecoveryReport", "check_store", "recover_store"]
 
-# The tables holding the user's data, parents first (messages and approvals reference sessions).
-_DATA_TABLES = ("sessions", "messages", "approvals")
+# The tables holding the user's data, parents first (messages, approvals and usage reference sessions).
+_DATA_TABLES = ("sessions", "messages", "approvals", "usage")
 _RECOVER_TIMEOUT_S = 300
 
 
