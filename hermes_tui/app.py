@@ -9,11 +9,13 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
 from hermes_tui.commands import SlashCommandProvider
+from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
     from agent.scripted import ScriptedServer
@@ -50,6 +52,17 @@ class HermesApp(App[int]):
 
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
+        self.key_order = KeyOrder(self, self._deliver_input)
+        """Keys and pastes in typing order, each once the one before settled (`hermes_tui.key_order`)."""
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.key_order.takes(event):
+            self.key_order.accept(event)
+            return
+        await super().on_event(event)
+
+    async def _deliver_input(self, event: events.Event) -> None:
+        await super().on_event(event)
 
     @property
     def store(self) -> SessionStore:
