@@ -32,13 +32,16 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.message import Message
     from textual.message_pump import MessagePump
+    from textual.signal import Signal
     from textual.timer import Timer
 
 __all__ = ["KeyOrder"]
@@ -65,6 +68,7 @@ class KeyOrder:
         self._round = 0  # bumped by every round, so a stale timeout does nothing
         self._timer: Timer | None = None
         self._holds: set[int] = set()
+        self._journey: _Journey | None = None  # the last key, while it still bubbles towards the app
         self._next_hold = 0
         self.last_input_at: float | None = None
         """Monotonic time of the last key or paste from the terminal (None before the first)."""
@@ -136,9 +140,11 @@ class KeyOrder:
             return
         path = self._path()
         busy = [pump for pump in dict.fromkeys([*path, *self._previous_path]) if pump.message_queue_size]
-        if busy and self._clock() - started < self.SETTLE_TIMEOUT:
+        if (busy or self._journey is not None) and self._clock() - started < self.SETTLE_TIMEOUT:
             self._wait_round(busy, started)
             return
+        if self._journey is not None:
+            self._journey.end()  # timed out: stop following it
         event = self._pending.popleft()
         self._previous_path = path
         self._delivering = event
@@ -146,6 +152,8 @@ class KeyOrder:
             await self._deliver(event)
         finally:
             self._delivering = None
+            if event.is_forwarded:  # handed to the focused widget: it bubbles up from there, pump by pump
+                self._journey = _Journey(self, event, path)
             self._stepping = False
             self._schedule()
 
@@ -153,7 +161,7 @@ class KeyOrder:
         """Step again once every busy pump has processed what it has queued now (or after the timeout)."""
         self._round += 1
         this_round = self._round
-        remaining = len(busy)
+        remaining = len(busy) + (self._journey is not None)
 
         def next_step() -> None:
             if this_round != self._round:
@@ -170,9 +178,59 @@ class KeyOrder:
             if remaining == 0:
                 next_step()
 
+        if self._journey is not None:
+            self._journey.on_end = one_done
         for pump in busy:
             if not pump.call_later(one_done):  # closing: nothing more will come from it
                 one_done()
         if this_round == self._round and self._timer is None:
             left = max(self.SETTLE_TIMEOUT - (self._clock() - started), 0.0) + 0.01
             self._timer = self.app.set_timer(left, next_step, name="key-order-settle")
+
+
+class _Journey:
+    """Follows one forwarded key up the DOM until it stops bubbling.
+
+    Between two pumps a bubbling key is in no queue (the pump handling it has an empty queue while it runs
+    the handler), so queue sizes alone would call the app settled while, say, a focused `Input` has passed
+    `down` to its screen but the app has not run the binding yet. Each pump publishes `message_signal` after
+    handling a message, by then it has already posted the message to its parent if it bubbles on."""
+
+    def __init__(self, order: KeyOrder, event: events.Event, path: list[MessagePump]) -> None:
+        self.order = order
+        self.event = event
+        self.on_end: Callable[[], None] | None = None
+        self._signals: list[Signal[Message]] = []
+        for pump in path:
+            try:
+                pump.message_signal.subscribe(order.app, partial(self._handled, pump), immediate=True)
+            except Exception:  # a pump that stopped running: the key will not pass it
+                continue
+            self._signals.append(pump.message_signal)
+
+    def _handled(self, pump: MessagePump, message: Message) -> None:
+        if message is not self.event:
+            return
+        parent = pump.parent
+        # Textual's own rule (`MessagePump._dispatch_message`): on to the parent unless stopped, and a
+        # message whose sender is the parent is stopped *after* it reaches the parent.
+        bubbles_on = (
+            parent is not None
+            and pump is not self.order.app
+            and message.bubble
+            and (not message._stop_propagation or message._sender is parent)
+            and pump.is_parent_active
+            and pump.is_attached
+        )
+        if not bubbles_on:
+            self.end()
+
+    def end(self) -> None:
+        for signal in self._signals:
+            signal.unsubscribe(self.order.app)
+        self._signals = []
+        if self.order._journey is self:
+            self.order._journey = None
+        on_end, self.on_end = self.on_end, None
+        if on_end is not None:
+            on_end()
