@@ -14,6 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
+from hermes_tui import terminal_input
 from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.key_order import KeyOrder
 
@@ -42,6 +43,7 @@ class HermesApp(App[int]):
         store: SessionStore | None = None,
     ) -> None:
         super().__init__()
+        terminal_input.install()  # bad bytes and pasted escapes, before the driver starts reading
         self.settings = settings
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)

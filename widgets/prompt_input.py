@@ -40,6 +40,8 @@ from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Edit, EditResult
 
+from widgets.text_safety import visible_controls
+
 DEFAULT_PLACEHOLDER = "Message Hermes… (Enter to send, Shift+Enter/Ctrl+J for newline, / for commands)"
 
 Command = tuple[str, str]
@@ -228,7 +230,8 @@ class PromptInput(TextArea):
         event.stop()
         if self.read_only:
             return
-        result = self.replace(normalize_paste(event.text), *self.selection, maintain_selection_offset=False)
+        text = visible_controls(normalize_paste(event.text))  # a paste is text, never keys or escapes
+        result = self.replace(text, *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
         self.focus()
 

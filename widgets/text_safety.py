@@ -26,7 +26,14 @@ from rich.text import Text
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-__all__ = ["StreamSanitizer", "component_text_style", "literal_text", "sanitize_display"]
+__all__ = [
+    "StreamSanitizer",
+    "component_text_style",
+    "control_token",
+    "literal_text",
+    "sanitize_display",
+    "visible_controls",
+]
 
 # Complete escape sequences, in the order the regex must try them.
 _ESCAPE_RE = re.compile(
@@ -182,9 +189,27 @@ def literal_text(value: str, style: str = "", escape_style: str = "reverse") -> 
         if plain:
             text.append("".join(plain))
             plain.clear()
-        code = ord(char)
-        token = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-        text.append(token, style=escape_style)
+        text.append(control_token(char), style=escape_style)
     if plain:
         text.append("".join(plain))
     return text
+
+
+def control_token(char: str) -> str:
+    """The visible stand-in for an invisible character: `\\x1b`, `\\x9b`, `\\u200b`."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_PASTE_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def visible_controls(value: str) -> str:
+    """`value` with every control character but `\\n`, `\\r` and `\\t` written as its `control_token`.
+
+    For text the user pasted: it is kept (a paste is text, in order, never keys), but an ESC, BEL or C1
+    control must neither act on the terminal nor hide in the prompt. Format characters (zero-width
+    joiners in emoji) are left alone, unlike `literal_text`, which is for commands to approve."""
+    if not _PASTE_CONTROL_RE.search(value):
+        return value
+    return _PASTE_CONTROL_RE.sub(lambda match: control_token(match.group()), value)
