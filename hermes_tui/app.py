@@ -66,6 +66,15 @@ class HermesApp(App[int]):
     async def _deliver_input(self, event: events.Event) -> None:
         await super().on_event(event)
 
+    def action_command_palette(self) -> None:
+        """Ctrl+P: Textual's palette, guarded against its page-key crash (`hermes_tui.palette`)."""
+        from textual.command import CommandPalette
+
+        from hermes_tui.palette import GuardedCommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(GuardedCommandPalette(id="--command-palette"))
+
     @property
     def store(self) -> SessionStore:
         if self._store is None:
