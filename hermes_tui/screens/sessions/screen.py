@@ -43,8 +43,8 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from hermes_tui.export import ExportFormat, default_export_path, short_path, write_export
-from hermes_tui.screens.export_prompt import ExportPathModal
 from hermes_tui.palette import can_page
+from hermes_tui.screens.export_prompt import ExportPathModal
 from hermes_tui.screens.modals import ConfirmModal, PromptModal
 from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
 from hermes_tui.screens.sessions.rows import (
