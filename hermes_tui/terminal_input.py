@@ -12,6 +12,11 @@ Two faults of Textual 8.2.8's Linux driver, both fixed at this one boundary (the
   `widgets.text_safety.visible_controls`), so the parser finds nothing to interpret and every widget
   (the prompt, the search box, a dialog) receives the paste literally and in order.
 
+- **Alt+Enter lost its Alt**: legacy terminals send Alt+Enter as ESC CR, which the parser reports as plain
+  `enter` (so "newline" sent the message). ESC CR read together becomes the kitty-protocol sequence for
+  `alt+enter`, which the parser knows. (ESC then Enter typed within the same read looks exactly like this,
+  as in every terminal program.)
+
 `install()` swaps the decoder factory the driver module calls when its input thread starts. (Both are
 Textual bugs worth reporting upstream; the workaround does not depend on Textual's internals beyond the name
 `getincrementaldecoder` in `textual.drivers.linux_driver`, and does nothing if that name is gone.)
@@ -28,6 +33,8 @@ __all__ = ["PASTE_END", "PASTE_START", "PasteGuard", "TerminalDecoder", "install
 
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"
+LEGACY_ALT_ENTER = "\x1b\r"
+KITTY_ALT_ENTER = "\x1b[13;3u"
 
 
 class PasteGuard:
@@ -94,7 +101,10 @@ class TerminalDecoder(codecs.IncrementalDecoder):
 
     def decode(self, input: bytes, final: bool = False) -> str:
         text = self._paste.feed(self._utf8.decode(input, final))
-        return text + self._paste.flush() if final else text
+        if final:
+            text += self._paste.flush()
+        # Pasted controls are tokens by now, so a raw ESC CR here was typed.
+        return text.replace(LEGACY_ALT_ENTER, KITTY_ALT_ENTER) if LEGACY_ALT_ENTER in text else text
 
     def reset(self) -> None:
         self._utf8.reset()

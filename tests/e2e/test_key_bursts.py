@@ -118,3 +118,26 @@ def test_theme_picker_gets_the_keys_after_slash_theme(tmp_path: Path, hermes_hom
         assert "skin" in saved and "default" not in saved  # Down moved off the current theme, Enter chose
     finally:
         tmux.close()
+
+
+def prompt_lines(shown: str) -> list[str]:
+    """Every line of the chat prompt box (the first without its symbol)."""
+    lines = shown.splitlines()
+    top = max(i for i, line in enumerate(lines) if line.startswith(" ╭─"))
+    box = []
+    for line in lines[top + 1 :]:
+        if line.startswith(" ╰"):
+            break
+        box.append(line.strip().strip("│").strip())
+    return [box[0][1:].strip(), *box[1:]] if box else []
+
+
+def test_alt_enter_and_backslash_enter_insert_newlines(tmp_path: Path, hermes_home: Path) -> None:
+    tmux = start(tmp_path, hermes_home)
+    try:
+        tmux.keys("one", "M-Enter", "two\\", "Enter", "three")  # Alt+Enter is ESC CR on this terminal
+        shown = tmux.wait_until(lambda s: "three" in s, "the third line never showed")
+        assert prompt_lines(shown) == ["one", "two", "three"]
+        assert "Hermes asks" not in shown and "esc to interrupt" not in shown  # nothing was sent
+    finally:
+        tmux.close()

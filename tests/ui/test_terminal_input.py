@@ -53,3 +53,13 @@ def test_the_linux_driver_decodes_with_it() -> None:
     assert install()
     decoder = linux_driver.getincrementaldecoder("utf-8")()
     assert decoder.decode(b"\xff") == "\ufffd"
+
+
+def test_legacy_alt_enter_keeps_its_alt() -> None:
+    keys = [e.key for e in parse([b"a\x1b\rb"]) if isinstance(e, events.Key)]
+    assert keys == ["a", "alt+enter", "b"]
+
+
+def test_a_pasted_escape_cr_is_not_alt_enter() -> None:
+    pastes = [e.text for e in parse([b"\x1b[200~a\x1b\rb\x1b[201~"]) if isinstance(e, events.Paste)]
+    assert pastes == ["a\\x1b\rb"]
