@@ -167,6 +167,9 @@ class PromptInput(TextArea):
         def control(self) -> PromptInput:
             return self.prompt_input
 
+    class EmptyEnter(Message):
+        """Enter on an empty prompt (the chat sends the next queued message, if any)."""
+
     def __init__(
         self,
         text: str = "",
@@ -276,6 +279,8 @@ class PromptInput(TextArea):
             if name != text.strip():
                 text = name
         if not text.strip():
+            if not text:
+                self.post_message(self.EmptyEnter())
             return
         self.post_message(self.Submitted(self, text))
         if self.record_history and (not self.prompt_history or self.prompt_history[-1] != text):

@@ -278,12 +278,16 @@ class ChatScreen(Screen[None]):
         self._attention(
             "The turn has ended." if event.exit_reason == "completed" else f"Turn ended: {event.exit_reason}"
         )
-        self._end_turn(event.pending_steer)
+        self._end_turn(event.pending_steer, stopped=event.exit_reason == "interrupted")
 
-    def _end_turn(self, pending_steer: str | None = None) -> None:
+    def _end_turn(self, pending_steer: str | None = None, *, stopped: bool = False) -> None:
+        interrupted = self._interrupting or stopped
         self._interrupting = False
         self._close_clarify(None)
         self._set_busy(False)
+        if interrupted:
+            self._hold_queue(pending_steer)
+            return
         if pending_steer:
             # The turn ended before a safe point: the steer becomes the next message.
             self.transcript.add_notice(
@@ -296,6 +300,30 @@ class ChatScreen(Screen[None]):
             self.send(queued)
         elif self.app.screen is self:
             self.prompt_input.focus()
+
+    def _hold_queue(self, pending_steer: str | None) -> None:
+        """Esc means stop: after an interrupt nothing starts by itself. An undelivered steer joins the
+        queue (first), and the queue waits for Enter on an empty prompt."""
+        queue = self.query_one(QueuedMessages)
+        if pending_steer:
+            queue.add(pending_steer, first=True)
+        if queue.items:
+            count = len(queue.items)
+            self.transcript.add_notice(
+                "info",
+                f"{count} queued message{'s' if count != 1 else ''} kept: Enter on an empty prompt sends "
+                "the next.",
+            )
+        if self.app.screen is self:
+            self.prompt_input.focus()
+
+    @on(PromptInput.EmptyEnter)
+    def _on_empty_enter(self, message: PromptInput.EmptyEnter) -> None:
+        if self.busy:
+            return
+        queued = self.query_one(QueuedMessages).pop_next()
+        if queued is not None:
+            self.send(queued)
 
     def _attention(self, why: str) -> None:
         request_attention(self.app, self.settings.notify, why)
