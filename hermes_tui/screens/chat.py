@@ -85,6 +85,8 @@ class ChatScreen(Screen[None]):
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
     STATUS_CLOCK: ClassVar[Callable[[], float]] = time.monotonic
     FREEZE_QUESTIONS: ClassVar[bool] = False
+    TYPING_PAUSE: ClassVar[float] = 1.0
+    """A question waits until the keyboard has been quiet this long (seconds) before it takes focus."""
 
     class ThemeRequested(Message):
         """`/theme [NAME]`: the app owns the themes, so the screen asks it (empty name: the picker)."""
@@ -335,8 +337,13 @@ class ChatScreen(Screen[None]):
         card = ClarifyPrompt(message.request, frozen=self.FREEZE_QUESTIONS)
         self._clarify = card
         self._clarify_future = message.reply
-        self.query_one("#bottom").mount(card, before=self.query_one(QueuedMessages))
         self._attention("Hermes is asking you a question.")
+
+        def show() -> None:
+            if self._clarify is card:  # not answered (interrupted, turn ended) while it waited
+                self.query_one("#bottom").mount(card, before=self.query_one(QueuedMessages))
+
+        self._when_typing_pauses(show, "Hermes has a question: it opens when you stop typing.")
 
     @on(ClarifyPrompt.Answered)
     def _on_clarify_answered(self, message: ClarifyPrompt.Answered) -> None:
@@ -348,7 +355,7 @@ class ChatScreen(Screen[None]):
         self._clarify = None
         if future is not None and not future.done():
             future.set_result(answer)
-        if card is not None and card.is_mounted:
+        if card is not None and card.is_attached:  # attached: mounted, or its mount still queued
             card.remove()
             if self.app.screen is self:
                 self.prompt_input.focus()
@@ -356,15 +363,43 @@ class ChatScreen(Screen[None]):
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         self._drain()
 
+        dialog = ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS)
+
         def decided(decision: ApprovalDecision | None) -> None:
+            if dialog.interrupted:
+                self.session.interrupt()  # before the denial reaches the loop
             if not message.reply.done():
                 message.reply.set_result(decision or ApprovalDecision.DENY)
+            if dialog.interrupted:
+                self.interrupt_turn()
 
         if message.reply.done():
             return
         if self.settings.notify == "desktop":
             self._attention("A command is waiting for your approval.")  # the dialog itself rings the bell
-        self.app.push_screen(ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS), decided)
+
+        def show() -> None:
+            if not message.reply.done():
+                self.app.push_screen(dialog, decided)
+
+        self._when_typing_pauses(show, "A command needs your approval: it opens when you stop typing.")
+
+    def _when_typing_pauses(self, show: Callable[[], None], notice: str) -> None:
+        """Questions never steal typing: one that arrives while the user types (a key in the last
+        `TYPING_PAUSE` seconds) is announced (bell, notice) and shown once the keyboard has been quiet."""
+        key_order = getattr(self.app, "key_order", None)
+        if key_order is None or not key_order.typed_within(self.TYPING_PAUSE):
+            show()
+            return
+        self.app.bell()
+        self.notify(notice, timeout=3)
+
+        def poll() -> None:
+            if not key_order.typed_within(self.TYPING_PAUSE):
+                timer.stop()
+                show()
+
+        timer = self.set_interval(0.1, poll, name="question-waits-for-a-pause")
 
     # ------------------------------------------------------------------ keys
     def action_interrupt(self) -> None:
@@ -381,7 +416,7 @@ class ChatScreen(Screen[None]):
         if self.app.screen is not self:
             return
         if self.busy:
-            self.action_interrupt()
+            self.interrupt_turn()
             return
         now = time.monotonic()
         if now - self._last_ctrl_c < DOUBLE_CTRL_C:
@@ -391,6 +426,16 @@ class ChatScreen(Screen[None]):
         if self.prompt_input.text:
             self.prompt_input.clear()
         self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_CTRL_C)
+
+    def interrupt_turn(self) -> None:
+        """Ctrl+C while a turn runs: stop it, whatever it waits for. A pending question is answered
+        "interrupted" (the flag is set first, so the loop cannot go on to the next tool meanwhile)."""
+        self.session.interrupt()
+        if self._clarify is not None:
+            self._close_clarify(None)
+        if not self._interrupting:
+            self._interrupting = True
+            self.transcript.hide_spinner()
 
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()
