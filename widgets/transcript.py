@@ -130,6 +130,8 @@ class TranscriptRecord:
 class EntriesPlaceholder(Widget, can_focus=True):
     """A one-line placeholder standing in for unmounted entries. Enter or click loads a page of them."""
 
+    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
+
     DEFAULT_CSS = """
     EntriesPlaceholder {
         height: 1;
@@ -250,6 +252,8 @@ class _Cut:
 
 class Transcript(VerticalScroll, can_focus=True):
     """The conversation: user messages, replies, reasoning, tool panels, notices and a spinner at the end."""
+
+    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
 
     DEFAULT_CSS = """
     Transcript {

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -403,6 +403,9 @@ class ChatScreen(Screen[None]):
 
     # ------------------------------------------------------------------ keys
     def action_interrupt(self) -> None:
+        """Escape: back to the prompt from anywhere in the chat, and stop what runs (or skip the question)."""
+        if self.app.focused is not self.prompt_input and self.app.screen is self:
+            self.prompt_input.focus()
         if self._clarify is not None:
             self._close_clarify(None)
             return
@@ -426,6 +429,19 @@ class ChatScreen(Screen[None]):
         if self.prompt_input.text:
             self.prompt_input.clear()
         self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_CTRL_C)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing never goes nowhere: a character that reached the screen unhandled (the focus is on a
+        tool panel, the transcript...) goes to the prompt, which takes the focus back."""
+        prompt = self.prompt_input
+        focused = self.app.focused
+        if not event.is_printable or event.character is None or focused is prompt:
+            return
+        if focused is not None and self.transcript not in focused.ancestors_with_self:
+            return  # a question card's choices, the queue's keys: theirs
+        event.stop()
+        prompt.focus()
+        prompt.insert(event.character)
 
     def interrupt_turn(self) -> None:
         """Ctrl+C while a turn runs: stop it, whatever it waits for. A pending question is answered

@@ -131,3 +131,29 @@ async def test_an_approval_waits_while_the_user_types(hermes_home: Path, tmp_pat
         assert target.exists()
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_focus_is_never_lost_in_the_chat(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo hi"}}]}, {"text": "done"}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        from widgets.tool_panel import ToolPanel
+
+        screen = chat(app)
+        await submit(pilot, "run it")
+        panel = await wait_for(pilot, lambda: next(iter(screen.query(ToolPanel)), None), what="tool panel")
+        await wait_for(pilot, lambda: not screen.busy, what="turn end")
+        await pilot.click(panel)
+        await pilot.pause()
+        assert app.focused is screen.prompt_input  # a click acts on the panel, the keyboard stays
+        panel.focus()  # the user navigated there (Tab)
+        await pilot.pause()
+        await pilot.press("h", "i")
+        await wait_for(pilot, lambda: screen.prompt_input.text == "hi", what="typing reached the prompt")
+        assert app.focused is screen.prompt_input
+        panel.focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        assert app.focused is screen.prompt_input
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
