@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from agent.scripted import ScriptedServer
@@ -400,3 +401,68 @@ async def test_text_and_enter_arriving_in_one_burst_are_sent(hermes_home: Path, 
         assert screen.prompt_input.text == ""
 
     await run_chat({"name": "t", "calls": [{"text": "hi"}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_sessions_without_a_provider_browse_first(hermes_home: Path, tmp_path: Path) -> None:
+    """`hermes-tui sessions` with no provider opens the browser (no provider needed to read); resuming
+    from it asks for a provider, then resumes."""
+    from agent.config import Settings
+    from agent.messages import Message
+    from agent.scripted import demo_scenario_path, scripted_settings
+    from agent.store import SessionStore
+    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.screens.sessions import SessionsScreen
+    from hermes_tui.screens.setup import SetupScreen
+
+    bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
+    store = SessionStore(bare.state_db)
+    session_id = store.create_session(model="m", provider="custom", cwd=str(tmp_path), system_prompt="s")
+    store.append_message(session_id, Message("user", "the quokka question"))
+    store.close()
+    with ScriptedServer(demo_scenario_path()) as server:
+        app = HermesApp(bare, open_sessions=True, demo_factory=lambda: scripted_settings(server, bare))
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), what="the browser")
+            await wait_for(pilot, lambda: "quokka" in screen_text(app), what="the session listed")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
+            await pilot.press("d")
+            screen = await wait_for(
+                pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
+            )
+            assert screen.agent.session_id == session_id
+
+
+async def test_setup_screen_takes_a_key_and_starts_without_a_restart(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key goes to $HERMES_HOME/.env (0600, never on screen), the model to tui/config.yaml, and the chat
+    starts against the provider at once."""
+    from agent.config import Settings
+    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.screens.setup import SetupScreen
+
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    secret = "sk-or-test-0123456789abcdef"
+    with ScriptedServer({"name": "t", "calls": [{"text": "hello from the provider"}]}) as server:
+        # The provider's URL is the one thing a real user would not type: point OpenRouter at loopback.
+        (hermes_home / "config.yaml").write_text(f"model:\n  base_url: {server.openai_base_url}\n")
+        bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
+        app = HermesApp(bare)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
+            app.screen.query_one("#setup-key").focus()
+            await pilot.press(*secret)
+            assert secret not in screen_text(app)
+            await pilot.press("enter")
+            screen = await wait_for(
+                pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
+            )
+            assert screen.settings.model == "anthropic/claude-sonnet-4.5"
+            await submit(pilot, "hi")
+            await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
+            assert server.requests[0].headers.get("authorization") == f"Bearer {secret}"
+    env = hermes_home / ".env"
+    assert f"OPENROUTER_API_KEY={secret}" in env.read_text() and (env.stat().st_mode & 0o777) == 0o600
+    assert "claude-sonnet-4.5" in (hermes_home / "tui" / "config.yaml").read_text()

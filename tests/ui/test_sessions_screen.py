@@ -518,18 +518,21 @@ async def test_branch_without_a_hit_copies_the_whole_session(
     assert len(store.load(app.result.session_id).messages) == 4
 
 
-async def test_escape_clears_the_search_then_closes(store: SessionStore, sessions: dict[str, str]) -> None:
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_escape_clears_the_search_then_closes(
+    store: SessionStore, sessions: dict[str, str], key: str
+) -> None:
     app = browser(store)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await loaded(pilot)
         await search(pilot, screen, "docker")
         assert len(screen.rows) < 3
-        await pilot.press("escape")
+        await pilot.press(key)
         await wait_until(pilot, lambda: screen.shown_query == "")
         assert screen.search_input.value == ""
         assert len(screen.rows) == 3
         assert app.result is UNSET
-        await pilot.press("escape")
+        await pilot.press(key)
         assert app.result is None
 
 
@@ -543,6 +546,12 @@ async def test_export_asks_for_a_path_and_writes_markdown(
         await pilot.press("down", "e")
         await wait_until(pilot, lambda: isinstance(app.screen, ExportPathModal))
         assert app.screen.query_one(Input).value == "./fixing-the-migration-bug.md"
+        where = str(app.screen.query_one("#prompt-preview", Static).render())
+        assert f"→ {out_dir / 'fixing-the-migration-bug.md'}" in where  # the absolute path it means
+        await pilot.press("enter")  # the folder does not exist yet: it is not created silently
+        assert "does not exist. Press enter again to create it" in str(
+            app.screen.query_one("#prompt-error", Static).render()
+        )
         await pilot.press("enter")
         await wait_until(pilot, lambda: (out_dir / "fixing-the-migration-bug.md").exists())
         assert app.screen is screen
@@ -568,8 +577,9 @@ async def test_export_asks_for_a_path_and_writes_markdown(
         # JSON by extension.
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, ExportPathModal))
-        app.screen.query_one(Input).value = "sub/dir/session.json"
-        await pilot.press("enter")
+        await pilot.press(*"sub/dir/session.json")  # typing replaces the suggested name, never appends to it
+        assert app.screen.query_one(Input).value == "sub/dir/session.json"
+        await pilot.press("enter", "enter")
         await wait_until(pilot, lambda: (out_dir / "sub/dir/session.json").exists())
         assert '"format": "hermes-tui-session"' in (out_dir / "sub/dir/session.json").read_text()
         assert app.result is UNSET
