@@ -479,6 +479,7 @@ class ChatScreen(Screen[None]):
             self._close_clarify(None)
             return
         if self.shell.stop():
+            self._interrupting = True  # a stop like any other: the queue waits
             return
         if self.busy:
             self.session.interrupt()
@@ -518,6 +519,7 @@ class ChatScreen(Screen[None]):
         """Ctrl+C while a turn runs: stop it, whatever it waits for. A pending question is answered
         "interrupted" (the flag is set first, so the loop cannot go on to the next tool meanwhile)."""
         self.session.interrupt()
+        self.shell.stop()
         if self._clarify is not None:
             self._close_clarify(None)
         if not self._interrupting:
