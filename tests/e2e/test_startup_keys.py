@@ -1,0 +1,28 @@
+"""Keys typed while the app starts are kept, in order: in a real terminal (tmux), as a fast user types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
+
+pytestmark = needs_tmux
+
+
+def test_keys_typed_before_and_right_after_the_first_frame_reach_the_prompt_in_order(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    tmux = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
+    try:
+        before = tmux.screen()
+        tmux.keys("-l", "alpha beta ")  # the interpreter has barely started: no screen yet
+        assert "Message Hermes" not in before
+        tmux.wait_for("for commands")  # the first frame (the welcome line)
+        tmux.keys("-l", "gamma delta")  # while the engine loads behind the first frame
+        shown = tmux.wait_for("alpha beta gamma delta")
+        assert "Traceback" not in shown
+        tmux.keys("Enter")  # and what was typed early is sent like any other message
+        shown = tmux.wait_for("Hermes asks", timeout=60)  # the demo's first turn answers with a question
+        assert "alpha beta gamma delta" in shown
+    finally:
+        tmux.close()
