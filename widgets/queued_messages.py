@@ -111,9 +111,9 @@ class QueuedMessages(OptionList):
         """The queued messages, oldest (next to send) first."""
         return tuple(self._items)
 
-    def add(self, text: str) -> None:
-        """Queue `text` at the end."""
-        self._items.append(text)
+    def add(self, text: str, *, first: bool = False) -> None:
+        """Queue `text` at the end (or, `first`, as the next one to send)."""
+        self._items.insert(0, text) if first else self._items.append(text)
         self._rebuild()
 
     def pop_next(self) -> str | None:

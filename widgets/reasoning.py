@@ -30,6 +30,8 @@ __all__ = ["ReasoningBlock"]
 class ReasoningBlock(LineView, can_focus=True):
     """Streaming, collapsible reasoning text. Click or Enter toggles."""
 
+    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
+
     DEFAULT_CSS = """
     ReasoningBlock {
         height: auto;

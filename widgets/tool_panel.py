@@ -149,6 +149,8 @@ class ToolPanelBody(LineView):
 class ToolPanel(Widget, can_focus=True):
     """A tool call: header `▸ 💻 terminal  ls -la  1.2s ✓` and a collapsible body."""
 
+    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
+
     DEFAULT_CSS = """
     ToolPanel {
         height: auto;
