@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from agent import providers
+from agent.call_sink import CallSink
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
     estimate_tokens,
@@ -31,13 +32,9 @@ from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, clas
 from agent.events import (
     ApiCallStarted,
     AssistantMessageDone,
-    FirstDelta,
-    ReasoningDelta,
     StatusNotice,
     SteerDelivered,
     StreamDiscarded,
-    TextDelta,
-    ToolCallStarted,
     TurnFinished,
     TurnStarted,
     UsageUpdated,
@@ -52,6 +49,7 @@ from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
 from agent.skills.invoke import skill_invocation
 from agent.skills.library import SkillLibrary
+from agent.store.errors import StoreError
 from agent.tools.executor import ExecutedCall, ToolExecutor
 from agent.tools.memory import memory_state
 from agent.tools.registry import ToolContext, ToolRegistry
@@ -81,8 +79,11 @@ CONTENT_FILTER_TEXT = (
 MAX_CONTINUATIONS = 3
 MAX_COMPRESSIONS_PER_TURN = 3
 MIN_FRESH_TO_COMPRESS = 4
-CHECKPOINT_INTERVAL = 1.0
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
+
+
+ROLLBACK_HINT = " (/rollback to restore)"
+"""How a checkpoint notice says it can be undone (a front end without /rollback leaves it out)."""
 
 
 @dataclass
@@ -98,70 +99,6 @@ class TurnResult:
     @property
     def completed(self) -> bool:
         return self.exit_reason == "completed"
-
-
-class _CallSink:
-    """Receives one model call's deltas on the agent thread: events out, partial text checkpointed."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.first = False
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.message: Message | None = None  # the partial row, once text arrived
-        self.last_checkpoint = 0.0
-        self.dirty = False
-
-    def _first(self) -> None:
-        if not self.first:
-            self.first = True
-            self.agent.ui.on_event(FirstDelta())
-
-    def on_text(self, text: str) -> None:
-        self._first()
-        self.text.append(text)
-        self.dirty = True
-        self.agent.ui.on_event(TextDelta(text))
-        self._maybe_checkpoint()
-
-    def on_reasoning(self, text: str) -> None:
-        self._first()
-        self.reasoning.append(text)
-        self.dirty = True
-        self.agent.ui.on_event(ReasoningDelta(text))
-        self._maybe_checkpoint()
-
-    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
-        self._first()
-        self.agent.ui.on_event(ToolCallStarted(index=index, name=name, call_id=call_id))
-
-    def on_idle(self) -> None:
-        self._maybe_checkpoint()
-
-    def _maybe_checkpoint(self) -> None:
-        store = self.agent.store
-        if store is None or not self.dirty:
-            return
-        now = time.monotonic()
-        if self.message is None:
-            self.message = Message(role="assistant", content="", partial=True)
-            self.message.content = "".join(self.text)
-            self.message.reasoning = "".join(self.reasoning) or None
-            store.append_message(self.agent.session_id, self.message)
-            self.last_checkpoint = now
-            self.dirty = False
-        elif now - self.last_checkpoint >= CHECKPOINT_INTERVAL:
-            assert self.message.id is not None
-            store.checkpoint_partial(self.message.id, "".join(self.text), "".join(self.reasoning) or None)
-            self.last_checkpoint = now
-            self.dirty = False
-
-    def reset(self) -> None:
-        """Forget a failed attempt's deltas (the partial row is reused by the next attempt)."""
-        self.first = False
-        self.text.clear()
-        self.reasoning.clear()
-        self.dirty = self.message is not None
 
 
 class Agent:
@@ -299,7 +236,12 @@ class Agent:
         reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
-        loaded = self.store.load(self.store.adopt(session_id))
+        session_id = self.store.adopt(session_id)
+        loaded = self.store.load(session_id)
+        if self.store.take_session(session_id):  # one writer per session; a crash's leftovers repaired first
+            loaded = self.store.load(session_id)
+        if self.session_id and self.session_id != session_id:
+            self.store.release_session(self.session_id)
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
@@ -321,6 +263,8 @@ class Agent:
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+        if self.store is not None and self.session_id:
+            self.store.release_session(self.session_id)
         self.plugins.close()
 
     @property
@@ -366,10 +310,25 @@ class Agent:
             self._compressions = 0
             if self._fallback_index:
                 self._restore_primary()
+            turn_start = len(self.messages)
             try:
                 return self._run_turn(user_message)
+            except StoreError as exc:
+                return self._store_failed(exc, turn_start)
             finally:
                 self._interrupt.clear()
+
+    def _store_failed(self, exc: StoreError, turn_start: int) -> TurnResult:
+        """The store failed mid-turn (see `agent.storage_fault`): the turn ends here, saying what is lost."""
+        from agent.storage_fault import storage_failure, unsaved_count
+
+        unsaved = unsaved_count(self.messages[turn_start:], streamed_reply_lost=exc.unsaved_reply)
+        error = storage_failure(exc, unsaved)
+        self._set_status("error")
+        self.ui.on_event(
+            TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
+        )
+        return TurnResult(error.exit_reason, "", Usage(), 0, self.session_id, error)
 
     # ----------------------------------------------------------------- the turn
 
@@ -393,6 +352,7 @@ class Agent:
                     system_prompt=self.system_prompt,
                     source=self.source,
                 )
+                self.store.claim_session(self.session_id)
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self._active_model)
                 title = " ".join(first_message.split())[:100]
@@ -733,10 +693,10 @@ class Agent:
 
     def _call_model(
         self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage
-    ) -> tuple[ModelResponse, _CallSink, CallCost]:
+    ) -> tuple[ModelResponse, CallSink, CallCost]:
         """One model call with retries, and what it cost. Raises _Interrupted/InterruptedByUser or
         _CallFailed."""
-        sink = _CallSink(self)
+        sink = CallSink(self)
         attempt = 0
         self._maybe_compress(tools)
         while True:
@@ -752,6 +712,9 @@ class Agent:
                 response = self.transport.stream(request, sink, self._interrupt)
             except PartialInterrupt as exc:
                 raise _Interrupted(exc.partial, sink.message) from None
+            except StoreError as exc:  # the store's, never the provider's: not classified, not retried
+                exc.unsaved_reply = bool(sink.text or sink.reasoning)
+                raise
             except Exception as exc:
                 classified = classify(
                     exc,
@@ -821,13 +784,13 @@ class Agent:
         """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""
         return self._interrupt.wait(delay)
 
-    def _discard(self, sink: _CallSink, classified: ClassifiedError) -> None:
+    def _discard(self, sink: CallSink, classified: ClassifiedError) -> None:
         """A retry follows: what the failed attempt streamed is withdrawn from the screen."""
         if sink.text or sink.reasoning:
             self.ui.on_event(StreamDiscarded(reason=classified.reason))
             sink.reset()
 
-    def _keep_failed_partial(self, sink: _CallSink) -> None:
+    def _keep_failed_partial(self, sink: CallSink) -> None:
         """A call that failed for good keeps whatever text it streamed (never lose what the user saw)."""
         if sink.message is not None:
             text = "".join(sink.text)
@@ -855,7 +818,7 @@ class Agent:
             if self.store is not None:
                 self.store.update_message(message)
 
-    def _record_response(self, response: ModelResponse, sink: _CallSink, cost: CallCost) -> Message:
+    def _record_response(self, response: ModelResponse, sink: CallSink, cost: CallCost) -> Message:
         message = sink.message or Message(role="assistant")
         message.content = strip_surrogates(response.text)
         message.reasoning = response.reasoning or None
@@ -898,9 +861,7 @@ class Agent:
 
         def saved(checkpoint: Checkpoint) -> None:
             self.ui.on_event(
-                StatusNotice(
-                    kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
-                )
+                StatusNotice(kind="info", text=f"Checkpoint saved: {checkpoint.summary}{ROLLBACK_HINT}")
             )
 
         return BatchCheckpoint(self.checkpoints, calls, cwd=self.settings.cwd, on_saved=saved)
@@ -982,4 +943,4 @@ class _CallFailed(Exception):
         self.classified = classified
 
 
-__all__ = ["Agent", "TurnResult", "make_transport"]
+__all__ = ["ROLLBACK_HINT", "Agent", "TurnResult", "make_transport"]

@@ -64,6 +64,14 @@ class HermesApp(App[int]):
         self._held_input: list[events.Key | events.Paste] | None = [] if settings.is_configured else None
         self.mcp = McpService(settings.hermes_home, post=lambda status: self.post_message(McpChanged(status)))
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q, `/quit`: a running turn is finalized as interrupted first (`ChatScreen.finish_turn`)."""
+        for screen in self.screen_stack:
+            finish = getattr(screen, "finish_turn", None)
+            if finish is not None:
+                await finish()
+        self.exit(0)
+
     @property
     def store(self) -> SessionStore:
         if self._store is None:
@@ -249,7 +257,7 @@ class HermesApp(App[int]):
         self.theme_manager.stop_watching()
         self.mcp.close()
         if self._store is not None:
-            self._store.close()
+            self._store.close()  # closing twice is harmless (run_app closes the store it opened)
 
 
 def config_summary(problems: list[ConfigProblem]) -> str:
@@ -301,14 +309,19 @@ def run_app(
 
         if args.demo or args.scenario:
             settings = start_demo()
+        from agent.store.errors import StoreError
+        from agent.store.library import open_library
+
+        try:  # before the first frame: a store that cannot be used is one line and a clean exit
+            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
+        except StoreError as exc:
+            print(f"hermes-tui: {exc.user_line()}", file=sys.stderr)
+            return 1
+        stack.callback(store.close)
         resume_id = None
         if args.resume or args.continue_last:
-            from agent.store.library import open_library
-
-            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             problem = store.hermes_problem
-            store.close()
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
                 if problem:
@@ -321,6 +334,7 @@ def run_app(
             demo_factory=start_demo,
             resume_id=resume_id,
             open_sessions=open_sessions,
+            store=store,
             first_message=args.message if args.message and args.message.strip() else None,
             reload_settings=reload_settings,
         )

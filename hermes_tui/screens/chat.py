@@ -12,7 +12,9 @@ run the same code).
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
 DRAIN_HZ = 15
 _DEFAULT_TOOL_ICONS = dict(ToolPanel.ICONS)
 DOUBLE_CTRL_C = 2.0
+QUIT_WAIT_S = 5.0  # how long a quit waits for the interrupted turn to be finalized
 
 
 class ChatScreen(Screen[None]):
@@ -183,6 +186,8 @@ class ChatScreen(Screen[None]):
             # The engine (agent, tools, plugins, skills) is not needed to show the prompt: build it right
             # after the first frame. Keys typed meanwhile wait in Textual's queue, in order.
             self.call_after_refresh(self._engine_ready)
+        if self.store.read_only:  # browsing and search work; sending says why not
+            self.transcript.add_notice("warn", self.store.read_only)
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.focus()
         self.post_message(self.PromptReady())  # reaches the app after the focus it just asked for
@@ -258,6 +263,9 @@ class ChatScreen(Screen[None]):
             return
         if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
+            return
+        if self.store.read_only:
+            self.transcript.add_notice("error", f"Not sent: {self.store.read_only}")
             return
         if self.busy:
             self.query_one(QueuedMessages).add(text)
@@ -618,10 +626,14 @@ class ChatScreen(Screen[None]):
     def open_session(self, session_id: str) -> None:
         """Replace the current conversation with a stored one (resume or branch)."""
         self.transcript.clear()
+        from agent.store.errors import StoreError
+
         try:
             agent = self.session.open(session_id)
         except KeyError:
             self.transcript.add_notice("error", f"No session {session_id}.")
+        except StoreError as exc:  # another process writes to it (one writer per session), or the disk
+            self.transcript.add_notice("error", exc.user_line())
         else:
             records = records_from_messages(agent.messages, agent.registry)
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
@@ -746,4 +758,15 @@ class ChatScreen(Screen[None]):
         self.transcript.clear()
 
     def action_quit(self) -> None:
-        self.app.exit(0)
+        self.call_later(self.app.action_quit)  # finalizes a running turn first
+
+    async def finish_turn(self, timeout: float = QUIT_WAIT_S) -> None:
+        """Before quitting mid-turn: interrupt it and wait (a few seconds at most) for the loop to finalize
+        it, so the reply is kept as interrupted and the session says so; a clean quit must never look like
+        a crash (a partial reply, a session still "active")."""
+        worker = self._worker
+        if worker is None or worker.is_finished:
+            return
+        self.session.interrupt()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(worker.wait(), timeout)
