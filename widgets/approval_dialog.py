@@ -50,10 +50,11 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
 
     AUTO_FOCUS = None  # Nothing is focused until the guard ends; then Deny is.
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (116, "-wide")]
+    # Typed as Screen types it (mypy reads Textual's `ClassVar[...] | None` as an instance variable).
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (116, "-wide")]  # noqa: RUF012
     """Below 116 columns the four buttons sit in a 2x2 grid, so their labels never wrap."""
 
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (30, "-tall")]
+    VERTICAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
     """On short terminals the command box scrolls sooner, so the buttons always stay on screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -40,7 +40,7 @@ def allowlisted(rules: list[str], command: str, *, compound: bool) -> bool:
     return False
 
 
-_UNREADABLE = (OSError, *YAML_ERRORS)
+_UNREADABLE: tuple[type[BaseException], ...] = (OSError, *YAML_ERRORS)
 
 
 def load_allowlist(config_path: Path | str | None) -> list[str]:

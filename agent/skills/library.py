@@ -181,7 +181,8 @@ def _load_skill(skill_md: Path, root: Path) -> Skill:
     platforms = data.get("platforms") or ()
     if isinstance(platforms, str):
         platforms = (platforms,)
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    raw_metadata = data.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
     relative = skill_md.parent.relative_to(root).parts
     category = "/".join(relative[:-1]) or GENERAL
     return Skill(

@@ -30,7 +30,8 @@ class ClaimsMixin(RepairMixin):
     def _claims(self) -> dict[str, tuple[int, int]]:
         claims: dict[str, tuple[int, int]] | None = getattr(self, "_claims_held", None)
         if claims is None:
-            claims = self._claims_held = {}
+            claims = {}
+            self._claims_held = claims
         return claims
 
     def _lock_path(self, session_id: str) -> Path:

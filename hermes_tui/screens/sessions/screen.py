@@ -111,7 +111,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     """Options added per step in the background (~50 ms of work: keys stay responsive)."""
 
     AUTO_FOCUS = "#sessions-search"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    # Typed as Screen types it (mypy reads Textual's `ClassVar[...] | None` as an instance variable).
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="sessions.back"),
