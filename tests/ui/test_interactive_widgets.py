@@ -147,7 +147,7 @@ async def test_keys_ignored_within_the_real_guard_then_accepted() -> None:
         if not app.dialog.is_armed:  # the key really arrived inside the 300 ms window
             assert app.results == []
         await wait_until(pilot, lambda: app.dialog.is_armed)
-        await pilot.press("s")
+        await pilot.press("s", "s")  # widening to the session takes a confirming second key
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [ApprovalDecision.SESSION]
 
