@@ -14,7 +14,8 @@ from agent.config import LoadedSettings
 __all__ = ["run_doctor"]
 
 
-def run_doctor(loaded: LoadedSettings, out: TextIO = sys.stdout) -> int:
+def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout  # the stdout of the moment, not of import time
     from agent.store.errors import StoreError
     from agent.store.opening import open_store
     from agent.store.recovery import check_store, recover_store

@@ -51,8 +51,8 @@ def _answer(text: str, out: TextIO) -> None:
 
 
 class HeadlessUI:
-    def __init__(self, err: TextIO = sys.stderr) -> None:
-        self.err = err
+    def __init__(self, err: TextIO | None = None) -> None:
+        self.err = err if err is not None else sys.stderr  # the stderr of the moment, not of import time
         self._lock = threading.Lock()
         self._summaries: dict[str, str] = {}
 

@@ -13,8 +13,9 @@ from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from agent.store.opening import open_store
 from hermes_tui.app import HermesApp
-from tests.ui.harness import chat, chat_settings, run_chat, screen_text, submit, wait_for
+from tests.ui.harness import chat, chat_settings, run_chat, submit, wait_for
 from widgets.assistant_message import AssistantMessage
+from widgets.notice import NoticeLine
 
 SLOW_REPLY = {"text": "word " * 400, "chunk_size": 5, "delay": 0.02}
 
@@ -60,11 +61,15 @@ async def test_read_only_store_browses_but_refuses_to_send(hermes_home: Path, tm
     with ScriptedServer({"name": "t", "calls": ["never asked"]}) as server:
         app = HermesApp(chat_settings(server, hermes_home, tmp_path), store=store)
         async with app.run_test(size=(120, 32)) as pilot:
+            # The notice names the database's path, so it wraps differently per temp dir: read the notices.
+            def notices() -> str:
+                return "\n".join(n.text for n in chat(app).transcript.query(NoticeLine))
+
             await wait_for(
-                pilot, lambda: "schema version 42" in screen_text(app), what="read-only notice", timeout=60
+                pilot, lambda: "schema version 42" in notices(), what="read-only notice", timeout=60
             )
             await submit(pilot, "hello")
-            await wait_for(pilot, lambda: "Not sent:" in screen_text(app), what="refusal", timeout=60)
+            await wait_for(pilot, lambda: "Not sent:" in notices(), what="refusal", timeout=60)
             assert server.requests == []
             assert [h.session_id for h in store.search("wombats")] == [sid]
     store.close()
