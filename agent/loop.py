@@ -276,6 +276,13 @@ class Agent:
     def interrupted(self) -> bool:
         return self._interrupt.is_set()
 
+    def wait_idle(self, timeout: float) -> bool:
+        """True once no turn runs (at exit: an interrupted turn finishes its writes before the app's)."""
+        if not self._busy.acquire(timeout=timeout):
+            return False
+        self._busy.release()
+        return True
+
     def set_yolo(self, on: bool) -> None:
         self.yolo = on
         if self.approvals is not None:

@@ -36,6 +36,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("plugins", "List plugins and their load errors", "plugins"),
     SlashCommand("skills", "Browse, read, enable and disable skills", "skills"),
     SlashCommand("tools", "Toolsets and tools: switch them for this session", "tools"),
+    SlashCommand("ps", "Background processes: status, output, kill", "processes"),
+    SlashCommand("image", "Attach an image: /image FILE | --paste | clear", "image", takes_argument=True),
     SlashCommand(
         "personality", "Set a personality: /personality NAME|TEXT|none", "personality", takes_argument=True
     ),

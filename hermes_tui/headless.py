@@ -11,11 +11,14 @@ import signal
 import sys
 import threading
 from contextlib import ExitStack
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agent.config import LoadedSettings
 from agent.events import AgentEvent, StatusNotice, ToolFinished, ToolStarted
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+
+if TYPE_CHECKING:
+    from agent.store import SessionStoreProtocol
 
 
 class HeadlessUI:
@@ -72,6 +75,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         stack.callback(store.close)
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
         stack.callback(agent.close)
+        stack.callback(_stop_background, store)
         if args.continue_last or args.resume:
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             if info is None:
@@ -99,3 +103,13 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         detail = result.error.user_line() if result.error else result.exit_reason
         print(f"hermes-tui: {detail}", file=sys.stderr)
         return 1
+
+
+def _stop_background(store: SessionStoreProtocol) -> None:
+    """Background processes do not outlive `-z`: stop them and say so (on stderr and in the session)."""
+    from agent.tools.processes import PROCESSES, note_left_running
+
+    stopped = PROCESSES.shutdown()
+    for info in stopped:
+        print(f"hermes-tui: stopped background process {info.id}: {info.command}", file=sys.stderr)
+    note_left_running(store, stopped)

@@ -23,6 +23,8 @@ def records_from_messages(
                 records.append(
                     TranscriptRecord.notice("warn", "Iteration budget exhausted: the model summarized.")
                 )
+            elif synthetic == "processes":
+                records.append(TranscriptRecord.notice("warn", message.content.strip("[]")))
             else:
                 records.append(TranscriptRecord.user(message.content))
         elif message.role == "assistant":

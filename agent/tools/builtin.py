@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from agent.skills import tools as skills
-from agent.tools import clarify, files, memory, session_search, terminal, todo
+from agent.tools import clarify, files, memory, processes, session_search, terminal, todo
 from agent.tools.registry import Tool, ToolRegistry
 
 
 def builtin_tools() -> list[Tool]:
     return [
         *terminal.TOOLS,
+        *processes.TOOLS,
         *files.TOOLS,
         *todo.TOOLS,
         *memory.TOOLS,

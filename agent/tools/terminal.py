@@ -70,6 +70,14 @@ class TerminalArgs(BaseModel):
             "Defaults to the session's working directory. Prefer this over `cd dir && ...`."
         ),
     )
+    background: bool = Field(
+        default=False,
+        description=(
+            "Start the command in the background and return at once with a process id and its first lines "
+            "(servers, watchers, long builds). Manage it with the process tool; its stdin is a pipe you can "
+            "write to. It keeps running across turns and is stopped when hermes-tui exits."
+        ),
+    )
 
 
 DESCRIPTION = (
@@ -77,8 +85,8 @@ DESCRIPTION = (
     "Use it to build, test, run scripts, use git, install packages and inspect the system. Prefer "
     "read_file / search_files / write_file / patch for reading, searching and editing files. "
     f"Output longer than {OUTPUT_CAP:,} characters is cut in the middle (start and end kept): filter noisy "
-    "output (grep, head, tail, --quiet). Commands must not wait for input. To leave a long-running process "
-    "(a server) in the background, redirect its output: `cmd > /tmp/server.log 2>&1 &`."
+    "output (grep, head, tail, --quiet). Commands must not wait for input. For a long-running process (a dev "
+    "server, a watcher) use background=true and the process tool, not `&`."
 )
 
 
@@ -371,6 +379,10 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult(content="[Command not run: interrupted by user]", status="cancelled")
 
     ctx.checkpoint()  # approved and about to run: save what it may change
+    if args.background:
+        from agent.tools.processes import start_background
+
+        return start_background(command, cwd, ctx)
     try:
         proc = subprocess.Popen(
             [_shell(), "-c", command],

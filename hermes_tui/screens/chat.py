@@ -177,6 +177,7 @@ class ChatScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.bridge.close()
         self.session.interrupt()
+        self.session.stop_background()
 
     def on_theme_flavour_changed(self, message: ThemeFlavourChanged) -> None:
         self._flavour = message.spec
@@ -558,6 +559,11 @@ class ChatScreen(Screen[None]):
 
     def action_tools(self) -> None:
         learning_actions.open_tools(self)
+
+    def action_processes(self) -> None:
+        from hermes_tui.screens.processes import ProcessesScreen, RegistrySource
+
+        self.app.push_screen(ProcessesScreen(RegistrySource()), lambda _: self.prompt_input.focus())
 
     def action_personality(self, argument: str = "") -> None:
         learning_actions.set_personality(self, argument)

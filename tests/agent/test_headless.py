@@ -131,3 +131,20 @@ def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: P
     roles = [m.role for m in store.load(sessions[0].id).messages]
     assert roles == ["user", "assistant", "user", "assistant"]
     store.close()
+
+
+def test_background_processes_do_not_outlive_headless_mode(hermes_home: Path, tmp_path: Path) -> None:
+    import json
+    import uuid
+
+    from tests.tools.test_processes import ps_lines
+
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    scenario = tmp_path / "bg.yaml"
+    call = {"name": "terminal", "arguments": {"command": f"sleep 30; echo {token}", "background": True}}
+    scenario.write_text(json.dumps({"name": "bg", "calls": [{"tool_calls": [call]}, {"text": "Started."}]}))
+    proc = _run(["-z", "start it", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "Started." in proc.stdout
+    assert "stopped background process proc_1" in proc.stderr
+    assert ps_lines(token) == []
