@@ -14,6 +14,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from agent.images.settings import VisionSettings, load_vision_settings
+from agent.web.settings import WebSettings, load_web_settings
+
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
     "gpt-4o": 128_000,
@@ -122,6 +125,9 @@ class Settings(BaseModel):
     ephemeral_system_prompt: str = ""
     # Extra or replaced personalities for /personality, by name (Hermes' agent.personalities).
     personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
+    # Web search backends and their keys (Hermes' `web.*` and environment), the vision models.
+    web: WebSettings = Field(default_factory=WebSettings)
+    vision: VisionSettings = Field(default_factory=VisionSettings)
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -319,7 +325,8 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             problems.append(ConfigProblem(file, key, str(value)[:80], expected))
 
     hermes_cfg = home / "config.yaml"
-    for name, (key, value) in _hermes_config_values(_read_yaml(hermes_cfg, problems)).items():
+    hermes_data = _read_yaml(hermes_cfg, problems)
+    for name, (key, value) in _hermes_config_values(hermes_data).items():
         put(name, value, str(hermes_cfg), str(hermes_cfg), key)
 
     dotenv = read_dotenv(home / ".env")
@@ -327,6 +334,12 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
 
     tui_cfg = home / "tui" / "config.yaml"
     tui_data = _read_yaml(tui_cfg, problems)
+    web, web_problems, sources["web"] = load_web_settings(
+        hermes_data.get("web"), tui_data.pop("web", None), merged_env
+    )
+    vision, vision_problems, sources["vision"] = load_vision_settings(hermes_data, merged_env)
+    values.update(web=web, vision=vision)
+    problems += [ConfigProblem(str(hermes_cfg), *p) for p in (*web_problems, *vision_problems)]
     for key, value in tui_data.items():
         name = key.replace("-", "_")
         if name == "command_allowlist" and isinstance(value, list):

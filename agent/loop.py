@@ -885,6 +885,7 @@ class Agent:
                 state=self.state,
                 clarify_timeout=self.settings.clarify_timeout,
                 checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
+                settings=self.settings,
             )
 
         def on_result(done: ExecutedCall) -> None:

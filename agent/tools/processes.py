@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.humanize import format_elapsed
 from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.tools.shell_process import KILL_GRACE, StreamCleaner, environment, group_alive, shell
 
 if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
@@ -43,7 +44,6 @@ DEFAULT_WAIT = 60
 MAX_WAIT = 600
 DEFAULT_LOG_LINES = 200
 WRITE_TIMEOUT = 5.0
-KILL_GRACE = 2.0
 
 Status = Literal["running", "exited", "killed"]
 
@@ -164,10 +164,8 @@ class ProcessRegistry:
 
     def spawn(self, command: str, *, cwd: Path, env: dict[str, str], session_id: str) -> BackgroundProcess:
         """Start `command` in its own process group with a stdin pipe; raises OSError if it cannot."""
-        from agent.tools.terminal import _shell
-
         proc = subprocess.Popen(
-            [_shell(), "-c", command],
+            [shell(), "-c", command],
             cwd=str(cwd),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -220,7 +218,7 @@ class ProcessRegistry:
     def running(self) -> list[BackgroundProcess]:
         with self._lock:
             procs = list(self._procs.values())
-        return [p for p in procs if p.exit_code is None or _group_alive(p.pid)]
+        return [p for p in procs if p.exit_code is None or group_alive(p.pid)]
 
     # ------------------------------------------------------------------ actions
 
@@ -237,7 +235,7 @@ class ProcessRegistry:
 
     def kill(self, bg: BackgroundProcess) -> bool:
         """SIGTERM the whole group, SIGKILL what is left after the grace period. False if nothing ran."""
-        if not _group_alive(bg.pid) and bg.exit_code is not None:
+        if not group_alive(bg.pid) and bg.exit_code is not None:
             return False
         bg.killed = bg.exit_code is None or bg.killed
         _stop_groups([bg])
@@ -289,10 +287,8 @@ PROCESSES = ProcessRegistry()
 
 
 def _read_output(fd: int, log: OutputLog) -> None:
-    from agent.tools.terminal import _StreamCleaner
-
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    cleaner = _StreamCleaner()
+    cleaner = StreamCleaner()
     try:
         while True:
             try:
@@ -312,12 +308,6 @@ def _read_output(fd: int, log: OutputLog) -> None:
             pass
 
 
-def _group_alive(pgid: int) -> bool:
-    from agent.tools.terminal import _group_alive as alive
-
-    return alive(pgid)
-
-
 def _stop_groups(procs: list[BackgroundProcess]) -> None:
     """SIGTERM every group, wait up to KILL_GRACE for all of them together, SIGKILL the survivors."""
     for bg in procs:
@@ -325,7 +315,7 @@ def _stop_groups(procs: list[BackgroundProcess]) -> None:
     deadline = time.monotonic() + KILL_GRACE
     pending = list(procs)
     while pending and time.monotonic() < deadline:
-        pending = [bg for bg in pending if bg.proc.poll() is None or _group_alive(bg.pid)]
+        pending = [bg for bg in pending if bg.proc.poll() is None or group_alive(bg.pid)]
         if pending:
             time.sleep(0.02)
     for bg in pending:
@@ -376,11 +366,9 @@ def note_left_running(store: SessionStoreProtocol | None, stopped: list[ProcessI
 
 def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
     """`terminal(command, background=true)` once approved: start it, return the id and the first lines."""
-    from agent.tools.terminal import _environment
-
     registry = registry_of(ctx)
     try:
-        bg = registry.spawn(command, cwd=cwd, env=_environment(), session_id=ctx.session_id)
+        bg = registry.spawn(command, cwd=cwd, env=environment(), session_id=ctx.session_id)
     except OSError as exc:
         return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
     deadline = time.monotonic() + STARTUP_WAIT

@@ -22,6 +22,7 @@ from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
+    from agent.config import Settings
     from agent.store import SessionStoreProtocol
 
 
@@ -57,6 +58,10 @@ class ToolContext:
     # Called by a tool once it is approved and right before it changes files: the loop takes the batch's
     # one checkpoint then, so a refused call leaves none (see agent.checkpoints.BatchCheckpoint).
     checkpoint: Callable[[], None] = lambda: None
+    # The characters a result may have before the executor cuts its middle (set by the executor): a tool
+    # with several parts (pages of web_extract) shares it out so each part keeps its start and end.
+    output_budget: int = 50_000
+    settings: Settings | None = None  # the session's settings, for tools they configure (web, vision)
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
@@ -102,6 +107,9 @@ class Tool:
     # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
     # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
     toolset: str = ""
+    # Why this one tool cannot run with these settings (`requires(settings)` -> reason or None): web_search
+    # without a search backend, while web_extract in the same toolset still works.
+    requires: Callable[[Any], str | None] | None = None
 
     def schema(self) -> dict[str, Any]:
         params = copy.deepcopy(_parameters(self.args_model))  # a copy: callers may adapt it for a wire
@@ -120,6 +128,8 @@ SUMMARY_CHARS = 200
 def summarize_arguments(args: Mapping[str, Any], key: str | None = None) -> str:
     """One line from a call's arguments: `key`'s value, else the first text argument, else "3 todos"."""
     value = args.get(key) if key else None
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = ", ".join(value)
     if value is None:
         value = next((v for v in args.values() if isinstance(v, str)), None)
     if value is None:
