@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.skills import tools as skills
-from agent.tools import clarify, files, memory, processes, session_search, terminal, todo, web
+from agent.tools import clarify, files, memory, processes, session_search, terminal, todo, vision, web
 from agent.tools.registry import Tool, ToolRegistry
 
 
@@ -18,6 +18,7 @@ def builtin_tools() -> list[Tool]:
         *clarify.TOOLS,
         *skills.TOOLS,
         *web.TOOLS,
+        *vision.TOOLS,
     ]
 
 

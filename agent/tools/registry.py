@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.config import Settings
     from agent.store import SessionStoreProtocol
+    from agent.transports.base import Transport
 
 
 @dataclass
@@ -62,6 +63,8 @@ class ToolContext:
     # with several parts (pages of web_extract) shares it out so each part keeps its start and end.
     output_budget: int = 50_000
     settings: Settings | None = None  # the session's settings, for tools they configure (web, vision)
+    # Builds a model transport for settings (agent.loop.make_transport): vision_analyze asks another model.
+    make_transport: Callable[[Settings], Transport] | None = None
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
