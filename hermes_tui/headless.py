@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from agent.config import LoadedSettings
@@ -52,6 +53,7 @@ class HeadlessUI:
 
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
+    from agent.images import ImageError, save_image
     from agent.loop import Agent
     from agent.store import SessionStore
 
@@ -70,6 +72,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 "OPENROUTER_API_KEY), pass --base-url/--model, or try --demo",
                 file=sys.stderr,
             )
+            return 2
+        try:
+            images = [save_image(Path(name), settings.hermes_home) for name in args.image]
+        except ImageError as exc:
+            print(f"hermes-tui: --image: {exc}", file=sys.stderr)
             return 2
         store = SessionStore(settings.state_db)
         stack.callback(store.close)
@@ -90,7 +97,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
         signal.signal(signal.SIGINT, on_sigint)
         try:
-            result = agent.run_conversation(args.prompt)
+            result = agent.run_conversation(args.prompt, images)
         finally:
             signal.signal(signal.SIGINT, previous)
         if result.final_text:

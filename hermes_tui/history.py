@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.images.store import refs_of
 from agent.messages import Message
 from agent.tools.registry import ToolCatalog, summarize_call
 from widgets.transcript import TranscriptRecord
@@ -26,7 +27,8 @@ def records_from_messages(
             elif synthetic == "processes":
                 records.append(TranscriptRecord.notice("warn", message.content.strip("[]")))
             else:
-                records.append(TranscriptRecord.user(message.content))
+                labels = [ref.label() for ref in refs_of(message.meta)]
+                records.append(TranscriptRecord.user(message.content, labels))
         elif message.role == "assistant":
             if message.reasoning:
                 records.append(TranscriptRecord.reasoning(message.reasoning))

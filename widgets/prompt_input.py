@@ -25,7 +25,7 @@ shows matching slash commands; Tab completes, Up/Down choose, Escape hides the l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -212,6 +212,9 @@ class PromptInput(TextArea):
         self._completions_suppressed = False
         self._history_index: int | None = None
         self._draft = ""
+        # Set by the screen: takes a paste that is not text to insert (image files dropped on the terminal,
+        # an empty paste when the clipboard holds an image) and returns True when it did.
+        self.paste_handler: Callable[[str], bool] | None = None
 
     # ---------------------------------------------------------------------------------------------- editing
 
@@ -227,6 +230,8 @@ class PromptInput(TextArea):
         event.prevent_default()
         event.stop()
         if self.read_only:
+            return
+        if self.paste_handler is not None and self.paste_handler(event.text):
             return
         result = self.replace(normalize_paste(event.text), *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)

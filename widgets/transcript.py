@@ -30,7 +30,7 @@ The transcript renders; it never drives the agent. The app calls `add_user`, `st
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Generator, Iterable
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import ClassVar, Literal, TypeVar
@@ -81,10 +81,11 @@ class TranscriptRecord:
     hint: str | None = None
     tool: ToolSnapshot | None = None
     expanded: bool = False
+    images: tuple[str, ...] = ()  # a user message's attached images, as badge labels
 
     @classmethod
-    def user(cls, text: str) -> TranscriptRecord:
-        return cls("user", text)
+    def user(cls, text: str, images: Sequence[str] = ()) -> TranscriptRecord:
+        return cls("user", text, images=tuple(images))
 
     @classmethod
     def assistant(cls, text: str) -> TranscriptRecord:
@@ -297,9 +298,9 @@ class Transcript(VerticalScroll, can_focus=True):
 
     # ----------------------------------------------------------------------------------------- app API
 
-    def add_user(self, text: str) -> UserMessage:
-        """Show the user's message, and follow the bottom again (the user just acted)."""
-        message = UserMessage(text)
+    def add_user(self, text: str, images: Sequence[str] = ()) -> UserMessage:
+        """Show the user's message (`images`: badge labels), and follow the bottom again (the user acted)."""
+        message = UserMessage(text, images=images)
         self._add(message)
         self.scroll_to_latest()
         return message
@@ -574,7 +575,7 @@ class Transcript(VerticalScroll, can_focus=True):
     def _record_of(widget: Widget) -> TranscriptRecord | None:
         """The plain-data record of a mounted entry (None for an empty reply: nothing to show)."""
         if isinstance(widget, UserMessage):
-            return TranscriptRecord("user", widget.text, expanded=widget.expanded)
+            return TranscriptRecord("user", widget.text, expanded=widget.expanded, images=widget.images)
         if isinstance(widget, AssistantMessage):
             text = widget.text
             return TranscriptRecord("assistant", text) if text.strip() else None
@@ -594,7 +595,7 @@ class Transcript(VerticalScroll, can_focus=True):
     def _widget_from_record(record: TranscriptRecord) -> Widget:
         """A frozen (finished, ~1 widget) entry for a record."""
         if record.kind == "user":
-            message = UserMessage(record.text)
+            message = UserMessage(record.text, images=record.images)
             message.set_reactive(UserMessage.expanded, record.expanded)
             return message
         if record.kind == "assistant":

@@ -30,6 +30,7 @@ from agent.config import Settings
 from agent.events import TurnFinished
 from agent.ui import ApprovalDecision
 from hermes_tui import commands, learning_actions
+from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
@@ -39,6 +40,7 @@ from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
 from widgets.approval_dialog import ApprovalDialog
+from widgets.attachment_bar import AttachmentBar
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
@@ -47,6 +49,7 @@ from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from agent.images import ImageRef
     from agent.loop import Agent, TurnResult
     from agent.store import SessionStoreProtocol
     from hermes_tui.screens.sessions import SessionsResult
@@ -115,12 +118,14 @@ class ChatScreen(Screen[None]):
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
         self._interrupting = False
         self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
+        self._attachments: Attachments | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         with Vertical(id="bottom"):
             yield QueuedMessages(id="queued")
+            yield AttachmentBar(id="attachments")
             symbol = self._flavour.prompt_symbol if self._flavour is not None else "❯"
             yield PromptBar(commands=commands.completions(), prompt_symbol=symbol, id="prompt")
             yield StatusBar(self.settings.model, clock=type(self).STATUS_CLOCK, id="status")
@@ -146,6 +151,16 @@ class ChatScreen(Screen[None]):
         return self.query_one(PromptInput)
 
     @property
+    def attachments(self) -> Attachments:
+        """The images that go with the next message (badges above the prompt)."""
+        if self._attachments is None:
+            bar = self.query_one(AttachmentBar)
+            self._attachments = Attachments(
+                bar, self.settings.hermes_home, Path(self.settings.cwd), self.transcript.add_notice
+            )
+        return self._attachments
+
+    @property
     def turn_view(self) -> TurnView:
         if self._turn_view is None:
             self._turn_view = TurnView(self.transcript, self.status_bar, on_turn_finished=self._turn_finished)
@@ -161,6 +176,7 @@ class ChatScreen(Screen[None]):
             self._welcome()
         self.status_bar.set_yolo(self.agent.yolo)
         learning_actions.refresh_skill_commands(self)
+        self.prompt_input.paste_handler = self._on_paste
         self.prompt_input.focus()
 
     def _welcome(self) -> None:
@@ -201,6 +217,8 @@ class ChatScreen(Screen[None]):
         text = message.text
         if not text.strip():
             return
+        if self.attachments.add_pasted(text):
+            return  # a typed or dropped image path: attached, not sent
         command, arg, typed = commands.parse(text)
         if command is not None:
             self.run_slash(command, arg)
@@ -208,10 +226,14 @@ class ChatScreen(Screen[None]):
         if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
             return
+        if self.busy and len(self.attachments):
+            self.prompt_input.set_text(text)
+            self.transcript.add_notice("warn", "A turn is running: send the message and its images after it.")
+            return
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
-        self.send(text)
+        self.send(text, self.attachments.take())
 
     @on(QueuedMessages.EditRequested)
     def _on_edit_queued(self, message: QueuedMessages.EditRequested) -> None:
@@ -234,17 +256,59 @@ class ChatScreen(Screen[None]):
             handler()
 
     # ------------------------------------------------------------------ the turn
-    def send(self, text: str) -> None:
+    def send(self, text: str, images: tuple[ImageRef, ...] = ()) -> None:
         """Start a turn. The app persists nothing itself: the agent does."""
-        self.transcript.add_user(text)
+        self.transcript.add_user(text, [ref.label() for ref in images])
         self.transcript.scroll_to_latest()
         self._set_busy(True)
         self.turn_view.start_turn()
-        self._worker = self._run_turn(text)
+        self._worker = self._run_turn(text, images)
 
     @work(thread=True, exclusive=True, group="agent", exit_on_error=False)
-    def _run_turn(self, text: str) -> TurnResult:
-        return self.agent.run_conversation(text)
+    def _run_turn(self, text: str, images: tuple[ImageRef, ...]) -> TurnResult:
+        return self.agent.run_conversation(text, images)
+
+    # ------------------------------------------------------------------ attachments
+    def action_image(self, arg: str = "") -> None:
+        """`/image FILE...` attaches images to the next message; `--paste` the clipboard's; `clear` all."""
+        arg = arg.strip()
+        if arg == "clear":
+            self.attachments.clear()
+        elif arg in ("--paste", "paste"):
+            self._paste_image()
+        elif arg:
+            self.attachments.add_typed(arg)
+        else:
+            attached = ", ".join(ref.name for ref in self.attachments.refs) or "none"
+            self.transcript.add_notice(
+                "info",
+                f"Attached: {attached}. /image FILE attaches one (or paste its path), /image --paste "
+                "the clipboard's, /image clear removes them; click a badge to remove it.",
+            )
+
+    def _on_paste(self, text: str) -> bool:
+        if not text.strip():
+            self._paste_image()  # an empty paste: the terminal had no text, the clipboard may hold an image
+            return True
+        return self.attachments.add_pasted(text)
+
+    @work(thread=True, group="clipboard", exit_on_error=False)
+    def _paste_image(self) -> None:
+        from hermes_tui.clipboard import paste_image
+
+        data, why = paste_image()
+        self.app.call_from_thread(self._pasted_image, data, why)
+
+    def _pasted_image(self, data: bytes | None, why: str) -> None:
+        if data is None:
+            self.transcript.add_notice("warn", f"No image pasted: {why}.")
+        else:
+            self.attachments.add([(data, "clipboard.png")])
+
+    @on(AttachmentBar.RemoveRequested)
+    def _on_remove_attachment(self, message: AttachmentBar.RemoveRequested) -> None:
+        self.attachments.remove(message.index)
+        self.prompt_input.focus()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._worker or event.state != WorkerState.ERROR:

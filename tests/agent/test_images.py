@@ -88,7 +88,7 @@ def test_the_store_keeps_a_reference_and_a_hash_never_the_bytes(hermes_home: Pat
         agent.run_conversation("and now?")
         bodies = [r.body for r in server.requests]
     assert _wire_images(bodies[1], "openai") == []
-    earlier = [m for m in bodies[1]["messages"] if m["role"] == "user"][0]
+    earlier = next(m for m in bodies[1]["messages"] if m["role"] == "user")
     assert any(p.get("type") == "image_url" for p in earlier["content"])
     store.close()
     db = sqlite3.connect(hermes_home / "tui" / "state.db")
@@ -140,8 +140,9 @@ def test_a_model_without_vision_gets_a_note_and_asks_the_auxiliary_vision_model(
 ):
     ref = save_image(_png(tmp_path / "chart.png"), hermes_home)
     stored_at = str(ref.path(hermes_home))
+    ask = {"name": "vision_analyze", "arguments": {"image": stored_at, "question": "colour?"}}
     calls = [
-        {"tool_calls": [{"name": "vision_analyze", "arguments": {"image": stored_at, "question": "colour?"}}]},
+        {"tool_calls": [ask]},
         "The image is a red rectangle.",  # the auxiliary vision model
         "It is red.",
     ]
@@ -171,7 +172,7 @@ def test_without_any_vision_model_vision_analyze_is_not_offered(hermes_home: Pat
 
 def test_attaching_something_that_is_not_an_image_says_why(hermes_home: Path, tmp_path: Path):
     (tmp_path / "notes.png").write_text("not really a picture")
-    with pytest.raises(ImageError, match="notes.png is not an image"):
+    with pytest.raises(ImageError, match=r"notes\.png is not an image"):
         save_image(tmp_path / "notes.png", hermes_home)
     with pytest.raises(ImageError, match="no such file"):
         save_image(tmp_path / "missing.png", hermes_home)
