@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
@@ -38,8 +39,10 @@ class HermesApp(App[int]):
         resume_id: str | None = None,
         open_sessions: bool = False,
         store: SessionStore | None = None,
+        images: Sequence[str] = (),
     ) -> None:
         super().__init__()
+        self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.settings = settings
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
@@ -108,6 +111,11 @@ class HermesApp(App[int]):
         self.call_after_refresh(self._prewarm_model_client)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
+        if self.images:
+            import shlex
+
+            chat.call_after_refresh(chat.action_image, shlex.join(self.images))
+            self.images = ()
         for problem in self.problems:
             self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
 
@@ -194,6 +202,7 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             demo_factory=start_demo,
             resume_id=resume_id,
             open_sessions=open_sessions,
+            images=[str(Path(name).expanduser().resolve()) for name in args.image],
         )
         code = app.run()
         return int(code or 0)

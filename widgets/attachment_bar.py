@@ -23,7 +23,7 @@ __all__ = ["AttachmentBadge", "AttachmentBar"]
 
 
 class AttachmentBadge(Static, can_focus=True):
-    """One attached image: `🖼 shot.png · 1280×720 · 210 KB ✕`."""
+    """One attached image: `📎 shot.png · 1280×720 · 210 KB ✕`."""
 
     DEFAULT_CSS = """
     AttachmentBadge {
@@ -43,7 +43,7 @@ class AttachmentBadge(Static, can_focus=True):
     ]
 
     def __init__(self, index: int, label: str) -> None:
-        super().__init__(Text(f"🖼 {sanitize_display(label)} ✕"))
+        super().__init__(Text(f"📎 {sanitize_display(label)} ✕"))
         self.index = index
         self.tooltip = "Remove this image (click, or Delete)"
 

@@ -34,7 +34,7 @@ class UserMessage(Widget, can_focus=True):
         color: $foreground;
         &:focus { background: $primary 12%; }
         & > .user-message--more { color: $text-muted; text-style: italic; }
-        & > .user-message--image { color: $text-accent; background: $accent 15%; }
+        & > .user-message--image { color: $text-accent; text-style: bold; }
     }
     """
 
@@ -92,8 +92,8 @@ class UserMessage(Widget, can_focus=True):
             style = component_text_style(self, "user-message--image")
             text.append("\n")
             for n, label in enumerate(self._images):
-                text.append(" " if n else "")
-                text.append(f" 🖼 {label} ", style=style)
+                text.append("   " if n else "")
+                text.append(f"📎 {label}", style=style)
         return text
 
     def _render_text(self) -> Text:

@@ -42,7 +42,7 @@ async def test_image_command_attaches_badges_that_go_with_the_message(hermes_hom
         await submit(pilot, "/image shot.png")
         await submit(pilot, "/image 'my chart.png'")
         await wait_for(pilot, lambda: len(_badges(app)) == 2, what="two badges")
-        assert _badges(app)[0].startswith("🖼 shot.png · 64×48")
+        assert _badges(app)[0].startswith("📎 shot.png · 64×48")
         assert screen.query_one(AttachmentBar).display
         await submit(pilot, "what are these?")
         await wait_for(pilot, lambda: not screen.busy and server.requests, what="turn end")
@@ -51,7 +51,7 @@ async def test_image_command_attaches_badges_that_go_with_the_message(hermes_hom
         sent = screen.query(UserMessage).last()
         assert sent.text == "what are these?"
         assert [label.split(" · ")[0] for label in sent.images] == ["shot.png", "my chart.png"]
-        assert "🖼 shot.png · 64×48" in screen_text(app)
+        assert "📎 shot.png · 64×48" in screen_text(app)
 
     await run_chat({"calls": ["Two red rectangles."]}, body, home=hermes_home, cwd=tmp_path)
 
@@ -120,7 +120,7 @@ async def test_image_paste_reads_the_clipboard(hermes_home: Path, tmp_path: Path
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "/image --paste")
         await wait_for(pilot, lambda: len(_badges(app)) == 1, what="clipboard badge")
-        assert _badges(app)[0].startswith("🖼 clipboard.png · 12×8")
+        assert _badges(app)[0].startswith("📎 clipboard.png · 12×8")
         chat(app).prompt_input.post_message(events.Paste(""))  # an image-only clipboard pastes nothing
         await wait_for(pilot, lambda: len(_badges(app)) == 2, what="empty paste reads the clipboard")
 
@@ -147,3 +147,17 @@ async def test_a_resumed_session_shows_its_images_as_badges(hermes_home: Path, t
         assert screen.query(UserMessage).first().images[0].startswith("shot.png · 64×48")
 
     await run_chat({"calls": ["ok"]}, resumed, home=hermes_home, cwd=tmp_path)
+
+
+async def test_the_image_flag_attaches_to_the_first_message(hermes_home: Path, tmp_path: Path):
+    from agent.scripted import scripted_settings
+    from hermes_tui.screens.chat import ChatScreen
+
+    shot = _png(tmp_path / "flag shot.png")
+    with ScriptedServer({"calls": ["ok"]}) as server:
+        settings = scripted_settings(server, model="scripted", hermes_home=hermes_home, cwd=tmp_path)
+        app = HermesApp(settings, images=[str(shot)])
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack))
+            await wait_for(pilot, lambda: len(_badges(app)) == 1, what="badge from --image")
+            assert _badges(app)[0].startswith("📎 flag shot.png")
