@@ -200,3 +200,33 @@ def test_pasted_text_counts_as_images_only_when_it_is_nothing_but_image_files(tm
     assert image_paths(str(tmp_path / "gone.png")) is None
     assert image_paths("one.png", cwd=tmp_path) is None  # a bare word is text, not a path
     assert image_paths("./one.png", cwd=tmp_path) == [tmp_path / "one.png"]
+
+
+def test_vision_is_configured_with_hermes_keys_and_tools_says_what_is_missing(tmp_path: Path):
+    from agent.config import load_settings
+    from agent.images.routing import NO_VISION, sees_images, vision_settings
+    from agent.tools.builtin import default_registry
+    from agent.toolsets import SessionToolsets
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text(
+        "model:\n  default: local-llama\n  base_url: http://127.0.0.1:9/v1\n  supports_vision: false\n"
+        "auxiliary:\n  vision:\n    provider: openrouter\n    model: google/gemini-2.5-flash\n"
+        "    timeout: 30\nagent:\n  image_input_mode: auto\n"
+    )
+    env = {"HERMES_HOME": str(home), "OPENROUTER_API_KEY": "sk-or-test"}
+    loaded = load_settings({}, env=env)
+    settings = loaded.settings
+    assert not loaded.problems and not sees_images(settings)
+    aux = vision_settings(settings)
+    assert (aux.model, aux.provider, aux.stale_timeout) == ("google/gemini-2.5-flash", "openrouter", 30)
+    assert aux.base_url == "https://openrouter.ai/api/v1"
+
+    (home / "config.yaml").write_text("model:\n  default: local-llama\n  supports_vision: no\n")
+    bare = load_settings({}, env={"HERMES_HOME": str(home)}).settings
+    status = SessionToolsets(default_registry(), bare).status("vision")
+    assert not status.available and status.reason == f"unavailable: {NO_VISION}"
+    (home / "config.yaml").write_text("agent:\n  image_input_mode: pixels\n")
+    problems = load_settings({}, env={"HERMES_HOME": str(home)}).problems
+    assert [p.key for p in problems] == ["agent.image_input_mode"]
