@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from agent.skills import tools as skills
-from agent.tools import clarify, files, memory, processes, session_search, terminal, todo, vision, web
+from agent.tools import (
+    clarify,
+    files,
+    memory,
+    processes,
+    search_files,
+    session_search,
+    terminal,
+    todo,
+    vision,
+    web,
+)
 from agent.tools.registry import Tool, ToolRegistry
 
 
@@ -12,6 +23,7 @@ def builtin_tools() -> list[Tool]:
         *terminal.TOOLS,
         *processes.TOOLS,
         *files.TOOLS,
+        *search_files.TOOLS,
         *todo.TOOLS,
         *memory.TOOLS,
         *session_search.TOOLS,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -103,8 +103,12 @@ class ChatScreen(Screen[None]):
         store: SessionStoreProtocol,
         resume_id: str | None = None,
         flavour: ThemeSpec | None = None,
+        first_message: str | None = None,
+        images: Sequence[str] = (),
     ) -> None:
         super().__init__()
+        self._first_message = first_message
+        self._first_images = tuple(images)  # `--image FILE`: attached before the first message
         self.store = store
         self.resume_id = resume_id
         self.bridge = UIBridge(self)
@@ -178,6 +182,12 @@ class ChatScreen(Screen[None]):
         learning_actions.refresh_skill_commands(self)
         self.prompt_input.paste_handler = self._on_paste
         self.prompt_input.focus()
+        if self._first_images:
+            self.attachments.add(Path(name) for name in self._first_images)
+            self._first_images = ()
+        if self._first_message:
+            self.call_after_refresh(self.submit, self._first_message)
+            self._first_message = None
 
     def _welcome(self) -> None:
         """One calm line so an empty screen still says where you are and how to get help."""
@@ -214,7 +224,10 @@ class ChatScreen(Screen[None]):
     # ------------------------------------------------------------------ input
     @on(PromptInput.Submitted)
     def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text
+        self.submit(message.text)
+
+    def submit(self, text: str) -> None:
+        """What Enter does with the prompt's text: a slash command, a queued message, or a new turn."""
         if not text.strip():
             return
         if self.attachments.add_pasted(text):
@@ -564,6 +577,7 @@ class ChatScreen(Screen[None]):
             )
             usage = agent.session_usage
             self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
+            self.status_bar.set_context(agent.last_context_tokens, agent.settings.effective_context_window)
         self.prompt_input.focus()
 
     def action_export(self, arg: str = "") -> None:
@@ -635,8 +649,22 @@ class ChatScreen(Screen[None]):
     def action_theme(self, name: str = "") -> None:
         self.post_message(self.ThemeRequested(name.strip()))
 
+    def action_config(self) -> None:
+        problems = getattr(self.app, "problems", [])
+        if not problems:
+            self.transcript.add_notice(
+                "info", "No configuration problems (`hermes-tui config` shows every value)."
+            )
+            return
+        lines = [f"{len(problems)} configuration problem(s); the defaults are used instead:"]
+        lines += [f"  {problem}" for problem in problems]
+        lines.append("`hermes-tui config` shows every value and where it came from.")
+        self.transcript.add_notice("warn", "\n".join(lines))
+
     def action_help(self) -> None:
-        self.transcript.add_notice("info", commands.help_text())
+        from hermes_tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(commands.help_rows(self.skill_commands)))
 
     def action_clear_screen(self) -> None:
         self.transcript.clear()
