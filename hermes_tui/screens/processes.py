@@ -27,6 +27,7 @@ from widgets.text_safety import sanitize_display
 __all__ = ["ProcessSource", "ProcessesScreen", "RegistrySource"]
 
 OUTPUT_LINES = 200
+STATE_WIDTH = 13  # " ○ exited (0)": the columns after it line up whatever the state
 
 
 class ProcessSource(Protocol):
@@ -64,9 +65,9 @@ class RegistrySource:
 def process_option(info: ProcessInfo) -> Option:
     row = Text(no_wrap=True, overflow="ellipsis")
     if info.status == "running":
-        row.append(" ● running ", style="bold")
+        row.append(" ● running".ljust(STATE_WIDTH), style="bold")
     else:
-        row.append(f" ○ {info.status} ({info.exit_code})".ljust(11), style="dim")
+        row.append(f" ○ {info.status} ({info.exit_code})".ljust(STATE_WIDTH), style="dim")
     row.append(f" {info.id:<8}", style="bold")
     row.append(f" {format_elapsed(info.runtime):>7} ", style="dim")
     row.append(f" {sanitize_display(' '.join(info.command.split()))}")

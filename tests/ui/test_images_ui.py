@@ -161,3 +161,8 @@ async def test_the_image_flag_attaches_to_the_first_message(hermes_home: Path, t
             await wait_for(pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack))
             await wait_for(pilot, lambda: len(_badges(app)) == 1, what="badge from --image")
             assert _badges(app)[0].startswith("📎 flag shot.png")
+        # `hermes-tui "PROMPT" --image FILE`: the first message goes with the image.
+        app = HermesApp(settings, images=[str(shot)], first_message="what is this?")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: server.requests, what="the first message's request")
+            assert len(_image_parts(server, 0)) == 1

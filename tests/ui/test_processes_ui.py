@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from agent.scripted import ScriptedServer
@@ -84,3 +85,37 @@ async def test_exiting_the_app_stops_background_processes(hermes_home: Path, tmp
     store.close()
     assert note.meta.get("synthetic") == "processes"
     assert "left running" in note.content and token in note.content
+
+
+class _StaticSource:
+    """Fixed processes and output, so the picture does not depend on a clock or a real process."""
+
+    def __init__(self) -> None:
+        from agent.tools.processes import ProcessInfo
+
+        def info(n: int, command: str, status: str, code: int | None, runtime: float) -> ProcessInfo:
+            return ProcessInfo(f"proc_{n}", command, "/w", "s", 4000 + n, status, code, runtime, 3)  # type: ignore[arg-type]
+
+        self.infos = [
+            info(1, "npm run build", "exited", 0, 42.0),
+            info(2, "pytest -x tests/test_slow.py", "exited", 1, 8.5),
+            info(3, "python -m http.server 8000", "running", None, 754.0),
+        ]
+
+    def list(self):
+        return list(self.infos)
+
+    def output(self, process_id: str, lines: int) -> str:
+        return "Serving HTTP on 0.0.0.0 port 8000 (http://0.0.0.0:8000/) ...\n127.0.0.1 - - GET / 200 -"
+
+    def kill(self, process_id: str) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_ps_screen_snapshot(snap_compare, monkeypatch, size) -> None:
+    from tests.ui.test_learning_snapshots import ModalSnapshotApp
+
+    monkeypatch.setattr(ProcessesScreen, "REFRESH", False)
+    app = ModalSnapshotApp(ProcessesScreen(_StaticSource()))
+    assert snap_compare(app, terminal_size=size)
