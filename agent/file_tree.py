@@ -1,18 +1,28 @@
 """The files of a directory tree as git sees them: .gitignore honoured, .git skipped, sorted.
 
 One walker for every place that lists a working tree (the `search_files` fallback without ripgrep, the
-prompt's `@` file completion), so "ignored" means the same everywhere.
+prompt's `@` file completion, `@folder` listings), so "ignored" means the same everywhere.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GitIgnore", "WalkCancelled", "glob_predicate", "glob_to_regex", "load_gitignores", "walk"]
+__all__ = [
+    "FileIndex",
+    "GitIgnore",
+    "WalkCancelled",
+    "glob_predicate",
+    "glob_to_regex",
+    "load_gitignores",
+    "walk",
+]
 
 
 class WalkCancelled(Exception):
@@ -188,3 +198,63 @@ def walk(root: Path, cancelled: Callable[[], bool] | None = None) -> Iterator[tu
             elif entry.is_file() and not ignore.ignored(rel, False):
                 yield rel, Path(entry.path)
         stack.extend(reversed(subdirs))
+
+
+class FileIndex:
+    """The working tree's files and folders (`a/`, `a/b.py`) for `@` completion.
+
+    Listing a big tree takes a while, so it runs in a background thread: `paths()` never blocks and returns
+    the last complete listing (empty until the first one is done), starting a new one when the last is older
+    than `ttl` seconds. `on_ready` is called (from that thread) when a listing completes.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        limit: int = 50_000,
+        ttl: float = 30.0,
+        on_ready: Callable[[], None] | None = None,
+    ) -> None:
+        self.root = root
+        self.limit = limit
+        self.ttl = ttl
+        self.on_ready = on_ready
+        self._paths: list[str] = []
+        self._listed_at: float | None = None
+        self._running = False
+        self._lock = threading.Lock()
+
+    def paths(self) -> list[str]:
+        with self._lock:
+            stale = self._listed_at is None or time.monotonic() - self._listed_at > self.ttl
+            if stale and not self._running:
+                self._running = True
+                threading.Thread(target=self._list, name="file-index", daemon=True).start()
+            return self._paths
+
+    def refresh_now(self) -> list[str]:
+        """List in this thread (tests, and callers already off the UI thread)."""
+        self._list()
+        return self._paths
+
+    def _list(self) -> None:
+        files: list[str] = []
+        folders: set[str] = set()
+        try:
+            for rel, _ in walk(self.root):
+                files.append(rel)
+                parent = rel.rpartition("/")[0]
+                while parent and parent + "/" not in folders:
+                    folders.add(parent + "/")
+                    parent = parent.rpartition("/")[0]
+                if len(files) >= self.limit:
+                    break
+        except OSError:
+            pass
+        with self._lock:
+            self._paths = sorted(folders) + files
+            self._listed_at = time.monotonic()
+            self._running = False
+        if self.on_ready is not None:
+            self.on_ready()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.images.store import refs_of
+from agent.mentions import badge_line, split_attached
 from agent.messages import Message
 from agent.tools.registry import ToolCatalog, summarize_call
 from widgets.transcript import TranscriptRecord
@@ -27,8 +28,10 @@ def records_from_messages(
             elif synthetic == "processes":
                 records.append(TranscriptRecord.notice("warn", message.content.strip("[]")))
             else:
-                labels = [ref.label() for ref in refs_of(message.meta)]
-                records.append(TranscriptRecord.user(message.content, labels))
+                typed, attached = split_attached(message.content)
+                records.append(TranscriptRecord.user(typed, [ref.label() for ref in refs_of(message.meta)]))
+                if attached:
+                    records.append(TranscriptRecord.notice("info", badge_line(attached)))
         elif message.role == "assistant":
             if message.reasoning:
                 records.append(TranscriptRecord.reasoning(message.reasoning))
