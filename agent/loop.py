@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
+from agent import providers
+from agent.call_sink import CallSink
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
     estimate_tokens,
@@ -25,18 +27,14 @@ from agent.compression import (
     render_for_summary,
     wire_view,
 )
-from agent.config import PROVIDER_KEY_ENV, Settings
+from agent.config import Settings
 from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
 from agent.events import (
     ApiCallStarted,
     AssistantMessageDone,
-    FirstDelta,
-    ReasoningDelta,
     StatusNotice,
     SteerDelivered,
     StreamDiscarded,
-    TextDelta,
-    ToolCallStarted,
     TurnFinished,
     TurnStarted,
     UsageUpdated,
@@ -45,6 +43,8 @@ from agent.images.routing import prepare_images
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
+from agent.pricing import CallCost, CostTotal, call_cost
+from agent.pricing import warm_up as warm_up_prices
 from agent.prompt import build_system_prompt
 from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
@@ -56,6 +56,7 @@ from agent.tools.registry import ToolContext, ToolRegistry
 from agent.tools.todo import todos_from_history
 from agent.toolsets import SessionToolsets
 from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
+from agent.transports.factory import make_transport
 from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
@@ -79,7 +80,6 @@ CONTENT_FILTER_TEXT = (
 MAX_CONTINUATIONS = 3
 MAX_COMPRESSIONS_PER_TURN = 3
 MIN_FRESH_TO_COMPRESS = 4
-CHECKPOINT_INTERVAL = 1.0
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
 
 
@@ -96,70 +96,6 @@ class TurnResult:
     @property
     def completed(self) -> bool:
         return self.exit_reason == "completed"
-
-
-class _CallSink:
-    """Receives one model call's deltas on the agent thread: events out, partial text checkpointed."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.first = False
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.message: Message | None = None  # the partial row, once text arrived
-        self.last_checkpoint = 0.0
-        self.dirty = False
-
-    def _first(self) -> None:
-        if not self.first:
-            self.first = True
-            self.agent.ui.on_event(FirstDelta())
-
-    def on_text(self, text: str) -> None:
-        self._first()
-        self.text.append(text)
-        self.dirty = True
-        self.agent.ui.on_event(TextDelta(text))
-        self._maybe_checkpoint()
-
-    def on_reasoning(self, text: str) -> None:
-        self._first()
-        self.reasoning.append(text)
-        self.dirty = True
-        self.agent.ui.on_event(ReasoningDelta(text))
-        self._maybe_checkpoint()
-
-    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
-        self._first()
-        self.agent.ui.on_event(ToolCallStarted(index=index, name=name, call_id=call_id))
-
-    def on_idle(self) -> None:
-        self._maybe_checkpoint()
-
-    def _maybe_checkpoint(self) -> None:
-        store = self.agent.store
-        if store is None or not self.dirty:
-            return
-        now = time.monotonic()
-        if self.message is None:
-            self.message = Message(role="assistant", content="", partial=True)
-            self.message.content = "".join(self.text)
-            self.message.reasoning = "".join(self.reasoning) or None
-            store.append_message(self.agent.session_id, self.message)
-            self.last_checkpoint = now
-            self.dirty = False
-        elif now - self.last_checkpoint >= CHECKPOINT_INTERVAL:
-            assert self.message.id is not None
-            store.checkpoint_partial(self.message.id, "".join(self.text), "".join(self.reasoning) or None)
-            self.last_checkpoint = now
-            self.dirty = False
-
-    def reset(self) -> None:
-        """Forget a failed attempt's deltas (the partial row is reused by the next attempt)."""
-        self.first = False
-        self.text.clear()
-        self.reasoning.clear()
-        self.dirty = self.message is not None
 
 
 class Agent:
@@ -193,6 +129,7 @@ class Agent:
         self.system_prompt: str = ""
         self.messages: list[Message] = []
         self.session_usage = Usage()
+        self.session_cost = CostTotal()
         self.last_context_tokens = 0
         # Toolsets decide each request's tools; skills, memory limits and nudges are the session's learning.
         self.toolsets = SessionToolsets(registry, settings, on_change=self._tools_changed)
@@ -204,6 +141,7 @@ class Agent:
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
         self._active_model = settings.model
+        self._active_endpoint = (settings.provider, settings.base_url)  # a fallback's during one
         self._compressions = 0
         self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
@@ -214,7 +152,14 @@ class Agent:
         self.trajectory: TrajectoryWriter | None = None
         from agent.plugins import PluginManager
 
-        self.plugins = PluginManager(settings.hermes_home, on_error=self._plugin_error)
+        self.plugins = PluginManager(
+            settings.hermes_home,
+            on_error=self._plugin_error,
+            enabled=settings.plugins_enabled,
+            disabled=settings.plugins_disabled,
+            cwd=settings.cwd,
+            builtin_tools=registry.names,
+        )
         self.plugins.load()
         if session_id:
             self.resume(session_id)
@@ -292,10 +237,11 @@ class Agent:
             self.approvals.yolo = on
 
     def resume(self, session_id: str) -> None:
-        """Load a stored session: its system prompt is reused byte for byte."""
+        """Load a stored session: its system prompt is reused byte for byte. A session the store only
+        reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
-        loaded = self.store.load(session_id)
+        loaded = self.store.load(self.store.adopt(session_id))
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
@@ -303,6 +249,7 @@ class Agent:
         self.state["todos"] = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
+        self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
         self.approvals = None
         self._session_services()
         self.last_context_tokens = estimate_tokens(self._wire_messages())  # the meter, before any call
@@ -316,6 +263,7 @@ class Agent:
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+        self.plugins.close()
 
     @property
     def model(self) -> str:
@@ -341,11 +289,13 @@ class Agent:
         finally:
             self._busy.release()
 
-    def _endpoint_settings(self, provider: str, model: str, base_url: str | None) -> Settings:
-        """The settings with another provider, model and URL; the provider's key from its environment
-        variable when set, else the current key."""
-        key_var = PROVIDER_KEY_ENV.get(provider)
-        key = os.environ.get(key_var, "") if key_var else ""
+    def _endpoint_settings(
+        self, provider: str, model: str, base_url: str | None, key_env: str | None = None
+    ) -> Settings:
+        """The settings with another provider, model and URL; the key from `key_env` (a fallback entry's
+        own variable) or the provider's key variables when set (agent/providers.py), else the current key."""
+        provider = providers.canonical(provider)
+        key = providers.key_from_env(provider, os.environ, key_env)
         updated = self.settings.model_copy(
             update={"provider": provider, "model": model, "base_url": base_url}
         )
@@ -367,6 +317,7 @@ class Agent:
     # ----------------------------------------------------------------- the turn
 
     def _ensure_session(self, first_message: str) -> None:
+        warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
             tools = self.toolsets.active_tools()
             self.system_prompt = build_system_prompt(
@@ -385,6 +336,8 @@ class Agent:
                     system_prompt=self.system_prompt,
                     source=self.source,
                 )
+                if self.plugins.has_hooks("on_session_start"):
+                    self.plugins.session_started(self.session_id, self._active_model)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:
@@ -443,6 +396,7 @@ class Agent:
         # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
         # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
         self._plugin_context = ""
+        self.plugins.begin_turn(self.session_id, text, self._active_model)
         if self.plugins.has_hooks("pre_llm_call"):
             self._plugin_context = self.plugins.pre_llm_call(
                 self.session_id, text, list(self.messages), first_turn, self._active_model
@@ -463,20 +417,17 @@ class Agent:
             self._set_status(status)
             if self.store is not None:
                 try:
-                    self.store.add_usage(
-                        self.session_id,
-                        input_tokens=turn_usage.prompt_tokens,
-                        output_tokens=turn_usage.completion_tokens,
-                        cache_read_tokens=turn_usage.cache_read_tokens,
-                        cache_write_tokens=turn_usage.cache_write_tokens,
-                        reasoning_tokens=turn_usage.reasoning_tokens,
-                        api_calls=api_calls,
-                        duration_s=time.monotonic() - started,
-                    )
+                    # Tokens, calls and cost were counted call by call (`record_call`).
+                    self.store.add_usage(self.session_id, duration_s=time.monotonic() - started)
                 except Exception:
                     pass
             if reason == "completed" and self._is_first_turn():
                 self._title_in_background(text, final)
+            streamed = final
+            if reason == "completed" and final and self.plugins.has_hooks("on_turn_end"):
+                final = self.plugins.transform_output(
+                    final, session_id=self.session_id, model=self._active_model
+                )
             leftover = self._take_steer() or None
             self.ui.on_event(
                 TurnFinished(
@@ -485,6 +436,7 @@ class Agent:
                     usage=turn_usage.copy(),
                     error=error.user_line() if error else None,
                     pending_steer=leftover,
+                    rewritten=final != streamed,
                 )
             )
             result = TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)
@@ -493,7 +445,12 @@ class Agent:
                 skills_offered="skill_manage" in self.toolsets.active_names(),
             )
             if self.plugins.has_hooks("on_turn_end"):
-                self.plugins.on_turn_end(result)
+                self.plugins.turn_finished(
+                    result,
+                    completed=reason == "completed",
+                    interrupted=reason == "interrupted",
+                    history=self.messages,
+                )
             if self.trajectory is not None:
                 self.trajectory.flush()
             self._plugin_context = ""
@@ -507,7 +464,7 @@ class Agent:
             tools = self.toolsets.schemas()  # per request: /tools and dynamic toolsets apply at once
             api_calls += 1
             try:
-                response, sink = self._call_model(tools, api_calls, turn_usage)
+                response, sink, cost = self._call_model(tools, api_calls, turn_usage)
             except _Interrupted as exc:
                 self._keep_partial(exc.row, exc.partial)
                 return finish("interrupted", "".join(parts) + exc.partial.text)
@@ -517,7 +474,7 @@ class Agent:
                 self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
                 return finish(exc.classified.exit_reason, "".join(parts), exc.classified)
 
-            message = self._record_response(response, sink)
+            message = self._record_response(response, sink, cost)
             finish_reason = response.finish_reason or "stop"
             if response.tool_calls:
                 self._run_tools(message.tool_calls)
@@ -555,7 +512,7 @@ class Agent:
         )
         self._append(Message(role="user", content=BUDGET_PROMPT, meta={"synthetic": "budget"}))
         try:
-            response, sink = self._call_model([], api_calls + 1, turn_usage)
+            response, sink, cost = self._call_model([], api_calls + 1, turn_usage)
         except _Interrupted as exc:
             self._keep_partial(exc.row, exc.partial)
             return finish("interrupted", exc.partial.text)
@@ -564,7 +521,7 @@ class Agent:
         except _CallFailed as exc:
             self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
             return finish("budget_exhausted", "", exc.classified)
-        self._record_response(response, sink)
+        self._record_response(response, sink, cost)
         return finish("budget_exhausted", response.text)
 
     def _is_first_turn(self) -> bool:
@@ -697,11 +654,12 @@ class Agent:
             return False
         entry = chain[self._fallback_index]
         self._fallback_index += 1
-        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url)
+        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url, entry.key_env)
         if self._transport is not None:
             self._transport.close()
         self._transport = make_transport(updated)
         self._active_model = entry.model
+        self._active_endpoint = (entry.provider, entry.base_url)
         self.ui.on_event(
             StatusNotice(
                 kind="warn",
@@ -716,12 +674,14 @@ class Agent:
         self._transport = None
         self._fallback_index = 0
         self._active_model = self.settings.model
+        self._active_endpoint = (self.settings.provider, self.settings.base_url)
 
     def _call_model(
         self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage
-    ) -> tuple[ModelResponse, _CallSink]:
-        """One model call with retries. Raises _Interrupted/InterruptedByUser or _CallFailed."""
-        sink = _CallSink(self)
+    ) -> tuple[ModelResponse, CallSink, CallCost]:
+        """One model call with retries, and what it cost. Raises _Interrupted/InterruptedByUser or
+        _CallFailed."""
+        sink = CallSink(self)
         attempt = 0
         self._maybe_compress(tools)
         while True:
@@ -792,27 +752,33 @@ class Agent:
                 self.last_context_tokens = (
                     sum(len(str(m.get("content") or "")) for m in request.messages) // 4
                 )
+            provider, base_url = self._active_endpoint
+            cost = call_cost(response.usage, model=self._active_model, provider=provider, base_url=base_url)
+            self.session_cost.add(cost)
             self.ui.on_event(
                 UsageUpdated(
                     call=response.usage or Usage(),
                     session=self.session_usage.copy(),
                     context_tokens=self.last_context_tokens,
                     context_window=self.settings.effective_context_window,
+                    cost=cost.usd,
+                    session_cost=self.session_cost.usd,
+                    session_unknown_calls=self.session_cost.unknown_calls,
                 )
             )
-            return response, sink
+            return response, sink, cost
 
     def _backoff_wait(self, delay: float) -> bool:
         """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""
         return self._interrupt.wait(delay)
 
-    def _discard(self, sink: _CallSink, classified: ClassifiedError) -> None:
+    def _discard(self, sink: CallSink, classified: ClassifiedError) -> None:
         """A retry follows: what the failed attempt streamed is withdrawn from the screen."""
         if sink.text or sink.reasoning:
             self.ui.on_event(StreamDiscarded(reason=classified.reason))
             sink.reset()
 
-    def _keep_failed_partial(self, sink: _CallSink) -> None:
+    def _keep_failed_partial(self, sink: CallSink) -> None:
         """A call that failed for good keeps whatever text it streamed (never lose what the user saw)."""
         if sink.message is not None:
             text = "".join(sink.text)
@@ -840,7 +806,7 @@ class Agent:
             if self.store is not None:
                 self.store.update_message(message)
 
-    def _record_response(self, response: ModelResponse, sink: _CallSink) -> Message:
+    def _record_response(self, response: ModelResponse, sink: CallSink, cost: CallCost) -> Message:
         message = sink.message or Message(role="assistant")
         message.content = strip_surrogates(response.text)
         message.reasoning = response.reasoning or None
@@ -854,6 +820,16 @@ class Agent:
             self.messages.append(message)
             if self.store is not None:
                 self.store.update_message(message)
+        if self.store is not None:
+            self.store.record_call(
+                self.session_id,
+                usage=response.usage,
+                model=self._active_model,
+                provider=self._active_endpoint[0] or self.settings.api_mode,
+                cost_usd=cost.usd,
+                cost_source=cost.source,
+                message_id=message.id,
+            )
         self.ui.on_event(
             AssistantMessageDone(
                 text=message.content,
@@ -900,6 +876,7 @@ class Agent:
                 checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
                 settings=self.settings,
                 make_transport=make_transport,
+                new_agent=type(self),
             )
 
         def on_result(done: ExecutedCall) -> None:
@@ -955,34 +932,6 @@ class _CallFailed(Exception):
     def __init__(self, classified: ClassifiedError):
         super().__init__(classified.message)
         self.classified = classified
-
-
-def make_transport(settings: Settings) -> Transport:
-    api_key = settings.api_key.get_secret_value() if settings.api_key else None
-    if settings.api_mode == "anthropic":
-        from agent.transports.anthropic import AnthropicTransport
-
-        return AnthropicTransport(
-            model=settings.model,
-            base_url=settings.base_url,
-            api_key=api_key,
-            stale_timeout=settings.stale_timeout,
-            connect_timeout=settings.connect_timeout,
-        )
-    from agent.transports.openai_chat import OpenAIChatTransport
-
-    base_url = settings.base_url
-    if not base_url:
-        from agent.config import PROVIDER_DEFAULT_URLS
-
-        base_url = PROVIDER_DEFAULT_URLS.get(settings.provider or "openai")
-    return OpenAIChatTransport(
-        model=settings.model,
-        base_url=base_url,
-        api_key=api_key,
-        stale_timeout=settings.stale_timeout,
-        connect_timeout=settings.connect_timeout,
-    )
 
 
 __all__ = ["Agent", "TurnResult", "make_transport"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.delegation import tool as delegation
 from agent.skills import tools as skills
 from agent.tools import (
     clarify,
@@ -31,6 +32,7 @@ def builtin_tools() -> list[Tool]:
         *skills.TOOLS,
         *web.TOOLS,
         *vision.TOOLS,
+        *delegation.TOOLS,
     ]
 
 

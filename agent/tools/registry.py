@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent.ui import AgentUI, NullUI
 
@@ -62,9 +62,14 @@ class ToolContext:
     # The characters a result may have before the executor cuts its middle (set by the executor): a tool
     # with several parts (pages of web_extract) shares it out so each part keeps its start and end.
     output_budget: int = 50_000
-    settings: Settings | None = None  # the session's settings, for tools they configure (web, vision)
-    # Builds a model transport for settings (agent.loop.make_transport): vision_analyze asks another model.
+    # The running agent's settings (for tools they configure: web, vision, delegation), and a factory for a
+    # fresh agent (the loop passes its own class): what a tool that runs subagents needs (see
+    # agent.delegation.protocols.AgentFactory for its shape).
+    settings: Settings | None = None
+    # Builds a model transport for settings (agent.transports.factory.make_transport): vision_analyze asks
+    # another model.
     make_transport: Callable[[Settings], Transport] | None = None
+    new_agent: Callable[..., Any] | None = None
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
@@ -83,6 +88,37 @@ def _normpath(p: Path) -> str:
 Handler = Callable[[Any, ToolContext], "ToolResult | str"]
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline(n, defs) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        return _inline(merged, defs)
+    out = {
+        k: _inline(v, defs)
+        for k, v in node.items()
+        if k != "$defs" and not (k == "title" and isinstance(v, str))
+    }
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        non_null = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+        if len(non_null) == 1 and len(options) == 2:
+            out.pop("anyOf")
+            out = {**non_null[0], **out}
+            if out.get("default", ...) is None:
+                out.pop("default")
+    return out
+
+
+def simplify_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline $refs and collapse `anyOf: [X, null]` to X: some providers reject $ref or nullable unions.
+    An argument model with nested models overrides `model_json_schema` with this."""
+    return _inline(schema, schema.get("$defs", {}))
+
+
 @functools.cache
 def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of an argument model, built once: every request sends it (about 0.7 ms a tool)."""
@@ -92,6 +128,13 @@ def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
         if isinstance(prop, dict):
             prop.pop("title", None)
     return params
+
+
+class JsonArguments(BaseModel):
+    """The arguments of a tool whose schema is given as JSON schema (an MCP server's): any JSON object, kept
+    as sent (the server validates them against its own schema)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 @dataclass(frozen=True)
@@ -113,9 +156,14 @@ class Tool:
     # Why this one tool cannot run with these settings (`requires(settings)` -> reason or None): web_search
     # without a search backend, while web_extract in the same toolset still works.
     requires: Callable[[Any], str | None] | None = None
+    # A JSON schema given as is (a Hermes plugin's tool), instead of the argument model's.
+    parameters: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def schema(self) -> dict[str, Any]:
-        params = copy.deepcopy(_parameters(self.args_model))  # a copy: callers may adapt it for a wire
+        # A copy: callers may adapt it for a wire.
+        params = copy.deepcopy(
+            self.parameters if self.parameters is not None else _parameters(self.args_model)
+        )
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},
