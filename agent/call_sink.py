@@ -1,6 +1,8 @@
-"""What one model call's stream flows into on the agent thread: its deltas become UI events as they arrive,
-and the partial reply is checkpointed to the store (at most once a second) so a crash or interrupt mid-reply
-leaves it in the DB marked partial, never lost and never presented as complete.
+"""`CallSink`: where one model call's deltas arrive on the agent thread (the loop makes one per call).
+
+Why apart from the loop: streaming has one job of its own, turning deltas into UI events and keeping the
+partial reply in the store as it grows (first delta at once, then every `CHECKPOINT_INTERVAL` seconds), so a
+crash mid-stream leaves the text streamed so far on disk, marked partial.
 """
 
 from __future__ import annotations
@@ -15,20 +17,18 @@ if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
     from agent.ui import AgentUI
 
-CHECKPOINT_INTERVAL = 1.0  # seconds between rewrites of the partial row while a reply streams
+__all__ = ["CHECKPOINT_INTERVAL", "CallSink", "SinkOwner"]
+
+CHECKPOINT_INTERVAL = 1.0
+"""Seconds between two writes of a growing partial reply."""
 
 
 class SinkOwner(Protocol):
-    """The agent, as the sink sees it (read at each delta: the session exists by the first one)."""
+    """What a sink needs of the agent: where events go and where the partial reply is kept."""
 
-    @property
-    def ui(self) -> AgentUI: ...
-
-    @property
-    def store(self) -> SessionStoreProtocol | None: ...
-
-    @property
-    def session_id(self) -> str: ...
+    ui: AgentUI
+    store: SessionStoreProtocol | None
+    session_id: str
 
 
 class CallSink:
