@@ -314,7 +314,7 @@ class _AnthropicEncoder:
 
     def preamble(self) -> bytes:
         p = self.plan
-        message = {
+        message: dict[str, Any] = {
             "id": self.id,
             "type": "message",
             "role": "assistant",
