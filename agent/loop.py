@@ -560,7 +560,8 @@ class Agent:
         if self.store is None or not self.settings.auto_title or not first_reply.strip():
             return
         store, session_id, settings = self.store, self.session_id, self.settings
-        provisional = (store.get_session(session_id).title or "") if store.get_session(session_id) else ""
+        info = store.get_session(session_id)
+        provisional = (info.title or "") if info else ""
 
         def work() -> None:
             from agent.titles import generate_title
@@ -941,7 +942,7 @@ class Agent:
 
 def _ui_data(data: dict[str, Any]) -> dict[str, Any]:
     """The part of a tool's UI data worth keeping for a resumed transcript (diffs, exit codes, todos)."""
-    keep = {}
+    keep: dict[str, Any] = {}
     for key in ("diff", "exit_code", "todos", "path"):
         if key in data:
             keep[key] = data[key]
