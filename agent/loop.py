@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
+from agent import exit_reasons, reply_outcomes
+from agent.budget import IterationBudget
+from agent.call_sink import CallSink
 from agent.compression import (
     SUMMARY_INSTRUCTIONS,
     estimate_tokens,
@@ -30,13 +33,9 @@ from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, clas
 from agent.events import (
     ApiCallStarted,
     AssistantMessageDone,
-    FirstDelta,
-    ReasoningDelta,
     StatusNotice,
     SteerDelivered,
     StreamDiscarded,
-    TextDelta,
-    ToolCallStarted,
     TurnFinished,
     TurnStarted,
     UsageUpdated,
@@ -54,11 +53,21 @@ from agent.tools.memory import memory_state
 from agent.tools.registry import ToolContext, ToolRegistry
 from agent.tools.todo import todos_from_history
 from agent.toolsets import SessionToolsets
-from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
+from agent.transports.base import (
+    ModelRequest,
+    ModelResponse,
+    PartialInterrupt,
+    SilentSink,
+    Transport,
+    approx_tokens,
+)
+from agent.transports.endpoint import Endpoint
+from agent.transports.factory import make_transport
 from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
+    from agent.approval.smart import SmartApprover
     from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
     from agent.store import SessionStoreProtocol
     from agent.trajectory import TrajectoryWriter
@@ -77,7 +86,6 @@ CONTENT_FILTER_TEXT = (
 MAX_CONTINUATIONS = 3
 MAX_COMPRESSIONS_PER_TURN = 3
 MIN_FRESH_TO_COMPRESS = 4
-CHECKPOINT_INTERVAL = 1.0
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
 
 
@@ -96,70 +104,6 @@ class TurnResult:
         return self.exit_reason == "completed"
 
 
-class _CallSink:
-    """Receives one model call's deltas on the agent thread: events out, partial text checkpointed."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.first = False
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.message: Message | None = None  # the partial row, once text arrived
-        self.last_checkpoint = 0.0
-        self.dirty = False
-
-    def _first(self) -> None:
-        if not self.first:
-            self.first = True
-            self.agent.ui.on_event(FirstDelta())
-
-    def on_text(self, text: str) -> None:
-        self._first()
-        self.text.append(text)
-        self.dirty = True
-        self.agent.ui.on_event(TextDelta(text))
-        self._maybe_checkpoint()
-
-    def on_reasoning(self, text: str) -> None:
-        self._first()
-        self.reasoning.append(text)
-        self.dirty = True
-        self.agent.ui.on_event(ReasoningDelta(text))
-        self._maybe_checkpoint()
-
-    def on_tool_start(self, index: int, call_id: str, name: str) -> None:
-        self._first()
-        self.agent.ui.on_event(ToolCallStarted(index=index, name=name, call_id=call_id))
-
-    def on_idle(self) -> None:
-        self._maybe_checkpoint()
-
-    def _maybe_checkpoint(self) -> None:
-        store = self.agent.store
-        if store is None or not self.dirty:
-            return
-        now = time.monotonic()
-        if self.message is None:
-            self.message = Message(role="assistant", content="", partial=True)
-            self.message.content = "".join(self.text)
-            self.message.reasoning = "".join(self.reasoning) or None
-            store.append_message(self.agent.session_id, self.message)
-            self.last_checkpoint = now
-            self.dirty = False
-        elif now - self.last_checkpoint >= CHECKPOINT_INTERVAL:
-            assert self.message.id is not None
-            store.checkpoint_partial(self.message.id, "".join(self.text), "".join(self.reasoning) or None)
-            self.last_checkpoint = now
-            self.dirty = False
-
-    def reset(self) -> None:
-        """Forget a failed attempt's deltas (the partial row is reused by the next attempt)."""
-        self.first = False
-        self.text.clear()
-        self.reasoning.clear()
-        self.dirty = self.message is not None
-
-
 class Agent:
     """One session's agent. Not re-entrant: one turn at a time; `interrupt()` may come from any thread."""
 
@@ -173,7 +117,10 @@ class Agent:
         transport: Transport | None = None,
         session_id: str | None = None,
         source: str = "tui",
+        budget: IterationBudget | None = None,
     ) -> None:
+        """`budget`: a child agent's share of its parent's (`parent.budget.child(n)`, see agent.budget);
+        without one, every turn gets a fresh budget of `settings.max_iterations` calls."""
         self.settings = settings
         self.ui: AgentUI = ui or NullUI()
         self.store = store
@@ -201,7 +148,11 @@ class Agent:
         self.approvals: ApprovalGate | None = None
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
+        self._fallback_settings: Settings | None = None  # the endpoint a fallback moved this turn to
         self._active_model = settings.model
+        self._shared_budget = budget
+        self.budget = budget or IterationBudget(settings.max_iterations)
+        self._wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
         self._compressions = 0
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
@@ -345,6 +296,7 @@ class Agent:
         with self._busy:
             self._interrupt.clear()
             self._compressions = 0
+            self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
             if self._fallback_index:
                 self._restore_primary()
             try:
@@ -404,9 +356,16 @@ class Agent:
             timeout=self.settings.approvals_timeout,
             interrupt=self._interrupt,
             hermes_home=self.settings.hermes_home,
+            smart=self._smart_approver() if self.settings.approvals_mode == "smart" else None,
         )
         gate.yolo = self.yolo
         return gate
+
+    def _smart_approver(self) -> SmartApprover:
+        """Smart approval's reviewing model: the session's own endpoint, on a transport of its own."""
+        from agent.approval.smart import SmartApprover
+
+        return SmartApprover(lambda: make_transport(self.settings))
 
     def _append(self, message: Message) -> None:
         message.content = strip_surrogates(message.content)
@@ -443,26 +402,14 @@ class Agent:
         parts: list[str] = []  # text of `length`-truncated replies joined with the final one
         started = time.monotonic()
 
-        def finish(reason: str, final: str, error: ClassifiedError | None = None) -> TurnResult:
-            status = {"completed": "completed", "interrupted": "interrupted"}.get(reason, "error")
-            if reason == "budget_exhausted":
-                status = "completed"
-            self._set_status(status)
-            if self.store is not None:
-                try:
-                    self.store.add_usage(
-                        self.session_id,
-                        input_tokens=turn_usage.prompt_tokens,
-                        output_tokens=turn_usage.completion_tokens,
-                        cache_read_tokens=turn_usage.cache_read_tokens,
-                        cache_write_tokens=turn_usage.cache_write_tokens,
-                        reasoning_tokens=turn_usage.reasoning_tokens,
-                        api_calls=api_calls,
-                        duration_s=time.monotonic() - started,
-                    )
-                except Exception:
-                    pass
-            if reason == "completed" and self._is_first_turn():
+        def finish(
+            reason: str, final: str, error: ClassifiedError | None = None, marker: str | None = None
+        ) -> TurnResult:
+            self._wire_nudge = []
+            self._set_status(exit_reasons.session_status(reason))
+            line = error.user_line() if error else None
+            self._record_turn_end(reason, line, turn_usage, api_calls, started)
+            if reason == exit_reasons.COMPLETED and self._is_first_turn():
                 self._title_in_background(text, final)
             leftover = self._take_steer() or None
             self.ui.on_event(
@@ -470,8 +417,9 @@ class Agent:
                     exit_reason=reason,
                     final_text=final,
                     usage=turn_usage.copy(),
-                    error=error.user_line() if error else None,
+                    error=line,
                     pending_steer=leftover,
+                    marker=marker,
                 )
             )
             result = TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)
@@ -486,33 +434,66 @@ class Agent:
             self._plugin_context = ""
             return result
 
+        empty_replies = 0
+        carried: CallSink | None = None  # an empty reply's sink: its partial row serves the next attempt
         while True:
             if self._interrupt.is_set():
                 return finish("interrupted", "".join(parts))
-            if api_calls >= self.settings.max_iterations:
+            if not self.budget.consume():
                 return self._budget_summary(finish, turn_usage, parts, api_calls)
             tools = self.toolsets.schemas()  # per request: /tools and dynamic toolsets apply at once
             api_calls += 1
             try:
-                response, sink = self._call_model(tools, api_calls, turn_usage)
+                response, sink = self._call_model(tools, api_calls, turn_usage, carried)
             except _Interrupted as exc:
                 self._keep_partial(exc.row, exc.partial)
                 return finish("interrupted", "".join(parts) + exc.partial.text)
             except InterruptedByUser:
                 return finish("interrupted", "".join(parts))
             except _CallFailed as exc:
-                self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
-                return finish(exc.classified.exit_reason, "".join(parts), exc.classified)
+                marker = exit_reasons.reply_marker(exc.classified.exit_reason) if exc.kept else None
+                return finish(exc.classified.exit_reason, "".join(parts) + exc.kept, exc.classified, marker)
+            carried = None
 
-            message = self._record_response(response, sink)
+            if reply_outcomes.is_empty(response):
+                empty_replies += 1
+                if empty_replies == 1 or self._fall_back_after_empty(empty_replies):
+                    if empty_replies == 1:
+                        after_tools = bool(self.messages) and self.messages[-1].role == "tool"
+                        self._wire_nudge = reply_outcomes.nudge_messages(after_tools)
+                        self.ui.on_event(
+                            StatusNotice(
+                                kind="retry", text="The model returned an empty reply: asking again."
+                            )
+                        )
+                    carried = self._withdraw(sink, exit_reasons.EMPTY_RESPONSE)
+                    continue
+                self._keep_empty(sink, response)
+                error = reply_outcomes.empty_response_error(fell_back=empty_replies > 2)
+                return finish(exit_reasons.EMPTY_RESPONSE, "".join(parts), error)
+            self._wire_nudge = []
             finish_reason = response.finish_reason or "stop"
+            truncated = finish_reason == "length" and bool(response.text) and not response.tool_calls
+            incomplete = None
+            if reply_outcomes.is_thinking_exhausted(response):
+                incomplete = exit_reasons.THINKING_EXHAUSTED
+            elif truncated and continuations >= MAX_CONTINUATIONS:
+                incomplete = exit_reasons.TRUNCATED
+            message = self._record_response(response, sink, incomplete=incomplete)
+            if incomplete == exit_reasons.THINKING_EXHAUSTED:
+                error = reply_outcomes.thinking_exhausted_error()
+                return finish(incomplete, "".join(parts), error)
+            if incomplete == exit_reasons.TRUNCATED:
+                error = reply_outcomes.truncated_error(continuations)
+                marker = exit_reasons.reply_marker(incomplete)
+                return finish(incomplete, "".join(parts) + response.text, error, marker)
             if response.tool_calls:
                 self._run_tools(message.tool_calls)
                 self._deliver_steer()
                 if self._interrupt.is_set():
                     return finish("interrupted", "".join(parts) + response.text)
                 continue
-            if finish_reason == "length" and response.text and continuations < MAX_CONTINUATIONS:
+            if truncated:
                 continuations += 1
                 parts.append(response.text)
                 self.ui.on_event(
@@ -530,10 +511,58 @@ class Agent:
                 return finish("error:content_filter", final or CONTENT_FILTER_TEXT)
             return finish("completed", "".join(parts) + response.text)
 
+    def _record_turn_end(
+        self, reason: str, line: str | None, usage: Usage, api_calls: int, started: float
+    ) -> None:
+        """The turn's usage and its exit reason (Hermes' name) in the store."""
+        if self.store is None:
+            return
+        try:
+            self.store.add_usage(
+                self.session_id,
+                input_tokens=usage.prompt_tokens,
+                output_tokens=usage.completion_tokens,
+                cache_read_tokens=usage.cache_read_tokens,
+                cache_write_tokens=usage.cache_write_tokens,
+                reasoning_tokens=usage.reasoning_tokens,
+                api_calls=api_calls,
+                duration_s=time.monotonic() - started,
+            )
+            user = (
+                self.messages[self._turn_user_index]
+                if 0 <= self._turn_user_index < len(self.messages)
+                else None
+            )
+            self.store.record_turn(
+                self.session_id,
+                exit_reason=exit_reasons.stored_name(reason),
+                user_message_id=user.id if user is not None else None,
+                api_calls=api_calls,
+                detail=line,
+            )
+        except Exception:
+            pass
+
+    def _fall_back_after_empty(self, empty_replies: int) -> bool:
+        """The nudge did not help: the next fallback provider gets a try (False when none is left)."""
+        return empty_replies > 1 and self._activate_fallback(reply_outcomes.EMPTY_AGAIN)
+
+    def _withdraw(self, sink: CallSink, reason: str) -> CallSink:
+        """An empty reply is asked again: what it showed (reasoning) goes, its row is reused."""
+        if sink.shown:
+            self.ui.on_event(StreamDiscarded(reason=reason))
+        sink.reset()
+        return sink
+
+    def _keep_empty(self, sink: CallSink, response: ModelResponse) -> None:
+        """The last empty reply: a row it started (reasoning) is kept and says it was empty."""
+        if sink.message is not None:
+            self._record_response(response, sink, incomplete=exit_reasons.EMPTY_RESPONSE)
+
     def _budget_summary(
         self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int
     ) -> TurnResult:
-        limit = self.settings.max_iterations
+        limit = self.budget.max_total
         self.ui.on_event(
             StatusNotice(
                 kind="warn",
@@ -549,8 +578,7 @@ class Agent:
         except InterruptedByUser:
             return finish("interrupted", "")
         except _CallFailed as exc:
-            self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
-            return finish("budget_exhausted", "", exc.classified)
+            return finish("budget_exhausted", exc.kept, exc.classified)
         self._record_response(response, sink)
         return finish("budget_exhausted", response.text)
 
@@ -592,6 +620,11 @@ class Agent:
         ]
         return "\n\n".join(p for p in parts if p)
 
+    def _endpoint(self) -> Endpoint:
+        """Where the next call goes (a fallback's endpoint during a turn that fell back)."""
+        active = self._fallback_settings or self.settings
+        return Endpoint(active.provider or "", active.base_url or "", self._active_model)
+
     def _wire_messages(self) -> list[dict[str, Any]]:
         view = wire_view(self.messages)
         if self._plugin_context and 0 <= self._turn_user_index < len(self.messages):
@@ -603,7 +636,8 @@ class Agent:
                 for m in view
             ]
         system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
-        return [{"role": "system", "content": system}, *sanitize_for_wire(view)]
+        wire = sanitize_for_wire(view, reasoning_echo=self._endpoint().needs_reasoning_echo)
+        return [{"role": "system", "content": system}, *wire, *self._wire_nudge]
 
     # ----------------------------------------------------------------- compression
 
@@ -687,6 +721,7 @@ class Agent:
         if self._transport is not None:
             self._transport.close()
         self._transport = make_transport(updated)
+        self._fallback_settings = updated
         self._active_model = entry.model
         self.ui.on_event(
             StatusNotice(
@@ -701,13 +736,14 @@ class Agent:
             self._transport.close()
         self._transport = None
         self._fallback_index = 0
+        self._fallback_settings = None
         self._active_model = self.settings.model
 
     def _call_model(
-        self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage
-    ) -> tuple[ModelResponse, _CallSink]:
+        self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage, sink: CallSink | None = None
+    ) -> tuple[ModelResponse, CallSink]:
         """One model call with retries. Raises _Interrupted/InterruptedByUser or _CallFailed."""
-        sink = _CallSink(self)
+        sink = sink or CallSink(self.ui, self.store, self.session_id)
         attempt = 0
         self._maybe_compress(tools)
         while True:
@@ -716,7 +752,7 @@ class Agent:
             )
             self.ui.on_event(
                 ApiCallStarted(
-                    iteration=iteration, model=self._active_model, max_iterations=self.settings.max_iterations
+                    iteration=iteration, model=self._active_model, max_iterations=self.budget.max_total
                 )
             )
             try:
@@ -735,14 +771,19 @@ class Agent:
                     if self._compress(f"the provider said: {classified.hint}"):
                         continue
                 attempt += 1
-                exhausted = not classified.retryable or attempt > self.settings.max_retries
+                # A request too big for the model, that compression could not shrink: sending it again
+                # cannot help.
+                exhausted = (
+                    classified.should_compress
+                    or not classified.retryable
+                    or attempt > self.settings.max_retries
+                )
                 if exhausted and classified.should_fallback and self._activate_fallback(classified):
                     self._discard(sink, classified)
                     attempt = 0
                     continue
                 if exhausted:
-                    self._keep_failed_partial(sink)
-                    raise _CallFailed(classified) from exc
+                    raise _CallFailed(classified, self._keep_failed_partial(sink, classified)) from exc
                 self._discard(sink, classified)
                 delay = backoff_delay(attempt, retry_after=classified.retry_after)
                 self.ui.on_event(
@@ -753,7 +794,7 @@ class Agent:
                     )
                 )
                 if self._backoff_wait(delay):
-                    self._keep_failed_partial(sink)
+                    self._keep_failed_partial(sink, classified)  # closes a reused partial row
                     raise InterruptedByUser() from None
                 continue
             if self.trajectory is not None:
@@ -769,9 +810,7 @@ class Agent:
                 self.session_usage.add(response.usage)
                 self.last_context_tokens = response.usage.prompt_tokens + response.usage.completion_tokens
             else:
-                self.last_context_tokens = (
-                    sum(len(str(m.get("content") or "")) for m in request.messages) // 4
-                )
+                self.last_context_tokens = approx_tokens(request.messages)
             self.ui.on_event(
                 UsageUpdated(
                     call=response.usage or Usage(),
@@ -786,32 +825,39 @@ class Agent:
         """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""
         return self._interrupt.wait(delay)
 
-    def _discard(self, sink: _CallSink, classified: ClassifiedError) -> None:
+    def _discard(self, sink: CallSink, classified: ClassifiedError) -> None:
         """A retry follows: what the failed attempt streamed is withdrawn from the screen."""
-        if sink.text or sink.reasoning:
+        if sink.shown:
             self.ui.on_event(StreamDiscarded(reason=classified.reason))
             sink.reset()
 
-    def _keep_failed_partial(self, sink: _CallSink) -> None:
-        """A call that failed for good keeps whatever text it streamed (never lose what the user saw)."""
-        if sink.message is not None:
-            text = "".join(sink.text)
-            if text:
-                self._keep_partial(sink.message, ModelResponse(text=text, reasoning="".join(sink.reasoning)))
-            elif self.store is not None and sink.message.id is not None:
-                sink.message.partial = False
-                sink.message.finish_reason = "error"
-                self.store.update_message(sink.message)
+    def _keep_failed_partial(self, sink: CallSink, classified: ClassifiedError) -> str:
+        """A call that failed for good keeps whatever it streamed (never lose what the user saw), marked
+        incomplete (`meta["incomplete"]` = the exit reason). Returns the kept text."""
+        text, reasoning = "".join(sink.text), "".join(sink.reasoning)
+        if text or reasoning:
+            incomplete = classified.exit_reason
+            self._keep_partial(sink.message, ModelResponse(text=text, reasoning=reasoning), incomplete)
+        elif self.store is not None and sink.message is not None and sink.message.id is not None:
+            sink.message.partial = False
+            sink.message.finish_reason = "error"
+            self.store.update_message(sink.message)
+        return text
 
-    def _keep_partial(self, row: Message | None, partial: ModelResponse) -> None:
-        """Persist an interrupted reply's text (its unfinished tool calls are dropped: they never ran)."""
+    def _keep_partial(
+        self, row: Message | None, partial: ModelResponse, incomplete: str | None = None
+    ) -> None:
+        """Persist a reply's text that never finished: interrupted, or (`incomplete`: why) failed. Its
+        unfinished tool calls are dropped: they never ran."""
         if not partial.text and not partial.reasoning and row is None:
             return
         message = row or Message(role="assistant")
         message.content = strip_surrogates(partial.text)
         message.reasoning = partial.reasoning or None
         message.tool_calls = []
-        message.finish_reason = "interrupted"
+        message.finish_reason = "incomplete" if incomplete else "interrupted"
+        if incomplete:
+            message.meta = {**message.meta, "incomplete": incomplete}
         message.partial = False
         if row is None:
             self._append(message)
@@ -820,7 +866,9 @@ class Agent:
             if self.store is not None:
                 self.store.update_message(message)
 
-    def _record_response(self, response: ModelResponse, sink: _CallSink) -> Message:
+    def _record_response(
+        self, response: ModelResponse, sink: CallSink, *, incomplete: str | None = None
+    ) -> Message:
         message = sink.message or Message(role="assistant")
         message.content = strip_surrogates(response.text)
         message.reasoning = response.reasoning or None
@@ -828,6 +876,8 @@ class Agent:
         message.finish_reason = response.finish_reason
         message.usage = response.usage
         message.partial = False
+        if incomplete:
+            message.meta = {**message.meta, "incomplete": incomplete}
         if sink.message is None:
             self._append(message)
         else:
@@ -930,37 +980,12 @@ class _Interrupted(InterruptedByUser):
 
 
 class _CallFailed(Exception):
-    def __init__(self, classified: ClassifiedError):
+    """A model call failed for good; `kept` is the text of the reply it had streamed (kept, marked)."""
+
+    def __init__(self, classified: ClassifiedError, kept: str = ""):
         super().__init__(classified.message)
         self.classified = classified
-
-
-def make_transport(settings: Settings) -> Transport:
-    api_key = settings.api_key.get_secret_value() if settings.api_key else None
-    if settings.api_mode == "anthropic":
-        from agent.transports.anthropic import AnthropicTransport
-
-        return AnthropicTransport(
-            model=settings.model,
-            base_url=settings.base_url,
-            api_key=api_key,
-            stale_timeout=settings.stale_timeout,
-            connect_timeout=settings.connect_timeout,
-        )
-    from agent.transports.openai_chat import OpenAIChatTransport
-
-    base_url = settings.base_url
-    if not base_url:
-        from agent.config import PROVIDER_DEFAULT_URLS
-
-        base_url = PROVIDER_DEFAULT_URLS.get(settings.provider or "openai")
-    return OpenAIChatTransport(
-        model=settings.model,
-        base_url=base_url,
-        api_key=api_key,
-        stale_timeout=settings.stale_timeout,
-        connect_timeout=settings.connect_timeout,
-    )
+        self.kept = kept
 
 
 __all__ = ["Agent", "TurnResult", "make_transport"]

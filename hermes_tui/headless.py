@@ -1,7 +1,9 @@
 """`hermes-tui -z PROMPT`: one turn with no TUI. The answer goes to stdout, a trace of tools to stderr.
 
-Exit 0 when the turn completed (or ended on its budget with a summary), 1 with a one-line error otherwise,
-130 on Ctrl+C. Risky commands are denied unless `--yolo`: nobody is there to approve them.
+Exit 0 when the turn completed (or ended on its budget with a summary), 1 with a one-line error otherwise
+(a reply that broke off, was cut at the output limit, went to thinking or was empty: whatever it wrote is
+still printed, the line says why it is not whole), 130 on Ctrl+C. Risky commands are denied unless
+`--yolo`: nobody is there to approve them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from contextlib import ExitStack
 from typing import TextIO
 
 from agent.config import LoadedSettings
-from agent.events import AgentEvent, StatusNotice, ToolFinished, ToolStarted
+from agent.events import AgentEvent, StatusNotice, StreamStalled, ToolFinished, ToolStarted
+from agent.exit_reasons import is_success
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 
 
@@ -36,6 +39,8 @@ class HeadlessUI:
             self._line(f"┊ {event.name}: {summary} ({event.status}, {event.duration:.1f}s)")
         elif isinstance(event, StatusNotice) and event.kind in ("warn", "retry", "error", "info"):
             self._line(f"┊ {event.text}")
+        elif isinstance(event, StreamStalled):
+            self._line(f"┊ no data from the model for {event.seconds:.0f} s")
 
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
         self._line(f"┊ clarify (no answer in headless mode): {request.question}")
@@ -91,7 +96,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             signal.signal(signal.SIGINT, previous)
         if result.final_text:
             print(result.final_text.rstrip("\n"))
-        if result.exit_reason in ("completed", "budget_exhausted"):
+        if is_success(result.exit_reason):
             return 0
         if result.exit_reason == "interrupted":
             print("hermes-tui: interrupted", file=sys.stderr)

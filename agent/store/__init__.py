@@ -2,8 +2,9 @@
 
 The package, by job: `core` (the file, its connections, write transactions, migrations run), `schema`
 (tables, FTS triggers, `MIGRATIONS`), `records` (the dataclasses handed out and row conversions),
-`sessions` (session rows), `messages` (transcript rows, approvals), `search` (query plans, ranking,
-snippets), `protocol` (`SessionStoreProtocol`, what the engine and the UI may call).
+`sessions` (session rows), `messages` (transcript rows, approvals), `turns` (why each turn ended),
+`search` (query plans, ranking, snippets), `protocol` (`SessionStoreProtocol`, what the engine and the
+UI may call).
 
 This package never imports textual.
 """
@@ -27,6 +28,7 @@ from agent.store.records import (
 from agent.store.schema import MIGRATIONS, Migration
 from agent.store.search import RANK_CANDIDATES, SNIPPET_TOKENS, SearchMixin
 from agent.store.sessions import SessionsMixin
+from agent.store.turns import TurnsMixin
 
 __all__ = [
     "BUSY_TIMEOUT_S",
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 
-class SessionStore(SessionsMixin, MessagesMixin, SearchMixin):
+class SessionStore(SessionsMixin, MessagesMixin, TurnsMixin, SearchMixin):
     """Sessions, their messages, approvals and full-text search in one SQLite file.
 
     Open it with a path (created 0600 with its parent directories); every method may be called from any

@@ -62,6 +62,7 @@ class SessionInfo:
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
     duration_s: float = 0.0
+    exit_reason: str | None = None  # why the last turn ended (Hermes' name; None before any turn)
     preview: str = ""
 
     @property
