@@ -42,7 +42,9 @@ def _settings(tmp_path: Path, **values: object) -> Settings:
 
 
 def test_a_loopback_base_url_gets_the_longer_stale_timeout(tmp_path: Path) -> None:
-    local = make_transport(_settings(tmp_path, provider="custom", base_url="http://127.0.0.1:8080/v1", model="m"))
+    local = make_transport(
+        _settings(tmp_path, provider="custom", base_url="http://127.0.0.1:8080/v1", model="m")
+    )
     remote = make_transport(_settings(tmp_path, provider="openai", model="gpt-4o"))
     assert local.stale_timeout == 900.0  # type: ignore[attr-defined]
     assert remote.stale_timeout == 180.0  # type: ignore[attr-defined]

@@ -46,7 +46,9 @@ def test_a_stream_that_breaks_off_is_retried_and_only_the_retry_is_kept(
     broken = {"text": "The half-told ans", "chunk_size": 4, "fault": {"kind": kind, "after_chunks": 2}}
     calls = [broken, {"text": "The whole answer."}]
     with ScriptedServer({"name": "t", "calls": calls}) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path, max_retries=2, **api_overrides(server, api))
+        agent, store, ui = make_agent(
+            server, hermes_home, tmp_path, max_retries=2, **api_overrides(server, api)
+        )
         result = agent.run_conversation("question")
         assert len(server.requests) == 2
     assert result.exit_reason == "completed" and result.final_text == "The whole answer."
@@ -62,7 +64,9 @@ def test_a_stream_broken_on_every_attempt_keeps_its_text_marked_incomplete(
 ) -> None:
     broken = {"text": "Partial words here", "chunk_size": 4, "fault": {"kind": "close", "after_chunks": 2}}
     with ScriptedServer({"name": "t", "calls": [broken, broken]}) as server:
-        agent, store, ui = make_agent(server, hermes_home, tmp_path, max_retries=1, **api_overrides(server, api))
+        agent, store, ui = make_agent(
+            server, hermes_home, tmp_path, max_retries=1, **api_overrides(server, api)
+        )
         result = agent.run_conversation("question")
         assert len(server.requests) == 2
     assert result.exit_reason == "stream_incomplete" and not result.completed
@@ -85,7 +89,9 @@ def test_a_server_that_omits_the_finish_reason_but_ends_the_stream_is_accepted(
 ) -> None:
     calls = [{"text": "Complete, just no finish reason.", "omit_finish_reason": True}]
     with ScriptedServer({"name": "t", "calls": calls}) as server:
-        agent, _store, ui = make_agent(server, hermes_home, tmp_path, max_retries=2, **api_overrides(server, api))
+        agent, _store, ui = make_agent(
+            server, hermes_home, tmp_path, max_retries=2, **api_overrides(server, api)
+        )
         result = agent.run_conversation("question")
         assert len(server.requests) == 1
     assert result.completed and result.final_text == "Complete, just no finish reason."
@@ -223,7 +229,9 @@ def test_empty_replies_to_the_end_are_a_clear_error_never_a_blank_completion(
 def test_a_reply_still_cut_after_the_continuations_is_kept_and_marked_truncated(
     hermes_home: Path, tmp_path: Path, api: str
 ) -> None:
-    parts = [{"text": f"part {i}. ", "finish_reason": "length"} for i in range(loop_mod.MAX_CONTINUATIONS + 1)]
+    parts = [
+        {"text": f"part {i}. ", "finish_reason": "length"} for i in range(loop_mod.MAX_CONTINUATIONS + 1)
+    ]
     with ScriptedServer({"name": "t", "calls": [*parts, {"text": "unused"}]}) as server:
         agent, store, ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         result = agent.run_conversation("write a lot")

@@ -28,7 +28,11 @@ def _idle(app: HermesApp) -> bool:
 async def test_a_reply_that_broke_off_is_shown_marked_with_one_error_line(
     hermes_home: Path, tmp_path: Path
 ) -> None:
-    broken = {"text": "Here is the first half of", "chunk_size": 5, "fault": {"kind": "close", "after_chunks": 3}}
+    broken = {
+        "text": "Here is the first half of",
+        "chunk_size": 5,
+        "fault": {"kind": "close", "after_chunks": 3},
+    }
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "tell me")
