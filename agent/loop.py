@@ -246,6 +246,7 @@ class Agent:
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
         self.approvals = None
         self._session_services()
+        self.last_context_tokens = estimate_tokens(self._wire_messages())  # the meter, before any call
 
     @property
     def transport(self) -> Transport:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -38,6 +39,7 @@ class HermesApp(App[int]):
         resume_id: str | None = None,
         open_sessions: bool = False,
         store: SessionStore | None = None,
+        first_message: str | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -45,6 +47,7 @@ class HermesApp(App[int]):
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
         self.resume_id = resume_id
         self.open_sessions = open_sessions
+        self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
         self._store = store
         from themes.apply import ThemeManager
 
@@ -67,11 +70,34 @@ class HermesApp(App[int]):
         self.theme_manager.start_watching()
         self.call_after_refresh(self._freeze_startup_objects)
         if not self.settings.is_configured:
-            from hermes_tui.screens.setup import SetupScreen
-
-            self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+            if self.open_sessions:
+                self._browse_before_setup()  # browsing and searching need no provider
+                return
+            self._show_setup()
             return
         self._open_chat()
+
+    def _show_setup(self) -> None:
+        from hermes_tui.screens.setup import SetupScreen
+
+        self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+
+    def _browse_before_setup(self) -> None:
+        """`hermes-tui sessions` with no provider: the browser first; resuming asks for a provider then."""
+        from pathlib import Path
+
+        from hermes_tui.screens.sessions import SessionsResult, SessionsScreen
+
+        self.open_sessions = False
+
+        def closed(result: SessionsResult | None) -> None:
+            if result is None:
+                self.exit(0)
+                return
+            self.resume_id = result.session_id
+            self._show_setup()
+
+        self.push_screen(SessionsScreen(self.store, export_dir=Path(self.settings.cwd)), closed)
 
     @staticmethod
     def _freeze_startup_objects() -> None:
@@ -102,14 +128,19 @@ class HermesApp(App[int]):
         from hermes_tui.screens.chat import ChatScreen
 
         chat = ChatScreen(
-            self.settings, store=self.store, resume_id=self.resume_id, flavour=self.theme_manager.spec
+            self.settings,
+            store=self.store,
+            resume_id=self.resume_id,
+            flavour=self.theme_manager.spec,
+            first_message=self.first_message,
         )
+        self.first_message = None
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
-        for problem in self.problems:
-            self.notify(str(problem), title="Configuration", severity="warning", timeout=10)
+        if self.problems:
+            self.notify(config_summary(self.problems), title="Configuration", severity="warning", timeout=10)
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)
@@ -139,10 +170,35 @@ class HermesApp(App[int]):
         if (error := self.theme_manager.persist(name)) is not None:
             self.notify(str(error), title="Theme not saved", severity="error")
 
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """The palette's Screenshot: Textual saves to ~/Downloads, which often does not exist (and then
+        fails with a traceback in a toast). Save under the working directory, else `$HERMES_HOME/screenshots`,
+        and say where."""
+        folders = [path] if path else [str(self.settings.cwd), str(self.settings.hermes_home / "screenshots")]
+        problem = ""
+        for folder in folders:
+            try:
+                os.makedirs(folder, exist_ok=True)
+                saved = self.save_screenshot(filename, folder)
+            except OSError as exc:
+                problem = f"{folder}: {exc.strerror or exc}"
+                continue
+            self.notify(f"Screenshot saved to {saved}", title="Screenshot")
+            return
+        self.notify(f"Could not save the screenshot ({problem})", title="Screenshot", severity="error")
+
     def on_unmount(self) -> None:
         self.theme_manager.stop_watching()
         if self._store is not None:
             self._store.close()
+
+
+def config_summary(problems: list[ConfigProblem]) -> str:
+    """One notice for any number of problems (six toasts covered half the screen): the first, and where
+    the rest are."""
+    if len(problems) == 1:
+        return f"{problems[0]} (the default is used)"
+    return f"{len(problems)} problems, defaults used. First: {problems[0]}. /config lists them all."
 
 
 def prewarm_model_client(settings: Settings) -> None:
@@ -173,7 +229,10 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
 
             if not servers:
                 servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))
-            return scripted_settings(servers[0], settings)
+            from agent.scripted import DEMO_MODEL
+
+            # --model names the demo's model too (the scripted server answers any name), as in -z.
+            return scripted_settings(servers[0], settings, model=settings.model if args.model else DEMO_MODEL)
 
         if args.demo or args.scenario:
             settings = start_demo()
@@ -194,6 +253,7 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             demo_factory=start_demo,
             resume_id=resume_id,
             open_sessions=open_sessions,
+            first_message=args.message if args.message and args.message.strip() else None,
         )
         code = app.run()
         return int(code or 0)

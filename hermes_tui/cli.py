@@ -16,6 +16,15 @@ from typing import Any
 SUBCOMMANDS = ("config", "sessions", "plugins")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hermes-tui")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without installing
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hermes-tui",
@@ -24,8 +33,15 @@ def build_parser() -> argparse.ArgumentParser:
         "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins.",
     )
     p.add_argument(
-        "-z", "--prompt", metavar="PROMPT", help="run one turn without the TUI and print the answer"
+        "message", nargs="?", metavar="PROMPT", help="open the TUI and send this as the first message"
     )
+    p.add_argument(
+        "-z",
+        "--prompt",
+        metavar="PROMPT",
+        help="run one turn without the TUI and print the answer ('-' reads the prompt from stdin)",
+    )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
     p.add_argument("--model", "-m", help="model name")
@@ -87,6 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         manager.load()
         print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
         return 0
+    if args.prompt is not None and args.message is not None:
+        print("hermes-tui: give the prompt once: -z PROMPT (headless) or PROMPT (the TUI)", file=sys.stderr)
+        return 2
+    if args.prompt == "-":
+        args.prompt = sys.stdin.read()
     if args.prompt is not None:
         from hermes_tui.headless import run_headless
 

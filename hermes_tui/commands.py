@@ -39,6 +39,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "personality", "Set a personality: /personality NAME|TEXT|none", "personality", takes_argument=True
     ),
+    SlashCommand("config", "Show configuration problems (the defaults used instead)", "config"),
     SlashCommand("yolo", "Toggle approving risky commands without asking", "yolo"),
     SlashCommand("compress", "Summarize the middle of the conversation to save context", "compress"),
     SlashCommand("theme", "Pick a theme (previews live)", "theme", takes_argument=True),
@@ -74,25 +75,48 @@ def reserved_names() -> frozenset[str]:
     return frozenset(BY_NAME) | frozenset(ALIASES)
 
 
-def help_text() -> str:
-    lines = ["Commands:"]
+KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "Prompt",
+        (
+            ("Enter", "send (queued while the agent works)"),
+            ("Shift+Enter", "newline (also Ctrl+J, Alt+Enter)"),
+            ("Up / Down", "prompt history"),
+            ("Tab", "complete a / command"),
+            ("Ctrl+G", "edit the prompt in $EDITOR"),
+            ("Ctrl+U", "clear the line before the cursor"),
+        ),
+    ),
+    (
+        "The turn",
+        (
+            ("Esc", "interrupt the running turn"),
+            ("Ctrl+C", "interrupt, else clear the prompt; twice to quit"),
+            ("End", "jump to the latest output"),
+            ("PageUp / PageDown", "scroll the transcript"),
+        ),
+    ),
+    (
+        "Screens",
+        (
+            ("Ctrl+R", "sessions: browse, search, resume"),
+            ("Ctrl+P", "command palette"),
+            ("F1", "this help"),
+            ("Ctrl+Q", "quit"),
+        ),
+    ),
+)
+"""The keys `/help` lists, grouped; the one place they are written down for users."""
+
+
+def help_rows(skills: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """(group, key or command, what it does) for the help screen: the keys, the commands, the skills."""
+    rows = [(group, key, text) for group, keys in KEY_GROUPS for key, text in keys]
     for c in COMMANDS:
-        key = f"  [{c.key}]" if c.key else ""
-        lines.append(f"  /{c.name:<10} {c.description}{key}")
-    lines += [
-        "",
-        "Keys:",
-        "  Enter          send (queues while the agent works)",
-        "  Shift+Enter    newline (also Ctrl+J, Alt+Enter)",
-        "  Up/Down        prompt history",
-        "  Esc            interrupt the running turn",
-        "  Ctrl+C         interrupt, else clear the prompt; twice to quit",
-        "  Ctrl+P         command palette",
-        "  Ctrl+G         edit the prompt in $EDITOR",
-        "  Ctrl+R         sessions and search",
-        "  End            jump to the latest output",
-    ]
-    return "\n".join(lines)
+        rows.append(("Commands", f"/{c.name}", c.description + (f"  ({c.key})" if c.key else "")))
+    for name, description in sorted((skills or {}).items()):
+        rows.append(("Skills", f"/{name}", description))
+    return rows
 
 
 @runtime_checkable

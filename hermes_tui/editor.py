@@ -28,7 +28,9 @@ def edit_text(text: str) -> str | None:
         return None
     with tempfile.TemporaryDirectory(prefix="hermes-prompt-") as tmp:
         path = Path(tmp) / "prompt.md"
-        path.write_text(text, encoding="utf-8")
+        # A text file ends in a newline: without one, a line the editor appends (`echo x >>`, or an
+        # editor that adds lines at the end) joins the prompt's last line.
+        path.write_text(text if not text or text.endswith("\n") else text + "\n", encoding="utf-8")
         try:
             proc = subprocess.run([*command, str(path)], check=False)
         except OSError:
@@ -36,4 +38,5 @@ def edit_text(text: str) -> str | None:
         if proc.returncode != 0:
             return None
         edited = path.read_text(encoding="utf-8", errors="replace")
+    # The newline we added (and the one editors add on save) is not part of the prompt.
     return edited[:-1] if edited.endswith("\n") and not text.endswith("\n") else edited

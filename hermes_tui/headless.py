@@ -89,9 +89,20 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         def on_sigint(signum: int, frame: object) -> None:
             agent.interrupt()
 
+        prompt = args.prompt
+        if "@" in prompt:
+            from agent.mentions import expand_mentions
+
+            expansion = expand_mentions(prompt, settings.cwd)
+            prompt = expansion.text
+            for attachment in expansion.attachments:
+                if attachment.block:
+                    print(f"┊ @ {attachment.label}", file=sys.stderr)
+            for problem in expansion.problems:
+                print(f"hermes-tui: {problem}", file=sys.stderr)
         signal.signal(signal.SIGINT, on_sigint)
         try:
-            result = agent.run_conversation(args.prompt)
+            result = agent.run_conversation(prompt)
         finally:
             signal.signal(signal.SIGINT, previous)
         if result.final_text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.exit_reasons import reply_marker
+from agent.mentions import badge_line, split_attached
 from agent.messages import Message
 from agent.tools.registry import ToolCatalog, summarize_call
 from widgets.transcript import TranscriptRecord
@@ -25,7 +26,10 @@ def records_from_messages(
                     TranscriptRecord.notice("warn", "Iteration budget exhausted: the model summarized.")
                 )
             else:
-                records.append(TranscriptRecord.user(message.content))
+                typed, attached = split_attached(message.content)
+                records.append(TranscriptRecord.user(typed))
+                if attached:
+                    records.append(TranscriptRecord.notice("info", badge_line(attached)))
         elif message.role == "assistant":
             if message.reasoning:
                 records.append(TranscriptRecord.reasoning(message.reasoning))

@@ -25,7 +25,8 @@ shows matching slash commands; Tab completes, Up/Down choose, Escape hides the l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -45,7 +46,11 @@ DEFAULT_PLACEHOLDER = "Message Hermes… (Enter to send, Shift+Enter/Ctrl+J for 
 Command = tuple[str, str]
 """A slash command as `(name, description)`; the name with or without its leading `/`."""
 
+FileSource = Callable[[str], list[str]]
+"""Where `@` completion comes from: the working tree's paths (`a/`, `a/b.py`) for a query, best first."""
+
 _PASTE_MARKERS = ("\x1b[200~", "\x1b[201~")
+_AT_TOKEN = re.compile(r'(?:^|(?<=\s))@"?([^\s"]*)$')
 
 
 def normalize_paste(text: str) -> str:
@@ -90,17 +95,17 @@ class SlashSuggestions(OptionList, can_focus=False):
     }
     """
 
-    def show(self, commands: Sequence[Command], highlighted: int) -> None:
-        """Show `commands` with `highlighted` selected, or hide the list when there are none."""
+    def show(self, commands: Sequence[Command], highlighted: int, sigil: str = "/") -> None:
+        """Show `commands` (or `@` paths, with `sigil` "@") with `highlighted` selected, or hide the list."""
         if not commands:
             self.remove_class("-visible")
             self.clear_options()
             return
-        width = max(len("/" + name.lstrip("/")) for name, _ in commands)
+        width = max(len(sigil + name.lstrip("/")) for name, _ in commands)
         self.set_options(
             Option(
                 Text.assemble(
-                    (("/" + name.lstrip("/")).ljust(width), "bold"),
+                    ((sigil + name.lstrip("/")).ljust(width), "bold"),
                     "  ",
                     Text(description, style="dim"),
                     no_wrap=True,
@@ -209,6 +214,10 @@ class PromptInput(TextArea):
         self.suggestion_view: SlashSuggestions | None = None
         self.completions: list[Command] = []
         self.completion_index = 0
+        self.file_source: FileSource | None = None
+        """Paths for `@` completion (set by the screen); None: no `@` completion."""
+        self.completion_kind = "command"  # or "file": what the dropdown lists
+        self._mention_start: tuple[int, int] | None = None  # where the `@` being completed starts
         self._completions_suppressed = False
         self._history_index: int | None = None
         self._draft = ""
@@ -219,7 +228,7 @@ class PromptInput(TextArea):
         """Every change made by the user goes through here: refresh the slash completions after it."""
         result = super().edit(edit)
         self._completions_suppressed = False
-        self._refresh_completions()
+        self.refresh_completions()
         return result
 
     async def _on_paste(self, event: events.Paste) -> None:
@@ -255,6 +264,9 @@ class PromptInput(TextArea):
     def action_submit(self) -> None:
         """Send the text (or the highlighted slash command while the dropdown is open), then clear."""
         text = self.text
+        if self.completions_visible and self.completion_kind == "file":
+            self.complete()  # Enter takes the highlighted path, as Tab does; the next Enter sends
+            return
         if self.completions_visible:
             name = self._completion_name(self.completion_index)
             if name != text.strip():
@@ -353,12 +365,25 @@ class PromptInput(TextArea):
     def set_commands(self, commands: Iterable[Command]) -> None:
         """Replace the slash-command registry."""
         self.commands = list(commands)
-        self._refresh_completions()
+        self.refresh_completions()
 
-    def _refresh_completions(self) -> None:
+    def refresh_completions(self) -> None:
+        """Recompute the dropdown for the text and cursor (after an edit, or when `@` paths arrive)."""
         document = self.document
+        if self._completions_suppressed:
+            self._set_completions([])
+            return
+        if self.file_source is not None and self.selection.is_empty:
+            row, column = self.cursor_location
+            before = document.get_line(row)[:column]
+            token = _AT_TOKEN.search(before) if "@" in before else None
+            if token is not None:
+                self._mention_start = (row, token.start())
+                paths = self.file_source(token.group(1))
+                self._set_completions([(path, "") for path in paths], kind="file")
+                return
         # Only a single-line `/word` can be a command; a 10,000-line paste never pays for a join.
-        if self._completions_suppressed or document.line_count != 1:
+        if document.line_count != 1:
             self._set_completions([])
             return
         line = document[0]
@@ -367,16 +392,18 @@ class PromptInput(TextArea):
             return
         self._set_completions(match_commands(self.commands, line))
 
-    def _set_completions(self, completions: list[Command]) -> None:
-        if completions == self.completions:
+    def _set_completions(self, completions: list[Command], kind: str = "command") -> None:
+        if completions == self.completions and kind == self.completion_kind:
             return
         self.completions = completions
+        self.completion_kind = kind
         self.completion_index = 0
         self._show_completions()
 
     def _show_completions(self) -> None:
         if self.suggestion_view is not None:
-            self.suggestion_view.show(self.completions, self.completion_index)
+            sigil = "@" if self.completion_kind == "file" else "/"
+            self.suggestion_view.show(self.completions, self.completion_index, sigil)
 
     def _move_completion(self, delta: int) -> None:
         self.completion_index = (self.completion_index + delta) % len(self.completions)
@@ -387,8 +414,21 @@ class PromptInput(TextArea):
         return "/" + self.completions[index][0].lstrip("/")
 
     def complete(self, index: int | None = None) -> None:
-        """Replace the text with the chosen command and a space, ready for its arguments."""
+        """Replace the text with the chosen command and a space, ready for its arguments; for `@`, replace
+        the mention being typed with the chosen path (a folder keeps completing inside it)."""
         if not self.completions:
+            return
+        if self.completion_kind == "file" and self._mention_start is not None:
+            path = self.completions[self.completion_index if index is None else index][0]
+            mention = f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
+            end = self.cursor_location
+            result = self.replace(
+                mention + ("" if path.endswith("/") else " "),
+                self._mention_start,
+                end,
+                maintain_selection_offset=False,
+            )
+            self.move_cursor(result.end_location)
             return
         name = self._completion_name(self.completion_index if index is None else index)
         self.replace(name + " ", (0, 0), self.document.end, maintain_selection_offset=False)

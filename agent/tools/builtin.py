@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.skills import tools as skills
-from agent.tools import clarify, files, memory, session_search, terminal, todo
+from agent.tools import clarify, files, memory, search_files, session_search, terminal, todo
 from agent.tools.registry import Tool, ToolRegistry
 
 
@@ -11,6 +11,7 @@ def builtin_tools() -> list[Tool]:
     return [
         *terminal.TOOLS,
         *files.TOOLS,
+        *search_files.TOOLS,
         *todo.TOOLS,
         *memory.TOOLS,
         *session_search.TOOLS,

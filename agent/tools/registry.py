@@ -213,8 +213,10 @@ class ToolRegistry:
         try:
             data = json.loads(raw or "{}")
         except json.JSONDecodeError as exc:
+            # json's messages sometimes end in "starting at" ("Unterminated string starting at").
+            where = "" if exc.msg.endswith(" at") else " at"
             return ToolResult.error(
-                f"Invalid JSON arguments for '{name}' ({exc.msg} at position {exc.pos}). "
+                f"Invalid JSON arguments for '{name}' ({exc.msg}{where} character {exc.pos}). "
                 "Send the arguments as one JSON object; use {} for none."
             )
         if not isinstance(data, dict):

@@ -28,6 +28,9 @@ from textual.worker import Worker, WorkerState
 
 from agent.config import Settings
 from agent.events import TurnFinished
+from agent.file_tree import FileIndex
+from agent.mentions import badge_line, expand_mentions
+from agent.path_match import rank_paths
 from agent.ui import ApprovalDecision
 from hermes_tui import commands, learning_actions
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -100,8 +103,10 @@ class ChatScreen(Screen[None]):
         store: SessionStoreProtocol,
         resume_id: str | None = None,
         flavour: ThemeSpec | None = None,
+        first_message: str | None = None,
     ) -> None:
         super().__init__()
+        self._first_message = first_message
         self.store = store
         self.resume_id = resume_id
         self.bridge = UIBridge(self)
@@ -114,6 +119,7 @@ class ChatScreen(Screen[None]):
         self._clarify: ClarifyPrompt | None = None
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
         self._interrupting = False
+        self._file_index: FileIndex | None = None
         self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
 
     # ------------------------------------------------------------------ layout
@@ -161,7 +167,25 @@ class ChatScreen(Screen[None]):
             self._welcome()
         self.status_bar.set_yolo(self.agent.yolo)
         learning_actions.refresh_skill_commands(self)
+        self.prompt_input.file_source = self._file_paths
         self.prompt_input.focus()
+        if self._first_message:
+            self.call_after_refresh(self.submit, self._first_message)
+            self._first_message = None
+
+    class FilesListed(Message):
+        """The working tree's listing for `@` completion is ready (posted from the listing thread)."""
+
+    def _file_paths(self, query: str) -> list[str]:
+        """`@` completion: the working tree's paths best first (listed in the background, then cached)."""
+        if self._file_index is None or self._file_index.root != Path(self.settings.cwd):
+            self._file_index = FileIndex(
+                Path(self.settings.cwd), on_ready=lambda: self.post_message(self.FilesListed())
+            )
+        return rank_paths(query, self._file_index.paths())
+
+    def on_chat_screen_files_listed(self, message: FilesListed) -> None:
+        self.prompt_input.refresh_completions()
 
     def _welcome(self) -> None:
         """One calm line so an empty screen still says where you are and how to get help."""
@@ -197,7 +221,10 @@ class ChatScreen(Screen[None]):
     # ------------------------------------------------------------------ input
     @on(PromptInput.Submitted)
     def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text
+        self.submit(message.text)
+
+    def submit(self, text: str) -> None:
+        """What Enter does with the prompt's text: a slash command, a queued message, or a new turn."""
         if not text.strip():
             return
         command, arg, typed = commands.parse(text)
@@ -234,12 +261,23 @@ class ChatScreen(Screen[None]):
 
     # ------------------------------------------------------------------ the turn
     def send(self, text: str) -> None:
-        """Start a turn. The app persists nothing itself: the agent does."""
+        """Start a turn. The app persists nothing itself: the agent does. `@` mentions attach what they
+        name (the model and the store get the attached text; the transcript shows what was typed)."""
         self.transcript.add_user(text)
+        wire_text = text
+        if "@" in text:
+            expansion = expand_mentions(text, Path(self.settings.cwd))
+            wire_text = expansion.text
+            if expansion.attachments:
+                labels = [a.label for a in expansion.attachments if a.block]
+                if labels:
+                    self.transcript.add_notice("info", badge_line(labels))
+                for problem in expansion.problems:
+                    self.transcript.add_notice("warn", problem)
         self.transcript.scroll_to_latest()
         self._set_busy(True)
         self.turn_view.start_turn()
-        self._worker = self._run_turn(text)
+        self._worker = self._run_turn(wire_text)
 
     @work(thread=True, exclusive=True, group="agent", exit_on_error=False)
     def _run_turn(self, text: str) -> TurnResult:
@@ -499,6 +537,7 @@ class ChatScreen(Screen[None]):
             )
             usage = agent.session_usage
             self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
+            self.status_bar.set_context(agent.last_context_tokens, agent.settings.effective_context_window)
         self.prompt_input.focus()
 
     def action_export(self, arg: str = "") -> None:
@@ -565,8 +604,22 @@ class ChatScreen(Screen[None]):
     def action_theme(self, name: str = "") -> None:
         self.post_message(self.ThemeRequested(name.strip()))
 
+    def action_config(self) -> None:
+        problems = getattr(self.app, "problems", [])
+        if not problems:
+            self.transcript.add_notice(
+                "info", "No configuration problems (`hermes-tui config` shows every value)."
+            )
+            return
+        lines = [f"{len(problems)} configuration problem(s); the defaults are used instead:"]
+        lines += [f"  {problem}" for problem in problems]
+        lines.append("`hermes-tui config` shows every value and where it came from.")
+        self.transcript.add_notice("warn", "\n".join(lines))
+
     def action_help(self) -> None:
-        self.transcript.add_notice("info", commands.help_text())
+        from hermes_tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(commands.help_rows(self.skill_commands)))
 
     def action_clear_screen(self) -> None:
         self.transcript.clear()

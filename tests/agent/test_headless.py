@@ -10,7 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(args: list[str], cwd: Path, home: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str], cwd: Path, home: Path, timeout: float = 90, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
     return subprocess.run(
@@ -20,6 +22,7 @@ def _run(args: list[str], cwd: Path, home: Path, timeout: float = 90) -> subproc
         capture_output=True,
         text=True,
         timeout=timeout,
+        input=stdin,
     )
 
 
@@ -156,3 +159,29 @@ def test_a_budget_spent_thinking_exits_1_with_that_line(hermes_home: Path, tmp_p
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.strip() == "", "the reasoning is not the answer"
     assert "whole output budget thinking" in proc.stderr.splitlines()[-1]
+
+
+def test_dash_reads_the_prompt_from_stdin(hermes_home: Path, tmp_path: Path) -> None:
+    from agent.store import SessionStore
+
+    scenario = tmp_path / "one.yaml"
+    scenario.write_text("name: one\ncalls:\n  - text: read it\n")
+    proc = _run(
+        ["-z", "-", "--scenario", str(scenario)], tmp_path, hermes_home, stdin="from a pipe\nline two\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "read it" in proc.stdout
+    store = SessionStore(hermes_home / "tui" / "state.db")
+    try:
+        (info,) = store.list_sessions()
+        users = [m.content for m in store.load(info.id).messages if m.role == "user"]
+    finally:
+        store.close()
+    assert users == ["from a pipe\nline two\n"]
+
+
+def test_version_and_prompt_given_twice(hermes_home: Path, tmp_path: Path) -> None:
+    proc = _run(["--version"], tmp_path, hermes_home)
+    assert proc.returncode == 0 and proc.stdout.startswith("hermes-tui ")
+    proc = _run(["-z", "one", "two", "--demo"], tmp_path, hermes_home)
+    assert proc.returncode == 2 and "give the prompt once" in proc.stderr

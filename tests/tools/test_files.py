@@ -12,17 +12,11 @@ from pathlib import Path
 import pytest
 
 import agent.tools.files as files
-from agent.tools.files import (
-    PatchArgs,
-    ReadFileArgs,
-    SearchFilesArgs,
-    WriteFileArgs,
-    patch,
-    read_file,
-    search_files,
-    write_file,
-)
+import agent.tools.search_files as search_module
+from agent.file_tree import GitIgnore
+from agent.tools.files import PatchArgs, ReadFileArgs, WriteFileArgs, patch, read_file, write_file
 from agent.tools.registry import ToolContext, ToolResult
+from agent.tools.search_files import SearchFilesArgs, search_files
 
 
 @dataclass
@@ -351,7 +345,7 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
         if shutil.which("rg") is None:
             pytest.skip("ripgrep is not installed")
     else:
-        monkeypatch.setattr(files.shutil, "which", lambda name: None)
+        monkeypatch.setattr(search_module.shutil, "which", lambda name: None)
     return request.param
 
 
@@ -439,7 +433,7 @@ def test_search_files_by_name(ctx: ToolContext, tree: Path, backend: str) -> Non
 def test_search_output_stays_within_budget(ctx: ToolContext, backend: str) -> None:
     (ctx.cwd / "wide.txt").write_text("".join(f"hit {i} " + "w" * 600 + "\n" for i in range(1, 301)))
     result = search(ctx, "hit", limit=300)
-    assert len(result.content) <= files.SEARCH_MAX_CHARS + 500
+    assert len(result.content) <= search_module.SEARCH_MAX_CHARS + 500
     shown = result.data["shown"]
     assert 50 < shown < 300
     assert result.content.endswith(f"[{300 - shown} more results: use offset={shown} to see more]")
@@ -474,7 +468,7 @@ def test_search_interrupted(ctx: ToolContext, tree: Path, backend: str) -> None:
 def test_gitignore_matcher(tmp_path: Path) -> None:
     gitignore = tmp_path / ".gitignore"
     gitignore.write_text("# comment\n*.pyc\n/dist\ndocs/_build/\n**/node_modules\n!important.pyc\n")
-    ig = files.GitIgnore()
+    ig = GitIgnore()
     ig.add_file(gitignore, "")
     assert ig.ignored("a/b/c.pyc", False)
     assert not ig.ignored("a/important.pyc", False)

@@ -368,3 +368,13 @@ def test_registry_parses_and_ignores_extra_keys(ctx: ToolContext) -> None:
     result = registry.run(tool, args, ctx)
     assert result.status == "ok"
     assert ctx.state["todos"] == [{"id": "1", "content": "x", "status": "pending"}]
+
+
+@pytest.mark.parametrize(
+    "raw", ['{"path": "a', '{"path": "a" "b"}', '{"path": '], ids=["unterminated", "delimiter", "value"]
+)
+def test_invalid_json_arguments_read_as_one_sentence(raw: str) -> None:
+    result = default_registry().parse_arguments("read_file", raw)
+    text = getattr(result, "content", "")
+    assert "Invalid JSON arguments for 'read_file'" in text
+    assert "at at" not in text and "character" in text

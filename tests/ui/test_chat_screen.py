@@ -400,3 +400,33 @@ async def test_text_and_enter_arriving_in_one_burst_are_sent(hermes_home: Path, 
         assert screen.prompt_input.text == ""
 
     await run_chat({"name": "t", "calls": [{"text": "hi"}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_sessions_without_a_provider_browse_first(hermes_home: Path, tmp_path: Path) -> None:
+    """`hermes-tui sessions` with no provider opens the browser (no provider needed to read); resuming
+    from it asks for a provider, then resumes."""
+    from agent.config import Settings
+    from agent.messages import Message
+    from agent.scripted import demo_scenario_path, scripted_settings
+    from agent.store import SessionStore
+    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.screens.sessions import SessionsScreen
+    from hermes_tui.screens.setup import SetupScreen
+
+    bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
+    store = SessionStore(bare.state_db)
+    session_id = store.create_session(model="m", provider="custom", cwd=str(tmp_path), system_prompt="s")
+    store.append_message(session_id, Message("user", "the quokka question"))
+    store.close()
+    with ScriptedServer(demo_scenario_path()) as server:
+        app = HermesApp(bare, open_sessions=True, demo_factory=lambda: scripted_settings(server, bare))
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), what="the browser")
+            await wait_for(pilot, lambda: "quokka" in screen_text(app), what="the session listed")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
+            await pilot.press("d")
+            screen = await wait_for(
+                pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
+            )
+            assert screen.agent.session_id == session_id

@@ -518,18 +518,21 @@ async def test_branch_without_a_hit_copies_the_whole_session(
     assert len(store.load(app.result.session_id).messages) == 4
 
 
-async def test_escape_clears_the_search_then_closes(store: SessionStore, sessions: dict[str, str]) -> None:
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_escape_clears_the_search_then_closes(
+    store: SessionStore, sessions: dict[str, str], key: str
+) -> None:
     app = browser(store)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await loaded(pilot)
         await search(pilot, screen, "docker")
         assert len(screen.rows) < 3
-        await pilot.press("escape")
+        await pilot.press(key)
         await wait_until(pilot, lambda: screen.shown_query == "")
         assert screen.search_input.value == ""
         assert len(screen.rows) == 3
         assert app.result is UNSET
-        await pilot.press("escape")
+        await pilot.press(key)
         assert app.result is None
 
 

@@ -110,6 +110,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="sessions.back"),
+        # As in the chat: Ctrl+C clears what is typed, else leaves (Textual's default says "press ctrl+q").
+        Binding("ctrl+c", "back", show=False, priority=True),
         Binding("enter", "resume", "Resume", key_display="↵", id="sessions.resume"),
         Binding("r", "rename", "Rename", id="sessions.rename"),
         Binding("d", "delete", "Delete", id="sessions.delete"),

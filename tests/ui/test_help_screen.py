@@ -1,0 +1,54 @@
+"""F1 and /help open a readable help screen: keys and commands in two columns, grouped, filtered by typing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+from agent.scripted import ScriptedServer
+from hermes_tui import commands
+from hermes_tui.app import HermesApp
+from hermes_tui.screens.help import HelpScreen, matching_rows
+from tests.ui.harness import run_chat, submit, wait_for
+
+
+def test_help_rows_hold_every_command_and_the_skills() -> None:
+    rows = commands.help_rows({"deploy-zebra": "Deploy [bold]the[/] zebra"})
+    keys = [key for _, key, _ in rows]
+    assert all(f"/{c.name}" in keys for c in commands.COMMANDS)
+    assert {"Esc", "Ctrl+R", "F1"} <= set(keys)
+    assert ("Skills", "/deploy-zebra", "Deploy [bold]the[/] zebra") in rows
+
+
+def test_filter_keeps_rows_with_every_word() -> None:
+    rows = commands.help_rows()
+    found = matching_rows(rows, "new session")
+    assert ("Commands", "/new", "Start a new session  (ctrl+n)") in found
+    assert all("new" in " ".join(r).lower() and "session" in " ".join(r).lower() for r in found)
+    assert matching_rows(rows, "zzzz-nothing") == []
+
+
+async def test_f1_opens_help_and_typing_filters_it(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help screen")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        everything = help_screen.query_one(OptionList).option_count
+        await pilot.press(*"rollback")
+        await wait_for(pilot, lambda: [k for _, k, _ in help_screen.shown_rows] == ["/rollback"])
+        assert help_screen.query_one(OptionList).option_count < everything
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed")
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_slash_help_opens_the_same_screen(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/help")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help screen")
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
