@@ -67,7 +67,6 @@ from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
-    from agent.approval.smart import SmartApprover
     from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
     from agent.store import SessionStoreProtocol
     from agent.trajectory import TrajectoryWriter
@@ -343,6 +342,7 @@ class Agent:
 
     def _make_gate(self) -> ApprovalGate:
         from agent.approval import ApprovalGate, load_allowlist
+        from agent.approval.smart import SmartApprover
 
         cfg = self.settings.tui_config_path
         allow = list(dict.fromkeys([*self.settings.command_allowlist, *load_allowlist(cfg)]))
@@ -357,16 +357,13 @@ class Agent:
             timeout=self.settings.approvals_timeout,
             interrupt=self._interrupt,
             hermes_home=self.settings.hermes_home,
-            smart=self._smart_approver() if self.settings.approvals_mode == "smart" else None,
+            # smart mode's reviewing model: the session's own endpoint, on a transport of its own
+            smart=SmartApprover(lambda: make_transport(self.settings))
+            if self.settings.approvals_mode == "smart"
+            else None,
         )
         gate.yolo = self.yolo
         return gate
-
-    def _smart_approver(self) -> SmartApprover:
-        """Smart approval's reviewing model: the session's own endpoint, on a transport of its own."""
-        from agent.approval.smart import SmartApprover
-
-        return SmartApprover(lambda: make_transport(self.settings))
 
     def _append(self, message: Message) -> None:
         message.content = strip_surrogates(message.content)
@@ -408,8 +405,22 @@ class Agent:
         ) -> TurnResult:
             self._wire_nudge = []
             self._set_status(exit_reasons.session_status(reason))
+            if self.store is not None:
+                try:
+                    self.store.add_usage(
+                        self.session_id,
+                        input_tokens=turn_usage.prompt_tokens,
+                        output_tokens=turn_usage.completion_tokens,
+                        cache_read_tokens=turn_usage.cache_read_tokens,
+                        cache_write_tokens=turn_usage.cache_write_tokens,
+                        reasoning_tokens=turn_usage.reasoning_tokens,
+                        api_calls=api_calls,
+                        duration_s=time.monotonic() - started,
+                    )
+                except Exception:
+                    pass
             line = error.user_line() if error else None
-            self._record_turn_end(reason, line, turn_usage, api_calls, started)
+            self._record_exit(reason, line, api_calls)
             if reason == exit_reasons.COMPLETED and self._is_first_turn():
                 self._title_in_background(text, final)
             leftover = self._take_steer() or None
@@ -458,16 +469,8 @@ class Agent:
 
             if reply_outcomes.is_empty(response):
                 empty_replies += 1
-                if empty_replies == 1 or self._fall_back_after_empty(empty_replies):
-                    if empty_replies == 1:
-                        after_tools = bool(self.messages) and self.messages[-1].role == "tool"
-                        self._wire_nudge = reply_outcomes.nudge_messages(after_tools)
-                        self.ui.on_event(
-                            StatusNotice(
-                                kind="retry", text="The model returned an empty reply: asking again."
-                            )
-                        )
-                    carried = self._withdraw(sink, exit_reasons.EMPTY_RESPONSE)
+                carried = self._ask_again_after_empty(sink, empty_replies)
+                if carried is not None:
                     continue
                 self._keep_empty(sink, response)
                 error = reply_outcomes.empty_response_error(fell_back=empty_replies > 2)
@@ -512,28 +515,13 @@ class Agent:
                 return finish("error:content_filter", final or CONTENT_FILTER_TEXT)
             return finish("completed", "".join(parts) + response.text)
 
-    def _record_turn_end(
-        self, reason: str, line: str | None, usage: Usage, api_calls: int, started: float
-    ) -> None:
-        """The turn's usage and its exit reason (Hermes' name) in the store."""
+    def _record_exit(self, reason: str, line: str | None, api_calls: int) -> None:
+        """Why the turn ended, in Hermes' words, with the line the user was shown (`hermes-tui sessions`)."""
         if self.store is None:
             return
+        index = self._turn_user_index
+        user = self.messages[index] if 0 <= index < len(self.messages) else None
         try:
-            self.store.add_usage(
-                self.session_id,
-                input_tokens=usage.prompt_tokens,
-                output_tokens=usage.completion_tokens,
-                cache_read_tokens=usage.cache_read_tokens,
-                cache_write_tokens=usage.cache_write_tokens,
-                reasoning_tokens=usage.reasoning_tokens,
-                api_calls=api_calls,
-                duration_s=time.monotonic() - started,
-            )
-            user = (
-                self.messages[self._turn_user_index]
-                if 0 <= self._turn_user_index < len(self.messages)
-                else None
-            )
             self.store.record_turn(
                 self.session_id,
                 exit_reason=exit_reasons.stored_name(reason),
@@ -544,14 +532,18 @@ class Agent:
         except Exception:
             pass
 
-    def _fall_back_after_empty(self, empty_replies: int) -> bool:
-        """The nudge did not help: the next fallback provider gets a try (False when none is left)."""
-        return empty_replies > 1 and self._activate_fallback(reply_outcomes.EMPTY_AGAIN)
-
-    def _withdraw(self, sink: CallSink, reason: str) -> CallSink:
-        """An empty reply is asked again: what it showed (reasoning) goes, its row is reused."""
+    def _ask_again_after_empty(self, sink: CallSink, empty_replies: int) -> CallSink | None:
+        """An empty reply is asked again once with Hermes' nudge, then each fallback provider gets a try.
+        What it showed (reasoning) is withdrawn; the sink (its row) serves the next attempt. None: give up."""
+        if empty_replies == 1:
+            after_tools = bool(self.messages) and self.messages[-1].role == "tool"
+            self._wire_nudge = reply_outcomes.nudge_messages(after_tools)
+            notice = "The model returned an empty reply: asking again."
+            self.ui.on_event(StatusNotice(kind="retry", text=notice))
+        elif not self._activate_fallback(reply_outcomes.EMPTY_AGAIN):
+            return None
         if sink.shown:
-            self.ui.on_event(StreamDiscarded(reason=reason))
+            self.ui.on_event(StreamDiscarded(reason=exit_reasons.EMPTY_RESPONSE))
         sink.reset()
         return sink
 
