@@ -98,6 +98,28 @@ def test_a_server_that_omits_the_finish_reason_but_ends_the_stream_is_accepted(
     assert not ui.of_type(StreamDiscarded)
 
 
+def test_a_stream_that_keeps_breaking_off_falls_back(hermes_home: Path, tmp_path: Path) -> None:
+    broken = {"text": "Never finished", "chunk_size": 4, "fault": {"kind": "close", "after_chunks": 1}}
+    with (
+        ScriptedServer({"name": "primary", "calls": [broken, broken]}) as primary,
+        ScriptedServer({"name": "fallback", "calls": [{"text": "From the fallback."}]}) as fallback,
+    ):
+        agent, store, ui = make_agent(
+            primary,
+            hermes_home,
+            tmp_path,
+            max_retries=1,
+            fallback_providers=[
+                FallbackProvider(provider="custom", model="backup", base_url=fallback.openai_base_url)
+            ],
+        )
+        result = agent.run_conversation("question")
+        assert len(primary.requests) == 2 and len(fallback.requests) == 1
+    assert result.completed and result.final_text == "From the fallback."
+    assert _shown_after_last_discard(ui.events) == "From the fallback."
+    assert [m.content for m in _assistant_rows(store, result.session_id)] == ["From the fallback."]
+
+
 # --------------------------------------------------------------------------------------- think blocks
 
 

@@ -178,3 +178,18 @@ def test_the_preview_says_how_each_call_ended_even_between_head_and_tail(tmp_pat
     assert "terminal: false  failed (exit 1)" in plain
     assert "read_file: a.txt  ok" in plain
     assert "last turn ended: stream_incomplete" in plain
+
+
+def test_an_export_says_which_reply_did_not_finish(tmp_path: Path) -> None:
+    from hermes_tui.export import export_markdown
+
+    store = SessionStore(tmp_path / "state.db")
+    try:
+        sid = store.create_session(model="m", provider="custom", cwd="/tmp/p", system_prompt="s")
+        store.append_message(sid, Message("user", "write it"))
+        store.append_message(sid, Message("assistant", "part one", meta={"incomplete": "truncated"}))
+        text = export_markdown(store, sid)
+    finally:
+        store.close()
+    assert "part one" in text
+    assert "Truncated: the reply is still cut at the output limit." in text
