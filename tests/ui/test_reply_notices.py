@@ -175,7 +175,7 @@ def test_the_preview_says_how_each_call_ended_even_between_head_and_tail(tmp_pat
         store.close()
     plain = text.plain
     assert "no result" not in plain
-    assert "terminal: false  failed (exit 1)" in plain
+    assert "terminal: false  failed: exit 1" in plain
     assert "read_file: a.txt  ok" in plain
     assert "last turn ended: stream_incomplete" in plain
 
