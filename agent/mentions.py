@@ -23,14 +23,17 @@ __all__ = [
     "Attachment",
     "Expansion",
     "Mention",
+    "attached_block",
     "badge_line",
     "expand_mentions",
     "find_mentions",
     "split_attached",
+    "with_attached",
 ]
 
-ATTACHED_HEADER = "--- Attached by @ mentions ---"
-"""Separates what the user typed from what the mentions attached (`split_attached` finds it again)."""
+ATTACHED_HEADER = "--- Attached context ---"
+"""Separates what the user typed from what was attached to it (`@` mentions, `!` shell output);
+`split_attached` finds it again to show the message as typed."""
 
 MAX_FILE_CHARS = 60_000
 MAX_TOTAL_CHARS = 200_000
@@ -134,10 +137,13 @@ def expand_mentions(
             continue
         budget -= len(attachment.block)
         expansion.attachments.append(attachment)
-    blocks = [a.block for a in expansion.attachments if a.block]
-    if blocks:
-        expansion.text = f"{text}\n\n{ATTACHED_HEADER}\n\n" + "\n\n".join(blocks)
+    expansion.text = with_attached(text, [a.block for a in expansion.attachments if a.block])
     return expansion
+
+
+def with_attached(typed: str, blocks: list[str]) -> str:
+    """The typed text, then the attached blocks under one header (nothing added when there are none)."""
+    return f"{typed}\n\n{ATTACHED_HEADER}\n\n" + "\n\n".join(blocks) if blocks else typed
 
 
 def split_attached(content: str) -> tuple[str, list[str]]:
@@ -145,9 +151,7 @@ def split_attached(content: str) -> tuple[str, list[str]]:
     typed, sep, rest = content.partition(f"\n\n{ATTACHED_HEADER}\n\n")
     if not sep:
         return content, []
-    labels = [
-        m.group(1) for m in re.finditer(r"^<attached (?:file|folder|git) label=\"([^\"\n]*)\"", rest, re.M)
-    ]
+    labels = [m.group(1) for m in re.finditer(r"^<attached [a-z]+ label=\"([^\"\n]*)\">$", rest, re.M)]
     return typed, labels
 
 
@@ -193,7 +197,7 @@ def _secret(path: Path) -> bool:
     return any(path == home / d or path.is_relative_to(home / d) for d in _SECRET_DIRS)
 
 
-def _block(kind: str, label: str, body: str, note: str = "") -> str:
+def attached_block(kind: str, label: str, body: str, note: str = "") -> str:
     """One attachment for the model: a header naming it, the body fenced so Markdown inside stays inside."""
     fence = "`" * max(3, _longest_backtick_run(body) + 1)
     tail = f"\n{note}" if note else ""
@@ -215,7 +219,7 @@ def _file(mention: Mention, path: Path, shown: str, budget: int) -> Attachment:
     if b"\x00" in head:
         label = f"{shown} · binary, {format_size(size)}"
         body = f"{shown} is a binary file ({format_size(size)}); not inlined: use tools to inspect it."
-        return Attachment(mention, label, _block("file", label, body))
+        return Attachment(mention, label, attached_block("file", label, body))
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -251,7 +255,7 @@ def _file(mention: Mention, path: Path, shown: str, budget: int) -> Attachment:
         else f"{shown} (empty)"
     )
     return Attachment(
-        mention, label, _block("file", label, numbered, note), problem=problem, truncated=truncated
+        mention, label, attached_block("file", label, numbered, note), problem=problem, truncated=truncated
     )
 
 
@@ -281,7 +285,7 @@ def _listing(mention: Mention, path: Path, cwd: Path, budget: int) -> Attachment
         f"[listing cut at {kept} files; use search_files to see more]" if more or kept < len(entries) else ""
     )
     return Attachment(
-        mention, label, _block("folder", label, body or "(no files)", note), truncated=bool(note)
+        mention, label, attached_block("folder", label, body or "(no files)", note), truncated=bool(note)
     )
 
 
@@ -303,5 +307,5 @@ def _git_diff(mention: Mention, cwd: Path, budget: int) -> Attachment:
     label = f"{name} · {files} file{'s' if files != 1 else ''}"
     note = f"[diff cut after {kept} of {len(lines)} lines (size cap)]" if kept < len(lines) else ""
     return Attachment(
-        mention, label, _block("git", label, body or "(no changes)", note), truncated=bool(note)
+        mention, label, attached_block("git", label, body or "(no changes)", note), truncated=bool(note)
     )

@@ -40,6 +40,7 @@ class HermesApp(App[int]):
         open_sessions: bool = False,
         store: SessionStore | None = None,
         first_message: str | None = None,
+        reload_settings: Callable[[], LoadedSettings] | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -48,6 +49,7 @@ class HermesApp(App[int]):
         self.resume_id = resume_id
         self.open_sessions = open_sessions
         self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
+        self.reload_settings = reload_settings  # the command line's layers again, after the setup screen
         self._store = store
         from themes.apply import ThemeManager
 
@@ -118,8 +120,28 @@ class HermesApp(App[int]):
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
             self._open_chat()
+        elif choice == "configured":
+            self._start_configured()
         else:
             self.exit(0)
+
+    def _start_configured(self) -> None:
+        """The setup screen saved a key and a model: read the settings again and start, no restart."""
+        from agent.config import load_settings
+
+        flags = {"hermes_home": str(self.settings.hermes_home), "cwd": str(self.settings.cwd)}
+        loaded = self.reload_settings() if self.reload_settings is not None else load_settings(flags)
+        if not loaded.settings.is_configured:
+            problem = "; ".join(str(p) for p in loaded.problems) or "the saved key or model was not read"
+            self.notify(f"Still not configured: {problem}", severity="error", timeout=10)
+            self._show_setup()
+            return
+        self.settings = loaded.settings
+        self.problems = loaded.problems
+        self._open_chat()
+
+    def on_setup_screen_configured(self, message: SetupScreen.Configured) -> None:
+        self._after_setup("configured")
 
     def on_setup_screen_start_demo(self, message: SetupScreen.StartDemo) -> None:
         self._after_setup("demo")
@@ -219,7 +241,13 @@ def prewarm_model_client(settings: Settings) -> None:
         pass
 
 
-def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: bool = False) -> int:
+def run_app(
+    args: argparse.Namespace,
+    loaded: LoadedSettings,
+    *,
+    open_sessions: bool = False,
+    reload_settings: Callable[[], LoadedSettings] | None = None,
+) -> int:
     settings = loaded.settings
     with ExitStack() as stack:
         servers: list[ScriptedServer] = []  # started at most once, on first use
@@ -254,6 +282,7 @@ def run_app(args: argparse.Namespace, loaded: LoadedSettings, *, open_sessions: 
             resume_id=resume_id,
             open_sessions=open_sessions,
             first_message=args.message if args.message and args.message.strip() else None,
+            reload_settings=reload_settings,
         )
         code = app.run()
         return int(code or 0)

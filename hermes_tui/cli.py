@@ -117,7 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package
         print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
         return 2
-    return run_app(args, loaded, open_sessions=command == "sessions")
+    return run_app(
+        args, loaded, open_sessions=command == "sessions", reload_settings=lambda: load_settings(_flags(args))
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

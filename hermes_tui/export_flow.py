@@ -36,15 +36,18 @@ class ExportFlow:
         if not session_id:
             self.report("warn", "Nothing to export yet: send a message first.")
             return
+        from hermes_tui.screens.sessions import ExportPathModal
+
         if arg.strip():
             path = Path(arg.strip()).expanduser()
             path = path if path.is_absolute() else self.cwd / path
-            self._write_in_worker(session_id, path, format_for_path(path))
-            return
-        from hermes_tui.screens.sessions import ExportPathModal
-
-        info = self.store.get_session(session_id)
-        default = f"./{default_export_path(info).name}" if info is not None else ""
+            if not path.exists() and path.parent.is_dir():
+                self._write_in_worker(session_id, path, format_for_path(path))
+                return
+            default = arg.strip()  # replacing a file or creating folders: asked first, in the dialog
+        else:
+            info = self.store.get_session(session_id)
+            default = f"./{default_export_path(info).name}" if info is not None else ""
 
         def chosen(answer: tuple[Path, ExportFormat] | None) -> None:
             if answer:

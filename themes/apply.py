@@ -14,16 +14,14 @@ All methods run on the UI thread, except the watcher callback, which hops there 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
 from textual.app import App
 from textual.message import Message
 
-from agent.fileio import atomic_write_text
+from agent.settings_file import SettingNotSaved, save_setting
 from themes.loader import (
     ThemeError,
     builtin_themes,
@@ -254,55 +252,9 @@ class ThemeManager:
 
     def persist(self, name: str) -> ThemeError | None:
         """Save `skin: <name>` in `persist_path`, keeping its other keys (and comments, where possible).
-
-        Read-modify-write with an atomic replace; the file is created 0600. A file that is not valid YAML
-        is left alone and reported.
-        """
-        path = self.persist_path
-        text = ""
+        A settings file that cannot be read or is not valid YAML is left alone and reported."""
         try:
-            if path.exists():
-                text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return ThemeError(path, None, "skin", f"cannot read the settings file ({exc})")
-        try:
-            data = yaml.safe_load(text) if text.strip() else {}
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            return ThemeError(
-                path, line, "skin", "not saved: the settings file is not valid YAML; fix it first"
-            )
-        if data is None:
-            data = {}
-        if not isinstance(data, dict):
-            return ThemeError(path, 1, "skin", "not saved: the settings file is not a mapping of keys")
-        new_text = _set_top_level_key(text, "skin", name)
-        try:
-            check = yaml.safe_load(new_text)
-        except yaml.YAMLError:
-            check = None
-        expected = {**data, "skin": name}
-        if check != expected:  # an unusual layout (flow mapping, multi-line value): rewrite the whole file
-            new_text = yaml.safe_dump(expected, sort_keys=False, allow_unicode=True)
-        try:
-            atomic_write_text(path, new_text)
-        except OSError as exc:
-            return ThemeError(path, None, "skin", f"not saved: {exc.strerror or exc}")
+            save_setting(self.persist_path, "skin", name)
+        except SettingNotSaved as exc:
+            return ThemeError(self.persist_path, None, "skin", f"not saved: {exc}")
         return None
-
-
-_TOP_LEVEL_KEY = r"^{key}[ \t]*:(?![^\n#]*[{{\[|>&*])[^\n]*$"
-
-
-def _set_top_level_key(text: str, key: str, value: str) -> str:
-    """Replace the line of a top-level `key: scalar`, or append one; other lines stay as they were."""
-    line = yaml.safe_dump({key: value}, allow_unicode=True, default_flow_style=False).rstrip("\n")
-    pattern = re.compile(_TOP_LEVEL_KEY.format(key=re.escape(key)), re.MULTILINE)
-    if len(pattern.findall(text)) == 1:
-        return pattern.sub(lambda _m: line, text, count=1)
-    if re.search(rf"^{re.escape(key)}[ \t]*:", text, re.MULTILINE):
-        return ""  # present but not as one simple line: the caller rewrites the whole file
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return text + line + "\n"

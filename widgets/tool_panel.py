@@ -170,6 +170,7 @@ class ToolPanel(Widget, can_focus=True):
 
     ICONS: ClassVar[dict[str, str]] = {
         "terminal": "💻",
+        "shell": "🐚",  # the user's own `!` command
         "read_file": "📖",
         "write_file": "✍️",
         "patch": "🔧",
@@ -200,8 +201,8 @@ class ToolPanel(Widget, can_focus=True):
     }
 
     DIFF_TOOLS: ClassVar[frozenset[str]] = frozenset({"write_file", "patch", "skill_manage"})
-    EXPANDED_ON_SUCCESS: ClassVar[frozenset[str]] = frozenset({"todo"})
-    """Tools whose successful result is worth showing without a click."""
+    EXPANDED_ON_SUCCESS: ClassVar[frozenset[str]] = frozenset({"todo", "shell"})
+    """Tools whose successful result is worth showing without a click (`shell`: the user asked to see it)."""
 
     TAIL_LINES: ClassVar[int] = 30
     MAX_OUTPUT_CHARS: ClassVar[int] = 200_000

@@ -213,6 +213,8 @@ class Scenario(_Strict):
     name: str = "scenario"
     description: str = ""
     model: str = "scripted"
+    models: list[str] = Field(default_factory=list)
+    """More model names `GET /models` lists after `model` (for the model picker)."""
     calls: list[ModelCall] = Field(default_factory=list)
     fallback: ModelCall | None = None
     """Played whenever `calls` is exhausted. Without it, an exhausted scenario answers HTTP 500."""

@@ -514,25 +514,27 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         if path in _MODELS_PATHS:
-            model = self.server.owner.scenario.model
+            scenario = self.server.owner.scenario
+            names = [scenario.model, *scenario.models]
             self._send_json(
                 200,
                 {
                     "object": "list",
                     "data": [
                         {
-                            "id": model,
+                            "id": name,
                             "object": "model",
                             "type": "model",
-                            "display_name": model,
+                            "display_name": name,
                             "created": 0,
                             "created_at": "1970-01-01T00:00:00Z",
                             "owned_by": "scripted",
                         }
+                        for name in names
                     ],
                     "has_more": False,
-                    "first_id": model,
-                    "last_id": model,
+                    "first_id": names[0],
+                    "last_id": names[-1],
                 },
             )
         else:

@@ -29,7 +29,8 @@ from textual.worker import Worker, WorkerState
 from agent.config import Settings
 from agent.events import TurnFinished
 from agent.file_tree import FileIndex
-from agent.mentions import badge_line, expand_mentions
+from agent.mentions import badge_line, expand_mentions, with_attached
+from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
 from agent.ui import ApprovalDecision
 from hermes_tui import commands, learning_actions
@@ -38,6 +39,7 @@ from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
 from hermes_tui.notifications import request_attention
 from hermes_tui.session_service import SessionService
+from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
 from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
@@ -120,6 +122,9 @@ class ChatScreen(Screen[None]):
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
         self._interrupting = False
         self._file_index: FileIndex | None = None
+        self.shell = ShellRunner(
+            self.bridge, cwd=lambda: Path(self.settings.cwd), hermes_home=settings.hermes_home
+        )
         self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
 
     # ------------------------------------------------------------------ layout
@@ -237,7 +242,29 @@ class ChatScreen(Screen[None]):
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
+        if (command := shell_command(text)) is not None:
+            self.run_shell(command, text)
+            return
         self.send(text)
+
+    def run_shell(self, command: str, typed: str) -> None:
+        """`!command`: run it in the user's shell now; its output goes with the next message."""
+        self.transcript.add_user(typed)
+        self._set_busy(True)
+        self.turn_view.start_turn()
+
+        def done(run: ShellRun) -> None:
+            try:
+                self.app.call_from_thread(self._shell_done, run)
+            except RuntimeError:  # the app is closing
+                pass
+
+        self.shell.start(command, done)
+
+    def _shell_done(self, run: ShellRun) -> None:
+        self._drain()
+        self.transcript.add_notice("info", "Its output goes with your next message.")
+        self._end_turn()
 
     @on(QueuedMessages.EditRequested)
     def _on_edit_queued(self, message: QueuedMessages.EditRequested) -> None:
@@ -261,19 +288,23 @@ class ChatScreen(Screen[None]):
 
     # ------------------------------------------------------------------ the turn
     def send(self, text: str) -> None:
-        """Start a turn. The app persists nothing itself: the agent does. `@` mentions attach what they
-        name (the model and the store get the attached text; the transcript shows what was typed)."""
+        """Start a turn. The app persists nothing itself: the agent does. What `!` commands printed since
+        the last message and what `@` mentions name are attached to it (the model and the store get them;
+        the transcript shows what was typed and a badge line)."""
         self.transcript.add_user(text)
-        wire_text = text
+        context = self.shell.take_context()
+        labels = [label for label, _ in context]
+        blocks = [block for _, block in context]
         if "@" in text:
             expansion = expand_mentions(text, Path(self.settings.cwd))
-            wire_text = expansion.text
-            if expansion.attachments:
-                labels = [a.label for a in expansion.attachments if a.block]
-                if labels:
-                    self.transcript.add_notice("info", badge_line(labels))
-                for problem in expansion.problems:
-                    self.transcript.add_notice("warn", problem)
+            attached = [a for a in expansion.attachments if a.block]
+            blocks += [a.block for a in attached]
+            labels += [a.label for a in attached]
+            for problem in expansion.problems:
+                self.transcript.add_notice("warn", problem)
+        if labels:
+            self.transcript.add_notice("info", badge_line(labels))
+        wire_text = with_attached(text, blocks)
         self.transcript.scroll_to_latest()
         self._set_busy(True)
         self.turn_view.start_turn()
@@ -331,7 +362,7 @@ class ChatScreen(Screen[None]):
             return
         queued = self.query_one(QueuedMessages).pop_next()
         if queued is not None:
-            self.send(queued)
+            self.submit(queued)
         elif self.app.screen is self:
             self.prompt_input.focus()
 
@@ -380,6 +411,8 @@ class ChatScreen(Screen[None]):
     def action_interrupt(self) -> None:
         if self._clarify is not None:
             self._close_clarify(None)
+            return
+        if self.shell.stop():
             return
         if self.busy:
             self.session.interrupt()
@@ -476,18 +509,43 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("info", "YOLO off: risky commands ask for approval again.")
 
     def action_model(self, name: str = "") -> None:
+        """`/model`: a picker of the provider's models; `/model NAME` switches, refusing a name the provider
+        does not list (with the closest ones). When the list cannot be read, any name is taken."""
         name = name.strip()
-        if not name:
-            self.transcript.add_notice("info", f"Model: {self.settings.model}. Switch with /model NAME.")
-            return
         if self.busy:
             self.transcript.add_notice(
                 "warn", "The model switches for the next turn: wait for this one to end."
             )
             return
+        if not name:
+            from hermes_tui.screens.model_picker import ModelPicker
+
+            settings = self.settings
+            picker = ModelPicker(settings.model, lambda: load_catalog(settings))
+            self.app.push_screen(picker, lambda chosen: self.action_model(chosen) if chosen else None)
+            return
+        self._check_model(name)
+
+    @work(thread=True, exclusive=True, group="model-check", exit_on_error=False)
+    def _check_model(self, name: str) -> None:
+        catalog = load_catalog(self.settings)
+        self.app.call_from_thread(self._model_checked, name, catalog)
+
+    def _model_checked(self, name: str, catalog: ModelCatalog) -> None:
+        if not catalog.has(name):
+            close = closest_models(name, catalog.models)
+            hint = f" Closest: {', '.join(close)}." if close else ""
+            self.transcript.add_notice(
+                "warn", f"The provider has no model {name!r}.{hint} /model lists them all."
+            )
+            return
+        if self.busy:
+            self.transcript.add_notice("warn", "A turn started: switch the model when it ends.")
+            return
         self.session.switch_model(name)
         self.status_bar.set_model(name)
-        self.transcript.add_notice("info", f"Model switched to {name} for the next turn.")
+        unchecked = "" if catalog.known else f" (not checked: {catalog.problem})"
+        self.transcript.add_notice("info", f"Model switched to {name} for the next turn.{unchecked}")
 
     # ------------------------------------------------------------------ commands: sessions
     def action_new_session(self) -> None:

@@ -14,14 +14,15 @@ class ExportPathModal(PromptModal):
     """Asks for a path; dismisses with (path, "markdown" | "json") or None.
 
     A path ending in `.json` exports JSON, anything else Markdown; a relative path is taken from
-    `base_dir`. A directory is refused; an existing file must be confirmed with a second Enter."""
+    `base_dir`, and the field shows the absolute path it means as you type. The suggested name is selected,
+    so typing replaces it (appending to it made `./go.md/tmp/x.md`). A directory is refused; replacing a
+    file or creating a missing folder must be confirmed with a second Enter."""
 
     def __init__(self, default_path: str, base_dir: Path | None = None) -> None:
         super().__init__(
             "Export session",
             default_path,
             hint="enter export · esc cancel · .json exports JSON, anything else Markdown",
-            cursor_at_end=True,
         )
         self.base_dir = base_dir
 
@@ -41,9 +42,19 @@ class ExportPathModal(PromptModal):
                 return PromptIssue(f"{shown} is a directory: add a file name.")
             if path.exists():
                 return PromptIssue(f"{shown} exists. Press enter again to replace it.", confirm=True)
+            if not path.parent.exists():
+                return PromptIssue(
+                    f"The folder {path.parent} does not exist. Press enter again to create it.", confirm=True
+                )
         except OSError as exc:
             return PromptIssue(f"Cannot use {shown}: {exc.strerror or exc}")
         return None
+
+    def preview(self, value: str) -> str:
+        if not value.strip():
+            return ""
+        path = self._resolve(value)
+        return f"→ {path.absolute()} ({format_for_path(path)})"
 
     def result(self, value: str) -> tuple[Path, ExportFormat]:
         path = self._resolve(value)

@@ -38,6 +38,8 @@ _DIALOG_CSS = """
     & .dialog-hint { color: $text-muted; height: auto; margin-top: 1; }
     & .dialog-error { color: $error; height: auto; display: none; }
     & .dialog-error.-visible { display: block; }
+    & #prompt-preview { margin-top: 0; display: none; }
+    & #prompt-preview.-visible { display: block; }
     & .dialog-warning { color: $warning; }
     & Input { margin-top: 1; }
     & #buttons { height: auto; align-horizontal: right; margin-top: 1; }
@@ -163,6 +165,10 @@ class PromptModal(ModalScreen[Any]):
                 id="prompt-input",
                 select_on_focus=True,
             )
+            preview = self.preview(self.initial)
+            yield Static(
+                Text(preview), id="prompt-preview", classes="dialog-hint" + (" -visible" if preview else "")
+            )
             yield Static("", id="prompt-error", classes="dialog-error")
             yield Static(Text(self.hint), classes="dialog-hint")
 
@@ -170,6 +176,10 @@ class PromptModal(ModalScreen[Any]):
         if self.cursor_at_end:
             field = self.query_one(Input)
             field.cursor_position = len(field.value)
+
+    def preview(self, value: str) -> str:
+        """A muted line under the field, updated as the user types (what the value will mean); "" for none."""
+        return ""
 
     def check(self, value: str) -> PromptIssue | None:
         """None when `value` can be taken; override to validate."""
@@ -189,6 +199,10 @@ class PromptModal(ModalScreen[Any]):
     def _changed(self, event: Input.Changed) -> None:
         self._warned = None
         self.query_one("#prompt-error", Static).set_class(False, "-visible")
+        preview = self.preview(event.value)
+        shown = self.query_one("#prompt-preview", Static)
+        shown.update(Text(preview))
+        shown.set_class(bool(preview), "-visible")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -18,11 +18,19 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Select, Static
 
+from agent.settings_file import SettingNotSaved, save_env_value, save_setting
 from widgets.card import card_css
 
-SetupChoice = Literal["demo", "quit"]
+SetupChoice = Literal["demo", "quit", "configured"]
+
+KEY_PROVIDERS: tuple[tuple[str, str, str, str], ...] = (
+    # (shown, provider, key variable, a model to start with: /model lists the rest)
+    ("OpenRouter", "openrouter", "OPENROUTER_API_KEY", "anthropic/claude-sonnet-4.5"),
+    ("OpenAI", "openai", "OPENAI_API_KEY", "gpt-4.1"),
+    ("Anthropic", "anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+)
 
 CONFIG_EXAMPLE = """\
 model:
@@ -106,6 +114,13 @@ class SetupScreen(Screen[SetupChoice]):
             color: $text-warning;
             border-left: outer $warning;
         }
+        #setup-key-row, #setup-model-row {
+            height: auto;
+            margin-top: 1;
+            & Select { width: 24; }
+            & Input { width: 1fr; }
+            & Button { margin-left: 1; }
+        }
         #setup-buttons {
             dock: bottom;
             height: auto;
@@ -122,6 +137,9 @@ class SetupScreen(Screen[SetupChoice]):
 
     class StartDemo(Message):
         """The user chose the scripted demo."""
+
+    class Configured(Message):
+        """The user saved a key and a model: the app reads its settings again and starts."""
 
     def __init__(
         self,
@@ -161,14 +179,36 @@ class SetupScreen(Screen[SetupChoice]):
                 Text.assemble(
                     "No model provider is configured yet in ",
                     (str(self.hermes_home), "bold"),
-                    " (HERMES_HOME). Any one of these three ways works; then start hermes-tui again. "
-                    "Or try the built-in demo first: it needs no key.",
+                    " (HERMES_HOME). Paste a key below and start at once, or use one of the three ways "
+                    "after it and start hermes-tui again. Or try the built-in demo first: it needs no key.",
                 ),
                 classes="setup-text",
                 id="setup-intro",
             )
             if self.detail:
                 yield Static(Text(self.detail), id="setup-detail")
+            yield Static("Paste an API key here", classes="setup-heading")
+            with Horizontal(id="setup-key-row"):
+                yield Select(
+                    [(shown, provider) for shown, provider, _, _ in KEY_PROVIDERS],
+                    value=KEY_PROVIDERS[0][1],
+                    allow_blank=False,
+                    id="setup-provider",
+                )
+                yield Input(placeholder="API key (not shown)", password=True, id="setup-key")
+            with Horizontal(id="setup-model-row"):
+                yield Input(value=KEY_PROVIDERS[0][3], placeholder="model", id="setup-model")
+                yield Button("Save and start", id="setup-save")
+            yield Static(
+                Text.assemble(
+                    "The key is saved in ",
+                    (str(self.hermes_home / ".env"), "bold"),
+                    " (private to you), the model in tui/config.yaml. Or configure it yourself, any one of "
+                    "these ways:",
+                ),
+                classes="setup-text setup-muted",
+                id="setup-key-note",
+            )
             yield Static("1. An API key in the environment", classes="setup-heading")
             yield Static(Text(ENV_EXAMPLE), classes="setup-code")
             yield Static("2. The Hermes config file", classes="setup-heading")
@@ -185,6 +225,38 @@ class SetupScreen(Screen[SetupChoice]):
             )
             yield Static("3. Command-line flags", classes="setup-heading")
             yield Static(Text(FLAGS_EXAMPLE), classes="setup-code")
+
+    @on(Select.Changed, "#setup-provider")
+    def _provider_changed(self, event: Select.Changed) -> None:
+        model = self.query_one("#setup-model", Input)
+        defaults = {default for _, _, _, default in KEY_PROVIDERS}
+        if not model.value.strip() or model.value in defaults:
+            model.value = next(m for _, p, _, m in KEY_PROVIDERS if p == event.value)
+
+    @on(Button.Pressed, "#setup-save")
+    @on(Input.Submitted, "#setup-key, #setup-model")
+    def _save(self, event: Message) -> None:
+        event.stop()
+        key = self.query_one("#setup-key", Input).value.strip()
+        model = self.query_one("#setup-model", Input).value.strip()
+        provider = str(self.query_one("#setup-provider", Select).value)
+        if not key:
+            self.notify("Paste the API key first.", severity="warning")
+            self.query_one("#setup-key", Input).focus()
+            return
+        if not model:
+            self.notify("Name a model to start with (/model lists them later).", severity="warning")
+            return
+        variable = next(v for _, p, v, _ in KEY_PROVIDERS if p == provider)
+        try:
+            save_env_value(self.hermes_home / ".env", variable, key)
+            config = self.hermes_home / "tui" / "config.yaml"
+            save_setting(config, "provider", provider)
+            save_setting(config, "model", model)
+        except SettingNotSaved as exc:
+            self.notify(f"Not saved: {exc}", severity="error")
+            return
+        self._finish("configured")
 
     def action_scroll_card(self, lines: int) -> None:
         """Scroll the card from the keyboard (the buttons keep the focus)."""
@@ -205,6 +277,8 @@ class SetupScreen(Screen[SetupChoice]):
             self.dismiss(choice)
         elif choice == "demo":
             self.app.post_message(self.StartDemo())
+        elif choice == "configured":
+            self.app.post_message(self.Configured())
         else:
             self.app.exit()
 

@@ -10,7 +10,7 @@ from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.modals import ConfirmModal
 from hermes_tui.screens.rollback import RollbackScreen
-from hermes_tui.screens.sessions import SessionsScreen
+from hermes_tui.screens.sessions import ExportPathModal, SessionsScreen
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.notice import NoticeLine
 from widgets.queued_messages import QueuedMessages
@@ -155,11 +155,23 @@ async def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None
         screen = chat(app)
         await submit(pilot, "go")
         await wait_for(pilot, lambda: not screen.busy)
-        await submit(pilot, "/export out/session.md")
-        target = tmp_path / "out" / "session.md"
+        await submit(pilot, "/export session.md")  # a new file in an existing folder: written at once
+        target = tmp_path / "session.md"
         await wait_for(pilot, lambda: target.exists(), what="export written")
         text = target.read_text()
         assert "<details>" in text and "echo exported" in text and "final words" in text
+        # Replacing it, or creating a folder, is asked first in the path dialog.
+        target.write_text("old")
+        await submit(pilot, "/export session.md")
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ExportPathModal) and app.screen)
+        await pilot.press("enter")
+        assert "exists" in str(dialog.query_one("#prompt-error").render()) and target.read_text() == "old"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: target.read_text() != "old", what="replaced")
+        await submit(pilot, "/export out/session.md")
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ExportPathModal) and app.screen)
+        await pilot.press("enter", "enter")
+        await wait_for(pilot, lambda: (tmp_path / "out" / "session.md").exists(), what="folder made")
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
@@ -190,7 +202,7 @@ async def test_model_command_switches_the_next_turn_and_errors_name_the_new_mode
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: not screen.busy, what="first turn")
         await submit(pilot, "/model gpt-imaginary")
-        assert any("Model switched to gpt-imaginary" in n for n in _notices(app))
+        await wait_for(pilot, lambda: any("Model switched to gpt-imaginary" in n for n in _notices(app)))
         assert "gpt-imaginary" in screen_text(app)  # the status bar
         await submit(pilot, "and now?")
         await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
@@ -200,7 +212,8 @@ async def test_model_command_switches_the_next_turn_and_errors_name_the_new_mode
         await submit(pilot, "/new")
         assert screen.settings.model == "gpt-imaginary"  # a new session keeps the switched model
 
-    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+    scenario = {"name": "t", "models": ["gpt-imaginary"], "calls": calls}
+    await run_chat(scenario, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
 
 
 async def test_theme_command_switches_the_theme(hermes_home: Path, tmp_path: Path) -> None:

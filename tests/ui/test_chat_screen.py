@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from agent.scripted import ScriptedServer
@@ -430,3 +431,38 @@ async def test_sessions_without_a_provider_browse_first(hermes_home: Path, tmp_p
                 pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
             )
             assert screen.agent.session_id == session_id
+
+
+async def test_setup_screen_takes_a_key_and_starts_without_a_restart(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key goes to $HERMES_HOME/.env (0600, never on screen), the model to tui/config.yaml, and the chat
+    starts against the provider at once."""
+    from agent.config import Settings
+    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.screens.setup import SetupScreen
+
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    secret = "sk-or-test-0123456789abcdef"
+    with ScriptedServer({"name": "t", "calls": [{"text": "hello from the provider"}]}) as server:
+        # The provider's URL is the one thing a real user would not type: point OpenRouter at loopback.
+        (hermes_home / "config.yaml").write_text(f"model:\n  base_url: {server.openai_base_url}\n")
+        bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
+        app = HermesApp(bare)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="setup screen")
+            app.screen.query_one("#setup-key").focus()
+            await pilot.press(*secret)
+            assert secret not in screen_text(app)
+            await pilot.press("enter")
+            screen = await wait_for(
+                pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
+            )
+            assert screen.settings.model == "anthropic/claude-sonnet-4.5"
+            await submit(pilot, "hi")
+            await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
+            assert server.requests[0].headers.get("authorization") == f"Bearer {secret}"
+    env = hermes_home / ".env"
+    assert f"OPENROUTER_API_KEY={secret}" in env.read_text() and (env.stat().st_mode & 0o777) == 0o600
+    assert "claude-sonnet-4.5" in (hermes_home / "tui" / "config.yaml").read_text()

@@ -546,6 +546,12 @@ async def test_export_asks_for_a_path_and_writes_markdown(
         await pilot.press("down", "e")
         await wait_until(pilot, lambda: isinstance(app.screen, ExportPathModal))
         assert app.screen.query_one(Input).value == "./fixing-the-migration-bug.md"
+        where = str(app.screen.query_one("#prompt-preview", Static).render())
+        assert f"→ {out_dir / 'fixing-the-migration-bug.md'}" in where  # the absolute path it means
+        await pilot.press("enter")  # the folder does not exist yet: it is not created silently
+        assert "does not exist. Press enter again to create it" in str(
+            app.screen.query_one("#prompt-error", Static).render()
+        )
         await pilot.press("enter")
         await wait_until(pilot, lambda: (out_dir / "fixing-the-migration-bug.md").exists())
         assert app.screen is screen
@@ -571,8 +577,9 @@ async def test_export_asks_for_a_path_and_writes_markdown(
         # JSON by extension.
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, ExportPathModal))
-        app.screen.query_one(Input).value = "sub/dir/session.json"
-        await pilot.press("enter")
+        await pilot.press(*"sub/dir/session.json")  # typing replaces the suggested name, never appends to it
+        assert app.screen.query_one(Input).value == "sub/dir/session.json"
+        await pilot.press("enter", "enter")
         await wait_until(pilot, lambda: (out_dir / "sub/dir/session.json").exists())
         assert '"format": "hermes-tui-session"' in (out_dir / "sub/dir/session.json").read_text()
         assert app.result is UNSET

@@ -1,0 +1,77 @@
+"""/model: a picker of the provider's models (its /models endpoint, cached); unknown names are refused with
+the closest ones; a provider that cannot list models takes any name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from agent.model_catalog import closest_models, load_catalog
+from agent.scripted import ScriptedServer
+from hermes_tui.app import HermesApp
+from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.screens.model_picker import ModelPicker
+from tests.ui.harness import chat, chat_settings, run_chat, submit, wait_for
+from widgets.notice import NoticeLine
+
+MODELS = ["gpt-4o", "gpt-4o-mini", "o3-mini", "claude-sonnet-4.5"]
+
+
+def _notices(app: HermesApp) -> list[str]:
+    return [n.text for n in chat(app).transcript.query(NoticeLine)]
+
+
+def test_closest_names() -> None:
+    assert closest_models("gpt-4o-mnii", MODELS)[0] == "gpt-4o-mini"
+    assert "claude-sonnet-4.5" in closest_models("sonnet", MODELS)
+
+
+def test_the_list_is_cached_per_endpoint_without_the_key(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer({"name": "t", "model": "scripted", "models": MODELS, "calls": []}) as server:
+        settings = chat_settings(server, hermes_home, tmp_path)
+        first = load_catalog(settings)
+        assert set(MODELS) < set(first.models) and not first.cached
+        assert load_catalog(settings).cached
+        assert len([r for r in server.requests if r.path.endswith("/models")]) <= 1
+    cache = (hermes_home / "tui" / "models.json").read_text()
+    assert "gpt-4o-mini" in cache and settings.api_key.get_secret_value() not in cache  # type: ignore[union-attr]
+    assert json.loads(cache)
+
+
+async def test_unknown_names_are_refused_with_the_closest(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/model gpt-4o-mnii")
+        await wait_for(pilot, lambda: any("no model 'gpt-4o-mnii'" in n for n in _notices(app)))
+        assert any("Closest: gpt-4o-mini" in n for n in _notices(app))
+        assert chat(app).settings.model == "scripted"
+
+    await run_chat({"name": "t", "models": MODELS, "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_the_picker_filters_and_picks(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/model")
+        picker = await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen)
+        await wait_for(pilot, lambda: picker.catalog is not None, what="the list")
+        assert set(MODELS) <= set(picker.shown)
+        await pilot.press(*"mini")
+        await wait_for(pilot, lambda: picker.shown == ["o3-mini", "gpt-4o-mini"], what="filtered")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: any("Model switched to gpt-4o-mini" in n for n in _notices(app)))
+        assert chat(app).settings.model == "gpt-4o-mini"
+
+    await run_chat({"name": "t", "models": MODELS, "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_a_provider_without_a_list_takes_any_name(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer({"name": "t", "calls": []}) as server:
+        settings = chat_settings(server, hermes_home, tmp_path, base_url="http://127.0.0.1:9/v1")
+        app = HermesApp(settings)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: any(isinstance(s, ChatScreen) for s in app.screen_stack))
+            await submit(pilot, "/model my-local-model")
+            await wait_for(pilot, lambda: any("Model switched to my-local-model" in n for n in _notices(app)))
+            assert any("not checked" in n for n in _notices(app))
+            assert chat(app).settings.model == "my-local-model"

@@ -1,0 +1,55 @@
+"""`!command` runs in the user's shell into a panel; Esc stops it; its output goes with the next message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from agent.scripted import ScriptedServer
+from hermes_tui.app import HermesApp
+from hermes_tui.shell_mode import shell_command
+from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
+from widgets.tool_panel import ToolPanel
+
+
+def test_what_counts_as_a_shell_line() -> None:
+    assert shell_command("!ls -la") == "ls -la"
+    assert shell_command("  ! git status ") == "git status"
+    assert shell_command("!!") is None and shell_command("!") is None and shell_command("hi!") is None
+
+
+async def test_output_streams_into_a_panel_and_goes_with_the_next_message(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("quokka\n")
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "!cat notes.txt; exit 3")
+        await wait_for(pilot, lambda: not screen.busy and screen.query(ToolPanel), what="the command")
+        (panel,) = screen.query(ToolPanel)
+        assert "quokka" in panel.output and panel.is_finished and panel.expanded  # shown: the user asked
+        assert "exit 3" in screen_text(app)
+        assert not server.requests  # nothing is sent on its own
+        await submit(pilot, "why did it fail?")
+        await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
+        sent = [m for m in server.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
+        assert sent.startswith("why did it fail?") and "$ cat notes.txt; exit 3" in sent and "quokka" in sent
+        assert "📎 $ cat notes.txt; exit 3 · exit 3" in screen_text(app)
+
+    await run_chat({"name": "t", "calls": [{"text": "It exited 3."}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_escape_stops_a_long_command(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "!echo started; sleep 30")
+        await wait_for(
+            pilot, lambda: screen.query(ToolPanel) and "started" in screen.query_one(ToolPanel).output
+        )
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not screen.busy, timeout=10, what="the command stopped")
+        assert screen.query_one(ToolPanel).is_finished
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
