@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from agent import providers
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
@@ -31,17 +33,6 @@ KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
 }
 DEFAULT_CONTEXT_WINDOW = 128_000
 
-PROVIDER_DEFAULT_URLS = {
-    "openai": "https://api.openai.com/v1",
-    "openrouter": "https://openrouter.ai/api/v1",
-    "anthropic": "https://api.anthropic.com",
-}
-PROVIDER_KEY_ENV = {
-    "openai": "OPENAI_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-}
-
 
 @dataclass(frozen=True)
 class ConfigProblem:
@@ -55,10 +46,19 @@ class ConfigProblem:
 
 
 class FallbackProvider(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    """One entry of the fallback chain (`fallback_providers`, or Hermes' legacy `fallback_model`). Its key
+    comes from `key_env` (Hermes' `key_env` / `api_key_env`) when set, else the provider's key variables."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
     provider: str = "openai"
     model: str
     base_url: str | None = None
+    key_env: str | None = Field(default=None, validation_alias=AliasChoices("key_env", "api_key_env"))
+
+    @field_validator("provider")
+    @classmethod
+    def _hermes_name(cls, value: str) -> str:
+        return providers.canonical(value)
 
 
 class PersonalitySpec(BaseModel):
@@ -77,7 +77,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
     model: str = ""
-    provider: str = ""  # openai | openrouter | anthropic | custom ("" = infer from key/base_url)
+    provider: str = ""  # a name from agent/providers.py, as Hermes names it ("" = infer from key/base_url)
     base_url: str | None = None
     api_key: SecretStr | None = None
     context_window: int | None = None
@@ -127,6 +127,16 @@ class Settings(BaseModel):
     ephemeral_system_prompt: str = ""
     # Extra or replaced personalities for /personality, by name (Hermes' agent.personalities).
     personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
+    # Subagents (delegate_task), Hermes' `delegation.*`: each child's iteration budget, how many run at once,
+    # and the endpoint they use ("" / None: the parent's provider, model and base URL).
+    delegation_max_iterations: int = Field(50, ge=1, le=10_000)
+    delegation_max_concurrent: int = Field(3, ge=1, le=32)
+    delegation_model: str = ""
+    delegation_provider: str = ""
+    delegation_base_url: str | None = None
+    # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
+    plugins_enabled: list[str] | None = None
+    plugins_disabled: list[str] = Field(default_factory=list)
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -151,17 +161,35 @@ class Settings(BaseModel):
 
     @property
     def api_mode(self) -> str:
-        """Which wire protocol: Anthropic for provider anthropic or a base URL ending in /anthropic."""
-        if self.provider == "anthropic":
-            return "anthropic"
+        """Which wire protocol: the provider's (agent/providers.py), else Anthropic for a base URL ending in
+        /anthropic (MiniMax, DashScope...), else chat completions."""
+        spec = providers.lookup(self.provider)
+        if spec is not None and spec.protocol is not None and spec.name != "custom":
+            return spec.protocol
         if self.base_url and self.base_url.rstrip("/").endswith("/anthropic"):
             return "anthropic"
         return "openai_chat"
 
     @property
+    def effective_base_url(self) -> str | None:
+        """The base URL requests go to: the configured one, else the provider's default."""
+        return self.base_url or providers.base_url_for(self.provider)
+
+    @property
+    def unsupported_provider(self) -> str | None:
+        """One line when `provider` names a provider Hermes knows that we cannot talk to yet."""
+        return providers.unsupported_reason(self.provider)
+
+    @property
     def is_configured(self) -> bool:
-        """A provider can be reached: a key, or a custom base URL (local servers often need no key)."""
-        return bool(self.model) and (self.api_key is not None or bool(self.base_url))
+        """A provider can be reached: a key, a custom base URL (local servers often need no key), or a
+        local provider that needs none (LM Studio). A provider we cannot talk to is never configured."""
+        if not self.model or self.unsupported_provider:
+            return False
+        if self.api_key is not None or self.base_url:
+            return True
+        spec = providers.lookup(self.provider)
+        return spec is not None and not spec.needs_key and bool(self.effective_base_url)
 
     @property
     def state_db(self) -> Path:
@@ -170,6 +198,18 @@ class Settings(BaseModel):
     @property
     def tui_config_path(self) -> Path:
         return self.hermes_home / "tui" / "config.yaml"
+
+
+def with_endpoint(settings: Settings, provider: str, model: str, base_url: str | None) -> Settings:
+    """`settings` aimed at another provider, model and URL (None: the provider's default). The provider's
+    key comes from its environment variable when that is set, else the current key stays."""
+    from agent import providers  # the table of providers imports nothing of ours, but keep config light
+
+    provider = providers.canonical(provider)
+    key = providers.key_from_env(provider, os.environ, None)
+    updated = settings.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
+    updated.api_key = SecretStr(key) if key else settings.api_key
+    return updated
 
 
 def hermes_home() -> Path:
@@ -209,7 +249,8 @@ def read_dotenv(path: Path) -> dict[str, str]:
     return values
 
 
-def _read_yaml(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+def read_yaml_mapping(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+    """A YAML file that should hold a mapping ({} when missing); a problem is noted, never raised."""
     if not path.exists():
         return {}
     try:
@@ -275,11 +316,26 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",
         "fallback_providers": "fallback_providers",
+        "delegation.max_iterations": "delegation_max_iterations",
+        "delegation.max_concurrent_children": "delegation_max_concurrent",  # Hermes' name
+        "delegation.max_concurrent": "delegation_max_concurrent",
+        "delegation.model": "delegation_model",
+        "delegation.provider": "delegation_provider",
+        "delegation.base_url": "delegation_base_url",
+        "plugins.enabled": "plugins_enabled",
+        "plugins.disabled": "plugins_disabled",
     }
     for key, name in pairs.items():
         value = _get(data, key)
         if value is not None and name not in out:
             out[name] = (key, value)
+    legacy = data.get("fallback_model")
+    if legacy is not None:
+        chain = out.get("fallback_providers", ("fallback_providers", []))[1]
+        out["fallback_providers"] = (
+            "fallback_model" if "fallback_providers" not in out else "fallback_providers",
+            _merge_fallbacks(chain, legacy),
+        )
     # Hermes reads personalities from both places; the agent section wins on a name clash.
     top, section = data.get("personalities"), _get(data, "agent.personalities")
     if isinstance(top, dict) or isinstance(section, dict):
@@ -291,6 +347,31 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     elif top is not None or section is not None:
         out["personalities"] = ("personalities", top if top is not None else section)
     return out
+
+
+def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
+    """Hermes' effective chain: `fallback_providers` in order, then the legacy `fallback_model` (one dict or
+    a list of them) unless an entry already targets the same provider, model and base URL."""
+    if not isinstance(chain, list):
+        return chain  # reported as invalid by validation
+    entries = [legacy] if isinstance(legacy, dict) else legacy if isinstance(legacy, list) else []
+
+    def identity(entry: Any) -> tuple[str, str, str]:
+        if not isinstance(entry, dict):
+            return ("", "", "")
+        return (
+            providers.canonical(str(entry.get("provider") or "").strip().lower()),
+            str(entry.get("model") or "").strip().lower(),
+            str(entry.get("base_url") or "").strip().rstrip("/").lower(),
+        )
+
+    seen = {identity(entry) for entry in chain}
+    merged = list(chain)
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("model") and identity(entry) not in seen:
+            seen.add(identity(entry))
+            merged.append(entry)
+    return merged
 
 
 def _validate_one(name: str, value: Any) -> tuple[bool, Any, str]:
@@ -306,6 +387,10 @@ def _validate_one(name: str, value: Any) -> tuple[bool, Any, str]:
             return False, None, "one of " + " | ".join(str(choice) for choice in get_args(ann))
         expected = ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")
         return False, None, f"{expected} ({msg})"
+
+
+def _env_source(var: str, environ: dict[str, str], home: Path) -> str:
+    return f"env {var}" if var in environ else f"{home / '.env'} {var}"
 
 
 def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> LoadedSettings:
@@ -332,14 +417,14 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             problems.append(ConfigProblem(file, key, str(value)[:80], expected))
 
     hermes_cfg = home / "config.yaml"
-    for name, (key, value) in _hermes_config_values(_read_yaml(hermes_cfg, problems)).items():
+    for name, (key, value) in _hermes_config_values(read_yaml_mapping(hermes_cfg, problems)).items():
         put(name, value, str(hermes_cfg), str(hermes_cfg), key)
 
     dotenv = read_dotenv(home / ".env")
     merged_env = {**dotenv, **environ}
 
     tui_cfg = home / "tui" / "config.yaml"
-    tui_data = _read_yaml(tui_cfg, problems)
+    tui_data = read_yaml_mapping(tui_cfg, problems)
     for key, value in tui_data.items():
         name = key.replace("-", "_")
         if name == "command_allowlist" and isinstance(value, list):
@@ -377,12 +462,19 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
                 name, value, f"flag --{name.replace('_', '-')}", "command line", f"--{name.replace('_', '-')}"
             )
 
-    # Provider and key: an explicit flag wins, else the provider's env var, else any known key.
-    provider = str(values.get("provider") or "")
+    # Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else any
+    # of the common keys. Hermes' aliases become its canonical names (`claude` -> `anthropic`).
+    provider = providers.canonical(str(values.get("provider") or ""))
+    if provider != str(values.get("provider") or ""):
+        values["provider"] = provider
+    spec = providers.lookup(provider)
+    url_var = spec.base_url_env if spec is not None else ""
+    if url_var and not values.get("base_url") and merged_env.get(url_var):
+        put("base_url", merged_env[url_var], _env_source(url_var, environ, home), url_var, url_var)
     key = flags.get("api_key")
     key_source = "flag --api-key" if key else ""
     if not key:
-        candidates = [provider] if provider in PROVIDER_KEY_ENV else []
+        candidates = [provider] if spec is not None else []
         if not provider:
             base = str(values.get("base_url") or "")
             if "openrouter" in base:
@@ -392,10 +484,10 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             else:
                 candidates = ["openai", "openrouter", "anthropic"]
         for cand in candidates:
-            var = PROVIDER_KEY_ENV[cand]
-            if merged_env.get(var):
+            var = next((v for v in providers.key_env_vars(cand) if merged_env.get(v)), None)
+            if var is not None:
                 key = merged_env[var]
-                key_source = f"env {var}" if var in environ else f"{home / '.env'} {var}"
+                key_source = _env_source(var, environ, home)
                 if not provider:
                     values["provider"] = cand
                     sources["provider"] = f"inferred from {var}"
@@ -410,8 +502,12 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             "openrouter": "nousresearch/hermes-4-405b",
             "anthropic": "claude-sonnet-4-5",
         }
-        settings.model = defaults.get(settings.provider, "gpt-4o")
-        sources["model"] = "default for provider"
+        # Only where the choice is obvious: a DeepSeek or Gemini key gets no OpenAI model name guessed
+        # for it; the missing model is reported instead.
+        guess = defaults.get(settings.provider, "gpt-4o" if settings.provider == "custom" else None)
+        if guess:
+            settings.model = guess
+            sources["model"] = "default for provider"
     for name in Settings.model_fields:
         sources.setdefault(name, "default")
     return LoadedSettings(settings=settings, problems=problems, sources=sources)

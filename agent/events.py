@@ -119,6 +119,9 @@ class UsageUpdated(AgentEvent):
     session: Usage
     context_tokens: int
     context_window: int
+    cost: float | None = None  # this call's, in USD; None when its price is unknown
+    session_cost: float = 0.0  # the session's priced calls, in USD
+    session_unknown_calls: int = 0  # calls of the session whose price is unknown
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,7 @@ class TurnFinished(AgentEvent):
     error: str | None = None
     pending_steer: str | None = None
     marker: str | None = None  # the last reply was kept unfinished: the line shown under it
+    rewritten: bool = False  # a plugin replaced the final answer (Hermes' transform_llm_output)
 
 
 @dataclass(frozen=True)
@@ -160,3 +164,42 @@ class SteerDelivered(AgentEvent):
     """A steer the user sent during the turn reached the model (appended to a tool result)."""
 
     text: str
+
+
+# ------------------------------------------------------------------ subagents (delegate_task)
+# A child agent's events never reach the parent's transcript as they are (its text is not the parent's reply):
+# they arrive wrapped, addressed to the parent's `delegate_task` call, and the UI nests them in its panel.
+
+
+@dataclass(frozen=True)
+class ChildStarted(AgentEvent):
+    """A subagent of the `delegate_task` call `call_id` started (`child`: its task's index in the call)."""
+
+    call_id: str
+    child: int
+    goal: str
+    session_id: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class ChildEvent(AgentEvent):
+    """One event of a running subagent (its tool calls, notices, a throttled slice of its text)."""
+
+    call_id: str
+    child: int
+    event: AgentEvent
+
+
+@dataclass(frozen=True)
+class ChildFinished(AgentEvent):
+    """A subagent ended: `status` is its turn's exit reason (completed, interrupted, error:..., ...)."""
+
+    call_id: str
+    child: int
+    status: str
+    summary: str  # the start of its final answer, one line
+    api_calls: int = 0
+    tool_calls: int = 0
+    duration: float = 0.0
+    error: str | None = None

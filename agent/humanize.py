@@ -1,4 +1,4 @@
-"""Numbers for people: durations, countdowns, ages and sizes, formatted the same way everywhere.
+"""Numbers for people: durations, countdowns, ages, sizes and token counts, formatted the same way everywhere.
 
 One module so the status bar, the spinner, tool panels, exports, the session list and checkpoints cannot
 drift apart (they once had two elapsed-time and two relative-age formatters with different output).
@@ -10,7 +10,14 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-__all__ = ["format_absolute", "format_age", "format_countdown", "format_elapsed", "format_size"]
+__all__ = [
+    "format_absolute",
+    "format_age",
+    "format_countdown",
+    "format_elapsed",
+    "format_size",
+    "format_tokens",
+]
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -84,3 +91,14 @@ def format_size(n: int) -> str:
             return f"{int(size)} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} GB"
+
+
+def format_tokens(count: int) -> str:
+    """Compact token count: 950, 12.3k, 128k, 1.2M."""
+    if count < 1000:
+        return str(count)
+    if count < 100_000:
+        return f"{count / 1000:.1f}k".replace(".0k", "k")
+    if count < 1_000_000:
+        return f"{count // 1000}k"
+    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")

@@ -17,18 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from agent import exit_reasons, reply_outcomes
+from agent import exit_reasons, providers, reply_outcomes
 from agent.budget import IterationBudget
 from agent.call_sink import CallSink
-from agent.compression import (
-    SUMMARY_INSTRUCTIONS,
-    estimate_tokens,
-    make_marker,
-    plan,
-    render_for_summary,
-    wire_view,
-)
-from agent.config import PROVIDER_KEY_ENV, Settings
+from agent.compression import estimate_tokens, wire_view
+from agent.compressor import Compressor
+from agent.config import Settings
 from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
 from agent.events import (
     ApiCallStarted,
@@ -43,6 +37,8 @@ from agent.events import (
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
+from agent.pricing import CallCost, CostTotal, call_cost
+from agent.pricing import warm_up as warm_up_prices
 from agent.prompt import build_system_prompt
 from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
@@ -57,7 +53,6 @@ from agent.transports.base import (
     ModelRequest,
     ModelResponse,
     PartialInterrupt,
-    SilentSink,
     Transport,
     approx_tokens,
 )
@@ -83,8 +78,6 @@ CONTENT_FILTER_TEXT = (
     "The model declined to respond to this request (the provider's safety filter stopped it)."
 )
 MAX_CONTINUATIONS = 3
-MAX_COMPRESSIONS_PER_TURN = 3
-MIN_FRESH_TO_COMPRESS = 4
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
 
 
@@ -137,6 +130,7 @@ class Agent:
         self.system_prompt: str = ""
         self.messages: list[Message] = []
         self.session_usage = Usage()
+        self.session_cost = CostTotal()
         self.last_context_tokens = 0
         # Toolsets decide each request's tools; skills, memory limits and nudges are the session's learning.
         self.toolsets = SessionToolsets(registry, settings, on_change=self._tools_changed)
@@ -152,7 +146,10 @@ class Agent:
         self._shared_budget = budget
         self.budget = budget or IterationBudget(settings.max_iterations)
         self._wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
-        self._compressions = 0
+        self._active_endpoint = (settings.provider, settings.base_url)  # a fallback's during one
+        self.compressor = Compressor(
+            self, wire=self._wire_messages, append=self._append, interrupt=self._interrupt
+        )
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
@@ -161,7 +158,14 @@ class Agent:
         self.trajectory: TrajectoryWriter | None = None
         from agent.plugins import PluginManager
 
-        self.plugins = PluginManager(settings.hermes_home, on_error=self._plugin_error)
+        self.plugins = PluginManager(
+            settings.hermes_home,
+            on_error=self._plugin_error,
+            enabled=settings.plugins_enabled,
+            disabled=settings.plugins_disabled,
+            cwd=settings.cwd,
+            builtin_tools=registry.names,
+        )
         self.plugins.load()
         if session_id:
             self.resume(session_id)
@@ -232,10 +236,11 @@ class Agent:
             self.approvals.yolo = on
 
     def resume(self, session_id: str) -> None:
-        """Load a stored session: its system prompt is reused byte for byte."""
+        """Load a stored session: its system prompt is reused byte for byte. A session the store only
+        reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
-        loaded = self.store.load(session_id)
+        loaded = self.store.load(self.store.adopt(session_id))
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
@@ -243,6 +248,7 @@ class Agent:
         self.state["todos"] = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
+        self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
         self.approvals = None
         self._session_services()
         self.last_context_tokens = estimate_tokens(self._wire_messages())  # the meter, before any call
@@ -256,6 +262,7 @@ class Agent:
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+        self.plugins.close()
 
     @property
     def model(self) -> str:
@@ -281,11 +288,13 @@ class Agent:
         finally:
             self._busy.release()
 
-    def _endpoint_settings(self, provider: str, model: str, base_url: str | None) -> Settings:
-        """The settings with another provider, model and URL; the provider's key from its environment
-        variable when set, else the current key."""
-        key_var = PROVIDER_KEY_ENV.get(provider)
-        key = os.environ.get(key_var, "") if key_var else ""
+    def _endpoint_settings(
+        self, provider: str, model: str, base_url: str | None, key_env: str | None = None
+    ) -> Settings:
+        """The settings with another provider, model and URL; the key from `key_env` (a fallback entry's
+        own variable) or the provider's key variables when set (agent/providers.py), else the current key."""
+        provider = providers.canonical(provider)
+        key = providers.key_from_env(provider, os.environ, key_env)
         updated = self.settings.model_copy(
             update={"provider": provider, "model": model, "base_url": base_url}
         )
@@ -295,7 +304,7 @@ class Agent:
     def run_conversation(self, user_message: str) -> TurnResult:
         with self._busy:
             self._interrupt.clear()
-            self._compressions = 0
+            self.compressor.new_turn()
             self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
             if self._fallback_index:
                 self._restore_primary()
@@ -307,6 +316,7 @@ class Agent:
     # ----------------------------------------------------------------- the turn
 
     def _ensure_session(self, first_message: str) -> None:
+        warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
             tools = self.toolsets.active_tools()
             self.system_prompt = build_system_prompt(
@@ -325,6 +335,8 @@ class Agent:
                     system_prompt=self.system_prompt,
                     source=self.source,
                 )
+                if self.plugins.has_hooks("on_session_start"):
+                    self.plugins.session_started(self.session_id, self._active_model)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:
@@ -387,6 +399,7 @@ class Agent:
         # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
         # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
         self._plugin_context = ""
+        self.plugins.begin_turn(self.session_id, text, self._active_model)
         if self.plugins.has_hooks("pre_llm_call"):
             self._plugin_context = self.plugins.pre_llm_call(
                 self.session_id, text, list(self.messages), first_turn, self._active_model
@@ -407,22 +420,19 @@ class Agent:
             self._set_status(exit_reasons.session_status(reason))
             if self.store is not None:
                 try:
-                    self.store.add_usage(
-                        self.session_id,
-                        input_tokens=turn_usage.prompt_tokens,
-                        output_tokens=turn_usage.completion_tokens,
-                        cache_read_tokens=turn_usage.cache_read_tokens,
-                        cache_write_tokens=turn_usage.cache_write_tokens,
-                        reasoning_tokens=turn_usage.reasoning_tokens,
-                        api_calls=api_calls,
-                        duration_s=time.monotonic() - started,
-                    )
+                    # Tokens, calls and cost were counted call by call (`record_call`).
+                    self.store.add_usage(self.session_id, duration_s=time.monotonic() - started)
                 except Exception:
                     pass
             line = error.user_line() if error else None
             self._record_exit(reason, line, api_calls)
             if reason == exit_reasons.COMPLETED and self._is_first_turn():
                 self._title_in_background(text, final)
+            streamed = final
+            if reason == "completed" and final and self.plugins.has_hooks("on_turn_end"):
+                final = self.plugins.transform_output(
+                    final, session_id=self.session_id, model=self._active_model
+                )
             leftover = self._take_steer() or None
             self.ui.on_event(
                 TurnFinished(
@@ -432,6 +442,7 @@ class Agent:
                     error=line,
                     pending_steer=leftover,
                     marker=marker,
+                    rewritten=final != streamed,
                 )
             )
             result = TurnResult(reason, final, turn_usage, api_calls, self.session_id, error, leftover)
@@ -440,7 +451,12 @@ class Agent:
                 skills_offered="skill_manage" in self.toolsets.active_names(),
             )
             if self.plugins.has_hooks("on_turn_end"):
-                self.plugins.on_turn_end(result)
+                self.plugins.turn_finished(
+                    result,
+                    completed=reason == "completed",
+                    interrupted=reason == "interrupted",
+                    history=self.messages,
+                )
             if self.trajectory is not None:
                 self.trajectory.flush()
             self._plugin_context = ""
@@ -456,7 +472,7 @@ class Agent:
             tools = self.toolsets.schemas()  # per request: /tools and dynamic toolsets apply at once
             api_calls += 1
             try:
-                response, sink = self._call_model(tools, api_calls, turn_usage, carried)
+                response, sink, cost = self._call_model(tools, api_calls, turn_usage, carried)
             except _Interrupted as exc:
                 self._keep_partial(exc.row, exc.partial)
                 return finish("interrupted", "".join(parts) + exc.partial.text)
@@ -471,8 +487,9 @@ class Agent:
                 empty_replies += 1
                 carried = self._ask_again_after_empty(sink, empty_replies)
                 if carried is not None:
+                    self._record_call(response, cost, None)  # the empty reply's tokens count too
                     continue
-                self._keep_empty(sink, response)
+                self._keep_empty(sink, response, cost)
                 error = reply_outcomes.empty_response_error(fell_back=empty_replies > 2)
                 return finish(exit_reasons.EMPTY_RESPONSE, "".join(parts), error)
             self._wire_nudge = []
@@ -483,7 +500,7 @@ class Agent:
                 incomplete = exit_reasons.THINKING_EXHAUSTED
             elif truncated and continuations >= MAX_CONTINUATIONS:
                 incomplete = exit_reasons.TRUNCATED
-            message = self._record_response(response, sink, incomplete=incomplete)
+            message = self._record_response(response, sink, cost, incomplete=incomplete)
             if incomplete == exit_reasons.THINKING_EXHAUSTED:
                 error = reply_outcomes.thinking_exhausted_error()
                 return finish(incomplete, "".join(parts), error)
@@ -547,10 +564,12 @@ class Agent:
         sink.reset()
         return sink
 
-    def _keep_empty(self, sink: CallSink, response: ModelResponse) -> None:
+    def _keep_empty(self, sink: CallSink, response: ModelResponse, cost: CallCost) -> None:
         """The last empty reply: a row it started (reasoning) is kept and says it was empty."""
         if sink.message is not None:
-            self._record_response(response, sink, incomplete=exit_reasons.EMPTY_RESPONSE)
+            self._record_response(response, sink, cost, incomplete=exit_reasons.EMPTY_RESPONSE)
+        else:
+            self._record_call(response, cost, None)
 
     def _budget_summary(
         self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int
@@ -564,7 +583,7 @@ class Agent:
         )
         self._append(Message(role="user", content=BUDGET_PROMPT, meta={"synthetic": "budget"}))
         try:
-            response, sink = self._call_model([], api_calls + 1, turn_usage)
+            response, sink, cost = self._call_model([], api_calls + 1, turn_usage)
         except _Interrupted as exc:
             self._keep_partial(exc.row, exc.partial)
             return finish("interrupted", exc.partial.text)
@@ -572,7 +591,7 @@ class Agent:
             return finish("interrupted", "")
         except _CallFailed as exc:
             return finish("budget_exhausted", exc.kept, exc.classified)
-        self._record_response(response, sink)
+        self._record_response(response, sink, cost)
         return finish("budget_exhausted", response.text)
 
     def _is_first_turn(self) -> bool:
@@ -634,73 +653,14 @@ class Agent:
 
     # ----------------------------------------------------------------- compression
 
-    def context_threshold(self) -> int:
-        return int(self.settings.effective_context_window * self.settings.compression_threshold)
-
     def compress_now(self, *, reason: str = "on request") -> bool:
         """Summarize the middle of the conversation (the /compress command). Runs a model call."""
         with self._busy:
             self._interrupt.clear()
             try:
-                return self._compress(reason)
+                return self.compressor.run(reason)
             finally:
                 self._interrupt.clear()
-
-    def _maybe_compress(self, tools: list[dict[str, Any]]) -> None:
-        if not self.settings.compression_enabled or self._compressions >= MAX_COMPRESSIONS_PER_TURN:
-            return
-        if estimate_tokens(self._wire_messages(), tools) <= self.context_threshold():
-            return
-        chosen = plan(self.messages)
-        fresh = [i for i in chosen.middle if self.messages[i].meta.get("synthetic") != "compression"]
-        if len(fresh) < MIN_FRESH_TO_COMPRESS:
-            return  # the recent tail alone is this big: summarizing a few messages again would not help
-        self._compress("the conversation is over the compression threshold")
-
-    def _compress(self, reason: str) -> bool:
-        chosen = plan(self.messages)
-        if not chosen.worthwhile:
-            self.ui.on_event(
-                StatusNotice(kind="info", text="Nothing to compress yet: the conversation is short.")
-            )
-            return False
-        self._compressions += 1
-        before = estimate_tokens(self._wire_messages())
-        self.ui.on_event(StatusNotice(kind="info", text=f"Compressing the conversation ({reason})…"))
-        request = ModelRequest(
-            messages=[
-                {"role": "system", "content": SUMMARY_INSTRUCTIONS},
-                {"role": "user", "content": render_for_summary(self.messages, chosen.middle)},
-            ],
-            tools=[],
-        )
-        try:
-            summary = self.transport.stream(request, SilentSink(), self._interrupt).text.strip()
-        except PartialInterrupt:
-            raise InterruptedByUser() from None
-        except Exception as exc:
-            c = classify(exc, provider=self.settings.provider, model=self._active_model)
-            self.ui.on_event(StatusNotice(kind="warn", text=f"Compression failed: {c.user_line()}"))
-            return False
-        if not summary:
-            self.ui.on_event(
-                StatusNotice(kind="warn", text="Compression failed: the model returned an empty summary.")
-            )
-            return False
-        marker = make_marker(summary, chosen, 0)
-        self._append(marker)
-        after = estimate_tokens(self._wire_messages())
-        marker.meta["saved_tokens"] = max(0, before - after)
-        if self.store is not None and marker.id is not None:
-            self.store.update_message(marker)
-        self.ui.on_event(
-            StatusNotice(
-                kind="info",
-                text=f"Compressed {len(chosen.middle)} messages: ~{before:,} → ~{after:,} tokens "
-                f"(saved ~{max(0, before - after):,}). The full history stays searchable.",
-            )
-        )
-        return True
 
     # ----------------------------------------------------------------- fallback
 
@@ -710,12 +670,13 @@ class Agent:
             return False
         entry = chain[self._fallback_index]
         self._fallback_index += 1
-        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url)
+        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url, entry.key_env)
         if self._transport is not None:
             self._transport.close()
         self._transport = make_transport(updated)
         self._fallback_settings = updated
         self._active_model = entry.model
+        self._active_endpoint = (entry.provider, entry.base_url)
         self.ui.on_event(
             StatusNotice(
                 kind="warn",
@@ -731,14 +692,16 @@ class Agent:
         self._fallback_index = 0
         self._fallback_settings = None
         self._active_model = self.settings.model
+        self._active_endpoint = (self.settings.provider, self.settings.base_url)
 
     def _call_model(
         self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage, sink: CallSink | None = None
-    ) -> tuple[ModelResponse, CallSink]:
-        """One model call with retries. Raises _Interrupted/InterruptedByUser or _CallFailed."""
+    ) -> tuple[ModelResponse, CallSink, CallCost]:
+        """One model call with retries, and what it cost. Raises _Interrupted/InterruptedByUser or
+        _CallFailed."""
         sink = sink or CallSink(self.ui, self.store, self.session_id)
         attempt = 0
-        self._maybe_compress(tools)
+        self.compressor.maybe(tools)
         while True:
             request = ModelRequest(
                 messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens
@@ -759,9 +722,9 @@ class Agent:
                     model=self._active_model,
                     base_url=self.settings.base_url or "",
                 )
-                if classified.should_compress and self._compressions < MAX_COMPRESSIONS_PER_TURN:
+                if classified.should_compress and self.compressor.may_run:
                     self._discard(sink, classified)
-                    if self._compress(f"the provider said: {classified.hint}"):
+                    if self.compressor.run(f"the provider said: {classified.hint}"):
                         continue
                 attempt += 1
                 # A request too big for the model, that compression could not shrink: sending it again
@@ -804,15 +767,21 @@ class Agent:
                 self.last_context_tokens = response.usage.prompt_tokens + response.usage.completion_tokens
             else:
                 self.last_context_tokens = approx_tokens(request.messages)
+            provider, base_url = self._active_endpoint
+            cost = call_cost(response.usage, model=self._active_model, provider=provider, base_url=base_url)
+            self.session_cost.add(cost)
             self.ui.on_event(
                 UsageUpdated(
                     call=response.usage or Usage(),
                     session=self.session_usage.copy(),
                     context_tokens=self.last_context_tokens,
                     context_window=self.settings.effective_context_window,
+                    cost=cost.usd,
+                    session_cost=self.session_cost.usd,
+                    session_unknown_calls=self.session_cost.unknown_calls,
                 )
             )
-            return response, sink
+            return response, sink, cost
 
     def _backoff_wait(self, delay: float) -> bool:
         """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""
@@ -860,7 +829,7 @@ class Agent:
                 self.store.update_message(message)
 
     def _record_response(
-        self, response: ModelResponse, sink: CallSink, *, incomplete: str | None = None
+        self, response: ModelResponse, sink: CallSink, cost: CallCost, *, incomplete: str | None = None
     ) -> Message:
         message = sink.message or Message(role="assistant")
         message.content = strip_surrogates(response.text)
@@ -877,6 +846,7 @@ class Agent:
             self.messages.append(message)
             if self.store is not None:
                 self.store.update_message(message)
+        self._record_call(response, cost, message.id)
         self.ui.on_event(
             AssistantMessageDone(
                 text=message.content,
@@ -887,6 +857,19 @@ class Agent:
             )
         )
         return message
+
+    def _record_call(self, response: ModelResponse, cost: CallCost, message_id: int | None) -> None:
+        """One model call's tokens and cost in the store's `usage` table (and the session's totals)."""
+        if self.store is not None:
+            self.store.record_call(
+                self.session_id,
+                usage=response.usage,
+                model=self._active_model,
+                provider=self._active_endpoint[0] or self.settings.api_mode,
+                cost_usd=cost.usd,
+                cost_source=cost.source,
+                message_id=message_id,
+            )
 
     def _batch_checkpoint(self, calls: list[ToolCall]) -> BatchCheckpoint | None:
         """The batch's one checkpoint, taken by the first approved call that changes files."""
@@ -921,6 +904,8 @@ class Agent:
                 state=self.state,
                 clarify_timeout=self.settings.clarify_timeout,
                 checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
+                settings=self.settings,
+                new_agent=type(self),
             )
 
         def on_result(done: ExecutedCall) -> None:

@@ -41,6 +41,8 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    # The cost the provider reported for the call (OpenRouter's `usage.cost`), in USD; None when it did not.
+    reported_cost: float | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -54,6 +56,8 @@ class Usage:
         self.cache_read_tokens += other.cache_read_tokens
         self.cache_write_tokens += other.cache_write_tokens
         self.reasoning_tokens += other.reasoning_tokens
+        if other.reported_cost is not None:
+            self.reported_cost = (self.reported_cost or 0.0) + other.reported_cost
 
     def copy(self) -> Usage:
         return Usage(
@@ -62,6 +66,7 @@ class Usage:
             self.cache_read_tokens,
             self.cache_write_tokens,
             self.reasoning_tokens,
+            self.reported_cost,
         )
 
 

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.config import PROVIDER_DEFAULT_URLS, Settings
+from agent.config import Settings
 from agent.fileio import atomic_write_bytes
 
 __all__ = ["ModelCatalog", "closest_models", "load_catalog"]
@@ -44,8 +44,7 @@ def closest_models(name: str, models: list[str], n: int = 3) -> list[str]:
 
 
 def _endpoint(settings: Settings) -> str:
-    base = settings.base_url or PROVIDER_DEFAULT_URLS.get(settings.provider or "openai", "")
-    return f"{settings.api_mode} {base}"
+    return f"{settings.api_mode} {settings.effective_base_url or ''}"
 
 
 def load_catalog(settings: Settings, *, refresh: bool = False, now: float | None = None) -> ModelCatalog:
@@ -93,7 +92,7 @@ def _fetch(settings: Settings) -> list[str]:
         import anthropic
 
         client = anthropic.Anthropic(
-            api_key=key or "none", base_url=settings.base_url or None, timeout=TIMEOUT, max_retries=0
+            api_key=key or "none", base_url=settings.effective_base_url, timeout=TIMEOUT, max_retries=0
         )
         try:
             return sorted(m.id for m in client.models.list(limit=1000))
@@ -101,8 +100,9 @@ def _fetch(settings: Settings) -> list[str]:
             client.close()
     import openai
 
-    base_url = settings.base_url or PROVIDER_DEFAULT_URLS.get(settings.provider or "openai")
-    openai_client = openai.OpenAI(api_key=key or "none", base_url=base_url, timeout=TIMEOUT, max_retries=0)
+    openai_client = openai.OpenAI(
+        api_key=key or "none", base_url=settings.effective_base_url, timeout=TIMEOUT, max_retries=0
+    )
     try:
         return sorted(m.id for m in openai_client.models.list())
     finally:

@@ -42,6 +42,10 @@ class ApprovalRequest:
     rule: str = ""
     allow_permanent: bool = True
     cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+    # What is asked about ("command", "file write", "MCP tool call") and who asks ("" = the agent itself,
+    # else a subagent's label such as "subagent 2: check the tests").
+    subject: str = "command"
+    origin: str = ""
 
 
 class AgentUI(Protocol):

@@ -302,12 +302,15 @@ def open_big(path: Path, big_id: str) -> None:
                 )
                 t = time.perf_counter()
                 pages = 0
+                page_times: list[float] = []
                 # Until the first message is mounted (the window stays bounded: newer entries are
                 # unmounted on the way, so `archived_entry_count` counts those "later" entries too).
                 while chat.transcript.earlier_entry_count > 0 and pages < 2_000:
+                    page = time.perf_counter()
                     chat.transcript.scroll_home(animate=False)
                     await chat.transcript.load_earlier()
                     await pilot.pause()
+                    page_times.append(time.perf_counter() - page)
                     pages += 1
                 chat.transcript.scroll_home(animate=False)
                 await pilot.pause()
@@ -316,6 +319,11 @@ def open_big(path: Path, big_id: str) -> None:
                     f"RSS {rss_mb():.0f} MB (was {before:.0f} MB before opening; "
                     f"{len(list(chat.query('*')))} widgets mounted at the top)"
                 )
+                if page_times:
+                    print(
+                        f"paging back, per page (wall)   median {statistics.median(page_times):5.3f} s  "
+                        f"p95 {p95(page_times):5.3f} s   target <= 0.1 s a page"
+                    )
 
     asyncio.run(main())
 

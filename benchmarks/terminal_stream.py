@@ -715,6 +715,8 @@ METRICS: list[tuple[str, str, str]] = [
     ("key_echo", "key echo mid-stream", "ms"),
     ("peak_rss", "peak RSS", "MB"),
 ]
+RSS_GOAL_MB = 150
+"""Issue 18: peak RSS after a 20,000-word reply (Hermes' classic CLI: 150 MB)."""
 SDK_RATIOS = {"cpu_per_s", "enter_to_last"}
 """The SDK is a floor for these two; its other numbers (request latency, its own last byte) are printed
 as context, a ratio to them would say nothing."""
@@ -901,6 +903,14 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 labels[f"tui@{args.history}"] = f"tui, turn {args.history + 1}"
             print_table(workload, results, labels)
+            if workload.key == "burst" and "tui" in results and results["tui"].peak_rss is not None:
+                anchor = results["bare"].peak_rss if "bare" in results else None
+                verdict = "meets" if results["tui"].peak_rss <= RSS_GOAL_MB else "MISSES"
+                print(
+                    f"  peak RSS after the {workload.words:,}-word reply: "
+                    f"hermes-tui {results['tui'].peak_rss:.0f} MB (bare Textual {_fmt(anchor, 'MB')})   "
+                    f"goal <= {RSS_GOAL_MB} MB ({verdict})"
+                )
     finally:
         _cleanup(tmux, tmp)
         tmux = None

@@ -10,11 +10,14 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
+from hermes_tui import early_input
 from hermes_tui.commands import SlashCommandProvider
+from hermes_tui.mcp_service import McpChanged, McpService
 
 if TYPE_CHECKING:
     from agent.scripted import ScriptedServer
@@ -55,13 +58,18 @@ class HermesApp(App[int]):
 
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
+        # Keys typed before the chat's prompt has focus (the terminal delivers them as soon as the app
+        # starts reading) would go to a screen without a focused widget and be lost: they wait here, in
+        # order, until the chat says its prompt is ready (`ChatScreen.PromptReady`).
+        self._held_input: list[events.Key | events.Paste] | None = [] if settings.is_configured else None
+        self.mcp = McpService(settings.hermes_home, post=lambda status: self.post_message(McpChanged(status)))
 
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            self._store = SessionStore(self.settings.state_db)
+            self._store = open_library(self.settings.state_db, self.settings.hermes_home)
         return self._store
 
     def on_mount(self) -> None:
@@ -69,7 +77,8 @@ class HermesApp(App[int]):
             self.notify(str(error), title="Theme", severity="error", timeout=10)
         if self._theme_warning:
             self.notify(self._theme_warning, title="Theme", severity="warning")
-        self.theme_manager.start_watching()
+        # After the first frame: the watcher's thread imports watchfiles, and would hold the GIL against it.
+        self.call_after_refresh(self.theme_manager.start_watching)
         self.call_after_refresh(self._freeze_startup_objects)
         if not self.settings.is_configured:
             if self.open_sessions:
@@ -82,7 +91,10 @@ class HermesApp(App[int]):
     def _show_setup(self) -> None:
         from hermes_tui.screens.setup import SetupScreen
 
-        self.push_screen(SetupScreen(hermes_home=str(self.settings.hermes_home)), self._after_setup)
+        detail = self.settings.unsupported_provider  # a Hermes provider we cannot talk to yet, named
+        self.push_screen(
+            SetupScreen(hermes_home=str(self.settings.hermes_home), detail=detail), self._after_setup
+        )
 
     def _browse_before_setup(self) -> None:
         """`hermes-tui sessions` with no provider: the browser first; resuming asks for a provider then."""
@@ -104,10 +116,12 @@ class HermesApp(App[int]):
     @staticmethod
     def _freeze_startup_objects() -> None:
         """Move everything alive after the first frame (modules, CSS, themes) out of the GC's scans:
-        long sessions then pay far less for the collector's full passes."""
+        long sessions then pay far less for the collector's full passes. The command line turned the
+        collector off for the startup (`cli.main`): it is back on from here."""
         import gc
 
         gc.freeze()
+        gc.enable()
 
     def _prewarm_model_client(self) -> None:
         """After the first frame, in a background thread: the first Enter must not pay for importing the
@@ -159,10 +173,23 @@ class HermesApp(App[int]):
         self.first_message = None
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
+        self.call_after_refresh(self.mcp.start)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
         if self.problems:
             self.notify(config_summary(self.problems), title="Configuration", severity="warning", timeout=10)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._held_input is not None and isinstance(event, (events.Key, events.Paste)):
+            self._held_input.append(event)
+            return
+        await super().on_event(event)
+
+    def on_chat_screen_prompt_ready(self, message: ChatScreen.PromptReady) -> None:
+        """Replay what was typed during startup; keys arriving from now on queue up behind it."""
+        held, self._held_input = self._held_input, None
+        for event in held or ():
+            self.post_message(event)
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)
@@ -192,6 +219,15 @@ class HermesApp(App[int]):
         if (error := self.theme_manager.persist(name)) is not None:
             self.notify(str(error), title="Theme not saved", severity="error")
 
+    def on_mcp_changed(self, message: McpChanged) -> None:
+        from hermes_tui.screens.mcp import McpScreen
+
+        if isinstance(self.screen, McpScreen):
+            self.screen.refresh_servers()
+        line = self.mcp.report(message.status)
+        if line is not None:
+            self.notify(line, title="MCP", severity="warning", timeout=10, markup=False)
+
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         """The palette's Screenshot: Textual saves to ~/Downloads, which often does not exist (and then
         fails with a traceback in a toast). Save under the working directory, else `$HERMES_HOME/screenshots`,
@@ -211,6 +247,7 @@ class HermesApp(App[int]):
 
     def on_unmount(self) -> None:
         self.theme_manager.stop_watching()
+        self.mcp.close()
         if self._store is not None:
             self._store.close()
 
@@ -266,13 +303,16 @@ def run_app(
             settings = start_demo()
         resume_id = None
         if args.resume or args.continue_last:
-            from agent.store import SessionStore
+            from agent.store.library import open_library
 
-            store = SessionStore(settings.state_db)
+            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            problem = store.hermes_problem
             store.close()
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if problem:
+                    print(f"hermes-tui: {problem}", file=sys.stderr)
                 return 2
             resume_id = info.id
         app = HermesApp(
@@ -284,5 +324,6 @@ def run_app(
             first_message=args.message if args.message and args.message.strip() else None,
             reload_settings=reload_settings,
         )
+        early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
         code = app.run()
         return int(code or 0)

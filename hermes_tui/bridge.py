@@ -4,7 +4,10 @@ The agent calls `on_event` up to thousands of times a second. One message per ev
 §9), so events go into one ordered, lock-protected queue that the UI drains on a ~15 Hz timer, coalescing
 consecutive text deltas into one append. Events that change what the user must see at once (a tool starts,
 the turn ends, a question) wake the UI immediately with a single `EventsReady` message, so ordering is kept
-(one queue) and latency stays low where it matters.
+(one queue) and latency stays low where it matters. Text deltas wake it too, but at most `QUIET_WAKE_HZ`
+times a second: a delta reaches its widget within ~1/30 s instead of waiting for the next tick, and a burst
+of thousands of deltas a second still costs the UI a bounded number of drains. While the UI is idle its timer
+is paused (`sleep`): then any event wakes it at once.
 
 Questions (clarify, approval) are Futures: posted to the UI, answered by it; the asking thread waits in
 short slices and gives up when the request's cancel event (the interrupt) is set or the bridge closes, so no
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -25,6 +29,8 @@ from agent.events import AgentEvent, ReasoningDelta, TextDelta
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 
 WAIT_SLICE = 0.1
+QUIET_WAKE_HZ = 30.0
+"""At most this many wakes a second for text deltas (other events always wake at once)."""
 ANSWER_GRACE = 5.0
 """Seconds past a question's own timeout before the asking thread stops waiting for the UI's answer."""
 _QUIET = (TextDelta, ReasoningDelta)
@@ -86,14 +92,22 @@ class UIBridge:
         self.target = target
         self.queue = EventQueue()
         self._wake_pending = threading.Event()
+        self._asleep = threading.Event()
+        self._last_quiet_wake = 0.0
         self.closed = threading.Event()
 
     # -- AgentUI -------------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
         self.queue.put(event)
-        if not isinstance(event, _QUIET) and not self._wake_pending.is_set():
-            self._wake_pending.set()
-            self.target.post_message(EventsReady())
+        if self._wake_pending.is_set():
+            return
+        if isinstance(event, _QUIET) and not self._asleep.is_set():  # asleep: no timer would drain it
+            now = time.monotonic()
+            if now - self._last_quiet_wake < 1 / QUIET_WAKE_HZ:
+                return  # the next delta, or the UI's own timer, picks it up
+            self._last_quiet_wake = now
+        self._wake_pending.set()
+        self.target.post_message(EventsReady())
 
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
         answer = self._ask(ClarifyAsked(request), request.cancel, request.timeout + ANSWER_GRACE)
@@ -109,6 +123,26 @@ class UIBridge:
     def drain(self) -> list[AgentEvent]:
         self._wake_pending.clear()
         return self.queue.drain()
+
+    def sleep(self) -> bool:
+        """The UI stops its periodic drain: from now on every event wakes it (`EventsReady`), quiet ones
+        too, so an idle app runs no timer. False when something was queued meanwhile: drain again.
+        (The flag is set before the queue is looked at, and `on_event` queues before it reads the flag,
+        so an event is always either seen here or woken for.)"""
+        self._asleep.set()
+        if len(self.queue):
+            self._asleep.clear()
+            return False
+        return True
+
+    @property
+    def is_asleep(self) -> bool:
+        """True while the UI's periodic drain is paused."""
+        return self._asleep.is_set()
+
+    def wake(self) -> None:
+        """The UI drains periodically again (a turn started, or an event woke it)."""
+        self._asleep.clear()
 
     def close(self) -> None:
         self.closed.set()

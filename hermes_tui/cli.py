@@ -7,13 +7,16 @@ use, so the first frame is not delayed by ~1.5 s of SDK imports.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-SUBCOMMANDS = ("config", "sessions", "plugins")
+from hermes_tui import early_input
+
+SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp")
 
 
 def _version() -> str:
@@ -30,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hermes-tui",
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
-        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins.",
+        "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
+        "`hermes-tui usage` prints tokens and cost of the last 30 days; "
+        "`hermes-tui mcp` connects the MCP servers and shows their state and tools.",
     )
     p.add_argument(
         "message", nargs="?", metavar="PROMPT", help="open the TUI and send this as the first message"
@@ -45,9 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
     p.add_argument("--model", "-m", help="model name")
-    p.add_argument("--provider", help="openai | openrouter | anthropic | custom")
+    p.add_argument("--provider", help="provider as Hermes names it (openrouter, nous, gemini, custom, ...)")
     p.add_argument("--base-url", help="OpenAI-compatible (or /anthropic) base URL")
-    p.add_argument("--api-key", help="API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY / OPENROUTER_API_KEY)")
+    p.add_argument("--api-key", help="API key (else the provider's key variable, e.g. OPENROUTER_API_KEY)")
     p.add_argument(
         "--yolo",
         action="store_true",
@@ -80,7 +85,13 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        early_input.release()  # whatever happened before the app took the terminal (a bad flag, an error)
+
+
+def _run(argv: list[str]) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     if command:
         argv = argv[1:]
@@ -88,6 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
 
+    if command in (None, "sessions") and args.prompt is None:
+        # The TUI's startup allocates hundreds of thousands of long-lived objects (modules, pydantic
+        # schemas, CSS): the collector's passes over them are pure cost. The app turns it back on, and
+        # freezes what exists, after its first frame (HermesApp._freeze_startup_objects).
+        gc.disable()
+        early_input.hold()
     from agent.config import load_settings
 
     loaded = load_settings(_flags(args))
@@ -99,10 +116,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "plugins":
         from agent.plugins import PluginManager, format_plugin_list
 
-        manager = PluginManager(loaded.settings.hermes_home)
+        settings = loaded.settings
+        manager = PluginManager(
+            settings.hermes_home,
+            enabled=settings.plugins_enabled,
+            disabled=settings.plugins_disabled,
+            cwd=settings.cwd,
+        )
         manager.load()
         print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+        manager.close()
+        return 1 if manager.failed else 0
+    if command == "usage":
+        from agent.store.library import open_library
+        from agent.usage_report import gather, render_text
+
+        settings = loaded.settings
+        with open_library(settings.state_db, settings.hermes_home) as library:
+            print(render_text(gather(library)))
         return 0
+    if command == "mcp":
+        from agent.mcp.session import print_mcp_servers
+
+        return print_mcp_servers(loaded.settings.hermes_home)
     if args.prompt is not None and args.message is not None:
         print("hermes-tui: give the prompt once: -z PROMPT (headless) or PROMPT (the TUI)", file=sys.stderr)
         return 2
@@ -115,11 +151,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from hermes_tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package
+        gc.enable()
         print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
         return 2
-    return run_app(
-        args, loaded, open_sessions=command == "sessions", reload_settings=lambda: load_settings(_flags(args))
-    )
+    try:
+        return run_app(
+            args,
+            loaded,
+            open_sessions=command == "sessions",
+            reload_settings=lambda: load_settings(_flags(args)),
+        )
+    finally:
+        gc.enable()  # whatever happened before the first frame
 
 
 if __name__ == "__main__":  # pragma: no cover

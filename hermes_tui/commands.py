@@ -34,8 +34,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("rollback", "Restore files from a checkpoint taken before a change", "rollback"),
     SlashCommand("plugins", "List plugins and their load errors", "plugins"),
+    SlashCommand("usage", "Tokens and cost of the last 30 days, as a chart", "usage"),
     SlashCommand("skills", "Browse, read, enable and disable skills", "skills"),
     SlashCommand("tools", "Toolsets and tools: switch them for this session", "tools"),
+    SlashCommand("mcp", "MCP servers, their tools and last calls; /mcp reload reconnects", "mcp", True),
     SlashCommand(
         "personality", "Set a personality: /personality NAME|TEXT|none", "personality", takes_argument=True
     ),
@@ -64,9 +66,15 @@ def parse(text: str) -> tuple[SlashCommand | None, str, str]:
     return BY_NAME.get(name), arg.strip(), name
 
 
-def completions(skills: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
-    """The prompt's `/` completions: the commands, then one per enabled skill (slash name -> description)."""
-    extra = [(f"/{name}", description) for name, description in sorted((skills or {}).items())]
+def completions(
+    skills: Mapping[str, str] | None = None, plugins: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """The prompt's `/` completions: the commands, then one per enabled skill and per plugin command (slash
+    name -> description)."""
+    extra = [
+        (f"/{name}", description)
+        for name, description in sorted({**(skills or {}), **(plugins or {})}.items())
+    ]
     return [(f"/{c.name}", c.description) for c in COMMANDS] + extra
 
 
@@ -109,13 +117,18 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 """The keys `/help` lists, grouped; the one place they are written down for users."""
 
 
-def help_rows(skills: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
-    """(group, key or command, what it does) for the help screen: the keys, the commands, the skills."""
+def help_rows(
+    skills: Mapping[str, str] | None = None, plugins: Mapping[str, str] | None = None
+) -> list[tuple[str, str, str]]:
+    """(group, key or command, what it does) for the help screen: the keys, the commands, the skills and
+    the plugins' commands."""
     rows = [(group, key, text) for group, keys in KEY_GROUPS for key, text in keys]
     for c in COMMANDS:
         rows.append(("Commands", f"/{c.name}", c.description + (f"  ({c.key})" if c.key else "")))
     for name, description in sorted((skills or {}).items()):
         rows.append(("Skills", f"/{name}", description))
+    for name, description in sorted((plugins or {}).items()):
+        rows.append(("Plugins", f"/{name}", description))
     return rows
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from agent.config import LoadedSettings
@@ -12,6 +13,20 @@ def mask(secret: str) -> str:
     if len(secret) <= 8:
         return "****"
     return f"{secret[:3]}…{secret[-4:]}"
+
+
+def _hermes_history(path: Path) -> tuple[str, str]:
+    """Hermes' own state.db: read-only beside ours, or why it cannot be (one line)."""
+    if not path.is_file():
+        return "(none)", str(path)
+    from agent.hermes_history import HermesHistory, HermesHistoryError
+
+    try:
+        schema = HermesHistory(path).check()
+    except HermesHistoryError as exc:
+        return "not shown", str(exc)
+    version = "unknown" if schema.version is None else str(schema.version)
+    return f"read-only, schema {version}", str(path)
 
 
 def print_config(loaded: LoadedSettings, out: TextIO = sys.stdout) -> None:
@@ -31,10 +46,15 @@ def print_config(loaded: LoadedSettings, out: TextIO = sys.stdout) -> None:
         rows.append((name, shown, loaded.sources.get(name, "default")))
     rows.append(("context_window (effective)", str(settings.effective_context_window), "model"))
     rows.append(("api_mode", settings.api_mode, "provider/base_url"))
+    if not settings.base_url and settings.effective_base_url:
+        rows.append(("base_url (effective)", settings.effective_base_url, "provider default"))
+    rows.append(("hermes history", *_hermes_history(settings.hermes_home / "state.db")))
     width = max(len(r[0]) for r in rows)
     vwidth = min(48, max(len(r[1]) for r in rows))
     for name, shown, source in rows:
         print(f"{name:<{width}}  {shown:<{vwidth}}  {source}", file=out)
+    if settings.unsupported_provider:
+        print(f"\n{settings.unsupported_provider}", file=out)
     if loaded.problems:
         print("\nProblems (defaults used instead):", file=out)
         for problem in loaded.problems:

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from hermes_tui.export import ExportFormat, default_export_path, format_for_path, write_export
-
 if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
+    from hermes_tui.export import ExportFormat
 
 Report = Callable[[str, str], object]
 """`report(kind, text)`: a notice in the chat (kind info | warn | error)."""
@@ -36,6 +35,8 @@ class ExportFlow:
         if not session_id:
             self.report("warn", "Nothing to export yet: send a message first.")
             return
+        # The writers load on the first export, not with the chat screen (they are not on the first frame).
+        from hermes_tui.export import default_export_path, format_for_path
         from hermes_tui.screens.sessions import ExportPathModal
 
         if arg.strip():
@@ -62,6 +63,8 @@ class ExportFlow:
 
     def _write(self, session_id: str, path: Path, fmt: ExportFormat) -> None:
         """Worker thread: write, then report on the UI thread."""
+        from hermes_tui.export import write_export
+
         try:
             written = write_export(self.store, session_id, path, fmt)
         except (OSError, ValueError, KeyError) as exc:

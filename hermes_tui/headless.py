@@ -55,7 +55,7 @@ class HeadlessUI:
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from agent.loop import Agent
-    from agent.store import SessionStore
+    from agent.store.library import open_library
 
     settings = loaded.settings
     for problem in loaded.problems:
@@ -66,6 +66,16 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = scripted_settings(server, settings, model=settings.model if args.model else DEMO_MODEL)
+        if settings.unsupported_provider:
+            print(f"hermes-tui: {settings.unsupported_provider}", file=sys.stderr)
+            return 2
+        if not settings.model and (settings.api_key is not None or settings.base_url):
+            print(
+                f"hermes-tui: provider {settings.provider!r} has no model: set model.default in "
+                "config.yaml or pass --model",
+                file=sys.stderr,
+            )
+            return 2
         if not settings.is_configured:
             print(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "
@@ -73,7 +83,13 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 file=sys.stderr,
             )
             return 2
-        store = SessionStore(settings.state_db)
+        from agent.mcp.session import connected_servers
+
+        mcp = stack.enter_context(connected_servers(settings.hermes_home))
+        for status in mcp.status() if mcp is not None else []:
+            if status.state in ("failed", "invalid"):
+                print(f"hermes-tui: MCP server '{status.name}': {status.error}", file=sys.stderr)
+        store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
         stack.callback(store.close)
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
         stack.callback(agent.close)
@@ -81,8 +97,10 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if store.hermes_problem:
+                    print(f"hermes-tui: {store.hermes_problem}", file=sys.stderr)
                 return 2
-            agent.resume(info.id)
+            agent.resume(info.id)  # a Hermes session continues in our copy of it
 
         previous = signal.getsignal(signal.SIGINT)
 

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.app import App
 
 from agent.config import Settings
-from agent.personality import choose, current_name, personalities
-from agent.tools.todo import render_todos
 from hermes_tui import commands
 from hermes_tui.session_service import SessionService
 from widgets.prompt_input import PromptInput
@@ -28,6 +26,7 @@ class ChatScreenParts(Protocol):
 
     session: SessionService
     skill_commands: dict[str, str]
+    plugin_commands: dict[str, str]
 
     @property
     def app(self) -> App[object]: ...
@@ -74,7 +73,7 @@ def refresh_skill_commands(screen: ChatScreenParts) -> None:
     def apply(found: dict[str, str]) -> None:
         if screen.agent is agent and screen.is_mounted:
             screen.skill_commands = found
-            screen.prompt_input.set_commands(commands.completions(found))
+            screen.prompt_input.set_commands(commands.completions(found, screen.plugin_commands))
 
     screen.app.run_worker(scan, thread=True, group="skill-commands", exclusive=True, exit_on_error=False)
 
@@ -84,6 +83,8 @@ def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:
     items = list(agent.state.get("todos") or []) if agent is not None else []
     if not items:
         return []
+    from agent.tools.todo import render_todos  # the engine's modules load with the agent, not the screen
+
     return [
         TranscriptRecord.tool_call(
             "todo",
@@ -133,6 +134,8 @@ def open_skills(screen: ChatScreenParts) -> None:
 def set_personality(screen: ChatScreenParts, argument: str) -> None:
     """`/personality` opens a picker; `/personality NAME|TEXT` sets the ephemeral prompt until quit; `none`
     clears it."""
+    from agent.personality import choose, current_name, personalities
+
     agent = screen.agent
     table = personalities(screen.settings.personalities)
     if not argument.strip():

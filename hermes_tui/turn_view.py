@@ -18,6 +18,9 @@ from agent.events import (
     AgentEvent,
     ApiCallStarted,
     AssistantMessageDone,
+    ChildEvent,
+    ChildFinished,
+    ChildStarted,
     FirstDelta,
     ReasoningDelta,
     StatusNotice,
@@ -36,6 +39,7 @@ from agent.events import (
 from widgets.assistant_message import AssistantMessage
 from widgets.reasoning import ReasoningBlock
 from widgets.status_bar import StatusBar
+from widgets.subagent_list import SubagentList
 from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
 
@@ -171,13 +175,33 @@ class TurnView:
             panel.set_finished(event.status, event.duration, event.result, event.data)
 
     @show.register
+    def _child_started(self, event: ChildStarted) -> None:
+        if (children := self._subagents(event.call_id)) is not None:
+            children.child_started(event)
+
+    @show.register
+    def _child_event(self, event: ChildEvent) -> None:
+        if (children := self._subagents(event.call_id)) is not None:
+            children.child_event(event.child, event.event)
+
+    @show.register
+    def _child_finished(self, event: ChildFinished) -> None:
+        if (children := self._subagents(event.call_id)) is not None:
+            children.child_finished(event)
+
+    @show.register
     def _notice(self, event: StatusNotice) -> None:
         self.transcript.add_notice(event.kind, event.text)
 
     @show.register
     def _usage(self, event: UsageUpdated) -> None:
         self.status_bar.set_context(event.context_tokens, event.context_window)
-        self.status_bar.set_usage(event.session.prompt_tokens, event.session.completion_tokens)
+        self.status_bar.set_usage(
+            event.session.prompt_tokens,
+            event.session.completion_tokens,
+            event.session_cost,
+            event.session_unknown_calls,
+        )
 
     @show.register
     def _steer(self, event: SteerDelivered) -> None:
@@ -190,6 +214,8 @@ class TurnView:
         for panel in list(self._panels.values()):
             if not panel.is_finished:
                 panel.set_finished("cancelled", None, "")
+            if isinstance(panel.nested, SubagentList):
+                panel.nested.cancel_running()
         self._panels.clear()
         self._panels_by_index.clear()
         if self._stall_spinner:
@@ -201,9 +227,22 @@ class TurnView:
             self.transcript.add_notice("error", event.error)
         elif event.exit_reason in END_NOTICES:
             self.transcript.add_notice(*END_NOTICES[event.exit_reason])
+        if event.rewritten:  # Hermes' transform_llm_output: the answer differs from what streamed
+            self.transcript.add_notice("info", "A plugin rewrote the answer:")
+            rewritten = self.transcript.start_assistant()
+            rewritten.append(event.final_text)
+            rewritten.finish()
         self._on_turn_finished(event)
 
     # --------------------------------------------------------------------------------------------- helpers
+
+    def _subagents(self, call_id: str) -> SubagentList | None:
+        """The subagent list nested in the `delegate_task` panel of `call_id` (made on first use)."""
+        panel = self._panels.get(call_id)
+        if panel is None:
+            return None
+        nested = panel.nested or panel.nest(SubagentList())
+        return nested if isinstance(nested, SubagentList) else None
 
     def _finish_stream_widgets(self) -> None:
         if self._reasoning is not None:

@@ -1,7 +1,8 @@
 """Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
 
-Usage: python screenshots/generate.py   (needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and
-ligature-free glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
+Usage: python screenshots/generate.py [demo|sessions|learning|hermes|themes ...] (all groups when none is
+named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free glyphs install
+fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
 """
 
 from __future__ import annotations
@@ -267,6 +268,182 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     return shots
 
 
+REACH_SCENARIO = {
+    "name": "reach",
+    "model": "hermes-demo",
+    "calls": [
+        {
+            "text": "I'll ask the MCP server, then hand three independent checks to subagents.",
+            "tool_calls": [
+                {"name": "mcp_fixture_echo", "arguments": {"text": "hello"}},
+                {
+                    "name": "delegate_task",
+                    "arguments": {
+                        "tasks": [
+                            {"goal": "count the python files"},
+                            {"goal": "summarize the readme"},
+                            {"goal": "list the tests"},
+                        ]
+                    },
+                },
+            ],
+        },
+        {
+            "match": "count the python files",
+            "text": "Counting.",
+            "tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 4; echo 7"}}],
+        },
+        {"match": "count the python files", "text": "There are 7 python files."},
+        {
+            "match": "summarize the readme",
+            "tool_calls": [{"name": "read_file", "arguments": {"path": "README.md"}}],
+        },
+        {"match": "summarize the readme", "first_delay": 6, "text": "A demo project."},
+        {"match": "list the tests", "text": "No tests yet."},
+        {"text": "Done: 7 python files, a demo project readme, no tests yet."},
+    ],
+}
+
+
+async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """Subagents nested in a running delegate_task panel, then `/mcp` with the test suite's MCP server."""
+    from hermes_tui.screens.mcp import McpScreen
+    from widgets.subagent_list import SubagentList
+
+    home = workdir / "home"
+    home.mkdir()
+    python = "python" if shutil.which("python") == sys.executable else sys.executable
+    server_spec = {"command": python, "args": ["tests/mcp_fixture_server.py", "stdio"], "cwd": str(ROOT)}
+    config = {"mcp_servers": {"fixture": {**server_spec, "tools": {"exclude": ["crash", "hang"]}}}}
+    (home / "config.yaml").write_text(json.dumps(config))
+    shots: list[Path] = []
+    with ScriptedServer(json.dumps(REACH_SCENARIO)) as server:
+        app = HermesApp(scripted_settings(server, hermes_home=home, cwd=workdir))
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            await wait_for(pilot, lambda: any(s.state == "connected" for s in app.mcp.statuses()), 90)
+            chat.prompt_input.text = "check the project"
+            chat.prompt_input.focus()
+            await pilot.press("enter")
+
+            def progress() -> bool:
+                lists = list(chat.transcript.query(SubagentList))
+                kids = lists[0].children_progress if lists else {}
+                return (
+                    len(kids) == 3
+                    and any(k.finished for k in kids.values())
+                    and any(t.status == "running" for k in kids.values() for t in k.tools)
+                )
+
+            await wait_for(pilot, progress, 60)
+            await pilot.pause(0.5)
+            svg = OUT / f"16-subagents-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+            await wait_for(pilot, lambda: not chat.busy, 60)
+            chat.run_slash(commands.BY_NAME["mcp"], "")
+            await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
+            await pilot.pause(0.5)
+            svg = OUT / f"17-mcp-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+
+
+def _seed_costs(home: Path, cwd: Path) -> None:
+    """Sessions of ours that made priced calls over the last weeks, beside the Hermes-made history."""
+    from agent.messages import Message, Usage
+    from agent.store import SessionStore
+
+    now = time.time()
+    store = SessionStore(home / "tui" / "state.db")
+    plan = [
+        (
+            "Refactor the query parser",
+            "claude-sonnet-4-5",
+            [
+                (0.1, 38_000, 1_400, 30_000, 0.031),
+                (1, 30_000, 900, 22_000, 0.041),
+                (1, 34_000, 700, 30_000, 0.028),
+                (3, 12_000, 400, 0, 0.052),
+            ],
+        ),
+        (
+            "Write the release notes",
+            "gpt-4o",
+            [(6, 8_000, 1_200, 2_000, 0.031), (9, 9_500, 1_000, 4_000, 0.029), (16, 4_000, 300, 0, 0.012)],
+        ),
+        ("Try the local model", "llama3.1", [(2, 6_000, 800, 0, None), (20, 3_000, 200, 0, None)]),
+        (
+            "Review the migration PR",
+            "deepseek-chat",
+            [(12, 22_000, 2_100, 16_000, 0.008), (24, 18_000, 1_600, 0, 0.011)],
+        ),
+    ]
+    for title, model, calls in plan:
+        sid = store.create_session(
+            model=model, provider="openai", cwd=str(cwd), system_prompt="S", title=title
+        )
+        store.append_message(sid, Message(role="user", content=title.lower()))
+        store.append_message(sid, Message(role="assistant", content="Done."))
+        for days_ago, prompt, completion, cached, cost in calls:
+            store.record_call(
+                sid,
+                usage=Usage(prompt, completion, cache_read_tokens=cached),
+                model=model,
+                provider="openai",
+                cost_usd=cost,
+                cost_source="price-table" if cost is not None else "unknown",
+                created_at=now - days_ago * 86400,
+            )
+        store.set_status(sid, "completed")
+    store.close()
+
+
+async def hermes_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """A Hermes user's home (the state.db Hermes 0.19 made): its sessions in the browser beside ours, and
+    `/usage` over both."""
+    from agent.store.library import open_library
+    from hermes_tui.screens.sessions import SessionsScreen
+    from hermes_tui.screens.usage import UsageScreen
+    from tests.hermes_home_fixture import copy_hermes_home_0_19
+
+    home = copy_hermes_home_0_19(workdir / "home")
+    _seed_costs(home, workdir)
+    shots: list[Path] = []
+    settings = Settings(
+        model="claude-sonnet-4-5",
+        provider="custom",
+        base_url="http://127.0.0.1:9/v1",
+        api_key=SecretStr("unused"),
+        auto_title=False,
+        hermes_home=home,
+        cwd=workdir,
+    )
+    app = HermesApp(settings, open_sessions=True, store=open_library(settings.state_db, home))
+    async with app.run_test(size=size) as pilot:
+        browser = await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen)
+        await pilot.pause(0.5)
+        await pilot.press(*"quokka")
+        await wait_for(pilot, lambda: browser.shown_query == "quokka" and not browser.is_filling)
+        await pilot.press("down")
+        await pilot.pause(0.8)
+        svg = OUT / f"14-sessions-hermes-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(str(svg))
+        shots.append(to_png(svg))
+        await pilot.press("escape", "escape")
+        chat = await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen)
+        chat.run_slash(commands.BY_NAME["usage"], "")
+        usage = await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen) and app.screen)
+        await wait_for(pilot, lambda: usage.report is not None)
+        await pilot.pause(0.5)
+        svg = OUT / f"15-usage-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(str(svg))
+        shots.append(to_png(svg))
+    return shots
+
+
 async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     app = HermesApp(Settings(hermes_home=Path("~/.hermes"), cwd=workdir))
     async with app.run_test(size=size) as pilot:
@@ -276,24 +453,44 @@ async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     return to_png(svg)
 
 
-def main() -> int:
+GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "themes")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python screenshots/generate.py [GROUP ...]`: every picture, or only those groups'."""
+    wanted = set(sys.argv[1:] if argv is None else argv) or set(GROUPS)
+    unknown = wanted - set(GROUPS)
+    if unknown:
+        print(f"unknown group(s) {', '.join(sorted(unknown))}; known: {', '.join(GROUPS)}", file=sys.stderr)
+        return 2
     if shutil.which("rsvg-convert") is None:
         print("rsvg-convert not found: apt-get install librsvg2-bin", file=sys.stderr)
         return 1
     OUT.mkdir(exist_ok=True)
     made: list[Path] = []
     for size in SIZES:
+        if "demo" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                work = Path(tmp)
+                (work / "README.md").write_text("# demo project\n")
+                made += asyncio.run(demo_run(size, work))
+                made.append(asyncio.run(setup_run(size, work)))
+        if "sessions" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made.append(asyncio.run(sessions_run(size, Path(tmp))))
+        if "learning" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made += asyncio.run(learning_run(size, Path(tmp)))
+        if "hermes" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made += asyncio.run(hermes_run(size, Path(tmp)))
+        if "reach" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                (Path(tmp) / "README.md").write_text("# demo project\n")
+                made += asyncio.run(reach_run(size, Path(tmp)))
+    if "themes" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            (work / "README.md").write_text("# demo project\n")
-            made += asyncio.run(demo_run(size, work))
-            made.append(asyncio.run(setup_run(size, work)))
-        with tempfile.TemporaryDirectory() as tmp:
-            made.append(asyncio.run(sessions_run(size, Path(tmp))))
-        with tempfile.TemporaryDirectory() as tmp:
-            made += asyncio.run(learning_run(size, Path(tmp)))
-    with tempfile.TemporaryDirectory() as tmp:
-        made += asyncio.run(themes_run(Path(tmp)))
+            made += asyncio.run(themes_run(Path(tmp)))
     for path in made:
         print(path.relative_to(ROOT))
     return 0

@@ -9,6 +9,7 @@ tests stay plain functions: `snap_compare` runs its own loop.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,15 @@ def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     assert os.environ["HERMES_HOME"] == str(home)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _plugin_toolsets_withdrawn() -> Iterator[None]:
+    """Dynamic toolsets live in one process-wide catalog: those a test's plugins added are withdrawn after
+    it, so no other test's agent is offered them."""
+    from agent.toolsets import CATALOG
+
+    before = set(CATALOG.dynamic())
+    yield
+    for name in set(CATALOG.dynamic()) - before:
+        CATALOG.unregister(name)

@@ -114,3 +114,44 @@ def write_hermes_home(home: Path) -> Path:
     )
     (home / "SOUL.md").write_text("You are Hermes, Ada's patient pair programmer.\n", encoding="utf-8")
     return home
+
+
+# ------------------------------------------------------------------------------------- made by Hermes itself
+
+FIXTURE_0_19 = Path(__file__).resolve().parent / "fixtures" / "hermes_home_0_19"
+"""A HERMES_HOME made by Hermes Agent 0.19.0 itself against the scripted server (see its README.md):
+state.db (schema 22, WAL mode, checkpointed: no -wal/-shm) with three `cli` sessions: a `terminal` call
+whose answer says "quokka", a plain answer saying "zebra", memory + skill_manage calls."""
+
+QUOKKA_SESSION = "20261201_080833_f1293b"
+ZEBRA_SESSION = "20261201_080922_1adb77"
+SKILL_SESSION = "20261201_080947_8d355e"
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every file under `root` (relative path -> sha256): a file created next to another shows too."""
+    import hashlib
+
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def copy_hermes_home_0_19(dest: Path) -> Path:
+    """A copy of the Hermes-made home at `dest` (tests read the copy, never the original)."""
+    import shutil
+
+    shutil.copytree(FIXTURE_0_19, dest)
+    return dest
+
+
+def utc_clock(monkeypatch: object) -> None:
+    """Local time = UTC for the rest of the test: the Hermes-made fixture's times are fixed instants, so a
+    picture of them must not depend on the machine's time zone. `monkeypatch` restores TZ afterwards;
+    call `time.tzset()` again then (the `utc_time` fixture in tests does)."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")  # type: ignore[attr-defined]
+    time.tzset()

@@ -197,10 +197,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         with Vertical(id="approval-card") as card:
             card.border_title = "⚠ Approval needed"
             with Horizontal(id="approval-header"):
-                yield Static(
-                    Text.assemble(literal_text(request.tool_name), " wants to run this command"),
-                    id="approval-intro",
-                )
+                yield Static(intro_text(request), id="approval-intro")
                 yield Static(self.countdown_text(request.timeout), id="approval-countdown")
             with VerticalScroll(id="approval-command-box", can_focus=True):
                 yield Static(
@@ -344,3 +341,13 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         }
         if (action := actions.get(event.button.id or "")) is not None:
             action()
+
+
+def intro_text(request: ApprovalRequest) -> Text:
+    """`terminal wants to run this command`; who asks when a subagent does, and what (an MCP tool call)."""
+    plain = request.subject in ("command", "file write")  # the wording these always had
+    what = " wants to run this command" if plain else f" wants to make this {request.subject}"
+    intro = Text.assemble(literal_text(request.tool_name), what)
+    if request.origin:
+        intro = Text.assemble(literal_text(request.origin), " · ", intro)
+    return intro

@@ -53,6 +53,7 @@ class NoticeLine(Widget):
         text: str,
         *,
         hint: str | None = None,
+        multiline: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -62,7 +63,9 @@ class NoticeLine(Widget):
         self.add_class(f"-{kind}")
         self._kind = kind
         # A notice is one line: fold newlines so a multi-line provider error cannot flood the transcript.
-        self._text = " ".join(sanitize_display(text).split("\n")).strip()
+        # A listing the user asked for (`/plugins`, `/help`) keeps its lines.
+        clean = sanitize_display(text)
+        self._text = clean.strip("\n").rstrip() if multiline else " ".join(clean.split("\n")).strip()
         self._hint = " ".join(sanitize_display(hint).split("\n")).strip() if hint else None
 
     @property

@@ -26,6 +26,7 @@ shows matching slash commands; Tab completes, Up/Down choose, Escape hides the l
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
@@ -132,6 +133,11 @@ class PromptInput(TextArea):
     SUBMIT_KEYS: ClassVar[frozenset[str]] = frozenset({"enter"})
     NEWLINE_KEYS: ClassVar[frozenset[str]] = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
+    BLINK_TIMEOUT: ClassVar[float] = 10.0
+    """Seconds without a key, click or focus after which the cursor stops blinking and stays shown (GTK's
+    `gtk-cursor-blink-timeout` default). A blinking cursor repaints twice a second for as long as the app
+    is open: it was most of the CPU an idle app used. The next key, click or focus blinks it again."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "complete", "Complete", show=False, priority=True, id="prompt.complete"),
         Binding("escape", "close_completions", "Close", show=False, id="prompt.close_completions"),
@@ -221,6 +227,32 @@ class PromptInput(TextArea):
         self._completions_suppressed = False
         self._history_index: int | None = None
         self._draft = ""
+        self._blink_since = time.monotonic()
+        self._blinking = False
+
+    # ------------------------------------------------------------------------------------- the cursor blink
+
+    @property
+    def is_blinking(self) -> bool:
+        """True while the cursor's blink timer runs (focused, and typed in within BLINK_TIMEOUT)."""
+        return self._blinking
+
+    def _restart_blink(self) -> None:
+        """Textual calls this on every key, click, paste and focus: the blink timeout starts again."""
+        self._blink_since = time.monotonic()
+        self._blinking = self.cursor_blink and self.is_mounted
+        super()._restart_blink()
+
+    def _pause_blink(self, visible: bool = True) -> None:
+        self._blinking = False
+        super()._pause_blink(visible)
+
+    def _toggle_cursor_blink_visible(self) -> None:
+        """Textual's blink tick; past BLINK_TIMEOUT it pauses its own timer with the cursor shown."""
+        if time.monotonic() - self._blink_since >= self.BLINK_TIMEOUT:
+            self._pause_blink(visible=self.has_focus)
+            return
+        super()._toggle_cursor_blink_visible()
 
     # ---------------------------------------------------------------------------------------------- editing
 

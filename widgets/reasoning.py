@@ -2,28 +2,32 @@
 
 Reasoning can be long and is secondary to the answer, so it starts collapsed to a single header line that
 shows the latest line while it streams. It is plain text (not Markdown): reasoning is often half-formed
-markup, and plain text costs one widget whether streaming or finished. Deltas use the same buffered pattern
-as `AssistantMessage`: `append()` only takes a lock; a 15 Hz timer drains and repaints.
+markup. Expanded, its lines are cached strips like a reply's (`LineView` over `TextLines`): a finished line
+is wrapped once, only the open line is drawn again, at most `RENDER_HZ` times a second; collapsed, only the
+header line is drawn. `append()` only takes a lock.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
-from textual.timer import Timer
-from textual.widget import Widget
+from textual.strip import Strip
 
+from widgets.markdown_view.render import Line, render_plain
+from widgets.markdown_view.text_lines import TextLine, TextLines
+from widgets.markdown_view.view import LineView, LiveUpdates
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["ReasoningBlock"]
 
 
-class ReasoningBlock(Widget, can_focus=True):
+class ReasoningBlock(LineView, can_focus=True):
     """Streaming, collapsible reasoning text. Click or Enter toggles."""
 
     DEFAULT_CSS = """
@@ -45,7 +49,7 @@ class ReasoningBlock(Widget, can_focus=True):
         Binding("enter", "toggle", "Show/hide reasoning", show=False),
     ]
 
-    FLUSH_HZ: ClassVar[float] = 15.0
+    RENDER_HZ: ClassVar[float] = 15.0
     TITLE: ClassVar[str] = "Reasoning"
 
     expanded: reactive[bool] = reactive(False, layout=True)
@@ -66,10 +70,13 @@ class ReasoningBlock(Widget, can_focus=True):
         self._pending: list[str] = []
         self._all: list[str] = [text] if text else []
         self._sanitizer = StreamSanitizer()
-        self._shown_parts: list[str] = [sanitize_display(text)] if text else []
-        self._tail = self._shown_parts[-1][-400:] if self._shown_parts else ""
+        self._lines = TextLines(sanitize_display(text))
+        self._tail = self._last_line()
         self._finished = finished
-        self._timer: Timer | None = None
+        self._header: tuple[tuple[object, ...], Strip] | None = None
+        self._updates = LiveUpdates(self, self._drain, hz=self.RENDER_HZ)
+        if finished:
+            self._lines.close()
         self.set_reactive(ReasoningBlock.expanded, expanded)
 
     # ----------------------------------------------------------------------------------------- public API
@@ -80,15 +87,19 @@ class ReasoningBlock(Widget, can_focus=True):
             with self._lock:
                 self._pending.append(text)
                 self._all.append(text)
+            self._updates.request()
 
     def finish(self) -> None:
-        """No more reasoning will come: draw the rest and stop the timer."""
-        self._stop_timer()
+        """No more reasoning will come: draw the rest."""
+        self._updates.cancel()
         self._drain()
         if tail := self._sanitizer.flush():
-            self._add_shown(tail)
+            self._lines.feed(tail)
+        self._lines.close()
         self._finished = True
-        self.refresh(layout=True)
+        self._header = None
+        self.refresh_changed()
+        self.refresh_header()
 
     @property
     def text(self) -> str:
@@ -101,10 +112,11 @@ class ReasoningBlock(Widget, can_focus=True):
 
     @property
     def shown_text(self) -> str:
-        """The reasoning drawn so far."""
-        if len(self._shown_parts) > 1:
-            self._shown_parts[:] = ["".join(self._shown_parts)]
-        return self._shown_parts[0] if self._shown_parts else ""
+        """The reasoning drawn so far (leading and trailing blank lines left out)."""
+        lines = [line.text for line in self._lines.finished]
+        if (open_line := self._lines.open_line) is not None:
+            lines.append(open_line.text)
+        return "\n".join(lines)
 
     @property
     def is_finished(self) -> bool:
@@ -115,30 +127,52 @@ class ReasoningBlock(Widget, can_focus=True):
         with self._lock:
             return not self._pending
 
+    def header_text(self) -> Text:
+        """The one-line header as shown (for tests and the collapsed view)."""
+        return self._header_content()
+
     def action_toggle(self) -> None:
         self.expanded = not self.expanded
 
+    # ----------------------------------------------------------------------------------------- LineView
+
+    def blocks(self) -> tuple[Sequence[TextLine], TextLine | None]:
+        return self._lines.finished, self._lines.open_line
+
+    def render_block(self, block: TextLine, width: int) -> list[Line]:
+        style = self.base_style + component_text_style(self, "reasoning--body")
+        return render_plain(self.app.console, block.text, width, style)
+
+    def on_style_change(self) -> None:
+        self._header = None
+
+    def header_height(self) -> int:
+        return 1
+
+    def render_header(self, y: int, width: int) -> Strip:
+        return self._header_strip(width)
+
+    def body_visible(self) -> bool:
+        return self.expanded
+
     # ----------------------------------------------------------------------------------------- internals
 
-    def on_mount(self) -> None:
-        if not self._finished:
-            self._timer = self.set_interval(1 / self.FLUSH_HZ, self._drain, name="reasoning-drain")
-
     def on_unmount(self) -> None:
-        self._stop_timer()
+        self._updates.cancel()
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.action_toggle()
 
-    def _stop_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+    def watch_expanded(self) -> None:
+        self._header = None
 
-    def _add_shown(self, chunk: str) -> None:
-        self._shown_parts.append(chunk)
-        self._tail = (self._tail + chunk)[-400:]
+    def _last_line(self) -> str:
+        open_line = self._lines.open_line
+        if open_line is not None:
+            return open_line.text
+        finished = self._lines.finished
+        return finished[-1].text if finished else ""
 
     def _drain(self) -> None:
         with self._lock:
@@ -147,12 +181,17 @@ class ReasoningBlock(Widget, can_focus=True):
             raw = "".join(self._pending)
             self._pending.clear()
         chunk = self._sanitizer.feed(raw)
-        if chunk:
-            self._add_shown(chunk)
-            # Collapsed, only the header line changes: no layout pass needed.
-            self.refresh(layout=self.expanded)
+        if not chunk:
+            return
+        self._lines.feed(chunk)
+        tail = self._last_line()
+        if tail != self._tail:
+            self._tail = tail
+            self._header = None
+            self.refresh_header()
+        self.refresh_changed()
 
-    def _header(self) -> Text:
+    def _header_content(self) -> Text:
         title_style = component_text_style(self, "reasoning--title")
         meta_style = component_text_style(self, "reasoning--meta")
         header = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -161,23 +200,23 @@ class ReasoningBlock(Widget, can_focus=True):
         if self.expanded:
             return header
         if not self._finished:
-            last_line = next((ln for ln in reversed(self._tail.splitlines()) if ln.strip()), "")
             header.append(" … ", style=meta_style)
-            header.append(last_line.strip(), style=component_text_style(self, "reasoning--body"))
+            header.append(self._tail.strip(), style=component_text_style(self, "reasoning--body"))
         else:
-            lines = self.shown_text.strip().count("\n") + 1 if self.shown_text.strip() else 0
+            lines = self._lines.line_count
             header.append(
                 f" · {lines} line{'s' if lines != 1 else ''} (click/enter to show)", style=meta_style
             )
         return header
 
-    def render(self) -> Text:
-        header = self._header()
-        if not self.expanded:
-            return header
-        body_style = component_text_style(self, "reasoning--body")
-        text = Text(end="")
-        text.append_text(header)
-        text.append("\n")
-        text.append(self.shown_text.strip("\n"), style=body_style)
-        return text
+    def _header_strip(self, width: int) -> Strip:
+        key = (width, self._style_generation, self.expanded, self._finished, self._tail)
+        if self._header is None or self._header[0] != key:
+            header = self._header_content()
+            header.truncate(max(1, width), overflow="ellipsis")
+            lines = self.app.console.render_lines(
+                header, self.app.console.options.update(width=max(1, width), height=None), pad=False
+            )
+            strip = Strip(lines[0] if lines else []).apply_style(self.base_style)
+            self._header = (key, strip)
+        return self._header[1]

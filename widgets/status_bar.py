@@ -24,7 +24,8 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
-from agent.humanize import format_elapsed
+from agent.humanize import format_elapsed, format_tokens
+from agent.pricing import format_cost
 
 ContextLevel = Literal["ok", "caution", "warning", "critical"]
 
@@ -40,17 +41,6 @@ def context_level(percent: float) -> ContextLevel:
     if percent >= 50:
         return "caution"
     return "ok"
-
-
-def format_tokens(count: int) -> str:
-    """Compact token count: 950, 12.3k, 128k, 1.2M."""
-    if count < 1000:
-        return str(count)
-    if count < 100_000:
-        return f"{count / 1000:.1f}k".replace(".0k", "k")
-    if count < 1_000_000:
-        return f"{count // 1000}k"
-    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
 
 
 def short_model_name(model: str) -> str:
@@ -171,6 +161,7 @@ class StatusBar(Widget):
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cost: float | None = None
+        self.cost_unknown_calls = 0
         self.busy = False
         self.yolo = False
         self._busy_since: float | None = None
@@ -189,11 +180,15 @@ class StatusBar(Widget):
         self.context_window = window
         self.refresh()
 
-    def set_usage(self, prompt: int, completion: int, cost: float | None = None) -> None:
-        """Session totals: tokens sent, tokens received, and the cost in USD when it is known."""
+    def set_usage(
+        self, prompt: int, completion: int, cost: float | None = None, unknown_calls: int = 0
+    ) -> None:
+        """Session totals: tokens sent, tokens received, and the cost in USD of the priced calls (None:
+        nothing priced yet) with the number of calls whose price is unknown ("?", never a false $0)."""
         self.prompt_tokens = prompt
         self.completion_tokens = completion
         self.cost = cost
+        self.cost_unknown_calls = unknown_calls
         self.refresh()
 
     def set_busy(self, busy: bool) -> None:
@@ -282,10 +277,8 @@ class StatusBar(Widget):
                 format_tokens(self.completion_tokens),
             )
             fields.append(_Field("tokens", tokens, 7))
-        if self.cost is not None:
-            fields.append(
-                _Field("cost", Text(f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}"), 8)
-            )
+        if self.cost is not None or self.cost_unknown_calls:
+            fields.append(_Field("cost", Text(format_cost(self.cost or 0.0, self.cost_unknown_calls)), 8))
         return fields
 
     _LEFT_ORDER: ClassVar[tuple[str, ...]] = ("model", "context", "bar", "percent", "tokens", "cost")

@@ -6,7 +6,9 @@ Lifecycle, driven by the app from agent events:
 - `set_started(arguments, summary)` on `ToolStarted`: state `running`, a live elapsed time (~4 Hz).
 - `append_output(chunk)` on `ToolOutput`: cheap and thread-safe; a ~12 Hz timer drains it. While running the
   body shows the last `TAIL_LINES` lines (tail-limited) unless expanded; at most `MAX_OUTPUT_CHARS` of output
-  are kept in memory, with a note saying how much was dropped.
+  are kept in memory, with a note saying how much was dropped. The body is a line-API widget (`LineView`):
+  each output line is wrapped once and cached, only the open last line is drawn again, so a long expanded
+  output streams as cheaply as the tail.
 - `set_finished(status, duration, result, data)` on `ToolFinished`: `ok | error | cancelled | denied`, the
   final duration, and the result: a coloured diff for write_file/patch, the task list for todo, the result
   text otherwise. Errors and denials open expanded; successes collapse to the header.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -33,6 +35,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from agent.humanize import format_elapsed
+from widgets.markdown_view.render import Line, render_plain, render_text
+from widgets.markdown_view.text_lines import TextLine, TextLines
+from widgets.markdown_view.view import LineView
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot"]
@@ -81,8 +86,20 @@ class ToolPanelHeader(Widget):
         self._panel.action_toggle()
 
 
-class ToolPanelBody(Widget):
-    """The panel's body (output tail, diff, excerpt, task list). Hidden unless the panel shows a body."""
+@dataclass(frozen=True, slots=True, eq=False)
+class _BodyText:
+    """A block of the body drawn from a `Text` (the finished body, a note line). Identity = version."""
+
+    text: Text
+
+
+class ToolPanelBody(LineView):
+    """The panel's body (output tail, diff, excerpt, task list). Hidden unless the panel shows a body.
+
+    While the tool runs, its blocks are the output's lines (`TextLines`): finished lines are wrapped once
+    (cached per line, so the sliding tail re-uses them), the open line is drawn again. Once the tool
+    finished, the body is one block, the panel's `render_body()`.
+    """
 
     DEFAULT_CSS = """
     ToolPanelBody {
@@ -94,9 +111,39 @@ class ToolPanelBody(Widget):
     def __init__(self, panel: ToolPanel) -> None:
         super().__init__()
         self._panel = panel
+        self._line_cache: dict[object, list[Line]] = {}
+        self._cache_key: tuple[int, int] | None = None
+        self._window: tuple[object, ...] = ()
 
-    def render(self) -> Text:
-        return self._panel.render_body()
+    def blocks(self) -> tuple[Sequence[object], object | None]:
+        finished, open_block = self._panel.body_blocks()
+        head = tuple(finished[:2])
+        if head != self._window[:2] or len(finished) < len(self._window):
+            self._stack.invalidate()  # the tail slid (or the body changed): re-assemble from the cache
+        self._window = tuple(finished)
+        return finished, open_block
+
+    def render_block(self, block: object, width: int) -> list[Line]:
+        key = (width, self._style_generation)
+        if key != self._cache_key:
+            self._line_cache.clear()
+            self._cache_key = key
+        cached = self._line_cache.get(block)
+        if cached is None:
+            base = self.base_style
+            if isinstance(block, TextLine):
+                cached = render_plain(self.app.console, block.text, width, base)
+            else:
+                assert isinstance(block, _BodyText)
+                cached = render_text(self.app.console, block.text, width, base)
+            if isinstance(block, TextLine) and block.finished:
+                if len(self._line_cache) > 4 * self._panel.TAIL_LINES + 1024:
+                    self._line_cache.clear()
+                self._line_cache[block] = cached
+        return cached
+
+    def on_style_change(self) -> None:
+        self._line_cache.clear()
 
 
 class ToolPanel(Widget, can_focus=True):
@@ -244,14 +291,18 @@ class ToolPanel(Widget, can_focus=True):
         self._sanitizer = StreamSanitizer()
         self._output_parts: list[str] = []
         self._output_len = 0
+        self._output_lines = TextLines()
         self._dropped_chars = 0
         self._dropped_lines = 0
         self._timer: Timer | None = None
         self._ticks = 0
         self._version = 0
         self._body_cache: tuple[tuple[int, bool, int], Text] | None = None
+        self._body_block: _BodyText | None = None
+        self._note_cache: tuple[tuple[str, int], _BodyText] | None = None
         self._header: ToolPanelHeader | None = None
         self._body: ToolPanelBody | None = None
+        self._nested: Widget | None = None
 
     @classmethod
     def from_snapshot(cls, snapshot: ToolSnapshot) -> ToolPanel:
@@ -262,6 +313,7 @@ class ToolPanel(Widget, can_focus=True):
         if snapshot.output:
             panel._output_parts = [snapshot.output]
             panel._output_len = len(snapshot.output)
+            panel._output_lines = TextLines(snapshot.output)
         panel._dropped_chars = snapshot.dropped_chars
         panel._dropped_lines = snapshot.dropped_lines
         panel._user_expanded = snapshot.expanded
@@ -404,6 +456,7 @@ class ToolPanel(Widget, can_focus=True):
         self._drain_output()
         if tail := self._sanitizer.flush():
             self._add_output(tail)
+        self._output_lines.close()
         self._apply_finished(status, duration, result, data or {})
 
     def _apply_finished(
@@ -423,6 +476,18 @@ class ToolPanel(Widget, can_focus=True):
             )
             self.set_reactive(ToolPanel.expanded, default)
         self._changed()
+
+    def nest(self, widget: Widget) -> Widget:
+        """Show `widget` below the body (a delegate_task call's subagents); the first one nested stays."""
+        if self._nested is None:
+            self._nested = widget
+            if self._header is not None:  # composed already
+                self.mount(widget)
+        return self._nested
+
+    @property
+    def nested(self) -> Widget | None:
+        return self._nested
 
     # ----------------------------------------------------------------------------------------- actions
 
@@ -453,6 +518,8 @@ class ToolPanel(Widget, can_focus=True):
         self._sync_body()
         yield self._header
         yield self._body
+        if self._nested is not None:
+            yield self._nested
 
     def on_mount(self) -> None:
         self._sync_body()
@@ -471,7 +538,7 @@ class ToolPanel(Widget, can_focus=True):
         self._ticks += 1
         drained = self._drain_output()
         if drained:
-            self._changed()
+            self._output_changed()
         elif self._ticks % self.HEADER_EVERY == 0 and self._header is not None:
             self._header.refresh()
 
@@ -491,6 +558,7 @@ class ToolPanel(Widget, can_focus=True):
     def _add_output(self, chunk: str) -> None:
         self._output_parts.append(chunk)
         self._output_len += len(chunk)
+        self._output_lines.feed(chunk)
         if self._output_len > self.MAX_OUTPUT_CHARS:
             # Keep ~90% of the cap, starting on a line boundary, so we do not re-trim on every chunk.
             text = "".join(self._output_parts)
@@ -502,6 +570,7 @@ class ToolPanel(Widget, can_focus=True):
             self._dropped_chars += cut
             self._output_parts = [text[cut:]]
             self._output_len = len(text) - cut
+            self._output_lines = TextLines(text[cut:])
 
     # ----------------------------------------------------------------------------------------- rendering
 
@@ -514,7 +583,15 @@ class ToolPanel(Widget, can_focus=True):
             if self._header is not None:
                 self._header.refresh()
             if self._body is not None and self.body_visible:
-                self._body.refresh(layout=True)
+                self._body.refresh_changed()
+
+    def _output_changed(self) -> None:
+        """New output lines while running: only the body's changed lines are drawn again."""
+        self._body_cache = None
+        if self.is_mounted:
+            self._sync_body()
+            if self._body is not None and self.body_visible:
+                self._body.refresh_changed()
 
     def _sync_body(self) -> None:
         running_tail = self._status == "running" and self._output_len > 0
@@ -591,6 +668,47 @@ class ToolPanel(Widget, can_focus=True):
         line.append_text(right)
         return line
 
+    def body_blocks(self) -> tuple[Sequence[object], object | None]:
+        """What the body draws: the output's lines while running (the last `TAIL_LINES` unless expanded,
+        after a note on what is hidden), the finished body as one block afterwards."""
+        if self.is_finished or not self._output_len:
+            body = self.render_body()  # cached per version: the same block until something changes
+            if self._body_block is None or self._body_block.text is not body:
+                self._body_block = _BodyText(body)
+            return [self._body_block], None
+        lines = self._output_lines
+        finished: list[object] = list(lines.finished)
+        open_line = lines.open_line
+        note = self._hidden_note(len(finished) + (open_line is not None), tail_mode=not self.expanded)
+        if not self.expanded and len(finished) + (open_line is not None) > self.TAIL_LINES:
+            finished = finished[len(finished) + (open_line is not None) - self.TAIL_LINES :]
+        if note:
+            finished.insert(0, self._note_block(note))
+        return finished, open_line
+
+    def _note_block(self, note: str) -> _BodyText:
+        key = (note, self._version)
+        if self._note_cache is None or self._note_cache[0] != key:
+            self._note_cache = (key, _BodyText(Text(note, style=self._style("note"), end="")))
+        return self._note_cache[1]
+
+    def _hidden_note(self, shown_lines: int, *, tail_mode: bool) -> str:
+        """The note above the output: how many lines the tail hides, or how much output was not kept."""
+        if tail_mode:
+            if shown_lines > self.TAIL_LINES:
+                hidden = shown_lines - self.TAIL_LINES + self._dropped_lines
+                return f"… {hidden} earlier lines (enter to expand)"
+            if self._dropped_lines:
+                return f"… {self._dropped_lines} earlier lines not kept"
+            return ""
+        if self._dropped_chars:
+            kept_kb = self.MAX_OUTPUT_CHARS // 1000
+            return (
+                f"… {self._dropped_chars // 1000} KB ({self._dropped_lines} lines) of earlier output not kept"
+                f" (only the last ~{kept_kb} KB are)"
+            )
+        return ""
+
     def render_body(self) -> Text:
         """The body: output (tail-limited unless expanded), then the diff / task list / result."""
         tail_mode = not self.expanded
@@ -623,23 +741,12 @@ class ToolPanel(Widget, can_focus=True):
 
     def _output_text(self, tail_mode: bool) -> Text:
         output = self.output.rstrip("\n")
-        note = self._style("note")
         text = Text(end="")
-        if tail_mode:
-            pieces = output.rsplit("\n", self.TAIL_LINES)
-            if len(pieces) > self.TAIL_LINES:
-                hidden = output.count("\n") + 1 - self.TAIL_LINES + self._dropped_lines
-                text.append(f"… {hidden} earlier lines (enter to expand)\n", style=note)
-                output = "\n".join(pieces[1:])
-            elif self._dropped_lines:
-                text.append(f"… {self._dropped_lines} earlier lines not kept\n", style=note)
-        elif self._dropped_chars:
-            kept_kb = self.MAX_OUTPUT_CHARS // 1000
-            text.append(
-                f"… {self._dropped_chars // 1000} KB ({self._dropped_lines} lines) of earlier output not kept"
-                f" (only the last ~{kept_kb} KB are)\n",
-                style=note,
-            )
+        shown = output.count("\n") + 1
+        if note := self._hidden_note(shown, tail_mode=tail_mode):
+            text.append(note + "\n", style=self._style("note"))
+        if tail_mode and shown > self.TAIL_LINES:
+            output = "\n".join(output.rsplit("\n", self.TAIL_LINES)[1:])
         text.append(output)
         return text
 

@@ -2,13 +2,16 @@
 
 Why it is built this way (design.md §9, textual8.md §5):
 
-- Layout cost grows with the number of mounted widgets, not with bytes. So finished entries are frozen to
-  ~1 widget each (`AssistantMessage.finish()`), and only a window of about `MAX_MOUNTED` entries around the
-  view is mounted. The entries outside it are kept as plain `TranscriptRecord`s behind two placeholder
-  lines: "↑ N earlier entries" at the top and "↓ N later entries" below the window. Scrolling near either
-  placeholder (or activating it) re-mounts the next `PAGE_SIZE` entries on that side and unmounts as many
-  from the far side, so a page costs the same at the first message as at the last. The view never jumps:
-  the scroll offset is corrected in the same layout pass that moves the entries (`arrange`).
+- Layout cost grows with the number of mounted widgets, not with bytes. So every entry is ~1 widget (a
+  reply is one line-cached `AssistantMessage`, streaming or finished), and only a window of about
+  `MAX_MOUNTED` entries around the view is mounted. The entries outside it are kept as plain
+  `TranscriptRecord`s behind two placeholder lines: "↑ N earlier entries" at the top and "↓ N later
+  entries" below the window. Scrolling near either placeholder (or activating it) re-mounts the next
+  `PAGE_SIZE` entries on that side and unmounts as many from the far side, so a page costs the same at
+  the first message as at the last. Which entries go is decided by `widgets/transcript_window.py` from
+  plain data (what the last layout said about each entry), testable without a screen; this widget turns
+  its `Cut`s into records and removals. The view never jumps: the scroll offset is corrected in the same
+  layout pass that moves the entries (`arrange`, with `corrected_scroll()`).
 - Live entries (a streaming reply, a running tool panel) are never unmounted: when the user scrolls up
   while a turn runs, the live end of the transcript stays mounted below the "↓ later" placeholder (the
   "tail") and only the finished entries between are unmounted.
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Generator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 from typing import ClassVar, Literal, TypeVar
 
@@ -48,10 +51,20 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from widgets.assistant_message import AssistantMessage
+from widgets.markdown_view.view import LineView
 from widgets.notice import NoticeLine
 from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
 from widgets.tool_panel import ToolPanel, ToolSnapshot
+from widgets.transcript_window import (
+    Cut,
+    Entry,
+    WindowState,
+    corrected_scroll,
+    plan_bottom,
+    plan_prune,
+    plan_top,
+)
 from widgets.user_message import UserMessage
 
 __all__ = [
@@ -228,26 +241,6 @@ class _Done:
 _DONE = _Done()
 
 
-@dataclass(slots=True)
-class _Cut:
-    """Entries chosen to be unmounted at one end of the window (see `Transcript._plan_top/_plan_bottom`)."""
-
-    top: int = 0
-    """Leading window entries that go to the earlier records."""
-    split: int = 0
-    """Window index where a new live tail starts (only when there is no gap yet)."""
-    bottom: int = 0
-    """Window entries just above `split` that go to the later records."""
-    tail: int = 0
-    """Leading tail entries that go to the later records."""
-    unfinished: list[Widget] = field(default_factory=list)
-    """Live entries among them that were left unfinished for too long: finished before they go."""
-
-    @property
-    def size(self) -> int:
-        return self.top + self.bottom + self.tail
-
-
 class Transcript(VerticalScroll, can_focus=True):
     """The conversation: user messages, replies, reasoning, tool panels, notices and a spinner at the end."""
 
@@ -270,6 +263,12 @@ class Transcript(VerticalScroll, can_focus=True):
     """At most about this many entries are mounted; the ones farthest from the view are unmounted first."""
     PAGE_SIZE: ClassVar[int] = 50
     """Entries re-mounted per page when scrolling up or down; also the pruning hysteresis."""
+    FOLLOW_MOUNTED: ClassVar[int] = 30
+    """While the view follows the bottom, at most about this many entries stay mounted (then down to
+    `PAGE_SIZE / 2` fewer, but never the last two screens). Only the last screen is in view, and every
+    layout (each time a streaming reply grows) costs in proportion to the mounted widgets: at the 301st
+    turn with 50-75 mounted, layout was a fifth of the UI thread while a reply streamed. Scrolling up
+    re-mounts pages as usual, up to `MAX_MOUNTED`."""
     HISTORY_TAIL: ClassVar[int] = 50
     """Entries a resumed session mounts up front (and `scroll_to_latest` from far up)."""
     LOAD_MARGIN: ClassVar[int] = 3
@@ -294,6 +293,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._deferred: list[Widget] = []  # added after compose but before the spinner was mounted
         self._pending_view: tuple[Widget, int] | None = None  # (entry, its y before entries moved)
         self._placed: dict[Widget, Region] = {}  # where the last layout put each child (virtual coordinates)
+        self._arranged_width = 0  # the width of the last layout (a new one lets entries out of view estimate)
 
     # ----------------------------------------------------------------------------------------- app API
 
@@ -344,9 +344,11 @@ class Transcript(VerticalScroll, can_focus=True):
                 return candidate
         return None
 
-    def add_notice(self, kind: str, text: str, hint: str | None = None) -> NoticeLine:
-        """A one-line notice (info, warn, retry, error, interrupted, success)."""
-        return self._add(NoticeLine(kind, text, hint=hint))
+    def add_notice(
+        self, kind: str, text: str, hint: str | None = None, *, multiline: bool = False
+    ) -> NoticeLine:
+        """A one-line notice (info, warn, retry, error, interrupted, success); `multiline` for a listing."""
+        return self._add(NoticeLine(kind, text, hint=hint, multiline=multiline))
 
     def show_spinner(self) -> Spinner:
         """Show the thinking spinner at the end of the transcript and start it."""
@@ -592,7 +594,7 @@ class Transcript(VerticalScroll, can_focus=True):
 
     @staticmethod
     def _widget_from_record(record: TranscriptRecord) -> Widget:
-        """A frozen (finished, ~1 widget) entry for a record."""
+        """A finished (~1 widget) entry for a record."""
         if record.kind == "user":
             message = UserMessage(record.text)
             message.set_reactive(UserMessage.expanded, record.expanded)
@@ -603,7 +605,8 @@ class Transcript(VerticalScroll, can_focus=True):
             return ReasoningBlock(record.text, finished=True, expanded=record.expanded)
         if record.kind == "tool" and record.tool is not None:
             return ToolPanel.from_snapshot(record.tool)
-        return NoticeLine(record.notice_kind, record.text, hint=record.hint)
+        # Only a multi-line notice keeps a newline in its text.
+        return NoticeLine(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
 
     def _widgets_from_records(self, records: list[TranscriptRecord]) -> list[Widget]:
         widgets = [self._widget_from_record(record) for record in records]
@@ -642,13 +645,27 @@ class Transcript(VerticalScroll, can_focus=True):
                 return last
         return last
 
-    def _is_placed(self, widget: Widget, where: Callable[[Region], bool]) -> bool:
-        """Whether the last layout placed `widget` `where` it may be unmounted. An entry not laid out since it
-        was mounted is nowhere yet (False); a hidden one (an empty reply) takes no room anywhere (True)."""
-        region = self._placed.get(widget)
-        if region is None:
-            return not widget.display
-        return where(region)
+    def _window_state(self) -> WindowState:
+        """The mounted entries as the window planner sees them (from the last layout)."""
+
+        def entry(widget: Widget) -> Entry:
+            region = self._placed.get(widget)
+            return Entry(
+                self._is_finished(widget),
+                None if region is None else region.y,
+                None if region is None else region.bottom,
+                bool(widget.display),
+            )
+
+        return WindowState(
+            [entry(widget) for widget in self._mounted],
+            [entry(widget) for widget in self._tail],
+            later=len(self._later),
+            scroll_y=self.scroll_y,
+            max_scroll_y=self.max_scroll_y,
+            viewport=self._viewport_height,
+            max_mounted=self.MAX_MOUNTED,
+        )
 
     def _near_later_placeholder(self, scroll_y: float) -> bool:
         region = self._placed.get(self._later_placeholder)
@@ -656,76 +673,18 @@ class Transcript(VerticalScroll, can_focus=True):
             return False  # not laid out yet: its position is unknown
         return region.y - (scroll_y + self._viewport_height) <= self.LOAD_MARGIN
 
-    def _from_end(self, entries: list[Widget], position: int) -> int:
-        """How many entries, this one included, there are from `entries[position]` to the end."""
-        count = len(entries) - position
-        if entries is self._mounted:
-            count += len(self._later) + len(self._tail)
-        return count
-
-    def _may_go(self, entries: list[Widget], position: int, cut: _Cut) -> bool:
-        """Whether a (far enough) entry may be unmounted: finished, or live but forgotten for so long (more
-        than `MAX_MOUNTED` entries came after it) that it is finished first rather than pin the window."""
-        widget = entries[position]
-        if self._is_finished(widget):
-            return True
-        if self._from_end(entries, position) <= self.MAX_MOUNTED:
-            return False  # live: it stays mounted (and so does everything between it and the view)
-        cut.unfinished.append(widget)
-        return True
-
-    def _plan_top(self, cut: _Cut, excess: int, *, following: bool) -> None:
-        """Leading window entries to unmount: at least a screen above the view (any, when following)."""
-        limit = self.scroll_y - self._viewport_height
-        end = len(self._mounted) - (1 if self._later else 0)  # keep a window between the two placeholders
-        if cut.bottom:
-            end = min(end, cut.split - cut.bottom)
-        for position, widget in enumerate(self._mounted[:end]):
-            if cut.size >= excess:
-                break
-            if not following and not self._is_placed(widget, lambda region: region.bottom <= limit):
-                break
-            if not self._may_go(self._mounted, position, cut):
-                break
-            cut.top += 1
-
-    def _plan_bottom(self, cut: _Cut, excess: int) -> None:
-        """Entries next to the gap (or where it will open) to unmount: at least a screen below the view."""
-        limit = self.scroll_y + 2 * self._viewport_height
-        window = self._mounted
-        cut.split = len(window)
-        if not self._later:
-            # No gap yet: it opens above the live end (the first live entry among the last MAX_MOUNTED),
-            # which stays mounted below it with everything after it.
-            for position in range(max(0, len(window) - self.MAX_MOUNTED), len(window)):
-                if not self._is_finished(window[position]):
-                    cut.split = position
-                    break
-        # Farthest first: finished tail entries just below the gap, then window entries just above it.
-        for position, widget in enumerate(self._tail):
-            if cut.size >= excess or not self._is_placed(widget, lambda region: region.y >= limit):
-                break
-            if not self._may_go(self._tail, position, cut):
-                break
-            cut.tail += 1
-        for position in range(cut.split - 1, cut.top - 1, -1):
-            if cut.size >= excess or not self._is_placed(window[position], lambda region: region.y >= limit):
-                break
-            if not self._may_go(window, position, cut):
-                break
-            cut.bottom += 1
-
-    async def _settled_plan(self, plan: Callable[[], _Cut]) -> _Cut:
+    async def _settled_plan(self, plan: Callable[[WindowState], Cut]) -> Cut:
         """`plan()`, after finishing the forgotten live entries it picked (then planned again, since
         entries may have been added meanwhile). Nothing may be awaited between this and `_cut`."""
-        cut = plan()
+        cut = plan(self._window_state())
         if cut.unfinished:
-            for widget in cut.unfinished:
+            forgotten = [(self._tail if side == "tail" else self._mounted)[i] for side, i in cut.unfinished]
+            for widget in forgotten:
                 await self._force_finish(widget)
-            cut = plan()
+            cut = plan(self._window_state())
         return cut
 
-    def _cut(self, cut: _Cut) -> list[Widget]:
+    def _cut(self, cut: Cut) -> list[Widget]:
         """Move the planned entries from the mounted lists into the records; returns them (still mounted)."""
         window = self._mounted
         top = window[: cut.top]
@@ -765,42 +724,34 @@ class Transcript(VerticalScroll, can_focus=True):
         self._anchored = True
         self._anchor_released = True
 
+    def _mount_limits(self) -> tuple[int, int]:
+        """(prune above, prune down to) for the current view: tighter while following the bottom."""
+        limit, target = self.MAX_MOUNTED, self.MAX_MOUNTED - self.PAGE_SIZE
+        if self.is_mounted and self.is_following and limit > self.FOLLOW_MOUNTED:
+            limit, target = self.FOLLOW_MOUNTED, min(target, self.FOLLOW_MOUNTED - self.PAGE_SIZE // 2)
+        return limit, max(1, target)
+
     def _schedule_prune(self, spare: Literal["top", "bottom"] | None = None) -> None:
-        if not self._prune_scheduled and self.mounted_entry_count > self.MAX_MOUNTED:
+        if not self._prune_scheduled and self.mounted_entry_count > self._mount_limits()[0]:
             self._prune_scheduled = True
             # After the next refresh, so that entries have a layout (their position decides what may go).
             self.call_after_refresh(self._prune, spare)
 
     async def _prune(self, spare: Literal["top", "bottom"] | None = None) -> None:
-        """Unmount finished, off-screen entries down to `MAX_MOUNTED - PAGE_SIZE`: from the end farther from
-        the view first (the top when following); never from the `spare` end (a page was just loaded there)."""
+        """Unmount finished, off-screen entries down to `MAX_MOUNTED - PAGE_SIZE` (fewer while following, see
+        `FOLLOW_MOUNTED`): from the end farther from the view first (the top when following); never from the
+        `spare` end (a page was just loaded there)."""
         self._prune_scheduled = False
         if self._loading:
             return  # the page load prunes (and schedules again if needed)
         async with self._window_lock:
-            target = max(1, self.MAX_MOUNTED - self.PAGE_SIZE)
+            target = self._mount_limits()[1]
             if self.mounted_entry_count <= target:
                 return
             following = self.is_following
-
-            def plan() -> _Cut:
-                cut = _Cut()
-                excess = self.mounted_entry_count - target
-                if following:
-                    self._plan_top(cut, excess, following=True)
-                    return cut
-                top_first = spare != "top" and (
-                    spare == "bottom" or self.scroll_y > self.max_scroll_y - self.scroll_y
-                )
-                if top_first:
-                    self._plan_top(cut, excess, following=False)
-                if spare != "bottom":
-                    self._plan_bottom(cut, excess)
-                if not top_first and spare != "top":
-                    self._plan_top(cut, excess, following=False)
-                return cut
-
-            cut = await self._settled_plan(plan)
+            cut = await self._settled_plan(
+                lambda state: plan_prune(state, target, following=following, spare=spare)
+            )
             if not cut.size:
                 return
             reference = None if following else self._view_reference()
@@ -855,10 +806,10 @@ class Transcript(VerticalScroll, can_focus=True):
         size = min(self.PAGE_SIZE, len(self._archived))
         excess = self.mounted_entry_count + size - self.MAX_MOUNTED
 
-        def plan() -> _Cut:
-            cut = _Cut()
+        def plan(state: WindowState) -> Cut:
+            cut = Cut()
             if excess > 0 and not following:
-                self._plan_bottom(cut, excess)
+                plan_bottom(state, cut, excess)
             return cut
 
         cut = await self._settled_plan(plan)
@@ -883,10 +834,10 @@ class Transcript(VerticalScroll, can_focus=True):
         size = min(self.PAGE_SIZE, len(self._later))
         excess = self.mounted_entry_count + size - self.MAX_MOUNTED
 
-        def plan() -> _Cut:
-            cut = _Cut()
+        def plan(state: WindowState) -> Cut:
+            cut = Cut()
             if excess > 0:
-                self._plan_top(cut, excess, following=False)
+                plan_top(state, cut, excess, following=False)
             return cut
 
         cut = await self._settled_plan(plan)
@@ -930,13 +881,32 @@ class Transcript(VerticalScroll, can_focus=True):
                     self.anchor()
         self.scroll_end(animate=False, immediate=False)
 
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        """Content grew or shrank while the transcript's own size stayed: no second layout.
+
+        Textual sets `virtual_size` as a layout reactive here, so every append that changes the height of
+        an entry costs a second layout of the whole screen right after the first (measured while a reply
+        streams). The layout that called this already placed the entries and the anchor; the scrollbars
+        are updated either way, and a scrollbar appearing asks for its own layout.
+        """
+        if size == self._size and container_size == self._container_size:
+            layout = False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Arrange children; after entries were mounted or removed above the view, also move the scroll
         offset so the entry the user was looking at stays put.
 
-        Done here, in the same layout pass that moves the entries (like Textual's own anchoring), so no
-        frame is ever painted with the view jumped.
+        Done here, in the same layout pass that moves the entries, because it is the only place where it
+        can be: the compositor reads the scroll offset right after `arrange()` to place the children (its
+        own anchoring sets `scroll_y` at that very point). Corrected after the layout instead, one frame
+        would be painted with the view jumped. Only a page load or a prune sets `_pending_view`; the
+        streaming path never writes the offset here.
         """
+        if not optimal:
+            self._estimate_out_of_view(size.width)
         result = super().arrange(size, optimal)
         if optimal:
             return result
@@ -952,16 +922,44 @@ class Transcript(VerticalScroll, can_focus=True):
         for placement in result.placements:
             if placement.widget is reference:
                 viewport = self.container_size.height - self.scrollbar_size_horizontal
-                max_y = max(0, result.spatial_map.total_region.bottom - viewport)
-                # Move the view by as much as the entry moved. Relative to the current offset rather than
-                # the one when the change began: a scroll requested meanwhile (a deferred `scroll_home()`,
-                # say) is kept, not undone.
-                y = min(max(0.0, self.scroll_y + placement.region.y - old_y), float(max_y))
+                max_y = result.spatial_map.total_region.bottom - viewport
+                y = corrected_scroll(self.scroll_y, old_y, placement.region.y, max_y)
                 self.set_reactive(Widget.scroll_y, y)
                 self.set_reactive(Widget.scroll_target_y, y)
                 self.vertical_scrollbar.position = y
                 break
         return result
+
+    def _estimate_out_of_view(self, width: int) -> None:
+        """On a new width, let the entries that were out of view guess their height (no rendering), and
+        render them for real right after this frame: a resize draws what the user sees first."""
+        if width == self._arranged_width or not self._placed:
+            self._arranged_width = width
+            return
+        self._arranged_width = width
+        top, bottom = self.scroll_y - self._viewport_height, self.scroll_y + 2 * self._viewport_height
+        estimated: list[LineView] = []
+        for widget in chain(self._mounted, self._tail):
+            region = self._placed.get(widget)
+            if (
+                isinstance(widget, LineView)
+                and region is not None
+                and not (top <= region.bottom and region.y <= bottom)
+            ):
+                widget.allow_estimate()
+                estimated.append(widget)
+        if estimated:
+            self.call_after_refresh(self._settle_estimates, estimated)
+
+    def _settle_estimates(self, estimated: list[LineView]) -> None:
+        """Replace the estimated heights by real ones, keeping the entry in view where it is."""
+        reference = None if self.is_following else self._view_reference()
+        changed = False
+        for widget in estimated:
+            if widget.parent is self:
+                changed = widget.settle_height() or changed
+        if changed and reference is not None:
+            self._pending_view = reference
 
     def _reset(self) -> list[Widget]:
         """Forget every entry at once; returns the mounted ones (for `_replace` to remove)."""

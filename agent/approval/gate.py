@@ -23,6 +23,7 @@ from typing import Protocol
 from agent.approval.allowlist import allowlisted, is_compound, load_allowlist, save_allowlist_rule
 from agent.approval.detect import Detection, detect, detection_of
 from agent.approval.paths import PathPolicy, write_key
+from agent.approval.reasons import Match
 from agent.approval.rules import Collector
 from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.events import StatusNotice
@@ -177,6 +178,26 @@ class ApprovalGate:
             command, det, tool_name=tool_name, compound=False, deny_texts=[command], noun="file write"
         )
 
+    def review_tool_call(self, tool_name: str, arguments: str, reason: str) -> Verdict:
+        """A call of a tool that is neither a shell command nor a file write (an MCP server's tool).
+
+        The user sees `tool_name arguments`; "this session" approves every call of `tool_name` for the
+        session and "always" saves the rule `tool_name` (deny and allow rules match the tool's name as a
+        glob too, so `mcp_github_*` covers a whole server)."""
+        command = f"{tool_name} {arguments}".strip()
+        key = f"tool:{tool_name}"
+        det = Detection(False, [Match(key, reason, False)])
+        return self._review(
+            command,
+            det,
+            tool_name=tool_name,
+            compound=False,
+            deny_texts=[tool_name, command],
+            noun="tool call",
+            allow_rule=tool_name,
+            subject="MCP tool call" if tool_name.startswith("mcp_") else "tool call",
+        )
+
     def approve_session(self, keys: list[str] | tuple[str, ...]) -> None:
         with self._state_lock:
             self._session_keys.update(keys)
@@ -224,7 +245,11 @@ class ApprovalGate:
         compound: bool,
         deny_texts: list[str],
         noun: str,
+        allow_rule: str | None = None,
+        subject: str = "command",
     ) -> Verdict:
+        """`allow_rule`: what the allowlist is matched against and "always" saves (default: the command)."""
+        allow_rule = command if allow_rule is None else allow_rule
         reasons = det.reasons
         keys = det.keys
         what = "; ".join(reasons)
@@ -255,7 +280,7 @@ class ApprovalGate:
         if not det.matches:
             return Verdict(True, Decision.SAFE, [], "")
 
-        if self._allowlisted(command, compound):
+        if self._allowlisted(allow_rule, compound):
             return self._allow(command, reasons, Decision.ALLOWLIST)
         if self._session_covers(keys):
             return self._allow(command, reasons, Decision.SESSION)
@@ -280,16 +305,34 @@ class ApprovalGate:
             if self._interrupted():
                 return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
         try:
-            return self._prompt(command, reasons, keys, tool_name=tool_name, compound=compound, noun=noun)
+            return self._prompt(
+                command,
+                reasons,
+                keys,
+                tool_name=tool_name,
+                compound=compound,
+                noun=noun,
+                allow_rule=allow_rule,
+                subject=subject,
+            )
         finally:
             self._prompt_lock.release()
 
     def _prompt(
-        self, command: str, reasons: list[str], keys: list[str], *, tool_name: str, compound: bool, noun: str
+        self,
+        command: str,
+        reasons: list[str],
+        keys: list[str],
+        *,
+        tool_name: str,
+        compound: bool,
+        noun: str,
+        allow_rule: str,
+        subject: str,
     ) -> Verdict:
         what = "; ".join(reasons)
         # the previous prompt may have approved this ("this session" / "always")
-        if self._allowlisted(command, compound):
+        if self._allowlisted(allow_rule, compound):
             return self._allow(command, reasons, Decision.ALLOWLIST)
         if self._session_covers(keys):
             return self._allow(command, reasons, Decision.SESSION)
@@ -301,9 +344,10 @@ class ApprovalGate:
             pattern_keys=tuple(keys),
             timeout=self.timeout,
             tool_name=tool_name,
-            rule=command.strip(),
+            rule=allow_rule.strip(),
             allow_permanent=True,
             cancel=self.interrupt if self.interrupt is not None else threading.Event(),
+            subject=subject,
         )
         answer = self._ask(request)
         if self._interrupted():
@@ -315,7 +359,7 @@ class ApprovalGate:
             return self._allow(command, reasons, Decision.SESSION)
         if answer is ApprovalDecision.ALWAYS:
             self.approve_session(keys)
-            self._remember(command.strip())
+            self._remember(allow_rule.strip())
             return self._allow(command, reasons, Decision.ALWAYS)
         if answer is ApprovalDecision.TIMEOUT:
             msg = (

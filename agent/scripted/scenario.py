@@ -14,6 +14,8 @@ calls:
       - name: terminal
         arguments: {command: ls}
   - "A plain string is shorthand for {text: ...}"
+  - match: "check the tests"      # only for the conversation that opened with this text (a subagent)
+    text: "All tests pass."
 fallback:
   text: "Played whenever `calls` is exhausted"
 ```
@@ -86,6 +88,9 @@ class ScriptedUsage(_Strict):
     cache_read_tokens: int = Field(default=0, ge=0)
     cache_write_tokens: int = Field(default=0, ge=0)
     reasoning_tokens: int | None = Field(default=None, ge=0)
+    cost: float | None = Field(default=None, ge=0)
+    """OpenRouter's `usage.cost` (USD), sent only when the request asks for it (`usage: {include: true}`),
+    as OpenRouter does."""
 
 
 class Fault(_Strict):
@@ -174,6 +179,9 @@ class ModelCall(_Strict):
     """Stream the end without a finish reason (`finish_reason: null`, Anthropic `stop_reason: null`) but
     with the terminal `[DONE]` / `message_stop`, as some compatible servers do."""
     fault: Fault | None = None
+    match: str | None = Field(default=None, min_length=1)
+    """Played only for a request whose first user message contains this text (a subagent's goal), in
+    list order among such calls; calls without `match` are played in order by every other request."""
 
     @model_validator(mode="before")
     @classmethod

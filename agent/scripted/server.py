@@ -113,8 +113,14 @@ class _Plan:
     cache_read_tokens: int
     cache_write_tokens: int
     include_usage: bool
+    cost: float | None
     signature: str
     pieces: list[_Piece] = field(default_factory=list)
+
+
+def _wants_cost(body: dict[str, Any]) -> bool:
+    usage = body.get("usage")
+    return isinstance(usage, dict) and usage.get("include") is True
 
 
 def _estimate_tokens(text_len: int) -> int:
@@ -158,6 +164,7 @@ def _make_plan(
         cache_read_tokens=usage.cache_read_tokens if usage else 0,
         cache_write_tokens=usage.cache_write_tokens if usage else 0,
         include_usage=bool((body.get("stream_options") or {}).get("include_usage")),
+        cost=usage.cost if usage and _wants_cost(body) else None,
         signature=f"scripted-signature-{serial}",
     )
     size = call.chunk_size
@@ -199,7 +206,7 @@ class _OpenAIEncoder:
 
     def usage(self) -> dict[str, Any]:
         p = self.plan
-        return {
+        usage: dict[str, Any] = {
             "prompt_tokens": p.prompt_tokens,
             "completion_tokens": p.completion_tokens,
             "total_tokens": p.prompt_tokens + p.completion_tokens,
@@ -209,6 +216,9 @@ class _OpenAIEncoder:
             },
             "completion_tokens_details": {"reasoning_tokens": p.reasoning_tokens},
         }
+        if p.cost is not None:
+            usage["cost"] = p.cost
+        return usage
 
     def preamble(self) -> bytes:
         return self._chunk({"role": "assistant", "content": ""})
@@ -743,12 +753,44 @@ class _Handler(BaseHTTPRequestHandler):
 # The public server
 
 
+def first_user_text(body: dict[str, Any]) -> str:
+    """The text of a request's first user message (OpenAI or Anthropic shape; text parts joined)."""
+    for message in body.get("messages") or []:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        return ""
+    return ""
+
+
+def pick_call(calls: list[ModelCall], taken: set[int], body: dict[str, Any]) -> int | None:
+    """The call that answers a request: the first unplayed one whose `match` is in the request's first
+    user message (concurrent conversations, such as subagents, each get their own calls whatever order
+    their requests come in), else the first unplayed call without a `match`, in order."""
+    first = None
+    opening = first_user_text(body)
+    for index, call in enumerate(calls):
+        if index in taken:
+            continue
+        if call.match is not None:
+            if call.match in opening:
+                return index
+        elif first is None:
+            first = index
+    return first
+
+
 class ScriptedServer:
     """An HTTP server on 127.0.0.1 that answers model requests from a scenario.
 
     Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic), both also without
     the `/v1` prefix, and `GET /v1/models`. Each model request plays the next call of the scenario
-    (then `fallback`, if any; then HTTP 500).
+    (a call with `match` only for the conversation it names: see `pick_call`), then `fallback`, if any,
+    then HTTP 500.
 
     `on_request(request)` is called when a model request arrives, `on_answered(request, finished_at)` when
     the last byte of its answer has been written (`time.monotonic()`, comparable across processes on
@@ -770,7 +812,7 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._recorded = threading.Condition(self._lock)
         self._requests: list[RecordedRequest] = []
-        self._cursor = 0
+        self._taken: set[int] = set()  # indexes of `scenario.calls` already played
         self._played = 0
         self._tool_ids = 0
         self._serial = 0
@@ -860,7 +902,7 @@ class ScriptedServer:
         new = load_scenario(scenario)
         with self._lock:
             self._scenario = new
-            self._cursor = 0
+            self._taken = set()
             self._played = 0
             self._tool_ids = 0
             if clear_requests:
@@ -882,7 +924,7 @@ class ScriptedServer:
     def calls_remaining(self) -> int:
         """How many of `scenario.calls` have not been played yet (the fallback is not counted)."""
         with self._lock:
-            return len(self._scenario.calls) - self._cursor
+            return len(self._scenario.calls) - len(self._taken)
 
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> bool:
         """Block until at least `n` requests have been recorded; False if `timeout` passed first."""
@@ -923,10 +965,10 @@ class ScriptedServer:
             scenario = self._scenario
             call_index: int | None = None
             call: ModelCall | None
-            if self._cursor < len(scenario.calls):
-                call_index = self._cursor
+            call_index = pick_call(scenario.calls, self._taken, body)
+            if call_index is not None:
                 call = scenario.calls[call_index]
-                self._cursor += 1
+                self._taken.add(call_index)
             else:
                 call = scenario.fallback
             plan = None

@@ -3,8 +3,9 @@
 The package, by job: `core` (the file, its connections, write transactions, migrations run), `schema`
 (tables, FTS triggers, `MIGRATIONS`), `records` (the dataclasses handed out and row conversions),
 `sessions` (session rows), `messages` (transcript rows, approvals), `turns` (why each turn ended),
-`search` (query plans, ranking, snippets), `protocol` (`SessionStoreProtocol`, what the engine and the
-UI may call).
+`search` (query plans, ranking, snippets), `usage` (what each model call used and cost), `imported`
+(copies of Hermes' sessions), `library` (`SessionLibrary`: ours with Hermes' history beside them),
+`protocol` (`SessionStoreProtocol`, what the engine and the UI may call).
 
 This package never imports textual.
 """
@@ -12,9 +13,11 @@ This package never imports textual.
 from __future__ import annotations
 
 from agent.store.core import BUSY_TIMEOUT_S
+from agent.store.imported import ImportMixin
 from agent.store.messages import MessagesMixin
 from agent.store.protocol import SessionStoreProtocol
 from agent.store.records import (
+    HERMES_PREFIX,
     HIGHLIGHT_END,
     HIGHLIGHT_START,
     SESSION_STATUSES,
@@ -29,9 +32,11 @@ from agent.store.schema import MIGRATIONS, Migration
 from agent.store.search import RANK_CANDIDATES, SNIPPET_TOKENS, SearchMixin
 from agent.store.sessions import SessionsMixin
 from agent.store.turns import TurnsMixin
+from agent.store.usage import UsageMixin, UsageRow
 
 __all__ = [
     "BUSY_TIMEOUT_S",
+    "HERMES_PREFIX",
     "HIGHLIGHT_END",
     "HIGHLIGHT_START",
     "MIGRATIONS",
@@ -45,12 +50,13 @@ __all__ = [
     "SessionInfo",
     "SessionStore",
     "SessionStoreProtocol",
+    "UsageRow",
     "new_session_id",
     "sanitize_title",
 ]
 
 
-class SessionStore(SessionsMixin, MessagesMixin, TurnsMixin, SearchMixin):
+class SessionStore(SessionsMixin, MessagesMixin, TurnsMixin, SearchMixin, UsageMixin, ImportMixin):
     """Sessions, their messages, approvals and full-text search in one SQLite file.
 
     Open it with a path (created 0600 with its parent directories); every method may be called from any

@@ -36,6 +36,8 @@ class StoreBase:
     """The connections every part of `SessionStore` works through (see the module doc)."""
 
     MIGRATIONS: ClassVar[list[Migration]] = MIGRATIONS
+    hermes_problem: str | None = None
+    """Why sessions of another history beside this store cannot be shown (see `SessionLibrary`)."""
 
     def __init__(self, path: Path | str):
         self.path = Path(path).expanduser()

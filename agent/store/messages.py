@@ -23,9 +23,9 @@ from agent.store.records import (
     optional_text,
 )
 
-__all__ = ["MessagesMixin"]
+__all__ = ["MESSAGE_INSERT", "MessagesMixin"]
 
-_MESSAGE_INSERT = (
+MESSAGE_INSERT = (
     f"INSERT INTO messages (session_id, {MESSAGE_DATA_COLUMNS}) "
     f"VALUES (?, {', '.join('?' * len(MESSAGE_DATA_COLUMNS.split(', ')))})"
 )
@@ -48,7 +48,7 @@ class MessagesMixin(StoreBase):
             seq = conn.execute(
                 "SELECT coalesce(max(seq), -1) + 1 FROM messages WHERE session_id = ?", (session_id,)
             ).fetchone()[0]
-            cur = conn.execute(_MESSAGE_INSERT, (session_id, seq, *message_values(message)))
+            cur = conn.execute(MESSAGE_INSERT, (session_id, seq, *message_values(message)))
             message.id = int(cur.lastrowid or 0)
         return message.id
 

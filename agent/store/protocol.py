@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
-from agent.messages import Message
+from agent.messages import Message, Usage
 from agent.search_query import SearchQuery
 from agent.store.records import LoadedSession, SearchHit, SessionInfo
+from agent.store.usage import UsageRow
 
 __all__ = ["SessionStoreProtocol"]
 
@@ -36,6 +37,7 @@ class SessionStoreProtocol(Protocol):
     ) -> list[SessionInfo]: ...
     def latest_session(self, cwd: str | None = None) -> SessionInfo | None: ...
     def resolve(self, id_or_title: str) -> SessionInfo | None: ...
+    def adopt(self, session_id: str) -> str: ...
     def set_title(self, session_id: str, title: str) -> str: ...
     def set_status(self, session_id: str, status: str) -> None: ...
     def add_usage(
@@ -53,6 +55,23 @@ class SessionStoreProtocol(Protocol):
     ) -> None: ...
     def delete_session(self, session_id: str) -> None: ...
     def branch(self, session_id: str, up_to_seq: int, title: str | None = None) -> str: ...
+
+    def record_call(
+        self,
+        session_id: str,
+        *,
+        usage: Usage | None,
+        model: str,
+        provider: str,
+        cost_usd: float | None,
+        cost_source: str,
+        message_id: int | None = None,
+        created_at: float | None = None,
+    ) -> None: ...
+    def external_usage(self, since: float) -> list[SessionInfo]: ...
+    def usage_by(
+        self, group: str, since: float, until: float | None = None, limit: int = 1000
+    ) -> list[UsageRow]: ...
 
     # messages
     def append_message(self, session_id: str, message: Message) -> int: ...
@@ -92,5 +111,7 @@ class SessionStoreProtocol(Protocol):
         session_id: str | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> Iterator[list[SearchHit]]: ...
+
+    hermes_problem: str | None
 
     def close(self) -> None: ...

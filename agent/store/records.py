@@ -16,6 +16,7 @@ from typing import Any
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
 
 __all__ = [
+    "HERMES_PREFIX",
     "HIGHLIGHT_END",
     "HIGHLIGHT_START",
     "SESSION_STATUSES",
@@ -26,6 +27,10 @@ __all__ = [
     "new_session_id",
     "sanitize_title",
 ]
+
+HERMES_PREFIX = "hermes:"
+"""Ids of sessions in Hermes' own `state.db` carry this prefix everywhere in the app (our ids never hold
+a colon), and our copy of one records it as its `origin`."""
 
 SESSION_STATUSES = frozenset({"active", "completed", "interrupted", "error", "empty"})
 
@@ -63,12 +68,24 @@ class SessionInfo:
     cost_usd: float = 0.0
     duration_s: float = 0.0
     exit_reason: str | None = None  # why the last turn ended (Hermes' name; None before any turn)
+    cost_unknown_calls: int = 0  # calls whose price is unknown: cost_usd is then a lower bound
+    origin: str | None = None  # where an imported session came from: "hermes:<id>"
     preview: str = ""
 
     @property
     def display_title(self) -> str:
         """The title, else the preview, else the id: what a list row shows."""
         return self.title or self.preview or self.id
+
+    @property
+    def is_hermes(self) -> bool:
+        """A session read from Hermes' own history (`hermes:<id>`), not one of ours."""
+        return self.id.startswith(HERMES_PREFIX)
+
+    @property
+    def from_hermes(self) -> bool:
+        """Shown with Hermes' badge: a session of Hermes' history, or our copy of one."""
+        return self.is_hermes or (self.origin or "").startswith(HERMES_PREFIX)
 
 
 @dataclass

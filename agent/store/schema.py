@@ -141,6 +141,35 @@ def _migrate_v2(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO search_terms_pending(id) VALUES (0)")
 
 
+def _migrate_v3(conn: sqlite3.Connection) -> None:
+    """Version 3: what each model call used and cost (`usage`, one row per call, `cost_usd` NULL when the
+    price is unknown, so a report can say "?" instead of a wrong $0), the count of unpriced calls per
+    session, and where an imported session came from (`origin`, e.g. `hermes:<id>`: resuming a Hermes
+    session twice finds its copy by it)."""
+    conn.execute(
+        """CREATE TABLE usage (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        message_id INTEGER,
+        created_at REAL NOT NULL,
+        model TEXT NOT NULL DEFAULT '',
+        provider TEXT NOT NULL DEFAULT '',
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL,
+        cost_source TEXT NOT NULL DEFAULT 'unknown'
+    )"""
+    )
+    conn.execute("CREATE INDEX idx_usage_created ON usage(created_at)")
+    conn.execute("CREATE INDEX idx_usage_session ON usage(session_id)")
+    conn.execute("ALTER TABLE sessions ADD COLUMN cost_unknown_calls INTEGER NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE sessions ADD COLUMN origin TEXT")
+    conn.execute("CREATE UNIQUE INDEX idx_sessions_origin ON sessions(origin) WHERE origin IS NOT NULL")
+
+
 def _migrate_turn_exits(conn: sqlite3.Connection) -> None:
     """Why each turn ended: `turns`, one row per turn (the exit reason in Hermes' vocabulary,
     `agent.exit_reasons.stored_name`; the line the user was shown when it did not complete; the turn's
@@ -165,4 +194,4 @@ def _migrate_turn_exits(conn: sqlite3.Connection) -> None:
 Migration = Callable[[sqlite3.Connection], None]
 
 # MIGRATIONS[i] brings the schema from version i to version i + 1. Append, never edit a released one.
-MIGRATIONS: list[Migration] = [_migrate_v1, _migrate_v2, _migrate_turn_exits]
+MIGRATIONS: list[Migration] = [_migrate_v1, _migrate_v2, _migrate_v3, _migrate_turn_exits]

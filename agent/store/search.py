@@ -36,7 +36,15 @@ from agent.store.core import StoreBase
 from agent.store.records import HIGHLIGHT_END, HIGHLIGHT_START, SearchHit, collapse
 from agent.store.schema import tool_args_sql
 
-__all__ = ["RANK_CANDIDATES", "SNIPPET_TOKENS", "SearchMixin", "make_snippet"]
+__all__ = [
+    "RANK_CANDIDATES",
+    "SNIPPET_TOKENS",
+    "Candidate",
+    "SearchMixin",
+    "like_filter",
+    "make_snippet",
+    "rank_candidates",
+]
 
 RANK_CANDIDATES = 300
 """The ranked plan scores at most this many of the newest matches."""
@@ -52,7 +60,9 @@ Cancelled = Callable[[], bool]
 
 
 @dataclass
-class _Candidate:
+class Candidate:
+    """A message that may match: its id and the text fields a query is matched against."""
+
     id: int
     fields: tuple[str, str, str]  # content, tool name, tool arguments: the text FTS5 indexed
     rank: float = 0.0
@@ -134,7 +144,7 @@ class SearchMixin(StoreBase):
 
     def _ranked_candidates(
         self, query: SearchQuery, fts: str, session_id: str | None, cancelled: Cancelled | None
-    ) -> list[_Candidate]:
+    ) -> list[Candidate]:
         params: list[Any] = [fts]
         where = "messages_fts MATCH ?"
         if session_id is not None:
@@ -145,8 +155,8 @@ class SearchMixin(StoreBase):
                 f"SELECT {_FIELDS} FROM messages_fts WHERE {where} ORDER BY messages_fts.rowid DESC LIMIT ?",
                 [*params, RANK_CANDIDATES],
             ).fetchall()
-        candidates = [_Candidate(row[0], (row[1] or "", row[2] or "", row[3] or "")) for row in rows]
-        _rank(query, candidates)
+        candidates = [Candidate(row[0], (row[1] or "", row[2] or "", row[3] or "")) for row in rows]
+        rank_candidates(query, candidates)
         return candidates
 
     def _filtered(
@@ -177,13 +187,13 @@ class SearchMixin(StoreBase):
             if session_id is not None:
                 conditions.append("m.session_id = ?")
                 params.append(session_id)
-        like = _like_filter(query.root, columns)
+        like = like_filter(query.root, columns)
         if like is not None:
             conditions.append(like[0])
             params += like[1]
         where = " AND ".join(conditions) or "1"
         seen = 0
-        pending: list[_Candidate] = []
+        pending: list[Candidate] = []
         before: int | None = None
         chunk = SCAN_CHUNK
         while seen < stop:
@@ -200,7 +210,7 @@ class SearchMixin(StoreBase):
                 if not query.matches(*fields):
                     continue
                 if seen >= start:
-                    pending.append(_Candidate(row[0], fields))
+                    pending.append(Candidate(row[0], fields))
                 seen += 1
                 if seen >= stop:
                     break
@@ -215,7 +225,7 @@ class SearchMixin(StoreBase):
             yield self._hits(query, pending, cancelled)
 
     def _hits(
-        self, query: SearchQuery, page: Sequence[_Candidate], cancelled: Cancelled | None
+        self, query: SearchQuery, page: Sequence[Candidate], cancelled: Cancelled | None
     ) -> list[SearchHit]:
         """The page's hits: where each message is (session, seq, role...) and a snippet of its text."""
         ids = [candidate.id for candidate in page]
@@ -255,7 +265,7 @@ def _as_query(query: str | SearchQuery) -> SearchQuery:
 # --------------------------------------------------------------------------------------------- ranking
 
 
-def _rank(query: SearchQuery, candidates: list[_Candidate]) -> None:
+def rank_candidates(query: SearchQuery, candidates: list[Candidate]) -> None:
     """Score with BM25 and sort best first (ties: newest first). Term weights (IDF) are estimated on the
     candidates: a term found in few of them weighs more; for a single word they are all equal, as in bm25.
     Text length is counted in characters, a stand-in for tokens that ranks the same way."""
@@ -286,7 +296,7 @@ def _rank(query: SearchQuery, candidates: list[_Candidate]) -> None:
 # --------------------------------------------------------------------------------------------- LIKE
 
 
-def _like_filter(node: Node, columns: Sequence[str]) -> tuple[str, list[Any]] | None:
+def like_filter(node: Node, columns: Sequence[str]) -> tuple[str, list[Any]] | None:
     """A LIKE condition on `columns` (content, tool name, tool calls or their indexed text) that every match
     satisfies (None: no such condition), so a scan calls `matches()` on few rows. ASCII-case-insensitive,
     as substring terms are; a token term contributes its ASCII tokens as substrings."""
@@ -302,7 +312,7 @@ def _like_filter(node: Node, columns: Sequence[str]) -> tuple[str, list[Any]] | 
         return " AND ".join(clauses), params
     if isinstance(node, Not):
         return None
-    parts = [_like_filter(item, columns) for item in node.items]
+    parts = [like_filter(item, columns) for item in node.items]
     kept = [part for part in parts if part is not None]
     if isinstance(node, Or):
         if len(kept) < len(parts):

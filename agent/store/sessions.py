@@ -19,10 +19,10 @@ from agent.store.records import (
     session_info,
 )
 
-__all__ = ["SessionsMixin"]
+__all__ = ["SessionsMixin", "unique_title"]
 
 
-def _unique_title(conn: sqlite3.Connection, title: str, exclude_id: str | None) -> str:
+def unique_title(conn: sqlite3.Connection, title: str, exclude_id: str | None) -> str:
     """`title`, or `base #N` with the smallest free N >= 2 (case-insensitive), within 100 chars."""
 
     def taken(candidate: str) -> bool:
@@ -66,7 +66,7 @@ class SessionsMixin(StoreBase):
             session_id = records.new_session_id(now)
             try:
                 with self._write() as conn:
-                    stored_title = _unique_title(conn, clean, None) if clean else None
+                    stored_title = unique_title(conn, clean, None) if clean else None
                     conn.execute(
                         "INSERT INTO sessions (id, title, model, provider, base_url, cwd, system_prompt, "
                         "parent_session_id, parent_message_id, source, created_at, updated_at, status) "
@@ -108,6 +108,13 @@ class SessionsMixin(StoreBase):
         sessions = self.list_sessions(limit=1, cwd=cwd)
         return sessions[0] if sessions else None
 
+    def adopt(self, session_id: str) -> str:
+        """The id to continue `session_id` in: a session of this store continues as itself (a library
+        with other histories beside it copies theirs first). KeyError for an unknown id."""
+        if self.get_session(session_id) is None:
+            raise KeyError(session_id)
+        return session_id
+
     def resolve(self, id_or_title: str) -> SessionInfo | None:
         """Exact id, else exact title (case-insensitive), else a prefix matching exactly one id."""
         key = (id_or_title or "").strip()
@@ -136,7 +143,7 @@ class SessionsMixin(StoreBase):
         for _attempt in range(5):
             try:
                 with self._write() as conn:
-                    stored = _unique_title(conn, clean, session_id) if clean else None
+                    stored = unique_title(conn, clean, session_id) if clean else None
                     cur = conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (stored, session_id))
                     if cur.rowcount == 0:
                         raise KeyError(session_id)
@@ -209,7 +216,7 @@ class SessionsMixin(StoreBase):
             new_id = records.new_session_id(now)
             try:
                 with self._write() as conn:
-                    stored_title = _unique_title(conn, wanted, None) if wanted else None
+                    stored_title = unique_title(conn, wanted, None) if wanted else None
                     last = conn.execute(
                         "SELECT id FROM messages WHERE session_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
                         (session_id, up_to_seq),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.delegation import tool as delegation
 from agent.skills import tools as skills
 from agent.tools import clarify, files, memory, search_files, session_search, terminal, todo
 from agent.tools.registry import Tool, ToolRegistry
@@ -17,6 +18,7 @@ def builtin_tools() -> list[Tool]:
         *session_search.TOOLS,
         *clarify.TOOLS,
         *skills.TOOLS,
+        *delegation.TOOLS,
     ]
 
 

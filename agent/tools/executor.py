@@ -162,7 +162,10 @@ class ToolExecutor:
         arguments: dict[str, Any] = {}
         if isinstance(item.parsed, tuple):
             arguments = item.parsed[1].model_dump(exclude_none=True)
-        summary = summarize_call(call.name, arguments, self.registry)
+        # A call refused before parsing (a plugin's block, bad arguments) still says what it was.
+        summary = summarize_call(
+            call.name, arguments if isinstance(item.parsed, tuple) else call.arguments, self.registry
+        )
         ui.on_event(
             ToolStarted(
                 call_id=call.id, name=call.name, arguments=arguments, summary=summary, index=item.index
@@ -184,7 +187,7 @@ class ToolExecutor:
                     pass
             result = self.registry.run(tool_, args, ctx)
             if hooks is not None and hooks.has_hooks("after_tool"):
-                result = hooks.after_tool(call, result)
+                result = hooks.after_tool(call, result, duration=time.monotonic() - started)
         if len(result.content) > self.result_budget:
             result.content = truncate_middle(result.content, self.result_budget)
         duration = time.monotonic() - started

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent.ui import AgentUI, NullUI
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
+    from agent.config import Settings
     from agent.store import SessionStoreProtocol
 
 
@@ -57,6 +58,10 @@ class ToolContext:
     # Called by a tool once it is approved and right before it changes files: the loop takes the batch's
     # one checkpoint then, so a refused call leaves none (see agent.checkpoints.BatchCheckpoint).
     checkpoint: Callable[[], None] = lambda: None
+    # The running agent's settings, and a factory for a fresh agent (the loop passes its own class): what a
+    # tool that runs subagents needs (see agent.delegation.protocols.AgentFactory for its shape).
+    settings: Settings | None = None
+    new_agent: Callable[..., Any] | None = None
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
@@ -75,6 +80,37 @@ def _normpath(p: Path) -> str:
 Handler = Callable[[Any, ToolContext], "ToolResult | str"]
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline(n, defs) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        return _inline(merged, defs)
+    out = {
+        k: _inline(v, defs)
+        for k, v in node.items()
+        if k != "$defs" and not (k == "title" and isinstance(v, str))
+    }
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        non_null = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+        if len(non_null) == 1 and len(options) == 2:
+            out.pop("anyOf")
+            out = {**non_null[0], **out}
+            if out.get("default", ...) is None:
+                out.pop("default")
+    return out
+
+
+def simplify_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline $refs and collapse `anyOf: [X, null]` to X: some providers reject $ref or nullable unions.
+    An argument model with nested models overrides `model_json_schema` with this."""
+    return _inline(schema, schema.get("$defs", {}))
+
+
 @functools.cache
 def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of an argument model, built once: every request sends it (about 0.7 ms a tool)."""
@@ -84,6 +120,13 @@ def _parameters(args_model: type[BaseModel]) -> dict[str, Any]:
         if isinstance(prop, dict):
             prop.pop("title", None)
     return params
+
+
+class JsonArguments(BaseModel):
+    """The arguments of a tool whose schema is given as JSON schema (an MCP server's): any JSON object, kept
+    as sent (the server validates them against its own schema)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 @dataclass(frozen=True)
@@ -102,9 +145,14 @@ class Tool:
     # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
     # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
     toolset: str = ""
+    # A JSON schema given as is (a Hermes plugin's tool), instead of the argument model's.
+    parameters: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def schema(self) -> dict[str, Any]:
-        params = copy.deepcopy(_parameters(self.args_model))  # a copy: callers may adapt it for a wire
+        # A copy: callers may adapt it for a wire.
+        params = copy.deepcopy(
+            self.parameters if self.parameters is not None else _parameters(self.args_model)
+        )
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},

@@ -1,4 +1,5 @@
-"""The `session_search` tool: full-text search over the user's past sessions (the store's FTS5 index)."""
+"""The `session_search` tool: full-text search over the user's past sessions (the store's FTS5 index, and
+Hermes' own history beside it when the store is a `SessionLibrary`)."""
 
 from __future__ import annotations
 
@@ -102,7 +103,8 @@ def session_search(args: SessionSearchArgs, ctx: ToolContext) -> ToolResult:
     for n, group in enumerate(results, 1):
         when = f", {group['when']}" if group["when"] else ""
         lines.append("")
-        lines.append(f"{n}. {group['title']} (session {group['session_id']}{when})")
+        where = "Hermes session" if group["session_id"].startswith("hermes:") else "session"
+        lines.append(f"{n}. {group['title']} ({where} {group['session_id']}{when})")
         for match in group["matches"]:
             seq = f" #{match['seq']}" if match["seq"] is not None else ""
             lines.append(f"   [{match['role']}{seq}] {match['snippet']}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.events import TodoUpdated
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.tools.registry import Tool, ToolContext, ToolResult, simplify_schema
 
 if TYPE_CHECKING:
     from agent.messages import Message
@@ -20,32 +20,6 @@ if TYPE_CHECKING:
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
 STATE_KEY = "todos"
-
-
-def _simplify_schema(node: Any, defs: dict[str, Any]) -> Any:
-    """Inline $refs and collapse `anyOf: [X, null]` to X: some providers reject $ref or nullable unions."""
-    if isinstance(node, list):
-        return [_simplify_schema(n, defs) for n in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        target = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
-        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-        return _simplify_schema(merged, defs)
-    out = {
-        k: _simplify_schema(v, defs)
-        for k, v in node.items()
-        if k != "$defs" and not (k == "title" and isinstance(v, str))
-    }
-    options = out.get("anyOf")
-    if isinstance(options, list):
-        non_null = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-        if len(non_null) == 1 and len(options) == 2:
-            out.pop("anyOf")
-            out = {**non_null[0], **out}
-            if out.get("default", ...) is None:
-                out.pop("default")
-    return out
 
 
 class TodoItem(BaseModel):
@@ -89,7 +63,7 @@ class TodoArgs(BaseModel):
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         schema = super().model_json_schema(*args, **kwargs)
-        return _simplify_schema(schema, schema.get("$defs", {}))
+        return simplify_schema(schema)
 
 
 def _normalize_status(status: str | None) -> str | None:

@@ -44,6 +44,11 @@ def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else None
 
 
+def _count(obj: Any, name: str) -> int:
+    value = _get(obj, name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def usage_from_openai(raw: Any) -> Usage | None:
     """`usage` of a chunk or a completion, as decoded JSON."""
     if raw is None:
@@ -54,7 +59,11 @@ def usage_from_openai(raw: Any) -> Usage | None:
     )
     details = _get(raw, "prompt_tokens_details")
     if details is not None:
-        usage.cache_read_tokens = int(_get(details, "cached_tokens") or 0)
+        usage.cache_read_tokens = _count(details, "cached_tokens")
+        usage.cache_write_tokens = _count(details, "cache_write_tokens")  # OpenRouter
+    cost = _get(raw, "cost")  # OpenRouter, when asked with `usage: {include: true}`
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        usage.reported_cost = float(cost)
     cdetails = _get(raw, "completion_tokens_details")
     if cdetails is not None:
         usage.reasoning_tokens = int(_get(cdetails, "reasoning_tokens") or 0)
@@ -248,6 +257,7 @@ class OpenAIChatTransport(SDKClientHolder):
         connect_timeout: float = 30.0,
         extra_headers: dict[str, str] | None = None,
         cache_control: bool = False,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -256,6 +266,7 @@ class OpenAIChatTransport(SDKClientHolder):
         self.connect_timeout = connect_timeout
         self.extra_headers = extra_headers or {}
         self.cache_control = cache_control  # Anthropic markers in the envelope (Claude through OpenRouter)
+        self.extra_body = extra_body or {}
         SDKClientHolder.__init__(self)
 
     def _create_client(self) -> Any:
@@ -300,6 +311,8 @@ class OpenAIChatTransport(SDKClientHolder):
             kwargs["tools"] = request.tools
         if request.max_tokens:
             kwargs["max_tokens"] = request.max_tokens
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
@@ -358,7 +371,7 @@ def untransformed(kwargs: dict[str, Any]) -> dict[str, Any]:
     out = dict(kwargs)
     extra = {key: out.pop(key) for key in ("messages", "tools") if key in out}
     out["messages"] = []
-    out["extra_body"] = extra
+    out["extra_body"] = {**(out.get("extra_body") or {}), **extra}  # a provider's own fields stay
     return out
 
 

@@ -38,6 +38,7 @@ from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
 from hermes_tui.notifications import request_attention
+from hermes_tui.plugin_commands import plugin_commands, run_plugin_command
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
 from hermes_tui.turn_view import TurnView
@@ -52,6 +53,8 @@ from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from agent.loop import Agent, TurnResult
     from agent.store import SessionStoreProtocol
     from hermes_tui.screens.sessions import SessionsResult
@@ -91,6 +94,9 @@ class ChatScreen(Screen[None]):
     STATUS_CLOCK: ClassVar[Callable[[], float]] = time.monotonic
     FREEZE_QUESTIONS: ClassVar[bool] = False
 
+    class PromptReady(Message):
+        """The prompt has focus (posted once, from `on_mount`): keys typed before it can be delivered."""
+
     class ThemeRequested(Message):
         """`/theme [NAME]`: the app owns the themes, so the screen asks it (empty name: the picker)."""
 
@@ -117,6 +123,7 @@ class ChatScreen(Screen[None]):
         self._flavour = flavour
         self._worker: Worker[TurnResult] | None = None
         self._turn_view: TurnView | None = None
+        self._drain_timer: Timer | None = None
         self._last_ctrl_c = 0.0
         self._clarify: ClarifyPrompt | None = None
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
@@ -126,6 +133,7 @@ class ChatScreen(Screen[None]):
             self.bridge, cwd=lambda: Path(self.settings.cwd), hermes_home=settings.hermes_home
         )
         self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
+        self.plugin_commands: dict[str, str] = {}  # Hermes plugins' slash commands -> description
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -163,20 +171,29 @@ class ChatScreen(Screen[None]):
         return self._turn_view
 
     def on_mount(self) -> None:
-        self.set_interval(1 / DRAIN_HZ, self._drain)
+        self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain_tick, name="chat-drain")
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
+        self.status_bar.set_yolo(self.settings.yolo)
         if self.resume_id:
             self.open_session(self.resume_id)  # before anything builds an agent: it builds the resumed one
+            self._engine_ready()
         else:
             self._welcome()
-        self.status_bar.set_yolo(self.agent.yolo)
-        learning_actions.refresh_skill_commands(self)
+            # The engine (agent, tools, plugins, skills) is not needed to show the prompt: build it right
+            # after the first frame. Keys typed meanwhile wait in Textual's queue, in order.
+            self.call_after_refresh(self._engine_ready)
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.focus()
+        self.post_message(self.PromptReady())  # reaches the app after the focus it just asked for
         if self._first_message:
             self.call_after_refresh(self.submit, self._first_message)
             self._first_message = None
+
+    def _engine_ready(self) -> None:
+        self.status_bar.set_yolo(self.agent.yolo)
+        self._plugins_loaded()
+        learning_actions.refresh_skill_commands(self)
 
     class FilesListed(Message):
         """The working tree's listing for `@` completion is ready (posted from the listing thread)."""
@@ -235,6 +252,9 @@ class ChatScreen(Screen[None]):
         command, arg, typed = commands.parse(text)
         if command is not None:
             self.run_slash(command, arg)
+            return
+        if typed in self.plugin_commands and not text.strip().startswith("/ "):
+            run_plugin_command(self.app, self.agent.plugins, typed, arg, self.transcript.add_notice)
             return
         if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
@@ -328,11 +348,25 @@ class ChatScreen(Screen[None]):
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
         self.status_bar.set_busy(busy)
-        if not busy:
+        if busy:
+            self._wake_drain()
+        else:
             self.transcript.hide_spinner()
 
     def on_events_ready(self, message: EventsReady) -> None:
         self._drain()
+        self._wake_drain()
+
+    def _drain_tick(self) -> None:
+        """The periodic drain; it pauses itself while idle with nothing queued (no timer runs at rest)."""
+        self._drain()
+        if not self.busy and self._drain_timer is not None and self.bridge.sleep():
+            self._drain_timer.pause()
+
+    def _wake_drain(self) -> None:
+        self.bridge.wake()
+        if self._drain_timer is not None:
+            self._drain_timer.resume()
 
     def _drain(self) -> None:
         """Show everything the agent queued since the last drain (UI thread)."""
@@ -553,6 +587,7 @@ class ChatScreen(Screen[None]):
             self.transcript.add_notice("warn", "A turn is running: press Esc first.")
             return
         self.session.new_session()
+        self._plugins_loaded()
         self.transcript.clear()
         self.status_bar.set_usage(0, 0)
         self.status_bar.set_context(None, None)
@@ -590,12 +625,21 @@ class ChatScreen(Screen[None]):
         else:
             records = records_from_messages(agent.messages, agent.registry)
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
-            self.transcript.add_notice(
-                "info", f"Resumed session {session_id} ({len(agent.messages)} messages)."
+            if agent.session_id != session_id:  # a Hermes session: it continues in our copy of it
+                text = (
+                    f"Continuing Hermes session {session_id} in a copy, {agent.session_id} "
+                    f"({len(agent.messages)} messages); Hermes' own history is not changed."
+                )
+            else:
+                text = f"Resumed session {session_id} ({len(agent.messages)} messages)."
+            self.transcript.add_notice("info", text)
+            usage, cost = agent.session_usage, agent.session_cost
+            priced = cost.usd if usage.prompt_tokens or cost.usd else None
+            self.status_bar.set_usage(
+                usage.prompt_tokens, usage.completion_tokens, priced, cost.unknown_calls
             )
-            usage = agent.session_usage
-            self.status_bar.set_usage(usage.prompt_tokens, usage.completion_tokens)
             self.status_bar.set_context(agent.last_context_tokens, agent.settings.effective_context_window)
+            self._plugins_loaded()
         self.prompt_input.focus()
 
     def action_export(self, arg: str = "") -> None:
@@ -644,11 +688,30 @@ class ChatScreen(Screen[None]):
         self.transcript.add_notice("error" if report.errors else "info", "\n".join(lines))
         self.prompt_input.focus()
 
+    def _plugins_loaded(self) -> None:
+        """The current agent's plugins: their slash commands in the prompt, their tools' icons."""
+        manager = self.agent.plugins
+        self.plugin_commands = plugin_commands(manager)
+        self.prompt_input.set_commands(commands.completions(self.skill_commands, self.plugin_commands))
+        ToolPanel.ICONS = {**manager.tool_icons, **ToolPanel.ICONS}  # a theme's icon wins over a plugin's
+
+    def action_usage(self) -> None:
+        """`/usage`: tokens and cost of the last 30 days, ours and Hermes'."""
+        from hermes_tui.screens.usage import UsageScreen
+
+        self.app.push_screen(UsageScreen(self.store), lambda _result: self.prompt_input.focus())
+
     def action_plugins(self) -> None:
         from agent.plugins import format_plugin_list
 
         manager = self.agent.plugins
-        self.transcript.add_notice("info", format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))
+        listing = format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir)
+        self.transcript.add_notice("info", listing, multiline=True)
+
+    def action_mcp(self, argument: str = "") -> None:
+        from hermes_tui.mcp_service import mcp_command
+
+        mcp_command(self, argument)
 
     def action_skills(self) -> None:
         learning_actions.open_skills(self)
@@ -672,12 +735,12 @@ class ChatScreen(Screen[None]):
         lines = [f"{len(problems)} configuration problem(s); the defaults are used instead:"]
         lines += [f"  {problem}" for problem in problems]
         lines.append("`hermes-tui config` shows every value and where it came from.")
-        self.transcript.add_notice("warn", "\n".join(lines))
+        self.transcript.add_notice("warn", "\n".join(lines), multiline=True)
 
     def action_help(self) -> None:
         from hermes_tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(commands.help_rows(self.skill_commands)))
+        self.app.push_screen(HelpScreen(commands.help_rows(self.skill_commands, self.plugin_commands)))
 
     def action_clear_screen(self) -> None:
         self.transcript.clear()

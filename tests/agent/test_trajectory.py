@@ -65,6 +65,7 @@ def test_one_line_per_call_with_tool_results_attached(root: Path) -> None:
             "cache_read_tokens": 0,
             "cache_write_tokens": 0,
             "reasoning_tokens": 0,
+            "reported_cost": None,
         },
     }
     assert line["tool_results"] == [

@@ -316,6 +316,7 @@ def test_builtin_registry_flags_and_schemas() -> None:
     registry = default_registry()
     assert registry.names == [
         "clarify",
+        "delegate_task",
         "memory",
         "patch",
         "read_file",
@@ -331,6 +332,7 @@ def test_builtin_registry_flags_and_schemas() -> None:
     tools = {t.name: t for t in builtin_tools()}
     assert {t.name: t.toolset for t in tools.values()} == {
         "clarify": "clarify",
+        "delegate_task": "delegation",
         "memory": "memory",
         "patch": "file",
         "read_file": "file",

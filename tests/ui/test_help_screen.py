@@ -15,11 +15,12 @@ from tests.ui.harness import run_chat, submit, wait_for
 
 
 def test_help_rows_hold_every_command_and_the_skills() -> None:
-    rows = commands.help_rows({"deploy-zebra": "Deploy [bold]the[/] zebra"})
+    rows = commands.help_rows({"deploy-zebra": "Deploy [bold]the[/] zebra"}, {"forecast": "A forecast"})
     keys = [key for _, key, _ in rows]
     assert all(f"/{c.name}" in keys for c in commands.COMMANDS)
     assert {"Esc", "Ctrl+R", "F1"} <= set(keys)
     assert ("Skills", "/deploy-zebra", "Deploy [bold]the[/] zebra") in rows
+    assert ("Plugins", "/forecast", "A forecast") in rows
 
 
 def test_filter_keeps_rows_with_every_word() -> None:

@@ -849,3 +849,18 @@ async def test_setup_as_the_only_screen_posts_start_demo(tmp_path: Path) -> None
         assert buttons.region.bottom <= 24  # the buttons stay on screen even when the card scrolls
         await pilot.press("d")
         await wait_until(pilot, lambda: app.demo_messages == 1)
+
+
+async def test_status_bar_cost_is_unknown_never_zero() -> None:
+    app = StatusApp(FakeClock())
+    async with app.run_test(size=(140, 5)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.set_usage(1_000, 10)
+        await pilot.pause()
+        assert "$" not in bar.render().plain and "?" not in bar.render().plain  # no call priced yet
+        bar.set_usage(1_000, 10, None, unknown_calls=2)  # a local model: no price
+        await pilot.pause()
+        assert "out 10 │ ?" in bar.render().plain and "$0" not in bar.render().plain
+        bar.set_usage(5_000, 90, 0.0123, unknown_calls=1)
+        await pilot.pause()
+        assert "$0.0123+?" in bar.render().plain

@@ -19,6 +19,7 @@ from agent.humanize import format_absolute, format_age
 from agent.tools.registry import result_status, summarize_call
 from hermes_tui.export import short_path
 from hermes_tui.screens.sessions.rows import (
+    HERMES_BADGE,
     STATUS_GLYPHS,
     RowStyles,
     SessionRow,
@@ -27,6 +28,7 @@ from hermes_tui.screens.sessions.rows import (
     highlight_query,
     one_line,
     plural,
+    session_cost,
 )
 from widgets.text_safety import sanitize_display
 
@@ -169,6 +171,9 @@ def build_preview(
     status = display_status(info, current_id)
     out = Text(end="")
     out.append(STATUS_GLYPHS[status] + " ", styles.glyphs.get(status))
+    if info.from_hermes:
+        out.append(HERMES_BADGE, styles.badge)
+        out.append(" ")
     heading = Text(one_line(info.display_title) or info.id, style=styles.heading, end="")
     if hit is None:
         highlight_query(heading, row.query, styles.match)
@@ -179,6 +184,7 @@ def build_preview(
                 f"active {format_age(info.updated_at, now)}",
                 plural(info.message_count, "message"),
                 plural(info.tool_call_count, "tool call"),
+                *([f"cost {cost}"] if (cost := session_cost(info)) else []),
                 status,
             )
         ),
@@ -189,6 +195,10 @@ def build_preview(
     ]
     if info.exit_reason and info.exit_reason != "text_response":
         lines.append(f"last turn ended: {one_line(info.exit_reason)}")
+    if info.is_hermes:
+        lines.append("From Hermes' history, which is never changed here: Enter continues it in a copy.")
+    elif info.origin:
+        lines.append(f"A copy of {info.origin}, continued here (Hermes' original is unchanged).")
     for line in lines:
         out.append("\n")
         out.append(line, styles.meta)

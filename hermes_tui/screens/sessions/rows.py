@@ -17,6 +17,7 @@ from rich.text import Text
 
 from agent.humanize import format_absolute as absolute_time
 from agent.humanize import format_age
+from agent.pricing import format_cost
 from hermes_tui.export import short_path
 from widgets.text_safety import sanitize_display
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from agent.store import SearchHit, SessionInfo
 
 __all__ = [
+    "HERMES_BADGE",
     "STATUS_GLYPHS",
     "RowStyles",
     "SessionRow",
@@ -32,8 +34,10 @@ __all__ = [
     "display_status",
     "highlight",
     "highlight_query",
+    "nest_subagents",
     "one_line",
     "plural",
+    "session_cost",
     "session_prompt",
     "snippet_terms",
     "snippet_text",
@@ -65,6 +69,9 @@ class SessionRow:
         return tuple(term.lower() for term in self.query.terms()) if self.query is not None else ()
 
 
+HERMES_BADGE = "hermes"
+"""Marks a session of Hermes' own history (read-only) or our copy of one."""
+
 STATUS_GLYPHS = {
     "completed": "●",
     "active": "▶",
@@ -87,6 +94,32 @@ def display_status(info: SessionInfo, current_id: str | None = None) -> str:
     if status == "active":
         return "interrupted"
     return status if status in STATUS_GLYPHS else "completed"
+
+
+SUBAGENT_SOURCE = "subagent"
+
+
+def nest_subagents(sessions: list[SessionInfo]) -> list[SessionInfo]:
+    """The list with each subagent's session right under its parent's (children in the list's order);
+    a child whose parent is not in the list keeps its place."""
+    present = {info.id for info in sessions}
+    children: dict[str, list[SessionInfo]] = {}
+    for info in sessions:
+        if info.source == SUBAGENT_SOURCE and info.parent_session_id in present:
+            children.setdefault(info.parent_session_id or "", []).append(info)
+    if not children:
+        return sessions
+    out: list[SessionInfo] = []
+
+    def place(info: SessionInfo) -> None:
+        out.append(info)
+        for child in children.get(info.id, ()):
+            place(child)
+
+    for info in sessions:
+        if not (info.source == SUBAGENT_SOURCE and info.parent_session_id in present):
+            place(info)
+    return out
 
 
 def one_line(text: str) -> str:
@@ -162,16 +195,25 @@ class RowStyles:
     tool: Style = field(default_factory=Style)
     anchor: Style = field(default_factory=Style)
     heading: Style = field(default_factory=Style)
+    badge: Style = field(default_factory=Style)
 
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
+def session_cost(info: SessionInfo) -> str:
+    """What the session cost ("$0.0123", "?" when no call could be priced), "" before any model call."""
+    if not info.api_call_count and not info.cost_usd:
+        return ""
+    return format_cost(info.cost_usd, info.cost_unknown_calls)
+
+
 def _meta_line(info: SessionInfo, status: str, now: float, home: str | None) -> str:
     parts = [format_age(info.updated_at, now)]
     count = info.message_count
     parts.append(f"{count} msg" + ("s" if count != 1 else ""))
+    parts.append(session_cost(info))
     if info.model:
         parts.append(one_line(info.model))
     if info.cwd:
@@ -191,15 +233,23 @@ def session_prompt(
     info = row.info
     status = display_status(info, current_id)
     text = Text(end="")
+    subagent = info.source == SUBAGENT_SOURCE
+    if subagent:
+        text.append("↳ ", styles.meta)
     text.append(STATUS_GLYPHS[status] + " ", styles.glyphs.get(status))
+    if info.from_hermes:
+        text.append(HERMES_BADGE, styles.badge)
+        text.append(" ")
     title = Text(one_line(info.display_title)[:200] or info.id, style=styles.title, end="")
     hit = row.hit
     query = row.query if hit is None else None
     highlight_query(title, query, styles.match)
     text.append_text(title)
     if hit is None:
-        text.append("\n  ")
+        text.append("\n    " if subagent else "\n  ")
         meta = Text(_meta_line(info, status, now, home), style=styles.meta, end="")
+        if subagent:
+            meta.append(" · subagent")
         if query is not None and query.spans(info.id) and not query.spans(info.title or ""):
             meta.append(" · ")  # found by its id: show where
             meta.append_text(highlight_query(Text(info.id, end=""), query, styles.match))

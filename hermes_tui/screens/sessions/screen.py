@@ -15,6 +15,9 @@ Why it is built this way:
   an old query never reaches the list.
 - Relative times use an injectable clock (`now=`) so snapshots do not depend on the wall clock.
 
+Sessions of Hermes' own history (when the store is a `SessionLibrary`) are listed beside ours with a
+"hermes" badge: searched and previewed alike, never changed; resuming one continues in a copy.
+
 Keys: Enter (or a double click) resumes, `r` renames, `d` deletes (after a confirmation whose default is
 Cancel), `b` branches (up to the selected search hit, else the whole session) and opens the branch, `e`
 exports (Markdown, or JSON for a `.json` path), `/` goes back to the search, Escape clears the search and
@@ -50,6 +53,7 @@ from hermes_tui.screens.sessions.rows import (
     STATUS_GLYPHS,
     RowStyles,
     SessionRow,
+    nest_subagents,
     one_line,
     session_prompt,
 )
@@ -139,6 +143,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         "sessions--tool",
         "sessions--anchor",
         "sessions--heading",
+        "sessions--hermes",
     }
 
     DEFAULT_CSS = """
@@ -160,6 +165,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         & > .sessions--tool { color: $text-secondary; }
         & > .sessions--anchor { color: $accent; text-style: bold; }
         & > .sessions--heading { color: $foreground; text-style: bold; }
+        & > .sessions--hermes { color: $text-accent; background: $accent-muted; text-style: bold; }
 
         #sessions-search {
             margin: 0 1;
@@ -274,6 +280,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self.search_gate = search_gate
         self._search: SessionSearch | None = None
         self._generation = 0  # bumped by every new query: a page of an older one is never shown
+        self._told_problem: str | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -343,6 +350,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             tool=style("sessions--tool"),
             anchor=style("sessions--anchor"),
             heading=style("sessions--heading"),
+            badge=style("sessions--hermes"),
         )
 
     def _theme_changed(self, _theme: str) -> None:
@@ -393,10 +401,15 @@ class SessionsScreen(Screen["SessionsResult | None"]):
 
     async def _load_sessions(self, limit: int) -> list[SessionInfo]:
         try:
-            return await asyncio.to_thread(self.store.list_sessions, limit)
+            sessions = await asyncio.to_thread(self.store.list_sessions, limit)
         except Exception as exc:  # an unreadable store reads as "no sessions", never a traceback
             self.log.error(f"listing sessions failed: {exc!r}")
             return []
+        problem = self.store.hermes_problem
+        if problem and problem != self._told_problem:  # Hermes' history left out: say why, once
+            self._told_problem = problem
+            self.notify(problem, title="Hermes' history", severity="warning", timeout=10)
+        return sessions
 
     async def _list_all(self, text: str, generation: int) -> None:
         """Every session, most recent first; on the first load the first page is shown at once."""
@@ -407,12 +420,12 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             if generation != self._generation:
                 return
             if len(page) >= self.FIRST_PAGE:
-                rows = [SessionRow(info) for info in page]
+                rows = [SessionRow(info) for info in nest_subagents(page)]
                 self._show(text, rows, self._options(rows, styles, now), total=None)
         sessions = self._sessions
         if sessions is None:
             sessions = await self._load_sessions(self.LIST_LIMIT)
-        rows = [SessionRow(info) for info in sessions]
+        rows = [SessionRow(info) for info in nest_subagents(sessions)]
         options = await asyncio.to_thread(self._options, rows, styles, now)
         if generation != self._generation:
             return
@@ -708,9 +721,19 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         if row is not None:
             self.dismiss(SessionsResult("resume", row.session_id))
 
+    def _refuse_hermes(self, info: SessionInfo, what: str) -> bool:
+        """Hermes' history is never changed here: say so instead of asking first and failing after."""
+        if not info.is_hermes:
+            return False
+        self.notify(
+            f"Sessions of Hermes' history are never changed here: resume it (enter) to {what} its copy.",
+            severity="warning",
+        )
+        return True
+
     def action_rename(self) -> None:
         row = self.highlighted_row
-        if row is None:
+        if row is None or self._refuse_hermes(row.info, "rename"):
             return
         info = row.info
 
@@ -742,7 +765,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
 
     def action_delete(self) -> None:
         row = self.highlighted_row
-        if row is None:
+        if row is None or self._refuse_hermes(row.info, "work in"):
             return
         info = row.info
         if info.id == self.current_id:

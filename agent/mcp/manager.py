@@ -1,0 +1,523 @@
+"""`McpManager`: every configured MCP server's connection, in one background asyncio loop thread.
+
+The agent thread never touches asyncio: a tool's handler calls `McpManager.call(...)`, which hands the call
+to the loop and waits in short slices, giving up when the interrupt flag is set (Escape) or the server's
+`timeout` passes. Either way the call is cancelled on the loop and the turn goes on with a clear result.
+
+One task per server owns its connection from connect to close (the SDK's `Client` and its task groups must
+be entered and left by the same task). Connecting is bounded by `connect_timeout`; a server that fails is
+shown with its error, one that connects registers its tools as the dynamic toolset `mcp-<server>`, so the
+next request of every session offers them. A server that goes away (its process exits, the HTTP
+connection breaks) is reported once, through `on_change`, keeps its tools registered, and is started again
+by the next call of one of them. `reload(config)` applies a changed configuration (only the servers whose
+settings changed reconnect, unless `force`), `close()` stops everything, and stdio servers' process groups
+are killed at exit if the loop could not stop them.
+
+The SDK is imported on the loop thread when the first server connects, never by importing this module
+(it costs seconds), so the app's first frame does not wait for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
+from agent.mcp.processes import group_alive, kill_group, server_groups
+from agent.mcp.results import CallReport, CallStatus, render_result
+from agent.mcp.tools import McpToolInfo, build_tools
+from agent.tools.registry import ToolContext
+from agent.toolsets import CATALOG, Toolset, ToolsetCatalog
+
+__all__ = ["CallReport", "LastCall", "McpManager", "ServerState", "ServerStatus"]
+
+log = logging.getLogger(__name__)
+
+WAIT_SLICE = 0.05
+LIST_PAGES = 50
+CLOSE_TIMEOUT = 8.0
+
+ServerState = Literal["disabled", "invalid", "connecting", "connected", "failed", "exited", "stopped"]
+
+
+@dataclass(frozen=True)
+class LastCall:
+    tool: str
+    status: CallStatus
+    duration: float
+    at: float  # time.time()
+    detail: str = ""  # the first line of an error
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """One server as `/mcp` shows it."""
+
+    name: str
+    state: ServerState
+    transport: str = ""
+    target: str = ""
+    error: str = ""
+    tools: tuple[str, ...] = ()  # the names offered to the model
+    skipped: tuple[str, ...] = ()  # the server's tools left out (tools.include/exclude, a name clash)
+    approval: str = ""
+    calls: int = 0
+    last_call: LastCall | None = None
+
+
+class _Unavailable(Exception):
+    """The server cannot take a call now (it failed to connect); the message says why."""
+
+
+@dataclass(eq=False)
+class _Server:
+    """One configured server's mutable state. Touched on the loop thread only (status() copies under lock)."""
+
+    spec: ServerSpec
+    state: ServerState = "connecting"
+    error: str = ""
+    client: Any = None
+    tools: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    calls: int = 0
+    last_call: LastCall | None = None
+    task: asyncio.Task[None] | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    gone: asyncio.Event = field(default_factory=asyncio.Event)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    pgids: set[int] = field(default_factory=set)
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an exception, looking inside exception groups (the SDK's task groups wrap them)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = " ".join(str(exc).split())
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"command not found: {exc.filename}"
+    if isinstance(exc, PermissionError) and exc.filename:
+        return f"permission denied: {exc.filename}"
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name
+
+
+def _connection_closed(exc: BaseException) -> bool:
+    error = getattr(exc, "error", None)
+    code = getattr(error, "code", None)
+    return code == -32000 or "connection closed" in str(exc).lower()
+
+
+class McpManager:
+    """The MCP servers of one process. Thread-safe: call from any thread except its own loop."""
+
+    def __init__(
+        self,
+        hermes_home: Path,
+        *,
+        catalog: ToolsetCatalog = CATALOG,
+        on_change: Callable[[ServerStatus], None] | None = None,
+    ) -> None:
+        self.hermes_home = Path(hermes_home)
+        self.catalog = catalog
+        self.on_change = on_change
+        self.log_dir = self.hermes_home / "tui" / "logs"
+        self.media_dir = self.hermes_home / "tui" / "cache" / "mcp"
+        self._servers: dict[str, _Server] = {}
+        self._problems: dict[str, ServerProblem] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._known_groups: set[int] = set()
+        self._pending: list[concurrent.futures.Future[None]] = []
+        atexit.register(self._kill_leftovers)
+
+    # ------------------------------------------------------------------------------------------ public
+
+    def start(self, config: McpConfig) -> concurrent.futures.Future[None]:
+        """Begin connecting every enabled server; returns at once (tools join as servers connect)."""
+        return self.reload(config, force=False)
+
+    def reload(self, config: McpConfig, *, force: bool = True) -> concurrent.futures.Future[None]:
+        """Apply `config` on the loop: removed servers stop, new and changed ones (every one with `force`)
+        reconnect. Returns at once; the future is done once the old connections are closed."""
+        with self._lock:
+            self._problems = {p.name: p for p in config.servers if isinstance(p, ServerProblem)}
+        if self._closed or (not config.specs and not self._servers):
+            self._notify_problems()
+            done: concurrent.futures.Future[None] = concurrent.futures.Future()
+            done.set_result(None)
+            return done
+        future = asyncio.run_coroutine_threadsafe(self._apply(list(config.specs), force), self._ensure_loop())
+        with self._lock:
+            self._pending.append(future)
+        return future
+
+    def status(self) -> list[ServerStatus]:
+        """Every configured server (and broken entry), in configuration order."""
+        with self._lock:
+            servers = list(self._servers.values())
+            problems = list(self._problems.values())
+        out = [self._status_of(s) for s in servers]
+        out += [ServerStatus(name=p.name, state="invalid", error=p.message) for p in problems]
+        return out
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Block until every server has connected or failed (headless runs, `hermes-tui mcp`, tests)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for future in pending:
+            with contextlib.suppress(Exception):
+                future.result(max(0.0, deadline - time.monotonic()))
+        while time.monotonic() < deadline:
+            if all(s.state not in ("connecting",) for s in self.status()):
+                return True
+            time.sleep(WAIT_SLICE)
+        return False
+
+    def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        interrupt: threading.Event | None = None,
+        timeout: float | None = None,
+    ) -> CallReport:
+        """Run one tool call and wait for it: never longer than the server's `timeout`, never past an
+        interrupt. Every outcome is a report (the caller makes it a tool result); nothing raises."""
+        with self._lock:
+            srv = self._servers.get(server)
+        if srv is None or self._loop is None:
+            return CallReport("unavailable", f"the MCP server '{server}' is not configured (any more)")
+        limit = srv.spec.timeout if timeout is None else timeout
+        started = time.monotonic()
+        future = asyncio.run_coroutine_threadsafe(self._call(srv, tool, arguments), self._loop)
+        report: CallReport | None = None
+        waited = 0.0  # time the call itself has taken: (re)connecting is bounded by connect_timeout
+        while report is None:
+            try:
+                report = future.result(timeout=WAIT_SLICE)
+            except TimeoutError:
+                if srv.state != "connecting":
+                    waited += WAIT_SLICE
+                if interrupt is not None and interrupt.is_set():
+                    future.cancel()
+                    report = CallReport(
+                        "cancelled", f"[MCP call {server}/{tool} cancelled by user interrupt]"
+                    )
+                elif waited > limit:
+                    future.cancel()
+                    report = CallReport(
+                        "timeout",
+                        f"the MCP server '{server}' did not answer {tool} within {limit:g} s (its "
+                        "`timeout`); the call was cancelled. Do not retry it at once.",
+                    )
+            except Exception as exc:  # a bug on our side: still a result, never a broken turn
+                log.exception("mcp: call %s/%s failed", server, tool)
+                report = CallReport("error", f"the MCP call failed: {_describe(exc)}")
+        report = replace(report, duration=time.monotonic() - started)
+        self._note_call(srv, tool, report)
+        return report
+
+    def caller(self) -> Callable[[str, str, dict[str, Any], ToolContext], CallReport]:
+        """What the registered tools call: the server, tool and arguments, with the call's context."""
+
+        def call(server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> CallReport:
+            return self.call(server, tool, arguments, interrupt=ctx.interrupt)
+
+        return call
+
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Stop every server (their tools are withdrawn) and the loop thread. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None:
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(self._stop_all(), loop).result(timeout)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout)
+        for srv in list(self._servers.values()):
+            self.catalog.unregister(f"mcp-{srv.spec.name}")
+        self._kill_leftovers()
+
+    # ------------------------------------------------------------------------------------------ the loop
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def run() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.close()
+
+            self._thread = threading.Thread(target=run, name="mcp-loop", daemon=True)
+            self._thread.start()
+            ready.wait(5.0)
+            self._loop = loop
+        return self._loop
+
+    async def _apply(self, specs: list[ServerSpec], force: bool) -> None:
+        wanted = {s.name: s for s in specs}
+        for name, srv in list(self._servers.items()):
+            if name not in wanted or force or srv.spec != wanted[name]:
+                await self._stop(srv)
+                with self._lock:
+                    self._servers.pop(name, None)
+        order: dict[str, _Server] = {}
+        for spec in specs:
+            srv = self._servers.get(spec.name)
+            if srv is None:
+                srv = _Server(spec, state="connecting" if spec.enabled else "disabled")
+                if spec.enabled:
+                    self._launch(srv)
+            order[spec.name] = srv
+        with self._lock:
+            self._servers = order
+        for srv in order.values():
+            self._changed(srv)
+        self._notify_problems()
+
+    def _launch(self, srv: _Server) -> None:
+        srv.ready = asyncio.Event()
+        srv.stop = asyncio.Event()
+        srv.gone = asyncio.Event()
+        srv.state, srv.error = "connecting", ""
+        srv.task = asyncio.get_running_loop().create_task(self._lifetime(srv), name=f"mcp-{srv.spec.name}")
+
+    async def _stop(self, srv: _Server) -> None:
+        srv.stop.set()
+        if srv.task is not None and not srv.task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(srv.task), CLOSE_TIMEOUT)
+            except (TimeoutError, asyncio.CancelledError):
+                srv.task.cancel()
+        self.catalog.unregister(f"mcp-{srv.spec.name}")
+        srv.state = "stopped"
+
+    async def _stop_all(self) -> None:
+        await asyncio.gather(*(self._stop(s) for s in list(self._servers.values())), return_exceptions=True)
+
+    # ------------------------------------------------------------------------------------------ a connection
+
+    def _client(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
+        """The SDK client for `spec` (imported here, on the loop thread: the SDK takes seconds to load)."""
+        from mcp import Client
+
+        if spec.command:
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            errlog = stack.enter_context((self.log_dir / f"mcp-{spec.name}.log").open("a", encoding="utf-8"))
+            params = StdioServerParameters(
+                command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
+            )
+            return Client(stdio_client(params, errlog=errlog))
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx2.AsyncClient(
+            headers=dict(spec.headers),
+            timeout=httpx2.Timeout(spec.connect_timeout, read=max(spec.timeout, 300.0)),
+        )
+        return Client(streamable_http_client(spec.url or "", http_client=http))
+
+    async def _lifetime(self, srv: _Server) -> None:
+        """Connect, list, register, then hold the connection until asked to stop or it breaks."""
+        spec = srv.spec
+        connected = False
+        try:
+            import anyio
+
+            # The scope holds the exit stack, so the client's task groups are left before the scope is.
+            with anyio.CancelScope(deadline=anyio.current_time() + spec.connect_timeout) as scope:
+                async with contextlib.AsyncExitStack() as stack:
+                    client = await stack.enter_async_context(self._client(spec, stack))
+                    if spec.command:
+                        srv.pgids |= server_groups([spec.command, *spec.args], exclude=self._known_groups)
+                        self._known_groups |= srv.pgids
+                    listed = await self._list_tools(client)
+                    scope.deadline = math.inf
+                    connected = True
+                    self._register(srv, listed)
+                    srv.client, srv.state, srv.error = client, "connected", ""
+                    srv.ready.set()
+                    self._changed(srv)
+                    await srv.stop.wait()
+            if scope.cancelled_caught and not connected:
+                srv.state = "failed"
+                srv.error = f"no answer within {spec.connect_timeout:g} s (connect_timeout)"
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            srv.error = _describe(exc)
+            srv.state = "exited" if connected else "failed"
+            tail = self._stderr_tail(spec) if not connected else ""
+            if tail:
+                srv.error = f"{srv.error} (stderr: {tail})"
+        finally:
+            srv.client = None
+            ended = {g for g in srv.pgids if not group_alive(g)}
+            srv.pgids -= ended
+            self._known_groups -= ended
+            if srv.state == "connected":
+                srv.state = "stopped" if srv.stop.is_set() else "exited"
+                if srv.state == "exited" and not srv.error:
+                    srv.error = "the connection closed"
+            srv.gone.set()
+            srv.ready.set()
+            self._changed(srv)
+
+    async def _list_tools(self, client: Any) -> list[McpToolInfo]:
+        listed: list[McpToolInfo] = []
+        cursor: str | None = None
+        for _page in range(LIST_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            listed += [McpToolInfo.from_sdk(t) for t in page.tools]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return listed
+
+    def _register(self, srv: _Server, listed: list[McpToolInfo]) -> None:
+        spec = srv.spec
+        toolset = f"mcp-{spec.name}"
+
+        def taken(name: str) -> bool:
+            return any(
+                name in (t.name for t in tools)
+                for ts, tools in self.catalog.dynamic().items()
+                if ts != toolset
+            )
+
+        tools, skipped = build_tools(spec, listed, self.caller(), taken)
+        srv.tools = tuple(t.name for t in tools)
+        srv.skipped = tuple(skipped)
+        self.catalog.register(Toolset(toolset, f"MCP server {spec.name} ({spec.target})"), tools)
+
+    def _stderr_tail(self, spec: ServerSpec) -> str:
+        if not spec.command:
+            return ""
+        try:
+            lines = (self.log_dir / f"mcp-{spec.name}.log").read_text(errors="replace").splitlines()
+        except OSError:
+            return ""
+        tail = [line.strip() for line in lines[-20:] if line.strip()]
+        return " ".join(tail[-1].split())[:200] if tail else ""
+
+    async def _connected(self, srv: _Server) -> Any:
+        """The live client, connecting again first when the server went away."""
+        async with srv.lock:
+            if srv.state == "disabled":
+                raise _Unavailable(f"the MCP server '{srv.spec.name}' is disabled (enabled: false)")
+            task = srv.task
+            if task is not None and not task.done() and (srv.stop.is_set() or srv.gone.is_set()):
+                # The old connection broke and is still closing: its client is dead, let it finish first.
+                await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
+                if not task.done():
+                    task.cancel()
+            if srv.task is None or srv.task.done():
+                self._launch(srv)
+                self._changed(srv)
+        await srv.ready.wait()
+        if srv.client is None:
+            raise _Unavailable(f"the MCP server '{srv.spec.name}' is not connected: {srv.error}")
+        return srv.client
+
+    async def _call(self, srv: _Server, tool: str, arguments: dict[str, Any]) -> CallReport:
+        name = srv.spec.name
+        try:
+            client = await self._connected(srv)
+        except _Unavailable as exc:
+            return CallReport("unavailable", str(exc))
+        gone = srv.gone
+        call = asyncio.ensure_future(client.call_tool(tool, arguments))
+        watch = asyncio.ensure_future(gone.wait())
+        try:
+            await asyncio.wait({call, watch}, return_when=asyncio.FIRST_COMPLETED)
+            if not call.done():
+                raise ConnectionError("the connection closed")
+            result = call.result()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if _connection_closed(exc) or isinstance(exc, ConnectionError) or gone.is_set():
+                why = srv.error or _describe(exc)
+                srv.state, srv.error = "exited", why
+                srv.stop.set()  # the lifetime task ends and cleans up; the next call starts it again
+                return CallReport(
+                    "error",
+                    f"the MCP server '{name}' closed the connection during {tool} (it may have crashed: "
+                    f"{why}); it is started again on the next call",
+                )
+            return CallReport("error", f"the MCP call {name}/{tool} failed: {_describe(exc)}")
+        finally:
+            for task in (call, watch):
+                if not task.done():
+                    task.cancel()
+        outcome = render_result(result, self.media_dir)
+        return CallReport("error" if outcome.is_error else "ok", outcome.text)
+
+    # ------------------------------------------------------------------------------------------ status
+
+    def _status_of(self, srv: _Server) -> ServerStatus:
+        spec = srv.spec
+        return ServerStatus(
+            name=spec.name,
+            state=srv.state,
+            transport=spec.transport,
+            target=spec.target,
+            error=srv.error,
+            tools=srv.tools,
+            skipped=srv.skipped,
+            approval=spec.approval or "by annotations",
+            calls=srv.calls,
+            last_call=srv.last_call,
+        )
+
+    def _note_call(self, srv: _Server, tool: str, report: CallReport) -> None:
+        detail = report.text.splitlines()[0][:200] if report.status != "ok" and report.text else ""
+        srv.calls += 1
+        srv.last_call = LastCall(tool, report.status, report.duration, time.time(), detail)
+        self._changed(srv)
+
+    def _changed(self, srv: _Server) -> None:
+        if self.on_change is not None:
+            try:
+                self.on_change(self._status_of(srv))
+            except Exception:
+                log.exception("mcp: on_change failed")
+
+    def _notify_problems(self) -> None:
+        if self.on_change is None:
+            return
+        for problem in list(self._problems.values()):
+            with contextlib.suppress(Exception):
+                self.on_change(ServerStatus(name=problem.name, state="invalid", error=problem.message))
+
+    def _kill_leftovers(self) -> None:
+        """At exit: any stdio server group still running is killed (the SDK's shutdown could not run)."""
+        for pgid in list(self._known_groups):
+            if group_alive(pgid):
+                kill_group(pgid)
+        self._known_groups.clear()

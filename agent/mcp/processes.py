@@ -1,0 +1,102 @@
+"""Which stdio server processes this process started, read from `/proc`, so none outlives the app.
+
+The SDK starts each stdio server in a new session (its own process group) and stops the whole group when
+the connection closes. That needs the loop to run the shutdown; if it cannot (the loop is stuck, the app is
+killed by an exception), the groups noted here are killed at exit. Linux only; elsewhere nothing is found
+and the SDK's own shutdown is all there is.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+__all__ = ["child_groups", "group_alive", "kill_group", "process_groups", "server_groups"]
+
+_PROC = Path("/proc")
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, process group) of `pid`, or None when it is gone (or a zombie: it runs nothing)."""
+    try:
+        raw = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may contain spaces: split after its last ')'.
+    fields = raw[raw.rfind(")") + 2 :].split()
+    try:
+        if fields[0] == "Z":
+            return None
+        return int(fields[1]), int(fields[2])
+    except (IndexError, ValueError):
+        return None
+
+
+def process_groups() -> dict[int, int]:
+    """Every live (not zombie) process -> its process group."""
+    out: dict[int, int] = {}
+    try:
+        entries = list(_PROC.iterdir())
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None:
+                out[int(entry.name)] = stat[1]
+    return out
+
+
+def child_groups(parent: int | None = None) -> set[int]:
+    """The process groups led by direct children of `parent` (default: this process): stdio servers."""
+    parent = os.getpid() if parent is None else parent
+    groups: set[int] = set()
+    try:
+        entries = list(_PROC.iterdir())
+    except OSError:
+        return groups
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        stat = _stat(pid)
+        if stat is not None and stat[0] == parent and stat[1] == pid:
+            groups.add(pid)
+    return groups
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of group `pgid` still runs (zombies waiting to be reaped do not count)."""
+    return pgid in process_groups().values()
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL a whole process group (a server and anything it started); quiet when it is already gone."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        raw = (_PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return []
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+def server_groups(argv: list[str], *, exclude: set[int] = frozenset(), parent: int | None = None) -> set[int]:
+    """The groups led by our children running `argv` (the command as given, or through its `#!`
+    interpreter: the command line then ends with the script's arguments)."""
+    found: set[int] = set()
+    name = Path(argv[0]).name if argv else ""
+    for pgid in child_groups(parent) - set(exclude):
+        line = _cmdline(pgid)
+        if not line:
+            continue
+        tail_ok = line[-(len(argv) - 1) :] == argv[1:] if len(argv) > 1 else True
+        if tail_ok and any(Path(part).name == name for part in line[:2]):
+            found.add(pgid)
+    return found

@@ -1,0 +1,120 @@
+"""An MCP `CallToolResult` as the text the model reads.
+
+Text blocks are kept as they are. Images, audio and binary resources cannot travel in a text tool result:
+they are saved under `$HERMES_HOME/tui/cache/mcp/` and named by path (the user and the model can open them),
+so nothing is dropped silently. Text resources are included with their URI, resource links are listed.
+Structured content is added as JSON unless the text already says the same thing (the SDK mirrors a plain
+return value as `{"result": ...}` beside its text). `isError` makes the whole result an error. The usual
+tool-output budget truncates it later, in the executor, like any tool's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import mimetypes
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["CallReport", "CallStatus", "McpOutcome", "render_result"]
+
+CallStatus = Literal["ok", "error", "timeout", "cancelled", "unavailable"]
+
+
+@dataclass(frozen=True)
+class CallReport:
+    """How one call through the manager ended (`text` is for the model: the result, or what went wrong)."""
+
+    status: CallStatus
+    text: str
+    duration: float = 0.0
+
+
+@dataclass(frozen=True)
+class McpOutcome:
+    """What a call produced, ready for a `ToolResult`: the text, and whether the server flagged an error."""
+
+    text: str
+    is_error: bool = False
+    attachments: tuple[str, ...] = ()  # paths of saved images, audio and blobs
+
+
+def _save(data_b64: str, mime: str, media_dir: Path) -> str:
+    """Decode and store a base64 payload under a content-derived name; returns the path or a reason."""
+    try:
+        raw = base64.b64decode(data_b64, validate=False)
+    except (binascii.Error, ValueError) as exc:
+        return f"(could not decode: {exc})"
+    suffix = mimetypes.guess_extension(mime or "") or ".bin"
+    path = media_dir / f"{hashlib.sha256(raw).hexdigest()[:16]}{suffix}"
+    try:
+        media_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not path.exists():
+            path.write_bytes(raw)
+    except OSError as exc:
+        return f"(could not save: {exc.strerror})"
+    return str(path)
+
+
+def _size(data_b64: str) -> str:
+    n = len(data_b64) * 3 // 4
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KiB"
+
+
+def _redundant(structured: Any, text: str) -> bool:
+    """True when the text blocks already carry the structured content (same JSON, or its lone `result`)."""
+    if not text:
+        return False
+    candidates = [structured]
+    if isinstance(structured, dict) and set(structured) == {"result"}:
+        candidates.append(structured["result"])
+    try:
+        parsed: Any = json.loads(text)
+    except ValueError:
+        parsed = text
+    return any(parsed == c or text == str(c) for c in candidates)
+
+
+def render_result(result: Any, media_dir: Path) -> McpOutcome:
+    """`result` is the SDK's `CallToolResult` (duck-typed, so this module imports no SDK)."""
+    parts: list[str] = []
+    texts: list[str] = []
+    saved: list[str] = []
+    for block in getattr(result, "content", None) or []:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            texts.append(block.text)
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            path = _save(block.data, block.mime_type, media_dir)
+            saved.append(path)
+            parts.append(f"[{kind} {block.mime_type}, {_size(block.data)}, saved to {path}]")
+        elif kind == "resource":
+            res = block.resource
+            mime = getattr(res, "mime_type", None) or ""
+            if getattr(res, "text", None) is not None:
+                parts.append(f"[resource {res.uri}{f' ({mime})' if mime else ''}]\n{res.text}")
+            else:
+                path = _save(res.blob, mime, media_dir)
+                saved.append(path)
+                parts.append(f"[resource {res.uri} ({mime or 'binary'}, {_size(res.blob)}), saved to {path}]")
+        elif kind == "resource_link":
+            mime = getattr(block, "mime_type", None)
+            label = getattr(block, "name", "") or ""
+            parts.append(
+                f"[resource link {label} {block.uri}{f' ({mime})' if mime else ''}]".replace("  ", " ")
+            )
+        else:
+            parts.append(f"[{kind or type(block).__name__} content the client cannot show]")
+    structured = getattr(result, "structured_content", None)
+    if structured is not None and not _redundant(structured, "\n".join(texts)):
+        dumped = json.dumps(structured, ensure_ascii=False, indent=2, default=str)
+        parts.append(f"structured content:\n{dumped}" if parts else dumped)
+    text = "\n".join(parts)
+    is_error = bool(getattr(result, "is_error", False))
+    if is_error and not text:
+        text = "the MCP tool reported an error without a message"
+    return McpOutcome(text=text, is_error=is_error, attachments=tuple(saved))

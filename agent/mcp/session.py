@@ -1,0 +1,46 @@
+"""MCP servers for a process without the TUI (`hermes-tui -z`, `hermes-tui mcp`): connect, wait, close.
+
+The TUI never waits for a server (its tools join when ready); a one-shot run has no later moment, so it
+waits for every server to connect or fail, bounded by the longest `connect_timeout`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from agent.mcp.config import load_mcp_config
+from agent.mcp.manager import McpManager
+
+__all__ = ["connected_servers", "print_mcp_servers"]
+
+GRACE = 5.0
+
+
+@contextmanager
+def connected_servers(hermes_home: Path) -> Iterator[McpManager | None]:
+    """The configured servers, connected (or failed) on entry and stopped on exit; None when none."""
+    config = load_mcp_config(hermes_home)
+    if not config.servers:
+        yield None
+        return
+    manager = McpManager(hermes_home)
+    try:
+        manager.start(config)
+        manager.wait_ready(max((s.connect_timeout for s in config.specs), default=0.0) + GRACE)
+        yield manager
+    finally:
+        manager.close()
+
+
+def print_mcp_servers(hermes_home: Path, out: TextIO = sys.stdout) -> int:
+    """`hermes-tui mcp`: 0 when every enabled server connected, 1 otherwise."""
+    from agent.mcp.report import format_servers
+
+    with connected_servers(hermes_home) as manager:
+        statuses = manager.status() if manager is not None else []
+        print(format_servers(statuses), file=out)
+    return 0 if all(s.state in ("connected", "disabled") for s in statuses) else 1

@@ -1,0 +1,123 @@
+"""A real MCP server for the tests, written with the `mcp` SDK: `python tests/mcp_fixture_server.py stdio`
+serves on stdin/stdout; `... http` serves streamable HTTP on 127.0.0.1 (an OS-chosen port, printed as
+`PORT <n>` on stdout once it listens).
+
+Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
+destructive tool (`write_note`), an image and an embedded resource, an error result (`fail`), a call that
+never answers (`hang`) and one that kills the server mid-call (`crash`). `pid` says which process answered,
+so a test can tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
+file can stand for two servers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import os
+import socket
+import sys
+
+from mcp.server import MCPServer
+from mcp.types import (
+    EmbeddedResource,
+    ImageContent,
+    TextContent,
+    TextResourceContents,
+    ToolAnnotations,
+)
+
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+DESTRUCTIVE = ToolAnnotations(destructive_hint=True, read_only_hint=False)
+PNG_1PX = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360f8cfc0f01f0005000201a3d5b7"
+        "a40000000049454e44ae426082"
+    )
+).decode()
+
+
+def build(prefix: str = "") -> MCPServer:
+    server = MCPServer("fixture")
+
+    def name(base: str) -> str:
+        return f"{prefix}_{base}" if prefix else base
+
+    @server.tool(name=name("echo"), description="Echo the text back.", annotations=READ_ONLY)
+    def echo(text: str) -> str:
+        return f"echo: {text}"
+
+    @server.tool(name=name("add"), description="Add two integers.", annotations=READ_ONLY)
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @server.tool(name=name("write_note"), description="Write a note (destructive).", annotations=DESTRUCTIVE)
+    def write_note(text: str) -> str:
+        return f"wrote {len(text)} characters"
+
+    @server.tool(name=name("picture"), description="A 1x1 PNG and a caption.", annotations=READ_ONLY)
+    def picture() -> list[TextContent | ImageContent]:
+        return [
+            TextContent(type="text", text="a tiny picture"),
+            ImageContent(type="image", data=PNG_1PX, mime_type="image/png"),
+        ]
+
+    @server.tool(name=name("document"), description="An embedded text resource.", annotations=READ_ONLY)
+    def document() -> list[EmbeddedResource]:
+        return [
+            EmbeddedResource(
+                type="resource",
+                resource=TextResourceContents(uri="note://1", mime_type="text/plain", text="resource body"),
+            )
+        ]
+
+    @server.tool(name=name("fail"), description="Always fails.", annotations=READ_ONLY)
+    def fail(reason: str = "on purpose") -> str:
+        raise ValueError(f"failed {reason}")
+
+    @server.tool(name=name("hang"), description="Never answers.", annotations=READ_ONLY)
+    async def hang() -> str:
+        await asyncio.sleep(3600)
+        return "unreachable"
+
+    @server.tool(name=name("crash"), description="Exits the server mid-call.", annotations=READ_ONLY)
+    def crash() -> str:
+        os._exit(3)
+
+    @server.tool(name=name("pid"), description="The server's process id.", annotations=READ_ONLY)
+    def pid() -> str:
+        return str(os.getpid())
+
+    return server
+
+
+async def _serve_http(server: MCPServer) -> None:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = server.streamable_http_app(host="127.0.0.1")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    uv = uvicorn.Server(config)
+    sock.listen(64)
+    print(f"PORT {port}", flush=True)
+    await uv.serve(sockets=[sock])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("transport", choices=("stdio", "http"))
+    parser.add_argument("--prefix", default="")
+    args = parser.parse_args()
+    server = build(args.prefix)
+    if args.transport == "stdio":
+        server.run("stdio")
+    else:
+        asyncio.run(_serve_http(server))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

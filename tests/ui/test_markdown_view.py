@@ -1,0 +1,318 @@
+"""Pilot tests of the line-cached reply view (`AssistantMessage` on `LineView`): what a user sees while a
+reply streams and after, compared with the same reply loaded from history; that the app keeps answering
+keys during a flood of deltas; re-wrapping on resize; an open code fence already highlighted; model text
+shown literally; and selecting/copying the reply's text."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.pilot import Pilot
+from textual.strip import Strip
+from textual.widgets import Input
+
+from widgets.assistant_message import AssistantMessage
+from widgets.reasoning import ReasoningBlock
+from widgets.tool_panel import ToolPanel, ToolPanelBody
+from widgets.transcript import Transcript
+
+pytestmark = pytest.mark.anyio
+
+EVERY_ELEMENT = (
+    "# Title\n\nIntro with **bold**, *italic*, `code`, ~~gone~~ and a [link](https://example.com).\n\n"
+    "## Lists\n\n- one\n- two\n  - nested *a*\n  - nested b\n- three\n\n1. first\n2. second\n\n"
+    "> A quote\n> over two lines\n\n```python\ndef f(x):\n    return x + 1\n```\n\n"
+    "| name | value |\n|------|------:|\n| a | 1 |\n| 漢字 | 22 |\n\n---\n\n"
+    "Setext heading\n==============\n\n    indented code\n\n"
+    "Wide 😀 emoji and a long line that has to wrap at the width of the view because it goes on and on "
+    "and on for quite a while.\n"
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Replies(App[None]):
+    """Replies stacked in a scrolling column (no transcript machinery)."""
+
+    def __init__(self, *replies: AssistantMessage) -> None:
+        super().__init__()
+        self._replies = replies
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield from self._replies
+
+
+class Chat(App[None]):
+    """A transcript and an input, like the chat screen."""
+
+    def compose(self) -> ComposeResult:
+        yield Transcript()
+        yield Input(id="prompt")
+
+
+async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await pilot.pause(0.02)
+
+
+def strips(reply: AssistantMessage) -> list[Strip]:
+    return [reply.render_line(y) for y in range(reply.size.height)]
+
+
+def segments(reply: AssistantMessage) -> list[list[tuple[str, object]]]:
+    """Text and style of every segment, line by line (selection offsets left out)."""
+    return [
+        [(segment.text, segment.style and segment.style.copy().clear_meta_and_links()) for segment in strip]
+        for strip in strips(reply)
+    ]
+
+
+async def test_a_streamed_reply_looks_exactly_like_the_same_reply_loaded_finished() -> None:
+    streamed = AssistantMessage()
+    loaded = AssistantMessage(EVERY_ELEMENT, finished=True)
+    app = Replies(streamed, loaded)
+    async with app.run_test(size=(90, 200)) as pilot:
+        for start in range(0, len(EVERY_ELEMENT), 3):
+            streamed.append(EVERY_ELEMENT[start : start + 3])
+            if start % 60 == 0:
+                await pilot.pause()
+        await streamed.finish()
+        await pilot.pause()
+        assert streamed.rendered_text() == loaded.rendered_text()
+        assert segments(streamed) == segments(loaded)  # the same colours and attributes too
+        shown = streamed.rendered_text()
+        for needle in (
+            "Title",
+            "• one",
+            "nested a",
+            "1 first",
+            "▌ A quote",
+            "def f(x):",
+            "漢字",
+            "😀",
+            "gone",
+        ):
+            assert needle in shown
+        assert "**" not in shown and "```" not in shown  # Markdown syntax is rendered, not shown
+
+
+async def test_a_flood_of_deltas_leaves_the_app_answering_keys() -> None:
+    app = Chat()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.query_one(Transcript).start_assistant()
+        words = [f"word{n} " if n % 40 else f"word{n}\n\n" for n in range(6000)]
+        done = threading.Event()
+
+        def produce() -> None:  # ~2,000 deltas a second for about three seconds
+            for start in range(0, len(words), 10):
+                for word in words[start : start + 10]:
+                    reply.append(word)
+                time.sleep(0.005)
+            done.set()
+
+        producer = threading.Thread(target=produce)
+        producer.start()
+        try:
+            await wait_until(pilot, lambda: "word100" in reply.rendered_text())
+            prompt = app.query_one("#prompt", Input)
+            prompt.focus()
+            # Keys arrive as a terminal sends them (Pilot's `press` waits for the whole process to go
+            # idle, which it does not while a thread streams).
+            driver = app._driver
+            assert driver is not None
+            for char in "typed":
+                driver.send_message(events.Key(char, char))
+            await wait_until(pilot, lambda: prompt.value == "typed" or done.is_set())
+            assert prompt.value == "typed"
+            assert not done.is_set(), "the keys were only handled after the stream ended"
+        finally:
+            producer.join()
+        await reply.finish()
+        assert reply.text == "".join(words)
+
+
+async def test_resizing_mid_stream_rewraps_the_reply() -> None:
+    reply = AssistantMessage()
+    app = Replies(reply)
+    text = " ".join(f"w{n}" for n in range(300))
+    async with app.run_test(size=(100, 60)) as pilot:
+        reply.append(text[:600])
+        await reply.wait_until_drained()
+        await pilot.pause()
+        wide_lines = reply.line_count
+        await pilot.resize_terminal(50, 60)
+        await wait_until(pilot, lambda: reply.size.width < 50)
+        reply.append(text[600:])
+        await reply.finish()
+        await pilot.pause()
+        width = reply.size.width
+        lines = reply.rendered_text().split("\n")
+        assert all(len(line) <= width for line in lines)
+        assert reply.line_count > wide_lines
+        assert " ".join(lines).split() == text.split()  # every word still there, in order
+
+
+async def test_an_open_code_fence_is_highlighted_before_it_closes() -> None:
+    reply = AssistantMessage()
+    app = Replies(reply)
+    async with app.run_test(size=(80, 20)) as pilot:
+        reply.append("Here:\n\n```python\ndef answer():\n    return 42\n")
+        await reply.wait_until_drained()
+        await pilot.pause()
+        assert not reply.is_finished and reply.document.open_block is not None
+        plain = next(s.style.color for s in strips(reply)[0] if s.text.strip() == "Here:" and s.style)
+        colours = {
+            segment.text.strip(): segment.style.color
+            for strip in strips(reply)
+            for segment in strip
+            if segment.text.strip() and segment.style
+        }
+        assert colours["def"] is not None and colours["def"] != plain  # a keyword colour
+        assert colours["42"] is not None and colours["42"] not in (plain, colours["def"])  # a number colour
+
+
+async def test_markup_and_escapes_from_the_model_are_shown_literally() -> None:
+    reply = AssistantMessage()
+    app = Replies(reply)
+    async with app.run_test(size=(80, 10)) as pilot:
+        reply.append("Use [bold]x[/bold] and \x1b[3")  # an escape split across deltas
+        reply.append("1mred\x1b[0m, :smile: stays.")
+        await reply.finish()
+        await pilot.pause()
+        assert reply.rendered_text() == "Use [bold]x[/bold] and red, :smile: stays."
+        for strip in strips(reply):
+            for segment in strip:
+                assert "\x1b" not in segment.text
+                if "[bold]" in segment.text:
+                    assert not (segment.style and segment.style.bold)
+
+
+async def test_dragging_the_mouse_selects_and_copies_the_rendered_text() -> None:
+    reply = AssistantMessage("Alpha beta gamma.\n\n- item one\n- item two\n\nLast line.", finished=True)
+    app = Replies(reply)
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        assert reply.rendered_text().split("\n")[:4] == [
+            "Alpha beta gamma.",
+            "",
+            " • item one",
+            " • item two",
+        ]
+        await pilot.mouse_down(reply, offset=(7, 0))  # padding is one cell: "beta"
+        await pilot.hover(reply, offset=(9, 3))
+        await pilot.mouse_up(reply, offset=(9, 3))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "beta gamma.\n\n • item one\n • item t"
+        selected = [
+            y for y in range(reply.size.height) if reply.text_selection and reply.text_selection.get_span(y)
+        ]
+        assert selected == [0, 1, 2, 3]  # the selection is painted on those lines
+
+        reply.text_select_all()
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "Alpha beta gamma.\n\n • item one\n • item two\n\nLast line."
+
+
+async def test_expanded_reasoning_streams_its_lines_under_the_header() -> None:
+    block = ReasoningBlock(expanded=True)
+    app = Replies()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await app.query_one(VerticalScroll).mount(block)
+        for n in range(12):
+            block.append(f"thought {n} [dim]literal[/dim]\n")
+        block.append("half a thou")
+        await wait_until(pilot, lambda: "half a thou" in block.rendered_text())
+        lines = block.rendered_text().split("\n")
+        assert lines[0].startswith("▾ Reasoning")
+        assert lines[1:13] == [f"thought {n} [dim]literal[/dim]" for n in range(12)]
+        block.append("ght.\n\n")
+        block.finish()
+        await pilot.pause()
+        assert block.rendered_text().split("\n")[-1] == "half a thought."
+        block.action_toggle()
+        await pilot.pause()
+        assert block.rendered_text() == "▸ Reasoning · 13 lines (click/enter to show)"
+        assert block.size.height == 1
+
+
+async def test_a_running_tool_shows_its_tail_or_all_of_its_output_as_it_streams() -> None:
+    panel = ToolPanel("call_1", "terminal", 0)
+    app = Replies()
+    async with app.run_test(size=(80, 50)) as pilot:
+        await app.query_one(VerticalScroll).mount(panel)
+        panel.set_started({"command": "seq 500"}, "seq 500")
+        panel.expanded = True
+        for n in range(1, 501):
+            panel.append_output(f"line {n}\n")
+        body = panel.query_one(ToolPanelBody)
+        await wait_until(pilot, lambda: "line 500" in body.rendered_text())
+        assert body.rendered_text().split("\n") == [f"line {n}" for n in range(1, 501)]
+        panel.expanded = False
+        await wait_until(pilot, lambda: body.rendered_text().startswith("… 470 earlier lines"))
+        assert body.rendered_text().split("\n")[1:] == [f"line {n}" for n in range(471, 501)]
+        panel.append_output("line 501\n")
+        await wait_until(pilot, lambda: "line 501" in body.rendered_text())
+        assert body.rendered_text().split("\n")[:2] == ["… 471 earlier lines (enter to expand)", "line 472"]
+
+
+async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_right_after() -> None:
+    app = Chat()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        text = "\n\n".join(" ".join(f"w{p}x{n}" for n in range(60)) for p in range(4))
+        replies = [transcript.start_assistant() for _ in range(12)]
+        for reply in replies:
+            reply.append(text)
+            await reply.finish()
+        await pilot.pause()
+        assert transcript.is_following
+        renders: list[AssistantMessage] = []
+        for reply in replies:
+            original = reply.render_block
+
+            def counting(block, width, reply=reply, original=original):  # type: ignore[no-untyped-def]
+                renders.append(reply)
+                return original(block, width)
+
+            reply._stack._render = counting
+        await pilot.resize_terminal(60, 30)
+        await wait_until(pilot, lambda: all(r.size.height == r.line_count for r in replies))
+        await pilot.pause()
+        order = list(dict.fromkeys(renders))
+        assert set(order) == set(replies)  # all of them, each at the new width
+        # The reply in view was drawn before the ones far above it (which only guessed their height).
+        assert order.index(replies[-1]) < order.index(replies[0])
+        assert all(max(len(line) for line in r.rendered_text().split("\n")) <= r.size.width for r in replies)
+        assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_a_burst_is_drawn_in_slices_and_ends_complete() -> None:
+    reply = AssistantMessage()
+    app = Replies(reply)
+    burst = "".join(f"Paragraph {n}: " + "word " * 40 + "\n\n" for n in range(300))  # ~66,000 characters
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply.append(burst)  # everything at once, as a stalled connection catching up delivers it
+        seen: set[int] = set()
+
+        def progressed() -> bool:
+            seen.add(len(reply.shown_text))
+            return reply.shown_text == burst
+
+        await wait_until(pilot, progressed)
+        steps = sorted(seen - {0})
+        assert len(steps) > 3 and steps[0] <= AssistantMessage.FEED_CHARS  # drawn progressively
+        await reply.finish()
+        await reply.wait_until_drained()
+        assert reply.is_drained and "Paragraph 299:" in reply.rendered_text()
