@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from agent import providers
+from agent import providers, yaml_file
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
@@ -250,23 +249,12 @@ def read_dotenv(path: Path) -> dict[str, str]:
 
 
 def read_yaml_mapping(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
-    """A YAML file that should hold a mapping ({} when missing); a problem is noted, never raised."""
-    if not path.exists():
-        return {}
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "(file)"
-        problems.append(ConfigProblem(str(path), where, "", f"valid YAML ({getattr(exc, 'problem', exc)})"))
-        return {}
-    except OSError as exc:
-        problems.append(ConfigProblem(str(path), "(file)", "", f"a readable file ({exc.strerror})"))
-        return {}
-    if not isinstance(data, dict):
-        problems.append(ConfigProblem(str(path), "(top level)", type(data).__name__, "a mapping of keys"))
-        return {}
-    return data
+    """A YAML file that should hold a mapping ({} when missing); anything wrong with it (any bytes at all)
+    becomes a problem, never an error (`agent.yaml_file` reads it)."""
+    read = yaml_file.read_yaml_mapping(path)
+    if not read.ok:
+        problems.append(ConfigProblem(str(path), read.where, read.found, read.problem))
+    return read.data
 
 
 def _get(data: dict[str, Any], dotted: str) -> Any:
@@ -427,7 +415,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     tui_data = read_yaml_mapping(tui_cfg, problems)
     for key, value in tui_data.items():
         name = key.replace("-", "_")
-        if name == "command_allowlist" and isinstance(value, list):
+        if name == "command_allowlist" and isinstance(value, list) and all(isinstance(v, str) for v in value):
             value = list(dict.fromkeys([*values.get("command_allowlist", []), *value]))
         if name in Settings.model_fields and name not in ("hermes_home", "api_key"):
             put(name, value, str(tui_cfg), str(tui_cfg), key)

@@ -120,7 +120,7 @@ class UsageUpdated(AgentEvent):
     context_tokens: int
     context_window: int
     cost: float | None = None  # this call's, in USD; None when its price is unknown
-    session_cost: float = 0.0  # the session's priced calls, in USD
+    session_cost: float | None = None  # the session's priced calls, in USD (None: not reported)
     session_unknown_calls: int = 0  # calls of the session whose price is unknown
 
 

@@ -27,7 +27,7 @@ def read_umask() -> int:
     return 0o022
 
 
-def _replace(path: Path, write: Callable[[BinaryIO], None], mode: int | None, suffix: str) -> None:
+def _replace(path: Path, write: Callable[[BinaryIO], object], mode: int | None, suffix: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:

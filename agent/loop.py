@@ -44,6 +44,7 @@ from agent.prompt_sources import session_prompt_parts
 from agent.sanitize import sanitize_for_wire
 from agent.skills.invoke import skill_invocation
 from agent.skills.library import SkillLibrary
+from agent.store.errors import StoreError
 from agent.tools.executor import ExecutedCall, ToolExecutor
 from agent.tools.memory import memory_state
 from agent.tools.registry import ToolContext, ToolRegistry
@@ -79,6 +80,10 @@ CONTENT_FILTER_TEXT = (
 )
 MAX_CONTINUATIONS = 3
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
+
+
+ROLLBACK_HINT = " (/rollback to restore)"
+"""How a checkpoint notice says it can be undone (a front end without /rollback leaves it out)."""
 
 
 @dataclass
@@ -240,7 +245,12 @@ class Agent:
         reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
-        loaded = self.store.load(self.store.adopt(session_id))
+        session_id = self.store.adopt(session_id)
+        loaded = self.store.load(session_id)
+        if self.store.take_session(session_id):  # one writer per session; a crash's leftovers repaired first
+            loaded = self.store.load(session_id)
+        if self.session_id and self.session_id != session_id:
+            self.store.release_session(self.session_id)
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
@@ -262,6 +272,8 @@ class Agent:
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
+        if self.store is not None and self.session_id:
+            self.store.release_session(self.session_id)
         self.plugins.close()
 
     @property
@@ -308,10 +320,25 @@ class Agent:
             self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
             if self._fallback_index:
                 self._restore_primary()
+            turn_start = len(self.messages)
             try:
                 return self._run_turn(user_message)
+            except StoreError as exc:
+                return self._store_failed(exc, turn_start)
             finally:
                 self._interrupt.clear()
+
+    def _store_failed(self, exc: StoreError, turn_start: int) -> TurnResult:
+        """The store failed mid-turn (see `agent.storage_fault`): the turn ends here, saying what is lost."""
+        from agent.storage_fault import storage_failure, unsaved_count
+
+        unsaved = unsaved_count(self.messages[turn_start:], streamed_reply_lost=exc.unsaved_reply)
+        error = storage_failure(exc, unsaved)
+        self._set_status("error")
+        self.ui.on_event(
+            TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
+        )
+        return TurnResult(error.exit_reason, "", Usage(), 0, self.session_id, error)
 
     # ----------------------------------------------------------------- the turn
 
@@ -335,6 +362,7 @@ class Agent:
                     system_prompt=self.system_prompt,
                     source=self.source,
                 )
+                self.store.claim_session(self.session_id)
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self._active_model)
                 title = " ".join(first_message.split())[:100]
@@ -715,6 +743,9 @@ class Agent:
                 response = self.transport.stream(request, sink, self._interrupt)
             except PartialInterrupt as exc:
                 raise _Interrupted(exc.partial, sink.message) from None
+            except StoreError as exc:  # the store's, never the provider's: not classified, not retried
+                exc.unsaved_reply = bool(sink.text or sink.reasoning)
+                raise
             except Exception as exc:
                 classified = classify(
                     exc,
@@ -879,9 +910,7 @@ class Agent:
 
         def saved(checkpoint: Checkpoint) -> None:
             self.ui.on_event(
-                StatusNotice(
-                    kind="info", text=f"Checkpoint saved: {checkpoint.summary} (/rollback to restore)"
-                )
+                StatusNotice(kind="info", text=f"Checkpoint saved: {checkpoint.summary}{ROLLBACK_HINT}")
             )
 
         return BatchCheckpoint(self.checkpoints, calls, cwd=self.settings.cwd, on_saved=saved)
@@ -966,4 +995,4 @@ class _CallFailed(Exception):
         self.kept = kept
 
 
-__all__ = ["Agent", "TurnResult", "make_transport"]
+__all__ = ["ROLLBACK_HINT", "Agent", "TurnResult", "make_transport"]

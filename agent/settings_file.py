@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from agent.fileio import atomic_write_text
+from agent.yaml_file import YAML_ERRORS
 
 __all__ = ["SettingNotSaved", "save_env_value", "save_setting"]
 
@@ -33,7 +34,7 @@ def save_setting(path: Path, key: str, value: object) -> None:
         raise SettingNotSaved(f"cannot read the settings file ({exc})") from exc
     try:
         data = yaml.safe_load(text) if text.strip() else {}
-    except (yaml.YAMLError, ValueError) as exc:
+    except YAML_ERRORS as exc:
         raise SettingNotSaved("the settings file is not valid YAML; fix it first") from exc
     if data is None:
         data = {}
@@ -42,7 +43,7 @@ def save_setting(path: Path, key: str, value: object) -> None:
     new_text = _set_top_level_key(text, key, value)
     try:
         check = yaml.safe_load(new_text) if new_text else None
-    except yaml.YAMLError:
+    except YAML_ERRORS:
         check = None
     expected = {**data, key: value}
     if check != expected:  # an unusual layout (flow mapping, multi-line value): rewrite the whole file

@@ -10,9 +10,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from agent.events import AgentEvent
+
+_E = TypeVar("_E", bound=AgentEvent)
 
 
 class ApprovalDecision(StrEnum):
@@ -86,7 +88,7 @@ class RecordingUI(NullUI):
         with self._lock:
             self.events.append(event)
 
-    def of_type(self, kind: type) -> list:
+    def of_type(self, kind: type[_E]) -> list[_E]:
         with self._lock:
             return [e for e in self.events if isinstance(e, kind)]
 

@@ -15,8 +15,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
-from hermes_tui import early_input
+from hermes_tui import early_input, terminal_input
 from hermes_tui.commands import SlashCommandProvider
+from hermes_tui.key_order import KeyOrder
 from hermes_tui.mcp_service import McpChanged, McpService
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ class HermesApp(App[int]):
         reload_settings: Callable[[], LoadedSettings] | None = None,
     ) -> None:
         super().__init__()
+        terminal_input.install()  # bad bytes and pasted escapes, before the driver starts reading
         self.settings = settings
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
@@ -58,11 +60,41 @@ class HermesApp(App[int]):
 
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
         self._theme_warning = self.theme_manager.apply_initial(settings.skin)
+        self.key_order = KeyOrder(self, self._deliver_input)
+        """Keys and pastes in typing order, each once the one before settled (`hermes_tui.key_order`)."""
         # Keys typed before the chat's prompt has focus (the terminal delivers them as soon as the app
-        # starts reading) would go to a screen without a focused widget and be lost: they wait here, in
-        # order, until the chat says its prompt is ready (`ChatScreen.PromptReady`).
-        self._held_input: list[events.Key | events.Paste] | None = [] if settings.is_configured else None
+        # starts reading) would go to a screen without a focused widget and be lost: they wait in the key
+        # order's queue, in order, until the chat says its prompt is ready (`ChatScreen.PromptReady`).
+        self._startup_hold: Callable[[], None] | None = (
+            self.key_order.hold() if settings.is_configured else None
+        )
         self.mcp = McpService(settings.hermes_home, post=lambda status: self.post_message(McpChanged(status)))
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q, `/quit`: a running turn is finalized as interrupted first (`ChatScreen.finish_turn`)."""
+        for screen in self.screen_stack:
+            finish = getattr(screen, "finish_turn", None)
+            if finish is not None:
+                await finish()
+        self.exit(0)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.key_order.takes(event):
+            self.key_order.accept(event)
+            return
+        await super().on_event(event)
+
+    async def _deliver_input(self, event: events.Event) -> None:
+        await super().on_event(event)
+
+    def action_command_palette(self) -> None:
+        """Ctrl+P: Textual's palette, guarded against its page-key crash (`hermes_tui.palette`)."""
+        from textual.command import CommandPalette
+
+        from hermes_tui.palette import GuardedCommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(GuardedCommandPalette(id="--command-palette"))
 
     @property
     def store(self) -> SessionStore:
@@ -179,17 +211,11 @@ class HermesApp(App[int]):
         if self.problems:
             self.notify(config_summary(self.problems), title="Configuration", severity="warning", timeout=10)
 
-    async def on_event(self, event: events.Event) -> None:
-        if self._held_input is not None and isinstance(event, (events.Key, events.Paste)):
-            self._held_input.append(event)
-            return
-        await super().on_event(event)
-
     def on_chat_screen_prompt_ready(self, message: ChatScreen.PromptReady) -> None:
-        """Replay what was typed during startup; keys arriving from now on queue up behind it."""
-        held, self._held_input = self._held_input, None
-        for event in held or ():
-            self.post_message(event)
+        """Deliver what was typed during startup, in order; keys arriving from now on queue up behind it."""
+        release, self._startup_hold = self._startup_hold, None
+        if release is not None:
+            release()
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)
@@ -249,7 +275,7 @@ class HermesApp(App[int]):
         self.theme_manager.stop_watching()
         self.mcp.close()
         if self._store is not None:
-            self._store.close()
+            self._store.close()  # closing twice is harmless (run_app closes the store it opened)
 
 
 def config_summary(problems: list[ConfigProblem]) -> str:
@@ -301,14 +327,19 @@ def run_app(
 
         if args.demo or args.scenario:
             settings = start_demo()
+        from agent.store.errors import StoreError
+        from agent.store.library import open_library
+
+        try:  # before the first frame: a store that cannot be used is one line and a clean exit
+            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
+        except StoreError as exc:
+            print(f"hermes-tui: {exc.user_line()}", file=sys.stderr)
+            return 1
+        stack.callback(store.close)
         resume_id = None
         if args.resume or args.continue_last:
-            from agent.store.library import open_library
-
-            store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             problem = store.hermes_problem
-            store.close()
             if info is None:
                 print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
                 if problem:
@@ -321,6 +352,7 @@ def run_app(
             demo_factory=start_demo,
             resume_id=resume_id,
             open_sessions=open_sessions,
+            store=store,
             first_message=args.message if args.message and args.message.strip() else None,
             reload_settings=reload_settings,
         )

@@ -71,7 +71,7 @@ class EventQueue:
         with self._lock:
             if self._items and isinstance(event, _QUIET) and type(self._items[-1]) is type(event):
                 last = self._items[-1]
-                self._items[-1] = type(event)(last.text + event.text)  # type: ignore[attr-defined, call-arg]
+                self._items[-1] = type(event)(last.text + event.text)
             else:
                 self._items.append(event)
 

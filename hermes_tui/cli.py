@@ -16,7 +16,7 @@ from typing import Any
 
 from hermes_tui import early_input
 
-SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp")
+SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor")
 
 
 def _version() -> str:
@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
         "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
         "`hermes-tui usage` prints tokens and cost of the last 30 days; "
-        "`hermes-tui mcp` connects the MCP servers and shows their state and tools.",
+        "`hermes-tui mcp` connects the MCP servers and shows their state and tools; "
+        "`hermes-tui doctor` checks HERMES_HOME and the session store (backs up and rebuilds a damaged one).",
     )
     p.add_argument(
         "message", nargs="?", metavar="PROMPT", help="open the TUI and send this as the first message"
@@ -99,6 +100,15 @@ def _run(argv: list[str]) -> int:
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
 
+    if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
+        from agent.scripted import ScenarioError, load_scenario_file
+
+        try:
+            args.scenario = load_scenario_file(args.scenario)  # the server plays the checked scenario
+        except ScenarioError as exc:
+            print(f"hermes-tui: cannot load scenario {exc}", file=sys.stderr)
+            return 2
+
     if command in (None, "sessions") and args.prompt is None:
         # The TUI's startup allocates hundreds of thousands of long-lived objects (modules, pydantic
         # schemas, CSS): the collector's passes over them are pure cost. The app turns it back on, and
@@ -113,6 +123,10 @@ def _run(argv: list[str]) -> int:
 
         print_config(loaded)
         return 0
+    if command == "doctor":
+        from hermes_tui.doctor import run_doctor
+
+        return run_doctor(loaded)
     if command == "plugins":
         from agent.plugins import PluginManager, format_plugin_list
 
@@ -128,11 +142,17 @@ def _run(argv: list[str]) -> int:
         manager.close()
         return 1 if manager.failed else 0
     if command == "usage":
+        from agent.store.errors import StoreError
         from agent.store.library import open_library
         from agent.usage_report import gather, render_text
 
         settings = loaded.settings
-        with open_library(settings.state_db, settings.hermes_home) as library:
+        try:
+            library = open_library(settings.state_db, settings.hermes_home)
+        except StoreError as exc:
+            print(f"hermes-tui: {exc.user_line()}", file=sys.stderr)
+            return 1
+        with library:
             print(render_text(gather(library)))
         return 0
     if command == "mcp":

@@ -29,7 +29,8 @@ def _hermes_history(path: Path) -> tuple[str, str]:
     return f"read-only, schema {version}", str(path)
 
 
-def print_config(loaded: LoadedSettings, out: TextIO = sys.stdout) -> None:
+def print_config(loaded: LoadedSettings, out: TextIO | None = None) -> None:
+    out = out if out is not None else sys.stdout  # the stdout of the moment, not of import time
     settings = loaded.settings
     rows: list[tuple[str, str, str]] = []
     for name in type(settings).model_fields:

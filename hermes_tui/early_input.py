@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-_saved: tuple[int, list[object]] | None = None
+_saved: tuple[int, list[int | list[bytes | int]]] | None = None
 
 
 def hold() -> None:

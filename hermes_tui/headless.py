@@ -2,8 +2,13 @@
 
 Exit 0 when the turn completed (or ended on its budget with a summary), 1 with a one-line error otherwise
 (a reply that broke off, was cut at the output limit, went to thinking or was empty: whatever it wrote is
-still printed, the line says why it is not whole), 130 on Ctrl+C. Risky commands are denied unless
-`--yolo`: nobody is there to approve them.
+still printed, the line says why it is not whole), 2 when the command line cannot run (an empty prompt, no
+such session), 130 on Ctrl+C. Risky commands are denied unless `--yolo`: nobody is there to approve them.
+
+Terminal safety: the model chooses what a command, a question or an answer contains, and a terminal obeys
+escapes (set the title, write the clipboard with OSC 52, reset, move the cursor). So every stderr line shows
+controls as visible `\\xNN` tokens, always; the answer on stdout does too when stdout is a terminal, and is
+written byte-exact (UTF-8) when piped, where a program, not a terminal, reads it.
 """
 
 from __future__ import annotations
@@ -18,18 +23,44 @@ from typing import TextIO
 from agent.config import LoadedSettings
 from agent.events import AgentEvent, StatusNotice, StreamStalled, ToolFinished, ToolStarted
 from agent.exit_reasons import is_success
+from agent.loop import ROLLBACK_HINT
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+from widgets.text_safety import visible_controls
+
+
+def _say(line: str, err: TextIO | None = None) -> None:
+    """One stderr line, controls shown (a line may quote the model, a tool, a file or a provider).
+    `sys.stderr` is looked up at each call: it may have been replaced since import (a test's capture)."""
+    print(visible_controls(line, keep="\t"), file=err or sys.stderr, flush=True)
+
+
+def _answer(text: str, out: TextIO) -> None:
+    """The answer on stdout: visible controls on a terminal, the exact text when piped."""
+    if not text:
+        return
+    text = text if text.endswith("\n") else text + "\n"
+    if out.isatty():
+        out.write(visible_controls(text))
+        out.flush()
+        return
+    out.flush()
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(text)
+    else:
+        buffer.write(text.encode("utf-8", "surrogateescape"))
+    out.flush()
 
 
 class HeadlessUI:
-    def __init__(self, err: TextIO = sys.stderr) -> None:
-        self.err = err
+    def __init__(self, err: TextIO | None = None) -> None:
+        self.err = err if err is not None else sys.stderr  # the stderr of the moment, not of import time
         self._lock = threading.Lock()
         self._summaries: dict[str, str] = {}
 
     def _line(self, text: str) -> None:
         with self._lock:
-            print(text, file=self.err, flush=True)
+            _say(text, self.err)
 
     def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, ToolStarted):
@@ -38,7 +69,7 @@ class HeadlessUI:
             summary = self._summaries.pop(event.call_id, "")
             self._line(f"┊ {event.name}: {summary} ({event.status}, {event.duration:.1f}s)")
         elif isinstance(event, StatusNotice) and event.kind in ("warn", "retry", "error", "info"):
-            self._line(f"┊ {event.text}")
+            self._line(f"┊ {event.text.removesuffix(ROLLBACK_HINT)}")
         elif isinstance(event, StreamStalled):
             self._line(f"┊ no data from the model for {event.seconds:.0f} s")
 
@@ -55,11 +86,18 @@ class HeadlessUI:
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from agent.loop import Agent
+    from agent.store.errors import StoreError
     from agent.store.library import open_library
 
+    for stream in (sys.stdout, sys.stderr):  # a C locale must not turn a reply's "é" into a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    if not args.prompt.strip():
+        _say("hermes-tui: -z needs a prompt (it is empty): hermes-tui -z 'what to do'")
+        return 2
     settings = loaded.settings
     for problem in loaded.problems:
-        print(f"hermes-tui: config: {problem}", file=sys.stderr)
+        _say(f"hermes-tui: config: {problem}")
     with ExitStack() as stack:
         if args.demo or args.scenario:
             from agent.scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
@@ -67,40 +105,49 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = scripted_settings(server, settings, model=settings.model if args.model else DEMO_MODEL)
         if settings.unsupported_provider:
-            print(f"hermes-tui: {settings.unsupported_provider}", file=sys.stderr)
+            _say(f"hermes-tui: {settings.unsupported_provider}")
             return 2
         if not settings.model and (settings.api_key is not None or settings.base_url):
-            print(
+            _say(
                 f"hermes-tui: provider {settings.provider!r} has no model: set model.default in "
-                "config.yaml or pass --model",
-                file=sys.stderr,
+                "config.yaml or pass --model"
             )
             return 2
         if not settings.is_configured:
-            print(
+            _say(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "
-                "OPENROUTER_API_KEY), pass --base-url/--model, or try --demo",
-                file=sys.stderr,
+                "OPENROUTER_API_KEY), pass --base-url/--model, or try --demo"
             )
-            return 2
+            return 1
+        try:
+            store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
+        except StoreError as exc:
+            _say(f"hermes-tui: {exc.user_line()}")
+            return 1
+        stack.callback(store.close)
+        if store.read_only:  # a headless turn exists to be saved: never run one that cannot be
+            _say(f"hermes-tui: {store.read_only}")
+            return 1
         from agent.mcp.session import connected_servers
 
         mcp = stack.enter_context(connected_servers(settings.hermes_home))
         for status in mcp.status() if mcp is not None else []:
             if status.state in ("failed", "invalid"):
-                print(f"hermes-tui: MCP server '{status.name}': {status.error}", file=sys.stderr)
-        store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
-        stack.callback(store.close)
+                _say(f"hermes-tui: MCP server '{status.name}': {status.error}")
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
         stack.callback(agent.close)
         if args.continue_last or args.resume:
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             if info is None:
-                print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                _say(f"hermes-tui: no session found for {args.resume or 'this directory'}")
                 if store.hermes_problem:
-                    print(f"hermes-tui: {store.hermes_problem}", file=sys.stderr)
+                    _say(f"hermes-tui: {store.hermes_problem}")
                 return 2
-            agent.resume(info.id)  # a Hermes session continues in our copy of it
+            try:
+                agent.resume(info.id)  # a Hermes session continues in our copy of it
+            except StoreError as exc:  # another process writes to it: one writer per session
+                _say(f"hermes-tui: {exc.user_line()}")
+                return 1
 
         previous = signal.getsignal(signal.SIGINT)
 
@@ -115,21 +162,20 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             prompt = expansion.text
             for attachment in expansion.attachments:
                 if attachment.block:
-                    print(f"┊ @ {attachment.label}", file=sys.stderr)
+                    _say(f"┊ @ {attachment.label}")
             for problem in expansion.problems:
-                print(f"hermes-tui: {problem}", file=sys.stderr)
+                _say(f"hermes-tui: {problem}")
         signal.signal(signal.SIGINT, on_sigint)
         try:
             result = agent.run_conversation(prompt)
         finally:
             signal.signal(signal.SIGINT, previous)
-        if result.final_text:
-            print(result.final_text.rstrip("\n"))
+        _answer(result.final_text, sys.stdout)
         if is_success(result.exit_reason):
             return 0
         if result.exit_reason == "interrupted":
-            print("hermes-tui: interrupted", file=sys.stderr)
+            _say("hermes-tui: interrupted")
             return 130
         detail = result.error.user_line() if result.error else result.exit_reason
-        print(f"hermes-tui: {detail}", file=sys.stderr)
+        _say(f"hermes-tui: {detail}")
         return 1

@@ -150,4 +150,7 @@ def mcp_command(screen: ChatParts, argument: str) -> None:
     else:
         from hermes_tui.screens.mcp import McpScreen
 
-        screen.app.push_screen(McpScreen(service), lambda _result: screen.prompt_input.focus())
+        def refocus(_result: None) -> None:
+            screen.prompt_input.focus()
+
+        screen.app.push_screen(McpScreen(service), refocus)

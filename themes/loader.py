@@ -25,6 +25,7 @@ import yaml
 from pydantic import ValidationError
 from textual.color import Color, ColorParseError
 
+from agent.yaml_file import YAML_ERRORS, yaml_problem
 from themes.model import COLOR_KEYS, SpinnerSpec, ThemeSpec, luminance, normalize_hex
 
 __all__ = [
@@ -167,8 +168,11 @@ def _read_mapping(path: Path) -> tuple[dict[str, Any], str]:
         line = mark.line + 1 if mark is not None else None
         problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
         raise ThemeError(path, line, None, f"invalid YAML: {problem}") from None
-    except yaml.YAMLError as exc:
-        raise ThemeError(path, None, None, f"invalid YAML: {exc}") from None
+    except YAML_ERRORS as exc:
+        # PyYAML raises ValueError while constructing some values (a date like 2020-13-45) and
+        # RecursionError on very deep nesting: a broken file all the same.
+        _where, what = yaml_problem(exc)
+        raise ThemeError(path, None, None, f"invalid YAML: {what.removeprefix('valid YAML ')}") from None
     if data is None:
         raise ThemeError(path, None, None, "the file is empty")
     if not isinstance(data, dict):

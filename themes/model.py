@@ -8,6 +8,7 @@ strings (`#RGB` or `#RRGGBB`), normalised to upper-case `#RRGGBB`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -56,7 +57,7 @@ def luminance(hex_color: str) -> float:
     return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
 
 
-def _short_glyph(limit: int):
+def _short_glyph(limit: int) -> Callable[[str], str]:
     def check(value: str) -> str:
         if not value.strip():
             raise ValueError("must not be empty")

@@ -50,10 +50,11 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
 
     AUTO_FOCUS = None  # Nothing is focused until the guard ends; then Deny is.
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (116, "-wide")]
+    # Typed as Screen types it (mypy reads Textual's `ClassVar[...] | None` as an instance variable).
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (116, "-wide")]  # noqa: RUF012
     """Below 116 columns the four buttons sit in a 2x2 grid, so their labels never wrap."""
 
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (30, "-tall")]
+    VERTICAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
     """On short terminals the command box scrolls sooner, so the buttons always stay on screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -62,6 +63,10 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         Binding("a", "always", "Always allow", show=False, id="approval.always"),
         Binding("d", "deny", "Deny", show=False, id="approval.deny"),
         Binding("escape", "escape", "Deny / back", show=False, id="approval.escape"),
+        # Ctrl+C stops the whole turn, guard or not: the chat reads `interrupted` after the denial.
+        Binding(
+            "ctrl+c", "interrupt", "Interrupt the turn", show=False, priority=True, id="approval.interrupt"
+        ),
         Binding("y", "confirm_always", "Save rule and allow", show=False, id="approval.confirm"),
         Binding("n", "back", "Back", show=False, id="approval.back"),
     ]
@@ -189,6 +194,9 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         """
         super().__init__(request, frozen=frozen, clock=clock, name=name, id=id)
         self._confirming = False
+        self.interrupted = False
+        self._session_armed = False  # `s` pressed once: a second one allows for the session
+        """True if the user pressed Ctrl+C here: the turn stops, not just this command."""
 
     # ----------------------------------------------------------------------------------------------- layout
 
@@ -293,10 +301,32 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             return self._confirming
         return True
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "interrupt":  # also during the guard: stopping is never a stray key's harm
+            return not self.is_answered
+        return super().check_action(action, parameters)
+
+    def action_interrupt(self) -> None:
+        self.interrupted = True
+        self._decide(ApprovalDecision.DENY)
+
     def action_allow_once(self) -> None:
         self._decide(ApprovalDecision.ONCE)
 
     def action_allow_session(self) -> None:
+        """`s` widens permission for the whole session, so it needs a second `s` (or Enter on the button it
+        focuses): a word typed into the dialog by mistake ("sorry") must not allow `rm -rf` for good."""
+        if self._session_armed:
+            self._decide(ApprovalDecision.SESSION)
+            return
+        self._session_armed = True
+        self.query_one("#approval-session", Button).focus()
+        self.query_one("#approval-hint", Static).update(
+            Text("s again (or enter) allows this for the whole session · d deny")
+        )
+
+    def _allow_session_now(self) -> None:
+        """The session button pressed (Enter on it, or a click): deliberate, no second key needed."""
         self._decide(ApprovalDecision.SESSION)
 
     def action_deny(self) -> None:
@@ -333,7 +363,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             return
         actions: dict[str, Callable[[], None]] = {
             "approval-once": self.action_allow_once,
-            "approval-session": self.action_allow_session,
+            "approval-session": self._allow_session_now,
             "approval-always": self.action_always,
             "approval-deny": self.action_deny,
             "approval-confirm-yes": self.action_confirm_always,

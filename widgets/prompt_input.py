@@ -1,17 +1,19 @@
 """The multiline prompt: where the user writes to the agent.
 
-`PromptInput` is a `TextArea` (Toad's pattern): Enter sends, a newline is Ctrl+J everywhere, plus
-Shift+Enter, Alt+Enter and Ctrl+Enter on terminals that speak the kitty keyboard protocol. What textual
-8.2.8 delivers (checked by feeding the byte sequences to its `XTermParser`):
+`PromptInput` is a `TextArea` (Toad's pattern): Enter sends; a newline is Ctrl+J, Alt+Enter or `\\`+Enter
+everywhere, plus Shift+Enter and Ctrl+Enter on terminals that speak the kitty keyboard protocol. What
+textual 8.2.8 delivers (checked by feeding the byte sequences to its `XTermParser`):
 
 - Enter: legacy `\\r` -> `enter`.
 - Ctrl+J (and Ctrl+Enter on many terminals): `\\n` -> `ctrl+j`.
-- Alt+Enter on a legacy terminal: `ESC \\r` -> plain `enter` (the alt is lost, so it would send).
+- `\\` then Enter: `backslash`, `enter`; Enter right after a backslash replaces it with a newline.
+- Alt+Enter on a legacy terminal: `ESC \\r` -> plain `enter` (the alt is lost); `hermes_tui.terminal_input`
+  turns it into the kitty sequence for `alt+enter` before the parser sees it.
 - Shift+Enter on a legacy terminal: `\\r` -> plain `enter` (indistinguishable from Enter).
 - Shift/Alt/Ctrl+Enter with the kitty keyboard protocol: `ESC[13;2u` / `;3u` / `;5u` -> `shift+enter` /
   `alt+enter` / `ctrl+enter`.
 
-So Ctrl+J is the one newline key that works on every terminal. Textual asks the terminal for the kitty
+So Ctrl+J, Alt+Enter and `\\`+Enter work on every terminal. Textual asks the terminal for the kitty
 protocol on start, so on kitty, WezTerm, foot, Ghostty and recent iTerm2/Alacritty the modified Enter keys
 work too (the placeholder mentions both Shift+Enter and Ctrl+J).
 
@@ -41,6 +43,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Edit, EditResult
+
+from widgets.text_safety import PASTE_KEEP, visible_controls
 
 DEFAULT_PLACEHOLDER = "Message Hermes… (Enter to send, Shift+Enter/Ctrl+J for newline, / for commands)"
 
@@ -174,6 +178,9 @@ class PromptInput(TextArea):
         def control(self) -> PromptInput:
             return self.prompt_input
 
+    class EmptyEnter(Message):
+        """Enter on an empty prompt (the chat sends the next queued message, if any)."""
+
     def __init__(
         self,
         text: str = "",
@@ -269,7 +276,10 @@ class PromptInput(TextArea):
         event.stop()
         if self.read_only:
             return
-        result = self.replace(normalize_paste(event.text), *self.selection, maintain_selection_offset=False)
+        text = visible_controls(
+            normalize_paste(event.text), keep=PASTE_KEEP, formats=False
+        )  # a paste is text, never keys or escapes
+        result = self.replace(text, *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
         self.focus()
 
@@ -278,6 +288,11 @@ class PromptInput(TextArea):
         if event.key in self.SUBMIT_KEYS:
             event.stop()
             event.prevent_default()
+            if self._backslash_before_cursor():
+                # `\` then Enter: a newline on every terminal (the backslash is replaced, not sent).
+                start = self.cursor_location
+                self.replace("\n", (start[0], start[1] - 1), start, maintain_selection_offset=False)
+                return
             self.action_submit()
             return
         if event.key in self.NEWLINE_KEYS:
@@ -286,6 +301,12 @@ class PromptInput(TextArea):
             self.action_newline()
             return
         await super()._on_key(event)
+
+    def _backslash_before_cursor(self) -> bool:
+        if not self.selection.is_empty or self.read_only:
+            return False
+        row, column = self.cursor_location
+        return column > 0 and self.document[row][column - 1] == "\\"
 
     def action_newline(self) -> None:
         """Insert a line break at the cursor (replacing any selection)."""
@@ -304,6 +325,8 @@ class PromptInput(TextArea):
             if name != text.strip():
                 text = name
         if not text.strip():
+            if not text:
+                self.post_message(self.EmptyEnter())
             return
         self.post_message(self.Submitted(self, text))
         if self.record_history and (not self.prompt_history or self.prompt_history[-1] != text):

@@ -23,7 +23,7 @@ from widgets.text_safety import literal_text
 class QueuedMessages(OptionList):
     """The list of queued messages, oldest first.
 
-    API: `add(text)`, `pop_next() -> str | None`, `remove(index) -> str`, `clear_all()`, `items`.
+    API: `add(text)`, `pop_next() -> str | None`, `take(index) -> str`, `clear_all()`, `items`.
     Messages: `QueuedMessages.EditRequested(text)` (the item was removed; the app puts `text` back in the
     prompt) and `QueuedMessages.Changed(items)` after any change.
     """
@@ -111,9 +111,9 @@ class QueuedMessages(OptionList):
         """The queued messages, oldest (next to send) first."""
         return tuple(self._items)
 
-    def add(self, text: str) -> None:
-        """Queue `text` at the end."""
-        self._items.append(text)
+    def add(self, text: str, *, first: bool = False) -> None:
+        """Queue `text` at the end (or, `first`, as the next one to send)."""
+        self._items.insert(0, text) if first else self._items.append(text)
         self._rebuild()
 
     def pop_next(self) -> str | None:
@@ -124,7 +124,7 @@ class QueuedMessages(OptionList):
         self._rebuild()
         return text
 
-    def remove(self, index: int) -> str:
+    def take(self, index: int) -> str:
         """Remove and return the item at `index`."""
         text = self._items.pop(index)
         self._rebuild()
@@ -139,27 +139,27 @@ class QueuedMessages(OptionList):
         """Take the highlighted message out of the queue and hand it to the app for editing."""
         if self.highlighted is None or not self._items:
             return
-        text = self.remove(self.highlighted)
+        text = self.take(self.highlighted)
         self.post_message(self.EditRequested(self, text))
 
     def action_steer(self) -> None:
         """Turn the highlighted queued message into a steer for the running turn."""
         if self.highlighted is None or not self._items:
             return
-        text = self.remove(self.highlighted)
+        text = self.take(self.highlighted)
         self.post_message(self.SteerRequested(self, text))
 
     def action_remove(self) -> None:
         """Drop the highlighted message."""
         if self.highlighted is None or not self._items:
             return
-        self.remove(self.highlighted)
+        self.take(self.highlighted)
 
     def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Enter or a click on a row edits it, like `e`."""
         event.stop()
         if 0 <= event.option_index < len(self._items):
-            text = self.remove(event.option_index)
+            text = self.take(event.option_index)
             self.post_message(self.EditRequested(self, text))
 
     def _rebuild(self) -> None:

@@ -30,6 +30,8 @@ __all__ = ["ReasoningBlock"]
 class ReasoningBlock(LineView, can_focus=True):
     """Streaming, collapsible reasoning text. Click or Enter toggles."""
 
+    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
+
     DEFAULT_CSS = """
     ReasoningBlock {
         height: auto;
@@ -46,7 +48,7 @@ class ReasoningBlock(LineView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"reasoning--title", "reasoning--meta", "reasoning--body"}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Show/hide reasoning", show=False),
+        Binding("enter", "toggle_expanded", "Show/hide reasoning", show=False),
     ]
 
     RENDER_HZ: ClassVar[float] = 15.0
@@ -131,7 +133,7 @@ class ReasoningBlock(LineView, can_focus=True):
         """The one-line header as shown (for tests and the collapsed view)."""
         return self._header_content()
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
 
     # ----------------------------------------------------------------------------------------- LineView
@@ -162,7 +164,7 @@ class ReasoningBlock(LineView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_expanded()
 
     def watch_expanded(self) -> None:
         self._header = None

@@ -26,7 +26,15 @@ from rich.text import Text
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-__all__ = ["StreamSanitizer", "component_text_style", "literal_text", "sanitize_display"]
+__all__ = [
+    "PASTE_KEEP",
+    "StreamSanitizer",
+    "component_text_style",
+    "control_token",
+    "literal_text",
+    "sanitize_display",
+    "visible_controls",
+]
 
 # Complete escape sequences, in the order the regex must try them.
 _ESCAPE_RE = re.compile(
@@ -158,6 +166,35 @@ def component_text_style(widget: Widget, component: str) -> Style:
 _KEPT_CONTROLS = {"\n", "\t"}
 
 
+PASTE_KEEP = "\n\r\t"
+"""The controls a paste keeps as they are (line breaks and tabs); `visible_controls` shows the rest."""
+
+
+def control_token(char: str) -> str:
+    """The visible stand-in for an invisible character: `\\x1b`, `\\x9b`, `\\u200b`."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _is_kept(char: str, kept: frozenset[str] | set[str], formats: bool = True) -> bool:
+    hidden = ("Cc", "Cf") if formats else ("Cc",)
+    return char in kept or unicodedata.category(char) not in hidden
+
+
+def visible_controls(value: str, *, keep: str = "\n\t", formats: bool = True) -> str:
+    """`value` with every control character (and, with `formats`, every invisible format character) shown
+    as its `control_token` (the characters in `keep` stay as they are): what `literal_text` shows, as a
+    plain string for a terminal that is not Textual's (headless mode writing to a tty).
+
+    Pasted text uses `keep="\\n\\r\\t", formats=False`: a paste is text, in order, never keys, but an ESC,
+    BEL or C1 control must neither act on the terminal nor hide in the prompt, while the zero-width joiners
+    inside emoji stay."""
+    kept = set(keep)
+    if value.isprintable():  # the common case: nothing to show differently
+        return value
+    return "".join(char if _is_kept(char, kept, formats) else control_token(char) for char in value)
+
+
 def literal_text(value: str, style: str = "", escape_style: str = "reverse") -> Text:
     """Rich `Text` that shows `value` exactly, with invisible or terminal-controlling characters escaped.
 
@@ -176,15 +213,13 @@ def literal_text(value: str, style: str = "", escape_style: str = "reverse") -> 
     text = Text(style=style)
     plain: list[str] = []
     for char in value:
-        if char in _KEPT_CONTROLS or unicodedata.category(char) not in ("Cc", "Cf"):
+        if _is_kept(char, _KEPT_CONTROLS):
             plain.append(char)
             continue
         if plain:
             text.append("".join(plain))
             plain.clear()
-        code = ord(char)
-        token = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-        text.append(token, style=escape_style)
+        text.append(control_token(char), style=escape_style)
     if plain:
         text.append("".join(plain))
     return text

@@ -83,7 +83,7 @@ class ToolPanelHeader(Widget):
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self._panel.focus()
-        self._panel.action_toggle()
+        self._panel.action_toggle_expanded()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -149,6 +149,8 @@ class ToolPanelBody(LineView):
 class ToolPanel(Widget, can_focus=True):
     """A tool call: header `▸ 💻 terminal  ls -la  1.2s ✓` and a collapsible body."""
 
+    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
+
     DEFAULT_CSS = """
     ToolPanel {
         height: auto;
@@ -212,7 +214,7 @@ class ToolPanel(Widget, can_focus=True):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Expand/collapse", show=False),
+        Binding("enter", "toggle_expanded", "Expand/collapse", show=False),
     ]
 
     ICONS: ClassVar[dict[str, str]] = {
@@ -491,7 +493,7 @@ class ToolPanel(Widget, can_focus=True):
 
     # ----------------------------------------------------------------------------------------- actions
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         """Expand or collapse the body (no-op when there is nothing to show)."""
         if not self.has_body and not self.expanded:
             return

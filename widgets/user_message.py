@@ -38,7 +38,7 @@ class UserMessage(Widget, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"user-message--more"}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Expand/collapse", show=False),
+        Binding("enter", "toggle_expanded", "Expand/collapse", show=False),
     ]
 
     COLLAPSE_THRESHOLD: ClassVar[int] = 40
@@ -83,7 +83,7 @@ class UserMessage(Widget, can_focus=True):
         text.append(f"\n… {hidden} more lines (click/enter to expand)", style=more_style)
         return text
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         """Expand or collapse a long message (no-op for short ones)."""
         if self.is_collapsible:
             self.expanded = not self.expanded
@@ -91,4 +91,4 @@ class UserMessage(Widget, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         if self.is_collapsible:
             event.stop()
-            self.action_toggle()
+            self.action_toggle_expanded()

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from agent.fileio import atomic_write_text
+from agent.yaml_file import YAML_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,9 @@ def allowlisted(rules: list[str], command: str, *, compound: bool) -> bool:
     return False
 
 
+_UNREADABLE: tuple[type[BaseException], ...] = (OSError, *YAML_ERRORS)
+
+
 def load_allowlist(config_path: Path | str | None) -> list[str]:
     """The `command_allowlist` rules saved in a YAML config file ([] when missing or unreadable)."""
     if config_path is None:
@@ -48,7 +52,7 @@ def load_allowlist(config_path: Path | str | None) -> list[str]:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return []
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+    except _UNREADABLE as exc:
         log.warning("approval: cannot read %s: %s", path, exc)
         return []
     if not isinstance(data, dict):
@@ -68,7 +72,7 @@ def save_allowlist_rule(config_path: Path | str, rule: str) -> bool:
         if path.exists():
             try:
                 loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+            except _UNREADABLE as exc:
                 log.warning("approval: not saving the allow rule, cannot read %s: %s", path, exc)
                 return False
             if loaded is None:

@@ -137,8 +137,11 @@ def sensitive_key(path: str, policy: PathPolicy) -> str | None:
         return "hermes_config_write"
     if norm and (_under(norm, "/etc") or _under(norm, "/private/etc")):
         return "system_config_write"
-    in_system = norm and any(_under(norm, r) for r in _SYSTEM_WRITE_ROOTS)
-    if in_system and not any(_under(norm, t) for t in _TEMP_ROOTS):
+    if (
+        norm
+        and any(_under(norm, r) for r in _SYSTEM_WRITE_ROOTS)
+        and not any(_under(norm, t) for t in _TEMP_ROOTS)
+    ):
         return "system_path_write"
     return None
 

@@ -75,9 +75,9 @@ def _deletes(cmd: Command, col: Collector) -> None:
     for d in cmd.effects.deletes:
         if d.tool == "find":
             col.add(hard_delete_key(d.path, col.policy) or "find_delete", _where(cmd, d.path))
-        key = sensitive_key(_where(cmd, d.path), col.policy)
-        if key:
-            col.add(key, _where(cmd, d.path))
+        sensitive = sensitive_key(_where(cmd, d.path), col.policy)
+        if sensitive:
+            col.add(sensitive, _where(cmd, d.path))
     if cmd.via == "xargs" and cmd.name in _DELETERS:
         col.add("xargs_rm", "")
     if cmd.via == "find" and cmd.name in _DELETERS:

@@ -8,6 +8,7 @@ then by total size; the root is `$HERMES_HOME/tui/checkpoints/`.
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
@@ -170,12 +171,12 @@ class CheckpointManager:
 
     # ----------------------------------------------------------------- prune
 
-    def prune(self) -> list[str]:
+    def prune(self) -> builtins.list[str]:  # `list` here is the method above
         """Remove checkpoints (all sessions) older than max_age, then the oldest until the total size fits."""
         with self._lock:
             return self._prune(keep=set())
 
-    def _prune(self, *, keep: set[str]) -> list[str]:
+    def _prune(self, *, keep: set[str]) -> builtins.list[str]:
         removed: list[str] = []
         try:
             session_dirs = [d for d in self.root.iterdir() if d.is_dir()]

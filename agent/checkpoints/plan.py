@@ -132,8 +132,8 @@ def plan_command(command: str, cwd: Path | None = None, hermes_home: Path | None
                 continue
             elif cwd is None or c.tool == "ln" or any(exists(d) for d in dests):
                 plan.destructive = True
-            for d in dests:
-                plan.add(d)
+            for target in dests:
+                plan.add(target)
         if fx.git & _GIT_DESTRUCTIVE:
             plan.destructive = plan.git = True
     return plan

@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any
 
 from agent.hermes_history.db import HermesSchema
-from agent.messages import Message, ToolCall, strip_surrogates
+from agent.messages import Message, Role, ToolCall, strip_surrogates
 from agent.store.records import HERMES_PREFIX, PREVIEW_CHARS, SessionInfo, collapse
 
 __all__ = [
@@ -181,7 +181,8 @@ def tool_calls_from_json(raw: Any) -> list[ToolCall]:
     for index, call in enumerate(calls if isinstance(calls, list) else []):
         if not isinstance(call, dict):
             continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        nested = call.get("function")
+        function = nested if isinstance(nested, dict) else call
         name = function.get("name")
         if not isinstance(name, str) or not name:
             continue
@@ -218,8 +219,12 @@ def tool_args_text(calls: list[ToolCall]) -> str:
     return " ".join(parts)
 
 
+_ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
+"""Hermes' roles that are ours too; any other role is read as the user's."""
+
+
 def message_from_row(row: sqlite3.Row) -> Message:
-    role = row["role"] if row["role"] in ("system", "user", "assistant", "tool") else "user"
+    role = _ROLES.get(row["role"], "user")
     reasoning = row["reasoning"] or row["reasoning_content"]
     return Message(
         role=role,

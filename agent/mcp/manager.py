@@ -285,12 +285,12 @@ class McpManager:
                     self._servers.pop(name, None)
         order: dict[str, _Server] = {}
         for spec in specs:
-            srv = self._servers.get(spec.name)
-            if srv is None:
-                srv = _Server(spec, state="connecting" if spec.enabled else "disabled")
+            server = self._servers.get(spec.name)
+            if server is None:
+                server = _Server(spec, state="connecting" if spec.enabled else "disabled")
                 if spec.enabled:
-                    self._launch(srv)
-            order[spec.name] = srv
+                    self._launch(server)
+            order[spec.name] = server
         with self._lock:
             self._servers = order
         for srv in order.values():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Collection
 from pathlib import Path
 
 __all__ = ["child_groups", "group_alive", "kill_group", "process_groups", "server_groups"]
@@ -87,7 +88,9 @@ def _cmdline(pid: int) -> list[str]:
     return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
 
 
-def server_groups(argv: list[str], *, exclude: set[int] = frozenset(), parent: int | None = None) -> set[int]:
+def server_groups(
+    argv: list[str], *, exclude: Collection[int] = frozenset(), parent: int | None = None
+) -> set[int]:
     """The groups led by our children running `argv` (the command as given, or through its `#!`
     interpreter: the command line then ends with the script's arguments)."""
     found: set[int] = set()

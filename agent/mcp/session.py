@@ -36,10 +36,12 @@ def connected_servers(hermes_home: Path) -> Iterator[McpManager | None]:
         manager.close()
 
 
-def print_mcp_servers(hermes_home: Path, out: TextIO = sys.stdout) -> int:
-    """`hermes-tui mcp`: 0 when every enabled server connected, 1 otherwise."""
+def print_mcp_servers(hermes_home: Path, out: TextIO | None = None) -> int:
+    """`hermes-tui mcp`: 0 when every enabled server connected, 1 otherwise. `out` defaults to the
+    stdout of the moment (a default bound at import time outlives a replaced sys.stdout)."""
     from agent.mcp.report import format_servers
 
+    out = out if out is not None else sys.stdout
     with connected_servers(hermes_home) as manager:
         statuses = manager.status() if manager is not None else []
         print(format_servers(statuses), file=out)

@@ -555,12 +555,12 @@ class PluginManager:
                 log.exception("plugin on_error callback failed")
 
 
-def _find_register(obj: Any) -> Callable[..., Any] | None:
+def _find_register(obj: object) -> Callable[..., Any] | None:
+    register: object = getattr(obj, "register", None)
     if isinstance(obj, ModuleType):
-        fn = getattr(obj, "register", None)
-        return fn if callable(fn) else None
-    if callable(getattr(obj, "register", None)):
-        return obj.register
+        return register if callable(register) else None
+    if callable(register):
+        return register
     if callable(obj):
         return obj
     return None

@@ -4,7 +4,16 @@ Used by tests, benchmarks and `hermes-tui --demo`. Standard library + pydantic/p
 `agent.config` for `scripted_settings`, the one way to point the agent at it.
 """
 
-from .scenario import Fault, ModelCall, Scenario, ScriptedToolCall, ScriptedUsage, load_scenario
+from .scenario import (
+    Fault,
+    ModelCall,
+    Scenario,
+    ScenarioError,
+    ScriptedToolCall,
+    ScriptedUsage,
+    load_scenario,
+    load_scenario_file,
+)
 from .server import RecordedRequest, ScriptedServer
 from .settings import DEMO_MODEL, demo_scenario_path, scripted_settings
 
@@ -14,10 +23,12 @@ __all__ = [
     "ModelCall",
     "RecordedRequest",
     "Scenario",
+    "ScenarioError",
     "ScriptedServer",
     "ScriptedToolCall",
     "ScriptedUsage",
     "demo_scenario_path",
     "load_scenario",
+    "load_scenario_file",
     "scripted_settings",
 ]

@@ -6,9 +6,7 @@ import argparse
 import sys
 import threading
 
-from pydantic import ValidationError
-
-from .scenario import load_scenario
+from .scenario import ScenarioError, load_scenario_file
 from .server import RecordedRequest, ScriptedServer
 
 
@@ -23,9 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        scenario = load_scenario(args.scenario)
-    except (OSError, ValidationError, ValueError) as exc:
-        print(f"error: cannot load scenario {args.scenario}: {exc}", file=sys.stderr)
+        scenario = load_scenario_file(args.scenario)
+    except ScenarioError as exc:
+        print(f"error: cannot load scenario {exc}", file=sys.stderr)
         return 2
 
     def show(request: RecordedRequest) -> None:

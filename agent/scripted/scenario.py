@@ -35,9 +35,11 @@ __all__ = [
     "Fault",
     "ModelCall",
     "Scenario",
+    "ScenarioError",
     "ScriptedToolCall",
     "ScriptedUsage",
     "load_scenario",
+    "load_scenario_file",
 ]
 
 SCENARIOS_DIR = Path(__file__).parent / "scenarios"
@@ -288,3 +290,30 @@ def _is_file(text: str) -> bool:
         return Path(text).is_file()
     except (OSError, ValueError):
         return False
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be played, said in one line naming the file and the problem."""
+
+
+def load_scenario_file(path: Path | str) -> Scenario:
+    """The scenario in the file at `path`, whatever bytes it holds: any problem (missing, unreadable, not
+    UTF-8, not YAML, not a mapping, a wrong key or value) raises `ScenarioError` with a one-line message
+    such as `demo.yaml: calls.0.txt: Extra inputs are not permitted`, never another exception."""
+    from agent.yaml_file import read_yaml_mapping
+
+    path = Path(path)
+    read = read_yaml_mapping(path, missing_ok=False)
+    if not read.ok:
+        found = f" (found {read.found})" if read.found else ""
+        raise ScenarioError(f"{path}: {read.where}: expected {read.problem}{found}")
+    try:
+        return Scenario.model_validate(read.data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        first = errors[0] if errors else {"loc": (), "msg": str(exc)}
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ScenarioError(f"{path}: {where}: {first['msg']}{more}") from None
+    except (TypeError, ValueError, RecursionError) as exc:  # a value pydantic could not even inspect
+        raise ScenarioError(f"{path}: {type(exc).__name__}: {exc}") from None

@@ -129,6 +129,7 @@ def _copy(cmd: Command, fx: Effects) -> None:
     ops = placeholders(cmd, operand_values(args, opts))
     target = opts.value("t", "target-directory")
     force = name != "ln" or opts.has("f", "force")
+    is_dir: bool | None  # None: unknown (the destination's kind decides at run time)
     if target is not None:
         sources, dest, is_dir = ops, target, True
     elif len(ops) >= 2:

@@ -205,9 +205,9 @@ def unwrap(words: list[Word], depth: int = 0) -> Unwrapped:
         if opts.has(*wrapper.no_command):
             return Unwrapped([], out.privileged, out.sudo_stdin, out.via, out.env, [], out.wrappers)
         for opt in wrapper.code_opts:
-            value = opts.value(opt)
-            if value is not None:
-                out.code.append(Word(value))
+            shell_code = opts.value(opt)
+            if shell_code is not None:
+                out.code.append(Word(shell_code))
         if out.code:  # flock -c 'cmd' LOCKFILE: the code is what runs
             return Unwrapped([], out.privileged, out.sudo_stdin, out.via, out.env, out.code, out.wrappers)
         i = opts.end + wrapper.positionals
@@ -310,8 +310,29 @@ class Interpreter:
     subcommand: str = ""
 
 
-def _i(language: str, code: str = "", code_long: str = "", arg: str = "", arg_long: str = "", **kw: object):
-    return Interpreter(language, code, frozenset(code_long.split()), arg, frozenset(arg_long.split()), **kw)  # type: ignore[arg-type]
+def _i(
+    language: str,
+    code: str = "",
+    code_long: str = "",
+    arg: str = "",
+    arg_long: str = "",
+    *,
+    module: str = "",
+    inplace: str = "",
+    program_operand: bool = False,
+    subcommand: str = "",
+) -> Interpreter:
+    return Interpreter(
+        language,
+        code,
+        frozenset(code_long.split()),
+        arg,
+        frozenset(arg_long.split()),
+        module=module,
+        inplace=inplace,
+        program_operand=program_operand,
+        subcommand=subcommand,
+    )
 
 
 _PYTHON = _i("python", "c", "", "WXQ", "check-hash-based-pycs", module="m")
@@ -400,18 +421,18 @@ def interpreter_code(interp: Interpreter, argv: list[Word]) -> InterpreterCode:
                     break
             continue
         break
-    rest = args[i:]
+    operands = args[i:]
     if out.code:
         out.mode = "code"
-        out.files = [w.text for w in rest]
-    elif interp.program_operand and rest:
+        out.files = [w.text for w in operands]
+    elif interp.program_operand and operands:
         out.mode = "code"
-        out.code = [rest[0]]
-        out.files = [w.text for w in rest[1:]]
-    elif rest:
+        out.code = [operands[0]]
+        out.files = [w.text for w in operands[1:]]
+    elif operands:
         out.mode = "script"
-        out.script = rest[0]
-        out.files = [w.text for w in rest[1:]]
+        out.script = operands[0]
+        out.files = [w.text for w in operands[1:]]
     return out
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from agent.yaml_file import YAML_ERRORS
+
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256_000  # a SKILL.md larger than this is refused (Hermes writes at most 100,000 chars)
 MAX_NAME_LENGTH = 64
@@ -49,7 +51,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
         raise SkillFormatError("the YAML front matter is not closed by a line '---'")
     try:
         data = yaml.load(text[3 : end.start()], Loader=_LOADER)  # a safe loader (C or Python)
-    except yaml.YAMLError as exc:
+    except YAML_ERRORS as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         raise SkillFormatError(
@@ -179,7 +181,8 @@ def _load_skill(skill_md: Path, root: Path) -> Skill:
     platforms = data.get("platforms") or ()
     if isinstance(platforms, str):
         platforms = (platforms,)
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    raw_metadata = data.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
     relative = skill_md.parent.relative_to(root).parts
     category = "/".join(relative[:-1]) or GENERAL
     return Skill(

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from agent.fileio import atomic_write_text
+from agent.yaml_file import YAML_ERRORS
 
 
 def _dump(data: dict[str, Any]) -> str:
@@ -60,7 +61,7 @@ def save_disabled_skills(config_path: Path, names: list[str]) -> str | None:
         return f"{config_path}: not saved, the file cannot be read ({exc})"
     try:
         data = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError:
+    except YAML_ERRORS:
         return f"{config_path}: not saved, the file is not valid YAML; fix it first"
     data = {} if data is None else data
     if not isinstance(data, dict):
@@ -73,7 +74,7 @@ def save_disabled_skills(config_path: Path, names: list[str]) -> str | None:
     try:
         if new_text is None or yaml.safe_load(new_text) != expected:
             new_text = _dump(expected)
-    except yaml.YAMLError:
+    except YAML_ERRORS:
         new_text = _dump(expected)
     try:
         atomic_write_text(config_path, new_text, mode=mode)

@@ -163,8 +163,8 @@ def skill_view(args: SkillViewArgs, ctx: ToolContext) -> ToolResult:
         if isinstance(target, str):
             return ToolResult.error(f"{target}: {args.file_path!r}.")
         if not target.is_file():
-            files = ", ".join(skill.supporting_files()) or "(none)"
-            return ToolResult.error(f"{skill.name} has no file {args.file_path!r}. Its files: {files}.")
+            names = ", ".join(skill.supporting_files()) or "(none)"
+            return ToolResult.error(f"{skill.name} has no file {args.file_path!r}. Its files: {names}.")
         try:
             text = _read_capped(target)
         except OSError as exc:

@@ -5,13 +5,16 @@ The package, by job: `core` (the file, its connections, write transactions, migr
 `sessions` (session rows), `messages` (transcript rows, approvals), `turns` (why each turn ended),
 `search` (query plans, ranking, snippets), `usage` (what each model call used and cost), `imported`
 (copies of Hermes' sessions), `library` (`SessionLibrary`: ours with Hermes' history beside them),
-`protocol` (`SessionStoreProtocol`, what the engine and the UI may call).
+`protocol` (`SessionStoreProtocol`, what the engine and the UI may call), `errors` (`StoreError`), `opening`
+(read-write, else read-only, else one line), `claims` (one writer per session), `repair` (a session cut off
+mid-turn), `recovery` (`hermes-tui doctor`).
 
 This package never imports textual.
 """
 
 from __future__ import annotations
 
+from agent.store.claims import ClaimsMixin
 from agent.store.core import BUSY_TIMEOUT_S
 from agent.store.imported import ImportMixin
 from agent.store.messages import MessagesMixin
@@ -28,6 +31,7 @@ from agent.store.records import (
     new_session_id,
     sanitize_title,
 )
+from agent.store.repair import RepairMixin
 from agent.store.schema import MIGRATIONS, Migration
 from agent.store.search import RANK_CANDIDATES, SNIPPET_TOKENS, SearchMixin
 from agent.store.sessions import SessionsMixin
@@ -56,7 +60,9 @@ __all__ = [
 ]
 
 
-class SessionStore(SessionsMixin, MessagesMixin, TurnsMixin, SearchMixin, UsageMixin, ImportMixin):
+class SessionStore(
+    ClaimsMixin, RepairMixin, SessionsMixin, MessagesMixin, TurnsMixin, SearchMixin, UsageMixin, ImportMixin
+):
     """Sessions, their messages, approvals and full-text search in one SQLite file.
 
     Open it with a path (created 0600 with its parent directories); every method may be called from any

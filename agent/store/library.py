@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 from agent.hermes_history import HermesHistory, HermesHistoryError, raw_id
 from agent.messages import Message
 from agent.search_query import SearchQuery, parse
 from agent.store import SessionStore
+from agent.store.opening import open_store
 from agent.store.records import HERMES_PREFIX, LoadedSession, SearchHit, SessionInfo
 
 __all__ = ["ReadOnlySession", "SessionLibrary", "open_library"]
@@ -40,8 +42,10 @@ class ReadOnlySession(ValueError):
 class SessionLibrary(SessionStore):
     """Our sessions (the file at `path`) and, when `hermes` is given, Hermes' history beside them."""
 
-    def __init__(self, path: Path | str, hermes: HermesHistory | None = None) -> None:
-        super().__init__(path)
+    def __init__(
+        self, path: Path | str, hermes: HermesHistory | None = None, *, read_only: str | None = None
+    ) -> None:
+        super().__init__(path, read_only=read_only)
         self.hermes = hermes
         self.hermes_problem: str | None = None
         """Why Hermes' sessions are not shown (one line), or None."""
@@ -228,7 +232,12 @@ class SessionLibrary(SessionStore):
 
 
 def open_library(state_db: Path, hermes_home: Path) -> SessionLibrary:
-    """Our store at `state_db`, with Hermes' history (`hermes_home/state.db`) when that file exists."""
+    """Our store at `state_db`, with Hermes' history (`hermes_home/state.db`) when that file exists.
+
+    Opened by `open_store`'s policy (read-only with a reason when it cannot be written, abandoned sessions
+    repaired); raises `StoreError` (show its `user_line()`) when ours can be neither written nor read."""
     hermes_db = Path(hermes_home) / "state.db"
     hermes = HermesHistory(hermes_db) if hermes_db.is_file() else None
-    return SessionLibrary(state_db, hermes)
+    store = open_store(state_db, store_class=partial(SessionLibrary, hermes=hermes))
+    assert isinstance(store, SessionLibrary)
+    return store

@@ -129,4 +129,7 @@ class UsageMixin(StoreBase):
                 f"GROUP BY 1 ORDER BY {order} LIMIT ?",
                 (since, until if until is not None else 1e18, limit),
             ).fetchall()
-        return [UsageRow(str(row[0] or ""), *(row[1:8]), title=row[8]) for row in rows]
+        return [
+            UsageRow(str(row[0] or ""), row[1], row[2], row[3], row[4], row[5], row[6], row[7], title=row[8])
+            for row in rows
+        ]

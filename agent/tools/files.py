@@ -431,7 +431,8 @@ def patch(args: PatchArgs, ctx: ToolContext) -> ToolResult:
         msg += "\nRead the file (read_file) around that place and copy the text exactly."
         return ToolResult.error(msg, matches=0)
     if count > 1 and not args.replace_all:
-        positions, start = [], 0
+        positions: list[int] = []
+        start = 0
         while len(positions) < 10:
             idx = text.find(old_s, start)
             if idx == -1:

@@ -265,7 +265,11 @@ def pump(
                 on_resume()
         while True:
             if kind == "chunk":
-                handle(item)
+                try:
+                    handle(item)
+                except BaseException:  # the sink failed (the store's disk is full): stop reading
+                    abandon()
+                    raise
             elif kind == "end":
                 return holder.get("stream")
             else:

@@ -12,13 +12,15 @@ run the same code).
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
 DRAIN_HZ = 15
 _DEFAULT_TOOL_ICONS = dict(ToolPanel.ICONS)
 DOUBLE_CTRL_C = 2.0
+QUIT_WAIT_S = 5.0  # how long a quit waits for the interrupted turn to be finalized
 
 
 class ChatScreen(Screen[None]):
@@ -93,6 +96,8 @@ class ChatScreen(Screen[None]):
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
     STATUS_CLOCK: ClassVar[Callable[[], float]] = time.monotonic
     FREEZE_QUESTIONS: ClassVar[bool] = False
+    TYPING_PAUSE: ClassVar[float] = 1.0
+    """A question waits until the keyboard has been quiet this long (seconds) before it takes focus."""
 
     class PromptReady(Message):
         """The prompt has focus (posted once, from `on_mount`): keys typed before it can be delivered."""
@@ -183,6 +188,8 @@ class ChatScreen(Screen[None]):
             # The engine (agent, tools, plugins, skills) is not needed to show the prompt: build it right
             # after the first frame. Keys typed meanwhile wait in Textual's queue, in order.
             self.call_after_refresh(self._engine_ready)
+        if self.store.read_only:  # browsing and search work; sending says why not
+            self.transcript.add_notice("warn", self.store.read_only)
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.focus()
         self.post_message(self.PromptReady())  # reaches the app after the focus it just asked for
@@ -258,6 +265,9 @@ class ChatScreen(Screen[None]):
             return
         if typed and not text.strip().startswith("/ ") and typed not in self.skill_commands:
             self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
+            return
+        if self.store.read_only:
+            self.transcript.add_notice("error", f"Not sent: {self.store.read_only}")
             return
         if self.busy:
             self.query_one(QueuedMessages).add(text)
@@ -381,12 +391,16 @@ class ChatScreen(Screen[None]):
         self._attention(
             "The turn has ended." if event.exit_reason == "completed" else f"Turn ended: {event.exit_reason}"
         )
-        self._end_turn(event.pending_steer)
+        self._end_turn(event.pending_steer, stopped=event.exit_reason == "interrupted")
 
-    def _end_turn(self, pending_steer: str | None = None) -> None:
+    def _end_turn(self, pending_steer: str | None = None, *, stopped: bool = False) -> None:
+        interrupted = self._interrupting or stopped
         self._interrupting = False
         self._close_clarify(None)
         self._set_busy(False)
+        if interrupted:
+            self._hold_queue(pending_steer)
+            return
         if pending_steer:
             # The turn ended before a safe point: the steer becomes the next message.
             self.transcript.add_notice(
@@ -400,6 +414,30 @@ class ChatScreen(Screen[None]):
         elif self.app.screen is self:
             self.prompt_input.focus()
 
+    def _hold_queue(self, pending_steer: str | None) -> None:
+        """Esc means stop: after an interrupt nothing starts by itself. An undelivered steer joins the
+        queue (first), and the queue waits for Enter on an empty prompt."""
+        queue = self.query_one(QueuedMessages)
+        if pending_steer:
+            queue.add(pending_steer, first=True)
+        if queue.items:
+            count = len(queue.items)
+            self.transcript.add_notice(
+                "info",
+                f"{count} queued message{'s' if count != 1 else ''} kept: Enter on an empty prompt sends "
+                "the next.",
+            )
+        if self.app.screen is self:
+            self.prompt_input.focus()
+
+    @on(PromptInput.EmptyEnter)
+    def _on_empty_enter(self, message: PromptInput.EmptyEnter) -> None:
+        if self.busy:
+            return
+        queued = self.query_one(QueuedMessages).pop_next()
+        if queued is not None:
+            self.send(queued)
+
     def _attention(self, why: str) -> None:
         request_attention(self.app, self.settings.notify, why)
 
@@ -410,8 +448,13 @@ class ChatScreen(Screen[None]):
         card = ClarifyPrompt(message.request, frozen=self.FREEZE_QUESTIONS)
         self._clarify = card
         self._clarify_future = message.reply
-        self.query_one("#bottom").mount(card, before=self.query_one(QueuedMessages))
         self._attention("Hermes is asking you a question.")
+
+        def show() -> None:
+            if self._clarify is card:  # not answered (interrupted, turn ended) while it waited
+                self.query_one("#bottom").mount(card, before=self.query_one(QueuedMessages))
+
+        self._when_typing_pauses(show, "Hermes has a question: it opens when you stop typing.")
 
     @on(ClarifyPrompt.Answered)
     def _on_clarify_answered(self, message: ClarifyPrompt.Answered) -> None:
@@ -423,7 +466,7 @@ class ChatScreen(Screen[None]):
         self._clarify = None
         if future is not None and not future.done():
             future.set_result(answer)
-        if card is not None and card.is_mounted:
+        if card is not None and card.is_attached:  # attached: mounted, or its mount still queued
             card.remove()
             if self.app.screen is self:
                 self.prompt_input.focus()
@@ -431,22 +474,54 @@ class ChatScreen(Screen[None]):
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         self._drain()
 
+        dialog = ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS)
+
         def decided(decision: ApprovalDecision | None) -> None:
+            if dialog.interrupted:
+                self.session.interrupt()  # before the denial reaches the loop
             if not message.reply.done():
                 message.reply.set_result(decision or ApprovalDecision.DENY)
+            if dialog.interrupted:
+                self.interrupt_turn()
 
         if message.reply.done():
             return
         if self.settings.notify == "desktop":
             self._attention("A command is waiting for your approval.")  # the dialog itself rings the bell
-        self.app.push_screen(ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS), decided)
+
+        def show() -> None:
+            if not message.reply.done():
+                self.app.push_screen(dialog, decided)
+
+        self._when_typing_pauses(show, "A command needs your approval: it opens when you stop typing.")
+
+    def _when_typing_pauses(self, show: Callable[[], None], notice: str) -> None:
+        """Questions never steal typing: one that arrives while the user types (a key in the last
+        `TYPING_PAUSE` seconds) is announced (bell, notice) and shown once the keyboard has been quiet."""
+        key_order = getattr(self.app, "key_order", None)
+        if key_order is None or not key_order.typed_within(self.TYPING_PAUSE):
+            show()
+            return
+        self.app.bell()
+        self.notify(notice, timeout=3)
+
+        def poll() -> None:
+            if not key_order.typed_within(self.TYPING_PAUSE):
+                timer.stop()
+                show()
+
+        timer = self.set_interval(0.1, poll, name="question-waits-for-a-pause")
 
     # ------------------------------------------------------------------ keys
     def action_interrupt(self) -> None:
+        """Escape: back to the prompt from anywhere in the chat, and stop what runs (or skip the question)."""
+        if self.app.focused is not self.prompt_input and self.app.screen is self:
+            self.prompt_input.focus()
         if self._clarify is not None:
             self._close_clarify(None)
             return
         if self.shell.stop():
+            self._interrupting = True  # a stop like any other: the queue waits
             return
         if self.busy:
             self.session.interrupt()
@@ -458,7 +533,7 @@ class ChatScreen(Screen[None]):
         if self.app.screen is not self:
             return
         if self.busy:
-            self.action_interrupt()
+            self.interrupt_turn()
             return
         now = time.monotonic()
         if now - self._last_ctrl_c < DOUBLE_CTRL_C:
@@ -468,6 +543,30 @@ class ChatScreen(Screen[None]):
         if self.prompt_input.text:
             self.prompt_input.clear()
         self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_CTRL_C)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing never goes nowhere: a character that reached the screen unhandled (the focus is on a
+        tool panel, the transcript...) goes to the prompt, which takes the focus back."""
+        prompt = self.prompt_input
+        focused = self.app.focused
+        if not event.is_printable or event.character is None or focused is prompt:
+            return
+        if focused is not None and self.transcript not in focused.ancestors_with_self:
+            return  # a question card's choices, the queue's keys: theirs
+        event.stop()
+        prompt.focus()
+        prompt.insert(event.character)
+
+    def interrupt_turn(self) -> None:
+        """Ctrl+C while a turn runs: stop it, whatever it waits for. A pending question is answered
+        "interrupted" (the flag is set first, so the loop cannot go on to the next tool meanwhile)."""
+        self.session.interrupt()
+        self.shell.stop()
+        if self._clarify is not None:
+            self._close_clarify(None)
+        if not self._interrupting:
+            self._interrupting = True
+            self.transcript.hide_spinner()
 
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()
@@ -618,10 +717,14 @@ class ChatScreen(Screen[None]):
     def open_session(self, session_id: str) -> None:
         """Replace the current conversation with a stored one (resume or branch)."""
         self.transcript.clear()
+        from agent.store.errors import StoreError
+
         try:
             agent = self.session.open(session_id)
         except KeyError:
             self.transcript.add_notice("error", f"No session {session_id}.")
+        except StoreError as exc:  # another process writes to it (one writer per session), or the disk
+            self.transcript.add_notice("error", exc.user_line())
         else:
             records = records_from_messages(agent.messages, agent.registry)
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
@@ -746,4 +849,15 @@ class ChatScreen(Screen[None]):
         self.transcript.clear()
 
     def action_quit(self) -> None:
-        self.app.exit(0)
+        self.call_later(self.app.action_quit)  # finalizes a running turn first
+
+    async def finish_turn(self, timeout: float = QUIT_WAIT_S) -> None:
+        """Before quitting mid-turn: interrupt it and wait (a few seconds at most) for the loop to finalize
+        it, so the reply is kept as interrupted and the session says so; a clean quit must never look like
+        a crash (a partial reply, a session still "active")."""
+        worker = self._worker
+        if worker is None or worker.is_finished:
+            return
+        self.session.interrupt()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(worker.wait(), timeout)

@@ -73,7 +73,7 @@ class SkillsScreen(ModalScreen[bool]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close"),
-        Binding("space", "toggle", "Enable/disable", show=False),
+        Binding("space", "toggle_skill", "Enable/disable", show=False),
     ]
     DEFAULT_CSS = (
         card_css("SkillsScreen > Vertical")
@@ -194,9 +194,9 @@ class SkillsScreen(ModalScreen[bool]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_skill()
 
-    def action_toggle(self) -> None:
+    def action_toggle_skill(self) -> None:
         skill = self.highlighted_skill
         if skill is None:
             return

@@ -66,7 +66,7 @@ class ToolsScreen(ModalScreen[list[ToolsetStatus]]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close"),
-        Binding("space", "toggle", "Switch", show=False),
+        Binding("space", "toggle_toolset", "Switch", show=False),
     ]
     DEFAULT_CSS = (
         card_css("ToolsScreen > Vertical")
@@ -110,7 +110,7 @@ class ToolsScreen(ModalScreen[list[ToolsetStatus]]):
         if event.option.id:
             self.switch(event.option.id)
 
-    def action_toggle(self) -> None:
+    def action_toggle_toolset(self) -> None:
         option = self.options.highlighted_option
         if option is not None and option.id:
             self.switch(option.id)

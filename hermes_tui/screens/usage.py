@@ -72,7 +72,8 @@ class UsageScreen(Screen[None]):
     UsageScreen.-narrow #usage-tables { layout: vertical; }
     """
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    # Typed as Screen types it (mypy reads Textual's `ClassVar[...] | None` as an instance variable).
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012
 
     def __init__(
         self,

@@ -24,6 +24,7 @@ from agent.store import (
     SessionStore,
     sanitize_title,
 )
+from agent.store.errors import StoreError
 
 HERE = Path(__file__).resolve().parent
 
@@ -789,13 +790,19 @@ def test_fake_v2_migration_applies_once(tmp_path: Path):
         s2.close()
     StoreV2(path).close()  # already at v2: not applied again
     assert calls == [1]
-    # The old code opens the newer file without downgrading it.
-    s1 = SessionStore(path)
+    # The old code refuses to write to the newer file, and reads it read-only without downgrading it.
+    with pytest.raises(StoreError) as refused:
+        SessionStore(path)
+    assert refused.value.kind == "newer_schema" and f"schema version {newest}" in refused.value.user_line()
+    s1 = SessionStore(path, read_only=refused.value.user_line())
     try:
         assert s1.schema_version == newest
         assert s1.load(sid).messages[0].content == "old data"
+        with pytest.raises(StoreError):
+            s1.append_message(sid, Message(role="user", content="never written"))
     finally:
         s1.close()
+    assert StoreV2(path).schema_version == newest  # untouched
 
 
 def test_failing_migration_rolls_back(tmp_path: Path):
@@ -837,10 +844,15 @@ def test_upgrade_to_v2_finds_prefixes_of_old_and_new_messages(tmp_path: Path):
         assert store.schema_version == len(MIGRATIONS)
         assert [h.seq for h in store.search("quixo")] == [0]
         assert store.conn.execute("SELECT count(*) FROM search_terms_pending").fetchone()[0] == 0
-        # Code that knows nothing of the term table still writes through the schema's triggers.
-        older = StoreV1(path)
-        older.append_message(sid, Message(role="assistant", content="a quizzical answer"))
-        older.close()
+        # A writer that knows nothing of the term table (plain SQL) still writes through the triggers.
+        raw = sqlite3.connect(path)
+        raw.execute(
+            "INSERT INTO messages (session_id, seq, role, content, created_at) "
+            "VALUES (?, 1, 'assistant', ?, 0)",
+            (sid, "a quizzical answer"),
+        )
+        raw.commit()
+        raw.close()
         assert [h.seq for h in store.search("quiz")] == [1]
         assert {h.seq for h in store.search("qui")} == {0, 1}
         # A streamed reply's words are found by prefix while it is still partial, and after it completes.

@@ -2,66 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
-    # One terminal at a time: each run is a whole app whose keys wait on wall-clock guards, so two of them
-    # competing for the same cores would test the scheduler, not the app.
-    pytest.mark.xdist_group("tmux"),
-]
-ROOT = Path(__file__).resolve().parents[2]
+from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
 
-
-class Tmux:
-    def __init__(self, size: tuple[int, int], command: str, env: dict[str, str]) -> None:
-        self.socket = f"hermes-test-{uuid.uuid4().hex[:8]}"
-        self.env = env
-        self._run(
-            "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]), command
-        )
-        self._run("set", "-g", "escape-time", "0")
-
-    def _run(self, *args: str) -> str:
-        proc = subprocess.run(
-            ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=10
-        )
-        return proc.stdout
-
-    def keys(self, *keys: str) -> None:
-        self._run("send-keys", "-t", "t", *keys)
-
-    def screen(self) -> str:
-        return self._run("capture-pane", "-p", "-t", "t")
-
-    def wait_for(self, text: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            if text in shown:
-                return shown
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
-
-    def close(self) -> None:
-        self._run("kill-server")
+pytestmark = needs_tmux
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 def test_demo_turn_escape_and_quit(tmp_path: Path, hermes_home: Path, size: tuple[int, int]) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("TMUX")}
-    env.update({"HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"})
     marker = tmp_path / "exited"
-    command = f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --demo; echo $? > {marker}; sleep 5"
-    tmux = Tmux(size, command, env)
+    tmux = Tmux(size, demo_command(tmp_path, marker=marker), app_env(hermes_home))
     try:
         tmux.wait_for("Message Hermes")
         tmux.keys("hello", "Enter")  # text and Enter in one write, as a fast typist or a script sends them

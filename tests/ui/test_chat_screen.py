@@ -164,7 +164,7 @@ async def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> 
             pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
         )
         await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
-        await pilot.press("s")
+        await pilot.press("s", "s")  # widening permission takes a second s
         await wait_for(pilot, lambda: _idle(app), what="turn end")
         assert not t1.exists() and not t2.exists()  # the second was covered without a prompt
 

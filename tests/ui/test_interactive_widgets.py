@@ -147,22 +147,46 @@ async def test_keys_ignored_within_the_real_guard_then_accepted() -> None:
         if not app.dialog.is_armed:  # the key really arrived inside the 300 ms window
             assert app.results == []
         await wait_until(pilot, lambda: app.dialog.is_armed)
-        await pilot.press("s")
+        await pilot.press("s", "s")  # widening to the session takes a confirming second key
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [ApprovalDecision.SESSION]
 
 
 @pytest.mark.parametrize(
     ("key", "decision"),
-    [("o", ApprovalDecision.ONCE), ("s", ApprovalDecision.SESSION), ("d", ApprovalDecision.DENY)],
+    [("o", ApprovalDecision.ONCE), ("ss", ApprovalDecision.SESSION), ("d", ApprovalDecision.DENY)],
 )
 async def test_hotkeys_after_the_guard(key: str, decision: ApprovalDecision) -> None:
     app = ApprovalApp(make_request())
     async with app.run_test() as pilot:
         await open_armed(pilot)
-        await pilot.press(key)
+        await pilot.press(*key)
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [decision]
+
+
+async def test_one_s_only_asks_again_and_enter_confirms_it() -> None:
+    app = ApprovalApp(make_request())
+    async with app.run_test() as pilot:
+        await open_armed(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.results == []  # one letter never widens permission
+        assert "s again" in str(app.screen.query_one("#approval-hint").render())
+        await pilot.press("enter")  # on the session button it focused
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.SESSION]
+
+
+async def test_ctrl_c_in_the_dialog_denies_and_says_interrupted_even_during_the_guard() -> None:
+    app = ApprovalApp(make_request())
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: app.dialog.is_mounted)
+        dialog = app.dialog
+        assert not dialog.is_armed
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.DENY] and dialog.interrupted
 
 
 async def test_escape_denies() -> None:

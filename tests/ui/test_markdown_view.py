@@ -241,7 +241,7 @@ async def test_expanded_reasoning_streams_its_lines_under_the_header() -> None:
         block.finish()
         await pilot.pause()
         assert block.rendered_text().split("\n")[-1] == "half a thought."
-        block.action_toggle()
+        block.action_toggle_expanded()
         await pilot.pause()
         assert block.rendered_text() == "▸ Reasoning · 13 lines (click/enter to show)"
         assert block.size.height == 1

@@ -253,7 +253,9 @@ class LineView(Widget):
 
     def _select(self, strip: Strip, start: int, end: int) -> Strip:
         """`strip` with characters [start, end) (end -1: to the end) in the screen's selection style."""
-        text = Text.assemble(*((segment.text, segment.style) for segment in strip if segment.text), end="")
+        text = Text.assemble(
+            *((segment.text, segment.style or "") for segment in strip if segment.text), end=""
+        )
         text.stylize(
             self.screen.get_component_rich_style("screen--selection"), start, len(text) if end < 0 else end
         )

@@ -46,6 +46,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from hermes_tui.export import ExportFormat, default_export_path, short_path, write_export
+from hermes_tui.palette import can_page
 from hermes_tui.screens.export_prompt import ExportPathModal
 from hermes_tui.screens.modals import ConfirmModal, PromptModal
 from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
@@ -110,7 +111,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     """Options added per step in the background (~50 ms of work: keys stay responsive)."""
 
     AUTO_FOCUS = "#sessions-search"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    # Typed as Screen types it (mypy reads Textual's `ClassVar[...] | None` as an instance variable).
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="sessions.back"),
@@ -664,10 +666,12 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._move(self.option_list.action_cursor_up)
 
     def action_page_down(self) -> None:
-        self._move(self.option_list.action_page_down)
+        if can_page(self.option_list):  # else Textual raises (see hermes_tui.palette)
+            self._move(self.option_list.action_page_down)
 
     def action_page_up(self) -> None:
-        self._move(self.option_list.action_page_up)
+        if can_page(self.option_list):
+            self._move(self.option_list.action_page_up)
 
     def _move(self, step: Callable[[], None]) -> None:
         option_list = self.option_list

@@ -1,0 +1,59 @@
+"""`hermes-tui doctor`: say what is wrong with HERMES_HOME, its config files and the session store, and
+rebuild a damaged store after backing it up (`agent.store.recovery`).
+
+Exit 0 when everything is usable (or was recovered), 1 when something still needs the user.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from agent.config import LoadedSettings
+
+__all__ = ["run_doctor"]
+
+
+def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout  # the stdout of the moment, not of import time
+    from agent.store.errors import StoreError
+    from agent.store.opening import open_store
+    from agent.store.recovery import check_store, recover_store
+
+    settings = loaded.settings
+    home = settings.hermes_home
+    code = 0
+    print(f"HERMES_HOME: {home}", file=out)
+    if home.exists() and not home.is_dir():
+        print(f"  problem: {home} is a file, not a folder: set HERMES_HOME to a folder", file=out)
+        return 1
+    for problem in loaded.problems:
+        print(f"  config: {problem}", file=out)
+    db = settings.state_db
+    health = check_store(db)
+    if not db.is_file():
+        print(f"session store: {db} (not created yet)", file=out)
+    elif health.ok:
+        print(f"session store: {db}: ok ({health.sessions} sessions, {health.messages} messages)", file=out)
+    else:
+        print(f"session store: {db} is damaged ({health.problem})", file=out)
+        try:
+            report = recover_store(db)
+        except StoreError as exc:
+            print(f"  not recovered: {exc.user_line()}", file=out)
+            return 1
+        print(f"  backed up to {report.backup}", file=out)
+        print(
+            f"  recovered {report.sessions} sessions and {report.messages} messages ({report.source})",
+            file=out,
+        )
+    try:
+        store = open_store(db)
+    except StoreError as exc:
+        print(f"  cannot be opened: {exc.user_line()}", file=out)
+        return 1
+    if store.read_only:
+        print(f"  read-only: {store.read_only}", file=out)
+        code = 1
+    store.close()
+    return code

@@ -1,0 +1,90 @@
+"""A real terminal for tests: the app in a private tmux server, keys by send-keys, the screen by capture-pane.
+
+Keys passed to one `keys()` call reach the app in one write, as a fast typist, a paste without bracketed
+paste or a terminal that batches input sends them: that is what the key-order tests need.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+needs_tmux = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    # One terminal at a time: each run is a whole app whose keys wait on wall-clock guards, so two of them
+    # competing for the same cores would test the scheduler, not the app.
+    pytest.mark.xdist_group("tmux"),
+]
+"""`pytestmark` for a module of tmux tests: skipped cleanly without tmux, run one after the other."""
+
+
+def app_env(hermes_home: Path) -> dict[str, str]:
+    """The test's environment for the app: its own HERMES_HOME, no API keys, not inside the caller's tmux."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("TMUX")}
+    env.update({"HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"})
+    return env
+
+
+def demo_command(cwd: Path, *args: str, marker: Path | None = None) -> str:
+    """A shell command running `hermes-tui --demo ARGS` in `cwd` (writing its exit code to `marker`)."""
+    command = f"cd {cwd} && {sys.executable} -m hermes_tui.cli --demo {' '.join(args)}"
+    if marker is not None:
+        command += f"; echo $? > {marker}; sleep 5"
+    return command
+
+
+class Tmux:
+    def __init__(self, size: tuple[int, int], command: str, env: dict[str, str]) -> None:
+        self.socket = f"hermes-test-{uuid.uuid4().hex[:8]}"
+        self.env = env
+        self._run(
+            "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]), command
+        )
+        self._run("set", "-g", "escape-time", "0")
+
+    def _run(self, *args: str) -> str:
+        proc = subprocess.run(
+            ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=10
+        )
+        return proc.stdout
+
+    def keys(self, *keys: str) -> None:
+        """Send `keys` in one write (tmux key names like `C-r`, `Enter`, or literal text)."""
+        self._run("send-keys", "-t", "t", *keys)
+
+    def hex_keys(self, data: bytes) -> None:
+        """Send raw bytes (any bytes, valid UTF-8 or not) in one write."""
+        self._run("send-keys", "-t", "t", "-H", *(f"{byte:02x}" for byte in data))
+
+    def paste(self, text: str) -> None:
+        """Paste `text` the way a terminal does with bracketed paste on (`ESC[200~ ... ESC[201~`)."""
+        self._run("set-buffer", "-b", "test", "--", text)
+        self._run("paste-buffer", "-p", "-r", "-b", "test", "-t", "t")
+
+    def screen(self) -> str:
+        return self._run("capture-pane", "-p", "-t", "t")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        return self.wait_until(lambda shown: text in shown, f"{text!r} never appeared", timeout)
+
+    def wait_until(self, condition: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            if condition(shown):
+                return shown
+            time.sleep(0.1)
+        raise AssertionError(f"{what}; screen:\n{self.screen()}")
+
+    def close(self) -> None:
+        self._run("kill-server")

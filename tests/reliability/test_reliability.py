@@ -1,0 +1,47 @@
+"""The short reliability run (the long one: `python benchmarks/reliability.py`): a few trials of every
+fault kind of `tests/reliability/campaign.py`, each held to the same invariants."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.reliability import campaign
+
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
+
+
+def _held(trial: campaign.Trial) -> None:
+    assert not trial.failures, trial.failures
+    assert trial.messages_lost == 0
+    assert trial.text_lost_s <= 1.0 + 0.25  # one checkpoint interval, plus the last delta's own spacing
+
+
+@pytest.mark.parametrize("api", campaign.APIS)
+@pytest.mark.parametrize("kind", ["kill9_stream", "kill9_tool"])
+def test_kill_9(kind: str, api: str) -> None:
+    rng = random.Random(f"{kind}-{api}")
+    for _ in range(2):
+        _held(campaign.kill9_trial(kind, rng, api))
+
+
+@pytest.mark.parametrize("api", campaign.APIS)
+@pytest.mark.parametrize("fault", sorted(campaign.PROVIDER_FAULTS))
+def test_provider_fault_headless(fault: str, api: str) -> None:
+    _held(campaign.provider_trial(fault, api))
+
+
+def test_second_writer_is_refused() -> None:
+    _held(campaign.two_writers_trial())
+
+
+@pytest.mark.parametrize("fault", sorted(campaign.STORAGE_FAULTS))
+def test_storage_fault_headless(fault: str) -> None:
+    _held(campaign.storage_trial(fault))
+
+
+def test_fuzzed_prompt_and_tool_output() -> None:
+    rng = random.Random(20)
+    for _ in range(5):
+        _held(campaign.fuzz_trial(rng))
