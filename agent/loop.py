@@ -8,16 +8,13 @@ persisted at once, so a crash at any moment leaves a consistent, resumable sessi
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretStr
-
-from agent import exit_reasons, providers, reply_outcomes
+from agent import exit_reasons, reply_outcomes
 from agent.budget import IterationBudget
 from agent.call_sink import CallSink
 from agent.compression import estimate_tokens, wire_view
@@ -34,6 +31,8 @@ from agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from agent.fallback import endpoint_settings, next_fallback
+from agent.images.routing import prepare_images
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
@@ -64,6 +63,7 @@ from agent.ui import AgentUI, NullUI
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
+    from agent.images.store import ImageRef
     from agent.store import SessionStoreProtocol
     from agent.trajectory import TrajectoryWriter
 
@@ -155,6 +155,7 @@ class Agent:
         self.compressor = Compressor(
             self, wire=self._wire_messages, append=self._append, interrupt=self._interrupt
         )
+        self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
@@ -235,6 +236,13 @@ class Agent:
     def interrupted(self) -> bool:
         return self._interrupt.is_set()
 
+    def wait_idle(self, timeout: float) -> bool:
+        """True once no turn runs (at exit: an interrupted turn finishes its writes before the app's)."""
+        if not self._busy.acquire(timeout=timeout):
+            return False
+        self._busy.release()
+        return True
+
     def set_yolo(self, on: bool) -> None:
         self.yolo = on
         if self.approvals is not None:
@@ -295,25 +303,13 @@ class Agent:
                 url = self.settings.base_url if base_url is None else base_url
                 self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
             else:
-                self.settings = self._endpoint_settings(provider, model, base_url)
+                self.settings = endpoint_settings(self.settings, provider, model, base_url)
             self._restore_primary()  # closes the old transport: the next call builds one for these settings
         finally:
             self._busy.release()
 
-    def _endpoint_settings(
-        self, provider: str, model: str, base_url: str | None, key_env: str | None = None
-    ) -> Settings:
-        """The settings with another provider, model and URL; the key from `key_env` (a fallback entry's
-        own variable) or the provider's key variables when set (agent/providers.py), else the current key."""
-        provider = providers.canonical(provider)
-        key = providers.key_from_env(provider, os.environ, key_env)
-        updated = self.settings.model_copy(
-            update={"provider": provider, "model": model, "base_url": base_url}
-        )
-        updated.api_key = SecretStr(key) if key else self.settings.api_key
-        return updated
-
-    def run_conversation(self, user_message: str) -> TurnResult:
+    def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
+        """One turn; `images` (stored with `agent.images.save_image`) go with the user's message."""
         with self._busy:
             self._interrupt.clear()
             self.compressor.new_turn()
@@ -322,7 +318,7 @@ class Agent:
                 self._restore_primary()
             turn_start = len(self.messages)
             try:
-                return self._run_turn(user_message)
+                return self._run_turn(user_message, images)
             except StoreError as exc:
                 return self._store_failed(exc, turn_start)
             finally:
@@ -418,11 +414,12 @@ class Agent:
             except Exception:
                 pass
 
-    def _run_turn(self, user_message: str) -> TurnResult:
+    def _run_turn(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
         text = strip_surrogates(user_message)
         self._ensure_session(text)
         first_turn = not any(m.role == "user" for m in self.messages)
-        self._append(Message(role="user", content=text))
+        meta = {"images": [ref.to_meta() for ref in images]} if images else {}
+        self._append(Message(role="user", content=text, meta=meta))
         self._set_status("active")
         # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
         # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
@@ -626,26 +623,14 @@ class Agent:
         return sum(1 for m in self.messages if m.role == "user" and not m.meta.get("synthetic")) == 1
 
     def _title_in_background(self, first_user: str, first_reply: str) -> None:
-        """A short model-made title replaces the first-message one, off the turn's critical path."""
         if self.store is None or not self.settings.auto_title or not first_reply.strip():
             return
-        store, session_id, settings = self.store, self.session_id, self.settings
-        provisional = (store.get_session(session_id).title or "") if store.get_session(session_id) else ""
+        from agent.titles import retitle_in_background
 
-        def work() -> None:
-            from agent.titles import generate_title
-
-            title = generate_title(lambda: make_transport(settings), first_user, first_reply)
-            if not title:
-                return
-            try:
-                info = store.get_session(session_id)
-                if info is not None and (info.title or "") == provisional:  # the user has not renamed it
-                    store.set_title(session_id, title)
-            except Exception:
-                pass
-
-        threading.Thread(target=work, name="session-title", daemon=True).start()
+        settings = self.settings
+        retitle_in_background(
+            self.store, self.session_id, lambda: make_transport(settings), first_user, first_reply
+        )
 
     def _turn_context(self, text: str, plugin_context: str) -> str:
         """This turn's wire-only additions to its user message: a `/skill-name` skill, plugin context, and
@@ -676,8 +661,12 @@ class Agent:
                 for m in view
             ]
         system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
-        wire = sanitize_for_wire(view, reasoning_echo=self._endpoint().needs_reasoning_echo)
-        return [{"role": "system", "content": system}, *wire, *self._wire_nudge]
+        wire = [
+            {"role": "system", "content": system},
+            *sanitize_for_wire(view, reasoning_echo=self._endpoint().needs_reasoning_echo),
+            *self._wire_nudge,
+        ]
+        return prepare_images(wire, self.settings, shrink=self._shrink_images)
 
     # ----------------------------------------------------------------- compression
 
@@ -693,12 +682,11 @@ class Agent:
     # ----------------------------------------------------------------- fallback
 
     def _activate_fallback(self, classified: ClassifiedError) -> bool:
-        chain = self.settings.fallback_providers
-        if self._fallback_index >= len(chain):
+        found = next_fallback(self.settings, self._fallback_index)
+        if found is None:
             return False
-        entry = chain[self._fallback_index]
+        entry, updated = found
         self._fallback_index += 1
-        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url, entry.key_env)
         if self._transport is not None:
             self._transport.close()
         self._transport = make_transport(updated)
@@ -753,6 +741,12 @@ class Agent:
                     model=self._active_model,
                     base_url=self.settings.base_url or "",
                 )
+                if classified.reason == "image_too_large" and not self._shrink_images:
+                    self._shrink_images = True  # for the rest of the session: the provider's limit is lower
+                    self._discard(sink, classified)
+                    notice = f"{classified.hint} Sending the images smaller."
+                    self.ui.on_event(StatusNotice(kind="retry", text=notice))
+                    continue
                 if classified.should_compress and self.compressor.may_run:
                     self._discard(sink, classified)
                     if self.compressor.run(f"the provider said: {classified.hint}"):
@@ -934,6 +928,7 @@ class Agent:
                 clarify_timeout=self.settings.clarify_timeout,
                 checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
                 settings=self.settings,
+                make_transport=make_transport,
                 new_agent=type(self),
             )
 

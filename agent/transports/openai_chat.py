@@ -14,6 +14,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from agent.errors import EmptyStreamError, StreamIncompleteError
+from agent.images.parts import openai_messages
 from agent.messages import ToolCall, Usage
 from agent.think_scrubber import ThinkScrubber, scrub
 from agent.transports.base import (
@@ -301,9 +302,10 @@ class OpenAIChatTransport(SDKClientHolder):
         return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
 
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        messages = openai_messages(request.messages)  # images as image_url parts
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": mark_envelope(request.messages) if self.cache_control else request.messages,
+            "messages": mark_envelope(messages) if self.cache_control else messages,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
