@@ -1,7 +1,7 @@
 """Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
 
-Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|themes ...] (all
-groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
+Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|themes ...]
+(all groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
 glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
 """
 

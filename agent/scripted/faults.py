@@ -3,8 +3,9 @@
 An HTTP fault (`status`) answers with an error body in the API's shape (and `Retry-After` when given). A
 mid-stream fault (`kind`) breaks the answer after `after_chunks` pieces: `malformed` sends one event that
 is not JSON and carries on, `stall` sends nothing more until `stall_seconds` pass (or the client goes,
-or the server stops), `cut` ends the connection without the body's terminating chunk. Every way of not
-finishing raises `Abort`: the handler closes the connection.
+or the server stops), `cut` ends the connection without the body's terminating chunk, `close` ends the
+body cleanly but without the protocol's terminal events. Every way of not finishing raises `Abort`: the
+handler closes the connection.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def break_stream(
     if fault.kind == "malformed":
         out.write(encoder.malformed(), flush=True)
         return
+    if fault.kind == "close":
+        out.end()  # a complete HTTP response whose stream simply stops
+        raise Abort
     out.flush()
     if fault.kind == "stall":
         stall(connection, fault, stopping)

@@ -113,7 +113,10 @@ class AnthropicEncoder:
                 "message_delta",
                 {
                     "type": "message_delta",
-                    "delta": {"stop_reason": STOP_REASONS[p.finish_reason], "stop_sequence": None},
+                    "delta": {
+                        "stop_reason": None if p.call.omit_finish_reason else STOP_REASONS[p.finish_reason],
+                        "stop_sequence": None,
+                    },
                     "usage": self.usage(),
                 },
             )

@@ -77,7 +77,7 @@ class OpenAIEncoder:
         return f"data: {whole[: len(whole) // 2]}\n\n".encode()
 
     def finish(self) -> bytes:
-        out = self._chunk({}, self.plan.finish_reason)
+        out = self._chunk({}, None if self.plan.call.omit_finish_reason else self.plan.finish_reason)
         if self.plan.include_usage:
             obj = {
                 "id": self.id,
