@@ -300,6 +300,13 @@ def prewarm_model_client(settings: Settings) -> None:
 
         for name in ("agent.approval", "agent.checkpoints"):  # imported lazily by the first turn
             importlib.import_module(name)
+        # What else the first turn builds once per process, on its way from Enter to the request.
+        from agent.pricing import warm_up as warm_up_prices
+        from agent.tools.builtin import builtin_tools
+        from agent.tools.registry import warm_schemas
+
+        warm_schemas(builtin_tools())
+        warm_up_prices()
     except Exception:
         pass
 
