@@ -87,6 +87,10 @@ class HermesApp(App[int]):
     async def _deliver_input(self, event: events.Event) -> None:
         await super().on_event(event)
 
+    def input_pending(self) -> bool:
+        """Keys typed but not handled yet: live views postpone their next render (`LiveUpdates`)."""
+        return self.key_order.in_flight
+
     def action_command_palette(self) -> None:
         """Ctrl+P: Textual's palette, guarded against its page-key crash (`hermes_tui.palette`)."""
         from textual.command import CommandPalette
@@ -162,6 +166,17 @@ class HermesApp(App[int]):
             target=prewarm_model_client, args=(self.settings,), name="sdk-prewarm", daemon=True
         ).start()
 
+    def _preload_turn_css(self) -> None:
+        """After the first frame: the CSS of what a turn mounts, parsed now rather than on Enter."""
+        from hermes_tui.css_preload import preload_default_css
+        from widgets.assistant_message import AssistantMessage
+        from widgets.notice import NoticeLine
+        from widgets.reasoning import ReasoningBlock
+        from widgets.tool_panel import ToolPanel
+        from widgets.user_message import UserMessage
+
+        preload_default_css(self, (UserMessage, AssistantMessage, ReasoningBlock, ToolPanel, NoticeLine))
+
     def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
@@ -205,6 +220,7 @@ class HermesApp(App[int]):
         self.first_message = None
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
+        self.call_after_refresh(self._preload_turn_css)
         self.call_after_refresh(self.mcp.start)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
