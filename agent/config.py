@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from agent import providers, yaml_file
+from agent.images.settings import VisionSettings, load_vision_settings
+from agent.web.settings import WebSettings, load_web_settings
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
@@ -121,6 +123,9 @@ class Settings(BaseModel):
     ephemeral_system_prompt: str = ""
     # Extra or replaced personalities for /personality, by name (Hermes' agent.personalities).
     personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
+    # Web search backends and their keys (Hermes' `web.*` and environment), the vision models.
+    web: WebSettings = Field(default_factory=WebSettings)
+    vision: VisionSettings = Field(default_factory=VisionSettings)
     # Subagents (delegate_task), Hermes' `delegation.*`: each child's iteration budget, how many run at once,
     # and the endpoint they use ("" / None: the parent's provider, model and base URL).
     delegation_max_iterations: int = Field(50, ge=1, le=10_000)
@@ -392,7 +397,8 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             problems.append(ConfigProblem(file, key, str(value)[:80], expected))
 
     hermes_cfg = home / "config.yaml"
-    for name, (key, value) in _hermes_config_values(read_yaml_mapping(hermes_cfg, problems)).items():
+    hermes_data = read_yaml_mapping(hermes_cfg, problems)
+    for name, (key, value) in _hermes_config_values(hermes_data).items():
         put(name, value, str(hermes_cfg), str(hermes_cfg), key)
 
     dotenv = read_dotenv(home / ".env")
@@ -400,6 +406,12 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
 
     tui_cfg = home / "tui" / "config.yaml"
     tui_data = read_yaml_mapping(tui_cfg, problems)
+    web, web_problems, sources["web"] = load_web_settings(
+        hermes_data.get("web"), tui_data.pop("web", None), merged_env
+    )
+    vision, vision_problems, sources["vision"] = load_vision_settings(hermes_data, merged_env)
+    values.update(web=web, vision=vision)
+    problems += [ConfigProblem(str(hermes_cfg), *p) for p in (*web_problems, *vision_problems)]
     for key, value in tui_data.items():
         name = key.replace("-", "_")
         if name == "command_allowlist" and isinstance(value, list) and all(isinstance(v, str) for v in value):

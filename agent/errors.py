@@ -36,7 +36,8 @@ class InterruptedByUser(Exception):
 @dataclass(frozen=True)
 class ClassifiedError:
     reason: str  # auth | billing | rate_limit | overloaded | server_error | timeout | context_overflow |
-    # payload_too_large | model_not_found | content_policy | format_error | connection | unknown
+    # payload_too_large | image_too_large | model_not_found | content_policy | format_error | connection |
+    # unknown
     message: str
     retryable: bool
     hint: str
@@ -82,6 +83,7 @@ _MODEL_PATTERNS = (
     "model_not_found",
 )
 _POLICY_PATTERNS = ("content policy", "content_policy", "safety", "flagged")
+_IMAGE_SIZE_PATTERNS = ("too large", "too big", "exceeds", "maximum", "size limit", "dimensions")
 
 
 def _body_message(exc: Any) -> str:
@@ -169,6 +171,11 @@ def classify(
         )
     if isinstance(status, int):
         retry_after = _retry_after(exc)
+        if status in (400, 413, 422) and "image" in low and any(p in low for p in _IMAGE_SIZE_PATTERNS):
+            # Not retryable as it is: the loop shrinks the images and retries once (agent/images/parts.py).
+            return ClassifiedError(
+                "image_too_large", message, False, "The provider refused an image as too large.", status
+            )
         if status == 401 or (status == 403 and not any(p in low for p in _BILLING_PATTERNS)):
             return ClassifiedError(
                 "auth",

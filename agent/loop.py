@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ from agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from agent.images.routing import prepare_images
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
@@ -62,6 +63,7 @@ from agent.ui import AgentUI, NullUI
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
+    from agent.images.store import ImageRef
     from agent.store import SessionStoreProtocol
     from agent.trajectory import TrajectoryWriter
 
@@ -146,6 +148,7 @@ class Agent:
         self._active_model = settings.model
         self._active_endpoint = (settings.provider, settings.base_url)  # a fallback's during one
         self._compressions = 0
+        self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
@@ -226,6 +229,13 @@ class Agent:
     def interrupted(self) -> bool:
         return self._interrupt.is_set()
 
+    def wait_idle(self, timeout: float) -> bool:
+        """True once no turn runs (at exit: an interrupted turn finishes its writes before the app's)."""
+        if not self._busy.acquire(timeout=timeout):
+            return False
+        self._busy.release()
+        return True
+
     def set_yolo(self, on: bool) -> None:
         self.yolo = on
         if self.approvals is not None:
@@ -304,7 +314,8 @@ class Agent:
         updated.api_key = SecretStr(key) if key else self.settings.api_key
         return updated
 
-    def run_conversation(self, user_message: str) -> TurnResult:
+    def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
+        """One turn; `images` (stored with `agent.images.save_image`) go with the user's message."""
         with self._busy:
             self._interrupt.clear()
             self._compressions = 0
@@ -312,7 +323,7 @@ class Agent:
                 self._restore_primary()
             turn_start = len(self.messages)
             try:
-                return self._run_turn(user_message)
+                return self._run_turn(user_message, images)
             except StoreError as exc:
                 return self._store_failed(exc, turn_start)
             finally:
@@ -403,11 +414,12 @@ class Agent:
             except Exception:
                 pass
 
-    def _run_turn(self, user_message: str) -> TurnResult:
+    def _run_turn(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
         text = strip_surrogates(user_message)
         self._ensure_session(text)
         first_turn = not any(m.role == "user" for m in self.messages)
-        self._append(Message(role="user", content=text))
+        meta = {"images": [ref.to_meta() for ref in images]} if images else {}
+        self._append(Message(role="user", content=text, meta=meta))
         self._set_status("active")
         # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
         # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
@@ -589,7 +601,8 @@ class Agent:
                 for m in view
             ]
         system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
-        return [{"role": "system", "content": system}, *sanitize_for_wire(view)]
+        wire = [{"role": "system", "content": system}, *sanitize_for_wire(view)]
+        return prepare_images(wire, self.settings, shrink=self._shrink_images)
 
     # ----------------------------------------------------------------- compression
 
@@ -722,6 +735,12 @@ class Agent:
                     model=self._active_model,
                     base_url=self.settings.base_url or "",
                 )
+                if classified.reason == "image_too_large" and not self._shrink_images:
+                    self._shrink_images = True  # for the rest of the session: the provider's limit is lower
+                    self._discard(sink, classified)
+                    notice = f"{classified.hint} Sending the images smaller."
+                    self.ui.on_event(StatusNotice(kind="retry", text=notice))
+                    continue
                 if classified.should_compress and self._compressions < MAX_COMPRESSIONS_PER_TURN:
                     self._discard(sink, classified)
                     if self._compress(f"the provider said: {classified.hint}"):
@@ -885,6 +904,7 @@ class Agent:
                 clarify_timeout=self.settings.clarify_timeout,
                 checkpoint=(lambda: batch.before_mutation(call)) if batch is not None else (lambda: None),
                 settings=self.settings,
+                make_transport=make_transport,
                 new_agent=type(self),
             )
 

@@ -94,6 +94,8 @@ def sanitize_for_wire(messages: list[Message]) -> list[dict[str, Any]]:
             )
         elif msg.role in ("user", "system"):
             rows.append({"role": msg.role, "content": _clean(msg.content)})
+            if msg.role == "user" and msg.meta.get("images"):
+                rows[-1]["images"] = list(msg.meta["images"])  # references; agent.images sends them
 
     # Pass 2: drop orphan or duplicate tool results; add stub results for calls that have none.
     out: list[dict[str, Any]] = []
@@ -124,6 +126,8 @@ def sanitize_for_wire(messages: list[Message]) -> list[dict[str, Any]]:
         prev = merged[-1] if merged else None
         if prev is not None and prev["role"] == row["role"] and row["role"] in ("user", "system"):
             prev["content"] = "\n\n".join(p for p in (prev["content"], row["content"]) if p)
+            if "images" in row:
+                prev["images"] = [*prev.get("images", []), *row["images"]]
             continue
         if (
             prev is not None

@@ -250,6 +250,11 @@ class SessionToolsets:
                 name, f"{name} tools", on_by_default=name == UNGROUPED
             )
             unavailable = definition.requires(self.settings) if definition.requires else None
+            names = tuple(t.name for t in groups[name])
+            blocked = {t.name: why for t in groups[name] if t.requires and (why := t.requires(self.settings))}
+            if blocked:
+                groups[name] = [t for t in groups[name] if t.name not in blocked]
+                unavailable = unavailable or (next(iter(blocked.values())) if not groups[name] else None)
             switch = session.get(name)
             if unavailable:
                 enabled, reason = False, f"unavailable: {unavailable}"
@@ -262,6 +267,9 @@ class SessionToolsets:
                 enabled, reason = True, ""
             else:
                 enabled, reason = False, "off: not in toolsets in config.yaml"
+            if blocked and not unavailable:
+                notes = [f"{tool} unavailable: {why}" for tool, why in blocked.items()]
+                reason = "; ".join([reason, *notes] if reason else notes)
             statuses.append(
                 ToolsetStatus(
                     name=name,
@@ -269,7 +277,7 @@ class SessionToolsets:
                     enabled=enabled,
                     available=not unavailable,
                     reason=reason,
-                    tools=tuple(t.name for t in groups[name]),
+                    tools=names,
                     dynamic=name in dynamic,
                     session=switch,
                 )
@@ -319,6 +327,9 @@ class SessionToolsets:
         if tool is None:
             return None
         name = tool.toolset or UNGROUPED
+        why = tool.requires(self.settings) if tool.requires else None
+        if why:
+            return f"the {tool_name} tool is not available: {why}."
         status = self.status(name)
         if status is None or status.enabled:
             return None

@@ -6,8 +6,9 @@ import argparse
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
@@ -45,9 +46,11 @@ class HermesApp(App[int]):
         store: SessionStore | None = None,
         first_message: str | None = None,
         reload_settings: Callable[[], LoadedSettings] | None = None,
+        images: Sequence[str] = (),
     ) -> None:
         super().__init__()
         terminal_input.install()  # bad bytes and pasted escapes, before the driver starts reading
+        self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.settings = settings
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
@@ -216,8 +219,10 @@ class HermesApp(App[int]):
             resume_id=self.resume_id,
             flavour=self.theme_manager.spec,
             first_message=self.first_message,
+            images=self.images,
         )
         self.first_message = None
+        self.images = ()
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
         self.call_after_refresh(self._preload_turn_css)
@@ -378,6 +383,7 @@ def run_app(
             store=store,
             first_message=args.message if args.message and args.message.strip() else None,
             reload_settings=reload_settings,
+            images=[str(Path(name).expanduser().resolve()) for name in args.image],
         )
         early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
         code = app.run()

@@ -47,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PROMPT",
         help="run one turn without the TUI and print the answer ('-' reads the prompt from stdin)",
     )
+    p.add_argument(
+        "--image",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="attach an image to the prompt (repeatable; with -z or to the TUI's first message)",
+    )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")

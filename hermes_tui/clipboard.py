@@ -46,3 +46,29 @@ def copy_text(app: App[object], text: str) -> str:
         f"Sent {size} to the terminal's clipboard (OSC 52). No local clipboard tool could confirm it: "
         f"if nothing arrived, your terminal blocks OSC 52.{hint}"
     )
+
+
+PASTE_IMAGE_TOOLS: tuple[tuple[str, list[str], str], ...] = (
+    ("wl-paste", ["wl-paste", "--no-newline", "--type", "image/png"], "WAYLAND_DISPLAY"),
+    ("xclip", ["xclip", "-selection", "clipboard", "-t", "image/png", "-o"], "DISPLAY"),
+    ("pngpaste", ["pngpaste", "-"], ""),
+)
+
+
+def paste_image() -> tuple[bytes | None, str]:
+    """(PNG bytes, "") from the clipboard, or (None, why not). Terminals paste text only, so a clipboard
+    image is read with a local tool (Hermes does the same); it needs a display. Blocks up to 3 s a tool."""
+    tried = []
+    for name, argv, needs in PASTE_IMAGE_TOOLS:
+        if shutil.which(argv[0]) is None or (needs and not os.environ.get(needs)):
+            continue
+        tried.append(name)
+        try:
+            proc = subprocess.run(argv, capture_output=True, timeout=3)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if proc.returncode == 0 and proc.stdout:
+            return proc.stdout, ""
+    if not tried:
+        return None, "no clipboard tool for images here (wl-paste, xclip or pngpaste, with a display)"
+    return None, f"the clipboard holds no image ({', '.join(tried)} found none)"

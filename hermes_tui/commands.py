@@ -37,6 +37,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("usage", "Tokens and cost of the last 30 days, as a chart", "usage"),
     SlashCommand("skills", "Browse, read, enable and disable skills", "skills"),
     SlashCommand("tools", "Toolsets and tools: switch them for this session", "tools"),
+    SlashCommand("ps", "Background processes: status, output, kill", "processes"),
+    SlashCommand("image", "Attach an image: /image FILE | --paste | clear", "image", takes_argument=True),
     SlashCommand("mcp", "MCP servers, their tools and last calls; /mcp reload reconnects", "mcp", True),
     SlashCommand(
         "personality", "Set a personality: /personality NAME|TEXT|none", "personality", takes_argument=True

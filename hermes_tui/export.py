@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent.fileio import atomic_write_text
 from agent.humanize import format_elapsed
+from agent.images.store import refs_of
 from agent.messages import Message
 from agent.tools.registry import ToolCatalog, summarize_call
 
@@ -218,7 +219,8 @@ def export_markdown(
                 note = SYNTHETIC_NOTES.get(str(synthetic)) or (message.content or str(synthetic))
                 blocks.append(_italic_note(f"Note: {note}"))
             else:
-                blocks.append("**You:**\n\n" + _quote(message.content or ""))
+                images = "".join(f"\n\n[image: {ref.label()}]" for ref in refs_of(message.meta))
+                blocks.append("**You:**\n\n" + _quote((message.content or "") + images))
             continue
         if message.role == "assistant":
             if message.reasoning and message.reasoning.strip():

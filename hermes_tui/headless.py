@@ -17,7 +17,8 @@ import signal
 import sys
 import threading
 from contextlib import ExitStack
-from typing import TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from agent.config import LoadedSettings
 from agent.events import AgentEvent, StatusNotice, ToolFinished, ToolStarted
@@ -48,6 +49,10 @@ def _answer(text: str, out: TextIO) -> None:
     else:
         buffer.write(text.encode("utf-8", "surrogateescape"))
     out.flush()
+
+
+if TYPE_CHECKING:
+    from agent.store import SessionStoreProtocol
 
 
 class HeadlessUI:
@@ -81,6 +86,7 @@ class HeadlessUI:
 
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
+    from agent.images import ImageError, save_image
     from agent.loop import Agent
     from agent.store.errors import StoreError
     from agent.store.library import open_library
@@ -124,6 +130,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         if store.read_only:  # a headless turn exists to be saved: never run one that cannot be
             _say(f"hermes-tui: {store.read_only}")
             return 1
+        try:
+            images = [save_image(Path(name), settings.hermes_home) for name in args.image]
+        except ImageError as exc:
+            _say(f"hermes-tui: --image: {exc}")
+            return 2
         from agent.mcp.session import connected_servers
 
         mcp = stack.enter_context(connected_servers(settings.hermes_home))
@@ -132,6 +143,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 _say(f"hermes-tui: MCP server '{status.name}': {status.error}")
         agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
         stack.callback(agent.close)
+        stack.callback(_stop_background, store)
         if args.continue_last or args.resume:
             info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
             if info is None:
@@ -163,7 +175,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 _say(f"hermes-tui: {problem}")
         signal.signal(signal.SIGINT, on_sigint)
         try:
-            result = agent.run_conversation(prompt)
+            result = agent.run_conversation(prompt, images)
         finally:
             signal.signal(signal.SIGINT, previous)
         _answer(result.final_text, sys.stdout)
@@ -175,3 +187,13 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         detail = result.error.user_line() if result.error else result.exit_reason
         _say(f"hermes-tui: {detail}")
         return 1
+
+
+def _stop_background(store: SessionStoreProtocol) -> None:
+    """Background processes do not outlive `-z`: stop them and say so (on stderr and in the session)."""
+    from agent.tools.processes import PROCESSES, note_left_running
+
+    stopped = PROCESSES.shutdown()
+    for info in stopped:
+        _say(f"hermes-tui: stopped background process {info.id}: {info.command}")
+    note_left_running(store, stopped)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.images.store import refs_of
 from agent.mentions import badge_line, split_attached
 from agent.messages import Message
 from agent.tools.registry import ToolCatalog, summarize_call
@@ -24,9 +25,11 @@ def records_from_messages(
                 records.append(
                     TranscriptRecord.notice("warn", "Iteration budget exhausted: the model summarized.")
                 )
+            elif synthetic == "processes":
+                records.append(TranscriptRecord.notice("warn", message.content.strip("[]")))
             else:
                 typed, attached = split_attached(message.content)
-                records.append(TranscriptRecord.user(typed))
+                records.append(TranscriptRecord.user(typed, [ref.label() for ref in refs_of(message.meta)]))
                 if attached:
                     records.append(TranscriptRecord.notice("info", badge_line(attached)))
         elif message.role == "assistant":

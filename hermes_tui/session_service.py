@@ -65,6 +65,16 @@ class SessionService:
         if self._agent is not None:
             self._agent.interrupt()
 
+    def stop_background(self) -> None:
+        """At exit: stop every background process (after the interrupted turn, if any, has ended) and note
+        in each session which ones were still running."""
+        from agent.tools.processes import PROCESSES, note_left_running
+
+        if self._agent is not None:
+            self._agent.interrupt()
+            self._agent.wait_idle(3.0)
+        note_left_running(self.store, PROCESSES.shutdown())
+
     def _replace(self) -> None:
         if self._agent is not None:
             self._settings = self._agent.settings

@@ -268,6 +268,55 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     return shots
 
 
+async def senses_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """An image sent and one waiting as a badge, then `/ps` with a background process the model started."""
+    from PIL import Image, ImageDraw
+
+    from hermes_tui.screens.processes import ProcessesScreen
+
+    for name, colour in (("login-form.png", (40, 90, 160)), ("error-dialog.png", (160, 40, 40))):
+        picture = Image.new("RGB", (1280, 720), colour)
+        ImageDraw.Draw(picture).rectangle((480, 300, 800, 420), fill=(230, 230, 230))
+        picture.save(workdir / name)
+    serve = "echo serving on :8000; sleep 300"
+    scenario = {
+        "name": "senses",
+        "calls": [
+            {"text": "The screenshot shows a login form: a grey panel on a blue page, no error shown."},
+            {"tool_calls": [{"name": "terminal", "arguments": {"command": serve, "background": True}}]},
+            {"text": "The dev server runs in the background as proc_1; I can keep working meanwhile."},
+        ],
+    }
+    shots: list[Path] = []
+    with ScriptedServer(scenario) as server:
+        settings = scripted_settings(server, hermes_home=workdir / "home", cwd=workdir)
+        app = HermesApp(settings)
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            chat.run_slash(commands.BY_NAME["image"], "login-form.png")
+            chat.prompt_input.text = "What does this screen show?"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: server.requests and not chat.busy)
+            chat.run_slash(commands.BY_NAME["image"], "error-dialog.png")
+            await pilot.pause(0.5)
+            svg = OUT / f"18-images-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+            chat.run_slash(commands.BY_NAME["image"], "clear")
+            chat.prompt_input.text = "Start the dev server and keep working"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(server.requests) == 3 and not chat.busy)
+            chat.run_slash(commands.BY_NAME["ps"], "")
+            await wait_for(pilot, lambda: isinstance(app.screen, ProcessesScreen))
+            await pilot.pause(1.2)
+            svg = OUT / f"19-processes-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            shots.append(to_png(svg))
+    return shots
+
+
 REACH_SCENARIO = {
     "name": "reach",
     "model": "hermes-demo",
@@ -453,7 +502,8 @@ async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     return to_png(svg)
 
 
-GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "themes")
+SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
+GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "themes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -488,6 +538,11 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 (Path(tmp) / "README.md").write_text("# demo project\n")
                 made += asyncio.run(reach_run(size, Path(tmp)))
+        if "senses" in wanted:
+            # Its own process: background processes belong to the process that started them, as in the app.
+            tag = f"{size[0]}x{size[1]}"
+            subprocess.run([sys.executable, __file__, SENSES_PROCESS, tag], check=True)
+            made += [OUT / f"18-images-{tag}.png", OUT / f"19-processes-{tag}.png"]
     if "themes" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             made += asyncio.run(themes_run(Path(tmp)))
@@ -497,4 +552,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == [SENSES_PROCESS]:
+        width, height = (int(n) for n in sys.argv[2].split("x"))
+        with tempfile.TemporaryDirectory() as tmp:
+            asyncio.run(senses_run((width, height), Path(tmp)))
+        sys.exit(0)
     sys.exit(main())

@@ -234,6 +234,9 @@ class PromptInput(TextArea):
         self._completions_suppressed = False
         self._history_index: int | None = None
         self._draft = ""
+        # Set by the screen: takes a paste that is not text to insert (image files dropped on the terminal,
+        # an empty paste when the clipboard holds an image) and returns True when it did.
+        self.paste_handler: Callable[[str], bool] | None = None
         self._blink_since = time.monotonic()
         self._blinking = False
 
@@ -275,6 +278,8 @@ class PromptInput(TextArea):
         event.prevent_default()
         event.stop()
         if self.read_only:
+            return
+        if self.paste_handler is not None and self.paste_handler(event.text):
             return
         text = visible_controls(
             normalize_paste(event.text), keep=PASTE_KEEP, formats=False

@@ -33,8 +33,7 @@ The transcript renders; it never drives the agent. The app calls `add_user`, `st
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Generator, Iterable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from itertools import chain
 from typing import ClassVar, Literal, TypeVar
 
@@ -51,8 +50,9 @@ from widgets.markdown_view.view import LineView
 from widgets.notice import NoticeLine
 from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
-from widgets.tool_panel import ToolPanel, ToolSnapshot
+from widgets.tool_panel import ToolPanel
 from widgets.transcript_markers import EarlierEntries, EntriesPlaceholder, LaterEntries, NewOutputIndicator
+from widgets.transcript_record import EntryKind, TranscriptRecord
 from widgets.transcript_window import (
     Cut,
     Entry,
@@ -74,67 +74,7 @@ __all__ = [
     "TranscriptRecord",
 ]
 
-EntryKind = Literal["user", "assistant", "reasoning", "tool", "notice"]
 W = TypeVar("W", bound=Widget)
-
-
-@dataclass(frozen=True, slots=True)
-class TranscriptRecord:
-    """A transcript entry as plain data: what is kept for an unmounted entry, and what `load_history` takes.
-
-    `text` is the user/assistant/reasoning/notice text; a tool entry carries a `ToolSnapshot` instead.
-    """
-
-    kind: EntryKind
-    text: str = ""
-    notice_kind: str = "info"
-    hint: str | None = None
-    tool: ToolSnapshot | None = None
-    expanded: bool = False
-
-    @classmethod
-    def user(cls, text: str) -> TranscriptRecord:
-        return cls("user", text)
-
-    @classmethod
-    def assistant(cls, text: str) -> TranscriptRecord:
-        return cls("assistant", text)
-
-    @classmethod
-    def reasoning(cls, text: str) -> TranscriptRecord:
-        return cls("reasoning", text)
-
-    @classmethod
-    def notice(cls, kind: str, text: str, hint: str | None = None) -> TranscriptRecord:
-        return cls("notice", text, notice_kind=kind, hint=hint)
-
-    @classmethod
-    def tool_call(
-        cls,
-        name: str,
-        *,
-        summary: str = "",
-        status: str = "ok",
-        duration: float | None = None,
-        result: str = "",
-        data: dict | None = None,
-        call_id: str = "",
-        index: int = 0,
-        output: str = "",
-    ) -> TranscriptRecord:
-        """A finished tool call, e.g. rebuilt from a stored session."""
-        snapshot = ToolSnapshot(
-            call_id=call_id,
-            name=name,
-            index=index,
-            status=status,
-            summary=summary,
-            duration=duration,
-            result=result,
-            data=dict(data or {}),
-            output=output,
-        )
-        return cls("tool", tool=snapshot)
 
 
 class _Done:
@@ -206,9 +146,9 @@ class Transcript(VerticalScroll, can_focus=True):
 
     # ----------------------------------------------------------------------------------------- app API
 
-    def add_user(self, text: str) -> UserMessage:
-        """Show the user's message, and follow the bottom again (the user just acted)."""
-        message = UserMessage(text)
+    def add_user(self, text: str, images: Sequence[str] = ()) -> UserMessage:
+        """Show the user's message (`images`: badge labels), and follow the bottom again (the user acted)."""
+        message = UserMessage(text, images=images)
         self._add(message)
         self.scroll_to_latest()
         return message
@@ -485,7 +425,7 @@ class Transcript(VerticalScroll, can_focus=True):
     def _record_of(widget: Widget) -> TranscriptRecord | None:
         """The plain-data record of a mounted entry (None for an empty reply: nothing to show)."""
         if isinstance(widget, UserMessage):
-            return TranscriptRecord("user", widget.text, expanded=widget.expanded)
+            return TranscriptRecord("user", widget.text, expanded=widget.expanded, images=widget.images)
         if isinstance(widget, AssistantMessage):
             text = widget.text
             return TranscriptRecord("assistant", text) if text.strip() else None
@@ -505,7 +445,7 @@ class Transcript(VerticalScroll, can_focus=True):
     def _widget_from_record(record: TranscriptRecord) -> Widget:
         """A finished (~1 widget) entry for a record."""
         if record.kind == "user":
-            message = UserMessage(record.text)
+            message = UserMessage(record.text, images=record.images)
             message.set_reactive(UserMessage.expanded, record.expanded)
             return message
         if record.kind == "assistant":
@@ -668,6 +608,9 @@ class Transcript(VerticalScroll, can_focus=True):
             with self.app.batch_update():  # no frame between the removal and the scroll correction
                 await self.remove_children(victims)
                 self._pending_view = reference
+        # Only entries laid out off-screen may go: a burst of entries not laid out yet leaves the window over
+        # its limit, and nothing else may come to prune it again. Go on once they have a layout.
+        self._schedule_prune(spare)
 
     @staticmethod
     async def _force_finish(widget: Widget) -> None:

@@ -1,7 +1,9 @@
-"""The user's message in the transcript: shown literally, one widget, huge pastes collapsed."""
+"""The user's message in the transcript: shown literally, one widget, huge pastes collapsed, attached images
+as badges under the text."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -32,10 +34,11 @@ class UserMessage(Widget, can_focus=True):
         color: $foreground;
         &:focus { background: $primary 12%; }
         & > .user-message--more { color: $text-muted; text-style: italic; }
+        & > .user-message--image { color: $text-accent; text-style: bold; }
     }
     """
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"user-message--more"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"user-message--more", "user-message--image"}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle_expanded", "Expand/collapse", show=False),
@@ -50,16 +53,29 @@ class UserMessage(Widget, can_focus=True):
     """Show every line of a long message."""
 
     def __init__(
-        self, text: str, *, name: str | None = None, id: str | None = None, classes: str | None = None
+        self,
+        text: str,
+        *,
+        images: Sequence[str] = (),
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
     ) -> None:
+        """`images`: a badge label for each attached image (`shot.png · 1280×720 · 210 KB`)."""
         super().__init__(name=name, id=id, classes=classes)
         self._text = sanitize_display(text).rstrip("\n")
         self._lines = self._text.split("\n")
+        self._images = tuple(sanitize_display(label) for label in images)
 
     @property
     def text(self) -> str:
         """The message as displayed (controls stripped, otherwise literal)."""
         return self._text
+
+    @property
+    def images(self) -> tuple[str, ...]:
+        """The attached images' badge labels."""
+        return self._images
 
     @property
     def line_count(self) -> int:
@@ -71,6 +87,16 @@ class UserMessage(Widget, can_focus=True):
         return len(self._lines) > self.COLLAPSE_THRESHOLD
 
     def render(self) -> Text:
+        text = self._render_text()
+        if self._images:
+            style = component_text_style(self, "user-message--image")
+            text.append("\n")
+            for n, label in enumerate(self._images):
+                text.append("   " if n else "")
+                text.append(f"📎 {label}", style=style)
+        return text
+
+    def _render_text(self) -> Text:
         if not self.is_collapsible:
             return Text(self._text, end="")
         more_style = component_text_style(self, "user-message--more")

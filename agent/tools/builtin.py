@@ -4,13 +4,25 @@ from __future__ import annotations
 
 from agent.delegation import tool as delegation
 from agent.skills import tools as skills
-from agent.tools import clarify, files, memory, search_files, session_search, terminal, todo
+from agent.tools import (
+    clarify,
+    files,
+    memory,
+    processes,
+    search_files,
+    session_search,
+    terminal,
+    todo,
+    vision,
+    web,
+)
 from agent.tools.registry import Tool, ToolRegistry
 
 
 def builtin_tools() -> list[Tool]:
     return [
         *terminal.TOOLS,
+        *processes.TOOLS,
         *files.TOOLS,
         *search_files.TOOLS,
         *todo.TOOLS,
@@ -18,6 +30,8 @@ def builtin_tools() -> list[Tool]:
         *session_search.TOOLS,
         *clarify.TOOLS,
         *skills.TOOLS,
+        *web.TOOLS,
+        *vision.TOOLS,
         *delegation.TOOLS,
     ]
 

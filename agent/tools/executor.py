@@ -180,6 +180,7 @@ class ToolExecutor:
             tool_, args = item.parsed
             ctx = make_context(call)
             ctx.emit_output = lambda chunk, _id=call.id: ui.on_event(ToolOutput(call_id=_id, chunk=chunk))
+            ctx.output_budget = self.result_budget
             if before_call is not None:
                 try:
                     before_call(call)

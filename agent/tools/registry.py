@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.config import Settings
     from agent.store import SessionStoreProtocol
+    from agent.transports.base import Transport
 
 
 @dataclass
@@ -58,9 +59,16 @@ class ToolContext:
     # Called by a tool once it is approved and right before it changes files: the loop takes the batch's
     # one checkpoint then, so a refused call leaves none (see agent.checkpoints.BatchCheckpoint).
     checkpoint: Callable[[], None] = lambda: None
-    # The running agent's settings, and a factory for a fresh agent (the loop passes its own class): what a
-    # tool that runs subagents needs (see agent.delegation.protocols.AgentFactory for its shape).
+    # The characters a result may have before the executor cuts its middle (set by the executor): a tool
+    # with several parts (pages of web_extract) shares it out so each part keeps its start and end.
+    output_budget: int = 50_000
+    # The running agent's settings (for tools they configure: web, vision, delegation), and a factory for a
+    # fresh agent (the loop passes its own class): what a tool that runs subagents needs (see
+    # agent.delegation.protocols.AgentFactory for its shape).
     settings: Settings | None = None
+    # Builds a model transport for settings (agent.transports.factory.make_transport): vision_analyze asks
+    # another model.
+    make_transport: Callable[[Settings], Transport] | None = None
     new_agent: Callable[..., Any] | None = None
 
     def resolve(self, path: str) -> Path:
@@ -154,6 +162,9 @@ class Tool:
     # The toolset it belongs to, by Hermes' names (terminal, file, memory, ...): what config and /tools
     # switch on and off. `agent/toolsets.py` resolves which toolsets are offered.
     toolset: str = ""
+    # Why this one tool cannot run with these settings (`requires(settings)` -> reason or None): web_search
+    # without a search backend, while web_extract in the same toolset still works.
+    requires: Callable[[Any], str | None] | None = None
     # A JSON schema given as is (a Hermes plugin's tool), instead of the argument model's.
     parameters: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
@@ -177,6 +188,8 @@ SUMMARY_CHARS = 200
 def summarize_arguments(args: Mapping[str, Any], key: str | None = None) -> str:
     """One line from a call's arguments: `key`'s value, else the first text argument, else "3 todos"."""
     value = args.get(key) if key else None
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = ", ".join(value)
     if value is None:
         value = next((v for v in args.values() if isinstance(v, str)), None)
     if value is None:

@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import select
-import shutil
-import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.tools.shell_process import StreamCleaner, clean_output, environment, kill_group, shell
 from agent.tools.truncate import HEAD_FRACTION, join_head_tail
+
+__all__ = ["TERMINAL_TOOL", "TOOLS", "TerminalArgs", "clean_output", "run_terminal"]
+_StreamCleaner = StreamCleaner  # the name the tests have used
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,6 +70,14 @@ class TerminalArgs(BaseModel):
             "Defaults to the session's working directory. Prefer this over `cd dir && ...`."
         ),
     )
+    background: bool = Field(
+        default=False,
+        description=(
+            "Start the command in the background and return at once with a process id and its first lines "
+            "(servers, watchers, long builds). Manage it with the process tool; its stdin is a pipe you can "
+            "write to. It keeps running across turns and is stopped when hermes-tui exits."
+        ),
+    )
 
 
 DESCRIPTION = (
@@ -77,59 +85,9 @@ DESCRIPTION = (
     "Use it to build, test, run scripts, use git, install packages and inspect the system. Prefer "
     "read_file / search_files / write_file / patch for reading, searching and editing files. "
     f"Output longer than {OUTPUT_CAP:,} characters is cut in the middle (start and end kept): filter noisy "
-    "output (grep, head, tail, --quiet). Commands must not wait for input. To leave a long-running process "
-    "(a server) in the background, redirect its output: `cmd > /tmp/server.log 2>&1 &`."
+    "output (grep, head, tail, --quiet). Commands must not wait for input. For a long-running process (a dev "
+    "server, a watcher) use background=true and the process tool, not `&`."
 )
-
-
-# --------------------------------------------------------------------------------------------------------
-# Output cleaning
-
-
-# Complete escape sequences: CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings, nF, and 2-char ones.
-_ESC_SEQ = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
-    r"|\x1b[PX^_][^\x1b]*\x1b\\"
-    r"|\x1b[ -/]+[0-~]"
-    r"|\x1b[0-~]"
-)
-# An escape sequence cut off by the end of a chunk: hold it back until the next chunk completes it.
-_PARTIAL_ESC_AT_END = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[PX^_][^\x1b]*\x1b?|[ -/]*)?\Z")
-# C0 controls except \t and \n (this includes \r left alone and stray ESC), DEL and C1 controls.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_PARTIAL_WINDOW = 4096
-
-
-def clean_output(text: str) -> str:
-    """Terminal output as plain text: \\r\\n -> \\n, escape sequences and control characters removed."""
-    text = text.replace("\r\n", "\n")
-    text = _ESC_SEQ.sub("", text)
-    return _CONTROL.sub("", text)
-
-
-class _StreamCleaner:
-    """`clean_output` for a stream: escape sequences and \\r\\n split across chunks are handled."""
-
-    def __init__(self) -> None:
-        self._pending = ""
-
-    def feed(self, text: str) -> str:
-        text = self._pending + text
-        self._pending = ""
-        window_start = max(0, len(text) - _PARTIAL_WINDOW)
-        m = _PARTIAL_ESC_AT_END.search(text, window_start)
-        if m:
-            self._pending = text[m.start() :]
-            text = text[: m.start()]
-        elif text.endswith("\r"):
-            self._pending = "\r"
-            text = text[:-1]
-        return clean_output(text)
-
-    def flush(self) -> str:
-        text, self._pending = self._pending, ""
-        return clean_output(text)
 
 
 class _HeadTailBuffer:
@@ -195,7 +153,7 @@ class _OutputReader(threading.Thread):
 
     def run(self) -> None:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        cleaner = _StreamCleaner()
+        cleaner = StreamCleaner()
         poller = select.poll()  # not select.select: that fails for descriptors above FD_SETSIZE
         poller.register(self._fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         try:
@@ -256,87 +214,6 @@ class _OutputReader(threading.Thread):
 
 
 # --------------------------------------------------------------------------------------------------------
-# Process group handling
-
-
-def _group_members(pgid: int) -> list[int] | None:
-    """Live (non-zombie) pids in a process group, from /proc; None when /proc is not available."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return None
-    members = []
-    for entry in os.scandir(proc):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        # pid (comm) state ppid pgrp ...: comm may contain spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            members.append(int(entry.name))
-    return members
-
-
-def _group_alive(pgid: int) -> bool:
-    members = _group_members(pgid)
-    if members is not None:
-        return bool(members)
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _kill_group(proc: subprocess.Popen[bytes], pgid: int) -> None:
-    """SIGTERM the whole group, SIGKILL it after KILL_GRACE seconds if anything is still alive."""
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    deadline = time.monotonic() + KILL_GRACE
-    while time.monotonic() < deadline:
-        proc.poll()
-        if proc.returncode is not None and not _group_alive(pgid):
-            return
-        time.sleep(0.02)
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def _shell() -> str:
-    return shutil.which("bash") or "/bin/sh"
-
-
-def _environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "TERM": "dumb",
-            "PAGER": "cat",
-            "GIT_PAGER": "cat",
-            "NO_COLOR": "1",
-            "GIT_TERMINAL_PROMPT": "0",
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    env.pop("COLUMNS", None)
-    env.pop("LINES", None)
-    return env
-
-
-# --------------------------------------------------------------------------------------------------------
 # The handler
 
 
@@ -371,14 +248,18 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult(content="[Command not run: interrupted by user]", status="cancelled")
 
     ctx.checkpoint()  # approved and about to run: save what it may change
+    if args.background:
+        from agent.tools.processes import start_background
+
+        return start_background(command, cwd, ctx)
     try:
         proc = subprocess.Popen(
-            [_shell(), "-c", command],
+            [shell(), "-c", command],
             cwd=str(cwd),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            env=_environment(),
+            env=environment(),
             start_new_session=True,
             close_fds=True,
         )
@@ -408,7 +289,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
         ctx.interrupt.wait(POLL_INTERVAL)
 
     if outcome != "exited":
-        _kill_group(proc, pgid)
+        kill_group(proc, pgid, KILL_GRACE)
 
     reader.eof.wait(READER_GRACE)
     lingering = not reader.eof.is_set()

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.errors import EmptyStreamError
+from agent.images.parts import anthropic_image_blocks
 from agent.messages import ToolCall, Usage
 from agent.transports.base import ModelRequest, ModelResponse, SDKClientHolder, StreamSink, pump
 from agent.transports.sse import ServerSentEvent, SSEDecoder
@@ -75,8 +76,10 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str
                         "input": _tool_input(fn["arguments"]),
                     }
                 )
-        elif msg.get("content"):
-            blocks.append({"type": "text", "text": msg["content"]})
+        else:
+            blocks.extend(anthropic_image_blocks(msg.get("images") or []))
+            if msg.get("content"):
+                blocks.append({"type": "text", "text": msg["content"]})
         if not blocks:
             continue
         if out and out[-1]["role"] == role:

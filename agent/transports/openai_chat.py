@@ -14,6 +14,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from agent.errors import EmptyStreamError
+from agent.images.parts import openai_messages
 from agent.messages import ToolCall, Usage
 from agent.transports.base import (
     ModelRequest,
@@ -275,7 +276,7 @@ class OpenAIChatTransport(SDKClientHolder):
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": request.messages,
+            "messages": openai_messages(request.messages),  # images as image_url parts
             "stream": True,
             "stream_options": {"include_usage": True},
         }

@@ -16,7 +16,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -36,6 +36,7 @@ from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
 from agent.ui import ApprovalDecision
 from hermes_tui import commands, learning_actions
+from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.history import records_from_messages
@@ -49,6 +50,7 @@ from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
 from widgets.approval_dialog import ApprovalDialog
 from widgets.assistant_message import AssistantMessage
+from widgets.attachment_bar import AttachmentBar
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
@@ -59,6 +61,7 @@ from widgets.transcript import Transcript
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from agent.images import ImageRef
     from agent.loop import Agent, TurnResult
     from agent.store import SessionStoreProtocol
     from hermes_tui.screens.sessions import SessionsResult
@@ -119,9 +122,11 @@ class ChatScreen(Screen[None]):
         resume_id: str | None = None,
         flavour: ThemeSpec | None = None,
         first_message: str | None = None,
+        images: Sequence[str] = (),
     ) -> None:
         super().__init__()
         self._first_message = first_message
+        self._first_images = tuple(images)  # `--image FILE`: attached before the first message
         self.store = store
         self.resume_id = resume_id
         self.bridge = UIBridge(self)
@@ -141,6 +146,7 @@ class ChatScreen(Screen[None]):
             self.bridge, cwd=lambda: Path(self.settings.cwd), hermes_home=settings.hermes_home
         )
         self.skill_commands: dict[str, str] = {}  # enabled skills' slash commands -> description
+        self._attachments: Attachments | None = None
         self.plugin_commands: dict[str, str] = {}  # Hermes plugins' slash commands -> description
 
     # ------------------------------------------------------------------ layout
@@ -148,6 +154,7 @@ class ChatScreen(Screen[None]):
         yield Transcript(id="transcript")
         with Vertical(id="bottom"):
             yield QueuedMessages(id="queued")
+            yield AttachmentBar(id="attachments")
             symbol = self._flavour.prompt_symbol if self._flavour is not None else "❯"
             yield PromptBar(commands=commands.completions(), prompt_symbol=symbol, id="prompt")
             yield StatusBar(self.settings.model, clock=type(self).STATUS_CLOCK, id="status")
@@ -173,6 +180,16 @@ class ChatScreen(Screen[None]):
         return self.query_one(PromptInput)
 
     @property
+    def attachments(self) -> Attachments:
+        """The images that go with the next message (badges above the prompt)."""
+        if self._attachments is None:
+            bar = self.query_one(AttachmentBar)
+            self._attachments = Attachments(
+                bar, self.settings.hermes_home, Path(self.settings.cwd), self.transcript.add_notice
+            )
+        return self._attachments
+
+    @property
     def turn_view(self) -> TurnView:
         if self._turn_view is None:
             self._turn_view = TurnView(self.transcript, self.status_bar, on_turn_finished=self._turn_finished)
@@ -194,7 +211,11 @@ class ChatScreen(Screen[None]):
         if self.store.read_only:  # browsing and search work; sending says why not
             self.transcript.add_notice("warn", self.store.read_only)
         self.prompt_input.file_source = self._file_paths
+        self.prompt_input.paste_handler = self._on_paste
         self.prompt_input.focus()
+        if self._first_images:
+            self.attachments.add(Path(name) for name in self._first_images)
+            self._first_images = ()
         self.post_message(self.PromptReady())  # reaches the app after the focus it just asked for
         if self._first_message:
             self.call_after_refresh(self.submit, self._first_message)
@@ -233,6 +254,7 @@ class ChatScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.bridge.close()
         self.session.interrupt()
+        self.session.stop_background()
 
     def on_theme_flavour_changed(self, message: ThemeFlavourChanged) -> None:
         self._flavour = message.spec
@@ -259,6 +281,8 @@ class ChatScreen(Screen[None]):
         """What Enter does with the prompt's text: a slash command, a queued message, or a new turn."""
         if not text.strip():
             return
+        if self.attachments.add_pasted(text):
+            return  # a typed or dropped image path: attached, not sent
         command, arg, typed = commands.parse(text)
         if command is not None:
             self.run_slash(command, arg)
@@ -272,13 +296,17 @@ class ChatScreen(Screen[None]):
         if self.store.read_only:
             self.transcript.add_notice("error", f"Not sent: {self.store.read_only}")
             return
+        if self.busy and len(self.attachments):
+            self.prompt_input.set_text(text)
+            self.transcript.add_notice("warn", "A turn is running: send the message and its images after it.")
+            return
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
         if (command := shell_command(text)) is not None:
             self.run_shell(command, text)
             return
-        self.send(text)
+        self.send(text, self.attachments.take())
 
     def run_shell(self, command: str, typed: str) -> None:
         """`!command`: run it in the user's shell now; its output goes with the next message."""
@@ -320,11 +348,11 @@ class ChatScreen(Screen[None]):
             handler()
 
     # ------------------------------------------------------------------ the turn
-    def send(self, text: str) -> None:
+    def send(self, text: str, images: tuple[ImageRef, ...] = ()) -> None:
         """Start a turn. The app persists nothing itself: the agent does. What `!` commands printed since
         the last message and what `@` mentions name are attached to it (the model and the store get them;
-        the transcript shows what was typed and a badge line)."""
-        self.transcript.add_user(text)
+        the transcript shows what was typed and a badge line); `images` go with it as image parts."""
+        self.transcript.add_user(text, [ref.label() for ref in images])
         context = self.shell.take_context()
         labels = [label for label, _ in context]
         blocks = [block for _, block in context]
@@ -341,11 +369,53 @@ class ChatScreen(Screen[None]):
         self.transcript.scroll_to_latest()
         self._set_busy(True)
         self.turn_view.start_turn()
-        self._worker = self._run_turn(wire_text)
+        self._worker = self._run_turn(wire_text, images)
 
     @work(thread=True, exclusive=True, group="agent", exit_on_error=False)
-    def _run_turn(self, text: str) -> TurnResult:
-        return self.agent.run_conversation(text)
+    def _run_turn(self, text: str, images: tuple[ImageRef, ...]) -> TurnResult:
+        return self.agent.run_conversation(text, images)
+
+    # ------------------------------------------------------------------ attachments
+    def action_image(self, arg: str = "") -> None:
+        """`/image FILE...` attaches images to the next message; `--paste` the clipboard's; `clear` all."""
+        arg = arg.strip()
+        if arg == "clear":
+            self.attachments.clear()
+        elif arg in ("--paste", "paste"):
+            self._paste_image()
+        elif arg:
+            self.attachments.add_typed(arg)
+        else:
+            attached = ", ".join(ref.name for ref in self.attachments.refs) or "none"
+            self.transcript.add_notice(
+                "info",
+                f"Attached: {attached}. /image FILE attaches one (or paste its path), /image --paste "
+                "the clipboard's, /image clear removes them; click a badge to remove it.",
+            )
+
+    def _on_paste(self, text: str) -> bool:
+        if not text.strip():
+            self._paste_image()  # an empty paste: the terminal had no text, the clipboard may hold an image
+            return True
+        return self.attachments.add_pasted(text)
+
+    @work(thread=True, group="clipboard", exit_on_error=False)
+    def _paste_image(self) -> None:
+        from hermes_tui.clipboard import paste_image
+
+        data, why = paste_image()
+        self.app.call_from_thread(self._pasted_image, data, why)
+
+    def _pasted_image(self, data: bytes | None, why: str) -> None:
+        if data is None:
+            self.transcript.add_notice("warn", f"No image pasted: {why}.")
+        else:
+            self.attachments.add([(data, "clipboard.png")])
+
+    @on(AttachmentBar.RemoveRequested)
+    def _on_remove_attachment(self, message: AttachmentBar.RemoveRequested) -> None:
+        self.attachments.remove(message.index)
+        self.prompt_input.focus()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._worker or event.state != WorkerState.ERROR:
@@ -834,6 +904,11 @@ class ChatScreen(Screen[None]):
 
     def action_tools(self) -> None:
         learning_actions.open_tools(self)
+
+    def action_processes(self) -> None:
+        from hermes_tui.screens.processes import ProcessesScreen, RegistrySource
+
+        self.app.push_screen(ProcessesScreen(RegistrySource()), lambda _: self.prompt_input.focus())
 
     def action_personality(self, argument: str = "") -> None:
         learning_actions.set_personality(self, argument)

@@ -136,6 +136,52 @@ def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: P
     store.close()
 
 
+def test_background_processes_do_not_outlive_headless_mode(hermes_home: Path, tmp_path: Path) -> None:
+    import json
+    import uuid
+
+    from tests.tools.test_processes import ps_lines
+
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    scenario = tmp_path / "bg.yaml"
+    call = {"name": "terminal", "arguments": {"command": f"sleep 30; echo {token}", "background": True}}
+    scenario.write_text(json.dumps({"name": "bg", "calls": [{"tool_calls": [call]}, {"text": "Started."}]}))
+    proc = _run(["-z", "start it", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "Started." in proc.stdout
+    assert "stopped background process proc_1" in proc.stderr
+    assert ps_lines(token) == []
+
+
+def test_image_flag_attaches_images_and_a_bad_one_is_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from agent.images import refs_of
+    from agent.store import SessionStore
+
+    Image.new("RGB", (40, 30), (0, 90, 200)).save(tmp_path / "a.png")
+    Image.new("RGB", (20, 20), (0, 200, 0)).save(tmp_path / "b.jpg")
+    scenario = tmp_path / "see.yaml"
+    scenario.write_text("name: see\ncalls:\n  - text: Two pictures.\n")
+    args = ["-z", "what are these?", "--image", "a.png", "--image", "b.jpg", "--scenario", str(scenario)]
+    proc = _run(args, tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "Two pictures." in proc.stdout
+    store = SessionStore(hermes_home / "tui" / "state.db")
+    first = store.load(store.list_sessions()[0].id).messages[0]
+    store.close()
+    assert first.content == "what are these?"
+    attached = [(r.name, r.width, r.height) for r in refs_of(first.meta)]
+    assert attached == [("a.png", 40, 30), ("b.jpg", 20, 20)]
+
+    (tmp_path / "notes.txt").write_text("text")
+    proc = _run(["-z", "see", "--image", "notes.txt", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 2
+    last_line = proc.stderr.strip().splitlines()[-1]
+    assert last_line == "hermes-tui: --image: notes.txt is not an image Pillow can read"
+    assert "Traceback" not in proc.stderr
+
+
 def test_dash_reads_the_prompt_from_stdin(hermes_home: Path, tmp_path: Path) -> None:
     from agent.store import SessionStore
 

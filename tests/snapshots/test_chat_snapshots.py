@@ -304,3 +304,34 @@ def test_chat_in_every_builtin_theme(snap_compare: Any, tmp_path: Path, theme: s
         await _settle(pilot, screen)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_images_attached_and_sent(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """A sent message's images as badges in the transcript; the next message's as removable badges."""
+    from widgets.attachment_bar import AttachmentBar
+
+    reply = "The screenshot shows the login form with the **Submit** button greyed out."
+    usage = Usage(prompt_tokens=1_900, completion_tokens=40)
+    turn = [
+        TurnStarted("s", "q"),
+        ApiCallStarted(1, "hermes-4-405b", 90),
+        FirstDelta(),
+        TextDelta(reply),
+        AssistantMessageDone(reply, None, (), "stop", usage),
+        TurnFinished("completed", reply, usage),
+    ]
+
+    async def run_before(pilot: Any) -> None:
+        screen = _chat(pilot)
+        screen.transcript.add_user(
+            "Why is the button disabled?",
+            ["login.png · 1280×720 · 212.4 KB", "console.png · 900×400 · 48.0 KB"],
+        )
+        screen.query_one(AttachmentBar).set_items(["error-dialog.png · 640×480 · 31.2 KB"])
+        for event in turn:
+            screen.bridge.on_event(event)
+        screen._drain()
+        await _settle(pilot, screen)
+
+    assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)

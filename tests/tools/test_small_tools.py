@@ -319,6 +319,7 @@ def test_builtin_registry_flags_and_schemas() -> None:
         "delegate_task",
         "memory",
         "patch",
+        "process",
         "read_file",
         "search_files",
         "session_search",
@@ -327,6 +328,9 @@ def test_builtin_registry_flags_and_schemas() -> None:
         "skills_list",
         "terminal",
         "todo",
+        "vision_analyze",
+        "web_extract",
+        "web_search",
         "write_file",
     ]
     tools = {t.name: t for t in builtin_tools()}
@@ -335,6 +339,10 @@ def test_builtin_registry_flags_and_schemas() -> None:
         "delegate_task": "delegation",
         "memory": "memory",
         "patch": "file",
+        "process": "terminal",
+        "vision_analyze": "vision",
+        "web_extract": "web",
+        "web_search": "web",
         "read_file": "file",
         "search_files": "file",
         "session_search": "session_search",

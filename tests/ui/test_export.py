@@ -181,3 +181,19 @@ def test_export_of_an_untitled_interrupted_session(store: SessionStore) -> None:
     text = export_markdown(store, sid)
     assert text.startswith("# hello\n")
     assert "*Interrupted: the reply above is partial.*" in text
+
+
+def test_markdown_names_the_images_a_message_carried(store: SessionStore) -> None:
+    sid = store.create_session(model="m", provider="p", cwd="/w", system_prompt="s", title="pics")
+    image = {
+        "sha256": "ab" * 32,
+        "mime": "image/png",
+        "name": "shot.png",
+        "width": 64,
+        "height": 48,
+        "size": 2048,
+    }
+    store.append_message(sid, Message("user", "what is this?", meta={"images": [image]}))
+    text = export_markdown(store, sid)
+    assert "**You:**\n\n> what is this?\n>\n> [image: shot.png · 64×48 · 2.0 KB]" in text
+    assert "base64" not in export_json(store, sid)

@@ -1,0 +1,130 @@
+"""Images the user attached, kept by content: `$HERMES_HOME/tui/images/<2 hex>/<sha256>.<ext>`.
+
+A message stores an `ImageRef` (hash, type, name, size) in its `meta`, never the bytes: the transcript, the
+FTS index and exports stay text, and the same screenshot attached twice is one file. Formats the providers
+take (PNG, JPEG, GIF, WebP) are kept as they are; anything else Pillow reads (BMP, TIFF, ...) is stored as
+PNG. Pillow is imported on first use only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.humanize import format_size
+
+MAX_SOURCE_BYTES = 50 * 1024 * 1024
+KEPT_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+
+
+class ImageError(Exception):
+    """An image that cannot be attached; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    sha256: str
+    mime: str
+    name: str  # the file name it came from ("clipboard.png" for a paste)
+    width: int
+    height: int
+    size: int  # bytes as stored
+
+    @property
+    def filename(self) -> str:
+        return f"{self.sha256}.{EXTENSIONS.get(self.mime, 'png')}"
+
+    def path(self, hermes_home: Path) -> Path:
+        return images_dir(hermes_home) / self.sha256[:2] / self.filename
+
+    def label(self) -> str:
+        """What a badge shows: `shot.png · 1280×720 · 210 KB`."""
+        return f"{self.name} · {self.width}×{self.height} · {format_size(self.size)}"
+
+    def to_meta(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_meta(cls, data: Any) -> ImageRef | None:
+        if not isinstance(data, dict):
+            return None
+        try:
+            return cls(
+                sha256=str(data["sha256"]),
+                mime=str(data["mime"]),
+                name=str(data.get("name") or "image"),
+                width=int(data.get("width") or 0),
+                height=int(data.get("height") or 0),
+                size=int(data.get("size") or 0),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def images_dir(hermes_home: Path) -> Path:
+    return hermes_home / "tui" / "images"
+
+
+def refs_of(meta: dict[str, Any] | None) -> list[ImageRef]:
+    """The images a stored message carries (its `meta["images"]`)."""
+    items = (meta or {}).get("images") or []
+    return [ref for item in items if (ref := ImageRef.from_meta(item)) is not None]
+
+
+def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = None) -> ImageRef:
+    """Validate an image file (or bytes) and store it by content; raises ImageError with the reason."""
+    if isinstance(source, Path):
+        path = source.expanduser()
+        name = name or path.name
+        try:
+            size = path.stat().st_size
+            if not path.is_file():
+                raise ImageError(f"{path} is not a file")
+            if size > MAX_SOURCE_BYTES:
+                raise ImageError(f"{path.name} is {format_size(size)}: images over 50 MB are not attached")
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise ImageError(f"no such file: {path}") from None
+        except OSError as exc:
+            raise ImageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    else:
+        data = source
+        name = name or "image.png"
+        if len(data) > MAX_SOURCE_BYTES:
+            raise ImageError(f"the image is {format_size(len(data))}: images over 50 MB are not attached")
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            img.load()
+            fmt = (img.format or "").upper()
+            width, height = img.size
+            if fmt not in KEPT_FORMATS:
+                out = io.BytesIO()
+                img.save(out, format="PNG")
+                data, fmt = out.getvalue(), "PNG"
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+        reason = "not an image Pillow can read" if isinstance(exc, UnidentifiedImageError) else str(exc)
+        raise ImageError(f"{name} is {reason}") from None
+    ref = ImageRef(
+        sha256=hashlib.sha256(data).hexdigest(),
+        mime=KEPT_FORMATS[fmt],
+        name=name,
+        width=width,
+        height=height,
+        size=len(data),
+    )
+    target = ref.path(hermes_home)
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    return ref

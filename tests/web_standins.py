@@ -1,0 +1,256 @@
+"""Loopback stand-ins of the web: each search backend's HTTP API and a page server with misbehaving pages.
+
+`WebStandIn` is one HTTP server on 127.0.0.1 (port from the OS) answering, under its own prefix, what the
+real services answer to the requests `agent.web` sends: SearXNG `GET /searxng/search?format=json`, Tavily
+`POST /tavily/search`, Exa `POST /exa/search`, Firecrawl `POST /firecrawl/v2/search` and `/v2/scrape`. It
+records every request (method, path, headers, JSON body) so a test can check what was sent, and refuses a
+request without the expected key. The pages (`/pages/...`) include an article between navigation and a
+footer, a redirect loop, a 10 MB page, a binary, a PDF and one that never answers in time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from pydantic import SecretStr
+
+from agent.web.settings import WebSettings
+
+KEYS = {"tavily": "tvly-test-key", "exa": "exa-test-key", "firecrawl": "fc-test-key"}
+
+ARTICLE_HTML = """<!doctype html>
+<html><head><title>How octopuses edit their RNA</title></head><body>
+<nav class="site-nav"><a href="/">Home</a> | <a href="/about">About us</a> | <a href="/shop">Shop</a></nav>
+<header><div class="menu">Subscribe to our newsletter · Sign in</div></header>
+<main><article>
+<h1>How octopuses edit their RNA</h1>
+<p>Octopuses and squid recode their proteins by editing messenger RNA on a scale no other animal does,
+which lets them adjust their nervous system to the water around them.</p>
+<h2>Cold water</h2>
+<p>In colder water the editing rate rises: researchers measured it in tanks kept at different
+temperatures over several weeks, and found the change within hours.</p>
+<ul><li>More editing in the cold</li><li>Less editing in warm water</li></ul>
+</article></main>
+<footer>Copyright 2026 Example Corp · Privacy policy · Terms of use · Contact</footer>
+</body></html>"""
+
+BIG_BYTES = 10 * 1024 * 1024
+
+
+def _results(query: str, backend: str) -> list[dict[str, str]]:
+    return [
+        {
+            "title": f"{query.title()}: a guide ({backend})",
+            "url": f"https://guide.example/{backend}/{query.replace(' ', '-')}",
+            "snippet": f"Everything about {query}, explained step by step.",
+        },
+        {
+            "title": f"{query.title()} on the wiki",
+            "url": f"https://wiki.example/{query.replace(' ', '_')}",
+            "snippet": f"{query} is a topic with a long history.",
+        },
+    ]
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any = None
+
+
+@dataclass
+class WebStandIn:
+    """Use as a context manager; `url` is its base, `settings(backend)` web settings aimed at it."""
+
+    requests: list[Recorded] = field(default_factory=list)
+    slow_seconds: float = 5.0
+
+    def __post_init__(self) -> None:
+        self._server: ThreadingHTTPServer | None = None
+        self._release = threading.Event()
+
+    def __enter__(self) -> WebStandIn:
+        standin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                standin._handle(self, "GET")
+
+            def do_POST(self) -> None:
+                standin._handle(self, "POST")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="web-standin", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def settings(self, backend: str = "", **changes: Any) -> WebSettings:
+        """Web settings with `backend` configured and aimed here ("" = none configured)."""
+        values: dict[str, Any] = {
+            "searxng_url": "",
+            "tavily_base_url": f"{self.url}/tavily",
+            "exa_base_url": f"{self.url}/exa",
+            "timeout": 5.0,
+        }
+        if backend == "searxng":
+            values["searxng_url"] = f"{self.url}/searxng"
+        elif backend:
+            values[f"{backend}_api_key"] = SecretStr(KEYS[backend])
+        if backend == "firecrawl":  # a URL of its own counts as a self-hosted Firecrawl: only when asked
+            values["firecrawl_api_url"] = f"{self.url}/firecrawl"
+        values.update(changes)
+        return WebSettings(**values)
+
+    def searches(self) -> list[Recorded]:
+        return [r for r in self.requests if not r.path.startswith("/pages")]
+
+    # ------------------------------------------------------------------ handling
+
+    def _handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        parts = urlsplit(handler.path)
+        body: Any = None
+        length = int(handler.headers.get("Content-Length") or 0)
+        if length:
+            raw = handler.rfile.read(length)
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+        headers = {k.lower(): v for k, v in handler.headers.items()}
+        self.requests.append(Recorded(method, parts.path, parse_qs(parts.query), headers, body))
+        path = parts.path
+        if path.startswith("/pages/"):
+            self._page(handler, path.removeprefix("/pages/"))
+        elif path == "/searxng/search" and method == "GET":
+            query = parse_qs(parts.query).get("q", [""])[0]
+            rows = [
+                {"title": r["title"], "url": r["url"], "content": r["snippet"], "score": 2 - i}
+                for i, r in enumerate(_results(query, "searxng"))
+            ]
+            self._json(handler, {"query": query, "results": rows})
+        elif path == "/tavily/search" and method == "POST":
+            if headers.get("authorization") != f"Bearer {KEYS['tavily']}":
+                return self._json(
+                    handler, {"detail": {"error": "Unauthorized: missing or invalid API key."}}, 401
+                )
+            rows = [
+                {"title": r["title"], "url": r["url"], "content": r["snippet"], "score": 0.9}
+                for r in _results(body["query"], "tavily")
+            ]
+            self._json(handler, {"query": body["query"], "results": rows, "response_time": 0.5})
+        elif path == "/exa/search" and method == "POST":
+            if headers.get("x-api-key") != KEYS["exa"]:
+                return self._json(handler, {"error": "Invalid API key"}, 401)
+            rows = [
+                {"id": r["url"], "title": r["title"], "url": r["url"], "highlights": [r["snippet"]]}
+                for r in _results(body["query"], "exa")
+            ]
+            self._json(handler, {"requestId": "r1", "results": rows})
+        elif path == "/firecrawl/v2/search" and method == "POST":
+            if headers.get("authorization") != f"Bearer {KEYS['firecrawl']}":
+                return self._json(handler, {"success": False, "error": "Unauthorized"}, 401)
+            rows = [
+                {"title": r["title"], "url": r["url"], "description": r["snippet"]}
+                for r in _results(body["query"], "firecrawl")
+            ]
+            self._json(handler, {"success": True, "data": {"web": rows}})
+        elif path == "/firecrawl/v2/scrape" and method == "POST":
+            markdown = f"# Scraped by Firecrawl\n\nThe main content of {body['url']}."
+            self._json(
+                handler,
+                {
+                    "success": True,
+                    "data": {
+                        "markdown": markdown,
+                        "metadata": {"title": "Scraped page", "sourceURL": body["url"]},
+                    },
+                },
+            )
+        else:
+            self._send(handler, 404, b"not found", "text/plain")
+
+    def _page(self, handler: BaseHTTPRequestHandler, name: str) -> None:
+        if name == "article":
+            self._send(handler, 200, ARTICLE_HTML.encode(), "text/html; charset=utf-8")
+        elif name in ("loop-a", "loop-b"):
+            target = "/pages/loop-b" if name == "loop-a" else "/pages/loop-a"
+            handler.send_response(302)
+            handler.send_header("Location", target)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+        elif name == "moved":
+            handler.send_response(301)
+            handler.send_header("Location", "/pages/article")
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+        elif name == "big":
+            handler.send_response(200)
+            handler.send_header("Content-Type", "text/plain; charset=utf-8")
+            handler.send_header("Content-Length", str(BIG_BYTES))
+            handler.end_headers()
+            line = b"all work and no play makes a very long page\n"
+            sent = 0
+            try:
+                while sent < BIG_BYTES:
+                    chunk = (line * 1500)[: BIG_BYTES - sent]
+                    handler.wfile.write(chunk)
+                    sent += len(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client stopped reading at its size cap: that is the point
+        elif name == "binary":
+            self._send(handler, 200, bytes(range(256)) * 64, "application/octet-stream")
+        elif name == "report.pdf":
+            self._send(handler, 200, b"%PDF-1.7\n" + b"\x00\x01binary" * 500, "application/pdf")
+        elif name == "notes.txt":
+            self._send(handler, 200, b"plain notes\nline two\n", "text/plain; charset=utf-8")
+        elif name == "data.json":
+            self._send(handler, 200, b'{"answer": 42, "items": [1, 2]}', "application/json")
+        elif name == "slow":
+            self._release.wait(self.slow_seconds)  # longer than the client's timeout
+            self._send(handler, 200, b"<html><body><p>too late</p></body></html>", "text/html")
+        elif name == "long":
+            words = " ".join(f"word{i}" for i in range(20_000))
+            html = f"<html><head><title>Long</title></head><body><article><p>START {words} END</p></article>"
+            self._send(handler, 200, html.encode(), "text/html")
+        else:
+            self._send(handler, 404, b"<html><body>Not here</body></html>", "text/html")
+
+    @staticmethod
+    def _json(handler: BaseHTTPRequestHandler, data: Any, status: int = 200) -> None:
+        WebStandIn._send(handler, status, json.dumps(data).encode(), "application/json")
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes, content_type: str) -> None:
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", content_type)
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
