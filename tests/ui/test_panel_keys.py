@@ -19,7 +19,10 @@ def _calls() -> list[dict[str, Any]]:
         {
             "tool_calls": [
                 {"name": "terminal", "arguments": {"command": "echo first-output"}},
-                {"name": "patch", "arguments": {"path": "x.txt", "old_string": "alpha", "new_string": "beta"}},
+                {
+                    "name": "patch",
+                    "arguments": {"path": "x.txt", "old_string": "alpha", "new_string": "beta"},
+                },
                 {"name": "terminal", "arguments": {"command": "echo last-output"}},
             ]
         },
