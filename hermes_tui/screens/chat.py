@@ -34,7 +34,7 @@ from agent.file_tree import FileIndex
 from agent.mentions import badge_line, expand_mentions, with_attached
 from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
-from agent.ui import ApprovalDecision
+from agent.ui import ApprovalAnswer, ApprovalDecision
 from hermes_tui import commands, learning_actions
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -549,7 +549,7 @@ class ChatScreen(Screen[None]):
 
         dialog = ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS)
 
-        def decided(decision: ApprovalDecision | None) -> None:
+        def decided(decision: ApprovalDecision | ApprovalAnswer | None) -> None:
             if dialog.interrupted:
                 self.session.interrupt()  # before the denial reaches the loop
             if not message.reply.done():
