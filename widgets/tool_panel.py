@@ -237,7 +237,8 @@ class ToolPanel(Widget, can_focus=True):
     }
     """Icon per tool name; themes/skins may replace or extend it. Emoji that are two cells wide on their own
     (Emoji_Presentation), never a text symbol made an emoji by VS16 (U+FE0F, as in ✍️ or ⚙️): Rich counts
-    those as one cell and most terminals draw two, which pushed the rest of the row one cell right."""
+    those as two cells while tmux and many terminals draw the symbol in one, so the rest of the row moved
+    one cell left."""
     FALLBACK_ICON: ClassVar[str] = "🧩"
 
     STATUS_GLYPHS: ClassVar[dict[str, str]] = {
@@ -809,7 +810,8 @@ class ToolPanel(Widget, can_focus=True):
 
 def stable_icon(icon: str) -> str:
     """An icon as wide on screen as Rich measures it: VS16 (U+FE0F) dropped, so a theme's or plugin's
-    `⚙️` is drawn as the one-cell `⚙` it is counted as, instead of two cells that shift the row."""
+    `⚙️` is the one-cell `⚙` for Rich and the terminal alike (with VS16, Rich counts two cells and many
+    terminals draw one)."""
     return icon.replace("\ufe0f", "")
 
 
