@@ -148,7 +148,12 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             }
         }
         #approval-rule {
+            height: 1;
             margin: 1 0 0 0;
+            padding: 0 1;
+            border: none;
+            border-left: outer $primary;
+            background: $panel;
         }
         #approval-rule-text {
             margin: 1 0 0 0;
@@ -254,11 +259,11 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
                     yield Static(self._check_text(self.suggested_rule), id="approval-rule-check")
                     with Grid(id="approval-confirm-buttons"):
                         yield Button(
-                            Text("Save rule and allow (Enter/y)"),
+                            Text("Save rule and allow (Enter)"),
                             id="approval-confirm-yes",
                             variant="warning",
                         )
-                        yield Button(Text("Back (Esc/n)"), id="approval-confirm-back")
+                        yield Button(Text("Back (Esc)"), id="approval-confirm-back")
             yield Static(self._hint_text(), id="approval-hint")
 
     @property

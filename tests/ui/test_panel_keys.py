@@ -120,3 +120,18 @@ async def test_a_patch_shows_its_diff_once_and_expand_diffs_off_keeps_it_collaps
         size=(100, 40),
         expand_diffs=False,
     )
+
+
+async def test_a_call_wrapped_in_itself_is_titled_once(hermes_home: Path, tmp_path: Path) -> None:
+    wrapped = {"name": "terminal", "arguments": {"command": "echo hi"}}
+    calls = [{"tool_calls": [{"name": "terminal", "arguments": wrapped}]}, {"text": "done"}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: _panels(app) and _panels(app)[0].is_finished, what="finished panel")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "terminal  terminal" not in shown
+        assert "terminal  echo hi" in shown
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
