@@ -643,9 +643,12 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self.preview_row = row
 
     def _markdown_width(self) -> int:
-        """Cells for a reply in the preview (its body is indented by two)."""
-        width = self.query_one("#sessions-preview-body", Static).content_region.width
-        return max(20, width - 2) if width else 60
+        """Cells for a reply in the preview: the pane inside its padding, less the vertical scrollbar
+        whether it shows yet or not (it appears once the text is long: a reply drawn for the full width
+        would then wrap again), less the replies' indent of two."""
+        pane = self.query_one("#sessions-preview", VerticalScroll)
+        width = pane.region.width - pane.styles.gutter.width - pane.styles.scrollbar_size_vertical
+        return max(20, width - 2) if pane.region.width else 60
 
     def _preview_markdown(self, source: str) -> Text:
         """A reply's excerpt drawn as the transcript draws replies (one renderer: `MarkdownView`'s)."""
