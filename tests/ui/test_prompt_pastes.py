@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,7 +16,7 @@ from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, run_chat, screen_text, wait_for
 from widgets.paste_store import MAX_CHARS, MAX_LINES, PasteStore, is_big
-from widgets.prompt_input import PromptBar, PromptInput
+from widgets.prompt_input import PLACEHOLDERS, PromptBar, PromptInput
 from widgets.user_message import UserMessage
 
 LOG = "\n".join(f"log line {i}: something happened" for i in range(214))
@@ -207,3 +208,22 @@ async def test_the_wire_the_store_and_the_transcript_get_the_whole_paste(
         assert stored == [full]
 
     await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+# ---------------------------------------------------------------------------------------- the placeholder
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24), (50, 20)], ids=["120", "80", "50"])
+async def test_the_placeholder_fits_the_width(
+    hermes_home: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        prompt = chat(app).prompt_input
+        await wait_for(pilot, lambda: prompt.placeholder in screen_text(app), what="the whole placeholder")
+        if size[0] >= 120:
+            assert prompt.placeholder == PLACEHOLDERS[0]  # wide: every key mentioned
+        else:
+            assert prompt.placeholder != PLACEHOLDERS[0]
+        assert str(prompt.placeholder).startswith("Message Hermes…")
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, size=size)
