@@ -67,6 +67,7 @@ Command = tuple[str, str]
 FileSource = Callable[[str], list[str]]
 """Where `@` completion comes from: the working tree's paths (`a/`, `a/b.py`) for a query, best first."""
 
+_PASTE_HIGHLIGHT = "hermes.paste-token"
 _PASTE_MARKERS = ("\x1b[200~", "\x1b[201~")
 _AT_TOKEN = re.compile(r'(?:^|(?<=\s))@"?([^\s"]*)$')
 
@@ -183,8 +184,14 @@ class PromptInput(TextArea):
         & > .text-area--cursor-line {
             background: transparent;
         }
+        & > .prompt-input--paste {
+            color: $text-accent;
+            text-style: bold;
+        }
     }
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = TextArea.COMPONENT_CLASSES | {"prompt-input--paste"}
 
     class Submitted(Message):
         """The user sent `text` (never empty or whitespace only)."""
@@ -566,6 +573,23 @@ class PromptInput(TextArea):
         if row >= self.document.line_count:
             return None
         return self.pastes.span_at(self.document[row], column, inclusive=inclusive)
+
+    def _build_highlight_map(self) -> None:
+        """Paste tokens stand out as one thing (`prompt-input--paste`), like the attachment badges."""
+        super()._build_highlight_map()
+        if not len(self.pastes):
+            return
+        theme = self._theme
+        style = self.get_component_rich_style("prompt-input--paste", partial=True)
+        if theme.syntax_styles.get(_PASTE_HIGHLIGHT) != style:  # a copy: built-in themes share the dict
+            theme.syntax_styles = {**theme.syntax_styles, _PASTE_HIGHLIGHT: style}
+        for row, line in enumerate(self.document.lines):
+            for span in self.pastes.spans(line):
+                # TextArea's highlights are in UTF-8 bytes.
+                start = len(line[: span.start].encode())
+                self._highlights[row].append(
+                    (start, start + len(span.paste.token.encode()), _PASTE_HIGHLIGHT)
+                )
 
     def _keep_tokens_whole(self, edit: Edit) -> Edit:
         """Widen `edit` to the whole of any token it cuts; typing inside a token types after it."""
