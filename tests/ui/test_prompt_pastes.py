@@ -227,3 +227,25 @@ async def test_the_placeholder_fits_the_width(
         assert str(prompt.placeholder).startswith("Message Hermes…")
 
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, size=size)
+
+
+async def test_one_huge_pasted_line_is_sent_whole_and_shown_collapsed(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    line = "".join(f"{i:07d}," for i in range(250_000))  # 2 MB of one minified line
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        prompt = screen.prompt_input
+        prompt.focus()
+        await _paste(pilot, prompt, line)
+        assert prompt.text == "[Pasted #1: 2,000,000 chars]"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
+        assert server.requests[0].body["messages"][-1]["content"] == line
+        user = screen.transcript.query_one(UserMessage)
+        assert user.text == line and user.is_collapsible and not user.expanded
+        assert user.region.height < 30  # not 20,000 wrapped rows
+        assert "more characters (click/enter to expand)" in screen_text(app)
+
+    await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
