@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_CHARS", "MAX_LINES", "Paste", "PasteStore", "TokenSpan", "is_big"]
+__all__ = ["MAX_CHARS", "MAX_LINES", "Paste", "PasteStore", "TokenSpan", "is_big", "line_count"]
 
 MAX_LINES = 10
 """A paste of more lines than this collapses (Claude Code's feel)."""
@@ -27,9 +27,14 @@ MAX_CHARS = 1_000
 _TOKEN = re.compile(r"\[Pasted #(\d+): [^\]\n]*\]")
 
 
+def line_count(text: str) -> int:
+    """Lines as an editor counts them: a final newline ends the last line, it does not start another."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
 def is_big(text: str) -> bool:
     """True when `text` is too big to show in the prompt (more than MAX_LINES lines or MAX_CHARS chars)."""
-    return len(text) > MAX_CHARS or text.count("\n", 0, MAX_CHARS + 1) >= MAX_LINES
+    return len(text) > MAX_CHARS or line_count(text) > MAX_LINES
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ class Paste:
     @property
     def token(self) -> str:
         """What the prompt shows in its place: `[Pasted #1: 214 lines]`, `[Pasted #2: 12,345 chars]`."""
-        lines = self.text.count("\n") + 1
+        lines = line_count(self.text)
         size = f"{lines:,} lines" if lines > 1 else f"{len(self.text):,} chars"
         return f"[Pasted #{self.number}: {size}]"
 

@@ -29,6 +29,8 @@ def test_what_counts_as_a_big_paste() -> None:
     assert is_big("\n".join("x" * (MAX_LINES + 1)))
     assert not is_big("y" * MAX_CHARS)
     assert is_big("y" * (MAX_CHARS + 1))  # one huge line
+    assert not is_big("line\n" * MAX_LINES)  # a final newline is not one more line
+    assert PasteStore().add("line\n" * 120).token == "[Pasted #1: 120 lines]"
 
 
 def test_tokens_number_the_pastes_and_expand_to_their_text() -> None:
@@ -149,7 +151,7 @@ async def test_ctrl_o_expands_the_paste_into_editable_text_and_is_free_otherwise
         await _paste(pilot, prompt, "first\n" * 20)
         await pilot.press(*" and ")
         await _paste(pilot, prompt, LOG)
-        assert prompt.text == "[Pasted #1: 21 lines] and [Pasted #2: 214 lines]"
+        assert prompt.text == "[Pasted #1: 20 lines] and [Pasted #2: 214 lines]"
         await pilot.press("home", "ctrl+o")  # the token at the cursor
         assert prompt.text == "first\n" * 20 + " and [Pasted #2: 214 lines]"
         await pilot.press("ctrl+o")  # none at the cursor: the last one
