@@ -610,6 +610,9 @@ class Transcript(VerticalScroll, can_focus=True):
             with self.app.batch_update():  # no frame between the removal and the scroll correction
                 await self.remove_children(victims)
                 self._pending_view = reference
+        # Only entries laid out off-screen may go: a burst of entries not laid out yet leaves the window over
+        # its limit, and nothing else may come to prune it again. Go on once they have a layout.
+        self._schedule_prune(spare)
 
     @staticmethod
     async def _force_finish(widget: Widget) -> None:

@@ -501,7 +501,7 @@ def test_stall_blocks_until_read_timeout_then_stop_is_fast(server: ScriptedServe
     assert "".join(received) == "abcd"
     started = time.monotonic()
     server.stop()
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 3  # never waits for the stalled stream (generous: a loaded machine)
 
 
 def test_stop_returns_fast_with_a_stalled_stream_open() -> None:
@@ -526,7 +526,7 @@ def test_stop_returns_fast_with_a_stalled_stream_open() -> None:
     assert reader.is_alive()  # stalled: nothing more arrives
     started = time.monotonic()
     server.stop()
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 3  # never waits for the stalled stream (generous: a loaded machine)
     reader.join(5)
     assert not reader.is_alive()
     assert outcome and isinstance(outcome[0], Exception)  # the body was never completed

