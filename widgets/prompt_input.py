@@ -50,6 +50,7 @@ from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Edit, EditResult, Selection
 
+from agent.humanize import format_size
 from widgets.paste_store import PasteStore, TokenSpan, is_big
 from widgets.text_safety import PASTE_KEEP, visible_controls
 
@@ -155,6 +156,10 @@ class PromptInput(TextArea):
     # "hello⏎" arriving in one read (a fast typist, tmux send-keys, dictation) sent an empty prompt.
     SUBMIT_KEYS: ClassVar[frozenset[str]] = frozenset({"enter"})
     NEWLINE_KEYS: ClassVar[frozenset[str]] = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+
+    EXPAND_LIMIT: ClassVar[int] = 256 * 1024
+    """Ctrl+O expands pastes up to this many characters: laying out a 10 MB paste in the prompt takes a minute
+    of CPU (measured: 87 s), the editor (Ctrl+G) takes it at once."""
 
     BLINK_TIMEOUT: ClassVar[float] = 10.0
     """Seconds without a key, click or focus after which the cursor stops blinking and stays shown (GTK's
@@ -646,6 +651,13 @@ class PromptInput(TextArea):
         if found is None:
             return
         row, span = found
+        if len(span.paste.text) > self.EXPAND_LIMIT:
+            size = format_size(len(span.paste.text.encode()))
+            self.notify(
+                f"Paste #{span.paste.number} is too big to edit here ({size}): Ctrl+G opens it in $EDITOR.",
+                severity="warning",
+            )
+            return
         result = self.replace(
             span.paste.text, (row, span.start), (row, span.end), maintain_selection_offset=False
         )

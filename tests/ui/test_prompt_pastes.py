@@ -176,6 +176,9 @@ async def test_small_pastes_stay_text_and_a_ten_megabyte_binaryish_paste_is_a_to
         assert paste is not None and prompt.text == paste.token
         assert prompt.document.line_count == 1  # the prompt holds one short line, not 10 MB
         assert "\x1b" not in paste.text and "\x00" not in paste.text  # controls are made visible
+        await pilot.press("ctrl+o")  # too big to lay out in the prompt: it says so, the token stays
+        assert prompt.text == paste.token
+        assert any("too big to edit here" in n.message for n in app._notifications)
         await pilot.press(*" ok", "enter")
         await wait_for(pilot, lambda: app.submitted, what="submit")
         assert prompt.pastes.expand(app.submitted[0]) == paste.text + " ok"
