@@ -50,6 +50,7 @@ def _answer(text: str, out: TextIO) -> None:
         buffer.write(text.encode("utf-8", "surrogateescape"))
     out.flush()
 
+
 if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
 

@@ -77,8 +77,6 @@ __all__ = [
 W = TypeVar("W", bound=Widget)
 
 
-
-
 class _Done:
     """An awaitable that is already complete (needs no event loop, unlike `AwaitComplete.nothing()`)."""
 

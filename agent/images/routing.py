@@ -63,13 +63,13 @@ def vision_settings(settings: Settings) -> Settings:
         return settings
     import os
 
-    from agent.config import PROVIDER_DEFAULT_URLS, PROVIDER_KEY_ENV
+    from agent import providers
 
-    provider = "" if vision.provider in ("auto", "") else vision.provider
-    base_url = vision.base_url or (PROVIDER_DEFAULT_URLS.get(provider) if provider else None)
+    provider = "" if vision.provider in ("auto", "") else providers.canonical(vision.provider)
+    base_url = vision.base_url or (providers.base_url_for(provider, os.environ) if provider else None)
     key = vision.api_key
-    if key is None and provider in PROVIDER_KEY_ENV and os.environ.get(PROVIDER_KEY_ENV[provider]):
-        key = SecretStr(os.environ[PROVIDER_KEY_ENV[provider]])
+    if key is None and provider and (found := providers.key_from_env(provider, os.environ)):
+        key = SecretStr(found)
     return settings.model_copy(
         update={
             "model": vision.model,

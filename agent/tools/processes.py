@@ -44,6 +44,7 @@ DEFAULT_WAIT = 60
 MAX_WAIT = 600
 DEFAULT_LOG_LINES = 200
 WRITE_TIMEOUT = 5.0
+OUTPUT_DRAIN_SECONDS = 2.0  # how long an exit waits for the output pipe to reach EOF
 
 Status = Literal["running", "exited", "killed"]
 
@@ -61,6 +62,7 @@ class OutputLog:
         self.total_chars = 0
         self._lock = threading.Lock()
         self.changed = threading.Condition(self._lock)
+        self.closed = threading.Event()  # the pipe reached EOF: every byte the process wrote is in
 
     def add(self, text: str) -> None:
         if not text:
@@ -199,6 +201,9 @@ class ProcessRegistry:
 
     def _wait_exit(self, bg: BackgroundProcess) -> None:
         rc = bg.proc.wait()
+        # Its last words may still be in the pipe: an exit is reported with them. (Bounded: a child it left
+        # running in the background can hold the pipe open for as long as it lives.)
+        bg.output.closed.wait(OUTPUT_DRAIN_SECONDS)
         with bg.output.changed:
             bg.exit_code = 128 - rc if rc < 0 else rc
             bg.ended = time.time()
@@ -302,6 +307,7 @@ def _read_output(fd: int, log: OutputLog) -> None:
             log.add(cleaner.feed(decoder.decode(data)))
         log.add(cleaner.feed(decoder.decode(b"", final=True)) + cleaner.flush())
     finally:
+        log.closed.set()
         try:
             os.close(fd)
         except OSError:

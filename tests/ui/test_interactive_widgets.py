@@ -180,7 +180,10 @@ async def test_one_s_only_asks_again_and_enter_confirms_it() -> None:
         assert app.results == [ApprovalDecision.SESSION]
 
 
-async def test_ctrl_c_in_the_dialog_denies_and_says_interrupted_even_during_the_guard() -> None:
+async def test_ctrl_c_in_the_dialog_denies_and_says_interrupted_even_during_the_guard(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ApprovalDialog, "GUARD_SECONDS", 30.0)  # surely still guarded on a loaded machine
     app = ApprovalApp(make_request())
     async with app.run_test() as pilot:
         await wait_until(pilot, lambda: app.dialog.is_mounted)
