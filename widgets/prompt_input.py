@@ -596,6 +596,16 @@ class PromptInput(TextArea):
                     (start, start + len(span.paste.token.encode()), _PASTE_HIGHLIGHT)
                 )
 
+    def _app_theme_changed(self) -> None:
+        """A new theme is a fresh copy of TextArea's: the tokens get their style again, in its colours."""
+        super()._app_theme_changed()
+        if len(self.pastes):
+            self.call_after_refresh(self._restyle_tokens)
+
+    def _restyle_tokens(self) -> None:
+        self._build_highlight_map()
+        self.refresh()
+
     def _keep_tokens_whole(self, edit: Edit) -> Edit:
         """Widen `edit` to the whole of any token it cuts; typing inside a token types after it."""
         start, end = sorted((edit.from_location, edit.to_location))

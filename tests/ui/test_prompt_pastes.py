@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from rich.style import Style
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -254,3 +255,20 @@ async def test_one_huge_pasted_line_is_sent_whole_and_shown_collapsed(
         assert "more characters (click/enter to expand)" in screen_text(app)
 
     await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+def _token_styles(prompt: PromptInput) -> list[Style]:
+    return [seg.style for seg in prompt.render_line(0) if "Pasted" in seg.text and seg.style is not None]
+
+
+async def test_a_token_stands_out_and_keeps_its_style_across_a_theme_change() -> None:
+    app = PasteApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await _paste(pilot, prompt, LOG)
+        assert [style.bold for style in _token_styles(prompt)] == [True]
+        before = _token_styles(prompt)[0].color
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        await wait_for(pilot, lambda: _token_styles(prompt) and _token_styles(prompt)[0].color != before)
+        assert [style.bold for style in _token_styles(prompt)] == [True]
