@@ -89,3 +89,11 @@ async def test_a_queued_paste_shows_its_token_and_is_sent_whole(hermes_home: Pat
         assert server.requests[1].body["messages"][-1] == {"role": "user", "content": log}
 
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_help_lists_the_queue_and_paste_keys() -> None:
+    from hermes_tui import commands
+
+    rows = {key: text for group, key, text in commands.help_rows() if group == "Prompt"}
+    assert "queue" in rows["Shift+Tab"] and "queued" in rows["Up / Down"]
+    assert "Pasted" in rows["Ctrl+O"] and "paste" in rows["Backspace"]
