@@ -60,7 +60,12 @@ async def test_shift_tab_reaches_the_queue_and_its_keys_are_shown_there(
         await submit(pilot, "queued one")
         await pilot.press("shift+tab")  # what the hint says
         await wait_for(pilot, lambda: app.focused is queue, what="the queue focused")
-        await wait_for(pilot, lambda: "queue: e edit · x remove · s steer now" in screen_text(app))
+        await wait_for(pilot, lambda: "queue: e edit · x remove · s steer now · Tab back" in screen_text(app))
+        await pilot.press("tab")  # back, as it says
+        await wait_for(pilot, lambda: app.focused is screen.prompt_input, what="the prompt focused")
+        await wait_for(pilot, lambda: "1 queued · ↑ edit last" in screen_text(app), what="the prompt's hint")
+        await pilot.press("shift+tab")
+        await wait_for(pilot, lambda: app.focused is queue, what="the queue focused again")
         await pilot.press("e")
         await wait_for(pilot, lambda: screen.prompt_input.text == "queued one", what="taken back")
         assert app.focused is screen.prompt_input and queue.items == ()
