@@ -1,7 +1,7 @@
 """Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
 
-Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|prompt|themes ...] (all
-groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
+Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|prompt|themes ...]
+(all groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
 glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
 """
 
@@ -371,12 +371,12 @@ async def prompt_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await wait_for(pilot, lambda: len(prompt.pastes) == 2)
             await pilot.press(*" Compare them.")
             await pilot.pause(0.5)
-            save(app, "20-paste")
+            save(app, "24-paste")
             await pilot.press("enter")
             await wait_for(pilot, lambda: chat.busy and len(server.requests) == 2)
             await pilot.press(*"then fix the migration", "enter")
             await pilot.pause(1.0)
-            save(app, "21-queue")
+            save(app, "25-queue")
     return shots
 
 
@@ -556,6 +556,63 @@ async def hermes_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     return shots
 
 
+async def input_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """What a Claude Code or Codex user reaches for first: F1 help, `@` completion, `!` shell mode and the
+    /model picker (the scripted server lists its models)."""
+    from hermes_tui.screens.help import HelpScreen
+    from hermes_tui.screens.model_picker import ModelPicker
+
+    (workdir / "src").mkdir()
+    (workdir / "src" / "parser.py").write_text("def parse(text):\n    return text.split()\n")
+    (workdir / "src" / "parse_errors.py").write_text("class ParseError(Exception):\n    pass\n")
+    (workdir / "tests").mkdir()
+    (workdir / "tests" / "test_parser.py").write_text("from src.parser import parse\n")
+    (workdir / "notes.txt").write_text("deploy on friday\n")
+    tag = f"{size[0]}x{size[1]}"
+    shots: list[Path] = []
+
+    def shot(name: str, app: HermesApp) -> None:
+        svg = OUT / f"{name}-{tag}.svg"
+        app.save_screenshot(str(svg))
+        shots.append(to_png(svg))
+
+    models = ["gpt-4o", "gpt-4o-mini", "o3-mini", "claude-sonnet-4.5", "claude-haiku-4.5", "demo-model"]
+    scenario = {"name": "input", "model": "demo-model", "models": models, "calls": []}
+    with ScriptedServer(scenario) as server:
+        app = HermesApp(scripted_settings(server, hermes_home=workdir / "home", cwd=workdir))
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            await pilot.press("f1")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.pause(0.3)
+            shot("20-help", app)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is chat)
+            prompt = chat.prompt_input
+            prompt.focus()
+            await pilot.press(*"explain @pars")
+            await wait_for(pilot, lambda: prompt.completion_kind == "file" and prompt.completions)
+            await pilot.pause(0.3)
+            shot("21-mentions", app)
+            prompt.clear()
+            await pilot.pause()
+            for key in "!cat notes.txt; ls src":
+                await pilot.press(key)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not chat.busy and chat.query(ToolPanel))
+            await pilot.pause(0.3)
+            shot("22-shell-mode", app)
+            chat.run_slash(commands.BY_NAME["model"], "")
+            picker = await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen)
+            await wait_for(pilot, lambda: picker.catalog is not None)
+            await pilot.press(*"claude")
+            await pilot.pause(0.3)
+            shot("23-model-picker", app)
+    return shots
+
+
 async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     app = HermesApp(Settings(hermes_home=Path("~/.hermes"), cwd=workdir))
     async with app.run_test(size=size) as pilot:
@@ -566,7 +623,7 @@ async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
 
 
 SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
-GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "prompt", "themes")
+GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "themes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -601,6 +658,9 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 (Path(tmp) / "README.md").write_text("# demo project\n")
                 made += asyncio.run(reach_run(size, Path(tmp)))
+        if "input" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made += asyncio.run(input_run(size, Path(tmp)))
         if "senses" in wanted:
             # Its own process: background processes belong to the process that started them, as in the app.
             tag = f"{size[0]}x{size[1]}"
