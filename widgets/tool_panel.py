@@ -647,8 +647,12 @@ class ToolPanel(Widget, can_focus=True):
                 right.append(f" {frame}", style=self._style("running"))
             else:
                 exit_code = self._data.get("exit_code")
-                if isinstance(exit_code, int) and exit_code != 0 and self._status == "ok":
-                    right.append(f" exit {exit_code}", style=self._style("cancelled"))
+                if isinstance(exit_code, int) and exit_code != 0 and self._status in ("ok", "error"):
+                    failed = self._status == "error"
+                    right.append(
+                        f" {'✗ ' if failed else ''}exit {exit_code}",
+                        style=self._style("error" if failed else "cancelled"),
+                    )
                 else:
                     right.append(f" {self.STATUS_GLYPHS[self._status]}", style=self._style(self._status))
         used = left.cell_len + right.cell_len

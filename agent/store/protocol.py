@@ -93,6 +93,18 @@ class SessionStoreProtocol(Protocol):
     def record_approval(self, session_id: str, command: str, reasons: list[str], decision: str) -> None: ...
     def approvals(self, session_id: str) -> list[dict[str, Any]]: ...
 
+    # turn outcomes
+    def record_turn(
+        self,
+        session_id: str,
+        *,
+        exit_reason: str,
+        user_message_id: int | None = None,
+        api_calls: int = 0,
+        detail: str | None = None,
+    ) -> None: ...
+    def turns(self, session_id: str) -> list[dict[str, Any]]: ...
+
     # search
     def search(
         self, query: str | SearchQuery, limit: int = 20, offset: int = 0, session_id: str | None = None

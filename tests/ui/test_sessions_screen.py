@@ -246,7 +246,7 @@ async def test_a_word_only_in_a_tool_output_finds_its_session_with_a_highlighted
         # The preview shows the output around the match, highlighted, with the call on one line.
         await wait_until(pilot, lambda: "zanzibar" in screen.preview_text.plain)
         preview = screen.preview_text
-        assert "→ terminal: pytest -q tests/db  error · 3.2s" in preview.plain
+        assert "→ terminal: pytest -q tests/db  failed · 3.2s" in preview.plain
         assert "zanzibar" in spans_text(preview, match_style)
 
 

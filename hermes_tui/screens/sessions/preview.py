@@ -8,14 +8,15 @@ model and tool text is shown as text, never interpreted as markup, control chara
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
 
+from agent.exit_reasons import reply_marker
 from agent.humanize import format_absolute, format_age
-from agent.tools.registry import summarize_call
+from agent.tools.registry import result_status, summarize_call
 from hermes_tui.export import short_path
 from hermes_tui.screens.sessions.rows import (
     HERMES_BADGE,
@@ -55,10 +56,40 @@ class PreviewData:
     row: SessionRow
     blocks: list[list[Message] | int]
     registry: ToolRegistry | None = None
+    # results of the shown calls that fall in a gap between two blocks (shown on their call's line)
+    results: dict[str, Message] = field(default_factory=dict)
+    # why each shown turn ended (Hermes' names), by the id of the user message that started it
+    turn_ends: dict[int, str] = field(default_factory=dict)
 
 
 def fetch_preview(store: SessionStoreProtocol, row: SessionRow, registry: ToolRegistry | None) -> PreviewData:
-    """Runs in a thread: the messages around the hit, or the head and the tail of the session."""
+    """Runs in a thread: the messages around the hit, or the head and the tail of the session, with the
+    results of the calls they show and how their turns ended."""
+    data = PreviewData(row, _blocks(store, row), registry)
+    answered = {m.tool_call_id for b in data.blocks if isinstance(b, list) for m in b if m.role == "tool"}
+    seq = 0
+    for block in data.blocks:
+        if isinstance(block, int):
+            seq += block
+            continue
+        seq += len(block)
+        calls = [c.id for m in block[-1:] for c in m.tool_calls if c.id not in answered]
+        if calls:  # the block ends on a call whose results come right after it
+            for message in store.load_messages(row.info.id, seq, seq + len(calls)):
+                if message.role == "tool" and message.tool_call_id in calls:
+                    data.results[message.tool_call_id] = message
+    try:
+        data.turn_ends = {
+            turn["user_message_id"]: turn["exit_reason"]
+            for turn in store.turns(row.info.id)
+            if turn["user_message_id"] is not None
+        }
+    except Exception:  # a store without turn records (an older schema opened read-only)
+        pass
+    return data
+
+
+def _blocks(store: SessionStoreProtocol, row: SessionRow) -> list[list[Message] | int]:
     info = row.info
     count = info.message_count
     blocks: list[list[Message] | int] = []
@@ -77,7 +108,7 @@ def fetch_preview(store: SessionStoreProtocol, row: SessionRow, registry: ToolRe
         blocks.append(store.load_messages(info.id, 0, PREVIEW_HEAD))
         blocks.append(tail_start - PREVIEW_HEAD)
         blocks.append(store.load_messages(info.id, tail_start))
-    return PreviewData(row, blocks, registry)
+    return blocks
 
 
 def _excerpt(text: str, terms: Sequence[str], max_lines: int, max_chars: int) -> str:
@@ -162,6 +193,8 @@ def build_preview(
         ),
         f"{info.id} · started {format_absolute(info.created_at, now)}",
     ]
+    if info.exit_reason and info.exit_reason != "text_response":
+        lines.append(f"last turn ended: {one_line(info.exit_reason)}")
     if info.is_hermes:
         lines.append("From Hermes' history, which is never changed here: Enter continues it in a copy.")
     elif info.origin:
@@ -173,7 +206,7 @@ def build_preview(
         out.append("\n\nNo messages yet.", styles.meta)
         return out, None
 
-    results: dict[str, Message] = {}
+    results: dict[str, Message] = dict(data.results)
     for block in data.blocks:
         if isinstance(block, list):
             for message in block:
@@ -218,6 +251,11 @@ def build_preview(
                 )
             if message.partial or message.finish_reason == "interrupted":
                 out.append("  interrupted", styles.meta)
+            elif marker := reply_marker((message.meta or {}).get("incomplete")):
+                out.append(f"  {marker.split(':')[0]}", styles.meta)
+            ended = data.turn_ends.get(message.id) if message.role == "user" and message.id else None
+            if ended and ended != "text_response":
+                out.append(f"  turn ended: {one_line(ended)}", styles.meta)
             if anchored:
                 out.append("  ◂ match", styles.anchor)
             limit_lines, limit_chars = (
@@ -266,7 +304,7 @@ def _tool_line(
     line.append_text(head)
     if result is not None:
         meta = result.meta or {}
-        bits = [str(meta.get("status", "ok"))]
+        bits = [result_status(meta)]
         duration = meta.get("duration")
         if isinstance(duration, (int, float)):
             bits.append(f"{duration:.1f}s")
