@@ -1,6 +1,7 @@
 """Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
 
-Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|panels|themes ...]
+Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|prompt|panels|
+themes ...]
 (all groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
 glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
 """
@@ -317,6 +318,69 @@ async def senses_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     return shots
 
 
+def _ci_log(lines: int, where: str) -> str:
+    """A failing CI run's log, `lines` long: what people paste."""
+    head = [f"============================= test session starts ({where}) =============================="]
+    body = [
+        f"tests/test_users.py::test_case_{i:03d} PASSED{' ' * 20}[{100 * i // lines:3d}%]"
+        for i in range(lines - 4)
+    ]
+    tail = [
+        "FAILED tests/test_users.py::test_users_roundtrip - KeyError: 'email'",
+        "E       KeyError: 'email'",
+        f"=================== 1 failed, {lines - 5} passed in 12.31s ===================",
+    ]
+    return "\n".join(head + body + tail)
+
+
+async def prompt_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """A big paste sent (whole on the wire, collapsed in the transcript) and one waiting as its token in the
+    prompt; then a queued message and the status bar naming the queue's keys."""
+    from textual import events
+
+    scenario = {
+        "name": "prompt",
+        "model": "hermes-demo",
+        "calls": [
+            {"text": "The log's one failure is `test_users_roundtrip`: the migration drops `email` first."},
+            {"text": "Looking at the staging log now. " * 60, "chunk_size": 8, "delay": 0.05},
+        ],
+        "fallback": {"text": "Done."},
+    }
+    shots: list[Path] = []
+
+    def save(app: HermesApp, name: str) -> None:
+        svg = OUT / f"{name}-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(str(svg))
+        shots.append(to_png(svg))
+
+    with ScriptedServer(json.dumps(scenario)) as server:
+        app = HermesApp(scripted_settings(server, hermes_home=workdir / "home", cwd=workdir))
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            prompt = chat.prompt_input
+            prompt.focus()
+            await pilot.press(*"Why does CI fail? ")
+            prompt.post_message(events.Paste(_ci_log(214, "ci")))
+            await wait_for(pilot, lambda: len(prompt.pastes) == 1)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: server.requests and not chat.busy)
+            await pilot.press(*"Same in staging? ")
+            prompt.post_message(events.Paste(_ci_log(48, "staging")))
+            await wait_for(pilot, lambda: len(prompt.pastes) == 2)
+            await pilot.press(*" Compare them.")
+            await pilot.pause(0.5)
+            save(app, "24-paste")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: chat.busy and len(server.requests) == 2)
+            await pilot.press(*"then fix the migration", "enter")
+            await pilot.pause(1.0)
+            save(app, "25-queue")
+    return shots
+
+
 REACH_SCENARIO = {
     "name": "reach",
     "model": "hermes-demo",
@@ -588,7 +652,7 @@ async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
             await wait_for(pilot, lambda: dialog.is_armed)
             await pilot.press("a")
             await pilot.pause(0.3)
-            svg = OUT / f"24-always-allow-{size[0]}x{size[1]}.svg"
+            svg = OUT / f"26-always-allow-{size[0]}x{size[1]}.svg"
             app.save_screenshot(str(svg))
             await pilot.press("escape", "d")
             await wait_for(pilot, lambda: not chat.busy)
@@ -596,7 +660,7 @@ async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
 
 
 SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
-GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "panels", "themes")
+GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "panels", "themes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -642,6 +706,9 @@ def main(argv: list[str] | None = None) -> int:
             tag = f"{size[0]}x{size[1]}"
             subprocess.run([sys.executable, __file__, SENSES_PROCESS, tag], check=True)
             made += [OUT / f"18-images-{tag}.png", OUT / f"19-processes-{tag}.png"]
+        if "prompt" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made += asyncio.run(prompt_run(size, Path(tmp)))
     if "themes" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             made += asyncio.run(themes_run(Path(tmp)))

@@ -212,6 +212,7 @@ class ChatScreen(Screen[None]):
         self.transcript.expand_diffs = self.settings.expand_diffs
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.paste_handler = self._on_paste
+        self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
         self.prompt_input.focus()
         if self._first_images:
             self.attachments.add(Path(name) for name in self._first_images)
@@ -303,7 +304,7 @@ class ChatScreen(Screen[None]):
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
-        if (command := shell_command(text)) is not None:
+        if (command := shell_command(self.prompt_input.pastes.expand(text))) is not None:
             self.run_shell(command, text)
             return
         self.send(text, self.attachments.take())
@@ -332,6 +333,10 @@ class ChatScreen(Screen[None]):
         self.prompt_input.set_text(message.text)
         self.prompt_input.focus()
 
+    @on(QueuedMessages.Changed)
+    def _on_queue_changed(self, message: QueuedMessages.Changed) -> None:
+        self.status_bar.set_hint(message.queued_messages.hint())
+
     @on(QueuedMessages.SteerRequested)
     def _on_steer_queued(self, message: QueuedMessages.SteerRequested) -> None:
         self.action_steer(message.text)
@@ -351,7 +356,9 @@ class ChatScreen(Screen[None]):
     def send(self, text: str, images: tuple[ImageRef, ...] = ()) -> None:
         """Start a turn. The app persists nothing itself: the agent does. What `!` commands printed since
         the last message and what `@` mentions name are attached to it (the model and the store get them;
-        the transcript shows what was typed and a badge line); `images` go with it as image parts."""
+        the transcript shows what was typed and a badge line); `images` go with it as image parts. Paste
+        tokens (`[Pasted #1: 214 lines]`, also in queued messages) become the full pastes here."""
+        text = self.prompt_input.pastes.expand(text)
         self.transcript.add_user(text, [ref.label() for ref in images])
         context = self.shell.take_context()
         labels = [label for label, _ in context]
@@ -659,7 +666,7 @@ class ChatScreen(Screen[None]):
 
         from hermes_tui.editor import edit_text
 
-        current = self.prompt_input.text
+        current = self.prompt_input.full_text  # the editor sees every paste in full
         try:
             with self.app.suspend():
                 edited = edit_text(current)
@@ -671,7 +678,7 @@ class ChatScreen(Screen[None]):
                 "No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning"
             )
             return
-        self.prompt_input.set_text(edited)
+        self.prompt_input.set_text(self.prompt_input.pastes.collapse(edited))
         self.prompt_input.focus()
 
     # ------------------------------------------------------------------ commands: the running turn
@@ -686,7 +693,7 @@ class ChatScreen(Screen[None]):
         if not self.busy:
             self.send(text)
             return
-        self.agent.steer(text)
+        self.agent.steer(self.prompt_input.pastes.expand(text))
         self.transcript.add_notice("info", f"Steer queued for the running turn: {text}")
 
     def action_compress(self) -> None:
