@@ -105,6 +105,8 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Esc", "interrupt the running turn"),
             ("Ctrl+C", "interrupt, else clear the prompt; twice to quit"),
+            ("Ctrl+O", "expand/collapse the tool panel in focus, else the latest one"),
+            ("Ctrl+T", "expand/collapse every tool panel of the last turn"),
             ("End", "jump to the latest output"),
             ("PageUp / PageDown", "scroll the transcript"),
         ),

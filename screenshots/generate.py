@@ -1,6 +1,7 @@
 """Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
 
-Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|prompt|themes ...]
+Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|prompt|panels|
+themes ...]
 (all groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
 glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
 """
@@ -622,8 +623,44 @@ async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     return to_png(svg)
 
 
+ALWAYS_SCENARIO = {
+    "name": "always-allow",
+    "calls": [
+        {
+            "text": "Pushing the fix.",
+            "tool_calls": [{"name": "terminal", "arguments": {"command": "git push --force origin main"}}],
+        },
+        {"text": "Pushed."},
+    ],
+}
+
+
+async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
+    """ "Always allow" on a risky command: the rule offered as an editable pattern."""
+    with ScriptedServer(json.dumps(ALWAYS_SCENARIO)) as server:
+        app = HermesApp(
+            scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
+        )
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            chat.prompt_input.text = "push the fix"
+            chat.prompt_input.focus()
+            await pilot.press("enter")
+            dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
+            await wait_for(pilot, lambda: dialog.is_armed)
+            await pilot.press("a")
+            await pilot.pause(0.3)
+            svg = OUT / f"26-always-allow-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            await pilot.press("escape", "d")
+            await wait_for(pilot, lambda: not chat.busy)
+    return to_png(svg)
+
+
 SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
-GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "themes")
+GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "panels", "themes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -661,6 +698,9 @@ def main(argv: list[str] | None = None) -> int:
         if "input" in wanted:
             with tempfile.TemporaryDirectory() as tmp:
                 made += asyncio.run(input_run(size, Path(tmp)))
+        if "panels" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made.append(asyncio.run(panels_run(size, Path(tmp))))
         if "senses" in wanted:
             # Its own process: background processes belong to the process that started them, as in the app.
             tag = f"{size[0]}x{size[1]}"

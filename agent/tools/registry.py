@@ -211,7 +211,13 @@ def summarize_call(name: str, arguments: str | Mapping[str, Any], tools: ToolCat
             return " ".join(arguments.split())[:SUMMARY_CHARS]
         arguments = parsed
     tool = tools.get(name) if tools is not None else None
-    return tool.summarize(arguments) if tool is not None else summarize_arguments(arguments)
+    summary = tool.summarize(arguments) if tool is not None else summarize_arguments(arguments)
+    if summary != name:
+        return summary
+    # The call wrapped in itself (`{"name": "terminal", "arguments": {...}}`, as some models send it): the
+    # summary is what it wraps, never the tool's name again (a panel titled "terminal  terminal").
+    inner = next((value for value in arguments.values() if isinstance(value, Mapping)), None)
+    return summarize_call(name, inner, tools) if inner is not None else ""
 
 
 _STATUS_WORDS = {"ok": "ok", "error": "failed", "cancelled": "cancelled", "denied": "denied"}

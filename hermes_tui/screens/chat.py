@@ -34,7 +34,7 @@ from agent.file_tree import FileIndex
 from agent.mentions import badge_line, expand_mentions, with_attached
 from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
-from agent.ui import ApprovalDecision
+from agent.ui import ApprovalAnswer, ApprovalDecision
 from hermes_tui import commands, learning_actions
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -94,6 +94,8 @@ class ChatScreen(Screen[None]):
         Binding("f1", "help", "Help", show=False),
         Binding("end", "scroll_latest", "Latest", show=False),
         Binding("ctrl+g", "edit_prompt", "Edit in $EDITOR", show=False),
+        Binding("ctrl+o", "toggle_panel", "Expand/collapse a tool panel", show=False),
+        Binding("ctrl+t", "toggle_turn_panels", "Expand/collapse the turn's panels", show=False),
     ]
 
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
@@ -207,6 +209,7 @@ class ChatScreen(Screen[None]):
             self.call_after_refresh(self._engine_ready)
         if self.store.read_only:  # browsing and search work; sending says why not
             self.transcript.add_notice("warn", self.store.read_only)
+        self.transcript.expand_diffs = self.settings.expand_diffs
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.paste_handler = self._on_paste
         self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
@@ -553,7 +556,7 @@ class ChatScreen(Screen[None]):
 
         dialog = ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS)
 
-        def decided(decision: ApprovalDecision | None) -> None:
+        def decided(decision: ApprovalDecision | ApprovalAnswer | None) -> None:
             if dialog.interrupted:
                 self.session.interrupt()  # before the denial reaches the loop
             if not message.reply.done():
@@ -644,6 +647,15 @@ class ChatScreen(Screen[None]):
         if not self._interrupting:
             self._interrupting = True
             self.transcript.hide_spinner()
+
+    def action_toggle_panel(self) -> None:
+        """Ctrl+O: the tool panel in focus, else the latest one (not bound by the prompt, so it yields
+        to a prompt binding of the same key, e.g. one for a paste under the cursor)."""
+        self.transcript.toggle_panel(self.focused)
+
+    def action_toggle_turn_panels(self) -> None:
+        """Ctrl+T: expand every tool panel of the last turn, or collapse them all if all are open."""
+        self.transcript.toggle_last_turn_panels()
 
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()
