@@ -1,41 +1,41 @@
-"""`CallSink`: where one model call's deltas arrive on the agent thread (the loop makes one per call).
+"""One model call's live deltas, on the agent thread: events out to the UI, the partial reply checkpointed.
 
-Why apart from the loop: streaming has one job of its own, turning deltas into UI events and keeping the
-partial reply in the store as it grows (first delta at once, then every `CHECKPOINT_INTERVAL` seconds), so a
-crash mid-stream leaves the text streamed so far on disk, marked partial.
+The first text or reasoning creates a *partial* assistant row in the store; later deltas rewrite it at most
+once every `CHECKPOINT_INTERVAL` seconds, so a crash mid-reply loses at most that much. A failed attempt that
+is retried `reset()`s the sink: the next attempt reuses the same row, so nothing is stored twice.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from agent.events import FirstDelta, ReasoningDelta, TextDelta, ToolCallStarted
+from agent.events import (
+    FirstDelta,
+    ReasoningDelta,
+    StreamResumed,
+    StreamStalled,
+    TextDelta,
+    ToolCallStarted,
+)
 from agent.messages import Message
 
 if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
     from agent.ui import AgentUI
 
-__all__ = ["CHECKPOINT_INTERVAL", "CallSink", "SinkOwner"]
+__all__ = ["CHECKPOINT_INTERVAL", "CallSink"]
 
 CHECKPOINT_INTERVAL = 1.0
-"""Seconds between two writes of a growing partial reply."""
-
-
-class SinkOwner(Protocol):
-    """What a sink needs of the agent: where events go and where the partial reply is kept."""
-
-    ui: AgentUI
-    store: SessionStoreProtocol | None
-    session_id: str
 
 
 class CallSink:
-    """Receives one model call's deltas on the agent thread: events out, partial text checkpointed."""
+    """A `StreamSink` (and `StallAware`) for the loop's model calls."""
 
-    def __init__(self, agent: SinkOwner) -> None:
-        self.agent = agent
+    def __init__(self, ui: AgentUI, store: SessionStoreProtocol | None, session_id: str) -> None:
+        self.ui = ui
+        self.store = store
+        self.session_id = session_id
         self.first = False
         self.text: list[str] = []
         self.reasoning: list[str] = []
@@ -46,31 +46,42 @@ class CallSink:
     def _first(self) -> None:
         if not self.first:
             self.first = True
-            self.agent.ui.on_event(FirstDelta())
+            self.ui.on_event(FirstDelta())
 
     def on_text(self, text: str) -> None:
         self._first()
         self.text.append(text)
         self.dirty = True
-        self.agent.ui.on_event(TextDelta(text))
+        self.ui.on_event(TextDelta(text))
         self._maybe_checkpoint()
 
     def on_reasoning(self, text: str) -> None:
         self._first()
         self.reasoning.append(text)
         self.dirty = True
-        self.agent.ui.on_event(ReasoningDelta(text))
+        self.ui.on_event(ReasoningDelta(text))
         self._maybe_checkpoint()
 
     def on_tool_start(self, index: int, call_id: str, name: str) -> None:
         self._first()
-        self.agent.ui.on_event(ToolCallStarted(index=index, name=name, call_id=call_id))
+        self.ui.on_event(ToolCallStarted(index=index, name=name, call_id=call_id))
 
     def on_idle(self) -> None:
         self._maybe_checkpoint()
 
+    def on_stall(self, seconds: float) -> None:
+        self.ui.on_event(StreamStalled(seconds))
+
+    def on_resume(self) -> None:
+        self.ui.on_event(StreamResumed())
+
+    @property
+    def shown(self) -> bool:
+        """Something of this call is on screen (text or reasoning)."""
+        return bool(self.text or self.reasoning)
+
     def _maybe_checkpoint(self) -> None:
-        store = self.agent.store
+        store = self.store
         if store is None or not self.dirty:
             return
         now = time.monotonic()
@@ -78,7 +89,7 @@ class CallSink:
             self.message = Message(role="assistant", content="", partial=True)
             self.message.content = "".join(self.text)
             self.message.reasoning = "".join(self.reasoning) or None
-            store.append_message(self.agent.session_id, self.message)
+            store.append_message(self.session_id, self.message)
             self.last_checkpoint = now
             self.dirty = False
         elif now - self.last_checkpoint >= CHECKPOINT_INTERVAL:

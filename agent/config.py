@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -85,9 +85,14 @@ class Settings(BaseModel):
     max_iterations: int = Field(90, ge=1, le=10_000)
     max_output_tokens: int | None = Field(None, ge=1)
     stale_timeout: float = Field(180.0, gt=0)
+    # The stale timeout for local endpoints (loopback, private addresses) when stale_timeout is not set:
+    # a slow local prefill must not be killed and retried forever (Hermes' agent.local_stream_stale_timeout).
+    local_stale_timeout: float = Field(900.0, gt=0)
     connect_timeout: float = Field(30.0, gt=0)
     max_retries: int = Field(3, ge=0, le=10)
-    approvals_mode: str = "manual"
+    # manual: ask the user; smart: an auxiliary model call approves, denies or asks the user
+    # (agent/approval/smart.py); off: run everything (hard-blocked commands stay blocked).
+    approvals_mode: Literal["manual", "smart", "off"] = "manual"
     approvals_timeout: float = Field(300.0, gt=0)
     command_allowlist: list[str] = Field(default_factory=list)
     approvals_deny: list[str] = Field(default_factory=list)
@@ -96,6 +101,8 @@ class Settings(BaseModel):
     terminal_timeout: float = Field(180.0, gt=0, le=600)
     yolo: bool = False
     skin: str = "default"
+    # File edits' tool panels open with their diff shown (Hermes-style key `display.expand_diffs`).
+    expand_diffs: bool = True
     # When a turn ends or a question waits while the terminal is unfocused: bell | desktop | off
     notify: str = Field("bell", pattern="^(bell|desktop|off)$")
     save_trajectories: bool = False
@@ -138,6 +145,13 @@ class Settings(BaseModel):
     plugins_disabled: list[str] = Field(default_factory=list)
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
+
+    @field_validator("approvals_mode", mode="before")
+    @classmethod
+    def _approvals_mode(cls, value: Any) -> Any:
+        if value is False:
+            return "off"  # YAML reads a bare `off` as False
+        return value.strip().lower() if isinstance(value, str) else value
 
     @property
     def effective_context_window(self) -> int:
@@ -287,11 +301,13 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "agent.system_prompt": "ephemeral_system_prompt",
         "agent.max_turns": "max_iterations",
         "max_turns": "max_iterations",
+        "agent.local_stream_stale_timeout": "local_stale_timeout",
         "approvals.mode": "approvals_mode",
         "approvals.timeout": "approvals_timeout",
         "approvals.deny": "approvals_deny",
         "command_allowlist": "command_allowlist",
         "display.skin": "skin",
+        "display.expand_diffs": "expand_diffs",
         "clarify.timeout": "clarify_timeout",
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",
@@ -308,8 +324,6 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     for key, name in pairs.items():
         value = _get(data, key)
         if value is not None and name not in out:
-            if name == "approvals_mode" and value is False:
-                value = "off"  # YAML reads a bare `off` as False
             out[name] = (key, value)
     legacy = data.get("fallback_model")
     if legacy is not None:
@@ -365,6 +379,8 @@ def _validate_one(name: str, value: Any) -> tuple[bool, Any, str]:
     except ValidationError as exc:
         msg = exc.errors()[0].get("msg", "a valid value") if exc.errors() else "a valid value"
         ann = field_info.annotation
+        if get_origin(ann) is Literal:
+            return False, None, "one of " + " | ".join(str(choice) for choice in get_args(ann))
         expected = ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")
         return False, None, f"{expected} ({msg})"
 
@@ -431,6 +447,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
         "OPENAI_BASE_URL": "base_url",
         "HERMES_BASE_URL": "base_url",
         "HERMES_STREAM_STALE_TIMEOUT": "stale_timeout",
+        "HERMES_LOCAL_STREAM_STALE_TIMEOUT": "local_stale_timeout",
         "HERMES_MAX_ITERATIONS": "max_iterations",
         "HERMES_EPHEMERAL_SYSTEM_PROMPT": "ephemeral_system_prompt",
     }

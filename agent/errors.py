@@ -12,6 +12,11 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from agent.exit_reasons import EMPTY_RESPONSE, STREAM_INCOMPLETE, THINKING_EXHAUSTED, TRUNCATED
+
+# Outcomes that are their own exit reason (`stream_incomplete`), not `error:<reason>`.
+_BARE_EXIT_REASONS = frozenset({STREAM_INCOMPLETE, THINKING_EXHAUSTED, EMPTY_RESPONSE, TRUNCATED})
+
 
 class AgentError(Exception):
     """A failure the loop understands. `classified` says what to do about it."""
@@ -29,6 +34,12 @@ class EmptyStreamError(Exception):
     """The provider closed the stream without a single chunk."""
 
 
+class StreamIncompleteError(Exception):
+    """The reply stream ended without its protocol's terminal event (chat completions: no finish reason
+    and no `[DONE]`; Anthropic: no `message_stop`), or the connection broke while the body was read: what
+    arrived is only part of the reply."""
+
+
 class InterruptedByUser(Exception):
     """Raised inside the loop when the interrupt flag is seen; never escapes `run_conversation`."""
 
@@ -37,7 +48,8 @@ class InterruptedByUser(Exception):
 class ClassifiedError:
     reason: str  # auth | billing | rate_limit | overloaded | server_error | timeout | context_overflow |
     # payload_too_large | image_too_large | model_not_found | content_policy | format_error | connection |
-    # unknown
+    # stream_incomplete | unknown; and the reply outcomes thinking_exhausted | empty_response_exhausted |
+    # truncated
     message: str
     retryable: bool
     hint: str
@@ -48,7 +60,7 @@ class ClassifiedError:
 
     @property
     def exit_reason(self) -> str:
-        return f"error:{self.reason}"
+        return self.reason if self.reason in _BARE_EXIT_REASONS else f"error:{self.reason}"
 
     def user_line(self) -> str:
         detail = f" ({self.status_code})" if self.status_code else ""
@@ -151,6 +163,14 @@ def classify(
         )
     if isinstance(exc, json.JSONDecodeError):
         return ClassifiedError("server_error", str(exc), True, "The provider sent a malformed chunk.")
+    if isinstance(exc, StreamIncompleteError):
+        return ClassifiedError(
+            STREAM_INCOMPLETE,
+            message,
+            True,
+            "The connection closed before the reply finished.",
+            should_fallback=True,
+        )
     if isinstance(exc, EmptyStreamError):
         return ClassifiedError(
             "server_error", message, True, "The provider closed the stream without a reply."

@@ -126,11 +126,16 @@ class UsageUpdated(AgentEvent):
 
 @dataclass(frozen=True)
 class TurnFinished(AgentEvent):
-    exit_reason: str  # completed | interrupted | budget_exhausted | error:<class> | content_filter
+    """The turn ended. `exit_reason` is one of `agent.exit_reasons` (or `error:<reason>`); `error` is the one
+    line that says why a turn did not complete (shown once: the loop emits no separate notice for it);
+    `marker` says that the reply on screen is not whole (`agent.exit_reasons.reply_marker`)."""
+
+    exit_reason: str
     final_text: str
     usage: Usage
     error: str | None = None
     pending_steer: str | None = None
+    marker: str | None = None  # the last reply was kept unfinished: the line shown under it
     rewritten: bool = False  # a plugin replaced the final answer (Hermes' transform_llm_output)
 
 
@@ -139,6 +144,19 @@ class StreamDiscarded(AgentEvent):
     """A failed attempt's partial reply is thrown away before a retry: the UI clears what it showed."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class StreamStalled(AgentEvent):
+    """The model call has sent nothing for `seconds` (no first token yet, or a reply that stopped): the UI
+    says so instead of only counting. The stale timeout and the retry policy are the loop's business."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class StreamResumed(AgentEvent):
+    """Data arrived again after a `StreamStalled`."""
 
 
 @dataclass(frozen=True)

@@ -8,25 +8,17 @@ persisted at once, so a crash at any moment leaves a consistent, resumable sessi
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretStr
-
-from agent import providers
+from agent import exit_reasons, reply_outcomes
+from agent.budget import IterationBudget
 from agent.call_sink import CallSink
-from agent.compression import (
-    SUMMARY_INSTRUCTIONS,
-    estimate_tokens,
-    make_marker,
-    plan,
-    render_for_summary,
-    wire_view,
-)
+from agent.compression import estimate_tokens, wire_view
+from agent.compressor import Compressor
 from agent.config import Settings
 from agent.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
 from agent.events import (
@@ -39,6 +31,7 @@ from agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from agent.fallback import endpoint_settings, next_fallback
 from agent.images.routing import prepare_images
 from agent.messages import Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
@@ -56,7 +49,14 @@ from agent.tools.memory import memory_state
 from agent.tools.registry import ToolContext, ToolRegistry
 from agent.tools.todo import todos_from_history
 from agent.toolsets import SessionToolsets
-from agent.transports.base import ModelRequest, ModelResponse, PartialInterrupt, SilentSink, Transport
+from agent.transports.base import (
+    ModelRequest,
+    ModelResponse,
+    PartialInterrupt,
+    Transport,
+    approx_tokens,
+)
+from agent.transports.endpoint import Endpoint
 from agent.transports.factory import make_transport
 from agent.ui import AgentUI, NullUI
 
@@ -79,8 +79,6 @@ CONTENT_FILTER_TEXT = (
     "The model declined to respond to this request (the provider's safety filter stopped it)."
 )
 MAX_CONTINUATIONS = 3
-MAX_COMPRESSIONS_PER_TURN = 3
-MIN_FRESH_TO_COMPRESS = 4
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
 
 
@@ -116,7 +114,10 @@ class Agent:
         transport: Transport | None = None,
         session_id: str | None = None,
         source: str = "tui",
+        budget: IterationBudget | None = None,
     ) -> None:
+        """`budget`: a child agent's share of its parent's (`parent.budget.child(n)`, see agent.budget);
+        without one, every turn gets a fresh budget of `settings.max_iterations` calls."""
         self.settings = settings
         self.ui: AgentUI = ui or NullUI()
         self.store = store
@@ -145,9 +146,15 @@ class Agent:
         self.approvals: ApprovalGate | None = None
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
+        self._fallback_settings: Settings | None = None  # the endpoint a fallback moved this turn to
         self._active_model = settings.model
+        self._shared_budget = budget
+        self.budget = budget or IterationBudget(settings.max_iterations)
+        self._wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
         self._active_endpoint = (settings.provider, settings.base_url)  # a fallback's during one
-        self._compressions = 0
+        self.compressor = Compressor(
+            self, wire=self._wire_messages, append=self._append, interrupt=self._interrupt
+        )
         self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
@@ -296,29 +303,17 @@ class Agent:
                 url = self.settings.base_url if base_url is None else base_url
                 self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
             else:
-                self.settings = self._endpoint_settings(provider, model, base_url)
+                self.settings = endpoint_settings(self.settings, provider, model, base_url)
             self._restore_primary()  # closes the old transport: the next call builds one for these settings
         finally:
             self._busy.release()
-
-    def _endpoint_settings(
-        self, provider: str, model: str, base_url: str | None, key_env: str | None = None
-    ) -> Settings:
-        """The settings with another provider, model and URL; the key from `key_env` (a fallback entry's
-        own variable) or the provider's key variables when set (agent/providers.py), else the current key."""
-        provider = providers.canonical(provider)
-        key = providers.key_from_env(provider, os.environ, key_env)
-        updated = self.settings.model_copy(
-            update={"provider": provider, "model": model, "base_url": base_url}
-        )
-        updated.api_key = SecretStr(key) if key else self.settings.api_key
-        return updated
 
     def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
         """One turn; `images` (stored with `agent.images.save_image`) go with the user's message."""
         with self._busy:
             self._interrupt.clear()
-            self._compressions = 0
+            self.compressor.new_turn()
+            self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
             if self._fallback_index:
                 self._restore_primary()
             turn_start = len(self.messages)
@@ -383,6 +378,7 @@ class Agent:
 
     def _make_gate(self) -> ApprovalGate:
         from agent.approval import ApprovalGate, load_allowlist
+        from agent.approval.smart import SmartApprover
 
         cfg = self.settings.tui_config_path
         allow = list(dict.fromkeys([*self.settings.command_allowlist, *load_allowlist(cfg)]))
@@ -397,6 +393,10 @@ class Agent:
             timeout=self.settings.approvals_timeout,
             interrupt=self._interrupt,
             hermes_home=self.settings.hermes_home,
+            # smart mode's reviewing model: the session's own endpoint, on a transport of its own
+            smart=SmartApprover(lambda: make_transport(self.settings))
+            if self.settings.approvals_mode == "smart"
+            else None,
         )
         gate.yolo = self.yolo
         return gate
@@ -438,18 +438,20 @@ class Agent:
         parts: list[str] = []  # text of `length`-truncated replies joined with the final one
         started = time.monotonic()
 
-        def finish(reason: str, final: str, error: ClassifiedError | None = None) -> TurnResult:
-            status = {"completed": "completed", "interrupted": "interrupted"}.get(reason, "error")
-            if reason == "budget_exhausted":
-                status = "completed"
-            self._set_status(status)
+        def finish(
+            reason: str, final: str, error: ClassifiedError | None = None, marker: str | None = None
+        ) -> TurnResult:
+            self._wire_nudge = []
+            self._set_status(exit_reasons.session_status(reason))
             if self.store is not None:
                 try:
                     # Tokens, calls and cost were counted call by call (`record_call`).
                     self.store.add_usage(self.session_id, duration_s=time.monotonic() - started)
                 except Exception:
                     pass
-            if reason == "completed" and self._is_first_turn():
+            line = error.user_line() if error else None
+            self._record_exit(reason, line, api_calls)
+            if reason == exit_reasons.COMPLETED and self._is_first_turn():
                 self._title_in_background(text, final)
             streamed = final
             if reason == "completed" and final and self.plugins.has_hooks("on_turn_end"):
@@ -462,8 +464,9 @@ class Agent:
                     exit_reason=reason,
                     final_text=final,
                     usage=turn_usage.copy(),
-                    error=error.user_line() if error else None,
+                    error=line,
                     pending_steer=leftover,
+                    marker=marker,
                     rewritten=final != streamed,
                 )
             )
@@ -484,33 +487,59 @@ class Agent:
             self._plugin_context = ""
             return result
 
+        empty_replies = 0
+        carried: CallSink | None = None  # an empty reply's sink: its partial row serves the next attempt
         while True:
             if self._interrupt.is_set():
                 return finish("interrupted", "".join(parts))
-            if api_calls >= self.settings.max_iterations:
+            if not self.budget.consume():
                 return self._budget_summary(finish, turn_usage, parts, api_calls)
             tools = self.toolsets.schemas()  # per request: /tools and dynamic toolsets apply at once
             api_calls += 1
             try:
-                response, sink, cost = self._call_model(tools, api_calls, turn_usage)
+                response, sink, cost = self._call_model(tools, api_calls, turn_usage, carried)
             except _Interrupted as exc:
                 self._keep_partial(exc.row, exc.partial)
                 return finish("interrupted", "".join(parts) + exc.partial.text)
             except InterruptedByUser:
                 return finish("interrupted", "".join(parts))
             except _CallFailed as exc:
-                self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
-                return finish(exc.classified.exit_reason, "".join(parts), exc.classified)
+                marker = exit_reasons.reply_marker(exc.classified.exit_reason) if exc.kept else None
+                return finish(exc.classified.exit_reason, "".join(parts) + exc.kept, exc.classified, marker)
+            carried = None
 
-            message = self._record_response(response, sink, cost)
+            if reply_outcomes.is_empty(response):
+                empty_replies += 1
+                carried = self._ask_again_after_empty(sink, empty_replies)
+                if carried is not None:
+                    self._record_call(response, cost, None)  # the empty reply's tokens count too
+                    continue
+                self._keep_empty(sink, response, cost)
+                error = reply_outcomes.empty_response_error(fell_back=empty_replies > 2)
+                return finish(exit_reasons.EMPTY_RESPONSE, "".join(parts), error)
+            self._wire_nudge = []
             finish_reason = response.finish_reason or "stop"
+            truncated = finish_reason == "length" and bool(response.text) and not response.tool_calls
+            incomplete = None
+            if reply_outcomes.is_thinking_exhausted(response):
+                incomplete = exit_reasons.THINKING_EXHAUSTED
+            elif truncated and continuations >= MAX_CONTINUATIONS:
+                incomplete = exit_reasons.TRUNCATED
+            message = self._record_response(response, sink, cost, incomplete=incomplete)
+            if incomplete == exit_reasons.THINKING_EXHAUSTED:
+                error = reply_outcomes.thinking_exhausted_error()
+                return finish(incomplete, "".join(parts), error)
+            if incomplete == exit_reasons.TRUNCATED:
+                error = reply_outcomes.truncated_error(continuations)
+                marker = exit_reasons.reply_marker(incomplete)
+                return finish(incomplete, "".join(parts) + response.text, error, marker)
             if response.tool_calls:
                 self._run_tools(message.tool_calls)
                 self._deliver_steer()
                 if self._interrupt.is_set():
                     return finish("interrupted", "".join(parts) + response.text)
                 continue
-            if finish_reason == "length" and response.text and continuations < MAX_CONTINUATIONS:
+            if truncated:
                 continuations += 1
                 parts.append(response.text)
                 self.ui.on_event(
@@ -528,10 +557,49 @@ class Agent:
                 return finish("error:content_filter", final or CONTENT_FILTER_TEXT)
             return finish("completed", "".join(parts) + response.text)
 
+    def _record_exit(self, reason: str, line: str | None, api_calls: int) -> None:
+        """Why the turn ended, in Hermes' words, with the line the user was shown (`hermes-tui sessions`)."""
+        if self.store is None:
+            return
+        index = self._turn_user_index
+        user = self.messages[index] if 0 <= index < len(self.messages) else None
+        try:
+            self.store.record_turn(
+                self.session_id,
+                exit_reason=exit_reasons.stored_name(reason),
+                user_message_id=user.id if user is not None else None,
+                api_calls=api_calls,
+                detail=line,
+            )
+        except Exception:
+            pass
+
+    def _ask_again_after_empty(self, sink: CallSink, empty_replies: int) -> CallSink | None:
+        """An empty reply is asked again once with Hermes' nudge, then each fallback provider gets a try.
+        What it showed (reasoning) is withdrawn; the sink (its row) serves the next attempt. None: give up."""
+        if empty_replies == 1:
+            after_tools = bool(self.messages) and self.messages[-1].role == "tool"
+            self._wire_nudge = reply_outcomes.nudge_messages(after_tools)
+            notice = "The model returned an empty reply: asking again."
+            self.ui.on_event(StatusNotice(kind="retry", text=notice))
+        elif not self._activate_fallback(reply_outcomes.EMPTY_AGAIN):
+            return None
+        if sink.shown:
+            self.ui.on_event(StreamDiscarded(reason=exit_reasons.EMPTY_RESPONSE))
+        sink.reset()
+        return sink
+
+    def _keep_empty(self, sink: CallSink, response: ModelResponse, cost: CallCost) -> None:
+        """The last empty reply: a row it started (reasoning) is kept and says it was empty."""
+        if sink.message is not None:
+            self._record_response(response, sink, cost, incomplete=exit_reasons.EMPTY_RESPONSE)
+        else:
+            self._record_call(response, cost, None)
+
     def _budget_summary(
         self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int
     ) -> TurnResult:
-        limit = self.settings.max_iterations
+        limit = self.budget.max_total
         self.ui.on_event(
             StatusNotice(
                 kind="warn",
@@ -547,8 +615,7 @@ class Agent:
         except InterruptedByUser:
             return finish("interrupted", "")
         except _CallFailed as exc:
-            self.ui.on_event(StatusNotice(kind="error", text=exc.classified.user_line()))
-            return finish("budget_exhausted", "", exc.classified)
+            return finish("budget_exhausted", exc.kept, exc.classified)
         self._record_response(response, sink, cost)
         return finish("budget_exhausted", response.text)
 
@@ -556,26 +623,14 @@ class Agent:
         return sum(1 for m in self.messages if m.role == "user" and not m.meta.get("synthetic")) == 1
 
     def _title_in_background(self, first_user: str, first_reply: str) -> None:
-        """A short model-made title replaces the first-message one, off the turn's critical path."""
         if self.store is None or not self.settings.auto_title or not first_reply.strip():
             return
-        store, session_id, settings = self.store, self.session_id, self.settings
-        provisional = (store.get_session(session_id).title or "") if store.get_session(session_id) else ""
+        from agent.titles import retitle_in_background
 
-        def work() -> None:
-            from agent.titles import generate_title
-
-            title = generate_title(lambda: make_transport(settings), first_user, first_reply)
-            if not title:
-                return
-            try:
-                info = store.get_session(session_id)
-                if info is not None and (info.title or "") == provisional:  # the user has not renamed it
-                    store.set_title(session_id, title)
-            except Exception:
-                pass
-
-        threading.Thread(target=work, name="session-title", daemon=True).start()
+        settings = self.settings
+        retitle_in_background(
+            self.store, self.session_id, lambda: make_transport(settings), first_user, first_reply
+        )
 
     def _turn_context(self, text: str, plugin_context: str) -> str:
         """This turn's wire-only additions to its user message: a `/skill-name` skill, plugin context, and
@@ -590,6 +645,11 @@ class Agent:
         ]
         return "\n\n".join(p for p in parts if p)
 
+    def _endpoint(self) -> Endpoint:
+        """Where the next call goes (a fallback's endpoint during a turn that fell back)."""
+        active = self._fallback_settings or self.settings
+        return Endpoint(active.provider or "", active.base_url or "", self._active_model)
+
     def _wire_messages(self) -> list[dict[str, Any]]:
         view = wire_view(self.messages)
         if self._plugin_context and 0 <= self._turn_user_index < len(self.messages):
@@ -601,91 +661,36 @@ class Agent:
                 for m in view
             ]
         system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
-        wire = [{"role": "system", "content": system}, *sanitize_for_wire(view)]
+        wire = [
+            {"role": "system", "content": system},
+            *sanitize_for_wire(view, reasoning_echo=self._endpoint().needs_reasoning_echo),
+            *self._wire_nudge,
+        ]
         return prepare_images(wire, self.settings, shrink=self._shrink_images)
 
     # ----------------------------------------------------------------- compression
-
-    def context_threshold(self) -> int:
-        return int(self.settings.effective_context_window * self.settings.compression_threshold)
 
     def compress_now(self, *, reason: str = "on request") -> bool:
         """Summarize the middle of the conversation (the /compress command). Runs a model call."""
         with self._busy:
             self._interrupt.clear()
             try:
-                return self._compress(reason)
+                return self.compressor.run(reason)
             finally:
                 self._interrupt.clear()
-
-    def _maybe_compress(self, tools: list[dict[str, Any]]) -> None:
-        if not self.settings.compression_enabled or self._compressions >= MAX_COMPRESSIONS_PER_TURN:
-            return
-        if estimate_tokens(self._wire_messages(), tools) <= self.context_threshold():
-            return
-        chosen = plan(self.messages)
-        fresh = [i for i in chosen.middle if self.messages[i].meta.get("synthetic") != "compression"]
-        if len(fresh) < MIN_FRESH_TO_COMPRESS:
-            return  # the recent tail alone is this big: summarizing a few messages again would not help
-        self._compress("the conversation is over the compression threshold")
-
-    def _compress(self, reason: str) -> bool:
-        chosen = plan(self.messages)
-        if not chosen.worthwhile:
-            self.ui.on_event(
-                StatusNotice(kind="info", text="Nothing to compress yet: the conversation is short.")
-            )
-            return False
-        self._compressions += 1
-        before = estimate_tokens(self._wire_messages())
-        self.ui.on_event(StatusNotice(kind="info", text=f"Compressing the conversation ({reason})…"))
-        request = ModelRequest(
-            messages=[
-                {"role": "system", "content": SUMMARY_INSTRUCTIONS},
-                {"role": "user", "content": render_for_summary(self.messages, chosen.middle)},
-            ],
-            tools=[],
-        )
-        try:
-            summary = self.transport.stream(request, SilentSink(), self._interrupt).text.strip()
-        except PartialInterrupt:
-            raise InterruptedByUser() from None
-        except Exception as exc:
-            c = classify(exc, provider=self.settings.provider, model=self._active_model)
-            self.ui.on_event(StatusNotice(kind="warn", text=f"Compression failed: {c.user_line()}"))
-            return False
-        if not summary:
-            self.ui.on_event(
-                StatusNotice(kind="warn", text="Compression failed: the model returned an empty summary.")
-            )
-            return False
-        marker = make_marker(summary, chosen, 0)
-        self._append(marker)
-        after = estimate_tokens(self._wire_messages())
-        marker.meta["saved_tokens"] = max(0, before - after)
-        if self.store is not None and marker.id is not None:
-            self.store.update_message(marker)
-        self.ui.on_event(
-            StatusNotice(
-                kind="info",
-                text=f"Compressed {len(chosen.middle)} messages: ~{before:,} → ~{after:,} tokens "
-                f"(saved ~{max(0, before - after):,}). The full history stays searchable.",
-            )
-        )
-        return True
 
     # ----------------------------------------------------------------- fallback
 
     def _activate_fallback(self, classified: ClassifiedError) -> bool:
-        chain = self.settings.fallback_providers
-        if self._fallback_index >= len(chain):
+        found = next_fallback(self.settings, self._fallback_index)
+        if found is None:
             return False
-        entry = chain[self._fallback_index]
+        entry, updated = found
         self._fallback_index += 1
-        updated = self._endpoint_settings(entry.provider, entry.model, entry.base_url, entry.key_env)
         if self._transport is not None:
             self._transport.close()
         self._transport = make_transport(updated)
+        self._fallback_settings = updated
         self._active_model = entry.model
         self._active_endpoint = (entry.provider, entry.base_url)
         self.ui.on_event(
@@ -701,24 +706,25 @@ class Agent:
             self._transport.close()
         self._transport = None
         self._fallback_index = 0
+        self._fallback_settings = None
         self._active_model = self.settings.model
         self._active_endpoint = (self.settings.provider, self.settings.base_url)
 
     def _call_model(
-        self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage
+        self, tools: list[dict[str, Any]], iteration: int, turn_usage: Usage, sink: CallSink | None = None
     ) -> tuple[ModelResponse, CallSink, CallCost]:
         """One model call with retries, and what it cost. Raises _Interrupted/InterruptedByUser or
         _CallFailed."""
-        sink = CallSink(self)
+        sink = sink or CallSink(self.ui, self.store, self.session_id)
         attempt = 0
-        self._maybe_compress(tools)
+        self.compressor.maybe(tools)
         while True:
             request = ModelRequest(
                 messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens
             )
             self.ui.on_event(
                 ApiCallStarted(
-                    iteration=iteration, model=self._active_model, max_iterations=self.settings.max_iterations
+                    iteration=iteration, model=self._active_model, max_iterations=self.budget.max_total
                 )
             )
             try:
@@ -741,19 +747,24 @@ class Agent:
                     notice = f"{classified.hint} Sending the images smaller."
                     self.ui.on_event(StatusNotice(kind="retry", text=notice))
                     continue
-                if classified.should_compress and self._compressions < MAX_COMPRESSIONS_PER_TURN:
+                if classified.should_compress and self.compressor.may_run:
                     self._discard(sink, classified)
-                    if self._compress(f"the provider said: {classified.hint}"):
+                    if self.compressor.run(f"the provider said: {classified.hint}"):
                         continue
                 attempt += 1
-                exhausted = not classified.retryable or attempt > self.settings.max_retries
+                # A request too big for the model, that compression could not shrink: sending it again
+                # cannot help.
+                exhausted = (
+                    classified.should_compress
+                    or not classified.retryable
+                    or attempt > self.settings.max_retries
+                )
                 if exhausted and classified.should_fallback and self._activate_fallback(classified):
                     self._discard(sink, classified)
                     attempt = 0
                     continue
                 if exhausted:
-                    self._keep_failed_partial(sink)
-                    raise _CallFailed(classified) from exc
+                    raise _CallFailed(classified, self._keep_failed_partial(sink, classified)) from exc
                 self._discard(sink, classified)
                 delay = backoff_delay(attempt, retry_after=classified.retry_after)
                 self.ui.on_event(
@@ -764,7 +775,7 @@ class Agent:
                     )
                 )
                 if self._backoff_wait(delay):
-                    self._keep_failed_partial(sink)
+                    self._keep_failed_partial(sink, classified)  # closes a reused partial row
                     raise InterruptedByUser() from None
                 continue
             if self.trajectory is not None:
@@ -780,9 +791,7 @@ class Agent:
                 self.session_usage.add(response.usage)
                 self.last_context_tokens = response.usage.prompt_tokens + response.usage.completion_tokens
             else:
-                self.last_context_tokens = (
-                    sum(len(str(m.get("content") or "")) for m in request.messages) // 4
-                )
+                self.last_context_tokens = approx_tokens(request.messages)
             provider, base_url = self._active_endpoint
             cost = call_cost(response.usage, model=self._active_model, provider=provider, base_url=base_url)
             self.session_cost.add(cost)
@@ -805,30 +814,37 @@ class Agent:
 
     def _discard(self, sink: CallSink, classified: ClassifiedError) -> None:
         """A retry follows: what the failed attempt streamed is withdrawn from the screen."""
-        if sink.text or sink.reasoning:
+        if sink.shown:
             self.ui.on_event(StreamDiscarded(reason=classified.reason))
             sink.reset()
 
-    def _keep_failed_partial(self, sink: CallSink) -> None:
-        """A call that failed for good keeps whatever text it streamed (never lose what the user saw)."""
-        if sink.message is not None:
-            text = "".join(sink.text)
-            if text:
-                self._keep_partial(sink.message, ModelResponse(text=text, reasoning="".join(sink.reasoning)))
-            elif self.store is not None and sink.message.id is not None:
-                sink.message.partial = False
-                sink.message.finish_reason = "error"
-                self.store.update_message(sink.message)
+    def _keep_failed_partial(self, sink: CallSink, classified: ClassifiedError) -> str:
+        """A call that failed for good keeps whatever it streamed (never lose what the user saw), marked
+        incomplete (`meta["incomplete"]` = the exit reason). Returns the kept text."""
+        text, reasoning = "".join(sink.text), "".join(sink.reasoning)
+        if text or reasoning:
+            incomplete = classified.exit_reason
+            self._keep_partial(sink.message, ModelResponse(text=text, reasoning=reasoning), incomplete)
+        elif self.store is not None and sink.message is not None and sink.message.id is not None:
+            sink.message.partial = False
+            sink.message.finish_reason = "error"
+            self.store.update_message(sink.message)
+        return text
 
-    def _keep_partial(self, row: Message | None, partial: ModelResponse) -> None:
-        """Persist an interrupted reply's text (its unfinished tool calls are dropped: they never ran)."""
+    def _keep_partial(
+        self, row: Message | None, partial: ModelResponse, incomplete: str | None = None
+    ) -> None:
+        """Persist a reply's text that never finished: interrupted, or (`incomplete`: why) failed. Its
+        unfinished tool calls are dropped: they never ran."""
         if not partial.text and not partial.reasoning and row is None:
             return
         message = row or Message(role="assistant")
         message.content = strip_surrogates(partial.text)
         message.reasoning = partial.reasoning or None
         message.tool_calls = []
-        message.finish_reason = "interrupted"
+        message.finish_reason = "incomplete" if incomplete else "interrupted"
+        if incomplete:
+            message.meta = {**message.meta, "incomplete": incomplete}
         message.partial = False
         if row is None:
             self._append(message)
@@ -837,7 +853,9 @@ class Agent:
             if self.store is not None:
                 self.store.update_message(message)
 
-    def _record_response(self, response: ModelResponse, sink: CallSink, cost: CallCost) -> Message:
+    def _record_response(
+        self, response: ModelResponse, sink: CallSink, cost: CallCost, *, incomplete: str | None = None
+    ) -> Message:
         message = sink.message or Message(role="assistant")
         message.content = strip_surrogates(response.text)
         message.reasoning = response.reasoning or None
@@ -845,22 +863,15 @@ class Agent:
         message.finish_reason = response.finish_reason
         message.usage = response.usage
         message.partial = False
+        if incomplete:
+            message.meta = {**message.meta, "incomplete": incomplete}
         if sink.message is None:
             self._append(message)
         else:
             self.messages.append(message)
             if self.store is not None:
                 self.store.update_message(message)
-        if self.store is not None:
-            self.store.record_call(
-                self.session_id,
-                usage=response.usage,
-                model=self._active_model,
-                provider=self._active_endpoint[0] or self.settings.api_mode,
-                cost_usd=cost.usd,
-                cost_source=cost.source,
-                message_id=message.id,
-            )
+        self._record_call(response, cost, message.id)
         self.ui.on_event(
             AssistantMessageDone(
                 text=message.content,
@@ -871,6 +882,19 @@ class Agent:
             )
         )
         return message
+
+    def _record_call(self, response: ModelResponse, cost: CallCost, message_id: int | None) -> None:
+        """One model call's tokens and cost in the store's `usage` table (and the session's totals)."""
+        if self.store is not None:
+            self.store.record_call(
+                self.session_id,
+                usage=response.usage,
+                model=self._active_model,
+                provider=self._active_endpoint[0] or self.settings.api_mode,
+                cost_usd=cost.usd,
+                cost_source=cost.source,
+                message_id=message_id,
+            )
 
     def _batch_checkpoint(self, calls: list[ToolCall]) -> BatchCheckpoint | None:
         """The batch's one checkpoint, taken by the first approved call that changes files."""
@@ -958,9 +982,12 @@ class _Interrupted(InterruptedByUser):
 
 
 class _CallFailed(Exception):
-    def __init__(self, classified: ClassifiedError):
+    """A model call failed for good; `kept` is the text of the reply it had streamed (kept, marked)."""
+
+    def __init__(self, classified: ClassifiedError, kept: str = ""):
         super().__init__(classified.message)
         self.classified = classified
+        self.kept = kept
 
 
 __all__ = ["ROLLBACK_HINT", "Agent", "TurnResult", "make_transport"]

@@ -73,8 +73,16 @@ def _clean(text: str | None) -> str:
     return strip_surrogates(text or "")
 
 
-def sanitize_for_wire(messages: list[Message]) -> list[dict[str, Any]]:
-    """Turn the stored transcript into a valid chat-completions message list (a new list of dicts)."""
+REASONING_PAD = " "
+"""What a turn without reasoning sends to a provider that requires the field (an empty string is refused)."""
+
+
+def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) -> list[dict[str, Any]]:
+    """Turn the stored transcript into a valid chat-completions message list (a new list of dicts).
+
+    `reasoning_echo`: every assistant turn carries its reasoning back as `reasoning_content` (thinking
+    modes that require it: `agent.transports.endpoint.Endpoint.needs_reasoning_echo`); never otherwise,
+    strict providers reject the field."""
     # Pass 1: copy, clean text, canonicalize arguments; remember which call ids exist.
     rows: list[dict[str, Any]] = []
     for msg in messages:
@@ -87,7 +95,14 @@ def sanitize_for_wire(messages: list[Message]) -> list[dict[str, Any]]:
                 seen_ids.add(call.id)
                 args, _ = canonical_arguments(strip_surrogates(call.arguments))
                 calls.append(ToolCall(id=call.id, name=call.name or "invalid_tool_call", arguments=args))
-            rows.append({"role": "assistant", "content": _clean(msg.content), "tool_calls": calls})
+            rows.append(
+                {
+                    "role": "assistant",
+                    "content": _clean(msg.content),
+                    "tool_calls": calls,
+                    "reasoning": _clean(msg.reasoning),
+                }
+            )
         elif msg.role == "tool":
             rows.append(
                 {"role": "tool", "content": _clean(msg.content), "tool_call_id": msg.tool_call_id or ""}
@@ -136,6 +151,7 @@ def sanitize_for_wire(messages: list[Message]) -> list[dict[str, Any]]:
             and not prev["tool_calls"]
         ):
             prev["content"] = "\n\n".join(p for p in (prev["content"], row["content"]) if p)
+            prev["reasoning"] = "\n\n".join(p for p in (prev["reasoning"], row["reasoning"]) if p)
             prev["tool_calls"] = row["tool_calls"]
             continue
         merged.append(row)
@@ -152,6 +168,8 @@ def sanitize_for_wire(messages: list[Message]) -> list[dict[str, Any]]:
                 ]
             elif item["content"] is None:
                 item["content"] = ""
+            if reasoning_echo:
+                item["reasoning_content"] = row["reasoning"] or REASONING_PAD
             wire.append(item)
         else:
             wire.append(row)

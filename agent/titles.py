@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.store import TITLE_MAX_CHARS, sanitize_title
 
-__all__ = ["TITLE_PROMPT", "clean_title", "fallback_title", "generate_title"]
+if TYPE_CHECKING:
+    from agent.store import SessionStoreProtocol
+
+__all__ = ["TITLE_PROMPT", "clean_title", "fallback_title", "generate_title", "retitle_in_background"]
 
 TITLE_PROMPT = (
     "You write titles for conversations between a user and a coding assistant. Reply with a title of 3 to 7 "
@@ -115,3 +118,29 @@ def fallback_title(first_user: str) -> str:
     if " " in cut[TITLE_MAX_CHARS // 2 :]:
         cut = cut[: cut.rfind(" ")]
     return sanitize_title(cut.rstrip(" ,;:.-")) + "…"
+
+
+def retitle_in_background(
+    store: SessionStoreProtocol,
+    session_id: str,
+    make_transport: Callable[[], Any],
+    first_user: str,
+    first_reply: str,
+) -> None:
+    """A short model-made title replaces the first-message one, off the turn's critical path (a thread of
+    its own); a title the user set meanwhile is kept."""
+    info = store.get_session(session_id)
+    provisional = (info.title or "") if info is not None else ""
+
+    def work() -> None:
+        title = generate_title(make_transport, first_user, first_reply)
+        if not title:
+            return
+        try:
+            info = store.get_session(session_id)
+            if info is not None and (info.title or "") == provisional:  # the user has not renamed it
+                store.set_title(session_id, title)
+        except Exception:
+            pass
+
+    threading.Thread(target=work, name="session-title", daemon=True).start()

@@ -366,10 +366,16 @@ def run_app(
         stack.callback(store.close)
         resume_id = None
         if args.resume or args.continue_last:
-            info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            from hermes_tui.resume_lookup import session_to_resume
+
+            if args.resume:  # one match, or none / several listed on stderr
+                info = session_to_resume(store, args.resume, sys.stderr)
+            else:
+                info = store.latest_session(str(settings.cwd))
             problem = store.hermes_problem
             if info is None:
-                print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if not args.resume:
+                    print("hermes-tui: no session found for this directory", file=sys.stderr)
                 if problem:
                     print(f"hermes-tui: {problem}", file=sys.stderr)
                 return 2

@@ -23,11 +23,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.exit_reasons import reply_marker
 from agent.fileio import atomic_write_text
 from agent.humanize import format_elapsed
 from agent.images.store import refs_of
 from agent.messages import Message
-from agent.tools.registry import ToolCatalog, summarize_call
+from agent.tools.registry import ToolCatalog, result_status, summarize_call
 
 if TYPE_CHECKING:
     from agent.store import SessionInfo, SessionStoreProtocol
@@ -156,7 +157,7 @@ def _italic_note(text: str) -> str:
 
 def _tool_block(name: str, summary: str, arguments: str | None, result: Message | None) -> str:
     meta = (result.meta if result is not None else None) or {}
-    status = str(meta.get("status", "ok")) if result is not None else "no result"
+    status = result_status(meta) if result is not None else "no result"
     details = [status]
     duration = meta.get("duration") if result is not None else None
     if isinstance(duration, int | float):
@@ -239,6 +240,8 @@ def export_markdown(
                 blocks.append(_tool_block(call.name, summary, call.arguments, result))
             if message.partial or message.finish_reason == "interrupted":
                 blocks.append(_italic_note("Interrupted: the reply above is partial."))
+            elif marker := reply_marker((message.meta or {}).get("incomplete")):
+                blocks.append(_italic_note(marker[0].upper() + marker[1:] + "."))
             continue
         if message.role == "tool" and id(message) not in used:
             # A result whose call is not in the transcript (should not happen; kept rather than lost).

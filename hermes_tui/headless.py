@@ -1,8 +1,9 @@
 """`hermes-tui -z PROMPT`: one turn with no TUI. The answer goes to stdout, a trace of tools to stderr.
 
-Exit 0 when the turn completed (or ended on its budget with a summary), 1 with a one-line error otherwise,
-2 when the command line cannot run (an empty prompt, no such session), 130 on Ctrl+C. Risky commands are
-denied unless `--yolo`: nobody is there to approve them.
+Exit 0 when the turn completed (or ended on its budget with a summary), 1 with a one-line error otherwise
+(a reply that broke off, was cut at the output limit, went to thinking or was empty: whatever it wrote is
+still printed, the line says why it is not whole), 2 when the command line cannot run (an empty prompt, no
+such session), 130 on Ctrl+C. Risky commands are denied unless `--yolo`: nobody is there to approve them.
 
 Terminal safety: the model chooses what a command, a question or an answer contains, and a terminal obeys
 escapes (set the title, write the clipboard with OSC 52, reset, move the cursor). So every stderr line shows
@@ -21,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from agent.config import LoadedSettings
-from agent.events import AgentEvent, StatusNotice, ToolFinished, ToolStarted
+from agent.events import AgentEvent, StatusNotice, StreamStalled, ToolFinished, ToolStarted
+from agent.exit_reasons import is_success
 from agent.loop import ROLLBACK_HINT
 from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 from widgets.text_safety import visible_controls
@@ -73,6 +75,8 @@ class HeadlessUI:
             self._line(f"┊ {event.name}: {summary} ({event.status}, {event.duration:.1f}s)")
         elif isinstance(event, StatusNotice) and event.kind in ("warn", "retry", "error", "info"):
             self._line(f"┊ {event.text.removesuffix(ROLLBACK_HINT)}")
+        elif isinstance(event, StreamStalled):
+            self._line(f"┊ no data from the model for {event.seconds:.0f} s")
 
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
         self._line(f"┊ clarify (no answer in headless mode): {request.question}")
@@ -145,9 +149,15 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         stack.callback(agent.close)
         stack.callback(_stop_background, store)
         if args.continue_last or args.resume:
-            info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            from hermes_tui.resume_lookup import session_to_resume
+
+            if args.resume:  # one match, or none / several listed on stderr
+                info = session_to_resume(store, args.resume, sys.stderr)
+            else:
+                info = store.latest_session(str(settings.cwd))
             if info is None:
-                _say(f"hermes-tui: no session found for {args.resume or 'this directory'}")
+                if not args.resume:
+                    _say("hermes-tui: no session found for this directory")
                 if store.hermes_problem:
                     _say(f"hermes-tui: {store.hermes_problem}")
                 return 2
@@ -179,7 +189,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         finally:
             signal.signal(signal.SIGINT, previous)
         _answer(result.final_text, sys.stdout)
-        if result.exit_reason in ("completed", "budget_exhausted"):
+        if is_success(result.exit_reason):
             return 0
         if result.exit_reason == "interrupted":
             _say("hermes-tui: interrupted")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.exit_reasons import reply_marker
 from agent.images.store import refs_of
 from agent.mentions import badge_line, split_attached
 from agent.messages import Message
@@ -41,6 +42,8 @@ def records_from_messages(
                 calls[call.id] = (call.name, summarize_call(call.name, call.arguments, tools), index)
             if message.finish_reason == "interrupted":
                 records.append(TranscriptRecord.notice("warn", "Interrupted."))
+            elif marker := reply_marker(message.meta.get("incomplete") if message.meta else None):
+                records.append(TranscriptRecord.notice("warn", marker))
         elif message.role == "tool":
             name, summary, index = calls.get(message.tool_call_id or "", (message.tool_name or "tool", "", 0))
             meta = message.meta or {}

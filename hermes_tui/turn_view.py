@@ -26,6 +26,8 @@ from agent.events import (
     StatusNotice,
     SteerDelivered,
     StreamDiscarded,
+    StreamResumed,
+    StreamStalled,
     TextDelta,
     ToolCallStarted,
     ToolFinished,
@@ -66,6 +68,7 @@ class TurnView:
         self._reasoning: ReasoningBlock | None = None
         self._panels_by_index: dict[int, ToolPanel] = {}
         self._panels: dict[str, ToolPanel] = {}
+        self._stall_spinner = False  # the spinner came back only to say the stream went quiet
 
     def start_turn(self) -> None:
         """A new turn starts: stream indexes of the last one mean nothing any more."""
@@ -95,11 +98,29 @@ class TurnView:
     @show.register
     def _api_call(self, event: ApiCallStarted) -> None:
         self._panels_by_index.clear()
+        self._stall_spinner = False
         self.transcript.show_spinner()
 
     @show.register
     def _first_delta(self, event: FirstDelta) -> None:
+        self._stall_spinner = False
         self.transcript.hide_spinner()
+
+    @show.register
+    def _stalled(self, event: StreamStalled) -> None:
+        """Nothing arrived for a while: the spinner says so (and comes back if the reply was streaming)."""
+        spinner = self.transcript.spinner
+        if not spinner.is_running:
+            self.transcript.show_spinner()
+            self._stall_spinner = True
+        spinner.set_stalled(event.seconds)
+
+    @show.register
+    def _resumed(self, event: StreamResumed) -> None:
+        self.transcript.spinner.set_stalled(None)
+        if self._stall_spinner:
+            self._stall_spinner = False
+            self.transcript.hide_spinner()
 
     @show.register
     def _tool_call(self, event: ToolCallStarted) -> None:
@@ -197,10 +218,15 @@ class TurnView:
                 panel.nested.cancel_running()
         self._panels.clear()
         self._panels_by_index.clear()
-        if event.exit_reason in END_NOTICES:
-            self.transcript.add_notice(*END_NOTICES[event.exit_reason])
-        elif event.exit_reason.startswith("error") and event.error:
+        if self._stall_spinner:
+            self._stall_spinner = False
+            self.transcript.hide_spinner()
+        if event.marker:
+            self.transcript.add_notice("warn", event.marker)  # right under the reply it is about
+        if event.error:
             self.transcript.add_notice("error", event.error)
+        elif event.exit_reason in END_NOTICES:
+            self.transcript.add_notice(*END_NOTICES[event.exit_reason])
         if event.rewritten:  # Hermes' transform_llm_output: the answer differs from what streamed
             self.transcript.add_notice("info", "A plugin rewrote the answer:")
             rewritten = self.transcript.start_assistant()

@@ -22,10 +22,12 @@ from collections.abc import Awaitable, Generator, Sequence
 from typing import ClassVar
 
 from rich.style import Style
+from rich.text import Text
 from rich.theme import Theme
 from textual.widget import Widget
 
 from widgets.markdown_view.blocks import Block, BlockDocument
+from widgets.markdown_view.lines import LineStack
 from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
 from widgets.markdown_view.view import LineView, LiveUpdates
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
@@ -145,6 +147,29 @@ class MarkdownView(LineView):
 
     def on_style_change(self) -> None:
         self._markdown_style = None
+
+    def render_source(self, source: str, width: int) -> Text:
+        """Other Markdown drawn exactly as this view draws its own (blocks, gaps, the theme's styles), as
+        one `Text` of lines at most `width` cells wide: for a pane that shows Markdown among other text
+        (the session preview), so there is one Markdown renderer. The view must be attached (it lends
+        its styles); it may be hidden."""
+        document = BlockDocument(sanitize_display(source))
+        document.close()
+        console, style = self.app.console, self.markdown_style
+        stack: LineStack[Block] = LineStack(
+            lambda block, cells: render_markdown_block(console, block, cells, style), gap_after=self.gap_after
+        )
+        stack.sync(document.finished, document.open_block, (max(1, width), self._style_generation))
+        text = Text(end="")
+        for number, line in enumerate(stack.lines()):
+            row = Text(end="")
+            for segment in line:
+                row.append(segment.text, segment.style)
+            row.rstrip()  # no padding to wrap again in a pane a little narrower than `width`
+            if number:
+                text.append("\n")
+            text.append_text(row)
+        return text
 
     @property
     def markdown_style(self) -> MarkdownStyle:

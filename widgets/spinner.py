@@ -41,6 +41,7 @@ class Spinner(Widget):
         & > .spinner--verb { color: $foreground; text-style: italic; }
         & > .spinner--elapsed { color: $text-muted; }
         & > .spinner--hint { color: $text-muted; }
+        & > .spinner--stall { color: $text-warning; }
     }
     """
 
@@ -50,6 +51,7 @@ class Spinner(Widget):
         "spinner--verb",
         "spinner--elapsed",
         "spinner--hint",
+        "spinner--stall",
     }
 
     FRAMES: ClassVar[tuple[str, ...]] = ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏")
@@ -125,6 +127,7 @@ class Spinner(Widget):
         self._verb_offset = 0
         self._timer: Timer | None = None
         self._visible = False
+        self._stall: tuple[float, float] | None = None  # (seconds without data when told, at what time)
 
     # ----------------------------------------------------------------------------------------- public API
 
@@ -151,8 +154,23 @@ class Spinner(Widget):
             return 0.0
         return self._clock() - self._started_at
 
+    def set_stalled(self, seconds: float | None) -> None:
+        """The stream has sent nothing for `seconds` (the line says "no data for N s", counting on);
+        None: data flows again."""
+        self._stall = None if seconds is None else (seconds, self._clock())
+        self.refresh()
+
+    @property
+    def stalled_for(self) -> float | None:
+        """Seconds without data (None while data flows); not counting on in static mode (snapshots)."""
+        if self._stall is None:
+            return None
+        seconds, since = self._stall
+        return seconds + (self._clock() - since if self.animates else 0.0)
+
     def start(self) -> None:
         """Start (or restart) the spinner: new random face and verb, elapsed from zero."""
+        self._stall = None
         self._started_at = self._clock()
         self._frame = 0
         if self.animates:
@@ -166,6 +184,7 @@ class Spinner(Widget):
     def stop(self) -> None:
         """Stop animating (the widget stays as it is; the transcript hides it)."""
         self._started_at = None
+        self._stall = None
         self._sync_timer()
 
     # ----------------------------------------------------------------------------------------- internals
@@ -227,7 +246,10 @@ class Spinner(Widget):
         line.append(" ")
         line.append(format_elapsed(elapsed), style=component_text_style(self, "spinner--elapsed"))
         hint_style = component_text_style(self, "spinner--hint")
-        if elapsed >= self.SLOW_AFTER:
+        stalled = self.stalled_for
+        if stalled is not None:
+            line.append(f" · no data for {stalled:.0f} s", style=component_text_style(self, "spinner--stall"))
+        elif elapsed >= self.SLOW_AFTER:
             line.append(" · still waiting for the provider", style=hint_style)
         if self.hint:
             line.append(f" · {self.hint}", style=hint_style)

@@ -1,7 +1,9 @@
 """The approval gate: whether a command or file write may run, asking the user (one prompt at a time).
 
 Order of decisions: hard block (even in yolo), the user's deny rules, yolo / mode off, nothing risky,
-the permanent allowlist, this session's approvals, and otherwise a prompt through `AgentUI.ask_approval`.
+the permanent allowlist, this session's approvals, in smart mode a reviewing model's verdict
+(`agent.approval.smart`: approve, deny, or escalate to the user), and otherwise a prompt through
+`AgentUI.ask_approval`.
 `review_write` asks about the text `write <resolved path>`, which is also the rule "always" saves for it.
 User deny globs are matched against the whole command and against every simple command found in it (also
 inside `sh -c` and `$(...)`).
@@ -18,12 +20,21 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from agent.approval.allowlist import allowlisted, is_compound, load_allowlist, save_allowlist_rule
+from agent.approval.allowlist import (
+    allowlisted,
+    is_compound,
+    load_allowlist,
+    save_allowlist_rule,
+    suggest_rule,
+    suggest_write_rule,
+)
 from agent.approval.detect import Detection, detect, detection_of
 from agent.approval.paths import PathPolicy, write_key
 from agent.approval.reasons import Match
 from agent.approval.rules import Collector
-from agent.ui import AgentUI, ApprovalDecision, ApprovalRequest
+from agent.approval.smart import SmartApprover, SmartVerdict
+from agent.events import StatusNotice
+from agent.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +51,8 @@ class Decision(StrEnum):
     DENY = "deny"
     TIMEOUT = "timeout"
     INTERRUPTED = "interrupted"
+    SMART_APPROVE = "smart_approve"  # the reviewing model approved it (this once)
+    SMART_DENY = "smart_deny"  # the reviewing model refused it
 
     @property
     def allowed(self) -> bool:
@@ -47,8 +60,18 @@ class Decision(StrEnum):
 
 
 _ALLOWED = frozenset(
-    {Decision.SAFE, Decision.YOLO, Decision.ALLOWLIST, Decision.SESSION, Decision.ONCE, Decision.ALWAYS}
+    {
+        Decision.SAFE,
+        Decision.YOLO,
+        Decision.ALLOWLIST,
+        Decision.SESSION,
+        Decision.ONCE,
+        Decision.ALWAYS,
+        Decision.SMART_APPROVE,
+    }
 )
+ESCALATED = "the reviewing model left this to you (smart approval)"
+"""The reason added to an escalated request: shown on the question and recorded with the user's answer."""
 
 
 @dataclass(frozen=True)
@@ -64,10 +87,13 @@ class ApprovalStore(Protocol):
 
 
 def _normalize_mode(mode: object) -> str:
+    """The config loader validates `approvals.mode`; this only guards direct construction."""
     if mode is False:
         return "off"
     m = str(mode or "manual").strip().lower()
-    return "off" if m in ("off", "false", "no", "0") else "manual"
+    if m in ("off", "false", "no", "0"):
+        return "off"
+    return "smart" if m == "smart" else "manual"
 
 
 def _resolve(p: Path) -> Path:
@@ -103,6 +129,7 @@ class ApprovalGate:
         timeout: float = 300.0,
         interrupt: threading.Event | None = None,
         hermes_home: Path | None = None,
+        smart: SmartApprover | None = None,
     ) -> None:
         self.ui = ui
         self.session_id = session_id
@@ -118,6 +145,7 @@ class ApprovalGate:
         self.interrupt = interrupt
         self.yolo = False
         self.policy = PathPolicy.for_home(hermes_home)
+        self.smart = smart  # used in smart mode; without one, smart mode asks the user like manual
         self._session_keys: set[str] = set()
         self._state_lock = threading.Lock()
         self._prompt_lock = threading.Lock()
@@ -136,6 +164,7 @@ class ApprovalGate:
             compound=is_compound(command),
             deny_texts=[command.strip(), *det.segments],
             noun="command",
+            suggested_rule=suggest_rule(command),
         )
 
     def review_write(self, path: Path, cwd: Path, *, tool_name: str) -> Verdict:
@@ -154,7 +183,13 @@ class ApprovalGate:
         command = f"write {resolved}"
         det = detection_of(col, (str(resolved),))
         return self._review(
-            command, det, tool_name=tool_name, compound=False, deny_texts=[command], noun="file write"
+            command,
+            det,
+            tool_name=tool_name,
+            compound=False,
+            deny_texts=[command],
+            noun="file write",
+            suggested_rule=suggest_write_rule(command, str(resolved.parent)),
         )
 
     def review_tool_call(self, tool_name: str, arguments: str, reason: str) -> Verdict:
@@ -226,8 +261,10 @@ class ApprovalGate:
         noun: str,
         allow_rule: str | None = None,
         subject: str = "command",
+        suggested_rule: str = "",
     ) -> Verdict:
-        """`allow_rule`: what the allowlist is matched against and "always" saves (default: the command)."""
+        """`allow_rule`: what the allowlist is matched against and a bare "always" saves (default: the
+        command); `suggested_rule`: the rule offered for editing (default: `allow_rule`)."""
         allow_rule = command if allow_rule is None else allow_rule
         reasons = det.reasons
         keys = det.keys
@@ -265,6 +302,19 @@ class ApprovalGate:
             return self._allow(command, reasons, Decision.SESSION)
         if self._interrupted():
             return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
+        if self.mode == "smart" and self.smart is not None and noun == "command":
+            verdict = self.smart.review(command, reasons, self.interrupt)
+            self._announce(verdict, command)
+            if verdict is SmartVerdict.APPROVE:
+                return self._allow(command, reasons, Decision.SMART_APPROVE)
+            if verdict is SmartVerdict.DENY:
+                msg = (
+                    f"BLOCKED by smart approval: this {noun} was judged genuinely dangerous ({what}). Do NOT "
+                    "retry it or try to achieve the same result another way; tell the user what you wanted "
+                    "to do."
+                )
+                return self._refuse(command, reasons, Decision.SMART_DENY, msg)
+            reasons = [*reasons, ESCALATED]
 
         # one prompt at a time; wait in slices so an interrupt is noticed while another prompt is open
         while not self._prompt_lock.acquire(timeout=0.05):
@@ -280,6 +330,7 @@ class ApprovalGate:
                 noun=noun,
                 allow_rule=allow_rule,
                 subject=subject,
+                suggested_rule=suggested_rule,
             )
         finally:
             self._prompt_lock.release()
@@ -295,6 +346,7 @@ class ApprovalGate:
         noun: str,
         allow_rule: str,
         subject: str,
+        suggested_rule: str = "",
     ) -> Verdict:
         what = "; ".join(reasons)
         # the previous prompt may have approved this ("this session" / "always")
@@ -311,11 +363,13 @@ class ApprovalGate:
             timeout=self.timeout,
             tool_name=tool_name,
             rule=allow_rule.strip(),
+            suggested_rule=suggested_rule.strip() or allow_rule.strip(),
             allow_permanent=True,
             cancel=self.interrupt if self.interrupt is not None else threading.Event(),
             subject=subject,
         )
-        answer = self._ask(request)
+        reply = self._ask(request)
+        answer = reply.decision
         if self._interrupted():
             return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
         if answer is ApprovalDecision.ONCE:
@@ -325,7 +379,7 @@ class ApprovalGate:
             return self._allow(command, reasons, Decision.SESSION)
         if answer is ApprovalDecision.ALWAYS:
             self.approve_session(keys)
-            self._remember(allow_rule.strip())
+            self._remember(reply.rule.strip() or allow_rule.strip())  # the rule as the user edited it
             return self._allow(command, reasons, Decision.ALWAYS)
         if answer is ApprovalDecision.TIMEOUT:
             msg = (
@@ -340,6 +394,21 @@ class ApprovalGate:
         )
         return self._refuse(command, reasons, Decision.DENY, msg)
 
+    def _announce(self, verdict: SmartVerdict, command: str) -> None:
+        """The reviewing model's verdict, in the transcript."""
+        line = " ".join(command.split())
+        if len(line) > 80:
+            line = line[:79] + "…"
+        says = {
+            SmartVerdict.APPROVE: ("info", "approved"),
+            SmartVerdict.DENY: ("warn", "denied"),
+            SmartVerdict.ESCALATE: ("warn", "left the decision to you for"),
+        }[verdict]
+        try:
+            self.ui.on_event(StatusNotice(kind=says[0], text=f"Smart approval {says[1]}: {line}"))
+        except Exception:
+            log.exception("approval: could not show the smart verdict")
+
     def _remember(self, rule: str) -> None:
         with self._state_lock:
             if rule not in self.allowlist:
@@ -350,15 +419,17 @@ class ApprovalGate:
             except Exception:
                 log.exception("approval: could not save the allow rule to %s", self.config_path)
 
-    def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+    def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         try:
             raw = self.ui.ask_approval(request)
-            if isinstance(raw, ApprovalDecision):
+            if isinstance(raw, ApprovalAnswer):
                 return raw
-            return ApprovalDecision(str(raw).strip().lower())
+            if isinstance(raw, ApprovalDecision):
+                return ApprovalAnswer(raw)
+            return ApprovalAnswer(ApprovalDecision(str(raw).strip().lower()))
         except Exception:
             log.exception("approval: the UI failed to answer; denying")
-            return ApprovalDecision.DENY
+            return ApprovalAnswer(ApprovalDecision.DENY)
 
     def _allow(self, command: str, reasons: list[str], decision: Decision) -> Verdict:
         self._record(command, reasons, decision)

@@ -108,9 +108,11 @@ class Fault(_Strict):
     retry_after: float | None = Field(default=None, ge=0)
     """Retry-After header value, in seconds."""
 
-    kind: Literal["stall", "cut", "malformed"] | None = None
+    kind: Literal["stall", "cut", "close", "malformed"] | None = None
     """Mid-stream fault: `stall` sends nothing more and keeps the connection open; `cut` closes the
-    connection abruptly; `malformed` sends one chunk that is not valid JSON, then carries on."""
+    connection abruptly; `close` ends the response cleanly but without the protocol's terminal events (no
+    finish reason and no `[DONE]`; Anthropic: no `message_delta` / `message_stop`), as a proxy that drops
+    the upstream mid-reply does; `malformed` sends one chunk that is not valid JSON, then carries on."""
     after_chunks: int = Field(default=0, ge=0)
     """How many content chunks are sent before a mid-stream fault."""
     stall_seconds: float = Field(default=600.0, gt=0)
@@ -121,7 +123,7 @@ class Fault(_Strict):
     def _one_fault_form(self) -> Fault:
         if (self.status is None) == (self.kind is None):
             raise ValueError(
-                "a fault needs exactly one of 'status' (HTTP error) or 'kind' (stall|cut|malformed)"
+                "a fault needs exactly one of 'status' (HTTP error) or 'kind' (stall|cut|close|malformed)"
             )
         if self.status is not None:
             misplaced = self.model_fields_set & {"after_chunks", "stall_seconds"}
@@ -175,6 +177,9 @@ class ModelCall(_Strict):
     finish_reason: FinishReason | None = None
     """Default: `tool_calls` when there are tool calls, else `stop`."""
     usage: ScriptedUsage | None = None
+    omit_finish_reason: bool = False
+    """Stream the end without a finish reason (`finish_reason: null`, Anthropic `stop_reason: null`) but
+    with the terminal `[DONE]` / `message_stop`, as some compatible servers do."""
     fault: Fault | None = None
     match: str | None = Field(default=None, min_length=1)
     """Played only for a request whose first user message contains this text (a subagent's goal), in

@@ -250,7 +250,7 @@ class _OpenAIEncoder:
         return f"data: {whole[: len(whole) // 2]}\n\n".encode()
 
     def finish(self) -> bytes:
-        out = self._chunk({}, self.plan.finish_reason)
+        out = self._chunk({}, None if self.plan.call.omit_finish_reason else self.plan.finish_reason)
         if self.plan.include_usage:
             obj = {
                 "id": self.id,
@@ -382,7 +382,12 @@ class _AnthropicEncoder:
                 "message_delta",
                 {
                     "type": "message_delta",
-                    "delta": {"stop_reason": _ANTHROPIC_STOP_REASONS[p.finish_reason], "stop_sequence": None},
+                    "delta": {
+                        "stop_reason": None
+                        if p.call.omit_finish_reason
+                        else _ANTHROPIC_STOP_REASONS[p.finish_reason],
+                        "stop_sequence": None,
+                    },
                     "usage": self.usage(),
                 },
             )
@@ -659,6 +664,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "malformed":
             out.write(encoder.malformed(), flush=True)
             return
+        if fault.kind == "close":
+            out.end()  # a complete HTTP response whose stream simply stops
+            raise _Abort
         out.flush()
         if fault.kind == "stall":
             self._stall(fault)

@@ -7,7 +7,7 @@ Pure functions: nothing here touches the file system or runs anything.
 
 from agent.shell.effects import effects_of
 from agent.shell.git import git_subcommand
-from agent.shell.lexer import MAX_DEPTH, Pipeline, Redirect, SimpleCommand, Word, parse
+from agent.shell.lexer import MAX_DEPTH, Pipeline, Redirect, SimpleCommand, Word, parse, strip_comments
 from agent.shell.model import Analysis, Command, Copy, Effects, PathEffect, Run, Script, Source
 from agent.shell.paths import HERMES_HOME, HOME, expand_markers, join_cwd, normalize
 from agent.shell.runs import DOWNLOADERS, SQL_CLIENTS, is_decoder
@@ -44,5 +44,6 @@ __all__ = [
     "normalize",
     "parse",
     "shell_code",
+    "strip_comments",
     "unwrap",
 ]

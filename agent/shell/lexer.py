@@ -145,6 +145,7 @@ class _Lexer:
         self.out: list[Word | _Op | Redirect] = []
         self.expect_delim: tuple[Redirect, bool] | None = None
         self.heredocs: list[tuple[Redirect, str, bool]] = []
+        self.comments: list[tuple[int, int]] = []  # (start, end) of each `# ...` comment
         self._reset()
 
     def _reset(self) -> None:
@@ -328,6 +329,7 @@ class _Lexer:
                     self._read_heredocs()
             elif c == "#" and not self.active:
                 j = s.find("\n", self.i)
+                self.comments.append((self.i, n if j == -1 else j))
                 self.i = n if j == -1 else j
             elif c == "\\":
                 if self.i + 1 < n and s[self.i + 1] != "\n":
@@ -424,6 +426,18 @@ def _group(tokens: list[Word | _Op | Redirect]) -> list[Pipeline]:
 def parse(text: str, depth: int = 0) -> list[Pipeline]:
     """The pipelines of `text`, in order. Never raises on bad quoting."""
     return _group(_Lexer(text, depth).run())
+
+
+def strip_comments(text: str) -> str:
+    """`text` without its shell comments (what the shell ignores, found by the same rules as `parse`)."""
+    lexer = _Lexer(text, 0)
+    lexer.run()
+    out, at = [], 0
+    for start, end in lexer.comments:
+        out.append(text[at:start])
+        at = end
+    out.append(text[at:])
+    return "".join(out).strip()
 
 
 def words_of(text: str, depth: int = 0) -> list[Word]:

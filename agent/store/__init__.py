@@ -2,12 +2,12 @@
 
 The package, by job: `core` (the file, its connections, write transactions, migrations run), `schema`
 (tables, FTS triggers, `MIGRATIONS`), `records` (the dataclasses handed out and row conversions),
-`sessions` (session rows), `messages` (transcript rows, approvals), `search` (query plans, ranking,
-snippets), `usage` (what each model call used and cost), `imported` (copies of Hermes' sessions),
-`library` (`SessionLibrary`: ours with Hermes' history beside them), `protocol` (`SessionStoreProtocol`,
-what the engine and the UI may call), `errors` (`StoreError`), `opening` (read-write, else read-only, else
-one line), `claims` (one writer per session), `repair` (a session cut off mid-turn), `recovery`
-(`hermes-tui doctor`).
+`sessions` (session rows), `messages` (transcript rows, approvals), `turns` (why each turn ended),
+`search` (query plans, ranking, snippets), `usage` (what each model call used and cost), `imported`
+(copies of Hermes' sessions), `library` (`SessionLibrary`: ours with Hermes' history beside them),
+`protocol` (`SessionStoreProtocol`, what the engine and the UI may call), `errors` (`StoreError`), `opening`
+(read-write, else read-only, else one line), `claims` (one writer per session), `repair` (a session cut off
+mid-turn), `recovery` (`hermes-tui doctor`).
 
 This package never imports textual.
 """
@@ -35,6 +35,7 @@ from agent.store.repair import RepairMixin
 from agent.store.schema import MIGRATIONS, Migration
 from agent.store.search import RANK_CANDIDATES, SNIPPET_TOKENS, SearchMixin
 from agent.store.sessions import SessionsMixin
+from agent.store.turns import TurnsMixin
 from agent.store.usage import UsageMixin, UsageRow
 
 __all__ = [
@@ -60,7 +61,7 @@ __all__ = [
 
 
 class SessionStore(
-    ClaimsMixin, RepairMixin, SessionsMixin, MessagesMixin, SearchMixin, UsageMixin, ImportMixin
+    ClaimsMixin, RepairMixin, SessionsMixin, MessagesMixin, TurnsMixin, SearchMixin, UsageMixin, ImportMixin
 ):
     """Sessions, their messages, approvals and full-text search in one SQLite file.
 

@@ -67,6 +67,7 @@ class SessionInfo:
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
     duration_s: float = 0.0
+    exit_reason: str | None = None  # why the last turn ended (Hermes' name; None before any turn)
     cost_unknown_calls: int = 0  # calls whose price is unknown: cost_usd is then a lower bound
     origin: str | None = None  # where an imported session came from: "hermes:<id>"
     preview: str = ""

@@ -170,7 +170,28 @@ def _migrate_v3(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX idx_sessions_origin ON sessions(origin) WHERE origin IS NOT NULL")
 
 
+def _migrate_turn_exits(conn: sqlite3.Connection) -> None:
+    """Why each turn ended: `turns`, one row per turn (the exit reason in Hermes' vocabulary,
+    `agent.exit_reasons.stored_name`; the line the user was shown when it did not complete; the turn's
+    model calls; the user message that started it), and the last one on the session row
+    (`sessions.exit_reason`) so lists and the preview header need no join. Its version is its place in
+    `MIGRATIONS` (named, not numbered: it follows whatever main's highest was when it landed)."""
+    conn.execute(
+        """CREATE TABLE turns (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        user_message_id INTEGER,
+        exit_reason TEXT NOT NULL,
+        detail TEXT,
+        api_calls INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL
+    )"""
+    )
+    conn.execute("CREATE INDEX idx_turns_session ON turns(session_id, id)")
+    conn.execute("ALTER TABLE sessions ADD COLUMN exit_reason TEXT")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 # MIGRATIONS[i] brings the schema from version i to version i + 1. Append, never edit a released one.
-MIGRATIONS: list[Migration] = [_migrate_v1, _migrate_v2, _migrate_v3]
+MIGRATIONS: list[Migration] = [_migrate_v1, _migrate_v2, _migrate_v3, _migrate_turn_exits]

@@ -220,7 +220,27 @@ def summarize_call(name: str, arguments: str | Mapping[str, Any], tools: ToolCat
             return " ".join(arguments.split())[:SUMMARY_CHARS]
         arguments = parsed
     tool = tools.get(name) if tools is not None else None
-    return tool.summarize(arguments) if tool is not None else summarize_arguments(arguments)
+    summary = tool.summarize(arguments) if tool is not None else summarize_arguments(arguments)
+    if summary != name:
+        return summary
+    # The call wrapped in itself (`{"name": "terminal", "arguments": {...}}`, as some models send it): the
+    # summary is what it wraps, never the tool's name again (a panel titled "terminal  terminal").
+    inner = next((value for value in arguments.values() if isinstance(value, Mapping)), None)
+    return summarize_call(name, inner, tools) if inner is not None else ""
+
+
+_STATUS_WORDS = {"ok": "ok", "error": "failed", "cancelled": "cancelled", "denied": "denied"}
+
+
+def result_status(meta: Mapping[str, Any]) -> str:
+    """How a stored tool result ended, in words (`ok`, `failed: exit 2`, `denied`): the session preview
+    and the export say it the same way. `meta` is the result row's meta (status, exit code)."""
+    status = str(meta.get("status", "ok"))
+    words = _STATUS_WORDS.get(status, status)
+    exit_code = meta.get("exit_code")
+    if isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0:
+        words = f"{words}: exit {exit_code}" if status != "ok" else f"exit {exit_code}"
+    return words
 
 
 class ToolRegistry:

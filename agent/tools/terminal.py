@@ -330,7 +330,9 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult(content="\n".join(lines), status="cancelled", data=data)
     if outcome == "timeout":
         data["timed_out"] = True
-    return ToolResult(content="\n".join(lines), data=data)
+    # A command that exits non-zero (or timed out) failed: its panel opens, the preview says so. What the
+    # model reads is the same either way: the output and `[exit code: N]`.
+    return ToolResult(content="\n".join(lines), status="ok" if exit_code == 0 else "error", data=data)
 
 
 TERMINAL_TOOL = Tool(

@@ -16,10 +16,21 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from agent.errors import EmptyStreamError
+from agent.errors import EmptyStreamError, StreamIncompleteError
 from agent.images.parts import anthropic_image_blocks
 from agent.messages import ToolCall, Usage
-from agent.transports.base import ModelRequest, ModelResponse, SDKClientHolder, StreamSink, pump
+from agent.think_scrubber import ThinkScrubber
+from agent.transports.base import (
+    ModelRequest,
+    ModelResponse,
+    SDKClientHolder,
+    StreamSink,
+    approx_tokens,
+    pump,
+    transport_errors,
+)
+from agent.transports.cache_control import CACHE_MARKER
+from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.sse import ServerSentEvent, SSEDecoder
 
 DEFAULT_MAX_TOKENS = 16_384
@@ -32,7 +43,7 @@ STOP_REASONS = {
     "refusal": "content_filter",
     "pause_turn": "stop",
 }
-CACHE = {"type": "ephemeral"}
+CACHE = CACHE_MARKER
 
 
 def _tool_input(arguments: str) -> dict[str, Any]:
@@ -136,10 +147,13 @@ def _get(obj: Any, name: str) -> Any:
 
 class AnthropicAccumulator:
     """Folds stream events (decoded JSON) into one response; consecutive text (or thinking) deltas of one
-    network read reach the sink as one call."""
+    network read reach the sink as one call. Text goes through a `ThinkScrubber` (gateways that speak this
+    protocol for other models write `<think>` blocks into it)."""
 
     def __init__(self, sink: StreamSink) -> None:
         self.sink = sink
+        self.scrubber = ThinkScrubber()
+        self.stopped = False  # `message_stop` arrived
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.blocks: dict[int, dict[str, Any]] = {}
@@ -162,7 +176,7 @@ class AnthropicAccumulator:
             delta = event.get("delta")
             dtype = _get(delta, "type")
             if dtype == "text_delta":
-                self._add("text", delta.get("text"))
+                self._text(delta.get("text"))
             elif dtype == "thinking_delta":
                 self._add("thinking", delta.get("thinking"))
             elif dtype == "input_json_delta":
@@ -181,12 +195,19 @@ class AnthropicAccumulator:
                 self.tool_order.append(index)  # type: ignore[arg-type]
                 self.sink.on_tool_start(len(self.tool_order) - 1, block["id"], block["name"])
             elif btype == "text" and block.get("text"):
-                self._add("text", block["text"])
+                self._text(block["text"])
         elif kind == "message_delta":
             reason = _get(event.get("delta"), "stop_reason")
             if reason:
                 self.stop_reason = reason
             self._usage(event.get("usage"))
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def _text(self, text: Any) -> None:
+        if text and isinstance(text, str):
+            for is_reasoning, piece in self.scrubber.feed(text):
+                self._add("thinking" if is_reasoning else "text", piece)
 
     def _add(self, kind: str, text: Any) -> None:
         if not text:
@@ -223,6 +244,8 @@ class AnthropicAccumulator:
             self.usage.cache_write_tokens = int(raw["cache_creation_input_tokens"])
 
     def response(self) -> ModelResponse:
+        for is_reasoning, piece in self.scrubber.finish():
+            self._add("thinking" if is_reasoning else "text", piece)
         self._flush()
         calls = []
         for index in self.tool_order:
@@ -241,14 +264,23 @@ class AnthropicAccumulator:
 def event_batches(response: Any, client: Any) -> Iterator[list[Any]]:
     """The decoded events of a messages stream, one list per network read, as the SDK's own stream sees
     them: `ping` and unnamed events skipped, an `error` event raised as the SDK's status error, an event
-    that is not JSON raised as `json.JSONDecodeError` (what came before a failure is yielded first)."""
+    that is not JSON raised as `json.JSONDecodeError` (what came before a failure is yielded first). A
+    connection that breaks while the body is read raises `StreamIncompleteError`."""
+    import anthropic
+
+    timeouts, failures = transport_errors(anthropic)
     decoder = SSEDecoder()
     try:
-        for raw in response.iter_bytes():
-            events = decoder.feed(raw)
-            if events:
-                yield from _decode(events, response, client)
-        yield from _decode(decoder.finish(), response, client)
+        try:
+            for raw in response.iter_bytes():
+                events = decoder.feed(raw)
+                if events:
+                    yield from _decode(events, response, client)
+            yield from _decode(decoder.finish(), response, client)
+        except timeouts as err:
+            raise anthropic.APITimeoutError(request=response.request) from err
+        except failures as err:
+            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
     finally:
         response.close()
 
@@ -330,6 +362,9 @@ class AnthropicTransport(SDKClientHolder):
     def _warm_client(self, client: Any) -> None:
         _ = client.messages.with_streaming_response
 
+    def stale_timeout_for(self, request: ModelRequest) -> float:
+        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
+
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = convert_messages(request.messages)
         system_blocks = apply_cache_control(system, messages)
@@ -349,6 +384,13 @@ class AnthropicTransport(SDKClientHolder):
         client = self._get_client()
         acc = AnthropicAccumulator(sink)
         kwargs = self.build_kwargs(request)
+        stale_timeout = self.stale_timeout_for(request)
+        if stale_timeout > self.stale_timeout:
+            import anthropic
+
+            kwargs["timeout"] = anthropic.Timeout(
+                connect=self.connect_timeout, read=stale_timeout + 5, write=60.0, pool=self.connect_timeout
+            )
         pump(
             # The raw streaming response: the SDK sends the request and raises its own errors for an HTTP
             # error status, but leaves the body to us.
@@ -357,9 +399,12 @@ class AnthropicTransport(SDKClientHolder):
             acc.handle,
             acc.response,
             interrupt=interrupt,
-            stale_timeout=self.stale_timeout,
+            stale_timeout=stale_timeout,
             on_idle=getattr(sink, "on_idle", None),
+            sink=sink,
         )
         if not acc.saw_usage and not acc.text and not acc.tool_order and acc.stop_reason is None:
             raise EmptyStreamError("the stream ended without a message")
+        if not acc.stopped:
+            raise StreamIncompleteError("the stream ended without message_stop")
         return acc.response()

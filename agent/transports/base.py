@@ -21,6 +21,8 @@ from agent.errors import InterruptedByUser, StaleStreamError
 from agent.messages import ToolCall, Usage
 
 POLL_SLICE = 0.05
+STALL_NOTICE_AFTER = 15.0
+"""Seconds without data after which the sink hears `on_stall` (the UI says "no data for 15 s")."""
 
 
 @dataclass
@@ -51,6 +53,20 @@ class StreamSink(Protocol):
     def on_idle(self) -> None:
         """Called every poll slice with no data: time-based work (checkpoints) happens here too."""
         ...
+
+
+class StallAware(Protocol):
+    """Optional sink methods: `on_stall(seconds)` once a call has sent nothing for `STALL_NOTICE_AFTER`
+    seconds, `on_resume()` when data comes again after that."""
+
+    def on_stall(self, seconds: float) -> None: ...
+
+    def on_resume(self) -> None: ...
+
+
+def approx_tokens(messages: list[dict[str, Any]]) -> int:
+    """A request's size in tokens, roughly (4 characters a token), cheap enough for every call."""
+    return sum(len(str(m.get("content") or "")) for m in messages) // 4
 
 
 class SilentSink:
@@ -156,9 +172,11 @@ def transport_errors(sdk: Any) -> tuple[tuple[type[BaseException], ...], tuple[t
     helpers = getattr(sdk, "_httpx2", None)
     if helpers is not None and hasattr(helpers, "timeout_exceptions"):
         return tuple(helpers.timeout_exceptions()), tuple(helpers.request_exceptions())
-    import httpx
-
-    return (httpx.TimeoutException,), (httpx.RequestError,)
+    base = getattr(sdk, "_base_client", None)
+    http = getattr(base, "httpx2", None) or getattr(base, "httpx", None)
+    if http is None:
+        import httpx as http
+    return (http.TimeoutException,), (http.RequestError,)
 
 
 def pump(
@@ -170,9 +188,12 @@ def pump(
     interrupt: threading.Event,
     stale_timeout: float,
     on_idle: Callable[[], None] | None = None,
+    sink: Any = None,
 ) -> Any:
     """Run `open_stream()` and `iterate(stream)` in a reader thread; call `handle(item)` here for each item
     `iterate` yields (a transport yields one batch per network read, so a burst costs few calls here).
+
+    A `sink` with `on_stall` / `on_resume` (`StallAware`) is told when the stream goes quiet and wakes up.
 
     Returns the opened stream object (for transports that need a final message from it).
     """
@@ -215,6 +236,9 @@ def pump(
         # Closing can block on a dead socket: never on the agent thread.
         threading.Thread(target=close_quietly, name="model-stream-close", daemon=True).start()
 
+    on_stall = getattr(sink, "on_stall", None)
+    on_resume = getattr(sink, "on_resume", None)
+    stalled = False
     last_chunk = time.monotonic()
     while True:
         if interrupt.is_set():
@@ -229,8 +253,16 @@ def pump(
             if waited > stale_timeout:
                 abandon()
                 raise StaleStreamError(f"no data for {waited:.0f} s") from None
+            if not stalled and waited >= STALL_NOTICE_AFTER:
+                stalled = True
+                if on_stall is not None:
+                    on_stall(waited)
             continue
         last_chunk = time.monotonic()
+        if stalled:
+            stalled = False
+            if on_resume is not None:
+                on_resume()
         while True:
             if kind == "chunk":
                 try:

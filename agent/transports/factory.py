@@ -1,11 +1,13 @@
-"""The transport for a configuration: the provider's wire protocol (agent/providers.py), its base URL, its
-key, and what that provider needs on the wire (OpenRouter is asked for each call's cost)."""
+"""The transport for a configuration: the provider's wire protocol (agent/providers.py), its base URL and
+key, and what that endpoint needs on the wire (`agent.transports.endpoint`): its stale-stream timeout,
+prompt-cache markers, and OpenRouter asked for each call's cost."""
 
 from __future__ import annotations
 
 from agent import providers
 from agent.config import Settings
 from agent.transports.base import Transport
+from agent.transports.endpoint import Endpoint
 
 __all__ = ["make_transport"]
 
@@ -13,25 +15,34 @@ __all__ = ["make_transport"]
 def make_transport(settings: Settings) -> Transport:
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     if settings.api_mode == "anthropic":
+        base_url = settings.effective_base_url
+    else:
+        base_url = settings.base_url or providers.base_url_for(settings.provider or "openai")
+    endpoint = Endpoint(settings.provider or "", base_url or "", settings.model)
+    # A timeout the user set (config, HERMES_STREAM_STALE_TIMEOUT) is theirs; else a local endpoint's.
+    explicit = "stale_timeout" in settings.model_fields_set
+    stale = endpoint.stale_timeout(
+        settings.stale_timeout, explicit=explicit, local=settings.local_stale_timeout
+    )
+    if settings.api_mode == "anthropic":
         from agent.transports.anthropic import AnthropicTransport
 
         return AnthropicTransport(
             model=settings.model,
-            base_url=settings.effective_base_url,
+            base_url=base_url,
             api_key=api_key,
-            stale_timeout=settings.stale_timeout,
+            stale_timeout=stale,
             connect_timeout=settings.connect_timeout,
         )
     from agent.transports.openai_chat import OpenAIChatTransport
 
-    base_url = settings.base_url or providers.base_url_for(settings.provider or "openai")
-    openrouter = settings.provider == "openrouter" or "openrouter.ai" in (base_url or "")
     return OpenAIChatTransport(
         model=settings.model,
         base_url=base_url,
         api_key=api_key,
-        stale_timeout=settings.stale_timeout,
+        stale_timeout=stale,
         connect_timeout=settings.connect_timeout,
+        cache_control=endpoint.caches_in_envelope,
         # OpenRouter reports each call's cost in `usage.cost` when asked: its figure beats a price table.
-        extra_body={"usage": {"include": True}} if openrouter else None,
+        extra_body={"usage": {"include": True}} if endpoint.is_openrouter else None,
     )

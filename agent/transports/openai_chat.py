@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from agent.errors import EmptyStreamError
+from agent.errors import EmptyStreamError, StreamIncompleteError
 from agent.images.parts import openai_messages
 from agent.messages import ToolCall, Usage
+from agent.think_scrubber import ThinkScrubber, scrub
 from agent.transports.base import (
     ModelRequest,
     ModelResponse,
     SDKClientHolder,
     StreamSink,
+    approx_tokens,
     pump,
     transport_errors,
 )
+from agent.transports.cache_control import mark_envelope
+from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.sse import ServerSentEvent, SSEDecoder
 
 
@@ -72,6 +76,7 @@ class ChatAccumulator:
 
     `handle` takes every chunk one network read brought; consecutive text (or reasoning) deltas among them
     reach the sink as one call, so a fast stream costs the agent thread one event per read, not per token.
+    Content goes through a `ThinkScrubber`: a `<think>` block written into it is reasoning.
     """
 
     def __init__(self, sink: StreamSink) -> None:
@@ -82,6 +87,11 @@ class ChatAccumulator:
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.chunks = 0
+        self.saw_done = False  # `[DONE]` arrived (set by the reader thread before the stream ends)
+        self.scrubber = ThinkScrubber()
+
+    def mark_done(self) -> None:
+        self.saw_done = True
 
     def handle(self, batch: list[Any]) -> None:
         run: list[str] = []  # deltas of one kind not yet given to the sink
@@ -106,10 +116,12 @@ class ChatAccumulator:
                         run.append(reasoning)
                     content = delta.get("content")
                     if content and isinstance(content, str):
-                        if run_kind != "text":
-                            self._flush(run_kind, run)
-                            run, run_kind = [], "text"
-                        run.append(content)
+                        for is_reasoning, piece in self.scrubber.feed(content):
+                            kind = "reasoning" if is_reasoning else "text"
+                            if run_kind != kind:
+                                self._flush(run_kind, run)
+                                run, run_kind = [], kind
+                            run.append(piece)
                     tool_calls = delta.get("tool_calls")
                     if tool_calls:
                         self._flush(run_kind, run)
@@ -153,6 +165,8 @@ class ChatAccumulator:
             self.sink.on_tool_start(index, slot.id, slot.name)
 
     def response(self) -> ModelResponse:
+        for is_reasoning, piece in self.scrubber.finish():
+            self._flush("reasoning" if is_reasoning else "text", [piece])
         calls = []
         for i, index in enumerate(sorted(self.slots)):
             slot = self.slots[index]
@@ -173,13 +187,14 @@ class ChatAccumulator:
         )
 
 
-def chunk_batches(response: Any, sdk: Any) -> Iterator[list[Any]]:
+def chunk_batches(response: Any, sdk: Any, on_done: Callable[[], None] | None = None) -> Iterator[list[Any]]:
     """The decoded chunks of an SSE chat-completion stream, one list per network read.
 
-    Behaves as the SDK's own stream: `[DONE]` ends it; a chunk carrying `error` raises the SDK's
-    `APIError`; a chunk that is not JSON raises `json.JSONDecodeError`; a timeout or a broken connection
-    while reading raises `APITimeoutError` / `APIConnectionError`. What came before a failure is yielded
-    first, so the deltas shown are exactly those received.
+    Behaves as the SDK's own stream: `[DONE]` ends it (and calls `on_done`); a chunk carrying `error`
+    raises the SDK's `APIError`; a chunk that is not JSON raises `json.JSONDecodeError`; a timeout while
+    reading raises `APITimeoutError`. A connection that breaks while the body is read raises
+    `StreamIncompleteError` (the SDK's stream calls that a connection error: it is a cut reply). What came
+    before a failure is yielded first, so the deltas shown are exactly those received.
     """
     timeouts, failures = transport_errors(sdk)
     decoder = SSEDecoder()
@@ -188,12 +203,15 @@ def chunk_batches(response: Any, sdk: Any) -> Iterator[list[Any]]:
             for raw in response.iter_bytes():
                 events = decoder.feed(raw)
                 if events and (yield from _decode(events, response, sdk)):
+                    if on_done is not None:
+                        on_done()
                     return
-            yield from _decode(decoder.finish(), response, sdk)
+            if (yield from _decode(decoder.finish(), response, sdk)) and on_done is not None:
+                on_done()
         except timeouts as err:
             raise sdk.APITimeoutError(request=response.request) from err
         except failures as err:
-            raise sdk.APIConnectionError(request=response.request) from err
+            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
     finally:
         response.close()
 
@@ -239,14 +257,16 @@ class OpenAIChatTransport(SDKClientHolder):
         stale_timeout: float = 180.0,
         connect_timeout: float = 30.0,
         extra_headers: dict[str, str] | None = None,
+        cache_control: bool = False,
         extra_body: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
         self._api_key = api_key
-        self.stale_timeout = stale_timeout
+        self.stale_timeout = stale_timeout  # the endpoint's; a large request gets more (`stale_timeout_for`)
         self.connect_timeout = connect_timeout
         self.extra_headers = extra_headers or {}
+        self.cache_control = cache_control  # Anthropic markers in the envelope (Claude through OpenRouter)
         self.extra_body = extra_body or {}
         SDKClientHolder.__init__(self)
 
@@ -266,6 +286,11 @@ class OpenAIChatTransport(SDKClientHolder):
             default_headers=self.extra_headers or None,
         )
 
+    def _timeout(self, sdk: Any, stale_timeout: float) -> Any:
+        return sdk.Timeout(
+            connect=self.connect_timeout, read=stale_timeout + 5, write=60.0, pool=self.connect_timeout
+        )
+
     def _client_key(self) -> tuple[Any, ...]:
         headers = tuple(sorted(self.extra_headers.items()))
         return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout, headers)
@@ -273,10 +298,14 @@ class OpenAIChatTransport(SDKClientHolder):
     def _warm_client(self, client: Any) -> None:
         _ = client.chat.completions.with_streaming_response
 
+    def stale_timeout_for(self, request: ModelRequest) -> float:
+        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
+
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        messages = openai_messages(request.messages)  # images as image_url parts
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": openai_messages(request.messages),  # images as image_url parts
+            "messages": mark_envelope(messages) if self.cache_control else messages,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -293,6 +322,9 @@ class OpenAIChatTransport(SDKClientHolder):
         sdk = _sdk()
         acc = ChatAccumulator(sink)
         kwargs = untransformed(self.build_kwargs(request))
+        stale_timeout = self.stale_timeout_for(request)
+        if stale_timeout > self.stale_timeout:
+            kwargs["timeout"] = self._timeout(sdk, stale_timeout)
         completed: dict[str, Any] = {}
 
         def open_stream() -> Any:
@@ -308,7 +340,7 @@ class OpenAIChatTransport(SDKClientHolder):
                 completed["response"] = json.loads(response.read())
                 response.close()
                 return iter(())
-            return chunk_batches(response, sdk)
+            return chunk_batches(response, sdk, acc.mark_done)
 
         pump(
             open_stream,
@@ -316,13 +348,17 @@ class OpenAIChatTransport(SDKClientHolder):
             acc.handle,
             acc.response,
             interrupt=interrupt,
-            stale_timeout=self.stale_timeout,
+            stale_timeout=stale_timeout,
             on_idle=getattr(sink, "on_idle", None),
+            sink=sink,
         )
         if "response" in completed:
             return _from_completion(completed["response"], sink)
         if acc.chunks == 0:
             raise EmptyStreamError("the stream ended without a single chunk")
+        if acc.finish_reason is None and not acc.saw_done:
+            # Servers that omit the finish reason but send `[DONE]` are fine; neither means a cut reply.
+            raise StreamIncompleteError("the stream ended without a finish reason or [DONE]")
         return acc.response()
 
 
@@ -355,6 +391,9 @@ def _from_completion(resp: Any, sink: StreamSink) -> ModelResponse:
     reasoning = _get(msg, "reasoning_content") or _get(msg, "reasoning") or ""
     if not isinstance(reasoning, str):
         reasoning = ""
+    if isinstance(text, str) and "<" in text:
+        text, inline = scrub(text)
+        reasoning = f"{reasoning}\n\n{inline}" if reasoning and inline else reasoning or inline
     calls = []
     for tc in _get(msg, "tool_calls") or []:
         fn = _get(tc, "function") or {}

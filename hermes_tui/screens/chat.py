@@ -34,7 +34,7 @@ from agent.file_tree import FileIndex
 from agent.mentions import badge_line, expand_mentions, with_attached
 from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
-from agent.ui import ApprovalDecision
+from agent.ui import ApprovalAnswer, ApprovalDecision
 from hermes_tui import commands, learning_actions
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -96,6 +96,8 @@ class ChatScreen(Screen[None]):
         Binding("f1", "help", "Help", show=False),
         Binding("end", "scroll_latest", "Latest", show=False),
         Binding("ctrl+g", "edit_prompt", "Edit in $EDITOR", show=False),
+        Binding("ctrl+o", "toggle_panel", "Expand/collapse a tool panel", show=False),
+        Binding("ctrl+t", "toggle_turn_panels", "Expand/collapse the turn's panels", show=False),
     ]
 
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
@@ -210,8 +212,10 @@ class ChatScreen(Screen[None]):
             self.call_after_refresh(self._engine_ready)
         if self.store.read_only:  # browsing and search work; sending says why not
             self.transcript.add_notice("warn", self.store.read_only)
+        self.transcript.expand_diffs = self.settings.expand_diffs
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.paste_handler = self._on_paste
+        self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
         self.prompt_input.focus()
         if self._first_images:
             self.attachments.add(Path(name) for name in self._first_images)
@@ -303,7 +307,7 @@ class ChatScreen(Screen[None]):
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
-        if (command := shell_command(text)) is not None:
+        if (command := shell_command(self.prompt_input.pastes.expand(text))) is not None:
             self.run_shell(command, text)
             return
         self.send(text, self.attachments.take())
@@ -332,6 +336,10 @@ class ChatScreen(Screen[None]):
         self.prompt_input.set_text(message.text)
         self.prompt_input.focus()
 
+    @on(QueuedMessages.Changed)
+    def _on_queue_changed(self, message: QueuedMessages.Changed) -> None:
+        self.status_bar.set_hint(message.queued_messages.hint())
+
     @on(QueuedMessages.SteerRequested)
     def _on_steer_queued(self, message: QueuedMessages.SteerRequested) -> None:
         self.action_steer(message.text)
@@ -351,7 +359,9 @@ class ChatScreen(Screen[None]):
     def send(self, text: str, images: tuple[ImageRef, ...] = ()) -> None:
         """Start a turn. The app persists nothing itself: the agent does. What `!` commands printed since
         the last message and what `@` mentions name are attached to it (the model and the store get them;
-        the transcript shows what was typed and a badge line); `images` go with it as image parts."""
+        the transcript shows what was typed and a badge line); `images` go with it as image parts. Paste
+        tokens (`[Pasted #1: 214 lines]`, also in queued messages) become the full pastes here."""
+        text = self.prompt_input.pastes.expand(text)
         self.transcript.add_user(text, [ref.label() for ref in images])
         context = self.shell.take_context()
         labels = [label for label, _ in context]
@@ -560,7 +570,7 @@ class ChatScreen(Screen[None]):
 
         dialog = ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS)
 
-        def decided(decision: ApprovalDecision | None) -> None:
+        def decided(decision: ApprovalDecision | ApprovalAnswer | None) -> None:
             if dialog.interrupted:
                 self.session.interrupt()  # before the denial reaches the loop
             if not message.reply.done():
@@ -652,6 +662,15 @@ class ChatScreen(Screen[None]):
             self._interrupting = True
             self.transcript.hide_spinner()
 
+    def action_toggle_panel(self) -> None:
+        """Ctrl+O: the tool panel in focus, else the latest one (not bound by the prompt, so it yields
+        to a prompt binding of the same key, e.g. one for a paste under the cursor)."""
+        self.transcript.toggle_panel(self.focused)
+
+    def action_toggle_turn_panels(self) -> None:
+        """Ctrl+T: expand every tool panel of the last turn, or collapse them all if all are open."""
+        self.transcript.toggle_last_turn_panels()
+
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()
 
@@ -661,7 +680,7 @@ class ChatScreen(Screen[None]):
 
         from hermes_tui.editor import edit_text
 
-        current = self.prompt_input.text
+        current = self.prompt_input.full_text  # the editor sees every paste in full
         try:
             with self.app.suspend():
                 edited = edit_text(current)
@@ -673,7 +692,7 @@ class ChatScreen(Screen[None]):
                 "No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning"
             )
             return
-        self.prompt_input.set_text(edited)
+        self.prompt_input.set_text(self.prompt_input.pastes.collapse(edited))
         self.prompt_input.focus()
 
     # ------------------------------------------------------------------ commands: the running turn
@@ -688,7 +707,7 @@ class ChatScreen(Screen[None]):
         if not self.busy:
             self.send(text)
             return
-        self.agent.steer(text)
+        self.agent.steer(self.prompt_input.pastes.expand(text))
         self.transcript.add_notice("info", f"Steer queued for the running turn: {text}")
 
     def action_compress(self) -> None:

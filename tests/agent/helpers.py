@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from agent.config import Settings
+from agent.events import StatusNotice, TurnFinished
 from agent.loop import Agent
 from agent.scripted import ScriptedServer, scripted_settings
 from agent.store import SessionStore
@@ -75,3 +76,14 @@ def last_user_text(body: dict[str, Any], api: str) -> str:
 
 def has_tools(body: dict[str, Any]) -> bool:
     return bool(body.get("tools"))
+
+
+def error_lines(ui: RecordingUI) -> list[str]:
+    """Every error line the user would see: error notices and the turn's closing error, in order."""
+    lines = []
+    for event in ui.events:
+        if isinstance(event, StatusNotice) and event.kind == "error":
+            lines.append(event.text)
+        elif isinstance(event, TurnFinished) and event.error:
+            lines.append(event.error)
+    return lines

@@ -10,7 +10,7 @@ import agent.loop as loop_mod
 from agent.config import FallbackProvider
 from agent.events import StatusNotice, StreamDiscarded, TextDelta
 from agent.scripted import ScriptedServer
-from tests.agent.helpers import API_PARAMS, api_overrides, make_agent, tool_results
+from tests.agent.helpers import API_PARAMS, api_overrides, error_lines, make_agent, tool_results
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +66,8 @@ def test_401_is_not_retried(hermes_home: Path, tmp_path: Path) -> None:
         result = agent.run_conversation("hi")
         assert len(server.requests) == 1
     assert result.exit_reason == "error:auth"
-    assert any("API key was rejected" in n for n in _notices(ui))
+    assert error_lines(ui) == [result.error.user_line()]  # said once, by the turn's end
+    assert "API key was rejected" in error_lines(ui)[0]
 
 
 @pytest.mark.parametrize("api", API_PARAMS)

@@ -136,6 +136,31 @@ def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: P
     store.close()
 
 
+def test_a_reply_that_broke_off_prints_what_came_and_exits_1(hermes_home: Path, tmp_path: Path) -> None:
+    (hermes_home / "tui").mkdir(parents=True, exist_ok=True)
+    (hermes_home / "tui" / "config.yaml").write_text("max_retries: 0\n")
+    scenario = tmp_path / "cut.yaml"
+    scenario.write_text(
+        "name: cut\ncalls:\n"
+        "  - {text: 'The first half of the answer', chunk_size: 5, fault: {kind: close, after_chunks: 3}}\n"
+    )
+    proc = _run(["-z", "question", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.strip() == "The first half"
+    lines = [line for line in proc.stderr.splitlines() if "connection closed before the reply" in line]
+    assert len(lines) == 1 and lines[0].startswith("hermes-tui:")
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_budget_spent_thinking_exits_1_with_that_line(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "think.yaml"
+    scenario.write_text("name: think\ncalls:\n  - {text: '<think>On and on and on', finish_reason: length}\n")
+    proc = _run(["-z", "question", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.strip() == "", "the reasoning is not the answer"
+    assert "whole output budget thinking" in proc.stderr.splitlines()[-1]
+
+
 def test_background_processes_do_not_outlive_headless_mode(hermes_home: Path, tmp_path: Path) -> None:
     import json
     import uuid

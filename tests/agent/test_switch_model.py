@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import ApiCallStarted, StatusNotice
+from agent.events import ApiCallStarted
 from agent.scripted import ScriptedServer
-from tests.agent.helpers import last_user_text, make_agent
+from tests.agent.helpers import error_lines, last_user_text, make_agent
 
 
 def test_the_next_turn_uses_the_new_model_in_request_events_and_hooks(
@@ -40,8 +40,8 @@ def test_an_error_after_a_switch_names_the_new_model(hermes_home: Path, tmp_path
         agent.switch_model("nope-1")
         result = agent.run_conversation("hi")
         assert not result.completed
-        errors = [e.text for e in ui.of_type(StatusNotice) if e.kind == "error"]
-        assert errors and "nope-1" in errors[-1] and "scripted" not in errors[-1]
+        errors = error_lines(ui)
+        assert len(errors) == 1 and "nope-1" in errors[0] and "scripted" not in errors[0]
 
 
 def test_switching_provider_takes_its_key_from_the_environment(

@@ -126,10 +126,10 @@ def test_streams_output_in_chunks_as_it_is_produced(tmp_path: Path) -> None:
     assert result.data["exit_code"] == 0
 
 
-def test_nonzero_exit_code_is_reported_not_an_error(tmp_path: Path) -> None:
+def test_nonzero_exit_code_is_a_failed_call_with_the_same_text_for_the_model(tmp_path: Path) -> None:
     ctx, _ = make_ctx(tmp_path)
     result = run(ctx, "echo oops >&2; exit 3")
-    assert result.status == "ok"
+    assert result.status == "error"
     assert result.data["exit_code"] == 3
     assert result.content.splitlines() == ["oops", "[exit code: 3]"]
 

@@ -106,7 +106,7 @@ def test_markdown_tool_calls_are_details_blocks_with_arguments_and_output(
     text = export_markdown(store, session_id)
     assert text.count("<details>") == 3  # reasoning + two tool calls
     assert text.count("<details>") == text.count("</details>")
-    assert "<summary>terminal: pytest -q tests/test_io.py (error, 1.2s)</summary>" in text
+    assert "<summary>terminal: pytest -q tests/test_io.py (failed: exit 1, 1.2s)</summary>" in text
     # HTML in a summary is escaped, so it cannot open a tag.
     assert "<summary>read_file: tests/&lt;weird&gt;.py (ok)</summary>" in text
     blocks = code_blocks(text)

@@ -7,15 +7,16 @@ model and tool text is shown as text, never interpreted as markup, control chara
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
 
+from agent.exit_reasons import reply_marker
 from agent.humanize import format_absolute, format_age
-from agent.tools.registry import summarize_call
+from agent.tools.registry import result_status, summarize_call
 from hermes_tui.export import short_path
 from hermes_tui.screens.sessions.rows import (
     HERMES_BADGE,
@@ -55,10 +56,40 @@ class PreviewData:
     row: SessionRow
     blocks: list[list[Message] | int]
     registry: ToolRegistry | None = None
+    # results of the shown calls that fall in a gap between two blocks (shown on their call's line)
+    results: dict[str, Message] = field(default_factory=dict)
+    # why each shown turn ended (Hermes' names), by the id of the user message that started it
+    turn_ends: dict[int, str] = field(default_factory=dict)
 
 
 def fetch_preview(store: SessionStoreProtocol, row: SessionRow, registry: ToolRegistry | None) -> PreviewData:
-    """Runs in a thread: the messages around the hit, or the head and the tail of the session."""
+    """Runs in a thread: the messages around the hit, or the head and the tail of the session, with the
+    results of the calls they show and how their turns ended."""
+    data = PreviewData(row, _blocks(store, row), registry)
+    answered = {m.tool_call_id for b in data.blocks if isinstance(b, list) for m in b if m.role == "tool"}
+    seq = 0
+    for block in data.blocks:
+        if isinstance(block, int):
+            seq += block
+            continue
+        seq += len(block)
+        calls = [c.id for m in block[-1:] for c in m.tool_calls if c.id not in answered]
+        if calls:  # the block ends on a call whose results come right after it
+            for message in store.load_messages(row.info.id, seq, seq + len(calls)):
+                if message.role == "tool" and message.tool_call_id in calls:
+                    data.results[message.tool_call_id] = message
+    try:
+        data.turn_ends = {
+            turn["user_message_id"]: turn["exit_reason"]
+            for turn in store.turns(row.info.id)
+            if turn["user_message_id"] is not None
+        }
+    except Exception:  # a store without turn records (an older schema opened read-only)
+        pass
+    return data
+
+
+def _blocks(store: SessionStoreProtocol, row: SessionRow) -> list[list[Message] | int]:
     info = row.info
     count = info.message_count
     blocks: list[list[Message] | int] = []
@@ -77,7 +108,7 @@ def fetch_preview(store: SessionStoreProtocol, row: SessionRow, registry: ToolRe
         blocks.append(store.load_messages(info.id, 0, PREVIEW_HEAD))
         blocks.append(tail_start - PREVIEW_HEAD)
         blocks.append(store.load_messages(info.id, tail_start))
-    return PreviewData(row, blocks, registry)
+    return blocks
 
 
 def _excerpt(text: str, terms: Sequence[str], max_lines: int, max_chars: int) -> str:
@@ -111,6 +142,17 @@ def _excerpt(text: str, terms: Sequence[str], max_lines: int, max_chars: int) ->
     return prefix + body + suffix
 
 
+def _markdown_excerpt(excerpt: str, markdown: Callable[[str], Text]) -> Text:
+    """An excerpt drawn as Markdown, its "…" lines (text left out) kept outside it: a cut inside a code
+    block must not show the ellipsis as code."""
+    head, tail = excerpt.startswith("…\n"), excerpt.endswith("\n…")
+    out = Text("…\n" if head else "", end="")
+    out.append_text(markdown(excerpt[2 if head else 0 : len(excerpt) - 2 if tail else len(excerpt)]))
+    if tail:
+        out.append("\n…")
+    return out
+
+
 def _indent(text: Text, prefix: str = "  ", style: Style | str = "") -> Text:
     """Each line of `text` after `prefix` (styled on its own, so the body keeps its column everywhere)."""
     out = Text(end="")
@@ -128,9 +170,11 @@ def build_preview(
     now: float,
     home: str | None,
     current_id: str | None,
+    markdown: Callable[[str], Text] | None = None,
 ) -> tuple[Text, int | None]:
     """The preview text: a header about the session, then the messages around the hit (or the start and
-    the end of the session), tool calls one line each. Plain `Text`, nothing interpreted.
+    the end of the session), tool calls one line each. Plain `Text`, nothing interpreted as markup; the
+    replies' excerpts drawn as Markdown by `markdown` (the transcript's renderer) when given.
 
     Returns the text and the character offset where the matching message starts (None without a hit)."""
     row = data.row
@@ -162,6 +206,8 @@ def build_preview(
         ),
         f"{info.id} · started {format_absolute(info.created_at, now)}",
     ]
+    if info.exit_reason and info.exit_reason != "text_response":
+        lines.append(f"last turn ended: {one_line(info.exit_reason)}")
     if info.is_hermes:
         lines.append("From Hermes' history, which is never changed here: Enter continues it in a copy.")
     elif info.origin:
@@ -173,7 +219,7 @@ def build_preview(
         out.append("\n\nNo messages yet.", styles.meta)
         return out, None
 
-    results: dict[str, Message] = {}
+    results: dict[str, Message] = dict(data.results)
     for block in data.blocks:
         if isinstance(block, list):
             for message in block:
@@ -218,6 +264,11 @@ def build_preview(
                 )
             if message.partial or message.finish_reason == "interrupted":
                 out.append("  interrupted", styles.meta)
+            elif marker := reply_marker((message.meta or {}).get("incomplete")):
+                out.append(f"  {marker.split(':')[0]}", styles.meta)
+            ended = data.turn_ends.get(message.id) if message.role == "user" and message.id else None
+            if ended and ended != "text_response":
+                out.append(f"  turn ended: {one_line(ended)}", styles.meta)
             if anchored:
                 out.append("  ◂ match", styles.anchor)
             limit_lines, limit_chars = (
@@ -228,7 +279,11 @@ def build_preview(
                 out.append("\n")
                 out.append_text(_indent(highlight(body, terms, styles.match), style=styles.meta))
             if message.content and message.content.strip():
-                body = Text(_excerpt(message.content, terms, limit_lines, limit_chars), end="")
+                excerpt = _excerpt(message.content, terms, limit_lines, limit_chars)
+                if markdown is not None and message.role == "assistant":
+                    body = _markdown_excerpt(excerpt, markdown)
+                else:
+                    body = Text(excerpt, end="")
                 out.append("\n")
                 out.append_text(_indent(highlight(body, terms, styles.match), style=styles.meta))
             for call in message.tool_calls:
@@ -266,7 +321,7 @@ def _tool_line(
     line.append_text(head)
     if result is not None:
         meta = result.meta or {}
-        bits = [str(meta.get("status", "ok"))]
+        bits = [result_status(meta)]
         duration = meta.get("duration")
         if isinstance(duration, (int, float)):
             bits.append(f"{duration:.1f}s")
