@@ -101,6 +101,8 @@ class Settings(BaseModel):
     terminal_timeout: float = Field(180.0, gt=0, le=600)
     yolo: bool = False
     skin: str = "default"
+    # File edits' tool panels open with their diff shown (Hermes-style key `display.expand_diffs`).
+    expand_diffs: bool = True
     # When a turn ends or a question waits while the terminal is unfocused: bell | desktop | off
     notify: str = Field("bell", pattern="^(bell|desktop|off)$")
     save_trajectories: bool = False
@@ -305,6 +307,7 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "approvals.deny": "approvals_deny",
         "command_allowlist": "command_allowlist",
         "display.skin": "skin",
+        "display.expand_diffs": "expand_diffs",
         "clarify.timeout": "clarify_timeout",
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",

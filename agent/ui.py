@@ -26,6 +26,15 @@ class ApprovalDecision(StrEnum):
 
 
 @dataclass(frozen=True)
+class ApprovalAnswer:
+    """A decision with the allow rule the user settled on: "always" saves `rule` (as the user edited it)
+    instead of the request's. A UI may answer with a bare `ApprovalDecision` instead."""
+
+    decision: ApprovalDecision
+    rule: str = ""
+
+
+@dataclass(frozen=True)
 class ClarifyRequest:
     question: str
     choices: tuple[str, ...]
@@ -40,8 +49,10 @@ class ApprovalRequest:
     pattern_keys: tuple[str, ...]
     timeout: float
     tool_name: str = "terminal"
-    # The allow rule "always" would save, shown to the user before it is saved.
+    # What the allowlist is matched against, and the rule a bare "always" saves (the exact command).
     rule: str = ""
+    # The rule offered for editing when the user picks "always" (`git push *`): "" = `rule`.
+    suggested_rule: str = ""
     allow_permanent: bool = True
     cancel: threading.Event = field(default_factory=threading.Event, compare=False)
     # What is asked about ("command", "file write", "MCP tool call") and who asks ("" = the agent itself,
@@ -57,7 +68,7 @@ class AgentUI(Protocol):
         """The user's answer, or None when there was none (cancelled, timed out, no UI)."""
         ...
 
-    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision: ...
+    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer: ...
 
 
 class NullUI:

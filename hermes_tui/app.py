@@ -94,6 +94,10 @@ class HermesApp(App[int]):
     async def _deliver_input(self, event: events.Event) -> None:
         await super().on_event(event)
 
+    def input_pending(self) -> bool:
+        """Keys typed but not handled yet: live views postpone their next render (`LiveUpdates`)."""
+        return self.key_order.in_flight
+
     def action_command_palette(self) -> None:
         """Ctrl+P: Textual's palette, guarded against its page-key crash (`hermes_tui.palette`)."""
         from textual.command import CommandPalette
@@ -170,6 +174,17 @@ class HermesApp(App[int]):
             target=prewarm_model_client, args=(self.settings,), name="sdk-prewarm", daemon=True
         ).start()
 
+    def _preload_turn_css(self) -> None:
+        """After the first frame: the CSS of what a turn mounts, parsed now rather than on Enter."""
+        from hermes_tui.css_preload import preload_default_css
+        from widgets.assistant_message import AssistantMessage
+        from widgets.notice import NoticeLine
+        from widgets.reasoning import ReasoningBlock
+        from widgets.tool_panel import ToolPanel
+        from widgets.user_message import UserMessage
+
+        preload_default_css(self, (UserMessage, AssistantMessage, ReasoningBlock, ToolPanel, NoticeLine))
+
     def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
@@ -215,6 +230,7 @@ class HermesApp(App[int]):
         self.images = ()
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.call_after_refresh(self._prewarm_model_client)
+        self.call_after_refresh(self._preload_turn_css)
         self.call_after_refresh(self.mcp.start)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
@@ -310,6 +326,13 @@ def prewarm_model_client(settings: Settings) -> None:
 
         for name in ("agent.approval", "agent.checkpoints"):  # imported lazily by the first turn
             importlib.import_module(name)
+        # What else the first turn builds once per process, on its way from Enter to the request.
+        from agent.pricing import warm_up as warm_up_prices
+        from agent.tools.builtin import builtin_tools
+        from agent.tools.registry import warm_schemas
+
+        warm_schemas(builtin_tools())
+        warm_up_prices()
     except Exception:
         pass
 
@@ -348,10 +371,16 @@ def run_app(
         stack.callback(store.close)
         resume_id = None
         if args.resume or args.continue_last:
-            info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            from hermes_tui.resume_lookup import session_to_resume
+
+            if args.resume:  # one match, or none / several listed on stderr
+                info = session_to_resume(store, args.resume, sys.stderr)
+            else:
+                info = store.latest_session(str(settings.cwd))
             problem = store.hermes_problem
             if info is None:
-                print(f"hermes-tui: no session found for {args.resume or 'this directory'}", file=sys.stderr)
+                if not args.resume:
+                    print("hermes-tui: no session found for this directory", file=sys.stderr)
                 if problem:
                     print(f"hermes-tui: {problem}", file=sys.stderr)
                 return 2

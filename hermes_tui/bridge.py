@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from agent.events import AgentEvent, ReasoningDelta, TextDelta
-from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
 
 WAIT_SLICE = 0.1
 QUIET_WAKE_HZ = 30.0
@@ -57,7 +57,9 @@ class ClarifyAsked(Message):
 @dataclass
 class ApprovalAsked(Message):
     request: ApprovalRequest
-    reply: concurrent.futures.Future[ApprovalDecision] = field(default_factory=concurrent.futures.Future)
+    reply: concurrent.futures.Future[ApprovalDecision | ApprovalAnswer] = field(
+        default_factory=concurrent.futures.Future
+    )
 
 
 class EventQueue:
@@ -113,9 +115,9 @@ class UIBridge:
         answer = self._ask(ClarifyAsked(request), request.cancel, request.timeout + ANSWER_GRACE)
         return answer if isinstance(answer, str) else None
 
-    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         answer = self._ask(ApprovalAsked(request), request.cancel, request.timeout + ANSWER_GRACE)
-        if isinstance(answer, ApprovalDecision):
+        if isinstance(answer, ApprovalDecision | ApprovalAnswer):
             return answer
         return ApprovalDecision.TIMEOUT if answer is _NoAnswer.TIMED_OUT else ApprovalDecision.DENY
 
@@ -150,7 +152,7 @@ class UIBridge:
     # -- internals -------------------------------------------------------------
     def _ask(
         self, message: ClarifyAsked | ApprovalAsked, cancel: threading.Event, limit: float
-    ) -> str | ApprovalDecision | _NoAnswer | None:
+    ) -> str | ApprovalDecision | ApprovalAnswer | _NoAnswer | None:
         """Post the question and wait in slices; the UI's own countdown normally answers first."""
         self.on_event(_Flush())
         self.target.post_message(message)

@@ -91,9 +91,12 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Enter", "send (queued while the agent works)"),
             ("Shift+Enter", "newline (also Ctrl+J, Alt+Enter)"),
-            ("Up / Down", "prompt history"),
+            ("Up / Down", "history (Up on an empty prompt: last queued first)"),
+            ("Shift+Tab", "to the queue: e edit, x remove, s steer now"),
             ("Tab", "complete a / command"),
-            ("Ctrl+G", "edit the prompt in $EDITOR"),
+            ("Ctrl+O", "expand a [Pasted #N] token into editable text"),
+            ("Backspace", "on a paste token: delete it whole (Ctrl+Z undoes)"),
+            ("Ctrl+G", "edit the prompt in $EDITOR (pastes in full)"),
             ("Ctrl+U", "clear the line before the cursor"),
         ),
     ),
@@ -102,6 +105,8 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Esc", "interrupt the running turn"),
             ("Ctrl+C", "interrupt, else clear the prompt; twice to quit"),
+            ("Ctrl+O", "expand/collapse the tool panel in focus, else the latest one"),
+            ("Ctrl+T", "expand/collapse every tool panel of the last turn"),
             ("End", "jump to the latest output"),
             ("PageUp / PageDown", "scroll the transcript"),
         ),

@@ -149,9 +149,15 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         stack.callback(agent.close)
         stack.callback(_stop_background, store)
         if args.continue_last or args.resume:
-            info = store.resolve(args.resume) if args.resume else store.latest_session(str(settings.cwd))
+            from hermes_tui.resume_lookup import session_to_resume
+
+            if args.resume:  # one match, or none / several listed on stderr
+                info = session_to_resume(store, args.resume, sys.stderr)
+            else:
+                info = store.latest_session(str(settings.cwd))
             if info is None:
-                _say(f"hermes-tui: no session found for {args.resume or 'this directory'}")
+                if not args.resume:
+                    _say("hermes-tui: no session found for this directory")
                 if store.hermes_problem:
                     _say(f"hermes-tui: {store.hermes_problem}")
                 return 2

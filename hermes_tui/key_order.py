@@ -100,6 +100,11 @@ class KeyOrder:
         """Keys and pastes read but not delivered yet."""
         return len(self._pending)
 
+    @property
+    def in_flight(self) -> bool:
+        """True while a key or paste waits to be delivered or the last one is still on its way."""
+        return bool(self._pending) or self._journey is not None
+
     def hold(self) -> Callable[[], None]:
         """Keep keys back until the returned function is called (a screen that is ready after its mount).
 

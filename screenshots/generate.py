@@ -1,6 +1,7 @@
 """Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
 
-Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|themes ...]
+Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|prompt|panels|
+themes ...]
 (all groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
 glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
 """
@@ -317,6 +318,69 @@ async def senses_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     return shots
 
 
+def _ci_log(lines: int, where: str) -> str:
+    """A failing CI run's log, `lines` long: what people paste."""
+    head = [f"============================= test session starts ({where}) =============================="]
+    body = [
+        f"tests/test_users.py::test_case_{i:03d} PASSED{' ' * 20}[{100 * i // lines:3d}%]"
+        for i in range(lines - 4)
+    ]
+    tail = [
+        "FAILED tests/test_users.py::test_users_roundtrip - KeyError: 'email'",
+        "E       KeyError: 'email'",
+        f"=================== 1 failed, {lines - 5} passed in 12.31s ===================",
+    ]
+    return "\n".join(head + body + tail)
+
+
+async def prompt_run(size: tuple[int, int], workdir: Path) -> list[Path]:
+    """A big paste sent (whole on the wire, collapsed in the transcript) and one waiting as its token in the
+    prompt; then a queued message and the status bar naming the queue's keys."""
+    from textual import events
+
+    scenario = {
+        "name": "prompt",
+        "model": "hermes-demo",
+        "calls": [
+            {"text": "The log's one failure is `test_users_roundtrip`: the migration drops `email` first."},
+            {"text": "Looking at the staging log now. " * 60, "chunk_size": 8, "delay": 0.05},
+        ],
+        "fallback": {"text": "Done."},
+    }
+    shots: list[Path] = []
+
+    def save(app: HermesApp, name: str) -> None:
+        svg = OUT / f"{name}-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(str(svg))
+        shots.append(to_png(svg))
+
+    with ScriptedServer(json.dumps(scenario)) as server:
+        app = HermesApp(scripted_settings(server, hermes_home=workdir / "home", cwd=workdir))
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            prompt = chat.prompt_input
+            prompt.focus()
+            await pilot.press(*"Why does CI fail? ")
+            prompt.post_message(events.Paste(_ci_log(214, "ci")))
+            await wait_for(pilot, lambda: len(prompt.pastes) == 1)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: server.requests and not chat.busy)
+            await pilot.press(*"Same in staging? ")
+            prompt.post_message(events.Paste(_ci_log(48, "staging")))
+            await wait_for(pilot, lambda: len(prompt.pastes) == 2)
+            await pilot.press(*" Compare them.")
+            await pilot.pause(0.5)
+            save(app, "24-paste")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: chat.busy and len(server.requests) == 2)
+            await pilot.press(*"then fix the migration", "enter")
+            await pilot.pause(1.0)
+            save(app, "25-queue")
+    return shots
+
+
 REACH_SCENARIO = {
     "name": "reach",
     "model": "hermes-demo",
@@ -559,8 +623,44 @@ async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     return to_png(svg)
 
 
+ALWAYS_SCENARIO = {
+    "name": "always-allow",
+    "calls": [
+        {
+            "text": "Pushing the fix.",
+            "tool_calls": [{"name": "terminal", "arguments": {"command": "git push --force origin main"}}],
+        },
+        {"text": "Pushed."},
+    ],
+}
+
+
+async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
+    """ "Always allow" on a risky command: the rule offered as an editable pattern."""
+    with ScriptedServer(json.dumps(ALWAYS_SCENARIO)) as server:
+        app = HermesApp(
+            scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
+        )
+        async with app.run_test(size=size) as pilot:
+            chat = await wait_for(
+                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+            )
+            chat.prompt_input.text = "push the fix"
+            chat.prompt_input.focus()
+            await pilot.press("enter")
+            dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
+            await wait_for(pilot, lambda: dialog.is_armed)
+            await pilot.press("a")
+            await pilot.pause(0.3)
+            svg = OUT / f"26-always-allow-{size[0]}x{size[1]}.svg"
+            app.save_screenshot(str(svg))
+            await pilot.press("escape", "d")
+            await wait_for(pilot, lambda: not chat.busy)
+    return to_png(svg)
+
+
 SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
-GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "themes")
+GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "panels", "themes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -598,11 +698,17 @@ def main(argv: list[str] | None = None) -> int:
         if "input" in wanted:
             with tempfile.TemporaryDirectory() as tmp:
                 made += asyncio.run(input_run(size, Path(tmp)))
+        if "panels" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made.append(asyncio.run(panels_run(size, Path(tmp))))
         if "senses" in wanted:
             # Its own process: background processes belong to the process that started them, as in the app.
             tag = f"{size[0]}x{size[1]}"
             subprocess.run([sys.executable, __file__, SENSES_PROCESS, tag], check=True)
             made += [OUT / f"18-images-{tag}.png", OUT / f"19-processes-{tag}.png"]
+        if "prompt" in wanted:
+            with tempfile.TemporaryDirectory() as tmp:
+                made += asyncio.run(prompt_run(size, Path(tmp)))
     if "themes" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             made += asyncio.run(themes_run(Path(tmp)))

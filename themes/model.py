@@ -137,5 +137,5 @@ class ThemeSpec(BaseModel):
             dark=self.dark,
         )
 
-    def icon_for(self, tool_name: str, fallback: str = "⚙️") -> str:
+    def icon_for(self, tool_name: str, fallback: str = "🧩") -> str:
         return self.tool_icons.get(tool_name, fallback)

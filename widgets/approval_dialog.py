@@ -6,15 +6,18 @@ Lessons this dialog encodes (Hermes issues #82647, #41098, #24912; Claude Code #
 - Keys typed while the dialog pops up belong to whatever the user was typing, not to the dialog: for
   `GUARD_SECONDS` after it appears every key and click is ignored (the buttons are disabled, the bindings
   refuse to run).
-- "Always" saves a rule, so it first shows the exact rule and asks again.
+- "Always" saves a rule, so it first shows the rule in an input, prefilled with the one offered for the
+  command (`git push *` for `git push origin main`), says whether it matches this command as edited, and
+  saves exactly what Enter confirms; Escape goes back.
 - Silence is not consent: a visible countdown ends in `ApprovalDecision.TIMEOUT`, which the agent treats as
   a denial, and an interrupt (`request.cancel`) ends in `ApprovalDecision.DENY`.
 - The command is shown literally: control characters and invisible Unicode (ANSI escapes, carriage
   returns, bidi overrides, zero-width spaces) are made visible, so a command cannot hide what it does.
 - It rings the terminal bell, because an approval nobody sees is an approval that times out.
 
-The dialog only displays an `ApprovalRequest` and returns an `ApprovalDecision` through `dismiss()`: the app
-pushes it with a callback that resolves the agent thread's future.
+The dialog only displays an `ApprovalRequest` and returns an `ApprovalDecision` (or, for "always", an
+`ApprovalAnswer` with the edited rule) through `dismiss()`: the app pushes it with a callback that resolves
+the agent thread's future.
 """
 
 from __future__ import annotations
@@ -29,20 +32,22 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, ContentSwitcher, Static
+from textual.widgets import Button, ContentSwitcher, Input, Static
 
-from agent.ui import ApprovalDecision, ApprovalRequest
+from agent.approval.allowlist import rule_matches
+from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from widgets.card import card_css
 from widgets.question_card import QuestionCard
 from widgets.text_safety import literal_text
 
 
-class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision]):
-    """Modal asking whether a risky command may run; dismisses with an `ApprovalDecision`.
+class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision | ApprovalAnswer]):
+    """Modal asking whether a risky command may run; dismisses with an `ApprovalDecision`, or for "always"
+    an `ApprovalAnswer` carrying the rule as edited.
 
-    Keys (after the guard): `o` allow once, `s` allow this session, `a` always allow (then Enter/`y` to
-    save the shown rule, Escape/`n` to go back), `d` or Escape deny; Enter presses the focused button, which
-    is Deny when the dialog arms.
+    Keys (after the guard): `o` allow once, `s` allow this session, `a` always allow (then edit the rule,
+    Enter to save it, Escape to go back), `d` or Escape deny; Enter presses the focused button, which is
+    Deny when the dialog arms.
     """
 
     COUNTDOWN_ID = "approval-countdown"
@@ -143,10 +148,23 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             }
         }
         #approval-rule {
+            height: 1;
+            margin: 1 0 0 0;
+            padding: 0 1;
+            border: none;
+            border-left: outer $primary;
+            background: $panel;
+        }
+        #approval-rule-text {
             margin: 1 0 0 0;
             padding: 0 1;
             background: $panel;
             border-left: outer $primary;
+        }
+        #approval-rule-check {
+            padding: 0 1;
+            color: $text-success;
+            &.-no-match { color: $text-warning; }
         }
         #approval-confirm-buttons {
             height: auto;
@@ -231,23 +249,48 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
                 with Vertical(id="approval-confirm"):
                     yield Static(
                         "Always allow: this rule is saved to your allowlist, and commands matching it "
-                        "will run without asking again:",
+                        "will run without asking again (* matches anything). Edit it if you like:",
                         classes="approval-label",
                     )
-                    yield Static(literal_text(self.saved_rule), id="approval-rule")
+                    if self.rule_editable:
+                        yield Input(self.suggested_rule, id="approval-rule", select_on_focus=False)
+                    else:  # invisible characters in it: shown escaped, saved exactly, not editable
+                        yield Static(literal_text(self.suggested_rule), id="approval-rule-text")
+                    yield Static(self._check_text(self.suggested_rule), id="approval-rule-check")
                     with Grid(id="approval-confirm-buttons"):
                         yield Button(
-                            Text("Save rule and allow (Enter/y)"),
+                            Text("Save rule and allow (Enter)"),
                             id="approval-confirm-yes",
                             variant="warning",
                         )
-                        yield Button(Text("Back (Esc/n)"), id="approval-confirm-back")
+                        yield Button(Text("Back (Esc)"), id="approval-confirm-back")
             yield Static(self._hint_text(), id="approval-hint")
 
     @property
+    def suggested_rule(self) -> str:
+        """The rule offered when "Always" is chosen (the request's suggestion, else its exact rule)."""
+        return self.request.suggested_rule or self.request.rule or self.request.command
+
+    @property
+    def rule_editable(self) -> bool:
+        """Only a rule of visible characters goes into the input (an input would draw the others raw)."""
+        return literal_text(self.suggested_rule).plain == self.suggested_rule
+
+    @property
     def saved_rule(self) -> str:
-        """The allow rule "Always" would save (the request's rule, else the exact command)."""
-        return self.request.rule or self.request.command
+        """The allow rule "Always" would save now: the input's text as edited, stripped."""
+        inputs = self.query("#approval-rule").results(Input)
+        rule_input = next(inputs, None)
+        return (rule_input.value if rule_input is not None else self.suggested_rule).strip()
+
+    def _check_text(self, rule: str) -> Text:
+        """Whether `rule` covers this command, as the gate will match it."""
+        subject = self.request.rule or self.request.command
+        if not rule.strip():
+            return Text("✗ an empty rule cannot be saved")
+        if rule_matches(rule, subject):
+            return Text("✓ matches this command")
+        return Text("✗ does not match this command: it runs now, and would be asked about again")
 
     @property
     def is_confirming(self) -> bool:
@@ -256,7 +299,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
 
     def _hint_text(self) -> Text:
         if self._confirming:
-            return Text("Enter/y save the rule and allow · Esc/n go back · d deny")
+            return Text("Enter saves the rule and allows · Esc goes back")
         always = "a always · " if self.request.allow_permanent else ""
         return Text(f"keys: o once · s session · {always}d or Esc deny")
 
@@ -277,7 +320,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     def _on_timed_out(self) -> None:
         self._decide(ApprovalDecision.TIMEOUT)
 
-    def _decide(self, decision: ApprovalDecision) -> None:
+    def _decide(self, decision: ApprovalDecision | ApprovalAnswer) -> None:
         """Dismiss once with `decision`; later calls (a timer racing a key) are ignored."""
         if not self._answer_once():
             return
@@ -344,7 +387,24 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         self._set_confirming(True)
 
     def action_confirm_always(self) -> None:
-        self._decide(ApprovalDecision.ALWAYS)
+        """Save the rule as edited and allow; an empty rule is refused (it says so below the input)."""
+        rule = self.saved_rule
+        if not rule:
+            return
+        self._decide(ApprovalAnswer(ApprovalDecision.ALWAYS, rule))
+
+    @on(Input.Changed, "#approval-rule")
+    def _rule_edited(self, event: Input.Changed) -> None:
+        event.stop()
+        check = self.query_one("#approval-rule-check", Static)
+        check.update(self._check_text(event.value))
+        check.set_class(not rule_matches(event.value, self.request.rule or self.request.command), "-no-match")
+
+    @on(Input.Submitted, "#approval-rule")
+    def _rule_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.accepts_input and self._confirming:
+            self.action_confirm_always()
 
     def action_back(self) -> None:
         self._set_confirming(False)
@@ -353,8 +413,14 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         self._confirming = confirming
         self.query_one(ContentSwitcher).current = "approval-confirm" if confirming else "approval-choices"
         self.query_one("#approval-hint", Static).update(self._hint_text())
-        focus_id = "#approval-confirm-yes" if confirming else "#approval-deny"
-        self.query_one(focus_id, Button).focus()
+        if confirming and self.rule_editable:
+            rule_input = self.query_one("#approval-rule", Input)
+            rule_input.focus()
+            rule_input.cursor_position = len(rule_input.value)
+        elif confirming:
+            self.query_one("#approval-confirm-yes", Button).focus()
+        else:
+            self.query_one("#approval-deny", Button).focus()
 
     @on(Button.Pressed)
     def _button_pressed(self, event: Button.Pressed) -> None:

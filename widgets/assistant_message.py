@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Awaitable, Generator, Sequence
 from typing import ClassVar
 
 from rich.style import Style
+from rich.text import Text
 from rich.theme import Theme
 from textual.widget import Widget
 
 from widgets.markdown_view.blocks import Block, BlockDocument
+from widgets.markdown_view.lines import LineStack
 from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
 from widgets.markdown_view.view import LineView, LiveUpdates
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
@@ -145,6 +148,29 @@ class MarkdownView(LineView):
     def on_style_change(self) -> None:
         self._markdown_style = None
 
+    def render_source(self, source: str, width: int) -> Text:
+        """Other Markdown drawn exactly as this view draws its own (blocks, gaps, the theme's styles), as
+        one `Text` of lines at most `width` cells wide: for a pane that shows Markdown among other text
+        (the session preview), so there is one Markdown renderer. The view must be attached (it lends
+        its styles); it may be hidden."""
+        document = BlockDocument(sanitize_display(source))
+        document.close()
+        console, style = self.app.console, self.markdown_style
+        stack: LineStack[Block] = LineStack(
+            lambda block, cells: render_markdown_block(console, block, cells, style), gap_after=self.gap_after
+        )
+        stack.sync(document.finished, document.open_block, (max(1, width), self._style_generation))
+        text = Text(end="")
+        for number, line in enumerate(stack.lines()):
+            row = Text(end="")
+            for segment in line:
+                row.append(segment.text, segment.style)
+            row.rstrip()  # no padding to wrap again in a pane a little narrower than `width`
+            if number:
+                text.append("\n")
+            text.append_text(row)
+        return text
+
     @property
     def markdown_style(self) -> MarkdownStyle:
         """The Rich theme and code colours for the current Textual theme (built once per style change)."""
@@ -228,6 +254,15 @@ class AssistantMessage(MarkdownView):
     connection catching up) can bring ten thousand characters between two renders; parsing and rendering
     them at once froze the screen for a third of a second. In slices, the text appears a little later
     but the screen and the keyboard keep up."""
+    FEED_SECONDS: ClassVar[float] = 0.012
+    """Within `FEED_MIN`..`FEED_CHARS`, a slice is as many characters as the last slices rendered in this
+    long. A key typed during a slice waits for it (and for each slice between the message queues it then
+    passes): with 6,000-character slices, letters typed during a 20,000-word burst took ~0.5 s to show
+    (tmux, a shared 2-core machine); in slices of this length they show within a tenth of a second. The
+    whole burst is drawn a little later, still well before the bare SDK has read it."""
+    FEED_MIN: ClassVar[int] = 300
+    FEED_FIRST: ClassVar[int] = 1_500
+    """The first slice of a reply, before any has been measured."""
     GROW_STEP: ClassVar[int] = 3
     """While streaming in a scrolled transcript, the reply grows this many lines at a time (see
     `LineView.grow_step`); elsewhere (a short transcript, a finished reply) it is exactly its text."""
@@ -246,6 +281,7 @@ class AssistantMessage(MarkdownView):
         self._buffer = _DeltaBuffer()
         self._sanitizer = StreamSanitizer()
         self._backlog = ""  # sanitized text not in the document yet (beyond one render's `FEED_CHARS`)
+        self._feed_rate: float | None = None  # characters per second the last large slices rendered at
         self._finished = False
         self._updates = LiveUpdates(self, self._apply_pending, hz=self.RENDER_HZ)
         if text:
@@ -321,6 +357,12 @@ class AssistantMessage(MarkdownView):
     def on_unmount(self) -> None:
         self._updates.cancel()
 
+    def _feed_limit(self) -> int:
+        """Characters for the next slice: what renders in about `FEED_SECONDS`, going by the last ones."""
+        if self._feed_rate is None:
+            return self.FEED_FIRST
+        return max(self.FEED_MIN, min(self.FEED_CHARS, int(self._feed_rate * self.FEED_SECONDS)))
+
     def _apply_pending(self, budget: bool = True) -> float | None:
         """Move buffered deltas into the document (at most `FEED_CHARS` of them) and repaint what changed
         (UI thread). Returns the time spent on the open block, the part that is drawn again and again, for
@@ -330,10 +372,12 @@ class AssistantMessage(MarkdownView):
             self._backlog += self._sanitizer.feed(raw)
         if self._finished:
             self._backlog += self._sanitizer.flush()
-        if budget and len(self._backlog) > self.FEED_CHARS:
-            chunk, self._backlog = self._backlog[: self.FEED_CHARS], self._backlog[self.FEED_CHARS :]
+        limit = self._feed_limit()
+        if budget and len(self._backlog) > limit:
+            chunk, self._backlog = self._backlog[:limit], self._backlog[limit:]
         else:
             chunk, self._backlog = self._backlog, ""
+        started = time.perf_counter()
         if chunk:
             self._document.feed(chunk)
             if not self.display and chunk.strip():
@@ -343,6 +387,9 @@ class AssistantMessage(MarkdownView):
         elif not chunk:
             return None
         self.refresh_changed()
+        if len(chunk) >= self.FEED_MIN:
+            rate = len(chunk) / max(time.perf_counter() - started, 1e-4)
+            self._feed_rate = rate if self._feed_rate is None else (self._feed_rate + rate) / 2
         if self._backlog:
             self._updates.request()  # the next slice, at the next render
         return self._stack.open_cost

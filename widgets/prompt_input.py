@@ -19,8 +19,13 @@ work too (the placeholder mentions both Shift+Enter and Ctrl+J).
 
 Large pastes arrive as one `events.Paste` (bracketed paste) and are inserted as one edit, never split into
 several submissions (Hermes #19494); line endings are normalised (a CRLF paste would otherwise become twice
-as many lines). History (Up on the first visual row, Down on the last) keeps the unsent draft. Typing `/`
-shows matching slash commands; Tab completes, Up/Down choose, Escape hides the list.
+as many lines). A big paste (`widgets.paste_store.is_big`) is kept in `PromptInput.pastes` and the prompt
+shows its token, `[Pasted #1: 214 lines]`: edits never cut a token (Backspace at it deletes the whole paste,
+the cursor steps over it, undo restores it whole), Ctrl+O expands it into plain text, and `full_text` /
+`pastes.expand` give the text with every paste in full (what is sent). Up on an empty prompt first takes the
+last queued message back (`queue_source`), then walks the history. History (Up on the first visual row,
+Down on the last) keeps the unsent draft. Typing `/` shows matching slash commands; Tab completes, Up/Down
+choose, Escape hides the list.
 
 `PromptBar` wraps the input with its prompt symbol and the slash-command dropdown.
 """
@@ -32,6 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -42,11 +48,19 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
-from textual.widgets.text_area import Edit, EditResult
+from textual.widgets.text_area import Edit, EditResult, Selection
 
+from agent.humanize import format_size
+from widgets.paste_store import PasteStore, TokenSpan, is_big
 from widgets.text_safety import PASTE_KEEP, visible_controls
 
-DEFAULT_PLACEHOLDER = "Message Hermes… (Enter to send, Shift+Enter/Ctrl+J for newline, / for commands)"
+PLACEHOLDERS = (
+    "Message Hermes… (Enter to send, Shift+Enter/Ctrl+J for newline, / for commands)",
+    "Message Hermes… (Enter send · Ctrl+J newline · / commands)",
+    "Message Hermes… (/ for commands)",
+    "Message Hermes…",
+)
+"""The prompt's placeholder, longest first: the widest that fits the prompt is shown (a cut hint misleads)."""
 
 Command = tuple[str, str]
 """A slash command as `(name, description)`; the name with or without its leading `/`."""
@@ -54,8 +68,14 @@ Command = tuple[str, str]
 FileSource = Callable[[str], list[str]]
 """Where `@` completion comes from: the working tree's paths (`a/`, `a/b.py`) for a query, best first."""
 
+_PASTE_HIGHLIGHT = "hermes.paste-token"
 _PASTE_MARKERS = ("\x1b[200~", "\x1b[201~")
 _AT_TOKEN = re.compile(r'(?:^|(?<=\s))@"?([^\s"]*)$')
+
+
+def fit_placeholder(variants: Sequence[str], width: int) -> str:
+    """The first (longest) of `variants` that fits `width` cells, else the last (shortest)."""
+    return next((text for text in variants if cell_len(text) <= width), variants[-1])
 
 
 def normalize_paste(text: str) -> str:
@@ -137,6 +157,10 @@ class PromptInput(TextArea):
     SUBMIT_KEYS: ClassVar[frozenset[str]] = frozenset({"enter"})
     NEWLINE_KEYS: ClassVar[frozenset[str]] = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
+    EXPAND_LIMIT: ClassVar[int] = 256 * 1024
+    """Ctrl+O expands pastes up to this many characters: laying out a 10 MB paste in the prompt takes a minute
+    of CPU (measured: 87 s), the editor (Ctrl+G) takes it at once."""
+
     BLINK_TIMEOUT: ClassVar[float] = 10.0
     """Seconds without a key, click or focus after which the cursor stops blinking and stays shown (GTK's
     `gtk-cursor-blink-timeout` default). A blinking cursor repaints twice a second for as long as the app
@@ -145,6 +169,8 @@ class PromptInput(TextArea):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "complete", "Complete", show=False, priority=True, id="prompt.complete"),
         Binding("escape", "close_completions", "Close", show=False, id="prompt.close_completions"),
+        # Only while the prompt holds a paste token (`check_action`): else Ctrl+O goes on to the screen.
+        Binding("ctrl+o", "expand_paste", "Expand paste", show=False, id="prompt.expand_paste"),
     ]
 
     DEFAULT_CSS = """
@@ -163,8 +189,14 @@ class PromptInput(TextArea):
         & > .text-area--cursor-line {
             background: transparent;
         }
+        & > .prompt-input--paste {
+            color: $text-accent;
+            text-style: bold;
+        }
     }
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = TextArea.COMPONENT_CLASSES | {"prompt-input--paste"}
 
     class Submitted(Message):
         """The user sent `text` (never empty or whitespace only)."""
@@ -188,7 +220,7 @@ class PromptInput(TextArea):
         history: list[str] | None = None,
         commands: Iterable[Command] = (),
         record_history: bool = True,
-        placeholder: str = DEFAULT_PLACEHOLDER,
+        placeholder: str | Sequence[str] = PLACEHOLDERS,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -202,12 +234,15 @@ class PromptInput(TextArea):
                 and persist it.
             commands: Slash commands `(name, description)` for completion.
             record_history: Append each submitted text to `history`.
-            placeholder: Shown while empty.
+            placeholder: Shown while empty; several (longest first): the widest that fits is shown.
             name: Widget name.
             id: Widget id.
             classes: Extra CSS classes.
             disabled: Start disabled.
         """
+        # Before TextArea's init, which already validates a selection (see `_validate_selection`).
+        self.pastes = PasteStore()
+        """The big pastes whose tokens the prompt shows (see `widgets.paste_store`)."""
         super().__init__(
             text,
             soft_wrap=True,
@@ -215,11 +250,14 @@ class PromptInput(TextArea):
             show_line_numbers=False,
             highlight_cursor_line=False,
             compact=True,
-            placeholder=placeholder,
+            placeholder=placeholder if isinstance(placeholder, str) else placeholder[0],
             name=name,
             id=id,
             classes=classes,
             disabled=disabled,
+        )
+        self.placeholders: tuple[str, ...] = (
+            (placeholder,) if isinstance(placeholder, str) else tuple(placeholder)
         )
         self.prompt_history: list[str] = history if history is not None else []
         self.record_history = record_history
@@ -237,6 +275,9 @@ class PromptInput(TextArea):
         # Set by the screen: takes a paste that is not text to insert (image files dropped on the terminal,
         # an empty paste when the clipboard holds an image) and returns True when it did.
         self.paste_handler: Callable[[str], bool] | None = None
+        self.queue_source: Callable[[], str | None] | None = None
+        """Set by the screen: takes the last queued message out of the queue (None when it is empty), for
+        Up on an empty prompt."""
         self._blink_since = time.monotonic()
         self._blinking = False
 
@@ -266,8 +307,14 @@ class PromptInput(TextArea):
 
     # ---------------------------------------------------------------------------------------------- editing
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.placeholder = fit_placeholder(self.placeholders, self.content_size.width)
+
     def edit(self, edit: Edit) -> EditResult:
-        """Every change made by the user goes through here: refresh the slash completions after it."""
+        """Every change made by the user goes through here: a paste token is never cut (an edit touching one
+        takes all of it, so undo restores all of it), then the slash completions are refreshed."""
+        if len(self.pastes):
+            edit = self._keep_tokens_whole(edit)
         result = super().edit(edit)
         self._completions_suppressed = False
         self.refresh_completions()
@@ -284,6 +331,8 @@ class PromptInput(TextArea):
         text = visible_controls(
             normalize_paste(event.text), keep=PASTE_KEEP, formats=False
         )  # a paste is text, never keys or escapes
+        if is_big(text):
+            text = self.pastes.add(text).token
         result = self.replace(text, *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
         self.focus()
@@ -400,6 +449,9 @@ class PromptInput(TextArea):
             if self.completions_visible:
                 self._move_completion(-1)
                 return
+            if self._is_empty() and self.queue_source is not None and (queued := self.queue_source()):
+                self.set_text(queued)  # the last queued message, back for editing
+                return
             if self.selection.is_empty and self._cursor_row() == 0 and self.history_previous():
                 return
         super().action_cursor_up(select)
@@ -498,6 +550,8 @@ class PromptInput(TextArea):
         """Tab and Escape belong to the dropdown only while it is open (else: focus next / interrupt)."""
         if action in ("complete", "close_completions"):
             return self.completions_visible
+        if action == "expand_paste":
+            return self._token_to_expand() is not None
         return super().check_action(action, parameters)
 
     def action_complete(self) -> None:
@@ -507,6 +561,117 @@ class PromptInput(TextArea):
         """Hide the dropdown until the next edit."""
         self._completions_suppressed = True
         self._set_completions([])
+
+    # --------------------------------------------------------------------------------------- paste tokens
+
+    @property
+    def full_text(self) -> str:
+        """The text with every paste token replaced by its paste: what the user means to send."""
+        return self.pastes.expand(self.text)
+
+    def _is_empty(self) -> bool:
+        document = self.document
+        return document.line_count == 1 and not document[0]
+
+    def _span_at(self, location: tuple[int, int], *, inclusive: bool = False) -> TokenSpan | None:
+        row, column = location
+        if row >= self.document.line_count:
+            return None
+        return self.pastes.span_at(self.document[row], column, inclusive=inclusive)
+
+    def _build_highlight_map(self) -> None:
+        """Paste tokens stand out as one thing (`prompt-input--paste`), like the attachment badges."""
+        super()._build_highlight_map()
+        if not len(self.pastes):
+            return
+        theme = self._theme
+        style = self.get_component_rich_style("prompt-input--paste", partial=True)
+        if theme.syntax_styles.get(_PASTE_HIGHLIGHT) != style:  # a copy: built-in themes share the dict
+            theme.syntax_styles = {**theme.syntax_styles, _PASTE_HIGHLIGHT: style}
+        for row, line in enumerate(self.document.lines):
+            for span in self.pastes.spans(line):
+                # TextArea's highlights are in UTF-8 bytes.
+                start = len(line[: span.start].encode())
+                self._highlights[row].append(
+                    (start, start + len(span.paste.token.encode()), _PASTE_HIGHLIGHT)
+                )
+
+    def _app_theme_changed(self) -> None:
+        """A new theme is a fresh copy of TextArea's: the tokens get their style again, in its colours."""
+        super()._app_theme_changed()
+        if len(self.pastes):
+            self.call_after_refresh(self._restyle_tokens)
+
+    def _restyle_tokens(self) -> None:
+        self._build_highlight_map()
+        self.refresh()
+
+    def _keep_tokens_whole(self, edit: Edit) -> Edit:
+        """Widen `edit` to the whole of any token it cuts; typing inside a token types after it."""
+        start, end = sorted((edit.from_location, edit.to_location))
+        if start == end:
+            span = self._span_at(start)
+            if span is None:
+                return edit
+            start = end = (start[0], span.end)
+        else:
+            first, last = self._span_at(start), self._span_at(end)
+            if first is None and last is None:
+                return edit
+            if first is not None:
+                start = (start[0], first.start)
+            if last is not None:
+                end = (end[0], last.end)
+        return Edit(edit.text, start, end, edit.maintain_selection_offset)
+
+    def _validate_selection(self, selection: Selection) -> Selection:
+        """The cursor never rests inside a token: it steps over it in the direction it was going."""
+        selection = super()._validate_selection(selection)
+        if not len(self.pastes):
+            return selection
+        previous = self.selection
+        return Selection(
+            self._outside(selection.start, previous.start), self._outside(selection.end, previous.end)
+        )
+
+    def _outside(self, location: tuple[int, int], previous: tuple[int, int]) -> tuple[int, int]:
+        span = self._span_at(location)
+        if span is None:
+            return location
+        row = location[0]
+        return (row, span.start) if previous >= (row, span.end) else (row, span.end)
+
+    def _token_to_expand(self) -> tuple[int, TokenSpan] | None:
+        """The token at the cursor, else the last one in the prompt."""
+        row = self.cursor_location[0]
+        span = self._span_at(self.cursor_location, inclusive=True)
+        if span is not None:
+            return row, span
+        if not len(self.pastes):
+            return None
+        for row in range(self.document.line_count - 1, -1, -1):
+            spans = self.pastes.spans(self.document[row])
+            if spans:
+                return row, spans[-1]
+        return None
+
+    def action_expand_paste(self) -> None:
+        """Ctrl+O: put the paste at the cursor (else the last one) into the prompt as plain, editable text."""
+        found = self._token_to_expand()
+        if found is None:
+            return
+        row, span = found
+        if len(span.paste.text) > self.EXPAND_LIMIT:
+            size = format_size(len(span.paste.text.encode()))
+            self.notify(
+                f"Paste #{span.paste.number} is too big to edit here ({size}): Ctrl+G opens it in $EDITOR.",
+                severity="warning",
+            )
+            return
+        result = self.replace(
+            span.paste.text, (row, span.start), (row, span.end), maintain_selection_offset=False
+        )
+        self.move_cursor(result.end_location)
 
 
 class PromptBar(Widget):
@@ -547,7 +712,7 @@ class PromptBar(Widget):
         history: list[str] | None = None,
         commands: Iterable[Command] = (),
         record_history: bool = True,
-        placeholder: str = DEFAULT_PLACEHOLDER,
+        placeholder: str | Sequence[str] = PLACEHOLDERS,
         prompt_symbol: str = "❯",
         name: str | None = None,
         id: str | None = None,

@@ -3,8 +3,9 @@
 A queue nobody can see is a queue that surprises (Hermes #28503 dropped queued messages, #64578 stranded
 them; Claude Code users pull queued prompts back with Up). So the queue is a visible list above the
 prompt: each row can be taken back into the prompt for editing (`e`, Enter or a click) or removed (`x` /
-Delete), or delivered to the running turn at once as a steer (`s`). The app sends `pop_next()` when a turn
-ends. Hidden while empty.
+Delete), or delivered to the running turn at once as a steer (`s`); Up on an empty prompt takes the last one
+back (`take_last`). The app sends `pop_next()` when a turn ends. Hidden while empty. While anything is
+queued, `hint()` is the line of keys the status bar shows, so the queue's keys are never a secret.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from widgets.text_safety import literal_text
 class QueuedMessages(OptionList):
     """The list of queued messages, oldest first.
 
-    API: `add(text)`, `pop_next() -> str | None`, `take(index) -> str`, `clear_all()`, `items`.
+    API: `add(text)`, `pop_next() -> str | None`, `take(index) -> str`, `take_last() -> str | None`,
+    `clear_all()`, `items`, `hint()`.
     Messages: `QueuedMessages.EditRequested(text)` (the item was removed; the app puts `text` back in the
     prompt) and `QueuedMessages.Changed(items)` after any change.
     """
@@ -90,7 +92,7 @@ class QueuedMessages(OptionList):
             return self.queued_messages
 
     class Changed(Message):
-        """The queue changed (added, removed, popped, edited)."""
+        """The queue changed (added, removed, popped, edited), or took or lost the focus (its hint)."""
 
         def __init__(self, queued_messages: QueuedMessages, items: tuple[str, ...]) -> None:
             super().__init__()
@@ -129,6 +131,26 @@ class QueuedMessages(OptionList):
         text = self._items.pop(index)
         self._rebuild()
         return text
+
+    def take_last(self) -> str | None:
+        """Take the newest queued message (the one typed last), or None when the queue is empty."""
+        return self.take(len(self._items) - 1) if self._items else None
+
+    def hint(self) -> str:
+        """The queue's keys for the status bar: how to reach it from the prompt, or, focused, what each key
+        does; empty while nothing is queued."""
+        if not self._items:
+            return ""
+        if self.has_focus:
+            return "queue: e edit · x remove · s steer now · Tab back"
+        count = len(self._items)
+        return f"{count} queued · ↑ edit last · Shift+Tab manage"
+
+    def on_focus(self) -> None:
+        self.post_message(self.Changed(self, self.items))
+
+    def on_blur(self) -> None:
+        self.post_message(self.Changed(self, self.items))
 
     def clear_all(self) -> None:
         """Drop every queued message."""

@@ -131,7 +131,7 @@ class ReasoningBlock(LineView, can_focus=True):
 
     def header_text(self) -> Text:
         """The one-line header as shown (for tests and the collapsed view)."""
-        return self._header_content()
+        return self._header_content(self.size.width)
 
     def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
@@ -193,7 +193,7 @@ class ReasoningBlock(LineView, can_focus=True):
             self.refresh_header()
         self.refresh_changed()
 
-    def _header_content(self) -> Text:
+    def _header_content(self, width: int) -> Text:
         title_style = component_text_style(self, "reasoning--title")
         meta_style = component_text_style(self, "reasoning--meta")
         header = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -205,16 +205,24 @@ class ReasoningBlock(LineView, can_focus=True):
             header.append(" … ", style=meta_style)
             header.append(self._tail.strip(), style=component_text_style(self, "reasoning--body"))
         else:
-            lines = self._lines.line_count
+            lines = self.shown_rows(width)
             header.append(
                 f" · {lines} line{'s' if lines != 1 else ''} (click/enter to show)", style=meta_style
             )
         return header
 
+    def shown_rows(self, width: int) -> int:
+        """The rows the expanded text takes at `width`: what the collapsed label counts, so a long line
+        that wraps to three rows is "3 lines", as the user will see it (the text's lines when not laid
+        out yet)."""
+        if width <= 0 or not self.is_attached:
+            return self._lines.line_count
+        return self.sync_lines(width).new_height
+
     def _header_strip(self, width: int) -> Strip:
         key = (width, self._style_generation, self.expanded, self._finished, self._tail)
         if self._header is None or self._header[0] != key:
-            header = self._header_content()
+            header = self._header_content(width)
             header.truncate(max(1, width), overflow="ellipsis")
             lines = self.app.console.render_lines(
                 header, self.app.console.options.update(width=max(1, width), height=None), pad=False

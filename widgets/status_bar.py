@@ -1,8 +1,9 @@
 """The status bar: one line at the bottom with the state a user glances at during a turn.
 
 Fields, most important first (narrow terminals drop from the end of this list, the line never wraps):
-busy/idle with the turn's elapsed time, the YOLO flag, the model, context used in %, context tokens
-used/window, a 10-cell context bar, session tokens in/out, cost.
+busy/idle with the turn's elapsed time, the YOLO flag, the model, a key hint (the queue's keys while
+messages wait), context used in %, context tokens used/window, a 10-cell context bar, session tokens
+in/out, cost.
 
 It is updated through setters when something changes (a model call ends, the turn starts or stops), never
 per streamed delta: Hermes' Ink TUI flickered because every delta patched the status line (#41480). While
@@ -62,8 +63,8 @@ class StatusBar(Widget):
     """One-line status bar docked at the bottom of the chat screen.
 
     Setters: `set_model`, `set_context(used, window)`, `set_usage(prompt, completion, cost)`,
-    `set_busy(bool)`, `set_yolo(bool)`. Each repaints once; nothing else triggers a repaint except the
-    1 Hz elapsed-time tick while busy.
+    `set_busy(bool)`, `set_yolo(bool)`, `set_hint(text)`. Each repaints once; nothing else triggers a
+    repaint except the 1 Hz elapsed-time tick while busy.
     """
 
     TICK_SECONDS: ClassVar[float] = 1.0
@@ -83,6 +84,7 @@ class StatusBar(Widget):
         "status-bar--ctx-warning",
         "status-bar--ctx-critical",
         "status-bar--bar-empty",
+        "status-bar--hint",
     }
 
     DEFAULT_CSS = """
@@ -132,6 +134,9 @@ class StatusBar(Widget):
         & > .status-bar--bar-empty {
             color: $foreground 25%;
         }
+        & > .status-bar--hint {
+            color: $text-secondary;
+        }
     }
     """
 
@@ -164,6 +169,7 @@ class StatusBar(Widget):
         self.cost_unknown_calls = 0
         self.busy = False
         self.yolo = False
+        self.hint = ""
         self._busy_since: float | None = None
         self._timer: Timer | None = None
 
@@ -207,6 +213,12 @@ class StatusBar(Widget):
         """Show the YOLO flag (approvals bypassed) in the error colour."""
         self.yolo = yolo
         self.refresh()
+
+    def set_hint(self, hint: str) -> None:
+        """Show `hint` (keys that matter now, e.g. the queue's) after the model; empty hides it."""
+        if hint != self.hint:
+            self.hint = hint
+            self.refresh()
 
     # ------------------------------------------------------------------------------------------------ state
 
@@ -257,6 +269,8 @@ class StatusBar(Widget):
             fields.append(_Field("yolo", Text(" ⚠ YOLO ", self._style("yolo")), 0, True))
         if self.model:
             fields.append(_Field("model", Text(f"⚕ {short_model_name(self.model)}", self._style("model")), 1))
+        if self.hint:
+            fields.append(_Field("hint", Text(self.hint, self._style("hint")), 2))
         percent = self.context_percent
         if percent is not None:
             level_style = self._style(f"ctx-{context_level(percent)}")
@@ -281,7 +295,7 @@ class StatusBar(Widget):
             fields.append(_Field("cost", Text(format_cost(self.cost or 0.0, self.cost_unknown_calls)), 8))
         return fields
 
-    _LEFT_ORDER: ClassVar[tuple[str, ...]] = ("model", "context", "bar", "percent", "tokens", "cost")
+    _LEFT_ORDER: ClassVar[tuple[str, ...]] = ("model", "hint", "context", "bar", "percent", "tokens", "cost")
 
     def _assemble(self, fields: list[_Field]) -> tuple[Text, Text]:
         """The left part (model, context, usage) and the right part (YOLO, busy/idle) of the line."""

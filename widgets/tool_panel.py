@@ -11,9 +11,12 @@ Lifecycle, driven by the app from agent events:
   output streams as cheaply as the tail.
 - `set_finished(status, duration, result, data)` on `ToolFinished`: `ok | error | cancelled | denied`, the
   final duration, and the result: a coloured diff for write_file/patch, the task list for todo, the result
-  text otherwise. Errors and denials open expanded; successes collapse to the header.
+  text otherwise. Errors and denials open expanded, and so do file edits with a diff (`expand_diffs`, the
+  `display.expand_diffs` setting: what changed in a file is what the user most wants to check); other
+  successes collapse to the header.
 
-Click the header or press Enter on the focused panel to expand/collapse. Everything from the tool or the
+Click the header or press Enter on the focused panel to expand/collapse (the chat screen adds Ctrl+O for
+the focused or latest panel and Ctrl+T for all panels of the last turn). Everything from the tool or the
 model is shown as plain `Text` with terminal escapes stripped.
 """
 
@@ -40,7 +43,7 @@ from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.markdown_view.view import LineView
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
-__all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot"]
+__all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot", "stable_icon"]
 
 FINAL_STATUSES: frozenset[str] = frozenset({"ok", "error", "cancelled", "denied"})
 
@@ -221,19 +224,22 @@ class ToolPanel(Widget, can_focus=True):
         "terminal": "💻",
         "shell": "🐚",  # the user's own `!` command
         "read_file": "📖",
-        "write_file": "✍️",
+        "write_file": "📝",
         "patch": "🔧",
         "search_files": "🔎",
         "clarify": "❓",
         "todo": "📋",
         "memory": "🧠",
-        "session_search": "🗂️",
+        "session_search": "📜",
         "skills_list": "📚",
         "skill_view": "📚",
-        "skill_manage": "📝",
+        "skill_manage": "🧰",
     }
-    """Icon per tool name; themes/skins may replace or extend it."""
-    FALLBACK_ICON: ClassVar[str] = "⚙️"
+    """Icon per tool name; themes/skins may replace or extend it. Emoji that are two cells wide on their own
+    (Emoji_Presentation), never a text symbol made an emoji by VS16 (U+FE0F, as in ✍️ or ⚙️): Rich counts
+    those as two cells while tmux and many terminals draw the symbol in one, so the rest of the row moved
+    one cell left."""
+    FALLBACK_ICON: ClassVar[str] = "🧩"
 
     STATUS_GLYPHS: ClassVar[dict[str, str]] = {
         "ok": "✓",
@@ -271,10 +277,12 @@ class ToolPanel(Widget, can_focus=True):
         index: int = 0,
         *,
         clock: Callable[[], float] = time.monotonic,
+        expand_diffs: bool = True,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
+        self._expand_diffs = expand_diffs
         self._call_id = call_id
         self._tool_name = name
         self._index = index
@@ -307,9 +315,9 @@ class ToolPanel(Widget, can_focus=True):
         self._nested: Widget | None = None
 
     @classmethod
-    def from_snapshot(cls, snapshot: ToolSnapshot) -> ToolPanel:
+    def from_snapshot(cls, snapshot: ToolSnapshot, *, expand_diffs: bool = True) -> ToolPanel:
         """A finished panel rebuilt from a snapshot (no timers; used when re-mounting transcript history)."""
-        panel = cls(snapshot.call_id, snapshot.name, snapshot.index)
+        panel = cls(snapshot.call_id, snapshot.name, snapshot.index, expand_diffs=expand_diffs)
         panel._summary = snapshot.summary
         panel._arguments = dict(snapshot.arguments)
         if snapshot.output:
@@ -473,9 +481,10 @@ class ToolPanel(Widget, can_focus=True):
         self._result = sanitize_display(result or "")
         self._data = dict(data)
         if self._user_expanded is None:
-            default = status in ("error", "denied") or (
-                status == "ok" and self._tool_name in self.EXPANDED_ON_SUCCESS and self.has_body
+            shown_on_success = self._tool_name in self.EXPANDED_ON_SUCCESS or (
+                self._expand_diffs and bool(self._diff())
             )
+            default = status in ("error", "denied") or (status == "ok" and shown_on_success and self.has_body)
             self.set_reactive(ToolPanel.expanded, default)
         self._changed()
 
@@ -495,10 +504,16 @@ class ToolPanel(Widget, can_focus=True):
 
     def action_toggle_expanded(self) -> None:
         """Expand or collapse the body (no-op when there is nothing to show)."""
-        if not self.has_body and not self.expanded:
-            return
-        self._user_expanded = not self.expanded
-        self.expanded = self._user_expanded
+        self.set_expanded(not self.expanded)
+
+    def set_expanded(self, expanded: bool) -> bool:
+        """Show or hide the body as the user asked (kept when the panel is re-mounted); False when there
+        is nothing to show or it already was so."""
+        if expanded == self.expanded or (expanded and not self.has_body):
+            return False
+        self._user_expanded = expanded
+        self.expanded = expanded
+        return True
 
     def watch_expanded(self) -> None:
         self._changed()
@@ -627,7 +642,7 @@ class ToolPanel(Widget, can_focus=True):
 
     def render_header(self, width: int) -> Text:
         """The one-line header, fitted to `width` cells: the summary is truncated with … first."""
-        icon = self.ICONS.get(self._tool_name, self.FALLBACK_ICON)
+        icon = stable_icon(self.ICONS.get(self._tool_name, self.FALLBACK_ICON))
         left = Text(end="")
         chevron = ("▾ " if self.expanded else "▸ ") if self.has_body else "  "
         left.append(chevron, style=self._style("chevron"))
@@ -727,6 +742,8 @@ class ToolPanel(Widget, can_focus=True):
             result = self._result.strip("\n")
             extra = _result_extra(result, self.output) if self._output_len else result
             extra_style = self._style("error-text") if failed else self._style("note")
+            if diff:
+                extra = _without_diff(extra, diff)  # write_file/patch results end with the same diff
             if diff or todos:
                 if extra and (failed or diff):  # a todo result is the same list as plain text
                     sections.append(Text(extra, style=extra_style, end=""))
@@ -795,9 +812,26 @@ class ToolPanel(Widget, can_focus=True):
         return text
 
 
+def stable_icon(icon: str) -> str:
+    """An icon as wide on screen as Rich measures it: VS16 (U+FE0F) dropped, so a theme's or plugin's
+    `⚙️` is the one-cell `⚙` for Rich and the terminal alike (with VS16, Rich counts two cells and many
+    terminals draw one)."""
+    return icon.replace("\ufe0f", "")
+
+
 def _one_line(text: str) -> str:
     """A summary fits on one line: controls stripped, newlines shown as ↵."""
     return sanitize_display(text).strip().replace("\n", " ↵ ").replace("\t", " ")
+
+
+def _without_diff(result: str, diff: str) -> str:
+    """A file edit's result without the copy of the diff the model got in it (the panel draws the diff,
+    coloured, from the call's data): "Patched a.py: 1 replacement." instead of that line and the diff."""
+    first = diff.lstrip("\n").split("\n", 1)[0]
+    if not first:
+        return result
+    at = result.find(first)
+    return result[:at].rstrip("\n") if at >= 0 else result
 
 
 def _result_extra(result: str, output: str) -> str:

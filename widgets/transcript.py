@@ -123,6 +123,9 @@ class Transcript(VerticalScroll, can_focus=True):
     LOAD_MARGIN: ClassVar[int] = 3
     """Load the next page when the view is within this many lines of a placeholder."""
 
+    expand_diffs: bool = True
+    """File edits' panels open with their diff shown (the `display.expand_diffs` setting)."""
+
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._archived: list[TranscriptRecord] = []  # before the window
@@ -168,7 +171,7 @@ class Transcript(VerticalScroll, can_focus=True):
         """
         if call_id and (existing := self._panels.get(call_id)) is not None:
             return existing
-        panel = ToolPanel(call_id, name, index)
+        panel = ToolPanel(call_id, name, index, expand_diffs=self.expand_diffs)
         if call_id:
             self._panels[call_id] = panel
         before = self._panel_successor(index)
@@ -192,6 +195,40 @@ class Transcript(VerticalScroll, can_focus=True):
                     self._panels[call_id] = candidate
                 return candidate
         return None
+
+    def last_turn_panels(self) -> list[ToolPanel]:
+        """The mounted tool panels of the last turn: those after the last user message at the live end."""
+        panels: list[ToolPanel] = []
+        for widget in reversed(self._live_end):
+            if isinstance(widget, UserMessage):
+                break
+            if isinstance(widget, ToolPanel):
+                panels.append(widget)
+        panels.reverse()
+        return panels
+
+    def latest_panel(self) -> ToolPanel | None:
+        """The newest mounted tool panel with something to show below its header."""
+        for widget in reversed([*self._mounted, *self._tail]):
+            if isinstance(widget, ToolPanel) and widget.has_body:
+                return widget
+        return None
+
+    def toggle_panel(self, focused: Widget | None) -> ToolPanel | None:
+        """Expand or collapse the panel in focus, else the latest one with a body; the panel, if any."""
+        panel = focused if isinstance(focused, ToolPanel) else self.latest_panel()
+        if panel is None or not panel.set_expanded(not panel.expanded):
+            return None
+        if panel.expanded:
+            self.call_after_refresh(panel.scroll_visible, animate=False)
+        return panel
+
+    def toggle_last_turn_panels(self) -> int:
+        """Expand every panel of the last turn if any is collapsed, else collapse them all; how many
+        changed (0: the last turn has no panel with a body)."""
+        panels = [panel for panel in self.last_turn_panels() if panel.has_body]
+        expand = any(not panel.expanded for panel in panels)
+        return sum(panel.set_expanded(expand) for panel in panels)
 
     def add_notice(
         self, kind: str, text: str, hint: str | None = None, *, multiline: bool = False
@@ -441,8 +478,7 @@ class Transcript(VerticalScroll, can_focus=True):
     def _records_of(cls, widgets: Iterable[Widget]) -> list[TranscriptRecord]:
         return [record for widget in widgets if (record := cls._record_of(widget)) is not None]
 
-    @staticmethod
-    def _widget_from_record(record: TranscriptRecord) -> Widget:
+    def _widget_from_record(self, record: TranscriptRecord) -> Widget:
         """A finished (~1 widget) entry for a record."""
         if record.kind == "user":
             message = UserMessage(record.text, images=record.images)
@@ -453,7 +489,7 @@ class Transcript(VerticalScroll, can_focus=True):
         if record.kind == "reasoning":
             return ReasoningBlock(record.text, finished=True, expanded=record.expanded)
         if record.kind == "tool" and record.tool is not None:
-            return ToolPanel.from_snapshot(record.tool)
+            return ToolPanel.from_snapshot(record.tool, expand_diffs=self.expand_diffs)
         # Only a multi-line notice keeps a newline in its text.
         return NoticeLine(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
 

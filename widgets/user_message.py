@@ -20,8 +20,9 @@ __all__ = ["UserMessage"]
 class UserMessage(Widget, can_focus=True):
     """What the user typed, as plain `Text` (a pasted `[bold]` stays literal).
 
-    A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) would push the reply off screen,
-    so it starts collapsed to its first `PREVIEW_LINES` lines; click it or press Enter to expand.
+    A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) or `COLLAPSE_CHARS` characters
+    (one huge pasted line wraps to hundreds of rows) would push the reply off screen, so it starts collapsed
+    to its first `PREVIEW_LINES` lines (at most `PREVIEW_CHARS` characters); click or Enter expands it.
     """
 
     DEFAULT_CSS = """
@@ -46,8 +47,12 @@ class UserMessage(Widget, can_focus=True):
 
     COLLAPSE_THRESHOLD: ClassVar[int] = 40
     """Messages with more lines than this start collapsed."""
+    COLLAPSE_CHARS: ClassVar[int] = 4_000
+    """Messages with more characters than this start collapsed too."""
     PREVIEW_LINES: ClassVar[int] = 12
     """Lines shown while collapsed."""
+    PREVIEW_CHARS: ClassVar[int] = 1_200
+    """Characters shown while collapsed, at most."""
 
     expanded: reactive[bool] = reactive(False, layout=True)
     """Show every line of a long message."""
@@ -84,7 +89,7 @@ class UserMessage(Widget, can_focus=True):
     @property
     def is_collapsible(self) -> bool:
         """True when the message is long enough to be collapsed."""
-        return len(self._lines) > self.COLLAPSE_THRESHOLD
+        return len(self._lines) > self.COLLAPSE_THRESHOLD or len(self._text) > self.COLLAPSE_CHARS
 
     def render(self) -> Text:
         text = self._render_text()
@@ -104,9 +109,12 @@ class UserMessage(Widget, can_focus=True):
             text = Text(self._text, end="")
             text.append("\n▴ collapse (click/enter)", style=more_style)
             return text
-        hidden = len(self._lines) - self.PREVIEW_LINES
-        text = Text("\n".join(self._lines[: self.PREVIEW_LINES]), end="")
-        text.append(f"\n… {hidden} more lines (click/enter to expand)", style=more_style)
+        preview = "\n".join(self._lines[: self.PREVIEW_LINES])[: self.PREVIEW_CHARS]
+        rest = self._text[len(preview) :]
+        lines = rest.count("\n")
+        hidden = f"{lines:,} more lines" if lines else f"{len(rest):,} more characters"
+        text = Text(preview, end="")
+        text.append(f"\n… {hidden} (click/enter to expand)", style=more_style)
         return text
 
     def action_toggle_expanded(self) -> None:

@@ -1,7 +1,9 @@
 """The permanent allowlist: `command_allowlist` in a YAML config, and how a rule matches a command.
 
 A rule matches the exact command text, or as an fnmatch glob, but a glob only for a non-compound command (no
-`; & | < > \\` $(` or newline), so a glob can never let a chain through. "always" saves the exact command.
+`; & | < > \\` $(` or newline), so a glob can never let a chain through. "always" offers a rule to edit
+(`suggest_rule`: `git push *` for `git push origin main`) and saves what the user settled on; without an
+edited rule it saves the exact command.
 """
 
 from __future__ import annotations
@@ -38,6 +40,43 @@ def allowlisted(rules: list[str], command: str, *, compound: bool) -> bool:
         if not compound and fnmatch.fnmatchcase(text, rule.strip()):
             return True
     return False
+
+
+def rule_matches(rule: str, subject: str) -> bool:
+    """Does `rule` allow `subject` (a command, `write <path>`, a tool name), as the gate would decide?"""
+    return bool(rule.strip()) and allowlisted([rule], subject, compound=is_compound(subject))
+
+
+_SUBCOMMAND_RE = re.compile(r"[a-z][a-z0-9_.-]*")
+_NOT_LITERAL_RE = re.compile(r"[*?\[\]'\"\\$]")
+
+
+def suggest_rule(command: str) -> str:
+    """The rule "always" offers for a command: its program, subcommand and leading flags, any operands
+    (`git push *` for `git push origin main`, `rm -rf *` for `rm -rf build`). The exact command when a
+    glob would not match it: a compound command (globs never match those), nothing after the head, quotes
+    or glob characters in the head, unusual spacing."""
+    text = command.strip()
+    if is_compound(text):
+        return text
+    words = text.split()
+    head, rest = words[:1], words[1:]
+    if rest and _SUBCOMMAND_RE.fullmatch(rest[0]):
+        head.append(rest.pop(0))
+    while rest and rest[0].startswith("-"):
+        head.append(rest.pop(0))
+    if not rest or any(_NOT_LITERAL_RE.search(word) for word in head):
+        return text
+    rule = " ".join(head) + " *"
+    return rule if rule_matches(rule, text) else text
+
+
+def suggest_write_rule(subject: str, folder: str) -> str:
+    """The rule "always" offers for a file write (`write /abs/path`): every write under its folder."""
+    rule = f"write {folder.rstrip('/')}/*"
+    if _NOT_LITERAL_RE.search(folder) or not rule_matches(rule, subject):
+        return subject
+    return rule
 
 
 _UNREADABLE: tuple[type[BaseException], ...] = (OSError, *YAML_ERRORS)

@@ -20,14 +20,21 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from agent.approval.allowlist import allowlisted, is_compound, load_allowlist, save_allowlist_rule
+from agent.approval.allowlist import (
+    allowlisted,
+    is_compound,
+    load_allowlist,
+    save_allowlist_rule,
+    suggest_rule,
+    suggest_write_rule,
+)
 from agent.approval.detect import Detection, detect, detection_of
 from agent.approval.paths import PathPolicy, write_key
 from agent.approval.reasons import Match
 from agent.approval.rules import Collector
 from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.events import StatusNotice
-from agent.ui import AgentUI, ApprovalDecision, ApprovalRequest
+from agent.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +164,7 @@ class ApprovalGate:
             compound=is_compound(command),
             deny_texts=[command.strip(), *det.segments],
             noun="command",
+            suggested_rule=suggest_rule(command),
         )
 
     def review_write(self, path: Path, cwd: Path, *, tool_name: str) -> Verdict:
@@ -175,7 +183,13 @@ class ApprovalGate:
         command = f"write {resolved}"
         det = detection_of(col, (str(resolved),))
         return self._review(
-            command, det, tool_name=tool_name, compound=False, deny_texts=[command], noun="file write"
+            command,
+            det,
+            tool_name=tool_name,
+            compound=False,
+            deny_texts=[command],
+            noun="file write",
+            suggested_rule=suggest_write_rule(command, str(resolved.parent)),
         )
 
     def review_tool_call(self, tool_name: str, arguments: str, reason: str) -> Verdict:
@@ -247,8 +261,10 @@ class ApprovalGate:
         noun: str,
         allow_rule: str | None = None,
         subject: str = "command",
+        suggested_rule: str = "",
     ) -> Verdict:
-        """`allow_rule`: what the allowlist is matched against and "always" saves (default: the command)."""
+        """`allow_rule`: what the allowlist is matched against and a bare "always" saves (default: the
+        command); `suggested_rule`: the rule offered for editing (default: `allow_rule`)."""
         allow_rule = command if allow_rule is None else allow_rule
         reasons = det.reasons
         keys = det.keys
@@ -314,6 +330,7 @@ class ApprovalGate:
                 noun=noun,
                 allow_rule=allow_rule,
                 subject=subject,
+                suggested_rule=suggested_rule,
             )
         finally:
             self._prompt_lock.release()
@@ -329,6 +346,7 @@ class ApprovalGate:
         noun: str,
         allow_rule: str,
         subject: str,
+        suggested_rule: str = "",
     ) -> Verdict:
         what = "; ".join(reasons)
         # the previous prompt may have approved this ("this session" / "always")
@@ -345,11 +363,13 @@ class ApprovalGate:
             timeout=self.timeout,
             tool_name=tool_name,
             rule=allow_rule.strip(),
+            suggested_rule=suggested_rule.strip() or allow_rule.strip(),
             allow_permanent=True,
             cancel=self.interrupt if self.interrupt is not None else threading.Event(),
             subject=subject,
         )
-        answer = self._ask(request)
+        reply = self._ask(request)
+        answer = reply.decision
         if self._interrupted():
             return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
         if answer is ApprovalDecision.ONCE:
@@ -359,7 +379,7 @@ class ApprovalGate:
             return self._allow(command, reasons, Decision.SESSION)
         if answer is ApprovalDecision.ALWAYS:
             self.approve_session(keys)
-            self._remember(allow_rule.strip())
+            self._remember(reply.rule.strip() or allow_rule.strip())  # the rule as the user edited it
             return self._allow(command, reasons, Decision.ALWAYS)
         if answer is ApprovalDecision.TIMEOUT:
             msg = (
@@ -399,15 +419,17 @@ class ApprovalGate:
             except Exception:
                 log.exception("approval: could not save the allow rule to %s", self.config_path)
 
-    def _ask(self, request: ApprovalRequest) -> ApprovalDecision:
+    def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         try:
             raw = self.ui.ask_approval(request)
-            if isinstance(raw, ApprovalDecision):
+            if isinstance(raw, ApprovalAnswer):
                 return raw
-            return ApprovalDecision(str(raw).strip().lower())
+            if isinstance(raw, ApprovalDecision):
+                return ApprovalAnswer(raw)
+            return ApprovalAnswer(ApprovalDecision(str(raw).strip().lower()))
         except Exception:
             log.exception("approval: the UI failed to answer; denying")
-            return ApprovalDecision.DENY
+            return ApprovalAnswer(ApprovalDecision.DENY)
 
     def _allow(self, command: str, reasons: list[str], decision: Decision) -> Verdict:
         self._record(command, reasons, decision)

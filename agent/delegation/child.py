@@ -31,7 +31,7 @@ from agent.events import (
     ToolStarted,
 )
 from agent.prompt import build_system_prompt
-from agent.ui import AgentUI, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
 
 if TYPE_CHECKING:
     from agent.delegation.protocols import AgentFactory, SubAgent
@@ -150,7 +150,7 @@ class ChildUI:
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
         return None  # children never have clarify; a stray question gets no answer
 
-    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+    def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalAnswer:
         """The user answers, told which child asks; children of one call ask one at a time."""
         while not self.ask_lock.acquire(timeout=0.05):
             if request.cancel.is_set():

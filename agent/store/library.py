@@ -97,19 +97,20 @@ class SessionLibrary(SessionStore):
         sessions = super().list_sessions(limit=1, cwd=cwd)
         return sessions[0] if sessions else None
 
-    def resolve(self, id_or_title: str) -> SessionInfo | None:
-        """Ours first; else a Hermes session by id (with or without `hermes:`), title or id prefix, or our
-        copy of it when there is one."""
+    def find_sessions(self, id_or_title: str, limit: int = 20) -> list[SessionInfo]:
+        """Ours first (an exact id or title, else ids and titles that contain it); else a Hermes session
+        by id (with or without `hermes:`), exact title or id prefix, or our copy of it when there is one."""
         key = (id_or_title or "").strip()
         if not key.startswith(HERMES_PREFIX):
-            found = super().resolve(key)
-            if found is not None:
-                return found
+            ours = super().find_sessions(key, limit)
+            if ours:
+                return ours
         theirs = self._from_hermes(lambda h: h.resolve(key), None)
         if not isinstance(theirs, SessionInfo):
-            return None
+            return []
         copy = self.copy_for(theirs.id)
-        return super().get_session(copy) if copy is not None else theirs
+        found = super().get_session(copy) if copy is not None else theirs
+        return [found] if found is not None else []
 
     def adopt(self, session_id: str) -> str:
         """The id to continue `session_id` in: itself for ours; for a Hermes session, our copy of it (made

@@ -42,6 +42,7 @@ __all__ = [
     "Candidate",
     "SearchMixin",
     "like_filter",
+    "like_pattern",
     "make_snippet",
     "rank_candidates",
 ]
@@ -296,6 +297,11 @@ def rank_candidates(query: SearchQuery, candidates: list[Candidate]) -> None:
 # --------------------------------------------------------------------------------------------- LIKE
 
 
+def like_pattern(needle: str) -> str:
+    """`%needle%` for `LIKE ? ESCAPE '\\'`: the needle's own `%`, `_` and `\\` match literally."""
+    return "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def like_filter(node: Node, columns: Sequence[str]) -> tuple[str, list[Any]] | None:
     """A LIKE condition on `columns` (content, tool name, tool calls or their indexed text) that every match
     satisfies (None: no such condition), so a scan calls `matches()` on few rows. ASCII-case-insensitive,
@@ -306,7 +312,7 @@ def like_filter(node: Node, columns: Sequence[str]) -> tuple[str, list[Any]] | N
             return None
         clauses, params = [], []
         for needle in needles:
-            pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            pattern = like_pattern(needle)
             clauses.append("(" + " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in columns) + ")")
             params += [pattern] * len(columns)
         return " AND ".join(clauses), params

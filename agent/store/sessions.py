@@ -18,6 +18,7 @@ from agent.store.records import (
     sanitize_title,
     session_info,
 )
+from agent.store.search import like_pattern
 
 __all__ = ["SessionsMixin", "unique_title"]
 
@@ -116,24 +117,32 @@ class SessionsMixin(StoreBase):
         return session_id
 
     def resolve(self, id_or_title: str) -> SessionInfo | None:
-        """Exact id, else exact title (case-insensitive), else a prefix matching exactly one id."""
+        """The one session `id_or_title` names (see `find_sessions`), None when none or several do."""
+        matches = self.find_sessions(id_or_title, limit=2)
+        return matches[0] if len(matches) == 1 else None
+
+    def find_sessions(self, id_or_title: str, limit: int = 20) -> list[SessionInfo]:
+        """The sessions `-r` may mean: the one with this exact id, else the one with this exact title
+        (case-insensitive), else those whose id starts with it or whose title contains it (most recently
+        active first, at most `limit`), so a part of a title finds its session and several are listed."""
         key = (id_or_title or "").strip()
         if not key:
-            return None
+            return []
         with self._lock:
             conn = self.conn
             found = self.get_session(key)
             if found:
-                return found
+                return [found]
             row = conn.execute("SELECT id FROM sessions WHERE title = ? COLLATE NOCASE", (key,)).fetchone()
             if row:
-                return self.get_session(row[0])
+                exact = self.get_session(row[0])
+                return [exact] if exact is not None else []
             rows = conn.execute(
-                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2", (len(key), key)
+                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? OR title LIKE ? ESCAPE '\\' "
+                "ORDER BY updated_at DESC, id DESC LIMIT ?",
+                (len(key), key, like_pattern(key), max(1, limit)),
             ).fetchall()
-            if len(rows) == 1:
-                return self.get_session(rows[0][0])
-        return None
+            return [info for (session_id,) in rows if (info := self.get_session(session_id)) is not None]
 
     def set_title(self, session_id: str, title: str) -> str:
         """Sanitize and store a title, made unique with ' #2', ' #3'...; returns the stored title.

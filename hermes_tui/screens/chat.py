@@ -34,7 +34,7 @@ from agent.file_tree import FileIndex
 from agent.mentions import badge_line, expand_mentions, with_attached
 from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
-from agent.ui import ApprovalDecision
+from agent.ui import ApprovalAnswer, ApprovalDecision
 from hermes_tui import commands, learning_actions
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -44,10 +44,12 @@ from hermes_tui.notifications import request_attention
 from hermes_tui.plugin_commands import plugin_commands, run_plugin_command
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
+from hermes_tui.turn_gc import TurnCollector
 from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
 from widgets.approval_dialog import ApprovalDialog
+from widgets.assistant_message import AssistantMessage
 from widgets.attachment_bar import AttachmentBar
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput
@@ -94,6 +96,8 @@ class ChatScreen(Screen[None]):
         Binding("f1", "help", "Help", show=False),
         Binding("end", "scroll_latest", "Latest", show=False),
         Binding("ctrl+g", "edit_prompt", "Edit in $EDITOR", show=False),
+        Binding("ctrl+o", "toggle_panel", "Expand/collapse a tool panel", show=False),
+        Binding("ctrl+t", "toggle_turn_panels", "Expand/collapse the turn's panels", show=False),
     ]
 
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
@@ -130,6 +134,7 @@ class ChatScreen(Screen[None]):
         self.bridge = UIBridge(self)
         self.session = SessionService(settings, ui=self.bridge, store=store)
         self.busy = False
+        self._turn_gc = TurnCollector()  # no collector pauses mid-stream (`hermes_tui.turn_gc`)
         self._flavour = flavour
         self._worker: Worker[TurnResult] | None = None
         self._turn_view: TurnView | None = None
@@ -207,8 +212,10 @@ class ChatScreen(Screen[None]):
             self.call_after_refresh(self._engine_ready)
         if self.store.read_only:  # browsing and search work; sending says why not
             self.transcript.add_notice("warn", self.store.read_only)
+        self.transcript.expand_diffs = self.settings.expand_diffs
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.paste_handler = self._on_paste
+        self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
         self.prompt_input.focus()
         if self._first_images:
             self.attachments.add(Path(name) for name in self._first_images)
@@ -301,7 +308,7 @@ class ChatScreen(Screen[None]):
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
-        if (shell := shell_command(text)) is not None:
+        if (shell := shell_command(self.prompt_input.pastes.expand(text))) is not None:
             self.run_shell(shell, text)
             return
         self.send(text, self.attachments.take())
@@ -330,6 +337,10 @@ class ChatScreen(Screen[None]):
         self.prompt_input.set_text(message.text)
         self.prompt_input.focus()
 
+    @on(QueuedMessages.Changed)
+    def _on_queue_changed(self, message: QueuedMessages.Changed) -> None:
+        self.status_bar.set_hint(message.queued_messages.hint())
+
     @on(QueuedMessages.SteerRequested)
     def _on_steer_queued(self, message: QueuedMessages.SteerRequested) -> None:
         self.action_steer(message.text)
@@ -349,7 +360,9 @@ class ChatScreen(Screen[None]):
     def send(self, text: str, images: tuple[ImageRef, ...] = ()) -> None:
         """Start a turn. The app persists nothing itself: the agent does. What `!` commands printed since
         the last message and what `@` mentions name are attached to it (the model and the store get them;
-        the transcript shows what was typed and a badge line); `images` go with it as image parts."""
+        the transcript shows what was typed and a badge line); `images` go with it as image parts. Paste
+        tokens (`[Pasted #1: 214 lines]`, also in queued messages) become the full pastes here."""
+        text = self.prompt_input.pastes.expand(text)
         self.transcript.add_user(text, [ref.label() for ref in images])
         context = self.shell.take_context()
         labels = [label for label, _ in context]
@@ -430,9 +443,20 @@ class ChatScreen(Screen[None]):
         self.busy = busy
         self.status_bar.set_busy(busy)
         if busy:
+            self._turn_gc.pause()
             self._wake_drain()
         else:
             self.transcript.hide_spinner()
+            self._turn_gc.resume(self._when_drawn)
+
+    def _when_drawn(self, callback: Callable[[], None]) -> None:
+        """Run `callback` a moment after every reply's text is drawn (a burst's reply is still drawn in
+        slices after its turn has ended). Not right after the frame: a collection holds the GIL, and the
+        writer thread still had the last frame to send (last byte -> screen went from 0.05 to 0.4 s)."""
+        if all(reply.is_drained for reply in self.transcript.query(AssistantMessage)):
+            self.set_timer(0.3, callback, name="after-drawn")
+        else:
+            self.set_timer(0.1, lambda: self._when_drawn(callback), name="when-drawn")
 
     def on_events_ready(self, message: EventsReady) -> None:
         self._drain()
@@ -547,7 +571,7 @@ class ChatScreen(Screen[None]):
 
         dialog = ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS)
 
-        def decided(decision: ApprovalDecision | None) -> None:
+        def decided(decision: ApprovalDecision | ApprovalAnswer | None) -> None:
             if dialog.interrupted:
                 self.session.interrupt()  # before the denial reaches the loop
             if not message.reply.done():
@@ -639,6 +663,15 @@ class ChatScreen(Screen[None]):
             self._interrupting = True
             self.transcript.hide_spinner()
 
+    def action_toggle_panel(self) -> None:
+        """Ctrl+O: the tool panel in focus, else the latest one (not bound by the prompt, so it yields
+        to a prompt binding of the same key, e.g. one for a paste under the cursor)."""
+        self.transcript.toggle_panel(self.focused)
+
+    def action_toggle_turn_panels(self) -> None:
+        """Ctrl+T: expand every tool panel of the last turn, or collapse them all if all are open."""
+        self.transcript.toggle_last_turn_panels()
+
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()
 
@@ -648,7 +681,7 @@ class ChatScreen(Screen[None]):
 
         from hermes_tui.editor import edit_text
 
-        current = self.prompt_input.text
+        current = self.prompt_input.full_text  # the editor sees every paste in full
         try:
             with self.app.suspend():
                 edited = edit_text(current)
@@ -660,7 +693,7 @@ class ChatScreen(Screen[None]):
                 "No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning"
             )
             return
-        self.prompt_input.set_text(edited)
+        self.prompt_input.set_text(self.prompt_input.pastes.collapse(edited))
         self.prompt_input.focus()
 
     # ------------------------------------------------------------------ commands: the running turn
@@ -675,7 +708,7 @@ class ChatScreen(Screen[None]):
         if not self.busy:
             self.send(text)
             return
-        self.agent.steer(text)
+        self.agent.steer(self.prompt_input.pastes.expand(text))
         self.transcript.add_notice("info", f"Steer queued for the running turn: {text}")
 
     def action_compress(self) -> None:

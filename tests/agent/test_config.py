@@ -96,3 +96,16 @@ def test_anthropic_base_url_selects_the_anthropic_transport(tmp_path: Path) -> N
         {"base_url": "https://api.minimax.io/anthropic", "model": "m"}, env={"HERMES_HOME": str(tmp_path)}
     ).settings
     assert s.api_mode == "anthropic"
+
+
+def test_expand_diffs_is_on_by_default_and_read_as_hermes_names_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert load_settings({}, env={"HERMES_HOME": str(home)}).settings.expand_diffs is True
+    _write(home / "config.yaml", "display:\n  expand_diffs: false\n")
+    loaded = load_settings({}, env={"HERMES_HOME": str(home)})
+    assert loaded.settings.expand_diffs is False and not loaded.problems
+    _write(home / "tui" / "config.yaml", "expand_diffs: true\n")
+    assert load_settings({}, env={"HERMES_HOME": str(home)}).settings.expand_diffs is True
+    _write(home / "tui" / "config.yaml", "expand_diffs: sometimes\n")
+    problems = load_settings({}, env={"HERMES_HOME": str(home)}).problems
+    assert [problem.key for problem in problems] == ["expand_diffs"]

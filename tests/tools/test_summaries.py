@@ -29,6 +29,16 @@ def test_unknown_tools_and_malformed_arguments_still_say_what_they_were() -> Non
     assert len(summarize_call("x", json.dumps({"text": "word " * 100}))) == 200
 
 
+def test_a_summary_never_repeats_the_tool_name() -> None:
+    """A call wrapped in itself gave the panel title "terminal  terminal"; it now says what it wraps."""
+    registry = default_registry()
+    wrapped = '{"name": "terminal", "arguments": {"command": "ls -la"}}'
+    assert summarize_call("terminal", wrapped, registry) == "ls -la"
+    assert summarize_call("terminal", '{"tool": "terminal"}', registry) == ""
+    assert summarize_call("terminal", '{"command": ""}', registry) == ""
+    assert summarize_call("a_plugin", {"name": "a_plugin", "input": {"query": "q"}}) == "q"
+
+
 def test_a_resumed_transcript_shows_the_summary_the_live_panel_showed() -> None:
     registry = default_registry()
     arguments = '{"command": "make   test"}'

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
+from agent.approval import load_allowlist
 from agent.scripted import ScriptedServer
 from agent.ui import ApprovalDecision
 from hermes_tui.app import HermesApp
@@ -170,11 +172,19 @@ async def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
-async def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_path: Path) -> None:
-    target = tmp_path / "build"
+async def test_a_saves_the_always_rule_as_edited_and_it_covers_the_next_command(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    target, other = tmp_path / "build", tmp_path / "other"
     target.mkdir()
-    command = f"rm -rf {target}"
-    calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}, {"text": "ok"}]
+    other.mkdir()
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {target}"}}]},
+        {"text": "ok"},
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {other}"}}]},
+        {"text": "ok again"},
+    ]
+    edited = f"rm -rf {tmp_path}/*"
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "clean")
@@ -184,12 +194,17 @@ async def test_a_saves_an_always_rule_after_confirmation(hermes_home: Path, tmp_
         await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
         await pilot.press("a")
         await pilot.pause()
-        assert dialog.is_confirming and command in dialog.saved_rule
+        assert dialog.is_confirming and dialog.saved_rule == "rm -rf *"  # offered: same program and flags
+        await pilot.press("home", "ctrl+k")  # the user narrows it to this folder
+        dialog.query_one("#approval-rule", Input).insert_text_at_cursor(edited)
+        await pilot.pause()
         await pilot.press("enter")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
         assert not target.exists()
-        saved = (hermes_home / "tui" / "config.yaml").read_text()
-        assert command in saved
+        assert load_allowlist(hermes_home / "tui" / "config.yaml") == [edited]
+        await submit(pilot, "clean the other one")  # "always" also allowed it for the session: no dialog
+        await wait_for(pilot, lambda: _idle(app) and not other.exists(), what="second turn")
+        assert not any(isinstance(screen, ApprovalDialog) for screen in app.screen_stack)
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
@@ -307,7 +322,7 @@ async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_
         screen = chat(app)
         screen.prompt_input.focus()
         screen.prompt_input.post_message(events.Paste(paste))
-        await wait_for(pilot, lambda: screen.prompt_input.text.count("\n") == 9_999, what="paste inserted")
+        await wait_for(pilot, lambda: screen.prompt_input.text == "[Pasted #1: 10,000 lines]", what="paste")
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="sent")
         assert server.requests[0].body["messages"][-1]["content"] == paste

@@ -84,7 +84,7 @@ class ApprovalSnapshotApp(App[None]):
             reasons=("recursive delete (rm -r)", "pipes a download into a shell (curl | sh)"),
             pattern_keys=("rm_recursive", "curl_pipe_sh"),
             timeout=300.0,
-            rule="rm -rf ./build*",
+            rule=LONG_COMMAND,  # as the gate asks: a compound command is offered exactly (no glob matches it)
         )
         self.push_screen(ApprovalDialog(request, frozen=True, clock=frozen_clock))
 

@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
-from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
 from hermes_tui.screens.setup import SetupScreen
 from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
@@ -68,7 +68,7 @@ class ApprovalApp(App[None]):
         super().__init__()
         self.request = request
         self.dialog_kwargs = dialog_kwargs
-        self.results: list[ApprovalDecision | None] = []
+        self.results: list[ApprovalDecision | ApprovalAnswer | None] = []
         self.bells = 0
 
     def compose(self) -> ComposeResult:
@@ -211,20 +211,46 @@ async def test_always_shows_the_rule_then_confirm_gives_always() -> None:
         await pilot.pause()
         assert dialog.is_confirming
         assert app.results == []
-        rule = dialog.query_one("#approval-rule", Static)
-        assert rule.display and "rm -rf build*" in str(rule.render())
+        rule = dialog.query_one("#approval-rule", Input)
+        assert rule.display and rule.value == "rm -rf build*" and app.focused is rule
         await pilot.press("enter")
         await wait_until(pilot, lambda: bool(app.results))
-        assert app.results == [ApprovalDecision.ALWAYS]
+        assert app.results == [ApprovalAnswer(ApprovalDecision.ALWAYS, "rm -rf build*")]
 
 
-async def test_always_confirm_with_y() -> None:
-    app = ApprovalApp(make_request())
+async def test_always_saves_the_rule_as_edited_and_says_whether_it_matches() -> None:
+    request = make_request(
+        command="git push origin main", rule="git push origin main", suggested_rule="git push *"
+    )
+    app = ApprovalApp(request)
     async with app.run_test() as pilot:
-        await open_armed(pilot)
-        await pilot.press("a", "y")
+        dialog = await open_armed(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        check = dialog.query_one("#approval-rule-check", Static)
+        assert "✓ matches this command" in str(check.render())
+        await pilot.press("backspace", *"other", "space", "*")  # typed keys edit the rule
+        await pilot.pause()
+        assert dialog.saved_rule == "git push other *"
+        assert "does not match this command" in str(check.render())
+        await pilot.press(*["backspace"] * 7, *"origin", "space", "*")
+        await pilot.pause()
+        assert "✓ matches this command" in str(check.render())
+        await pilot.press("enter")
         await wait_until(pilot, lambda: bool(app.results))
-        assert app.results == [ApprovalDecision.ALWAYS]
+        assert app.results == [ApprovalAnswer(ApprovalDecision.ALWAYS, "git push origin *")]
+
+
+async def test_an_emptied_rule_is_not_saved() -> None:
+    app = ApprovalApp(make_request(suggested_rule="ls *"))
+    async with app.run_test() as pilot:
+        dialog = await open_armed(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press(*["backspace"] * 4, "enter")
+        await pilot.pause()
+        assert app.results == [] and dialog.is_confirming
+        assert "empty rule" in str(dialog.query_one("#approval-rule-check", Static).render())
 
 
 async def test_escape_from_the_confirm_step_goes_back() -> None:
@@ -238,7 +264,10 @@ async def test_escape_from_the_confirm_step_goes_back() -> None:
         assert not dialog.is_confirming
         assert app.results == []
         assert app.focused is not None and app.focused.id == "approval-deny"
-        await pilot.press("a", "n")
+        await pilot.press("a", "n")  # n is typed into the rule now, not "back"
+        await pilot.pause()
+        assert dialog.is_confirming and dialog.saved_rule == "rm -rf build*n"
+        await pilot.press("escape")
         await pilot.pause()
         assert not dialog.is_confirming and app.results == []
         await pilot.press("o")
@@ -562,16 +591,17 @@ async def test_ten_thousand_line_paste_is_one_message() -> None:
         text = "\r\n".join(f"line {i}: pasted content" for i in range(10_000))
         started = time.monotonic()
         prompt.post_message(events.Paste(text))
-        await wait_until(pilot, lambda: prompt.document.line_count == 10_000, timeout=10)
+        await wait_until(pilot, lambda: bool(prompt.text), timeout=10)
         elapsed = time.monotonic() - started
         assert app.submitted == []
-        assert prompt.text == normalize_paste(text)
+        assert prompt.text == "[Pasted #1: 10,000 lines]"  # collapsed (tests/ui/test_prompt_pastes.py)
+        assert prompt.full_text == normalize_paste(text)
         assert not prompt.completions_visible
         await pilot.press("enter")
         await wait_until(pilot, lambda: bool(app.submitted))
         await pilot.pause()
         assert len(app.submitted) == 1
-        assert app.submitted[0].count("\n") == 9_999
+        assert prompt.pastes.expand(app.submitted[0]).count("\n") == 9_999
         assert elapsed < 5.0, f"paste took {elapsed:.2f}s"
 
 

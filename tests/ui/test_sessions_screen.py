@@ -743,3 +743,24 @@ async def test_a_command_with_a_flag_is_found_in_quotes_and_the_empty_list_says_
         assert 'put a command in quotes, like "rm -rf"' in message
         await search(pilot, screen, '"pytest -q"')
         assert [(row.session_id, row.hit.seq) for row in screen.rows if row.hit] == [(sessions["mid"], 1)]
+
+
+async def test_the_preview_draws_a_reply_as_markdown_not_raw(store: SessionStore) -> None:
+    reply = (
+        "## Plan\n\nRun **the suite** with `pytest -q`, then:\n\n- fix the parser\n- zebra [docs](http://x)"
+    )
+    add_session(
+        store, "Markdown reply", [Message("user", "what now?"), Message("assistant", reply)], updated=NOW - 60
+    )
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await wait_until(pilot, lambda: "zebra" in screen.preview_text.plain)
+        shown = screen.preview_text.plain
+        assert "Plan" in shown and "## Plan" not in shown
+        assert "Run the suite with pytest -q, then:" in shown  # no ** or backticks
+        assert "• fix the parser" in shown and "- fix the parser" not in shown
+        assert "**" not in shown and "`" not in shown
+        assert "what now?" in shown  # the user's words stay as typed
+        bold = [span for span in screen.preview_text.spans if "the suite" in shown[span.start : span.end]]
+        assert any(getattr(span.style, "bold", False) for span in bold)

@@ -66,7 +66,7 @@ def build_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> SessionStore:
         "Docker compose for the postgres dev database",
         [
             Message("user", "write a docker compose file for postgres 16 with a migration container"),
-            Message("assistant", "Here it is:\n\nservices:\n  db:\n    image: postgres:16"),
+            Message("assistant", "Here it is:\n\n```yaml\nservices:\n  db:\n    image: postgres:16\n```"),
         ],
         30 * 3600,
         "error",

@@ -7,7 +7,7 @@ model and tool text is shown as text, never interpreted as markup, control chara
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -142,6 +142,17 @@ def _excerpt(text: str, terms: Sequence[str], max_lines: int, max_chars: int) ->
     return prefix + body + suffix
 
 
+def _markdown_excerpt(excerpt: str, markdown: Callable[[str], Text]) -> Text:
+    """An excerpt drawn as Markdown, its "…" lines (text left out) kept outside it: a cut inside a code
+    block must not show the ellipsis as code."""
+    head, tail = excerpt.startswith("…\n"), excerpt.endswith("\n…")
+    out = Text("…\n" if head else "", end="")
+    out.append_text(markdown(excerpt[2 if head else 0 : len(excerpt) - 2 if tail else len(excerpt)]))
+    if tail:
+        out.append("\n…")
+    return out
+
+
 def _indent(text: Text, prefix: str = "  ", style: Style | str = "") -> Text:
     """Each line of `text` after `prefix` (styled on its own, so the body keeps its column everywhere)."""
     out = Text(end="")
@@ -159,9 +170,11 @@ def build_preview(
     now: float,
     home: str | None,
     current_id: str | None,
+    markdown: Callable[[str], Text] | None = None,
 ) -> tuple[Text, int | None]:
     """The preview text: a header about the session, then the messages around the hit (or the start and
-    the end of the session), tool calls one line each. Plain `Text`, nothing interpreted.
+    the end of the session), tool calls one line each. Plain `Text`, nothing interpreted as markup; the
+    replies' excerpts drawn as Markdown by `markdown` (the transcript's renderer) when given.
 
     Returns the text and the character offset where the matching message starts (None without a hit)."""
     row = data.row
@@ -266,7 +279,11 @@ def build_preview(
                 out.append("\n")
                 out.append_text(_indent(highlight(body, terms, styles.match), style=styles.meta))
             if message.content and message.content.strip():
-                body = Text(_excerpt(message.content, terms, limit_lines, limit_chars), end="")
+                excerpt = _excerpt(message.content, terms, limit_lines, limit_chars)
+                if markdown is not None and message.role == "assistant":
+                    body = _markdown_excerpt(excerpt, markdown)
+                else:
+                    body = Text(excerpt, end="")
                 out.append("\n")
                 out.append_text(_indent(highlight(body, terms, styles.match), style=styles.meta))
             for call in message.tool_calls:

@@ -60,6 +60,7 @@ from hermes_tui.screens.sessions.rows import (
 )
 from hermes_tui.screens.sessions.search import SearchGate, SessionSearch
 from hermes_tui.screens.sessions.widgets import SearchInput, SessionList
+from widgets.assistant_message import MarkdownView
 
 if TYPE_CHECKING:
     from agent.store import SessionInfo, SessionStoreProtocol
@@ -221,6 +222,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             &:focus { background-tint: transparent; }
         }
         #sessions-preview-body { width: 1fr; height: auto; }
+        #sessions-preview-markdown { display: none; }
         &.-empty #sessions-list { display: none; }
         &.-empty #sessions-empty { display: block; }
         &.-empty #sessions-preview { display: none; }
@@ -273,6 +275,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._pending_query: str | None = None
         self.preview_text: Text = Text("")
         """What the preview pane shows (for tests and screenshots)."""
+        self._preview_width = 0  # the reply width the shown preview was drawn for
         self.preview_row: SessionRow | None = None
         """The row whose preview is shown."""
         self._pending: list[Option] = []  # options of all rows; the first `_loaded` are in the list
@@ -299,6 +302,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
                 yield Static(Text("Loading sessions…"), id="sessions-empty")
             with VerticalScroll(id="sessions-preview"):
                 yield Static(Text(""), id="sessions-preview-body")
+                yield MarkdownView(id="sessions-preview-markdown")  # lends the replies' Markdown look
         yield Footer()
 
     @property
@@ -628,12 +632,34 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             await asyncio.sleep(delay)
         try:
             data = await asyncio.to_thread(fetch_preview, self.store, row, self.registry)
-            text, anchor = build_preview(data, self._styles, self.now, self.home, self.current_id)
+            text, anchor = build_preview(
+                data, self._styles, self.now, self.home, self.current_id, markdown=self._preview_markdown
+            )
+            self._preview_width = self._markdown_width()
         except Exception as exc:  # a broken row must not take the screen down: say so instead
             self.log.error(f"preview failed for {row.session_id}: {exc!r}")
             text, anchor = Text("The preview could not be loaded."), None
         self._set_preview(text, anchor)
         self.preview_row = row
+
+    def _markdown_width(self) -> int:
+        """Cells for a reply in the preview: the pane inside its padding, less the vertical scrollbar
+        whether it shows yet or not (it appears once the text is long: a reply drawn for the full width
+        would then wrap again), less the replies' indent of two."""
+        pane = self.query_one("#sessions-preview", VerticalScroll)
+        width = pane.region.width - pane.styles.gutter.width - pane.styles.scrollbar_size_vertical
+        return max(20, width - 2) if pane.region.width else 60
+
+    def _preview_markdown(self, source: str) -> Text:
+        """A reply's excerpt drawn as the transcript draws replies (one renderer: `MarkdownView`'s)."""
+        view = self.query_one("#sessions-preview-markdown", MarkdownView)
+        return view.render_source(source, self._markdown_width())
+
+    def on_resize(self) -> None:
+        """Replies are drawn for the pane's width: draw them again when it changes."""
+        row = self.preview_row
+        if row is not None and self._preview_width and self._preview_width != self._markdown_width():
+            self._load_preview(row, 0.05)
 
     def _set_preview(self, text: Text, anchor: int | None = None) -> None:
         """Show `text`; with an anchor (the matching message), scroll so it is near the top."""

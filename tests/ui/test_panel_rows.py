@@ -1,0 +1,76 @@
+"""How panel header rows read: icons as wide as they are measured, reasoning labelled with the rows the user
+will see, a tool call without a summary titled once."""
+
+from __future__ import annotations
+
+import pytest
+from rich.cells import cell_len
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from themes.loader import builtin_themes
+from widgets.reasoning import ReasoningBlock
+from widgets.tool_panel import ToolPanel, stable_icon
+
+VS16 = "\ufe0f"
+
+
+class Rows(App[None]):
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll()
+
+
+def _builtin_icons() -> dict[str, str]:
+    icons = {**ToolPanel.ICONS, "(fallback)": ToolPanel.FALLBACK_ICON}
+    for theme in builtin_themes().values():
+        icons.update({f"{theme.name}:{tool}": icon for tool, icon in theme.tool_icons.items()})
+    return icons
+
+
+@pytest.mark.parametrize(("tool", "icon"), sorted(_builtin_icons().items()))
+def test_no_built_in_icon_is_a_vs16_sequence(tool: str, icon: str) -> None:
+    """A VS16 emoji (✍️, ⚙️) is two cells to Rich and one in tmux and many terminals: the row shifts."""
+    assert VS16 not in icon, tool
+    assert cell_len(icon) in (1, 2), tool
+
+
+async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> None:
+    names = [*ToolPanel.ICONS, "a_plugin_tool"]
+    app = Rows()
+    async with app.run_test(size=(90, 40)) as pilot:
+        ToolPanel.ICONS = {**ToolPanel.ICONS, "a_plugin_tool": "⚙️"}  # a theme's or a plugin's VS16 icon
+        panels = [ToolPanel(f"call_{n}", name, n) for n, name in enumerate(names)]
+        await app.query_one(VerticalScroll).mount_all(panels)
+        for panel in panels:
+            panel.set_started({"command": "x"}, "summary text")
+            panel.set_finished("ok", 0.5, "done")
+        await pilot.pause()
+        for panel in panels:
+            row = panel.render_header(80)
+            assert VS16 not in row.plain, panel.tool_name
+            assert cell_len(row.plain) == 80, panel.tool_name
+            # the name starts in the same column on every row whose icon is an emoji
+            icon = stable_icon(ToolPanel.ICONS.get(panel.tool_name, ToolPanel.FALLBACK_ICON))
+            if cell_len(icon) == 2:
+                assert cell_len(row.plain[: row.plain.index(panel.tool_name)]) == 5, panel.tool_name
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "label"),
+    [
+        ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen", 30, "3 lines"),
+        ("first\nsecond\nthird", 60, "3 lines"),
+        ("just one", 60, "1 line"),
+    ],
+)
+async def test_reasoning_counts_the_lines_the_user_will_see(text: str, width: int, label: str) -> None:
+    app = Rows()
+    async with app.run_test(size=(width + 2, 20)) as pilot:
+        block = ReasoningBlock(text, finished=True)
+        await app.query_one(VerticalScroll).mount(block)
+        await pilot.pause()
+        assert f"Reasoning · {label} " in block.header_text().plain
+        block.action_toggle_expanded()
+        await pilot.pause()
+        shown = block.rendered_text().split("\n")[1:]
+        assert len(shown) == int(label.split()[0])
