@@ -474,9 +474,9 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     url_var = spec.base_url_env if spec is not None else ""
     if url_var and not values.get("base_url") and merged_env.get(url_var):
         put("base_url", merged_env[url_var], _env_source(url_var, environ, home), url_var, url_var)
-    key = flags.get("api_key")
-    key_source = "flag --api-key" if key else ""
-    if not key:
+    api_key: object = flags.get("api_key")
+    key_source = "flag --api-key" if api_key else ""
+    if not api_key:
         candidates = [provider] if spec is not None else []
         if not provider:
             base = str(values.get("base_url") or "")
@@ -487,19 +487,19 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             else:
                 candidates = ["openai", "openrouter", "anthropic"]
         for cand in candidates:
-            var = next((v for v in providers.key_env_vars(cand) if merged_env.get(v)), None)
-            if var is not None:
-                key = merged_env[var]
-                key_source = _env_source(var, environ, home)
+            key_var = next((v for v in providers.key_env_vars(cand) if merged_env.get(v)), None)
+            if key_var is not None:
+                api_key = merged_env[key_var]
+                key_source = _env_source(key_var, environ, home)
                 if not provider:
                     values["provider"] = cand
-                    sources["provider"] = f"inferred from {var}"
+                    sources["provider"] = f"inferred from {key_var}"
                 break
-    if key:
-        values["api_key"] = SecretStr(str(key))
+    if api_key:
+        values["api_key"] = SecretStr(str(api_key))
         sources["api_key"] = key_source
     settings = Settings.model_validate(values)
-    if not settings.model and settings.is_configured is False and key:
+    if not settings.model and settings.is_configured is False and api_key:
         defaults = {
             "openai": "gpt-4o",
             "openrouter": "nousresearch/hermes-4-405b",

@@ -338,5 +338,6 @@ def backoff_delay(
     """Exponential backoff with jitter; a server's Retry-After wins (already capped by `classify`)."""
     if retry_after is not None:
         return retry_after
-    delay = min(base * (2 ** max(0, attempt - 1)), cap)
+    # `2 ** int` is typed Any (a negative exponent would give a float); the product is a float here.
+    delay: float = min(base * (2 ** max(0, attempt - 1)), cap)
     return delay + random.uniform(0, 0.5 * delay)

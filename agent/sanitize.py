@@ -18,8 +18,9 @@ STUB_RESULT = "[Result unavailable: the tool did not return a result (the turn w
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
-def repair_json(raw: str | None) -> dict[str, Any] | list[Any] | None:
-    """Best-effort repair of tool-call JSON; None when it cannot be turned into JSON."""
+def repair_json(raw: str | None) -> object:
+    """Best-effort repair of tool-call JSON: the parsed value (any JSON value: callers check for the
+    object they need), None when it cannot be turned into JSON."""
     text = (raw or "").strip()
     if not text:
         return {}

@@ -22,6 +22,7 @@ from hermes_tui.key_order import KeyOrder
 from hermes_tui.mcp_service import McpChanged, McpService
 
 if TYPE_CHECKING:
+    from agent.mcp import ServerStatus
     from agent.scripted import ScriptedServer
     from agent.store import SessionStore
     from hermes_tui.screens.chat import ChatScreen
@@ -71,7 +72,10 @@ class HermesApp(App[int]):
         self._startup_hold: Callable[[], None] | None = (
             self.key_order.hold() if settings.is_configured else None
         )
-        self.mcp = McpService(settings.hermes_home, post=lambda status: self.post_message(McpChanged(status)))
+        self.mcp = McpService(settings.hermes_home, post=self._mcp_changed)
+
+    def _mcp_changed(self, status: ServerStatus) -> None:
+        self.post_message(McpChanged(status))  # from the MCP threads: post_message is thread-safe
 
     async def action_quit(self) -> None:
         """Ctrl+Q, `/quit`: a running turn is finalized as interrupted first (`ChatScreen.finish_turn`)."""
@@ -100,7 +104,8 @@ class HermesApp(App[int]):
 
         from hermes_tui.palette import GuardedCommandPalette
 
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        # Textual types `is_open(app: App[object])`, which an `App[int]` is not (App is invariant).
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(GuardedCommandPalette(id="--command-palette"))
 
     @property

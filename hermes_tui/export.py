@@ -260,7 +260,7 @@ def _message_dict(message: Message, seq: int | None) -> dict[str, Any]:
 def export_json(store: SessionStoreProtocol, session_id: str) -> str:
     """The session row and all its messages with every stored field, as indented JSON."""
     loaded = store.load(session_id)
-    seqs = loaded.seqs or [None] * len(loaded.messages)
+    seqs: list[int | None] = [*loaded.seqs] if loaded.seqs else [None] * len(loaded.messages)
     document = {
         "format": "hermes-tui-session",
         "version": JSON_EXPORT_VERSION,

@@ -181,8 +181,8 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             for attachment in expansion.attachments:
                 if attachment.block:
                     _say(f"┊ @ {attachment.label}")
-            for problem in expansion.problems:
-                _say(f"hermes-tui: {problem}")
+            for mention_problem in expansion.problems:
+                _say(f"hermes-tui: {mention_problem}")
         signal.signal(signal.SIGINT, on_sigint)
         try:
             result = agent.run_conversation(prompt, images)

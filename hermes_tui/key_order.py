@@ -33,7 +33,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 
@@ -57,7 +57,7 @@ class KeyOrder:
     SETTLE_TIMEOUT: ClassVar[float] = 1.0
     """Longest wait (seconds) for the app to settle before the next key is delivered anyway."""
 
-    def __init__(self, app: App[object], deliver: Deliver, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, app: App[Any], deliver: Deliver, *, clock: Callable[[], float] = time.monotonic):
         self.app = app
         self._deliver = deliver
         self._clock = clock
@@ -216,7 +216,7 @@ class _Journey:
     def _handled(self, pump: MessagePump, message: Message) -> None:
         if message is not self.event:
             return
-        parent = pump.parent
+        parent = pump._parent  # what Textual bubbles to (`parent` is only on DOM nodes; this is any pump)
         # Textual's own rule (`MessagePump._dispatch_message`): on to the parent unless stopped, and a
         # message whose sender is the parent is stopped *after* it reaches the parent.
         bubbles_on = (

@@ -42,8 +42,11 @@ class McpChanged(Message):
 class ChatParts(Protocol):
     """What `/mcp` uses of the chat screen."""
 
-    transcript: Transcript
-    prompt_input: PromptInput
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def prompt_input(self) -> PromptInput: ...
 
     @property
     def app(self) -> App[object]: ...

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["plugin_commands", "run_plugin_command"]
 
-Report = Callable[[str, str], None]  # (notice kind, text)
+Report = Callable[[str, str], object]  # (notice kind, text); what it returns is not used
 
 
 def plugin_commands(manager: PluginManager) -> dict[str, str]:

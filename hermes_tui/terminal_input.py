@@ -26,8 +26,12 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from widgets.text_safety import PASTE_KEEP, visible_controls
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["PASTE_END", "PASTE_START", "PasteGuard", "TerminalDecoder", "install"]
 
@@ -99,7 +103,7 @@ class TerminalDecoder(codecs.IncrementalDecoder):
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._paste = PasteGuard()
 
-    def decode(self, input: bytes, final: bool = False) -> str:
+    def decode(self, input: ReadableBuffer, final: bool = False) -> str:
         text = self._paste.feed(self._utf8.decode(input, final))
         if final:
             text += self._paste.flush()
@@ -111,14 +115,21 @@ class TerminalDecoder(codecs.IncrementalDecoder):
         self._paste = PasteGuard()
 
 
-def _decoder_factory(original: Callable[[str], type[codecs.IncrementalDecoder]]) -> Callable[[str], type]:
-    def getincrementaldecoder(encoding: str) -> type[codecs.IncrementalDecoder]:
+class _DecoderFactory:
+    """Stands in for `codecs.getincrementaldecoder` in the driver module: UTF-8 gets `TerminalDecoder`."""
+
+    def __init__(self, original: Callable[[str], type[codecs.IncrementalDecoder]]) -> None:
+        self.original = original
+
+    def __call__(self, encoding: str) -> type[codecs.IncrementalDecoder]:
         if codecs.lookup(encoding).name == "utf-8":
             return TerminalDecoder
-        return original(encoding)
+        return self.original(encoding)
 
-    getincrementaldecoder.hermes_terminal_input = True  # type: ignore[attr-defined]
-    return getincrementaldecoder
+
+# The one name of the driver module this depends on (it imports it from `codecs`, so it is not declared
+# as the module's own: looked up and replaced by name).
+_DRIVER_HOOK = "getincrementaldecoder"
 
 
 def install() -> bool:
@@ -127,9 +138,9 @@ def install() -> bool:
         from textual.drivers import linux_driver
     except Exception:  # another platform: its driver reads input differently
         return False
-    current = getattr(linux_driver, "getincrementaldecoder", None)
+    current = getattr(linux_driver, _DRIVER_HOOK, None)
     if current is None:
         return False
-    if not getattr(current, "hermes_terminal_input", False):
-        linux_driver.getincrementaldecoder = _decoder_factory(current)
+    if not isinstance(current, _DecoderFactory):
+        setattr(linux_driver, _DRIVER_HOOK, _DecoderFactory(current))
     return True

@@ -118,7 +118,7 @@ class Spinner(Widget):
         if verbs:
             self.set_reactive(Spinner.verbs, tuple(verbs))
         self.set_reactive(Spinner.hint, hint)
-        self._animate = animate
+        self._animate_choice = animate  # not `_animate`: Textual keeps its bound animator there
         self._random = random.Random(seed)
         self._clock = clock
         self._started_at: float | None = None
@@ -143,8 +143,8 @@ class Spinner(Widget):
     @property
     def animates(self) -> bool:
         """Whether the spinner moves at all: off for `ANIMATE=False` or `animate=False` (snapshots)."""
-        if self._animate is not None:
-            return self._animate
+        if self._animate_choice is not None:
+            return self._animate_choice
         return self.ANIMATE
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from widgets.tool_panel import ToolSnapshot
 
@@ -58,7 +58,7 @@ class TranscriptRecord:
         status: str = "ok",
         duration: float | None = None,
         result: str = "",
-        data: dict | None = None,
+        data: dict[str, Any] | None = None,
         call_id: str = "",
         index: int = 0,
         output: str = "",

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from agent.config import Settings, with_endpoint
 from agent.events import (
@@ -74,6 +74,16 @@ class ChildReport:
     @property
     def completed(self) -> bool:
         return self.status in ("completed", "budget_exhausted")
+
+
+class _ReportExtra(TypedDict, total=False):
+    """`ChildReport`'s optional fields, as `_report` passes them on."""
+
+    api_calls: int
+    tool_calls: tuple[str, ...]
+    duration: float
+    session_id: str
+    error: str | None
 
 
 def child_settings(parent: Settings, task: ChildTask) -> Settings:
@@ -198,8 +208,8 @@ class ChildRun:
         if agent is not None:
             agent.interrupt()
 
-    def _report(self, status: str, answer: str = "", **extra: object) -> ChildReport:
-        return ChildReport(self.index, self.task.goal, status, answer, **extra)  # type: ignore[arg-type]
+    def _report(self, status: str, answer: str = "", **extra: Unpack[_ReportExtra]) -> ChildReport:
+        return ChildReport(self.index, self.task.goal, status, answer, **extra)
 
     def _prepare(self, settings: Settings) -> SubAgent:
         agent = self.factory(settings, ui=self.ui, store=self.store, source="subagent")

@@ -125,7 +125,7 @@ def openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def anthropic_image_blocks(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Anthropic content blocks for a message's images (base64 `image` blocks)."""
-    blocks = []
+    blocks: list[dict[str, Any]] = []
     for ref in refs:
         encoded = _encoded(ref, "anthropic")
         if encoded is None:

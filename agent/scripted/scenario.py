@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails, InitErrorDetails
 
 __all__ = [
     "SCENARIOS_DIR",
@@ -250,6 +251,7 @@ def load_scenario(source: Scenario | Path | str | dict[str, Any]) -> Scenario:
         data: Any = source
     else:
         path: Path | None = None
+        text = ""
         if isinstance(source, Path):
             path = source
         elif (
@@ -258,11 +260,11 @@ def load_scenario(source: Scenario | Path | str | dict[str, Any]) -> Scenario:
             and (source.strip().endswith((".yaml", ".yml", ".json")) or _is_file(source.strip()))
         ):
             path = Path(source.strip())
+        else:
+            text = source
         if path is not None:
             text = path.read_text(encoding="utf-8")
             origin = f"Scenario {path}"
-        else:
-            text = source
         data = yaml.safe_load(text)
         if data is None:
             data = {}
@@ -271,18 +273,15 @@ def load_scenario(source: Scenario | Path | str | dict[str, Any]) -> Scenario:
     except ValidationError as exc:
         if origin == "Scenario":
             raise
-        raise ValidationError.from_exception_data(
-            origin,
-            [
-                {
-                    "type": e["type"],
-                    "loc": e["loc"],
-                    "input": e["input"],
-                    **({"ctx": e["ctx"]} if "ctx" in e else {}),
-                }  # type: ignore[typeddict-item]
-                for e in exc.errors()
-            ],
-        ) from None
+        raise ValidationError.from_exception_data(origin, [_init_details(e) for e in exc.errors()]) from None
+
+
+def _init_details(error: ErrorDetails) -> InitErrorDetails:
+    """The reported error re-raisable under another title (its message is rebuilt from type and ctx)."""
+    details: InitErrorDetails = {"type": error["type"], "loc": error["loc"], "input": error["input"]}
+    if "ctx" in error:
+        details["ctx"] = error["ctx"]
+    return details
 
 
 def _is_file(text: str) -> bool:

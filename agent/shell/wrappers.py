@@ -19,6 +19,7 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from agent.shell.lexer import Word, words_of
 from agent.shell.options import OptSpec, parse_options, resolve_long, word_set
@@ -51,8 +52,16 @@ class Wrapper:
     no_command: frozenset[str] = frozenset()  # options after which nothing is run (command -v, chrt -p)
 
 
-def _w(short_arg: str = "", long_arg: str = "", long_flags: str = "", **kw: object) -> Wrapper:
-    return Wrapper(OptSpec.of(short_arg, long_arg, long_flags, permute=False), **kw)  # type: ignore[arg-type]
+class _WrapperFields(TypedDict, total=False):
+    positionals: int
+    code_opts: frozenset[str]
+    no_command: frozenset[str]
+
+
+def _w(
+    short_arg: str = "", long_arg: str = "", long_flags: str = "", **kw: Unpack[_WrapperFields]
+) -> Wrapper:
+    return Wrapper(OptSpec.of(short_arg, long_arg, long_flags, permute=False), **kw)
 
 
 WRAPPERS: dict[str, Wrapper] = {

@@ -20,8 +20,10 @@ from agent.store.repair import RepairMixin
 
 try:
     import fcntl
+
+    _FLOCK = True
 except ImportError:  # pragma: no cover - no flock (Windows): claims always succeed
-    fcntl = None  # type: ignore[assignment]
+    _FLOCK = False
 
 __all__ = ["ClaimsMixin"]
 
@@ -42,7 +44,7 @@ class ClaimsMixin(RepairMixin):
         """Become the session's one writer. Raises `StoreError("in_use")` naming the pid that holds it.
 
         A read-only store claims nothing (it never writes)."""
-        if fcntl is None or self.read_only is not None or not session_id:
+        if not _FLOCK or self.read_only is not None or not session_id:
             return
         with self._lock:
             claims = self._claims()
@@ -98,7 +100,7 @@ class ClaimsMixin(RepairMixin):
 
     def claimed_elsewhere(self, session_id: str) -> bool:
         """True when another process holds the session's lock right now (it may be writing)."""
-        if fcntl is None or session_id in self._claims():
+        if not _FLOCK or session_id in self._claims():
             return False
         try:
             fd = os.open(self._lock_path(session_id), os.O_RDONLY)

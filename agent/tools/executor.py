@@ -139,14 +139,16 @@ class ToolExecutor:
                         for item in segment
                     }
                     for index, fut in futures.items():
-                        results[index] = fut.result()
+                        done = results[index] = fut.result()
                         if on_result is not None:
-                            on_result(results[index])
+                            on_result(done)
             else:
                 for item in segment:
-                    results[item.index] = self._run_one(item, make_context, ui, interrupt, before_call, hooks)
+                    done = results[item.index] = self._run_one(
+                        item, make_context, ui, interrupt, before_call, hooks
+                    )
                     if on_result is not None:
-                        on_result(results[item.index])
+                        on_result(done)
         return [r for r in results if r is not None]
 
     def _run_one(
@@ -179,7 +181,12 @@ class ToolExecutor:
         else:
             tool_, args = item.parsed
             ctx = make_context(call)
-            ctx.emit_output = lambda chunk, _id=call.id: ui.on_event(ToolOutput(call_id=_id, chunk=chunk))
+            call_id = call.id
+
+            def emit_output(chunk: str) -> None:
+                ui.on_event(ToolOutput(call_id=call_id, chunk=chunk))
+
+            ctx.emit_output = emit_output
             ctx.output_budget = self.result_budget
             if before_call is not None:
                 try:

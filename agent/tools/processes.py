@@ -14,6 +14,7 @@ of its processes were stopped, so a resumed session (and its model) knows why `p
 from __future__ import annotations
 
 import atexit
+import builtins
 import codecs
 import itertools
 import os
@@ -220,7 +221,8 @@ class ProcessRegistry:
             procs = list(self._procs.values())
         return [p.info() for p in procs]
 
-    def running(self) -> list[BackgroundProcess]:
+    # `builtins.list`: inside the class body, `list` names the method above.
+    def running(self) -> builtins.list[BackgroundProcess]:
         with self._lock:
             procs = list(self._procs.values())
         return [p for p in procs if p.exit_code is None or group_alive(p.pid)]
@@ -272,7 +274,7 @@ class ProcessRegistry:
             return f"writing failed ({exc.strerror or exc})"
         return None
 
-    def shutdown(self) -> list[ProcessInfo]:
+    def shutdown(self) -> builtins.list[ProcessInfo]:
         """Stop every process group still alive (all at once); the snapshots of those that were."""
         alive = self.running()
         for bg in alive:

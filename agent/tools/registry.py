@@ -93,10 +93,14 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
         return [_inline(n, defs) for n in node]
     if not isinstance(node, dict):
         return node
+    return _inline_object(node, defs)
+
+
+def _inline_object(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
     if "$ref" in node:
         target = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
         merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-        return _inline(merged, defs)
+        return _inline_object(merged, defs)
     out = {
         k: _inline(v, defs)
         for k, v in node.items()
@@ -116,7 +120,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 def simplify_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Inline $refs and collapse `anyOf: [X, null]` to X: some providers reject $ref or nullable unions.
     An argument model with nested models overrides `model_json_schema` with this."""
-    return _inline(schema, schema.get("$defs", {}))
+    return _inline_object(schema, schema.get("$defs", {}))
 
 
 @functools.cache

@@ -145,6 +145,11 @@ def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else None
 
 
+def _mapping(obj: object) -> dict[str, Any]:
+    """A decoded event's sub-object, or an empty one when the stream sent something else."""
+    return obj if isinstance(obj, dict) else {}
+
+
 class AnthropicAccumulator:
     """Folds stream events (decoded JSON) into one response; consecutive text (or thinking) deltas of one
     network read reach the sink as one call. Text goes through a `ThinkScrubber` (gateways that speak this
@@ -156,8 +161,10 @@ class AnthropicAccumulator:
         self.stopped = False  # `message_stop` arrived
         self.text: list[str] = []
         self.reasoning: list[str] = []
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.tool_order: list[int] = []
+        # Keyed by the events' `index` as it came (an int from a well-formed stream): a block start and its
+        # deltas are matched on it, whatever it is.
+        self.blocks: dict[object, dict[str, Any]] = {}
+        self.tool_order: list[object] = []
         self.stop_reason: str | None = None
         self.usage = Usage()
         self.saw_usage = False
@@ -173,26 +180,26 @@ class AnthropicAccumulator:
     def _event(self, event: dict[str, Any]) -> None:
         kind = event.get("type", "")
         if kind == "content_block_delta":
-            delta = event.get("delta")
-            dtype = _get(delta, "type")
+            delta = _mapping(event.get("delta"))
+            dtype = delta.get("type")
             if dtype == "text_delta":
                 self._text(delta.get("text"))
             elif dtype == "thinking_delta":
                 self._add("thinking", delta.get("thinking"))
             elif dtype == "input_json_delta":
-                slot = self.blocks.get(event.get("index"))  # type: ignore[arg-type]
+                slot = self.blocks.get(event.get("index"))
                 if slot is not None:
                     slot["json"].append(delta.get("partial_json") or "")
         elif kind == "message_start":
             self._usage(_get(event.get("message"), "usage"))
         elif kind == "content_block_start":
-            block = event.get("content_block")
-            btype = _get(block, "type")
+            block = _mapping(event.get("content_block"))
+            btype = block.get("type")
             if btype == "tool_use":
                 self._flush()
                 index = event.get("index")
-                self.blocks[index] = {"id": block["id"], "name": block["name"], "json": []}  # type: ignore[index]
-                self.tool_order.append(index)  # type: ignore[arg-type]
+                self.blocks[index] = {"id": block["id"], "name": block["name"], "json": []}
+                self.tool_order.append(index)
                 self.sink.on_tool_start(len(self.tool_order) - 1, block["id"], block["name"])
             elif btype == "text" and block.get("text"):
                 self._text(block["text"])
@@ -314,7 +321,8 @@ def _stream_error(data: str, response: Any, client: Any) -> Exception:
     # The SDK's own mapping from an error body to its exception classes (what its stream raises).
     make = getattr(client, "_make_status_error", None)
     if make is not None:
-        return make(message, body=body, response=response)
+        error: Exception = make(message, body=body, response=response)
+        return error
     import anthropic
 
     return anthropic.APIStatusError(message, response=response, body=body)

@@ -173,9 +173,11 @@ def transport_errors(sdk: Any) -> tuple[tuple[type[BaseException], ...], tuple[t
     if helpers is not None and hasattr(helpers, "timeout_exceptions"):
         return tuple(helpers.timeout_exceptions()), tuple(helpers.request_exceptions())
     base = getattr(sdk, "_base_client", None)
-    http = getattr(base, "httpx2", None) or getattr(base, "httpx", None)
+    http: Any = getattr(base, "httpx2", None) or getattr(base, "httpx", None)  # the SDK's module, by name
     if http is None:
-        import httpx as http
+        import httpx
+
+        http = httpx
     return (http.TimeoutException,), (http.RequestError,)
 
 

@@ -242,7 +242,8 @@ def _stream_error(error: Any, response: Any, sdk: Any) -> Exception:
     message = error.get("message") if isinstance(error, dict) else None
     if not message or not isinstance(message, str):
         message = "An error occurred during streaming"
-    return sdk.APIError(message=message, request=response.request, body=error)
+    api_error: Exception = sdk.APIError(message=message, request=response.request, body=error)
+    return api_error
 
 
 class OpenAIChatTransport(SDKClientHolder):

@@ -175,7 +175,8 @@ def scrape_firecrawl(url: str, web: WebSettings) -> Page:
         return page
     data = payload.get("data") if isinstance(payload, dict) else None
     data = data if isinstance(data, dict) else {}
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    metadata = data.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
     page.title = str(metadata.get("title") or "")
     page.text = str(data.get("markdown") or "")
     page.content_type = "text/markdown"

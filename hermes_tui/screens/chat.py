@@ -236,10 +236,11 @@ class ChatScreen(Screen[None]):
     def _file_paths(self, query: str) -> list[str]:
         """`@` completion: the working tree's paths best first (listed in the background, then cached)."""
         if self._file_index is None or self._file_index.root != Path(self.settings.cwd):
-            self._file_index = FileIndex(
-                Path(self.settings.cwd), on_ready=lambda: self.post_message(self.FilesListed())
-            )
+            self._file_index = FileIndex(Path(self.settings.cwd), on_ready=self._files_listed)
         return rank_paths(query, self._file_index.paths())
+
+    def _files_listed(self) -> None:
+        self.post_message(self.FilesListed())  # from the listing thread: post_message is thread-safe
 
     def on_chat_screen_files_listed(self, message: FilesListed) -> None:
         self.prompt_input.refresh_completions()
@@ -307,8 +308,8 @@ class ChatScreen(Screen[None]):
         if self.busy:
             self.query_one(QueuedMessages).add(text)
             return
-        if (command := shell_command(self.prompt_input.pastes.expand(text))) is not None:
-            self.run_shell(command, text)
+        if (shell := shell_command(self.prompt_input.pastes.expand(text))) is not None:
+            self.run_shell(shell, text)
             return
         self.send(text, self.attachments.take())
 
@@ -905,7 +906,7 @@ class ChatScreen(Screen[None]):
         """`/usage`: tokens and cost of the last 30 days, ours and Hermes'."""
         from hermes_tui.screens.usage import UsageScreen
 
-        self.app.push_screen(UsageScreen(self.store), lambda _result: self.prompt_input.focus())
+        self.app.push_screen(UsageScreen(self.store), self._refocus)
 
     def action_plugins(self) -> None:
         from agent.plugins import format_plugin_list
@@ -928,7 +929,11 @@ class ChatScreen(Screen[None]):
     def action_processes(self) -> None:
         from hermes_tui.screens.processes import ProcessesScreen, RegistrySource
 
-        self.app.push_screen(ProcessesScreen(RegistrySource()), lambda _: self.prompt_input.focus())
+        self.app.push_screen(ProcessesScreen(RegistrySource()), self._refocus)
+
+    def _refocus(self, _result: object = None) -> None:
+        """A closed screen hands the keys back to the prompt."""
+        self.prompt_input.focus()
 
     def action_personality(self, argument: str = "") -> None:
         learning_actions.set_personality(self, argument)
