@@ -462,6 +462,7 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             svg = OUT / f"17-mcp-{size[0]}x{size[1]}.svg"
             app.save_screenshot(str(svg))
             shots.append(to_png(svg))
+    return shots
 
 
 def _seed_costs(home: Path, cwd: Path) -> None:
