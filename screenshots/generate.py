@@ -59,22 +59,32 @@ async def wait_for(pilot: Any, predicate: Callable[[], Any], timeout: float = 30
     return value
 
 
+async def chat_screen(pilot: Any, app: HermesApp) -> ChatScreen:
+    """The chat screen, once the app has pushed it."""
+    screen: ChatScreen = await wait_for(
+        pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
+    )
+    return screen
+
+
+def snap(app: HermesApp, name: str, size: tuple[int, int]) -> Path:
+    """Save the screen as `NAME-WxH.svg` and its PNG; returns the PNG."""
+    svg = OUT / f"{name}-{size[0]}x{size[1]}.svg"
+    app.save_screenshot(str(svg))
+    return to_png(svg)
+
+
 async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
-    tag = f"{size[0]}x{size[1]}"
     shots: list[Path] = []
 
     def save(app: HermesApp, name: str) -> None:
-        svg = OUT / f"{name}-{tag}.svg"
-        app.save_screenshot(str(svg))
-        shots.append(to_png(svg))
+        shots.append(snap(app, name, size))
 
     with ScriptedServer(demo_scenario_path()) as server:
         settings = scripted_settings(server, hermes_home=workdir / "home", cwd=workdir)
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             chat.prompt_input.text = "hello"
             await pilot.press("enter")
             await wait_for(pilot, lambda: chat.transcript.spinner.display)
@@ -118,9 +128,7 @@ async def themes_run(workdir: Path) -> list[Path]:
         )
         app = HermesApp(settings)
         async with app.run_test(size=(120, 40)) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             chat.prompt_input.text = "hello"
             await pilot.press("enter")
             await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))
@@ -221,9 +229,8 @@ async def sessions_run(size: tuple[int, int], workdir: Path) -> Path:
         await pilot.pause(0.5)
         await pilot.press(*"KeyError")
         await pilot.pause(1.0)
-        svg = OUT / f"11-sessions-search-{size[0]}x{size[1]}.svg"
-        app.save_screenshot(str(svg))
-    return to_png(svg)
+        png = snap(app, "11-sessions-search", size)
+    return png
 
 
 async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
@@ -244,17 +251,13 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         )
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             chat.run_slash(commands.BY_NAME["skills"], "")
             skills = await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen) and app.screen)
             options = await wait_for(pilot, lambda: next(iter(skills.query("#skills-list")), None))
             options.highlighted = options.get_option_index("skill:zebra-deploy")
             await pilot.pause(0.5)
-            svg = OUT / f"12-skills-{size[0]}x{size[1]}.svg"
-            app.save_screenshot(str(svg))
-            shots.append(to_png(svg))
+            shots.append(snap(app, "12-skills", size))
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is chat)
             chat.agent.toolsets.set_enabled("terminal", False)
@@ -263,9 +266,7 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await wait_for(pilot, lambda: next(iter(tools.query("#toolsets")), None))
             tools.options.highlighted = tools.options.get_option_index("terminal")
             await pilot.pause(0.5)
-            svg = OUT / f"13-tools-{size[0]}x{size[1]}.svg"
-            app.save_screenshot(str(svg))
-            shots.append(to_png(svg))
+            shots.append(snap(app, "13-tools", size))
     return shots
 
 
@@ -293,18 +294,14 @@ async def senses_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         settings = scripted_settings(server, hermes_home=workdir / "home", cwd=workdir)
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             chat.run_slash(commands.BY_NAME["image"], "login-form.png")
             chat.prompt_input.text = "What does this screen show?"
             await pilot.press("enter")
             await wait_for(pilot, lambda: server.requests and not chat.busy)
             chat.run_slash(commands.BY_NAME["image"], "error-dialog.png")
             await pilot.pause(0.5)
-            svg = OUT / f"18-images-{size[0]}x{size[1]}.svg"
-            app.save_screenshot(str(svg))
-            shots.append(to_png(svg))
+            shots.append(snap(app, "18-images", size))
             chat.run_slash(commands.BY_NAME["image"], "clear")
             chat.prompt_input.text = "Start the dev server and keep working"
             await pilot.press("enter")
@@ -312,9 +309,7 @@ async def senses_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             chat.run_slash(commands.BY_NAME["ps"], "")
             await wait_for(pilot, lambda: isinstance(app.screen, ProcessesScreen))
             await pilot.pause(1.2)
-            svg = OUT / f"19-processes-{size[0]}x{size[1]}.svg"
-            app.save_screenshot(str(svg))
-            shots.append(to_png(svg))
+            shots.append(snap(app, "19-processes", size))
     return shots
 
 
@@ -350,16 +345,12 @@ async def prompt_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     shots: list[Path] = []
 
     def save(app: HermesApp, name: str) -> None:
-        svg = OUT / f"{name}-{size[0]}x{size[1]}.svg"
-        app.save_screenshot(str(svg))
-        shots.append(to_png(svg))
+        shots.append(snap(app, name, size))
 
     with ScriptedServer(json.dumps(scenario)) as server:
         app = HermesApp(scripted_settings(server, hermes_home=workdir / "home", cwd=workdir))
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             prompt = chat.prompt_input
             prompt.focus()
             await pilot.press(*"Why does CI fail? ")
@@ -433,9 +424,7 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     with ScriptedServer(json.dumps(REACH_SCENARIO)) as server:
         app = HermesApp(scripted_settings(server, hermes_home=home, cwd=workdir))
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             await wait_for(pilot, lambda: any(s.state == "connected" for s in app.mcp.statuses()), 90)
             chat.prompt_input.text = "check the project"
             chat.prompt_input.focus()
@@ -452,16 +441,12 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
 
             await wait_for(pilot, progress, 60)
             await pilot.pause(0.5)
-            svg = OUT / f"16-subagents-{size[0]}x{size[1]}.svg"
-            app.save_screenshot(str(svg))
-            shots.append(to_png(svg))
+            shots.append(snap(app, "16-subagents", size))
             await wait_for(pilot, lambda: not chat.busy, 60)
             chat.run_slash(commands.BY_NAME["mcp"], "")
             await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
             await pilot.pause(0.5)
-            svg = OUT / f"17-mcp-{size[0]}x{size[1]}.svg"
-            app.save_screenshot(str(svg))
-            shots.append(to_png(svg))
+            shots.append(snap(app, "17-mcp", size))
     return shots
 
 
@@ -543,18 +528,14 @@ async def hermes_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         await wait_for(pilot, lambda: browser.shown_query == "quokka" and not browser.is_filling)
         await pilot.press("down")
         await pilot.pause(0.8)
-        svg = OUT / f"14-sessions-hermes-{size[0]}x{size[1]}.svg"
-        app.save_screenshot(str(svg))
-        shots.append(to_png(svg))
+        shots.append(snap(app, "14-sessions-hermes", size))
         await pilot.press("escape", "escape")
         chat = await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen)
         chat.run_slash(commands.BY_NAME["usage"], "")
         usage = await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen) and app.screen)
         await wait_for(pilot, lambda: usage.report is not None)
         await pilot.pause(0.5)
-        svg = OUT / f"15-usage-{size[0]}x{size[1]}.svg"
-        app.save_screenshot(str(svg))
-        shots.append(to_png(svg))
+        shots.append(snap(app, "15-usage", size))
     return shots
 
 
@@ -570,22 +551,17 @@ async def input_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     (workdir / "tests").mkdir()
     (workdir / "tests" / "test_parser.py").write_text("from src.parser import parse\n")
     (workdir / "notes.txt").write_text("deploy on friday\n")
-    tag = f"{size[0]}x{size[1]}"
     shots: list[Path] = []
 
     def shot(name: str, app: HermesApp) -> None:
-        svg = OUT / f"{name}-{tag}.svg"
-        app.save_screenshot(str(svg))
-        shots.append(to_png(svg))
+        shots.append(snap(app, name, size))
 
     models = ["gpt-4o", "gpt-4o-mini", "o3-mini", "claude-sonnet-4.5", "claude-haiku-4.5", "demo-model"]
     scenario = {"name": "input", "model": "demo-model", "models": models, "calls": []}
     with ScriptedServer(scenario) as server:
         app = HermesApp(scripted_settings(server, hermes_home=workdir / "home", cwd=workdir))
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             await pilot.press("f1")
             await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
             await pilot.pause(0.3)
@@ -619,9 +595,8 @@ async def setup_run(size: tuple[int, int], workdir: Path) -> Path:
     app = HermesApp(Settings(hermes_home=Path("~/.hermes"), cwd=workdir))
     async with app.run_test(size=size) as pilot:
         await pilot.pause(0.5)
-        svg = OUT / f"08-setup-{size[0]}x{size[1]}.svg"
-        app.save_screenshot(str(svg))
-    return to_png(svg)
+        png = snap(app, "08-setup", size)
+    return png
 
 
 ALWAYS_SCENARIO = {
@@ -643,9 +618,7 @@ async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
             scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
         )
         async with app.run_test(size=size) as pilot:
-            chat = await wait_for(
-                pilot, lambda: next((s for s in app.screen_stack if isinstance(s, ChatScreen)), None)
-            )
+            chat = await chat_screen(pilot, app)
             chat.prompt_input.text = "push the fix"
             chat.prompt_input.focus()
             await pilot.press("enter")
