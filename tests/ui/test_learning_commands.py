@@ -230,9 +230,13 @@ async def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Pa
         panel = screen.transcript.tool_panel("sm")
         assert isinstance(panel, ToolPanel)
         panel.expanded = True
-        await pilot.pause(0.2)
-        text = screen_text(app)
-        assert "+description: Fix lint errors with ruff" in text and "skills/lint-fix/SKILL.md" in text
+        # the diff is drawn at the next layout, which a loaded machine can delay past any fixed pause
+        await wait_for(
+            pilot,
+            lambda: "+description: Fix lint errors with ruff" in (text := screen_text(app))
+            and "skills/lint-fix/SKILL.md" in text,
+            what="the diff on screen",
+        )
         assert (hermes_home / "skills" / "lint-fix" / "SKILL.md").read_text() == content
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, yolo=True)
