@@ -298,7 +298,7 @@ class HermesApp(App[int]):
         self.notify(f"Could not save the screenshot ({problem})", title="Screenshot", severity="error")
 
     def on_unmount(self) -> None:
-        self.theme_manager.stop_watching()
+        self.theme_manager.stop_watching(wait=False)  # quitting does not wait for its next step
         self.mcp.close()
         if self._store is not None:
             self._store.close()  # closing twice is harmless (run_app closes the store it opened)
@@ -324,8 +324,13 @@ def prewarm_model_client(settings: Settings) -> None:
             prewarm()
         import importlib
 
-        for name in ("agent.approval", "agent.checkpoints"):  # imported lazily by the first turn
+        # Imported lazily by the first turn (the gate, the checkpoints) and the first reply drawn (the
+        # Markdown parser and Rich's Markdown elements): kept off the first frame, loaded here instead.
+        for name in ("agent.approval", "agent.checkpoints", "widgets.markdown_view.rich_elements"):
             importlib.import_module(name)
+        from widgets.markdown_view.blocks import BlockDocument
+
+        BlockDocument("warm").update()  # builds the shared markdown-it parser
         # What else the first turn builds once per process, on its way from Enter to the request.
         from agent.pricing import warm_up as warm_up_prices
         from agent.tools.builtin import builtin_tools

@@ -114,7 +114,7 @@ class McpService:
     def close(self) -> None:
         self._closed = True
         if self._watcher is not None:
-            self._watcher.stop()
+            self._watcher.stop(wait=False)  # quitting does not wait for its next step
         with self._lock:
             manager = self._manager
         if manager is not None:

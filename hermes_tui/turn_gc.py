@@ -25,6 +25,11 @@ class TurnCollector:
         self._paused = False
         self._turn = 0
 
+    @property
+    def paused(self) -> bool:
+        """True from a turn's start until the collection after it: a timer is still due to run it."""
+        return self._paused
+
     def pause(self) -> None:
         self._turn += 1
         if not self._paused and gc.isenabled():

@@ -243,10 +243,10 @@ class ThemeManager:
         self._watcher = ThemeWatcher(self.dirs, on_change)
         self._watcher.start()
 
-    def stop_watching(self) -> None:
+    def stop_watching(self, *, wait: bool = True) -> None:
         watcher, self._watcher = self._watcher, None
         if watcher is not None:
-            watcher.stop()
+            watcher.stop(wait=wait)
 
     # ------------------------------------------------------------------------------------------- persisting
 

@@ -8,7 +8,6 @@ PNG. Pillow is imported on first use only.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 from dataclasses import asdict, dataclass
@@ -112,7 +111,7 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
         reason = "not an image Pillow can read" if isinstance(exc, UnidentifiedImageError) else str(exc)
         raise ImageError(f"{name} is {reason}") from None
     ref = ImageRef(
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=_sha256(data),
         mime=KEPT_FORMATS[fmt],
         name=name,
         width=width,
@@ -128,3 +127,11 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
             fh.write(data)
         os.replace(tmp, target)
     return ref
+
+
+def _sha256(data: bytes) -> str:
+    """hashlib loads OpenSSL (~8 ms): imported on the first image, not on every start (the chat imports
+    this module)."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()

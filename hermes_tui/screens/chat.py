@@ -192,6 +192,11 @@ class ChatScreen(Screen[None]):
         return self._attachments
 
     @property
+    def turn_collector(self) -> TurnCollector:
+        """The garbage collector's pause for each turn (paused until the collection after it)."""
+        return self._turn_gc
+
+    @property
     def turn_view(self) -> TurnView:
         if self._turn_view is None:
             self._turn_view = TurnView(self.transcript, self.status_bar, on_turn_finished=self._turn_finished)

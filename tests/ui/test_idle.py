@@ -44,8 +44,12 @@ async def test_no_timer_fires_while_idle_after_a_turn(
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: not screen.busy and screen.query(AssistantMessage), what="the reply")
         prompt = screen.prompt_input
+        # At rest: nothing queued, the cursor still, and the collection after the turn done (its timer
+        # runs a moment after the reply is drawn, which can be after the blink stopped).
         await wait_for(
-            pilot, lambda: screen.bridge.is_asleep and not prompt.is_blinking, what="the app at rest"
+            pilot,
+            lambda: screen.bridge.is_asleep and not prompt.is_blinking and not screen.turn_collector.paused,
+            what="the app at rest",
         )
         ticks.clear()
         await pilot.pause(IDLE_WINDOW)

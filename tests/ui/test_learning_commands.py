@@ -233,8 +233,10 @@ async def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Pa
         # the diff is drawn at the next layout, which a loaded machine can delay past any fixed pause
         await wait_for(
             pilot,
-            lambda: "+description: Fix lint errors with ruff" in (text := screen_text(app))
-            and "skills/lint-fix/SKILL.md" in text,
+            lambda: (
+                "+description: Fix lint errors with ruff" in (text := screen_text(app))
+                and "skills/lint-fix/SKILL.md" in text
+            ),
             what="the diff on screen",
         )
         assert (hermes_home / "skills" / "lint-fix" / "SKILL.md").read_text() == content

@@ -15,9 +15,11 @@ Pure Python (markdown-it only): testable without a screen.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 __all__ = ["Block", "BlockDocument", "markdown_parser"]
 
@@ -25,8 +27,11 @@ __all__ = ["Block", "BlockDocument", "markdown_parser"]
 def markdown_parser() -> MarkdownIt:
     """The parser configuration Rich's `Markdown` uses (CommonMark + tables + strikethrough).
 
-    Splitting and rendering must agree on what a block is, so both use this one configuration.
+    Splitting and rendering must agree on what a block is, so both use this one configuration. markdown-it
+    is imported here, by the first reply, not at startup (~20 ms the first frame does not need).
     """
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("strikethrough").enable("table")
 
 

@@ -5,29 +5,24 @@ code); they are fed the block's markdown-it tokens directly, so nothing is parse
 adjusted to match the rest of the app: headings stay left-aligned, fenced code uses the Textual theme's
 code background instead of the Pygments one. Model text only ever reaches Rich as token text appended to
 `Text` objects: it is never interpreted as console markup.
+
+The Markdown elements themselves are in `rich_elements`, imported by the first block drawn: Rich's
+Markdown, Syntax and Pygments cost ~25 ms that the first frame (an empty chat) does not need.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Heading
-from rich.markdown import Markdown as RichMarkdown
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 from rich.theme import Theme
 
-from widgets.markdown_view.blocks import Block
+if TYPE_CHECKING:
+    from widgets.markdown_view.blocks import Block
 
 __all__ = ["Line", "MarkdownStyle", "render_markdown_block", "render_plain", "render_text"]
 
@@ -51,70 +46,6 @@ class MarkdownStyle:
     """The widget's own style (colour, background), under everything."""
 
 
-class _LeftHeading(Heading):
-    """Rich centres h1; the rest of the app keeps headings left-aligned."""
-
-    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
-
-
-@lru_cache(maxsize=64)
-def _lexer(name: str) -> Lexer | str:
-    """A Pygments lexer by fence name, looked up once (the open fence of a stream is drawn ~15 times a
-    second; Rich would search the lexer registry each time). Unknown names draw as plain text."""
-    try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
-    except ClassNotFound:
-        return "text"
-
-
-class _ThemedCodeBlock(CodeBlock):
-    """A fenced code block whose background comes from the Textual theme instead of the Pygments theme."""
-
-    background: str | None = None
-
-    @classmethod
-    def create(cls, markdown: RichMarkdown, token: Token) -> _ThemedCodeBlock:
-        block = super().create(markdown, token)
-        assert isinstance(block, _ThemedCodeBlock)
-        block.background = getattr(markdown, "code_background", None)
-        return block
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = str(self.text).rstrip()
-        yield Syntax(
-            code,
-            _lexer(self.lexer_name),
-            theme=self.theme,
-            word_wrap=True,
-            padding=(0, 1),
-            background_color=self.background,
-        )
-
-
-class _BlockMarkdown(RichMarkdown):
-    """Rich Markdown drawn from already parsed tokens (one block's), with the app's element tweaks."""
-
-    elements: ClassVar = {
-        **RichMarkdown.elements,
-        "heading_open": _LeftHeading,
-        "fence": _ThemedCodeBlock,
-        "code_block": _ThemedCodeBlock,
-    }
-
-    def __init__(self, tokens: Iterable[Token], *, code_theme: str, code_background: str | None) -> None:
-        # Not calling super().__init__: it would parse the source again. These are the attributes Rich's
-        # `__rich_console__` reads (rich 15).
-        self.markup = ""
-        self.parsed = list(tokens)
-        self.code_theme = code_theme
-        self.justify = None
-        self.style = "none"
-        self.hyperlinks = True
-        self.inline_code_lexer = None
-        self.inline_code_theme = code_theme
-        self.code_background = code_background
-
-
 def _lines(lines: list[list[Segment]], base: Style) -> list[Line]:
     apply = Segment.apply_style
     return [tuple(apply(line, base)) for line in lines]
@@ -122,9 +53,9 @@ def _lines(lines: list[list[Segment]], base: Style) -> list[Line]:
 
 def render_markdown_block(console: Console, block: Block, width: int, style: MarkdownStyle) -> list[Line]:
     """The lines of one top-level block at `width` cells."""
-    document = _BlockMarkdown(
-        block.tokens, code_theme=style.code_theme, code_background=style.code_background
-    )
+    from widgets.markdown_view.rich_elements import BlockMarkdown
+
+    document = BlockMarkdown(block.tokens, code_theme=style.code_theme, code_background=style.code_background)
     options = console.options.update(width=max(1, width), height=None, highlight=False)
     with console.use_theme(style.theme):
         lines = console.render_lines(document, options, pad=False, new_lines=False)
