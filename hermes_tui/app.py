@@ -16,7 +16,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
-from hermes_tui import early_input, terminal_input
+from hermes_tui import callback_counts, early_input, terminal_input
 from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.key_order import KeyOrder
 from hermes_tui.mcp_service import McpChanged, McpService
@@ -51,6 +51,7 @@ class HermesApp(App[int]):
     ) -> None:
         super().__init__()
         terminal_input.install()  # bad bytes and pasted escapes, before the driver starts reading
+        callback_counts.install()  # timers and call_later without inspect.signature each time
         self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.settings = settings
         self.problems = problems or []
@@ -329,8 +330,10 @@ def prewarm_model_client(settings: Settings) -> None:
         for name in ("agent.approval", "agent.checkpoints", "widgets.markdown_view.rich_elements"):
             importlib.import_module(name)
         from widgets.markdown_view.blocks import BlockDocument
+        from widgets.markdown_view.rich_elements import warm_lexers
 
         BlockDocument("warm").update()  # builds the shared markdown-it parser
+        warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
         # What else the first turn builds once per process, on its way from Enter to the request.
         from agent.pricing import warm_up as warm_up_prices
         from agent.tools.builtin import builtin_tools
