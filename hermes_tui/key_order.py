@@ -19,6 +19,13 @@ been processed, so a screen that focuses its input in `compose`/`on_mount`/`AUTO
 after the key that opened it. A screen that becomes ready later (after loading something) holds the keys
 itself with `KeyOrder.hold()` and calls the returned function when it is ready.
 
+One exception, the fast lane: a printable key that the focused text field (a `TextArea` or `Input`, editable)
+consumed has no effect beyond that field: no binding ran, nothing bubbled, focus did not move. The next
+printable key for the same field is delivered as soon as the field has handled the previous one, without
+waiting for the screen and the app to finish what they were doing (while a reply streams they are busy
+drawing it: each letter of a word waited for a frame, and five keys typed at once took 0.4 s to show).
+Anything else (a key that bubbled, a binding, Enter, a paste, another field) goes the normal way.
+
 Waiting costs nothing when the app is quiet (a key is delivered as soon as it is read) and never blocks:
 each round waits on `call_later` callbacks, and `SETTLE_TIMEOUT` bounds a round whatever happens (a handler
 stuck on a slow call must not freeze the keyboard). Mouse events are not held.
@@ -36,6 +43,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
+from textual.widgets import Input, TextArea
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -69,6 +77,7 @@ class KeyOrder:
         self._timer: Timer | None = None
         self._holds: set[int] = set()
         self._journey: _Journey | None = None  # the last key, while it still bubbles towards the app
+        self._consumed_by: MessagePump | None = None  # the text field that took the last key (fast lane)
         self._next_hold = 0
         self.last_input_at: float | None = None
         """Monotonic time of the last key or paste from the terminal (None before the first)."""
@@ -144,7 +153,10 @@ class KeyOrder:
             self._stepping = False
             return
         path = self._path()
-        busy = [pump for pump in dict.fromkeys([*path, *self._previous_path]) if pump.message_queue_size]
+        if self._fast_lane(path):
+            busy = []
+        else:
+            busy = [pump for pump in dict.fromkeys([*path, *self._previous_path]) if pump.message_queue_size]
         if (busy or self._journey is not None) and self._clock() - started < self.SETTLE_TIMEOUT:
             self._wait_round(busy, started)
             return
@@ -152,6 +164,7 @@ class KeyOrder:
             self._journey.end()  # timed out: stop following it
         event = self._pending.popleft()
         self._previous_path = path
+        self._consumed_by = None
         self._delivering = event
         try:
             await self._deliver(event)
@@ -161,6 +174,34 @@ class KeyOrder:
                 self._journey = _Journey(self, event, path)
             self._stepping = False
             self._schedule()
+
+    def _fast_lane(self, path: list[MessagePump]) -> bool:
+        """True if the next event is a printable key for the text field that consumed the previous one, or
+        that is still handling it (then only its journey is waited for: where it ends decides)."""
+        event = self._pending[0]
+        if not path or not (isinstance(event, events.Key) and _is_text_key(event) and _takes_text(path[0])):
+            return False
+        journey = self._journey
+        if journey is not None:
+            previous = journey.event
+            return (
+                isinstance(previous, events.Key)
+                and _is_text_key(previous)
+                and bool(journey.path)
+                and journey.path[0] is path[0]
+            )
+        return self._consumed_by is path[0]
+
+    def _consumed(self, event: events.Event, pump: MessagePump, path: list[MessagePump]) -> None:
+        """The journey of `event` ended at `pump`: remember it if a text field typed it (fast lane)."""
+        if (
+            path
+            and pump is path[0]
+            and isinstance(event, events.Key)
+            and _is_text_key(event)
+            and _takes_text(pump)
+        ):
+            self._consumed_by = pump
 
     def _wait_round(self, busy: list[MessagePump], started: float) -> None:
         """Step again once every busy pump has processed what it has queued now (or after the timeout)."""
@@ -193,6 +234,19 @@ class KeyOrder:
             self._timer = self.app.set_timer(left, next_step, name="key-order-settle")
 
 
+def _is_text_key(event: events.Key) -> bool:
+    """A key that types a character (no Ctrl or Alt with it: those are bindings)."""
+    return event.is_printable and not event.key.startswith(("ctrl+", "alt+", "meta+", "super+"))
+
+
+def _takes_text(pump: MessagePump) -> bool:
+    """An editable, focused text field: a printable key only ever inserts its character there."""
+    if not isinstance(pump, (TextArea, Input)):
+        return False
+    read_only = isinstance(pump, TextArea) and pump.read_only  # an Input is always editable
+    return pump.has_focus and not read_only and not pump.disabled
+
+
 class _Journey:
     """Follows one forwarded key up the DOM until it stops bubbling.
 
@@ -204,6 +258,7 @@ class _Journey:
     def __init__(self, order: KeyOrder, event: events.Event, path: list[MessagePump]) -> None:
         self.order = order
         self.event = event
+        self.path = path
         self.on_end: Callable[[], None] | None = None
         self._signals: list[Signal[Message]] = []
         for pump in path:
@@ -228,7 +283,10 @@ class _Journey:
             and pump.is_attached
         )
         if not bubbles_on:
-            self.end()
+            try:
+                self.order._consumed(self.event, pump, self.path)
+            finally:  # whatever happens, the keys after this one are not held up
+                self.end()
 
     def end(self) -> None:
         for signal in self._signals:
