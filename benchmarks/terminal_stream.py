@@ -15,8 +15,8 @@ CPU core-seconds per second of streaming (Enter -> last word on screen), Enter -
 (ratio to the SDK), KiB/s written to the terminal, last byte sent by the server -> on screen, Enter ->
 request on the wire (a warm app: first frame + a settle time + its CPU gone quiet before typing), the
 longest time the screen went without changing (the status clock ticks, so a frozen app shows), key echo
-latency (a few letters typed mid-stream, until they show in the prompt), peak RSS; and launch -> prompt
-visible.
+latency (a few letters typed mid-stream, three times, until they show in the prompt: the slowest), peak
+RSS; and launch -> prompt visible.
 
 `--history 300` also plays 300 short turns (a tool call every third) in one hermes-tui session, typed in
 tmux like the rest (~3 min), then a workload again: the 301st turn compared with the first, and the RSS
@@ -61,7 +61,12 @@ HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 WIDTH, HEIGHT = 120, 40
 LAST_WORD = "zebraquartzend"
-ECHO = "qjxzv"
+ECHOES = ("qjxzv", "wkpfy", "bvhqg")
+"""Typed mid-stream, one burst each, at a quarter, half and three quarters of a paced stream (a burst:
+0.3, 0.9 and 1.5 s after its first delta); the key echo reported is the slowest of the three, since the
+goal (within 0.1 s) is about every key, not the average one."""
+ECHO_AT = (0.25, 0.5, 0.75)
+BURST_ECHO_AT = (0.3, 0.9, 1.5)
 TYPED = "benchgo"
 
 # --------------------------------------------------------------------------------------------------
@@ -508,7 +513,8 @@ def watch_reply(
     last_change = enter
     longest = 0.0
     polls = 0
-    echo_sent: float | None = None
+    echo_sent: list[float] = []  # when each of ECHOES was typed
+    echoes: list[float] = []  # how long each took to show
     first_reply: float | None = None
     expected = workload.expected_seconds
     deadline = enter + timeout
@@ -529,17 +535,18 @@ def watch_reply(
             threads_last.update(thread_cpu(pane.pid))
             if not names and first_reply is not None:
                 names = thread_names(pane.pid)
-        if echo_sent is not None and result.key_echo is None and ECHO in screen:
-            result.key_echo = seen - echo_sent
+        if len(echoes) < len(echo_sent) and ECHOES[len(echoes)] in screen:
+            echoes.append(seen - echo_sent[len(echoes)])
         if LAST_WORD in screen:
             cpu = tree_cpu(pane.pid) - cpu0
             break
-        if echo_sent is None and first_reply is not None:
+        if len(echo_sent) < len(ECHOES) and len(echoes) == len(echo_sent) and first_reply is not None:
+            n = len(echo_sent)
             start = server.request_at(call_index) or first_reply
-            due = start + expected / 2 if expected else first_reply + 0.3
+            due = start + expected * ECHO_AT[n] if expected else first_reply + BURST_ECHO_AT[n]
             if seen >= due:
-                pane.type(ECHO)
-                echo_sent = time.monotonic()
+                pane.type(ECHOES[n])
+                echo_sent.append(time.monotonic())
         if pane.dead():
             raise RuntimeError(f"{result.subject} exited mid-stream; the screen:\n{screen}")
         time.sleep(max(0.0, poll - (time.monotonic() - now)))
@@ -555,10 +562,13 @@ def watch_reply(
     result.enter_to_request = None if requested is None else requested - enter
     answered = server.answered_at(call_index)
     result.last_byte_to_screen = None if answered is None else seen - answered
-    if echo_sent is None:
+    result.key_echo = max(echoes) if echoes else None
+    if not echo_sent:
         result.note = "key echo not measured: the stream was over first"
-    elif result.key_echo is None:
-        result.note = "the typed keys had not shown when the stream ended"
+    elif len(echoes) < len(echo_sent):
+        result.note = "typed keys had not shown when the stream ended"
+    elif len(echoes) < len(ECHOES):
+        result.note = f"key echo measured {len(echoes)} of {len(ECHOES)} times: the stream was over first"
     result.peak_rss = peak_rss_mb(pane.pid)
     if want_threads:
         total = sum(threads_last[t] - threads0.get(t, 0.0) for t in threads_last)
@@ -712,7 +722,7 @@ METRICS: list[tuple[str, str, str]] = [
     ("last_byte_to_screen", "last byte sent -> on screen", "s"),
     ("enter_to_request", "Enter -> request on the wire", "s"),
     ("longest_gap", "longest time without a screen change", "s"),
-    ("key_echo", "key echo mid-stream", "ms"),
+    ("key_echo", "key echo mid-stream (slowest of 3)", "ms"),
     ("peak_rss", "peak RSS", "MB"),
 ]
 RSS_GOAL_MB = 150
