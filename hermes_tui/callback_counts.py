@@ -59,9 +59,6 @@ def install() -> bool:
         from textual import _callback
     except Exception:  # pragma: no cover - Textual is a dependency
         return False
-    current = getattr(_callback, _HOOK, None)
-    if current is None:
-        return False
-    if not isinstance(current, CachedCounts):
-        setattr(_callback, _HOOK, CachedCounts(current))
-    return True
+    from hermes_tui.textual_hooks import wrap_once
+
+    return wrap_once(_callback, _HOOK, CachedCounts)

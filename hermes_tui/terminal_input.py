@@ -138,9 +138,6 @@ def install() -> bool:
         from textual.drivers import linux_driver
     except Exception:  # another platform: its driver reads input differently
         return False
-    current = getattr(linux_driver, _DRIVER_HOOK, None)
-    if current is None:
-        return False
-    if not isinstance(current, _DecoderFactory):
-        setattr(linux_driver, _DRIVER_HOOK, _DecoderFactory(current))
-    return True
+    from hermes_tui.textual_hooks import wrap_once
+
+    return wrap_once(linux_driver, _DRIVER_HOOK, _DecoderFactory)
