@@ -795,6 +795,7 @@ class Transcript(VerticalScroll, can_focus=True):
         """
         if not optimal:
             self._estimate_out_of_view(size.width)
+            self._mark_grown_entries()
         result = super().arrange(size, optimal)
         if optimal:
             return result
@@ -817,6 +818,24 @@ class Transcript(VerticalScroll, can_focus=True):
                 self.vertical_scrollbar.position = y
                 break
         return result
+
+    def _mark_grown_entries(self) -> None:
+        """Tell `layout: stream` about every entry whose inside changed, not only those that said so.
+
+        The stream layout re-measures only the children listed for it in `Screen._layout_widgets` and
+        reuses the cached placement of every one before the first listed. Textual 8.2.8's
+        `Screen._on_layout` lists an entry only if it is not already a key of that dict, and it becomes
+        one as soon as one of its own children asks for a layout (a tool panel's body when it expands).
+        So when a later entry changed in the same frame, the expanded panel kept its old height: its body
+        was drawn over by the next entry, and stayed hidden until some unrelated full layout.
+        """
+        layout_widgets = self.screen._layout_widgets
+        listed = layout_widgets.get(self)
+        if listed is None:
+            return
+        for widget in layout_widgets:
+            if widget.parent is self and isinstance(widget, Widget):
+                listed.add(widget)
 
     def _estimate_out_of_view(self, width: int) -> None:
         """On a new width, let the entries that were out of view guess their height (no rendering), and

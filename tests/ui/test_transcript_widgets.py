@@ -403,6 +403,41 @@ async def test_diff_lines_are_coloured_from_the_theme() -> None:
         assert "+new line" in visible_text(panel)
 
 
+async def test_a_panel_expanded_while_a_later_entry_changes_gets_its_full_height() -> None:
+    """Textual 8.2.8 lists an expanding panel for `layout: stream` only if it is not already a key of the
+    screen's layout dict; with a later entry re-measured in the same frame, the panel was placed with its
+    one-line height and its diff hidden under the next entry until some later full layout (seen in CI: the
+    diff never showed within 10 s, 1 run in 3)."""
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,3 @@\n keep\n-old line\n+new line\n+another\n"
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        transcript = app.transcript
+        panel = transcript.add_tool_panel("c", "write_file", 0)
+        panel.set_started({"path": "x.py"}, "x.py")
+        panel.set_finished("ok", 0.01, "Wrote x.py", {"diff": diff})
+        notice = transcript.add_notice("info", "after the panel")
+        panel.expanded = False  # a diff opens by itself; start from the folded panel
+        await pilot.pause()
+        await pilot.pause()
+        assert panel.region.height == 1
+        body = panel.query_one("ToolPanelBody")
+        heights: list[int] = []  # the panel's height after each layout that shows its body
+
+        def record(_screen: object) -> None:
+            if body.display:
+                heights.append(panel.region.height)
+
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, record, immediate=True)
+        panel.expanded = True
+        notice.refresh(layout=True)  # a later entry re-measured in the same frame
+        await pilot.pause()
+        await pilot.pause()
+        full = 1 + len(panel.render_body().plain.splitlines())
+        assert heights and set(heights) == {full}, heights
+        assert notice.region.y >= panel.region.bottom
+        assert "+another" in visible_text(panel)
+
+
 async def test_switching_theme_recolours_diffs_and_frozen_replies() -> None:
     app = TranscriptApp()
     async with app.run_test(size=(80, 24)) as pilot:
