@@ -1,50 +1,73 @@
-"""The garbage collector waits while a turn runs and collects once, when the turn's text is on screen.
+"""The garbage collector waits while the UI is busy (a turn runs, pages of history load) and collects once,
+when it is at rest.
 
 Measured in tmux on a 20,000-word reply: the collector's full passes ran mid-stream, 90-240 ms each, on the
 UI thread (they scan every object made since the startup's `gc.freeze()`, and a long reply's cached lines
 are a few hundred thousand of them), and collected next to nothing (26-86 objects). Keys typed meanwhile
-waited for them: the letters took 0.3-1.6 s to show. Reference counting frees a turn's garbage as it goes;
-only reference cycles wait, for the one collection after the turn, when nothing streams any more (a burst
-ends its turn seconds before its last lines are drawn, so the caller says when that is).
+waited for them: the letters took 0.3-1.6 s to show. Paging back through a 5,000-message session was the
+same: 56 full passes in 100 pages, 0.39 s each, 42% of the time (`benchmarks/sessions_bench.py`; every page
+mounts widgets that survive, which is what triggers a full pass). Reference counting frees the garbage as it
+goes; only reference cycles (unmounted widgets) wait, for the one collection once nothing is busy any more
+(the caller of `resume` says when that is: a burst ends its turn seconds before its last lines are drawn;
+pages go on loading while the user scrolls).
 """
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from typing import ClassVar
 
 __all__ = ["TurnCollector"]
 
 
 class TurnCollector:
-    """`pause()` when a turn starts, `resume(later)` when it ends: `later(collect)` runs `collect` once the
-    turn's output is drawn. Only what `pause()` switched off is switched on again, and a turn that starts
-    before the collection keeps the collector off until it ends in turn."""
+    """`pause(holder)` when something busy starts, `resume(later, holder)` when it ends: once no holder is
+    left, `later(collect)` runs `collect`, and it collects unless something paused again meanwhile. Only what
+    `pause()` switched off is switched on again. A holder is a name (`"turn"`, `"pages"`): pausing twice
+    under one name needs one resume, so an unpaired start cannot keep the collector off for good.
+
+    The wait for page loads is bounded by volume: their resume collects at once when more than
+    `MAX_PENDING["pages"]` objects were made since the last pass (scrolling through 100 pages without a pause
+    would otherwise hold every unmounted page's reference cycles: 730 MB RSS in the sessions benchmark
+    instead of ~190 MB). A turn's end always waits for `later`: its reply's last lines are still being drawn
+    (a collection then delayed the last byte on screen from 0.05 to 0.4 s), and its objects are mostly the
+    reply's cached lines, alive, not garbage."""
+
+    MAX_PENDING: ClassVar[dict[str, int]] = {"pages": 200_000}
+    """Per holder: objects the collector tracks made, net, since its last pass (~5 pages of history)."""
 
     def __init__(self) -> None:
         self._paused = False
-        self._turn = 0
+        self._holders: set[str] = set()
+        self._epoch = 0
 
     @property
     def paused(self) -> bool:
-        """True from a turn's start until the collection after it: a timer is still due to run it."""
+        """True from the first pause until the collection after the last resume: one is still due."""
         return self._paused
 
-    def pause(self) -> None:
-        self._turn += 1
+    def pause(self, holder: str = "turn") -> None:
+        self._epoch += 1
+        self._holders.add(holder)
         if not self._paused and gc.isenabled():
             gc.disable()
             self._paused = True
 
-    def resume(self, later: Callable[[Callable[[], None]], object]) -> None:
-        if not self._paused:
+    def resume(self, later: Callable[[Callable[[], None]], object], holder: str = "turn") -> None:
+        self._holders.discard(holder)
+        if not self._paused or self._holders:
             return
-        turn = self._turn
+        epoch = self._epoch
 
         def collect() -> None:
-            if self._paused and self._turn == turn:
+            if self._paused and not self._holders and self._epoch == epoch:
                 self._paused = False
                 gc.enable()
                 gc.collect()
 
-        later(collect)
+        bound = self.MAX_PENDING.get(holder)
+        if bound is not None and gc.get_count()[0] >= bound:
+            collect()
+        else:
+            later(collect)

@@ -77,6 +77,9 @@ class MarkdownView(LineView):
     }
     """
 
+    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
+    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "markdown-view--h1",
         "markdown-view--h2",

@@ -35,6 +35,9 @@ class NoticeLine(Widget):
     }
     """
 
+    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
+    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {"notice--hint"}
 
     GLYPHS: ClassVar[dict[str, str]] = {

@@ -45,6 +45,9 @@ class ReasoningBlock(LineView, can_focus=True):
     }
     """
 
+    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
+    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {"reasoning--title", "reasoning--meta", "reasoning--body"}
 
     BINDINGS: ClassVar[list[BindingType]] = [

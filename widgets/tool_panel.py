@@ -193,6 +193,9 @@ class ToolPanel(Widget, can_focus=True):
     }
     """
 
+    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
+    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "tool-panel--chevron",
         "tool-panel--name",

@@ -33,9 +33,10 @@ The transcript renders; it never drives the agent. The app calls `add_user`, `st
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import chain
-from typing import ClassVar, Literal, TypeVar
+from typing import ClassVar, Literal, Protocol, TypeVar
 
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
@@ -88,6 +89,17 @@ class _Done:
 _DONE = _Done()
 
 
+class BusyCollector(Protocol):
+    """The garbage collector's pause while the UI is busy (the app's `TurnCollector`): page loads are busy.
+
+    Each page mounts widgets that outlive it, which is what triggers the collector's full passes (0.4 s
+    each over a long session); with this they wait until the user has stopped scrolling."""
+
+    def pause(self, holder: str = ...) -> None: ...
+
+    def resume(self, later: Callable[[Callable[[], None]], object], holder: str = ...) -> None: ...
+
+
 class Transcript(VerticalScroll, can_focus=True):
     """The conversation: user messages, replies, reasoning, tool panels, notices and a spinner at the end."""
 
@@ -123,8 +135,13 @@ class Transcript(VerticalScroll, can_focus=True):
     LOAD_MARGIN: ClassVar[int] = 3
     """Load the next page when the view is within this many lines of a placeholder."""
 
+    PAGES_AT_REST: ClassVar[float] = 1.0
+    """Seconds without a page load after which the collector may run again (see `BusyCollector`)."""
+
     expand_diffs: bool = True
     """File edits' panels open with their diff shown (the `display.expand_diffs` setting)."""
+    collector: BusyCollector | None = None
+    """Told when pages load, if set (the chat screen sets it)."""
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -326,7 +343,11 @@ class Transcript(VerticalScroll, can_focus=True):
         self._mounted = widgets
         self._regroup(self._mounted, 0, len(widgets))
         self._update_counts()
-        return AwaitComplete(self._replace(stale, widgets, follow=True))
+        return AwaitComplete(self._replace_history(stale, widgets))
+
+    async def _replace_history(self, stale: list[Widget], widgets: list[Widget]) -> None:
+        with self._collector_waits():
+            await self._replace(stale, widgets, follow=True)
 
     def clear(self) -> AwaitComplete:
         """Remove every entry (a new session). Entries added right after the call are kept."""
@@ -671,19 +692,39 @@ class Transcript(VerticalScroll, can_focus=True):
             return
         self._loading = True
         try:
-            async with self._window_lock:
-                if jumps is not None and jumps != self._jumps:
-                    return  # asked for by a scroll before a jump to the latest: out of date
-                if direction == "earlier":
-                    await self._load_earlier_locked()
-                else:
-                    await self._load_later_locked()
+            with self._collector_waits():
+                async with self._window_lock:
+                    if jumps is not None and jumps != self._jumps:
+                        return  # asked for by a scroll before a jump to the latest: out of date
+                    if direction == "earlier":
+                        await self._load_earlier_locked()
+                    else:
+                        await self._load_later_locked()
         finally:
             self._loading = False
         if not self.is_following:
             # The far side could not give up enough entries (e.g. the view was there): try again once the
             # page is laid out, but never unmount the page just loaded.
             self._schedule_prune(spare="top" if direction == "earlier" else "bottom")
+
+    @contextmanager
+    def _collector_waits(self) -> Iterator[None]:
+        """No collector pass while a page loads, nor until `PAGES_AT_REST` after the last one."""
+        collector = self.collector
+        if collector is None:
+            yield
+            return
+        collector.pause("pages")
+        try:
+            yield
+        finally:
+            collector.resume(self._at_rest, "pages")
+
+    def _at_rest(self, callback: Callable[[], None]) -> None:
+        if self.is_attached:
+            self.set_timer(self.PAGES_AT_REST, callback, name="pages-at-rest")
+        else:
+            callback()
 
     async def _load_earlier_locked(self) -> None:
         if not self._archived:
@@ -749,24 +790,25 @@ class Transcript(VerticalScroll, can_focus=True):
     async def _jump_to_latest(self) -> None:
         """Re-mount the last page below the window and unmount everything above it, then follow."""
         self._jumps += 1
-        async with self._window_lock:
-            if self._later:
-                keep = max(0, self.HISTORY_TAIL - len(self._tail))
-                before = [*self._archived, *self._archive(self._mounted), *self._later]
-                stale = self._mounted
-                page = before[len(before) - keep :] if keep else []
-                self._archived = before[: len(before) - len(page)]
-                self._later = []
-                widgets = self._widgets_from_records(page)
-                self._mounted = widgets
-                self._close_gap()
-                self._regroup(self._mounted, 0, len(widgets) + 1)
-                self._update_counts()
-                self._pending_view = None
-                with self.app.batch_update():
-                    await self.remove_children(stale)
-                    await self.mount_all(widgets, before=self._later_placeholder)
-                    self.anchor()
+        with self._collector_waits():
+            async with self._window_lock:
+                if self._later:
+                    keep = max(0, self.HISTORY_TAIL - len(self._tail))
+                    before = [*self._archived, *self._archive(self._mounted), *self._later]
+                    stale = self._mounted
+                    page = before[len(before) - keep :] if keep else []
+                    self._archived = before[: len(before) - len(page)]
+                    self._later = []
+                    widgets = self._widgets_from_records(page)
+                    self._mounted = widgets
+                    self._close_gap()
+                    self._regroup(self._mounted, 0, len(widgets) + 1)
+                    self._update_counts()
+                    self._pending_view = None
+                    with self.app.batch_update():
+                        await self.remove_children(stale)
+                        await self.mount_all(widgets, before=self._later_placeholder)
+                        self.anchor()
         self.scroll_end(animate=False, immediate=False)
 
     def _size_updated(

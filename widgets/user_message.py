@@ -39,6 +39,9 @@ class UserMessage(Widget, can_focus=True):
     }
     """
 
+    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
+    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+
     COMPONENT_CLASSES: ClassVar[set[str]] = {"user-message--more", "user-message--image"}
 
     BINDINGS: ClassVar[list[BindingType]] = [

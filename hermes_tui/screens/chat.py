@@ -204,6 +204,7 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain_tick, name="chat-drain")
+        self.transcript.collector = self._turn_gc  # no collector pass while pages of history load
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
         self.status_bar.set_yolo(self.settings.yolo)
@@ -448,11 +449,11 @@ class ChatScreen(Screen[None]):
         self.busy = busy
         self.status_bar.set_busy(busy)
         if busy:
-            self._turn_gc.pause()
+            self._turn_gc.pause("turn")
             self._wake_drain()
         else:
             self.transcript.hide_spinner()
-            self._turn_gc.resume(self._when_drawn)
+            self._turn_gc.resume(self._when_drawn, "turn")
 
     def _when_drawn(self, callback: Callable[[], None]) -> None:
         """Run `callback` a moment after every reply's text is drawn (a burst's reply is still drawn in

@@ -974,3 +974,41 @@ async def test_pages_loaded_above_or_below_do_not_move_the_view(monkeypatch: pyt
         assert transcript.mounted_entry_count <= Transcript.MAX_MOUNTED
         assert widget.is_mounted and topmost() == (widget, offset)
         assert transcript.records() == history
+
+
+class RecordingCollector:
+    """Stands in for the app's `TurnCollector`: what the transcript told it, and the `later` it asked for."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.later: list[Callable[[Callable[[], None]], object]] = []
+
+    def pause(self, holder: str = "turn") -> None:
+        self.calls.append(f"pause {holder}")
+
+    def resume(self, later: Callable[[Callable[[], None]], object], holder: str = "turn") -> None:
+        self.calls.append(f"resume {holder}")
+        self.later.append(later)
+
+
+async def test_history_and_page_loads_hold_the_collector_until_the_scrolling_rests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Transcript, "PAGE_SIZE", 20)
+    monkeypatch.setattr(Transcript, "HISTORY_TAIL", 20)
+    monkeypatch.setattr(Transcript, "PAGES_AT_REST", 0.2)
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.transcript
+        collector = RecordingCollector()
+        transcript.collector = collector
+        await transcript.load_history(numbered_history(100))
+        assert collector.calls == ["pause pages", "resume pages"]
+        await transcript.load_earlier()
+        assert collector.calls[2:] == ["pause pages", "resume pages"]
+        ran: list[float] = []
+        started = time.monotonic()
+        collector.later[-1](lambda: ran.append(time.monotonic() - started))
+        assert ran == []  # not in the same breath as the page
+        await wait_until(pilot, lambda: bool(ran))
+        assert ran[0] >= 0.2
