@@ -13,7 +13,7 @@ are matched once per *context* and replayed onto the next widget's virtual node 
 Textual's own cache does on a hit). The context is everything a selector without structural pseudo-classes
 can see: the widget's and every ancestor's type, classes, matched id and hover/focus/disabled state, under one
 parse of the stylesheet (a theme switch or a hot reload re-parses it and so empties the cache). A component
-whose rules use a structural pseudo-class (`:first-child`, `:odd`, `:focus-within`, ...) is matched every
+whose rules use a structural pseudo-class (first-child, odd, focus-within, ...) is matched every
 time, as Textual excludes those from its cache. Widgets that do not opt in go to Textual's function.
 """
 
