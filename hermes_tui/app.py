@@ -16,7 +16,14 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agent.config import ConfigProblem, LoadedSettings, Settings
-from hermes_tui import callback_counts, component_styles, early_input, input_wakeups, terminal_input
+from hermes_tui import (
+    callback_counts,
+    component_styles,
+    early_input,
+    input_wakeups,
+    styles_cache_colors,
+    terminal_input,
+)
 from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.key_order import KeyOrder
 from hermes_tui.mcp_service import McpChanged, McpService
@@ -54,6 +61,7 @@ class HermesApp(App[int]):
         callback_counts.install()  # timers and call_later without inspect.signature each time
         component_styles.install()  # transcript entries share their component-class styles
         input_wakeups.install()  # the input thread sleeps while nothing is typed
+        styles_cache_colors.install()  # an unmounted widget's painted lines are freed with it
         self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.settings = settings
         self.problems = problems or []

@@ -102,3 +102,41 @@ def test_a_collector_switched_off_by_someone_else_stays_off() -> None:
     collector.resume(later, "pages")
     later.run()
     assert not gc.isenabled()
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_back_to_back_turns_still_collect_once_enough_is_pending(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next turn starts before the last one's `later` ran, turn after turn: the due collection runs at
+    a pause once `MAX_DEFERRED` objects are pending, so the garbage of such turns is bounded."""
+    monkeypatch.setattr(TurnCollector, "MAX_DEFERRED", 5_000)
+    collector, later = TurnCollector(), Later()
+    gc.collect()
+    seen: list[int] = []
+    for _ in range(6):
+        collector.pause("turn")
+        cycles = [_Cycle() for _ in range(2_000)]  # a turn's garbage: reference cycles only
+        del cycles
+        seen.append(gc.get_count()[0])
+        collector.resume(later, "turn")  # its `later` never gets to run
+    assert not gc.isenabled()  # still paused: a collection is due
+    assert max(seen) < 5_000 + 2_500, seen  # pending never grew past the bound and one turn's worth
+    assert min(seen[3:]) < seen[2], seen  # a pause collected what had piled up
+
+
+def test_a_due_collection_below_the_bound_still_waits_for_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(TurnCollector, "MAX_DEFERRED", 10**9)
+    collector, later = TurnCollector(), Later()
+    collector.pause("turn")
+    cycles = [_Cycle() for _ in range(1_000)]
+    del cycles
+    collector.resume(later, "turn")
+    pending = gc.get_count()[0]
+    collector.pause("turn")  # the next turn, before `later` ran
+    assert gc.get_count()[0] >= pending  # no pass at this pause
+    collector.resume(later, "turn")
+    later.run()  # the first `later` is stale (a turn ran since); the second collects
+    assert gc.isenabled() and not collector.paused
