@@ -23,6 +23,7 @@ from hermes_tui import (
     input_wakeups,
     styles_cache_colors,
     terminal_input,
+    terminal_output,
 )
 from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.key_order import KeyOrder
@@ -62,6 +63,7 @@ class HermesApp(App[int]):
         component_styles.install()  # transcript entries share their component-class styles
         input_wakeups.install()  # the input thread sleeps while nothing is typed
         styles_cache_colors.install()  # an unmounted widget's painted lines are freed with it
+        terminal_output.install()  # frames written with one SGR change per style change
         self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.settings = settings
         self.problems = problems or []
