@@ -51,7 +51,7 @@ class SgrState:
 DEFAULT = SgrState(0, "", "", "")
 
 _states: dict[tuple[Style, ColorSystem], SgrState] = {}
-_transitions: dict[tuple[SgrState, SgrState], str] = {}
+_transitions: dict[tuple[str, str], str] = {}
 
 
 def sgr_state(style: Style, color_system: ColorSystem) -> SgrState:
@@ -71,7 +71,7 @@ def sgr_state(style: Style, color_system: ColorSystem) -> SgrState:
 
 def transition(current: SgrState, target: SgrState) -> str:
     """The shortest sequence this module knows that takes the terminal from `current` to `target`."""
-    key = (current, target)
+    key = (current.sgr, target.sgr)  # strings hash once; the state follows from its codes
     sequence = _transitions.get(key)
     if sequence is None:
         if len(_transitions) >= _MAX_CACHED:
