@@ -170,15 +170,20 @@ class HermesApp(App[int]):
 
         self.push_screen(SessionsScreen(self.store, export_dir=Path(self.settings.cwd)), closed)
 
-    @staticmethod
-    def _freeze_startup_objects() -> None:
+    def _freeze_startup_objects(self) -> None:
         """Move everything alive after the first frame (modules, CSS, themes) out of the GC's scans:
         long sessions then pay far less for the collector's full passes. The command line turned the
-        collector off for the startup (`cli.main`): it is back on from here."""
+        collector off for the startup (`cli.main`): it is back on from here, unless the chat's collector
+        is holding it off (a page of history or a turn already running): then its collection turns it on
+        (`TurnCollector.hand_over`)."""
         import gc
 
         gc.freeze()
-        gc.enable()
+        collectors = [c for s in self.screen_stack if (c := getattr(s, "turn_collector", None)) is not None]
+        if not collectors:
+            gc.enable()
+        for collector in collectors:
+            collector.hand_over()
 
     def _prewarm_model_client(self) -> None:
         """After the first frame, in a background thread: the first Enter must not pay for importing the

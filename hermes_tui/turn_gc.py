@@ -66,6 +66,21 @@ class TurnCollector:
             gc.disable()
             self._paused = True
 
+    def hand_over(self) -> None:
+        """The app's startup pause ends (`cli.main` turns the collector off until the first frame; the app
+        calls this then, in place of `gc.enable()`). If something is busy or a collection is still due,
+        the collector stays off and that collection turns it on; otherwise it is on from now.
+
+        Turning it on regardless was a bug: a history page, a resumed session or a first message that
+        paused before the first frame then ran with the collector on while this object believed it off,
+        and its `resume` never collected (a later pause came first), so every page after it paid full
+        passes again (sessions_bench: one every three pages, 70-220 ms each)."""
+        if self._holders or self._paused:
+            if not gc.isenabled():
+                self._paused = True  # off since the startup: ours to turn on at the collection
+            return
+        gc.enable()
+
     def resume(self, later: Callable[[Callable[[], None]], object], holder: str = "turn") -> None:
         self._holders.discard(holder)
         if not self._paused or self._holders:

@@ -140,3 +140,39 @@ def test_a_due_collection_below_the_bound_still_waits_for_later(monkeypatch: pyt
     collector.resume(later, "turn")
     later.run()  # the first `later` is stale (a turn ran since); the second collects
     assert gc.isenabled() and not collector.paused
+
+
+def test_the_startup_hand_over_keeps_it_off_for_a_page_that_paused_first() -> None:
+    """The app's first frame hands over (`HermesApp._freeze_startup_objects`): a history load that paused
+    before it keeps the collector off until its own collection, which then turns it on."""
+    collector, later = TurnCollector(), Later()
+    collector.pause("pages")  # the collector was on (as in a Pilot app): the pause switched it off
+    collector.hand_over()
+    assert not gc.isenabled()  # the old `gc.enable()` here left it on while pages went on loading
+    collector.resume(later, "pages")
+    collector.pause("pages")  # the next page, before `later` ran: still off
+    assert not gc.isenabled()
+    collector.resume(later, "pages")
+    later.run()
+    assert gc.isenabled()
+
+
+def test_the_startup_hand_over_adopts_the_command_lines_pause() -> None:
+    """`cli.main` switched the collector off for the startup: a page that paused then did not own that, so
+    at the hand-over the collector takes it over and turns it on at its collection, not before."""
+    gc.disable()
+    collector, later = TurnCollector(), Later()
+    collector.pause("pages")
+    collector.hand_over()
+    assert not gc.isenabled() and collector.paused
+    collector.resume(later, "pages")
+    assert not gc.isenabled()
+    later.run()
+    assert gc.isenabled()
+
+
+def test_the_startup_hand_over_turns_it_on_when_nothing_is_busy() -> None:
+    gc.disable()
+    collector = TurnCollector()
+    collector.hand_over()
+    assert gc.isenabled() and not collector.paused
