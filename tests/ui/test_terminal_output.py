@@ -139,12 +139,25 @@ STYLES = st.builds(
 )
 
 
+CONSOLES = {
+    system: Console(color_system=system, force_terminal=True, width=WIDTH)
+    for system in ("truecolor", "256", "standard")
+}
+"""A terminal without truecolor gets the colours downgraded, by both writers alike."""
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.text("ab", min_size=0, max_size=3), st.one_of(st.none(), STYLES)), max_size=12))
-def test_any_run_of_styled_segments_shows_as_textual_shows_it(run: list[tuple[str, Style | None]]) -> None:
+@given(
+    st.lists(st.tuples(st.text("ab", min_size=0, max_size=3), st.one_of(st.none(), STYLES)), max_size=12),
+    st.sampled_from(sorted(CONSOLES)),
+)
+def test_any_run_of_styled_segments_shows_as_textual_shows_it(
+    run: list[tuple[str, Style | None]], system: str
+) -> None:
     strip = Strip([Segment(text, style) for text, style in run])
     update = LayoutUpdate([[strip]], strip_region(strip))
-    theirs, ours = textual_layout(update, CONSOLE), render_layout(update, CONSOLE)
+    console = CONSOLES[system]
+    theirs, ours = textual_layout(update, console), render_layout(update, console)
     assert first_difference(play(theirs, size=(40, 2)), play(ours, size=(40, 2))) == ""
     assert len(ours) <= len(theirs)
     assert pen_after(ours) == pen_after("")  # the frame leaves the terminal plain, as Textual's does
