@@ -26,10 +26,14 @@ from hermes_tui import (
     terminal_output,
 )
 from hermes_tui.commands import SlashCommandProvider
+from hermes_tui.first_frame import FirstFrame
 from hermes_tui.key_order import KeyOrder
 from hermes_tui.mcp_service import McpChanged, McpService
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from textual.screen import Screen
+
     from agent.mcp import ServerStatus
     from agent.scripted import ScriptedServer
     from agent.store import SessionStore
@@ -73,6 +77,8 @@ class HermesApp(App[int]):
         self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
         self.reload_settings = reload_settings  # the command line's layers again, after the setup screen
         self._store = store
+        self.first_frame = FirstFrame(self.call_later)
+        """What waits for the first frame on the terminal (`hermes_tui.first_frame`)."""
         from themes.apply import ThemeManager
 
         self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
@@ -86,6 +92,11 @@ class HermesApp(App[int]):
             self.key_order.hold() if settings.is_configured else None
         )
         self.mcp = McpService(settings.hermes_home, post=self._mcp_changed)
+
+    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None and not self._batch_count:  # else Textual dropped it
+            self.first_frame.displayed()
 
     def _mcp_changed(self, status: ServerStatus) -> None:
         self.post_message(McpChanged(status))  # from the MCP threads: post_message is thread-safe
@@ -135,8 +146,8 @@ class HermesApp(App[int]):
         if self._theme_warning:
             self.notify(self._theme_warning, title="Theme", severity="warning")
         # After the first frame: the watcher's thread imports watchfiles, and would hold the GIL against it.
-        self.call_after_refresh(self.theme_manager.start_watching)
-        self.call_after_refresh(self._freeze_startup_objects)
+        self.first_frame.after(self.theme_manager.start_watching)
+        self.first_frame.after(self._freeze_startup_objects)
         if not self.settings.is_configured:
             if self.open_sessions:
                 self._browse_before_setup()  # browsing and searching need no provider
@@ -247,9 +258,9 @@ class HermesApp(App[int]):
         self.first_message = None
         self.images = ()
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
-        self.call_after_refresh(self._prewarm_model_client)
-        self.call_after_refresh(self._preload_turn_css)
-        self.call_after_refresh(self.mcp.start)
+        self.first_frame.after(self._prewarm_model_client)
+        self.first_frame.after(self._preload_turn_css)
+        self.first_frame.after(self.mcp.start)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
         if self.problems:

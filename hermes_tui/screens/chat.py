@@ -39,6 +39,7 @@ from hermes_tui import commands, learning_actions
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
+from hermes_tui.first_frame import after_first_frame
 from hermes_tui.history import records_from_messages
 from hermes_tui.notifications import request_attention
 from hermes_tui.plugin_commands import plugin_commands, run_plugin_command
@@ -215,7 +216,7 @@ class ChatScreen(Screen[None]):
             self._welcome()
             # The engine (agent, tools, plugins, skills) is not needed to show the prompt: build it right
             # after the first frame. Keys typed meanwhile wait in Textual's queue, in order.
-            self.call_after_refresh(self._engine_ready)
+            after_first_frame(self, self._engine_ready)
         if self.store.read_only:  # browsing and search work; sending says why not
             self.transcript.add_notice("warn", self.store.read_only)
         self.transcript.expand_diffs = self.settings.expand_diffs
