@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from agent import providers, yaml_file
+from agent.home import hermes_home
 from agent.images.settings import VisionSettings, load_vision_settings
 from agent.web.settings import WebSettings, load_web_settings
 
@@ -216,10 +217,6 @@ def with_endpoint(settings: Settings, provider: str, model: str, base_url: str |
     updated = settings.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
     updated.api_key = SecretStr(key) if key else settings.api_key
     return updated
-
-
-def hermes_home() -> Path:
-    return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
 
 
 @dataclass

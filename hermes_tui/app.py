@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import threading
@@ -15,7 +16,6 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from agent.config import ConfigProblem, LoadedSettings, Settings
 from hermes_tui import (
     callback_counts,
     component_styles,
@@ -28,17 +28,30 @@ from hermes_tui import (
 from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.first_frame import FirstFrame
 from hermes_tui.key_order import KeyOrder
-from hermes_tui.mcp_service import McpChanged, McpService
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.screen import Screen
 
+    from agent.config import ConfigProblem, LoadedSettings, Settings
     from agent.mcp import ServerStatus
     from agent.scripted import ScriptedServer
     from agent.store import SessionStore
+    from hermes_tui.mcp_service import McpChanged, McpService
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
+    from hermes_tui.startup_snapshot import StartupSnapshot
+    from themes.apply import ThemeManager
+
+
+@dataclasses.dataclass(frozen=True)
+class FastStart:
+    """A start drawn from the last run's snapshot (`hermes_tui.startup_snapshot`): the first frame is the
+    chat's layout at once; `load` reads the configuration right after it (the same layers as ever), then
+    the store opens and the chat (or the setup screen) replaces the layout."""
+
+    snapshot: StartupSnapshot
+    load: Callable[[], LoadedSettings]
 
 
 class HermesApp(App[int]):
@@ -48,10 +61,15 @@ class HermesApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
 
+    settings: Settings
+    theme_manager: ThemeManager
+    mcp: McpService
+
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | None,
         *,
+        fast_start: FastStart | None = None,
         problems: list[ConfigProblem] | None = None,
         demo_factory: Callable[[], Settings] | None = None,
         resume_id: str | None = None,
@@ -69,7 +87,6 @@ class HermesApp(App[int]):
         styles_cache_colors.install()  # an unmounted widget's painted lines are freed with it
         terminal_output.install()  # frames written with one SGR change per style change
         self.images = tuple(images)  # `--image FILE`: attached to the first message
-        self.settings = settings
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
         self.resume_id = resume_id
@@ -79,19 +96,42 @@ class HermesApp(App[int]):
         self._store = store
         self.first_frame = FirstFrame(self.call_later)
         """What waits for the first frame on the terminal (`hermes_tui.first_frame`)."""
-        from themes.apply import ThemeManager
-
-        self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
-        self._theme_warning = self.theme_manager.apply_initial(settings.skin)
         self.key_order = KeyOrder(self, self._deliver_input)
         """Keys and pastes in typing order, each once the one before settled (`hermes_tui.key_order`)."""
+        self._startup_hold: Callable[[], None] | None = None
+        self._fast_start = fast_start
+        self._configured = False
+        self.exit_message: str | None = None
+        """Printed to stderr once the terminal is back (`run_app`): a store a fast start could not open."""
+        if settings is not None:
+            self._configure(settings)
+        elif fast_start is not None:
+            # Keys typed before the chat exists wait in order, as for a slow start (see `_configure`).
+            self._startup_hold = self.key_order.hold()
+            self.register_theme(fast_start.snapshot.theme)
+            self.theme = fast_start.snapshot.theme.name
+        else:
+            raise ValueError("HermesApp needs settings or a fast start")
+
+    def _configure(self, settings: Settings) -> None:
+        """What needs the configuration: the themes, the MCP service, holding keys for the chat."""
+        from hermes_tui.mcp_service import McpService
+        from themes.apply import ThemeManager
+
+        self.settings = settings
+        self.theme_manager = ThemeManager(self, settings.hermes_home, persist_path=settings.tui_config_path)
+        self._theme_warning = self.theme_manager.apply_initial(settings.skin)
         # Keys typed before the chat's prompt has focus (the terminal delivers them as soon as the app
         # starts reading) would go to a screen without a focused widget and be lost: they wait in the key
         # order's queue, in order, until the chat says its prompt is ready (`ChatScreen.PromptReady`).
-        self._startup_hold: Callable[[], None] | None = (
-            self.key_order.hold() if settings.is_configured else None
-        )
+        # The setup screen takes keys as they come.
+        if settings.is_configured and self._startup_hold is None:
+            self._startup_hold = self.key_order.hold()
+        elif not settings.is_configured and self._startup_hold is not None:
+            release, self._startup_hold = self._startup_hold, None
+            release()
         self.mcp = McpService(settings.hermes_home, post=self._mcp_changed)
+        self._configured = True
 
     def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
         super()._display(screen, renderable)
@@ -99,6 +139,8 @@ class HermesApp(App[int]):
             self.first_frame.displayed()
 
     def _mcp_changed(self, status: ServerStatus) -> None:
+        from hermes_tui.mcp_service import McpChanged
+
         self.post_message(McpChanged(status))  # from the MCP threads: post_message is thread-safe
 
     async def action_quit(self) -> None:
@@ -141,6 +183,38 @@ class HermesApp(App[int]):
         return self._store
 
     def on_mount(self) -> None:
+        if self._fast_start is not None:
+            from hermes_tui.screens.chat_layout import StartingScreen
+
+            self.push_screen(StartingScreen(self._fast_start.snapshot))
+            self.first_frame.after(self._finish_fast_start)
+            return
+        self._start()
+
+    async def _finish_fast_start(self) -> None:
+        """After a fast start's first frame: read the configuration, open the store, start as usual."""
+        from agent.store.errors import StoreError
+        from agent.store.library import open_library
+
+        fast_start, self._fast_start = self._fast_start, None
+        assert fast_start is not None
+        loaded = fast_start.load()
+        settings = loaded.settings
+        if self._store is None:
+            try:
+                self._store = open_library(settings.state_db, settings.hermes_home)
+            except StoreError as exc:  # as a slow start says it, once the terminal is back
+                self.exit_message = f"hermes-tui: {exc.user_line()}"
+                self.exit(1)
+                return
+        self.problems = loaded.problems
+        self._configure(settings)
+        if not settings.is_configured:
+            await self.pop_screen()  # the setup screen is pushed on the app's own screen, as usual
+        self._start()
+
+    def _start(self) -> None:
+        """The configuration is read: themes' problems, what runs after the first frame, the first screen."""
         for error in self.theme_manager.errors:
             self.notify(str(error), title="Theme", severity="error", timeout=10)
         if self._theme_warning:
@@ -261,6 +335,7 @@ class HermesApp(App[int]):
         self.first_frame.after(self._prewarm_model_client)
         self.first_frame.after(self._preload_turn_css)
         self.first_frame.after(self.mcp.start)
+        self.first_frame.after(self.save_startup_snapshot)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_sessions)
         if self.problems:
@@ -299,6 +374,17 @@ class HermesApp(App[int]):
         self.theme_manager.apply(name)
         if (error := self.theme_manager.persist(name)) is not None:
             self.notify(str(error), title="Theme not saved", severity="error")
+        self.save_startup_snapshot()
+
+    def save_startup_snapshot(self) -> None:
+        """What the next launch's first frame shows before it reads the configuration: this theme, its
+        prompt symbol, the model (`hermes_tui.startup_snapshot`)."""
+        from hermes_tui.startup_snapshot import StartupSnapshot, write_snapshot
+
+        spec = self.theme_manager.spec
+        symbol = spec.prompt_symbol if spec is not None else "❯"
+        snapshot = StartupSnapshot(theme=self.current_theme, prompt_symbol=symbol, model=self.settings.model)
+        write_snapshot(self.settings.hermes_home, snapshot)
 
     def on_mcp_changed(self, message: McpChanged) -> None:
         from hermes_tui.screens.mcp import McpScreen
@@ -327,8 +413,12 @@ class HermesApp(App[int]):
         self.notify(f"Could not save the screenshot ({problem})", title="Screenshot", severity="error")
 
     def on_unmount(self) -> None:
-        self.theme_manager.stop_watching(wait=False)  # quitting does not wait for its next step
-        self.mcp.close()
+        if self._configured:
+            self.theme_manager.stop_watching(wait=False)  # quitting does not wait for its next step
+            self.mcp.close()
+        self.close_store()
+
+    def close_store(self) -> None:
         if self._store is not None:
             self._store.close()  # closing twice is harmless (run_app closes the store it opened)
 
@@ -373,6 +463,66 @@ def prewarm_model_client(settings: Settings) -> None:
         pass
 
 
+def _demo_starter(
+    args: argparse.Namespace, stack: ExitStack, base: Callable[[], Settings]
+) -> Callable[[], Settings]:
+    """The scripted demo's settings on `base()`, its server started at most once, on first use."""
+    servers: list[ScriptedServer] = []
+
+    def start_demo() -> Settings:
+        from agent.scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+
+        if not servers:
+            servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))
+        settings = base()
+        # --model names the demo's model too (the scripted server answers any name), as in -z.
+        return scripted_settings(servers[0], settings, model=settings.model if args.model else DEMO_MODEL)
+
+    return start_demo
+
+
+def _first_message(args: argparse.Namespace) -> str | None:
+    return args.message if args.message and args.message.strip() else None
+
+
+def _images(args: argparse.Namespace) -> list[str]:
+    return [str(Path(name).expanduser().resolve()) for name in args.image]
+
+
+def _run(app: HermesApp) -> int:
+    early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
+    code = app.run()
+    if app.exit_message:
+        print(app.exit_message, file=sys.stderr)
+    return int(code or 0)
+
+
+def run_fast_app(
+    args: argparse.Namespace, fast_start: FastStart, *, reload_settings: Callable[[], LoadedSettings]
+) -> int:
+    """`hermes-tui [PROMPT]` with a startup snapshot: the first frame before the configuration is read."""
+    with ExitStack() as stack:
+        read: list[LoadedSettings] = []
+        start_demo = _demo_starter(args, stack, lambda: read[-1].settings)
+
+        def load() -> LoadedSettings:
+            read.append(fast_start.load())
+            if args.demo or args.scenario:  # the demo's server starts behind the first frame too
+                return dataclasses.replace(read[-1], settings=start_demo())
+            return read[-1]
+
+        app = HermesApp(
+            None,
+            fast_start=FastStart(fast_start.snapshot, load),
+            demo_factory=start_demo,
+            first_message=_first_message(args),
+            reload_settings=reload_settings,
+            images=_images(args),
+        )
+        stack.callback(app.close_store)  # the app opened it (`_finish_fast_start`)
+        return _run(app)
+
+
 def run_app(
     args: argparse.Namespace,
     loaded: LoadedSettings,
@@ -382,18 +532,7 @@ def run_app(
 ) -> int:
     settings = loaded.settings
     with ExitStack() as stack:
-        servers: list[ScriptedServer] = []  # started at most once, on first use
-
-        def start_demo() -> Settings:
-            from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings
-
-            if not servers:
-                servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))
-            from agent.scripted import DEMO_MODEL
-
-            # --model names the demo's model too (the scripted server answers any name), as in -z.
-            return scripted_settings(servers[0], settings, model=settings.model if args.model else DEMO_MODEL)
-
+        start_demo = _demo_starter(args, stack, lambda: loaded.settings)
         if args.demo or args.scenario:
             settings = start_demo()
         from agent.store.errors import StoreError
@@ -428,10 +567,8 @@ def run_app(
             resume_id=resume_id,
             open_sessions=open_sessions,
             store=store,
-            first_message=args.message if args.message and args.message.strip() else None,
+            first_message=_first_message(args),
             reload_settings=reload_settings,
-            images=[str(Path(name).expanduser().resolve()) for name in args.image],
+            images=_images(args),
         )
-        early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
-        code = app.run()
-        return int(code or 0)
+        return _run(app)

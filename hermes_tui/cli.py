@@ -92,6 +92,35 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     return flags
 
 
+def _needs_settings_first(args: argparse.Namespace) -> bool:
+    """What must be settled before the terminal is taken: a session to find (none, or several, are
+    listed on stderr)."""
+    return bool(args.resume or args.continue_last)
+
+
+def _fast_start(args: argparse.Namespace) -> int | None:
+    """The TUI drawn from the last run's startup snapshot; None when there is none (then the usual
+    start: settings first, `hermes_tui.startup_snapshot` says why)."""
+    from agent.home import hermes_home
+    from hermes_tui.startup_snapshot import read_snapshot
+
+    snapshot = read_snapshot(hermes_home())
+    if snapshot is None:
+        return None
+
+    def load() -> Any:
+        from agent.config import load_settings
+
+        return load_settings(_flags(args))
+
+    from hermes_tui.app import FastStart, run_fast_app
+
+    try:
+        return run_fast_app(args, FastStart(snapshot, load), reload_settings=load)
+    finally:
+        gc.enable()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(list(sys.argv[1:] if argv is None else argv))
@@ -122,6 +151,10 @@ def _run(argv: list[str]) -> int:
         # freezes what exists, after its first frame (HermesApp._freeze_startup_objects).
         gc.disable()
         early_input.hold()
+    if command is None and args.prompt is None and not _needs_settings_first(args):
+        code = _fast_start(args)
+        if code is not None:
+            return code
     from agent.config import load_settings
 
     loaded = load_settings(_flags(args))

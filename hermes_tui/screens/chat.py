@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from agent.config import Settings
@@ -43,6 +41,7 @@ from hermes_tui.first_frame import after_first_frame
 from hermes_tui.history import records_from_messages
 from hermes_tui.notifications import request_attention
 from hermes_tui.plugin_commands import plugin_commands, run_plugin_command
+from hermes_tui.screens.chat_layout import ChatLayout
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
 from hermes_tui.turn_gc import TurnCollector
@@ -73,21 +72,7 @@ DOUBLE_CTRL_C = 2.0
 QUIT_WAIT_S = 5.0  # how long a quit waits for the interrupted turn to be finalized
 
 
-class ChatScreen(Screen[None]):
-    DEFAULT_CSS = """
-    ChatScreen {
-        layout: vertical;
-        background: $background;
-    }
-    ChatScreen #transcript {
-        height: 1fr;
-    }
-    ChatScreen #bottom {
-        height: auto;
-        dock: bottom;
-    }
-    """
-
+class ChatScreen(ChatLayout):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "Interrupt / clear / quit", show=False, priority=True),
@@ -155,12 +140,10 @@ class ChatScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
-        with Vertical(id="bottom"):
-            yield QueuedMessages(id="queued")
-            yield AttachmentBar(id="attachments")
-            symbol = self._flavour.prompt_symbol if self._flavour is not None else "❯"
-            yield PromptBar(commands=commands.completions(), prompt_symbol=symbol, id="prompt")
-            yield StatusBar(self.settings.model, clock=type(self).STATUS_CLOCK, id="status")
+        symbol = self._flavour.prompt_symbol if self._flavour is not None else "❯"
+        yield from self.compose_bottom(
+            prompt_symbol=symbol, model=self.settings.model, clock=type(self).STATUS_CLOCK
+        )
 
     @property
     def settings(self) -> Settings:

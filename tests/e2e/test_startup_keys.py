@@ -35,3 +35,28 @@ def test_keys_typed_before_and_right_after_the_first_frame_reach_the_prompt_in_o
     finally:
         store.close()
     assert users[0] == "alpha beta gamma delta"
+
+
+def test_keys_typed_around_a_fast_starts_first_frame_reach_the_chat_in_order(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    """The second launch draws its first frame from the startup snapshot the first one wrote, before the
+    configuration is read (`hermes_tui.startup_snapshot`): keys typed before it, and while the chat
+    replaces it, still reach the chat's prompt in order."""
+    first = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
+    try:
+        first.wait_for("for commands")
+        first.keys("C-q")
+    finally:
+        first.close()
+    assert (hermes_home / "tui" / "startup.json").exists()
+    tmux = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
+    try:
+        tmux.keys("-l", "one two ")  # before the first frame
+        tmux.wait_for("Message Hermes")  # the snapshot's first frame: the prompt, no welcome line yet
+        tmux.keys("-l", "three")  # while the configuration is read behind it
+        tmux.keys("-l", " four")
+        shown = tmux.wait_for("one two three four")
+        assert "Traceback" not in shown and "for commands" in shown  # the chat took over
+    finally:
+        tmux.close()

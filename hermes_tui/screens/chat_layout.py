@@ -1,0 +1,65 @@
+"""The chat's layout (transcript above, queue, attachments, prompt and status bar docked below), and the
+screen that shows it while the configuration is still being read.
+
+`ChatLayout` is the one place the layout is defined: `ChatScreen` fills it with the real transcript and the
+engine; `StartingScreen` fills it with an empty area, so the first frame of a fast start
+(`hermes_tui.app.FastStart`) is the chat as it will look, drawn before pydantic, the store and the agent are
+imported. Only light modules here: this is imported before the first frame.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+
+from hermes_tui import commands
+from hermes_tui.startup_snapshot import StartupSnapshot
+from widgets.attachment_bar import AttachmentBar
+from widgets.prompt_input import PromptBar, PromptInput
+from widgets.queued_messages import QueuedMessages
+from widgets.status_bar import StatusBar
+
+
+class ChatLayout(Screen[None]):
+    DEFAULT_CSS = """
+    ChatLayout {
+        layout: vertical;
+        background: $background;
+    }
+    ChatLayout #transcript {
+        height: 1fr;
+    }
+    ChatLayout #bottom {
+        height: auto;
+        dock: bottom;
+    }
+    """
+
+    def compose_bottom(self, *, prompt_symbol: str, model: str, clock: Callable[[], float]) -> ComposeResult:
+        with Vertical(id="bottom"):
+            yield QueuedMessages(id="queued")
+            yield AttachmentBar(id="attachments")
+            yield PromptBar(commands=commands.completions(), prompt_symbol=prompt_symbol, id="prompt")
+            yield StatusBar(model, clock=clock, id="status")
+
+
+class StartingScreen(ChatLayout):
+    """The chat before its configuration is read: the prompt has focus, and what is typed waits in the
+    app's key order (`HermesApp`) for the chat screen that replaces this one a moment later."""
+
+    def __init__(self, snapshot: StartupSnapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+    def compose(self) -> ComposeResult:
+        yield Vertical(id="transcript")
+        yield from self.compose_bottom(
+            prompt_symbol=self.snapshot.prompt_symbol, model=self.snapshot.model, clock=time.monotonic
+        )
+
+    def on_mount(self) -> None:
+        self.query_one(PromptInput).focus()
