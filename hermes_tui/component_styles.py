@@ -10,9 +10,9 @@ of the time of paging back (py-spy).
 `install()` puts `SharedComponentStyles` in front of `Stylesheet._process_component_classes`. For a widget
 class that opts in (`SHARE_COMPONENT_STYLES = True`: the transcript's entries), the rules of each component
 are matched once per *context* and replayed onto the next widget's virtual node (`replace_rules`, what
-Textual's own cache does on a hit). The context is everything a selector without structural pseudo-classes
-can see: the widget's and every ancestor's type, classes, matched id and hover/focus/disabled state, under one
-parse of the stylesheet (a theme switch or a hot reload re-parses it and so empties the cache). A component
+Textual's own cache does on a hit). The context (`widgets.style_context`) is everything a selector without
+structural pseudo-classes can see, under one parse of the stylesheet (a theme switch or a hot reload
+re-parses it and so empties the cache). A component
 whose rules use a structural pseudo-class (first-child, odd, focus-within, ...) is matched every
 time, as Textual excludes those from its cache. Widgets that do not opt in go to Textual's function.
 """
@@ -27,6 +27,8 @@ from typing import Any
 from textual.css.styles import RenderStyles, RulesMap, Styles
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
+
+from widgets.style_context import style_context
 
 __all__ = ["OPT_IN", "SharedComponentStyles", "install"]
 
@@ -69,7 +71,7 @@ class SharedComponentStyles:
         if not component_classes:
             return
         cache = self._cache_for(stylesheet)
-        context = self._context(stylesheet, node)
+        context = style_context(stylesheet, node)
         if len(cache.rules) >= self.MAX_CONTEXTS and context not in cache.rules:
             cache.rules.clear()
         known = cache.rules.setdefault(context, {})
@@ -116,25 +118,6 @@ class SharedComponentStyles:
         if cache is None or cache.rules_map is not rules_map:
             cache = self._caches[stylesheet] = _Cache(rules_map)
         return cache
-
-    @staticmethod
-    def _context(stylesheet: Stylesheet, node: DOMNode) -> tuple[Hashable, ...]:
-        rules_map = stylesheet.rules_map
-        context: list[Hashable] = []
-        current: DOMNode | None = node
-        while current is not None:
-            node_id = current._id
-            context.append(
-                (
-                    current._css_type_name,
-                    current.classes,
-                    current._pseudo_classes_cache_key,
-                    node_id if node_id is not None and f"#{node_id}" in rules_map else None,
-                )
-            )
-            parent = current._parent
-            current = parent if isinstance(parent, DOMNode) else None
-        return tuple(context)
 
     @staticmethod
     def _cacheable(stylesheet: Stylesheet, cache: _Cache, component: str) -> bool:

@@ -38,6 +38,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from agent.humanize import format_elapsed
+from widgets.leaf import LeafWidget
 from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.markdown_view.view import LineView
@@ -67,7 +68,7 @@ class ToolSnapshot:
     expanded: bool | None = None
 
 
-class ToolPanelHeader(Widget):
+class ToolPanelHeader(LeafWidget):
     """The panel's one-line header; it asks its panel what to draw (so the panel owns all state)."""
 
     DEFAULT_CSS = """
@@ -532,14 +533,21 @@ class ToolPanel(Widget, can_focus=True):
     # ----------------------------------------------------------------------------------------- lifecycle
 
     def compose(self) -> ComposeResult:
+        """The header, and the body only if it shows: most panels of a long history stay folded, and a
+        folded body was a third of a panel's widgets to mount and style on every page of history
+        (`_sync_body` mounts it the first time it shows)."""
         self._header = ToolPanelHeader(self)
-        self._body = ToolPanelBody(self)
-        self._sync_status_class()
-        self._sync_body()
         yield self._header
-        yield self._body
+        if self._body_shown():
+            yield self._new_body(shown=True)
         if self._nested is not None:
             yield self._nested
+
+    def _new_body(self, *, shown: bool) -> ToolPanelBody:
+        self._body = ToolPanelBody(self)
+        self._body.display = shown
+        self._sync_status_class()
+        return self._body
 
     def on_mount(self) -> None:
         self._sync_body()
@@ -613,10 +621,17 @@ class ToolPanel(Widget, can_focus=True):
             if self._body is not None and self.body_visible:
                 self._body.refresh_changed()
 
-    def _sync_body(self) -> None:
+    def _body_shown(self) -> bool:
         running_tail = self._status == "running" and self._output_len > 0
-        show = self.has_body and (self.expanded or running_tail)
-        if self._body is not None and self._body.display != show:
+        return self.has_body and (self.expanded or running_tail)
+
+    def _sync_body(self) -> None:
+        show = self._body_shown()
+        if self._body is None:
+            if show and self._header is not None and self._header.parent is self:  # composed already
+                self.mount(self._new_body(shown=True), after=self._header)
+            return
+        if self._body.display != show:
             # `display`, not a CSS class: a class change would restyle the panel and its component
             # classes, which is the expensive part of a state change.
             self._body.display = show

@@ -10,14 +10,14 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
-from textual.widget import Widget
 
+from widgets.leaf import LeafWidget
 from widgets.text_safety import component_text_style, sanitize_display
 
 __all__ = ["UserMessage"]
 
 
-class UserMessage(Widget, can_focus=True):
+class UserMessage(LeafWidget, can_focus=True):
     """What the user typed, as plain `Text` (a pasted `[bold]` stays literal).
 
     A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) or `COLLAPSE_CHARS` characters

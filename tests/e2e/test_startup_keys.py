@@ -43,13 +43,14 @@ def test_keys_typed_around_a_fast_starts_first_frame_reach_the_chat_in_order(
     """The second launch draws its first frame from the startup snapshot the first one wrote, before the
     configuration is read (`hermes_tui.startup_snapshot`): keys typed before it, and while the chat
     replaces it, still reach the chat's prompt in order."""
+    snapshot = hermes_home / "tui" / "startup.json"
     first = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
     try:
         first.wait_for("for commands")
+        first.wait_until(lambda _screen: snapshot.exists(), "the startup snapshot")  # just after the frame
         first.keys("C-q")
     finally:
         first.close()
-    assert (hermes_home / "tui" / "startup.json").exists()
     tmux = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
     try:
         tmux.keys("-l", "one two ")  # before the first frame

@@ -256,6 +256,7 @@ async def test_a_running_tool_shows_its_tail_or_all_of_its_output_as_it_streams(
         panel.expanded = True
         for n in range(1, 501):
             panel.append_output(f"line {n}\n")
+        await wait_until(pilot, lambda: panel.query(ToolPanelBody))  # mounted once there is output
         body = panel.query_one(ToolPanelBody)
         await wait_until(pilot, lambda: "line 500" in body.rendered_text())
         assert body.rendered_text().split("\n") == [f"line {n}" for n in range(1, 501)]

@@ -416,7 +416,8 @@ async def test_a_panel_expanded_while_a_later_entry_changes_gets_its_full_height
         panel.set_started({"path": "x.py"}, "x.py")
         panel.set_finished("ok", 0.01, "Wrote x.py", {"diff": diff})
         notice = transcript.add_notice("info", "after the panel")
-        panel.expanded = False  # a diff opens by itself; start from the folded panel
+        await pilot.pause()  # a diff opens by itself (its body is mounted as it shows)
+        panel.expanded = False  # start from the folded panel
         await pilot.pause()
         await pilot.pause()
         assert panel.region.height == 1
