@@ -38,11 +38,11 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from agent.humanize import format_elapsed
-from widgets.leaf import LeafWidget
 from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.markdown_view.view import LineView
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
+from widgets.transcript_part import TranscriptPart
 
 __all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot", "stable_icon"]
 
@@ -68,7 +68,7 @@ class ToolSnapshot:
     expanded: bool | None = None
 
 
-class ToolPanelHeader(LeafWidget):
+class ToolPanelHeader(TranscriptPart):
     """The panel's one-line header; it asks its panel what to draw (so the panel owns all state)."""
 
     DEFAULT_CSS = """
@@ -150,7 +150,7 @@ class ToolPanelBody(LineView):
         self._line_cache.clear()
 
 
-class ToolPanel(Widget, can_focus=True):
+class ToolPanel(TranscriptPart, can_focus=True):
     """A tool call: header `▸ 💻 terminal  ls -la  1.2s ✓` and a collapsible body."""
 
     FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)

@@ -44,6 +44,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 from widgets.assistant_message import AssistantMessage
@@ -53,6 +54,7 @@ from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
 from widgets.tool_panel import ToolPanel
 from widgets.transcript_markers import EarlierEntries, EntriesPlaceholder, LaterEntries, NewOutputIndicator
+from widgets.transcript_part import TranscriptPart
 from widgets.transcript_record import EntryKind, TranscriptRecord
 from widgets.transcript_window import (
     Cut,
@@ -514,11 +516,14 @@ class Transcript(VerticalScroll, can_focus=True):
         # Only a multi-line notice keeps a newline in its text.
         return NoticeLine(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
 
-    def _widgets_from_records(self, records: list[TranscriptRecord]) -> list[Widget]:
+    def _widgets_from_records(self, records: list[TranscriptRecord], *, page: bool = False) -> list[Widget]:
+        """`page`: a page of history above or below the view (`TranscriptPart.from_history_page`)."""
         widgets = [self._widget_from_record(record) for record in records]
         for widget in widgets:
             if isinstance(widget, ToolPanel) and widget.call_id:
                 self._panels.setdefault(widget.call_id, widget)
+            if page and isinstance(widget, TranscriptPart):
+                widget.from_history_page = True
         return widgets
 
     def _archive(self, widgets: list[Widget]) -> list[TranscriptRecord]:
@@ -746,7 +751,7 @@ class Transcript(VerticalScroll, can_focus=True):
         victims = self._cut(cut)  # below the view: computed before the page shifts the window's indices
         page = self._archived[-size:]
         del self._archived[-size:]
-        widgets = self._widgets_from_records(page)
+        widgets = self._widgets_from_records(page, page=True)
         self._mounted[0:0] = widgets
         self._regroup(self._mounted, 0, len(widgets) + 1)
         self._update_counts()
@@ -774,7 +779,7 @@ class Transcript(VerticalScroll, can_focus=True):
         victims = self._cut(cut)  # above the view
         page = self._later[:size]
         del self._later[:size]
-        widgets = self._widgets_from_records(page)
+        widgets = self._widgets_from_records(page, page=True)
         start = len(self._mounted)
         self._mounted.extend(widgets)
         self._regroup(self._mounted, start, len(self._mounted))
@@ -857,7 +862,12 @@ class Transcript(VerticalScroll, can_focus=True):
                 y = corrected_scroll(self.scroll_y, old_y, placement.region.y, max_y)
                 self.set_reactive(Widget.scroll_y, y)
                 self.set_reactive(Widget.scroll_target_y, y)
-                self.vertical_scrollbar.position = y
+                # Not `position = y`: its refresh asks the scrollbar's region, and inside a layout that
+                # rebuilds the compositor's full map (an arrangement of the whole screen, ~5 ms a page of
+                # history). The bar's own size is known without asking: its region is repainted.
+                scrollbar = self.vertical_scrollbar
+                scrollbar.set_reactive(ScrollBar.position, scrollbar.validate_position(y))
+                scrollbar.refresh(scrollbar.outer_size.region)
                 break
         return result
 

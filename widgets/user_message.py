@@ -11,13 +11,13 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 
-from widgets.leaf import LeafWidget
 from widgets.text_safety import component_text_style, sanitize_display
+from widgets.transcript_part import TranscriptPart
 
 __all__ = ["UserMessage"]
 
 
-class UserMessage(LeafWidget, can_focus=True):
+class UserMessage(TranscriptPart, can_focus=True):
     """What the user typed, as plain `Text` (a pasted `[bold]` stays literal).
 
     A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) or `COLLAPSE_CHARS` characters

@@ -33,14 +33,14 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from widgets.leaf import LeafWidget
 from widgets.markdown_view.lines import LineChange, LineStack
 from widgets.markdown_view.render import Line
+from widgets.transcript_part import TranscriptPart
 
 __all__ = ["InputAware", "LineView", "LiveUpdates"]
 
 
-class LineView(LeafWidget):
+class LineView(TranscriptPart):
     """A widget whose content is a stack of cached strips, one per line, grown at the end."""
 
     DEFAULT_CSS = """
