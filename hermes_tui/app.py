@@ -498,25 +498,26 @@ def _run(app: HermesApp) -> int:
 
 
 def run_fast_app(
-    args: argparse.Namespace, fast_start: FastStart, *, reload_settings: Callable[[], LoadedSettings]
+    args: argparse.Namespace, snapshot: StartupSnapshot, load_settings: Callable[[], LoadedSettings]
 ) -> int:
-    """`hermes-tui [PROMPT]` with a startup snapshot: the first frame before the configuration is read."""
+    """`hermes-tui [PROMPT]` with a startup snapshot: the first frame before the configuration is read
+    (`load_settings` reads it, after that frame, and again after the setup screen)."""
     with ExitStack() as stack:
         read: list[LoadedSettings] = []
         start_demo = _demo_starter(args, stack, lambda: read[-1].settings)
 
         def load() -> LoadedSettings:
-            read.append(fast_start.load())
+            read.append(load_settings())
             if args.demo or args.scenario:  # the demo's server starts behind the first frame too
                 return dataclasses.replace(read[-1], settings=start_demo())
             return read[-1]
 
         app = HermesApp(
             None,
-            fast_start=FastStart(fast_start.snapshot, load),
+            fast_start=FastStart(snapshot, load),
             demo_factory=start_demo,
             first_message=_first_message(args),
-            reload_settings=reload_settings,
+            reload_settings=load_settings,
             images=_images(args),
         )
         stack.callback(app.close_store)  # the app opened it (`_finish_fast_start`)

@@ -12,9 +12,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_tui import early_input
+
+if TYPE_CHECKING:
+    from agent.config import LoadedSettings
 
 SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor")
 
@@ -108,15 +111,15 @@ def _fast_start(args: argparse.Namespace) -> int | None:
     if snapshot is None:
         return None
 
-    def load() -> Any:
+    def load() -> LoadedSettings:
         from agent.config import load_settings
 
         return load_settings(_flags(args))
 
-    from hermes_tui.app import FastStart, run_fast_app
+    from hermes_tui.app import run_fast_app
 
     try:
-        return run_fast_app(args, FastStart(snapshot, load), reload_settings=load)
+        return run_fast_app(args, snapshot, load)
     finally:
         gc.enable()
 

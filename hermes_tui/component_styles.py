@@ -12,9 +12,9 @@ class that opts in (`SHARE_COMPONENT_STYLES = True`: the transcript's entries), 
 are matched once per *context* and replayed onto the next widget's virtual node (`replace_rules`, what
 Textual's own cache does on a hit). The context (`widgets.style_context`) is everything a selector without
 structural pseudo-classes can see, under one parse of the stylesheet (a theme switch or a hot reload
-re-parses it and so empties the cache). A component
-whose rules use a structural pseudo-class (first-child, odd, focus-within, ...) is matched every
-time, as Textual excludes those from its cache. Widgets that do not opt in go to Textual's function.
+re-parses it and so empties the cache). A component whose rules use a structural pseudo-class
+(first-child, odd, focus-within, ...) is matched every time, as Textual excludes those from its cache.
+Widgets that do not opt in go to Textual's function.
 """
 
 from __future__ import annotations

@@ -539,13 +539,14 @@ class ToolPanel(TranscriptPart, can_focus=True):
         self._header = ToolPanelHeader(self)
         yield self._header
         if self._body_shown():
-            yield self._new_body(shown=True)
+            yield self._new_body()
         if self._nested is not None:
             yield self._nested
 
-    def _new_body(self, *, shown: bool) -> ToolPanelBody:
+    def _new_body(self) -> ToolPanelBody:
+        """A body made when it first shows (its CSS hides it; `display` shows it, see `_sync_body`)."""
         self._body = ToolPanelBody(self)
-        self._body.display = shown
+        self._body.display = True
         self._sync_status_class()
         return self._body
 
@@ -629,7 +630,7 @@ class ToolPanel(TranscriptPart, can_focus=True):
         show = self._body_shown()
         if self._body is None:
             if show and self._header is not None and self._header.parent is self:  # composed already
-                self.mount(self._new_body(shown=True), after=self._header)
+                self.mount(self._new_body(), after=self._header)
             return
         if self._body.display != show:
             # `display`, not a CSS class: a class change would restyle the panel and its component
