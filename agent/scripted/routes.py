@@ -242,6 +242,10 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
+        if fault is not None and fault.kind == "close":
+            # The body will end cleanly and the connection close after it: said up front, as a server
+            # does, so the client's pool never sends the retry down a socket that is being closed.
+            self.send_header("Connection", "close")
         self._send_id_headers(encoder)
         self.end_headers()
         out = ChunkedWriter(self.wfile)

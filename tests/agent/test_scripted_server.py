@@ -485,6 +485,21 @@ def test_cut_raises_connection_error_after_some_chunks(server: ScriptedServer) -
     assert "".join(received) == "abcdefgh"
 
 
+def test_close_ends_the_body_and_says_the_connection_closes(server: ScriptedServer) -> None:
+    """Without `Connection: close` a client's pool may send its retry down the socket the server is
+    closing and see a disconnect instead of the retry's answer (it made a fallback test flaky)."""
+    closing = {"text": "abcdefgh", "fault": {"kind": "close", "after_chunks": 1}}
+    server.load({"calls": [closing, {"text": "ok"}]})
+    body = {"model": "m", "messages": USER, "stream": True}
+    with httpx2.Client(base_url=server.openai_base_url) as client:
+        first = client.post("/chat/completions", json=body)
+        assert first.status_code == 200 and first.headers["connection"] == "close"
+        assert "[DONE]" not in first.text
+        second = client.post("/chat/completions", json=body)
+        assert second.status_code == 200 and "[DONE]" in second.text
+    assert len(server.requests) == 2
+
+
 def test_cut_on_non_streamed_request(server: ScriptedServer) -> None:
     server.load({"calls": [{"text": "x", "fault": {"kind": "cut"}}]})
     with pytest.raises(openai.APIConnectionError):
