@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import os
 import sys
 import threading
@@ -261,8 +262,6 @@ class HermesApp(App[int]):
         collector off for the startup (`cli.main`): it is back on from here, unless the chat's collector
         is holding it off (a page of history or a turn already running): then its collection turns it on
         (`TurnCollector.hand_over`)."""
-        import gc
-
         gc.freeze()
         collectors = [c for s in self.screen_stack if (c := getattr(s, "turn_collector", None)) is not None]
         if not collectors:
@@ -461,6 +460,11 @@ def prewarm_model_client(settings: Settings) -> None:
         warm_up_prices()
     except Exception:
         pass
+    # What this imported and built lives as long as the process, like what the first frame's freeze moved
+    # out of the collector's scans (`HermesApp._freeze_startup_objects`); it came after, so every full pass
+    # scanned it again: the openai SDK alone is ~57,000 objects, a third of a full pass while paging back
+    # through a long session. Freezing is a constant-time move of the collector's lists, safe from here.
+    gc.freeze()
 
 
 def _demo_starter(

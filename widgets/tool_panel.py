@@ -31,8 +31,9 @@ from typing import Any, ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
@@ -86,8 +87,7 @@ class ToolPanelHeader(TranscriptPart):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self._panel.focus()
-        self._panel.action_toggle_expanded()
+        self._panel.action_toggle_expanded()  # the keyboard stays where it was (`ToolPanel.FOCUS_ON_CLICK`)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -314,7 +314,8 @@ class ToolPanel(TranscriptPart, can_focus=True):
         self._body_cache: tuple[tuple[int, bool, int], Text] | None = None
         self._body_block: _BodyText | None = None
         self._note_cache: tuple[tuple[str, int], _BodyText] | None = None
-        self._header: ToolPanelHeader | None = None
+        self._header: ToolPanelHeader | None = None  # None: the panel draws its header itself (`render`)
+        self._composed = False
         self._body: ToolPanelBody | None = None
         self._nested: Widget | None = None
 
@@ -496,8 +497,8 @@ class ToolPanel(TranscriptPart, can_focus=True):
         """Show `widget` below the body (a delegate_task call's subagents); the first one nested stays."""
         if self._nested is None:
             self._nested = widget
-            if self._header is not None:  # composed already
-                self.mount(widget)
+            if self._composed:
+                self._mount_below_header(widget)
         return self._nested
 
     @property
@@ -533,15 +534,49 @@ class ToolPanel(TranscriptPart, can_focus=True):
     # ----------------------------------------------------------------------------------------- lifecycle
 
     def compose(self) -> ComposeResult:
-        """The header, and the body only if it shows: most panels of a long history stay folded, and a
-        folded body was a third of a panel's widgets to mount and style on every page of history
-        (`_sync_body` mounts it the first time it shows)."""
+        """Nothing while the panel is only its header: it draws that line itself (`render`). Most panels of
+        a long history stay folded, and a header and a body to mount and style were two thirds of a
+        folded panel's widgets on every page of history (a page took ~25% longer, sessions benchmark).
+        The header's widget and the body come the first time the body shows (`_sync_body`), the header's
+        widget and the subagents when they are nested (`nest`)."""
+        self._composed = True
+        body_shown = self._body_shown()
+        if not body_shown and self._nested is None:
+            return
         self._header = ToolPanelHeader(self)
         yield self._header
-        if self._body_shown():
+        if body_shown:
             yield self._new_body()
         if self._nested is not None:
             yield self._nested
+
+    def _mount_below_header(self, widget: Widget, *, after_header: bool = False) -> None:
+        """Mount `widget` under the header (right under it with `after_header`, else last); the first
+        widget under it brings the header's own widget, which takes over from the panel's `render`."""
+        if self._header is None:
+            self._header = ToolPanelHeader(self)
+            self.mount(self._header, widget)
+            self.refresh()  # the panel's own drawing of the header goes
+        elif after_header:
+            self.mount(widget, after=self._header)
+        else:
+            self.mount(widget)
+
+    def render(self) -> RenderResult:
+        if self._header is None:
+            return self.render_header(self.content_region.width or self.size.width)
+        return super().render()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self._header is None and not self._nodes:
+            return 1  # the header line the panel draws itself
+        return super().get_content_height(container, viewport, width)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on the header it draws itself (the header's widget handles its own clicks)."""
+        if self._header is None:
+            event.stop()
+            self.action_toggle_expanded()
 
     def _new_body(self) -> ToolPanelBody:
         """A body made when it first shows (its CSS hides it; `display` shows it, see `_sync_body`)."""
@@ -568,8 +603,8 @@ class ToolPanel(TranscriptPart, can_focus=True):
         drained = self._drain_output()
         if drained:
             self._output_changed()
-        elif self._ticks % self.HEADER_EVERY == 0 and self._header is not None:
-            self._header.refresh()
+        elif self._ticks % self.HEADER_EVERY == 0:
+            self._refresh_header()
 
     # ----------------------------------------------------------------------------------------- output
 
@@ -609,8 +644,7 @@ class ToolPanel(TranscriptPart, can_focus=True):
         self._body_cache = None
         if self.is_mounted:
             self._sync_body()
-            if self._header is not None:
-                self._header.refresh()
+            self._refresh_header()
             if self._body is not None and self.body_visible:
                 self._body.refresh_changed()
 
@@ -629,13 +663,17 @@ class ToolPanel(TranscriptPart, can_focus=True):
     def _sync_body(self) -> None:
         show = self._body_shown()
         if self._body is None:
-            if show and self._header is not None and self._header.parent is self:  # composed already
-                self.mount(self._new_body(), after=self._header)
+            if show and self._composed and (self._header is None or self._header.parent is self):
+                self._mount_below_header(self._new_body(), after_header=True)
             return
         if self._body.display != show:
             # `display`, not a CSS class: a class change would restyle the panel and its component
             # classes, which is the expensive part of a state change.
             self._body.display = show
+
+    def _refresh_header(self) -> None:
+        header = self._header
+        (self if header is None else header).refresh()
 
     def _sync_status_class(self) -> None:
         """The status as a class on the body only (`ToolPanelBody.-error`): cheap to restyle, no children."""

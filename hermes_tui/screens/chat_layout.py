@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 
 from hermes_tui import commands
+from hermes_tui.screen_compositor import KeptMapCompositor
 from hermes_tui.startup_snapshot import StartupSnapshot
 from widgets.attachment_bar import AttachmentBar
 from widgets.prompt_input import PromptBar, PromptInput
@@ -38,6 +39,10 @@ class ChatLayout(Screen[None]):
         dock: bottom;
     }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._compositor = KeptMapCompositor()  # pages of history rebuild no map twice (its docstring)
 
     def compose_bottom(self, *, prompt_symbol: str, model: str, clock: Callable[[], float]) -> ComposeResult:
         with Vertical(id="bottom"):

@@ -20,11 +20,12 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from tests.ui.harness import screen_text
 from widgets.assistant_message import AssistantMessage
 from widgets.notice import NoticeLine
 from widgets.spinner import Spinner
 from widgets.text_safety import StreamSanitizer, sanitize_display
-from widgets.tool_panel import ToolPanel, ToolPanelHeader
+from widgets.tool_panel import ToolPanel, ToolPanelBody, ToolPanelHeader, ToolSnapshot
 from widgets.transcript import EarlierEntries, LaterEntries, NewOutputIndicator, Transcript, TranscriptRecord
 from widgets.user_message import UserMessage
 
@@ -304,6 +305,57 @@ async def test_tool_panel_states_and_durations() -> None:
         assert panel.render_header(80).cell_len == 80
         assert not panel.expanded and not panel.body_visible  # success: collapsed
         assert len(list(panel.query("*"))) <= 4
+
+
+async def test_a_folded_panel_is_one_widget_that_draws_its_header_until_its_body_first_shows() -> None:
+    """A page of history mounts folded panels by the dozen: each is a single widget drawing its own header
+    line; the header's widget and the body come with the first click, and the header is drawn once."""
+    snapshot = ToolSnapshot(
+        call_id="c1",
+        name="terminal",
+        index=0,
+        status="ok",
+        summary="ls -la",
+        arguments={"command": "ls -la"},
+        duration=0.4,
+        result="alpha.txt\nbeta.txt\n[exit code: 0]",
+        data={"exit_code": 0},
+    )
+    panel = ToolPanel.from_snapshot(snapshot)
+    app = HostApp(panel)
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        assert not panel.expanded and not panel.children
+        assert panel.outer_size.height == 1
+        shown = screen_text(app)
+        assert shown.count("terminal  ls -la") == 1 and "0.4s ✓" in shown and "alpha.txt" not in shown
+
+        await pilot.click(ToolPanel)
+        await wait_until(pilot, lambda: panel.body_visible and panel.outer_size.height > 1)
+        assert [type(child) for child in panel.children] == [ToolPanelHeader, ToolPanelBody]
+        shown = screen_text(app)
+        assert shown.count("terminal  ls -la") == 1 and "alpha.txt" in shown and "beta.txt" in shown
+
+        await pilot.click(ToolPanelHeader)
+        await wait_until(pilot, lambda: not panel.body_visible and panel.outer_size.height == 1)
+        shown = screen_text(app)
+        assert shown.count("terminal  ls -la") == 1 and "alpha.txt" not in shown
+
+
+async def test_nesting_under_a_folded_panel_brings_its_header_widget() -> None:
+    panel = ToolPanel("c1", "delegate_task", 0)
+    panel.set_started({"goal": "look around"}, "look around")
+    panel.set_finished("ok", 1.0, "")
+    app = HostApp(panel)
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        assert not panel.children
+        panel.nest(NoticeLine("info", "subagent one"))
+        await wait_until(pilot, lambda: len(panel.children) == 2)
+        assert isinstance(panel.children[0], ToolPanelHeader)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert shown.count("delegate_task  look around") == 1 and "subagent one" in shown
 
 
 async def test_tool_panel_header_truncates_the_summary_to_fit() -> None:
