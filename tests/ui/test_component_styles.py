@@ -113,3 +113,23 @@ async def test_widgets_that_do_not_opt_in_go_to_textual() -> None:
     plain = Widget()
     shared(Stylesheet(), plain)
     assert seen == [plain]
+
+
+async def test_components_nothing_asks_for_are_never_made() -> None:
+    """A page of history mounts entries by the dozen: an entry out of view makes none of its component
+    styles, one in view only those it draws; asked later, each is what Textual would give."""
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        transcript = app.query_one(Transcript)
+        panels = [finished_panel(transcript, f"c{i}", "ok") for i in range(30)]
+        for panel in panels:
+            panel.set_expanded(False)
+        await pilot.pause()
+        transcript.scroll_end(animate=False)
+        await pilot.pause()
+        made = [len(panel._component_styles) for panel in panels]  # a lazy map's len: those made
+        everything = len(ToolPanel._get_component_classes())
+        assert made[0] == 0  # never drawn: the transcript follows the latest entry
+        assert 0 < made[-1] < everything  # drawn: its header's few
+        assert all("tool-panel--diff-add" in panel._component_styles for panel in panels)
+        assert styles_of(panels[0]) == textual_styles_of(app, panels[0])
