@@ -17,23 +17,12 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from hermes_tui import (
-    callback_counts,
-    component_styles,
-    early_input,
-    input_wakeups,
-    styles_cache_colors,
-    terminal_input,
-    terminal_output,
-)
+from hermes_tui import early_input, textual_compat
 from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.first_frame import FirstFrame
 from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-    from textual.screen import Screen
-
     from agent.config import ConfigProblem, LoadedSettings, Settings
     from agent.mcp import ServerStatus
     from agent.scripted import ScriptedServer
@@ -55,7 +44,7 @@ class FastStart:
     load: Callable[[], LoadedSettings]
 
 
-class HermesApp(App[int]):
+class HermesApp(textual_compat.FrameSignal[int]):
     TITLE = "hermes-tui"
     COMMANDS: ClassVar = App.COMMANDS | {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -81,12 +70,7 @@ class HermesApp(App[int]):
         images: Sequence[str] = (),
     ) -> None:
         super().__init__()
-        terminal_input.install()  # bad bytes and pasted escapes, before the driver starts reading
-        callback_counts.install()  # timers and call_later without inspect.signature each time
-        component_styles.install()  # transcript entries share their component-class styles
-        input_wakeups.install()  # the input thread sleeps while nothing is typed
-        styles_cache_colors.install()  # an unmounted widget's painted lines are freed with it
-        terminal_output.install()  # frames written with one SGR change per style change
+        textual_compat.install()  # every workaround of Textual's faults, or none (before the driver reads)
         self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
@@ -134,10 +118,8 @@ class HermesApp(App[int]):
         self.mcp = McpService(settings.hermes_home, post=self._mcp_changed)
         self._configured = True
 
-    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
-        super()._display(screen, renderable)
-        if renderable is not None and not self._batch_count:  # else Textual dropped it
-            self.first_frame.displayed()
+    def frame_displayed(self) -> None:
+        self.first_frame.displayed()
 
     def _mcp_changed(self, status: ServerStatus) -> None:
         from hermes_tui.mcp_service import McpChanged
@@ -166,10 +148,10 @@ class HermesApp(App[int]):
         return self.key_order.in_flight
 
     def action_command_palette(self) -> None:
-        """Ctrl+P: Textual's palette, guarded against its page-key crash (`hermes_tui.palette`)."""
+        """Ctrl+P: Textual's palette, guarded against its page-key crash (`textual_compat`)."""
         from textual.command import CommandPalette
 
-        from hermes_tui.palette import GuardedCommandPalette
+        from hermes_tui.textual_compat import GuardedCommandPalette
 
         # Textual types `is_open(app: App[object])`, which an `App[int]` is not (App is invariant).
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
@@ -278,7 +260,7 @@ class HermesApp(App[int]):
 
     def _preload_turn_css(self) -> None:
         """After the first frame: the CSS of what a turn mounts, parsed now rather than on Enter."""
-        from hermes_tui.css_preload import preload_default_css
+        from hermes_tui.textual_compat import preload_default_css
         from widgets.assistant_message import AssistantMessage
         from widgets.notice import NoticeLine
         from widgets.reasoning import ReasoningBlock

@@ -11,7 +11,14 @@ from typing import TextIO
 
 from agent.config import LoadedSettings
 
-__all__ = ["run_doctor"]
+__all__ = ["run_doctor", "textual_status_line"]
+
+
+def textual_status_line() -> str:
+    """Which of the Textual workarounds are active (all, or none on an unverified Textual or Rich)."""
+    from hermes_tui import textual_compat
+
+    return textual_compat.status().line()
 
 
 def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
@@ -24,6 +31,7 @@ def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
     home = settings.hermes_home
     code = 0
     print(f"HERMES_HOME: {home}", file=out)
+    print(textual_status_line(), file=out)
     if home.exists() and not home.is_dir():
         print(f"  problem: {home} is a file, not a folder: set HERMES_HOME to a folder", file=out)
         return 1

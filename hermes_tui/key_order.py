@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import events
 from textual.widgets import Input, TextArea
 
+from hermes_tui.textual_compat import bubbles_on
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.message import Message
@@ -271,18 +273,8 @@ class _Journey:
     def _handled(self, pump: MessagePump, message: Message) -> None:
         if message is not self.event:
             return
-        parent = pump._parent  # what Textual bubbles to (`parent` is only on DOM nodes; this is any pump)
-        # Textual's own rule (`MessagePump._dispatch_message`): on to the parent unless stopped, and a
-        # message whose sender is the parent is stopped *after* it reaches the parent.
-        bubbles_on = (
-            parent is not None
-            and pump is not self.order.app
-            and message.bubble
-            and (not message._stop_propagation or message._sender is parent)
-            and pump.is_parent_active
-            and pump.is_attached
-        )
-        if not bubbles_on:
+        bubbles = bubbles_on(pump, message, top=self.order.app)  # Textual's own rule (textual_compat)
+        if not bubbles:
             try:
                 self.order._consumed(self.event, pump, self.path)
             finally:  # whatever happens, the keys after this one are not held up

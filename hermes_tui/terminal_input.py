@@ -17,15 +17,13 @@ Two faults of Textual 8.2.8's Linux driver, both fixed at this one boundary (the
   `alt+enter`, which the parser knows. (ESC then Enter typed within the same read looks exactly like this,
   as in every terminal program.)
 
-`install()` swaps the decoder factory the driver module calls when its input thread starts. (Both are
-Textual bugs worth reporting upstream; the workaround does not depend on Textual's internals beyond the name
-`getincrementaldecoder` in `textual.drivers.linux_driver`, and does nothing if that name is gone.)
+`hermes_tui.textual_compat.input_decoder` puts `TerminalDecoder` in the driver (the decoder factory its
+input thread calls when it starts); the decoding itself is plain text work and lives here.
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from widgets.text_safety import PASTE_KEEP, visible_controls
@@ -33,7 +31,7 @@ from widgets.text_safety import PASTE_KEEP, visible_controls
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
-__all__ = ["PASTE_END", "PASTE_START", "PasteGuard", "TerminalDecoder", "install"]
+__all__ = ["PASTE_END", "PASTE_START", "PasteGuard", "TerminalDecoder"]
 
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"
@@ -113,31 +111,3 @@ class TerminalDecoder(codecs.IncrementalDecoder):
     def reset(self) -> None:
         self._utf8.reset()
         self._paste = PasteGuard()
-
-
-class _DecoderFactory:
-    """Stands in for `codecs.getincrementaldecoder` in the driver module: UTF-8 gets `TerminalDecoder`."""
-
-    def __init__(self, original: Callable[[str], type[codecs.IncrementalDecoder]]) -> None:
-        self.original = original
-
-    def __call__(self, encoding: str) -> type[codecs.IncrementalDecoder]:
-        if codecs.lookup(encoding).name == "utf-8":
-            return TerminalDecoder
-        return self.original(encoding)
-
-
-# The one name of the driver module this depends on (it imports it from `codecs`, so it is not declared
-# as the module's own: looked up and replaced by name).
-_DRIVER_HOOK = "getincrementaldecoder"
-
-
-def install() -> bool:
-    """Make Textual's Linux driver decode input with `TerminalDecoder`; True if it is in place."""
-    try:
-        from textual.drivers import linux_driver
-    except Exception:  # another platform: its driver reads input differently
-        return False
-    from hermes_tui.textual_hooks import wrap_once
-
-    return wrap_once(linux_driver, _DRIVER_HOOK, _DecoderFactory)

@@ -14,6 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from hermes_tui import textual_compat
+
+# Once per test process, before any app is built, and all of it (the fixes for our widget classes too): so
+# a bare-App test and a HermesApp test run against the same patched Textual, whatever the test order.
+textual_compat.install(eager=True)
+
 
 @pytest.fixture
 def anyio_backend() -> str:

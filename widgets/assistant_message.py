@@ -18,19 +18,19 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Generator, Sequence
-from typing import ClassVar
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from typing import ClassVar, Protocol
 
 from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
+from textual.dom import DOMNode
 from textual.widget import Widget
 
 from widgets.markdown_view.blocks import Block, BlockDocument
 from widgets.markdown_view.lines import LineStack
 from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
 from widgets.markdown_view.view import LineView, LiveUpdates
-from widgets.style_context import ContextCache
 from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
 
 __all__ = ["AssistantMessage", "MarkdownView"]
@@ -79,7 +79,7 @@ class MarkdownView(LineView):
     """
 
     SHARE_COMPONENT_STYLES: ClassVar[bool] = True
-    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+    """Entries of a kind style their component classes alike: matched once (textual_compat)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "markdown-view--h1",
@@ -119,6 +119,9 @@ class MarkdownView(LineView):
     }
 
     _markdown_style: MarkdownStyle | None = None
+
+    shared_styles: ClassVar[SharedStyles]
+    """Where replies styled alike share one `MarkdownStyle` (set below the class: `ComputeEach`)."""
 
     def __init__(
         self, source: str = "", *, name: str | None = None, id: str | None = None, classes: str | None = None
@@ -182,7 +185,7 @@ class MarkdownView(LineView):
         tenth of the time of paging back through a long session)."""
         if self._markdown_style is None:
             if self.is_attached:
-                self._markdown_style = _MARKDOWN_STYLES.get(
+                self._markdown_style = self.shared_styles.get(
                     self, self._build_markdown_style, self.COMPONENT_CLASSES
                 )
             else:
@@ -210,8 +213,25 @@ class MarkdownView(LineView):
         )
 
 
-_MARKDOWN_STYLES: ContextCache[MarkdownStyle] = ContextCache()
-"""`AssistantMessage.markdown_style` of each context (`widgets.style_context`)."""
+class SharedStyles(Protocol):
+    """Values computed from a node's styles, shared by the nodes styled alike (`get` computes on a miss)."""
+
+    def get(
+        self, node: DOMNode, compute: Callable[[], MarkdownStyle], component_classes: Iterable[str] = ()
+    ) -> MarkdownStyle: ...
+
+
+class ComputeEach:
+    """No sharing: each reply builds its own (plain Textual gives no key for "styled alike"; the one that
+    `textual_compat.style_context` makes goes in `MarkdownView.shared_styles` where it is active)."""
+
+    def get(
+        self, node: DOMNode, compute: Callable[[], MarkdownStyle], component_classes: Iterable[str] = ()
+    ) -> MarkdownStyle:
+        return compute()
+
+
+MarkdownView.shared_styles = ComputeEach()
 
 
 class _DeltaBuffer:

@@ -36,7 +36,7 @@ class NoticeLine(Widget):
     """
 
     SHARE_COMPONENT_STYLES: ClassVar[bool] = True
-    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+    """Entries of a kind style their component classes alike: matched once (textual_compat)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"notice--hint"}
 

@@ -33,7 +33,6 @@ choose, Escape hides the list.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
@@ -45,6 +44,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -68,7 +68,6 @@ Command = tuple[str, str]
 FileSource = Callable[[str], list[str]]
 """Where `@` completion comes from: the working tree's paths (`a/`, `a/b.py`) for a query, best first."""
 
-_PASTE_HIGHLIGHT = "hermes.paste-token"
 _PASTE_MARKERS = ("\x1b[200~", "\x1b[201~")
 _AT_TOKEN = re.compile(r'(?:^|(?<=\s))@"?([^\s"]*)$')
 
@@ -151,7 +150,7 @@ class PromptInput(TextArea):
     open, Up/Down choose, Tab completes, Enter sends the highlighted command, Escape closes it.
     """
 
-    # Enter and the newline keys are handled in `_on_key`, not as priority bindings: a priority binding runs
+    # Enter and the newline keys are handled in `on_key`, not as priority bindings: a priority binding runs
     # when the key reaches the app, before this widget has inserted the characters typed just before it, so
     # "hello⏎" arriving in one read (a fast typist, tmux send-keys, dictation) sent an empty prompt.
     SUBMIT_KEYS: ClassVar[frozenset[str]] = frozenset({"enter"})
@@ -240,7 +239,7 @@ class PromptInput(TextArea):
             classes: Extra CSS classes.
             disabled: Start disabled.
         """
-        # Before TextArea's init, which already validates a selection (see `_validate_selection`).
+        # Before TextArea's init, which already validates a selection (see `outside_tokens`).
         self.pastes = PasteStore()
         """The big pastes whose tokens the prompt shows (see `widgets.paste_store`)."""
         super().__init__(
@@ -278,32 +277,40 @@ class PromptInput(TextArea):
         self.queue_source: Callable[[], str | None] | None = None
         """Set by the screen: takes the last queued message out of the queue (None when it is empty), for
         Up on an empty prompt."""
-        self._blink_since = time.monotonic()
-        self._blinking = False
+        self._blink_timer: Timer | None = None
+        self._blink_timer_armed = False
+        self._blink_stopped = False
 
     # ------------------------------------------------------------------------------------- the cursor blink
 
     @property
     def is_blinking(self) -> bool:
-        """True while the cursor's blink timer runs (focused, and typed in within BLINK_TIMEOUT)."""
-        return self._blinking
+        """True while the cursor blinks (focused, and typed in within BLINK_TIMEOUT)."""
+        return self.cursor_blink and self.has_focus and self.is_mounted
 
-    def _restart_blink(self) -> None:
-        """Textual calls this on every key, click, paste and focus: the blink timeout starts again."""
-        self._blink_since = time.monotonic()
-        self._blinking = self.cursor_blink and self.is_mounted
-        super()._restart_blink()
+    def _blink_again(self) -> None:
+        """A key, click, paste or focus: the cursor blinks again, and stops BLINK_TIMEOUT after the last."""
+        if self._blink_stopped:
+            self._blink_stopped = False
+            self.cursor_blink = True
+        if self._blink_timer is not None and self._blink_timer_armed:
+            self._blink_timer.reset()
+        elif self.is_mounted:
+            self._blink_timer = self.set_timer(self.BLINK_TIMEOUT, self._stop_blinking, name="blink-timeout")
+            self._blink_timer_armed = True
 
-    def _pause_blink(self, visible: bool = True) -> None:
-        self._blinking = False
-        super()._pause_blink(visible)
+    def _stop_blinking(self) -> None:
+        """Past BLINK_TIMEOUT without input: the cursor stays shown and Textual's blink timer pauses."""
+        self._blink_timer_armed = False
+        if self.cursor_blink:
+            self._blink_stopped = True  # only a blink this stopped is started again (not a user's choice)
+            self.cursor_blink = False
 
-    def _toggle_cursor_blink_visible(self) -> None:
-        """Textual's blink tick; past BLINK_TIMEOUT it pauses its own timer with the cursor shown."""
-        if time.monotonic() - self._blink_since >= self.BLINK_TIMEOUT:
-            self._pause_blink(visible=self.has_focus)
-            return
-        super()._toggle_cursor_blink_visible()
+    def on_focus(self) -> None:
+        self._blink_again()
+
+    def on_mouse_down(self) -> None:
+        self._blink_again()
 
     # ---------------------------------------------------------------------------------------------- editing
 
@@ -320,10 +327,12 @@ class PromptInput(TextArea):
         self.refresh_completions()
         return result
 
-    async def _on_paste(self, event: events.Paste) -> None:
-        """Insert the whole paste as one edit, with normalised line endings (replaces TextArea's handler)."""
+    async def on_paste(self, event: events.Paste) -> None:
+        """Insert the whole paste as one edit, with normalised line endings (TextArea's handler does not
+        run: `prevent_default`)."""
         event.prevent_default()
         event.stop()
+        self._blink_again()
         if self.read_only:
             return
         if self.paste_handler is not None and self.paste_handler(event.text):
@@ -337,8 +346,10 @@ class PromptInput(TextArea):
         self.move_cursor(result.end_location)
         self.focus()
 
-    async def _on_key(self, event: events.Key) -> None:
-        """Send / newline in order with the characters typed before them (see SUBMIT_KEYS)."""
+    def on_key(self, event: events.Key) -> None:
+        """Send / newline in order with the characters typed before them (see SUBMIT_KEYS); any other key
+        goes on to TextArea's own handler, which runs after this one unless `prevent_default` was called."""
+        self._blink_again()
         if event.key in self.SUBMIT_KEYS:
             event.stop()
             event.prevent_default()
@@ -353,8 +364,6 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_newline()
-            return
-        await super()._on_key(event)
 
     def _backslash_before_cursor(self) -> bool:
         if not self.selection.is_empty or self.read_only:
@@ -579,32 +588,18 @@ class PromptInput(TextArea):
             return None
         return self.pastes.span_at(self.document[row], column, inclusive=inclusive)
 
-    def _build_highlight_map(self) -> None:
-        """Paste tokens stand out as one thing (`prompt-input--paste`), like the attachment badges."""
-        super()._build_highlight_map()
+    def token_highlights(self) -> list[tuple[int, int, int]]:
+        """Where paste tokens are, as (row, start byte, end byte): TextArea's highlights count UTF-8 bytes.
+        `textual_compat.text_area` adds them to the highlight map in the `prompt-input--paste` style, so a
+        token stands out as one thing, like the attachment badges (plain Textual has no highlight hook)."""
+        spans: list[tuple[int, int, int]] = []
         if not len(self.pastes):
-            return
-        theme = self._theme
-        style = self.get_component_rich_style("prompt-input--paste", partial=True)
-        if theme.syntax_styles.get(_PASTE_HIGHLIGHT) != style:  # a copy: built-in themes share the dict
-            theme.syntax_styles = {**theme.syntax_styles, _PASTE_HIGHLIGHT: style}
+            return spans
         for row, line in enumerate(self.document.lines):
             for span in self.pastes.spans(line):
-                # TextArea's highlights are in UTF-8 bytes.
                 start = len(line[: span.start].encode())
-                self._highlights[row].append(
-                    (start, start + len(span.paste.token.encode()), _PASTE_HIGHLIGHT)
-                )
-
-    def _app_theme_changed(self) -> None:
-        """A new theme is a fresh copy of TextArea's: the tokens get their style again, in its colours."""
-        super()._app_theme_changed()
-        if len(self.pastes):
-            self.call_after_refresh(self._restyle_tokens)
-
-    def _restyle_tokens(self) -> None:
-        self._build_highlight_map()
-        self.refresh()
+                spans.append((row, start, start + len(span.paste.token.encode())))
+        return spans
 
     def _keep_tokens_whole(self, edit: Edit) -> Edit:
         """Widen `edit` to the whole of any token it cuts; typing inside a token types after it."""
@@ -624,9 +619,9 @@ class PromptInput(TextArea):
                 end = (end[0], last.end)
         return Edit(edit.text, start, end, edit.maintain_selection_offset)
 
-    def _validate_selection(self, selection: Selection) -> Selection:
-        """The cursor never rests inside a token: it steps over it in the direction it was going."""
-        selection = super()._validate_selection(selection)
+    def outside_tokens(self, selection: Selection) -> Selection:
+        """The cursor never rests inside a token: it steps over it in the direction it was going. Every
+        selection TextArea sets passes here where `textual_compat.text_area` is active."""
         if not len(self.pastes):
             return selection
         previous = self.selection

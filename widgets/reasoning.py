@@ -46,7 +46,7 @@ class ReasoningBlock(LineView, can_focus=True):
     """
 
     SHARE_COMPONENT_STYLES: ClassVar[bool] = True
-    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+    """Entries of a kind style their component classes alike: matched once (textual_compat)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"reasoning--title", "reasoning--meta", "reasoning--body"}
 

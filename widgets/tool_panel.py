@@ -195,7 +195,7 @@ class ToolPanel(TranscriptPart, can_focus=True):
     """
 
     SHARE_COMPONENT_STYLES: ClassVar[bool] = True
-    """Entries of a kind style their component classes alike: matched once (hermes_tui/component_styles)."""
+    """Entries of a kind style their component classes alike: matched once (textual_compat)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "tool-panel--chevron",
@@ -568,7 +568,7 @@ class ToolPanel(TranscriptPart, can_focus=True):
         return super().render()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self._header is None and not self._nodes:
+        if self._header is None and not self.children:
             return 1  # the header line the panel draws itself
         return super().get_content_height(container, viewport, width)
 

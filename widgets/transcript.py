@@ -293,9 +293,23 @@ class Transcript(VerticalScroll, can_focus=True):
     @property
     def is_following(self) -> bool:
         """True while the view sticks to the bottom (anchored and not released by the user scrolling up)."""
-        # `_anchor_released` has no public accessor in textual 8.2.8; `is_anchored` alone stays True after
-        # the user scrolls away.
-        return self.is_anchored and not getattr(self, "_anchor_released", False)
+        return self.is_anchored and not self.anchor_released()
+
+    def anchor_released(self) -> bool:
+        """The user scrolled away from the anchored bottom. Textual 8.2.8 has no public accessor
+        (`is_anchored` stays True): where `textual_compat` is active it reads Textual's own flag; here,
+        the view is released when it is not at the bottom."""
+        return self.scroll_y < self.max_scroll_y
+
+    def follow_at_bottom(self) -> None:
+        """Anchored but released: follow again once the user reaches the bottom, without scrolling there.
+        Plain Textual has no way to say it (`anchor()` scrolls to the end): where `textual_compat` is
+        active it sets Textual's flags; here, End or the "↓ new output" bar follows again."""
+
+    def list_grown_entries(self) -> None:
+        """Before a layout: make sure it re-measures every entry whose inside changed. Plain Textual lists
+        only those that asked; `textual_compat.stream_layout` adds those whose child asked first (Textual
+        8.2.8's `Screen._on_layout` misses them, and an expanded panel kept its old height)."""
 
     @property
     def entry_count(self) -> int:
@@ -629,11 +643,9 @@ class Transcript(VerticalScroll, can_focus=True):
         self._mounted.extend(self._tail)
         self._tail = []
         self._regroup(self._mounted, boundary, boundary + 1)
-        if self._anchored:
+        if self.is_anchored:
             return  # no gap was open (or following was already restored)
-        # Anchored but released: the view follows again once the user reaches the bottom.
-        self._anchored = True
-        self._anchor_released = True
+        self.follow_at_bottom()
 
     def _mount_limits(self) -> tuple[int, int]:
         """(prune above, prune down to) for the current view: tighter while following the bottom."""
@@ -816,20 +828,6 @@ class Transcript(VerticalScroll, can_focus=True):
                         self.anchor()
         self.scroll_end(animate=False, immediate=False)
 
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        """Content grew or shrank while the transcript's own size stayed: no second layout.
-
-        Textual sets `virtual_size` as a layout reactive here, so every append that changes the height of
-        an entry costs a second layout of the whole screen right after the first (measured while a reply
-        streams). The layout that called this already placed the entries and the anchor; the scrollbars
-        are updated either way, and a scrollbar appearing asks for its own layout.
-        """
-        if size == self._size and container_size == self._container_size:
-            layout = False
-        return super()._size_updated(size, virtual_size, container_size, layout)
-
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Arrange children; after entries were mounted or removed above the view, also move the scroll
         offset so the entry the user was looking at stays put.
@@ -842,7 +840,7 @@ class Transcript(VerticalScroll, can_focus=True):
         """
         if not optimal:
             self._estimate_out_of_view(size.width)
-            self._mark_grown_entries()
+            self.list_grown_entries()
         result = super().arrange(size, optimal)
         if optimal:
             return result
@@ -870,24 +868,6 @@ class Transcript(VerticalScroll, can_focus=True):
                 scrollbar.refresh(scrollbar.outer_size.region)
                 break
         return result
-
-    def _mark_grown_entries(self) -> None:
-        """Tell `layout: stream` about every entry whose inside changed, not only those that said so.
-
-        The stream layout re-measures only the children listed for it in `Screen._layout_widgets` and
-        reuses the cached placement of every one before the first listed. Textual 8.2.8's
-        `Screen._on_layout` lists an entry only if it is not already a key of that dict, and it becomes
-        one as soon as one of its own children asks for a layout (a tool panel's body when it expands).
-        So when a later entry changed in the same frame, the expanded panel kept its old height: its body
-        was drawn over by the next entry, and stayed hidden until some unrelated full layout.
-        """
-        layout_widgets = self.screen._layout_widgets
-        listed = layout_widgets.get(self)
-        if listed is None:
-            return
-        for widget in layout_widgets:
-            if widget.parent is self and isinstance(widget, Widget):
-                listed.add(widget)
 
     def _estimate_out_of_view(self, width: int) -> None:
         """On a new width, let the entries that were out of view guess their height (no rendering), and

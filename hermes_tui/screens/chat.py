@@ -33,7 +33,7 @@ from agent.mentions import badge_line, expand_mentions, with_attached
 from agent.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.path_match import rank_paths
 from agent.ui import ApprovalAnswer, ApprovalDecision
-from hermes_tui import commands, learning_actions
+from hermes_tui import commands, learning_actions, textual_compat
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
@@ -113,6 +113,7 @@ class ChatScreen(ChatLayout):
         images: Sequence[str] = (),
     ) -> None:
         super().__init__()
+        textual_compat.install()  # the fixes for the transcript's widgets, imported with this screen
         self._first_message = first_message
         self._first_images = tuple(images)  # `--image FILE`: attached before the first message
         self.store = store

@@ -17,8 +17,8 @@ from textual.containers import Vertical
 from textual.screen import Screen
 
 from hermes_tui import commands
-from hermes_tui.screen_compositor import KeptMapCompositor
 from hermes_tui.startup_snapshot import StartupSnapshot
+from hermes_tui.textual_compat import keep_full_map
 from widgets.attachment_bar import AttachmentBar
 from widgets.prompt_input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
@@ -42,7 +42,7 @@ class ChatLayout(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._compositor = KeptMapCompositor()  # pages of history rebuild no map twice (its docstring)
+        keep_full_map(self)  # pages of history rebuild no map twice (textual_compat.compositor)
 
     def compose_bottom(self, *, prompt_symbol: str, model: str, clock: Callable[[], float]) -> ComposeResult:
         with Vertical(id="bottom"):

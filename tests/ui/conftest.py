@@ -1,8 +1,2 @@
-"""Every app in the UI tests resolves component styles as `HermesApp` does (installed once, not depending on
-which test happened to build a `HermesApp` first in this worker)."""
-
-from __future__ import annotations
-
-from hermes_tui import component_styles
-
-component_styles.install()
+"""UI tests share the root conftest's `textual_compat.install(eager=True)`: every app in them runs on the
+same Textual, patched or not, whichever test a worker runs first."""

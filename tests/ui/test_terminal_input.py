@@ -6,7 +6,8 @@ import pytest
 from textual import events
 from textual._xterm_parser import XTermParser
 
-from hermes_tui.terminal_input import TerminalDecoder, install
+from hermes_tui.terminal_input import TerminalDecoder
+from hermes_tui.textual_compat.input_decoder import install
 
 PASTE = b"\x1b[200~abc\x1b]0;T\x07def\x1b[31mred\x1b[0m\xc2\x9bz\x1b[201~"
 

@@ -11,7 +11,8 @@ What a subclass provides: `blocks()` (finished blocks + the open one, from its m
   rendered; a theme change or a resize renders every block again, once, at the next layout;
 - `refresh_changed()` repaints just the lines that differ, and asks for a layout only when the height
   changed (in steps of `grow_step()` lines while streaming in a scrolled view: each layout scrolls and
-  redraws the whole screen); a height-only change keeps the painted lines (`_size_updated`);
+  redraws the whole screen); a height-only change keeps the painted lines where `textual_compat` is
+  active (`quiet_resize`);
 - text selection: every strip carries its (x, y) offsets; `get_selection()` extracts from the rendered
   lines' text, so copying gives what the user sees (bullets and all), never Markdown markup;
 - `LiveUpdates` (a helper used by subclasses) coalesces updates from any thread and runs them on the UI
@@ -123,7 +124,7 @@ class LineView(TranscriptPart):
             # The painted copies of these lines are stale, whoever asked for the sync (a layout too):
             # so Textual's cache of painted lines only ever holds current ones (see `_prune_painted`).
             stale = Region(0, self.header_height() + change.first, 1, end - change.first)
-            self._styles_cache.set_dirty(stale.translate(self.content_offset))
+            self.painted_stale(stale.translate(self.content_offset))
         return change
 
     def refresh_changed(self) -> None:
@@ -143,54 +144,15 @@ class LineView(TranscriptPart):
         if top + change.first < bottom:
             self.refresh(Region(0, top + change.first, width, bottom - top - change.first), layout=grows)
 
+    def painted_stale(self, region: Region) -> None:
+        """The painted copies of the lines in `region` are out of date. Plain Textual repaints a resized
+        widget whole, so nothing is kept to go stale; `textual_compat.quiet_resize` keeps painted lines
+        across a height change and forgets these."""
+
     def refresh_header(self) -> None:
         """Repaint the header lines only."""
         if self.is_mounted and (top := self.header_height()):
             self.refresh(Region(0, 0, self.size.width, top))
-
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        """A height-only change (the widget grew): keep the lines already painted.
-
-        Textual marks the whole widget dirty on any size change and sets `virtual_size` as a layout
-        reactive, which repaints every visible line of a reply a second time and asks for a second layout
-        after each growth (measured: two full-screen redraws per new line). The lines that changed were
-        marked dirty by `refresh_changed`; lines newly exposed are painted because nothing is cached for
-        them. Any other change (width, a gutter below the content) goes through Textual's own handling.
-        """
-        gutter = self.styles.gutter
-        if size.width != self._size.width or gutter.bottom or gutter.top or self.is_scrollable:
-            return super()._size_updated(size, virtual_size, container_size, layout)
-        self._layout_cache.clear()
-        if (
-            self._size == size
-            and self.virtual_size == virtual_size
-            and self._container_size == container_size
-        ):
-            return False
-        if self._size.height != size.height:
-            self._prune_painted(size.height)
-        self._size = size
-        self.set_reactive(Widget.virtual_size, virtual_size)
-        self._container_size = container_size
-        return True
-
-    def _prune_painted(self, height: int) -> None:
-        """Forget painted lines far above the end; keep the rest for the next frame.
-
-        Textual's per-widget cache of painted lines (`StylesCache`, by line) stays valid when only the
-        height changed: every line that changed was marked stale by `sync_lines`. Keeping them makes the
-        full-screen frame after each growth (the view scrolls, every row moves) reuse what is in view
-        instead of painting it again: at 50 chunks/s that frame cost five times a partial one. Left
-        alone, the cache would hold every line ever painted (thousands of Strips for a long reply), so
-        lines more than `PAINTED_KEPT` above the end go.
-        """
-        painted = self._styles_cache._cache  # Textual 8.2's line cache: a dict of y -> Strip
-        if len(painted) > 2 * self.PAINTED_KEPT:
-            first_kept = height - self.PAINTED_KEPT
-            for y in [y for y in painted if y < first_kept]:
-                del painted[y]
 
     def rendered_text(self) -> str:
         """The text of every rendered line (what the user reads), trailing spaces removed."""

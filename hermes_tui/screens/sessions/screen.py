@@ -46,7 +46,6 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from hermes_tui.export import ExportFormat, default_export_path, short_path, write_export
-from hermes_tui.palette import can_page
 from hermes_tui.screens.export_prompt import ExportPathModal
 from hermes_tui.screens.modals import ConfirmModal, PromptModal
 from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
@@ -60,6 +59,7 @@ from hermes_tui.screens.sessions.rows import (
 )
 from hermes_tui.screens.sessions.search import SearchGate, SessionSearch
 from hermes_tui.screens.sessions.widgets import SearchInput, SessionList
+from hermes_tui.textual_compat import can_page
 from widgets.assistant_message import MarkdownView
 
 if TYPE_CHECKING:
@@ -692,7 +692,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self._move(self.option_list.action_cursor_up)
 
     def action_page_down(self) -> None:
-        if can_page(self.option_list):  # else Textual raises (see hermes_tui.palette)
+        if can_page(self.option_list):  # else Textual raises (see textual_compat.command_palette)
             self._move(self.option_list.action_page_down)
 
     def action_page_up(self) -> None:

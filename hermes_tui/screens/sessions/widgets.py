@@ -42,7 +42,7 @@ class SessionList(OptionList):
         else:
             self.action_cursor_up()
 
-    async def _on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         event.prevent_default()  # not OptionList's click handler, which selects on the first click
         index = event.style.meta.get("option")
         if index is None or not (0 <= index < self.option_count):

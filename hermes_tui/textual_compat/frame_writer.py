@@ -30,7 +30,7 @@ from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.strip import SGR_STYLES, Strip
 
-from hermes_tui.textual_hooks import wrap_once
+from hermes_tui.textual_compat.hooks import wrap_once
 
 __all__ = ["FrameWriter", "SgrState", "install", "render_chops", "render_layout"]
 
@@ -172,8 +172,8 @@ class _RenderSegments:
 
     render: Callable[[Any, Console], str]
 
-    def __init__(self, replaced: Callable[..., str]) -> None:
-        self.replaced = replaced
+    def __init__(self, original: Callable[..., str]) -> None:
+        self.original = original
 
     def __get__(self, update: object, owner: type | None = None) -> Any:
         return self if update is None else MethodType(type(self).render, update)

@@ -1,4 +1,4 @@
-"""`hermes_tui.component_styles`: entries of a kind share the rules of their component classes, and every
+"""`textual_compat.component_styles`: entries of a kind share the rules of their component classes, and every
 entry still gets exactly the styles Textual itself would give it (state, focus, theme)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.widget import Widget
 
-from hermes_tui import component_styles
-from hermes_tui.component_styles import SharedComponentStyles
+from hermes_tui.textual_compat import component_styles
+from hermes_tui.textual_compat.component_styles import SharedComponentStyles
 from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
 

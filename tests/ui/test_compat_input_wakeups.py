@@ -1,5 +1,5 @@
-"""`hermes_tui.input_wakeups`: the input thread's selector waits long only when input has been quiet, returns
-at once when bytes arrive, and its exit event wakes it."""
+"""`textual_compat.input_wakeups`: the input thread's selector waits long only when input has been quiet,
+returns at once when bytes arrive, and its exit event wakes it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from hermes_tui import input_wakeups
-from hermes_tui.input_wakeups import QuietSelector, WakingEvent
+from hermes_tui.textual_compat import input_wakeups
+from hermes_tui.textual_compat.input_wakeups import QuietSelector, WakingEvent
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
 """Put one of our wrappers in front of a function a Textual module (or class) calls by name, once.
 
-The workarounds for Textual 8.2.8's faults (`terminal_input`: the input decoder; `callback_counts`: the
-parameter count of every callback; `component_styles`: the stylesheet's component-class step) each replace
-one module or class attribute with an object wrapping what was there.
-This is that step, in one place: idempotent (a second install finds its own wrapper), and a no-op if the name
-is gone in another Textual, so the app runs without the workaround rather than failing.
+Each patch of `textual_compat` that wraps a Textual function (the input decoder factory, callback counts,
+the component-class step, the frame writer, ...) replaces one module or class attribute with an object
+wrapping what was there (as `original`, which the canary test reads the signature of). This is that step,
+in one place: idempotent (a second install finds its own wrapper). Whether it runs at all is the version
+guard's decision (`guard.install`), made before any patch.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`hermes_tui.callback_counts`: the same counts as Textual's, without a signature per timer tick."""
+"""`textual_compat.callback_counts`: the same counts as Textual's, without a signature per timer tick."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from textual import _callback
 from textual.app import App
 
-from hermes_tui import callback_counts
-from hermes_tui.callback_counts import CachedCounts
+from hermes_tui.textual_compat import callback_counts
+from hermes_tui.textual_compat.callback_counts import CachedCounts
 
 
 class _Owner:
@@ -80,7 +80,7 @@ def test_a_new_partial_of_the_same_method_is_not_counted_again(monkeypatch: pyte
 def test_install_is_idempotent_and_textual_invokes_through_it() -> None:
     assert callback_counts.install() and callback_counts.install()
     hook = _callback.count_parameters
-    assert isinstance(hook, CachedCounts) and not isinstance(hook.fallback, CachedCounts)
+    assert isinstance(hook, CachedCounts) and not isinstance(hook.original, CachedCounts)
 
 
 async def test_timers_and_call_later_still_pass_their_arguments() -> None:

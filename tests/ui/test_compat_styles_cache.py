@@ -1,4 +1,4 @@
-"""`hermes_tui.styles_cache_colors`: a removed widget's painted lines are freed with it (Textual 8.2.8's
+"""`textual_compat.styles_cache`: a removed widget's painted lines are freed with it (Textual 8.2.8's
 `StylesCache.get_inner_outer` cache kept the last 1,024 widgets' line caches alive)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from textual.color import Color
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from hermes_tui import styles_cache_colors
+from hermes_tui.textual_compat import styles_cache as styles_cache_colors
 
 
 class _Cards(App[None]):

@@ -30,14 +30,14 @@ class CachedCounts:
     """A drop-in for Textual's `count_parameters`: partials of functions and bound methods are counted from
     a cache keyed on the underlying function; everything else goes to Textual's own function."""
 
-    def __init__(self, fallback: Callable[[Callable[..., Any]], int]) -> None:
-        self.fallback = fallback
+    def __init__(self, original: Callable[[Callable[..., Any]], int]) -> None:
+        self.original = original
         self._functions: weakref.WeakKeyDictionary[Callable[..., Any], int] = weakref.WeakKeyDictionary()
         self._methods: weakref.WeakKeyDictionary[Callable[..., Any], int] = weakref.WeakKeyDictionary()
 
     def __call__(self, func: Callable[..., Any]) -> int:
         if not isinstance(func, partial):
-            return self.fallback(func)
+            return self.original(func)
         inner = func.func
         bound = len(func.args) + len(func.keywords)
         if inspect.ismethod(inner):  # a bound Python method: its count depends on the function only
@@ -45,7 +45,7 @@ class CachedCounts:
         elif inspect.isfunction(inner):
             table, key = self._functions, inner
         else:
-            return self.fallback(func)
+            return self.original(func)
         count = table.get(key)
         if count is None:
             count = len(inspect.signature(inner).parameters)  # what Textual counts for `inner`
@@ -59,6 +59,6 @@ def install() -> bool:
         from textual import _callback
     except Exception:  # pragma: no cover - Textual is a dependency
         return False
-    from hermes_tui.textual_hooks import wrap_once
+    from hermes_tui.textual_compat.hooks import wrap_once
 
     return wrap_once(_callback, _HOOK, CachedCounts)

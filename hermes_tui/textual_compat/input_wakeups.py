@@ -111,10 +111,10 @@ class _SelectorsModule:
     SelectSelector = QuietSelector
 
     def __init__(self, module: Any) -> None:
-        self._module = module
+        self.original = module
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._module, name)
+        return getattr(self.original, name)
 
 
 class _EventFactory:
@@ -133,7 +133,7 @@ def install() -> bool:
         from textual.drivers import linux_driver
     except Exception:  # not on this platform (termios)
         return False
-    from hermes_tui.textual_hooks import wrap_once
+    from hermes_tui.textual_compat.hooks import wrap_once
 
     return wrap_once(linux_driver, "selectors", _SelectorsModule) and wrap_once(
         linux_driver, "Event", _EventFactory

@@ -1,6 +1,6 @@
-"""The frames `hermes_tui.terminal_output` writes put the same cells on a terminal as Textual's own, in fewer
-bytes. Both outputs are played into `pyte` (a terminal emulator) and compared cell by cell: character,
-colours, bold, italics, underline, strikethrough, reverse, blink."""
+"""The frames `textual_compat.frame_writer` writes put the same cells on a terminal as Textual's
+own, in fewer bytes. Both outputs are played into `pyte` (a terminal emulator) and compared cell by cell:
+character, colours, bold, italics, underline, strikethrough, reverse, blink."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.strip import Strip
 
-from hermes_tui import terminal_output
-from hermes_tui.terminal_output import DEFAULT, render_chops, render_layout, sgr_state, transition
+from hermes_tui.textual_compat import frame_writer as terminal_output
+from hermes_tui.textual_compat.frame_writer import DEFAULT, render_chops, render_layout, sgr_state, transition
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from tests.ui.test_markdown_view import EVERY_ELEMENT
 
@@ -31,12 +31,12 @@ CONSOLE = Console(color_system="truecolor", force_terminal=True, width=WIDTH)
 def textual_chops(update: ChopsUpdate, console: Console) -> str:
     """Textual's own `ChopsUpdate.render_segments`, whether or not ours is installed."""
     replaced = ChopsUpdate.__dict__["render_segments"]
-    return str(getattr(replaced, "replaced", replaced)(update, console))
+    return str(getattr(replaced, "original", replaced)(update, console))
 
 
 def textual_layout(update: LayoutUpdate, console: Console) -> str:
     replaced = LayoutUpdate.__dict__["render_segments"]
-    return str(getattr(replaced, "replaced", replaced)(update, console))
+    return str(getattr(replaced, "original", replaced)(update, console))
 
 
 def play(output: str, before: str = "", size: tuple[int, int] = (WIDTH, HEIGHT)) -> list[list[Any]]:

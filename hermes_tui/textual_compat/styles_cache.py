@@ -24,7 +24,7 @@ from textual._styles_cache import StylesCache
 from textual.color import Color
 from textual.style import Style
 
-from hermes_tui.textual_hooks import wrap_once
+from hermes_tui.textual_compat.hooks import wrap_once
 
 __all__ = ["ColourKeyedInnerOuter", "install"]
 
@@ -39,8 +39,9 @@ class ColourKeyedInnerOuter:
     """Stands in for the method on the class. Not a descriptor, so `self.get_inner_outer(a, b)` calls it
     with the two colours only; the old cache is emptied so the caches it held go now."""
 
-    def __init__(self, replaced: Callable[..., Any]) -> None:
-        cache_clear = getattr(replaced, "cache_clear", None)
+    def __init__(self, original: Callable[..., Any]) -> None:
+        self.original = original  # never called again (the canary reads its signature)
+        cache_clear = getattr(original, "cache_clear", None)
         if cache_clear is not None:
             cache_clear()
 

@@ -3,14 +3,14 @@
 Textual 8.2.8 styles each component class (`tool-panel--name`, `markdown-view--h1`, ...) of every widget by
 attaching a virtual node to the widget and matching the whole stylesheet against it. That result is never
 shared: the cache `App._register` passes to `Stylesheet.apply` is keyed on the node's parent, which for a
-virtual node is the widget itself. A tool panel has 20 component classes and a reply 15, so mounting a page of
-50 entries ran ~900 stylesheet matches; with the sessions benchmark's 5,000-message session that was a quarter
-of the time of paging back (py-spy).
+virtual node is the widget itself. A tool panel has 20 component classes and a reply 15, so mounting a page
+of 50 entries ran ~900 stylesheet matches; with the sessions benchmark's 5,000-message session that was a
+quarter of the time of paging back (py-spy).
 
 `install()` puts `SharedComponentStyles` in front of `Stylesheet._process_component_classes`. For a widget
 class that opts in (`SHARE_COMPONENT_STYLES = True`: the transcript's entries), the rules of each component
 are matched once per *context* and replayed onto the next widget's virtual node (`replace_rules`, what
-Textual's own cache does on a hit). The context (`widgets.style_context`) is everything a selector without
+Textual's own cache does on a hit). The context (`style_context`) is everything a selector without
 structural pseudo-classes can see, under one parse of the stylesheet (a theme switch or a hot reload
 re-parses it and so empties the cache). A component whose rules use a structural pseudo-class
 (first-child, odd, focus-within, ...) is matched every time, as Textual excludes those from its cache.
@@ -29,7 +29,7 @@ from textual.css.styles import RenderStyles, RulesMap, Styles
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 
-from widgets.style_context import style_context
+from hermes_tui.textual_compat.style_context import style_context
 
 __all__ = ["OPT_IN", "LazyComponentStyles", "SharedComponentStyles", "install"]
 
@@ -175,6 +175,6 @@ class SharedComponentStyles:
 
 def install() -> bool:
     """Put `SharedComponentStyles` in front of Textual's component-class step; True if it is in place."""
-    from hermes_tui.textual_hooks import wrap_once
+    from hermes_tui.textual_compat.hooks import wrap_once
 
     return wrap_once(Stylesheet, _HOOK, SharedComponentStyles)

@@ -16,11 +16,16 @@ Measured with `benchmarks/sessions_bench.py`'s store: two rebuilds a page, ~200 
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual._compositor import Compositor, ReflowResult
 from textual.geometry import Size
+from textual.screen import Screen
 from textual.widget import Widget
 
-__all__ = ["KeptMapCompositor"]
+from hermes_tui.textual_compat.guard import active
+
+__all__ = ["KeptMapCompositor", "keep_full_map"]
 
 
 class KeptMapCompositor(Compositor):
@@ -35,3 +40,9 @@ class KeptMapCompositor(Compositor):
         self._full_map_invalidated = True
         super().update_widgets(widgets)
         self._full_map_invalidated = stale
+
+
+def keep_full_map(screen: Screen[Any]) -> None:
+    """Give `screen` the `KeptMapCompositor` (where the verified Textual is installed)."""
+    if active():
+        screen._compositor = KeptMapCompositor()

@@ -4,7 +4,7 @@ parse of the stylesheet get the same styles, so what is computed from them can b
 The context is the node's and every ancestor's type, classes, hover/focus/disabled state and id (when a
 rule names it), under one `rules_map` (a theme switch or a hot reload re-parses the stylesheet and makes a
 new one). Structural pseudo-classes (first-child, odd, ...) are not in it: whoever shares must check the
-rules it relies on do not use them (`hermes_tui.component_styles` does). Nothing here sets inline colours
+rules it relies on do not use them (`textual_compat.component_styles` does). Nothing here sets inline colours
 on transcript widgets, which the key would not see.
 """
 

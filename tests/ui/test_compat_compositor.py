@@ -1,5 +1,5 @@
-"""The chat screen's compositor (`hermes_tui.screen_compositor`) keeps every widget's place right while it
-skips rebuilding a map that is already up to date."""
+"""The chat screen's compositor (`textual_compat.compositor`) keeps every widget's place right
+while it skips rebuilding a map that is already up to date."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
-from hermes_tui.screen_compositor import KeptMapCompositor
+from hermes_tui.textual_compat.compositor import KeptMapCompositor
 
 
 class ListScreen(Screen[None]):

@@ -17,11 +17,16 @@ from typing import Any
 from textual.app import App
 from textual.dom import DOMNode
 
+from hermes_tui.textual_compat.guard import active
+
 __all__ = ["preload_default_css"]
 
 
 def preload_default_css(app: App[Any], classes: Iterable[type[DOMNode]]) -> None:
-    """Add the default CSS of `classes` (and their CSS bases) to `app`'s stylesheet, parsed and mapped."""
+    """Add the default CSS of `classes` (and their CSS bases) to `app`'s stylesheet, parsed and mapped
+    (on an unverified Textual: nothing, and the first mounts parse it as usual)."""
+    if not active():
+        return
     stylesheet = app.stylesheet
     for cls in classes:
         # `DOMNode._get_default_css` reads only `_node_bases` of the instance: no widget is built for it.

@@ -1,0 +1,442 @@
+"""What the transcript draws: entries as models, each a stack of cached lines, none of them a widget.
+
+The transcript is one Line-API view over the whole conversation (design.md §4, §9): the view owns the
+scrolling, the virtual canvas and the focus; an entry (a user message, a reply, reasoning, a tool call, a
+notice) only knows its content and how to draw it into lines at a width. Lines are plain tuples of Rich
+segments (`Line`), cached per (width, style generation) by each entry, drawn only when in view.
+
+An entry draws with what the view lends it (`Painter`: the console, the styles of the view's component
+classes, a style generation that changes with the theme) and tells the view when its lines change
+(`changed`). Entries are made and fed on the UI thread only; `append()` of a streaming entry is the one
+method other threads may call (it queues and asks the view for an update).
+
+`LinesEntry` is the base of entries that grow while you watch (a reply, reasoning, a tool's output):
+finished blocks are rendered once into a `LineStack`, only the open last block again, at most a few
+times a second (`LiveUpdates`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+
+from widgets.markdown_view.lines import LineChange, LineStack
+from widgets.markdown_view.render import Line, MarkdownStyle
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from widgets.transcript_record import TranscriptRecord
+
+__all__ = ["Entry", "LineSource", "LinesEntry", "LiveUpdates", "Painter", "blank_line", "pad_line"]
+
+
+class Scheduler(Protocol):
+    """What `LiveUpdates` needs of its owner (the transcript view): Textual's timers and `call_later`."""
+
+    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], Any], *, name: str | None = None) -> Timer: ...
+
+    def input_pending(self) -> bool:
+        """Typed keys are on their way to their widget: a live update may wait a moment for them."""
+        ...
+
+
+class Painter(Scheduler, Protocol):
+    """What the transcript lends its entries to draw with, and hears back from them."""
+
+    @property
+    def console(self) -> Console: ...
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever styles change (theme, focus): lines cached under another are stale."""
+        ...
+
+    @property
+    def base_style(self) -> Style:
+        """The view's own colour and background, under every line."""
+        ...
+
+    @property
+    def markdown_style(self) -> MarkdownStyle: ...
+
+    @property
+    def scrolls(self) -> bool:
+        """The view has more lines than fit (growing at the end scrolls it)."""
+        ...
+
+    def text_style(self, component: str) -> Style:
+        """A component class's style for a span of text (attributes, and its colour blended)."""
+        ...
+
+    def rich_style(self, component: str) -> Style:
+        """A component class's whole style (its background too)."""
+        ...
+
+    def entry_changed(self, entry: Entry, first: int = 0) -> None:
+        """`entry`'s lines from `first` (of its content) on changed; its height may have too."""
+        ...
+
+    def remove_entry(self, entry: Entry) -> None:
+        """Take `entry` out of the transcript (a withdrawn stream)."""
+        ...
+
+
+def blank_line(width: int, style: Style) -> Line:
+    return (Segment(" " * max(0, width), style),)
+
+
+def pad_line(line: Line, width: int, left: int, right: int, style: Style, *, prefix: Line = ()) -> Line:
+    """`line` placed in a row of `width` cells: `left` cells (after `prefix`, a border say), the line, then
+    filled to `width - right` and `right` more cells, all in `style` where the line has none."""
+    used = sum(segment.cell_length for segment in prefix) + left + sum(segment.cell_length for segment in line)
+    fill = max(0, width - used)
+    head: tuple[Segment, ...] = (Segment(" " * left, style),) if left else ()
+    tail = (Segment(" " * fill, style),) if fill else ()
+    return (*prefix, *head, *line, *tail)
+
+
+class Entry:
+    """One entry of the transcript. Subclasses draw `content_line`s; the view adds the gap above."""
+
+    GAP: ClassVar[int] = 1
+    """Blank lines above the entry (the margin between entries)."""
+    STYLE: ClassVar[str] = "transcript--entry"
+    """The component class of the entry's own colour."""
+    KIND: ClassVar[str] = "entry"
+
+    painter: Painter | None = None
+    grouped: bool = False
+    """Set by the view on a tool call right after another: no gap between them."""
+
+    # ------------------------------------------------------------------------------------ the view's side
+
+    def attach(self, painter: Painter) -> None:
+        self.painter = painter
+
+    def detach(self) -> None:
+        """Taken out of the transcript (cleared, withdrawn): stop whatever runs for it."""
+
+    def remove(self) -> None:
+        """Take this entry out of its transcript."""
+        if self.painter is not None:
+            self.painter.remove_entry(self)
+
+    @property
+    def visible(self) -> bool:
+        """False draws nothing, not even the gap (a reply that turned out empty)."""
+        return True
+
+    @property
+    def gap(self) -> int:
+        return 0 if self.grouped or not self.visible else self.GAP
+
+    def measure(self, width: int) -> int:
+        """The entry's exact height at `width`, gap included (renders what it must)."""
+        if not self.visible:
+            return 0
+        return self.gap + self.content_height(width)
+
+    def estimate(self, width: int) -> int:
+        """A cheap guess of `measure(width)`, for an entry not drawn at this width yet."""
+        if not self.visible:
+            return 0
+        return self.gap + self.estimate_content(width)
+
+    def line(self, y: int, width: int) -> Line:
+        """Line `y` of the entry (gap included) at `width` cells; call `measure(width)` first."""
+        gap = self.gap
+        if y < gap:
+            return blank_line(width, self.base_style)
+        return self.content_line(y - gap, width)
+
+    @property
+    def base_style(self) -> Style:
+        painter = self.painter
+        if painter is None:
+            return Style()
+        return painter.base_style + painter.text_style(self.style_class())
+
+    def style_class(self) -> str:
+        """The component class of the entry's colour (`STYLE`; a notice's depends on its kind)."""
+        return self.STYLE
+
+    # ------------------------------------------------------------------------------------ for subclasses
+
+    def content_height(self, width: int) -> int:
+        raise NotImplementedError
+
+    def content_line(self, y: int, width: int) -> Line:
+        raise NotImplementedError
+
+    def estimate_content(self, width: int) -> int:
+        return self.content_height(width)
+
+    @property
+    def can_toggle(self) -> bool:
+        """Something to expand or collapse (Enter, Space, a click)."""
+        return False
+
+    def toggle(self) -> bool:
+        """Expand or collapse; False when there was nothing to do."""
+        return False
+
+    def click(self, y: int, x: int) -> bool:
+        """A click on content line `y`, cell `x`; True if it did something (the view repaints)."""
+        return self.toggle()
+
+    @property
+    def is_finished(self) -> bool:
+        return True
+
+    @property
+    def is_live(self) -> bool:
+        """Wants the view's pacer ticks (a running tool's clock, its output)."""
+        return False
+
+    def tick(self, frame: int) -> None:
+        """A pacer tick (UI thread), while `is_live`."""
+
+    def record(self) -> TranscriptRecord | None:
+        """The entry as plain data (None: nothing to keep)."""
+        return None
+
+    def on_style_change(self) -> None:
+        """Styles changed: drop what was derived from them (the line caches key on the generation)."""
+
+    def changed(self, first: int = 0) -> None:
+        if self.painter is not None:
+            self.painter.entry_changed(self, first)
+
+    def rendered_text(self, width: int | None = None) -> str:
+        """What the entry shows, as text (trailing spaces removed): for tests and copying."""
+        width = width or 80
+        height = self.measure(width) if self.painter is not None else 0
+        rows = ["".join(segment.text for segment in self.line(y, width)) for y in range(self.gap, height)]
+        return "\n".join(row.rstrip() for row in rows)
+
+
+class LineSource(Protocol):
+    """A `LinesEntry`'s content as blocks: the finished ones and the open one."""
+
+    def blocks(self) -> tuple[Sequence[Any], Any]: ...
+
+
+class LinesEntry(Entry):
+    """An entry whose content is a stack of cached lines, one per row, grown at the end.
+
+    What a subclass provides: `blocks()` (finished blocks + the open one), `render_block()` (one block's
+    lines at a width), optionally a header (`header_height`, `render_header`) and `body_visible`.
+    """
+
+    PAD: ClassVar[tuple[int, int]] = (1, 1)
+    """Cells left and right of the content."""
+
+    def __init__(self) -> None:
+        self._stack: LineStack[Any] = LineStack(self.render_block, gap_after=self.gap_after)
+
+    # ------------------------------------------------------------------------------------ for subclasses
+
+    def blocks(self) -> tuple[Sequence[Any], Any]:
+        return (), None
+
+    def render_block(self, block: Any, width: int) -> list[Line]:
+        """One block's lines at `width` cells (the entry's base style applied)."""
+        raise NotImplementedError
+
+    def gap_after(self, block: Any) -> bool:
+        return False
+
+    def header_height(self) -> int:
+        return 0
+
+    def render_header(self, y: int, width: int) -> Line:
+        """Header line `y` at the content width `width`."""
+        raise NotImplementedError
+
+    def body_visible(self) -> bool:
+        return True
+
+    def grow_step(self) -> int:
+        """The height grows in steps of this many lines while streaming in a scrolled view: every new line
+        scrolls the whole view and the terminal redraws every visible row; two or three at a time divide
+        those redraws (the text itself still appears at once, in the reserved lines)."""
+        return 1
+
+    # ------------------------------------------------------------------------------------ lines
+
+    def _inner(self, width: int) -> int:
+        left, right = self.PAD
+        return max(1, width - left - right)
+
+    def _key(self, width: int) -> tuple[int, int]:
+        return (self._inner(width), self.painter.generation if self.painter is not None else 0)
+
+    def sync_lines(self, width: int) -> LineChange:
+        """Bring the line cache up to date with the model for `width`."""
+        finished, open_block = self.blocks()
+        return self._stack.sync(finished, open_block, self._key(width), self.base_style)
+
+    def _padded(self, height: int) -> int:
+        step = self.grow_step()
+        return height if step <= 1 or not height else -(-height // step) * step
+
+    def content_height(self, width: int) -> int:
+        top = self.header_height()
+        if not self.body_visible():
+            return top
+        return top + self._padded(self.sync_lines(width).new_height)
+
+    def estimate_content(self, width: int) -> int:
+        """The rendered height scaled to a new width (text re-wraps in proportion), else exact."""
+        key = self._stack.key
+        top = self.header_height()
+        if not self.body_visible():
+            return top
+        if key is not None and self._stack.height and key[0] != self._inner(width):
+            return top + max(1, -(-self._stack.height * key[0] // self._inner(width)))
+        return self.content_height(width)
+
+    def content_line(self, y: int, width: int) -> Line:
+        left, right = self.PAD
+        inner = self._inner(width)
+        top = self.header_height()
+        style = self.base_style
+        if y < top:
+            return pad_line(self.render_header(y, inner), width, left, right, style)
+        if self._stack.key != self._key(width):
+            self.sync_lines(width)
+        line = self._stack.line(y - top)
+        return pad_line(line or (), width, left, right, style)
+
+    @property
+    def line_count(self) -> int:
+        """Lines of the body at the width last drawn."""
+        return self._stack.height
+
+    def refresh_changed(self) -> None:
+        """After the model changed: tell the view which lines differ (it decides what to repaint)."""
+        painter = self.painter
+        if painter is None or not self.body_visible():
+            return
+        key = self._stack.key
+        if key is None:
+            self.changed(0)
+            return
+        finished, open_block = self.blocks()
+        change = self._stack.sync(finished, open_block, key, self.base_style)
+        self.changed(self.header_height() + change.first)
+
+
+class LiveUpdates:
+    """Runs `update` on the UI thread soon after `request()` (from any thread), at most `hz` times a second.
+
+    The first request after a quiet spell runs at once; requests during the next 1/hz s are coalesced into
+    one run at the end of it. So the latest text is on screen within 1/hz s, and a burst of thousands of
+    deltas a second costs `hz` renders, not thousands. When an update is costly the interval stretches to
+    `slow_factor` times its cost (or the cost it reports: the part repeated on every update, such as a
+    huge open code block drawn again), so that work takes at most about 1/slow_factor of the UI thread,
+    but never beyond `MAX_INTERVAL`: the screen keeps moving.
+
+    Typed keys come first: while the owner says input is on its way (`input_pending`), a
+    due update waits in steps of `INPUT_WAIT`, for at most `MAX_INTERVAL` since the last one: a key passes
+    several message queues on its way to the prompt, each waiting behind whatever render runs then.
+    """
+
+    MAX_INTERVAL = 0.2
+    INPUT_WAIT = 0.02
+
+    __slots__ = (
+        "_hz",
+        "_interval",
+        "_last",
+        "_lock",
+        "_owner",
+        "_requested",
+        "_slow_factor",
+        "_timer",
+        "_update",
+    )
+
+    def __init__(
+        self,
+        owner: Scheduler,
+        update: Callable[[], float | None],
+        *,
+        hz: float,
+        slow_factor: float = 4.0,
+    ) -> None:
+        self._owner = owner
+        self._update = update
+        self._hz = hz
+        self._slow_factor = slow_factor
+        self._lock = threading.Lock()
+        self._requested = False
+        self._timer: Timer | None = None
+        self._last = 0.0
+        self._interval = 1 / hz
+
+    def request(self) -> None:
+        """Ask for an update (thread-safe, cheap: one message per burst)."""
+        with self._lock:
+            if self._requested:
+                return
+            self._requested = True
+        if not self._owner.call_later(self._run):
+            with self._lock:
+                self._requested = False  # not running (not mounted yet, or closing): the owner updates later
+
+    def run_now(self) -> None:
+        """Update at once (UI thread), whatever the rate: the stream ended, or a caller needs the result."""
+        self.cancel()
+        with self._lock:
+            self._requested = False
+        self._execute()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _run(self) -> None:
+        with self._lock:
+            self._requested = False
+        if self._timer is not None:
+            return  # a deferred run is already due
+        now = time.monotonic()
+        wait = self._last + self._interval - now
+        if wait <= 0 and self._yield_to_input(now):
+            wait = self.INPUT_WAIT
+        if wait > 0:
+            self._timer = self._owner.set_timer(wait, self._deferred, name="live-update")
+            return
+        self._execute()
+
+    def _deferred(self) -> None:
+        self._timer = None
+        if self._yield_to_input(time.monotonic()):
+            self._timer = self._owner.set_timer(self.INPUT_WAIT, self._deferred, name="live-update")
+            return
+        self._execute()
+
+    def _yield_to_input(self, now: float) -> bool:
+        """True if typed keys are on their way and the screen moved recently enough to wait for them."""
+        if now - self._last >= self.MAX_INTERVAL:
+            return False
+        return self._owner.input_pending()
+
+    def _execute(self) -> None:
+        start = time.monotonic()
+        repeated = self._update()
+        end = time.monotonic()
+        self._last = end
+        cost = end - start if repeated is None else repeated
+        self._interval = min(self.MAX_INTERVAL, max(1 / self._hz, cost * self._slow_factor))
