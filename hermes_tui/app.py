@@ -258,17 +258,6 @@ class HermesApp(textual_compat.FrameSignal[int]):
             target=prewarm_model_client, args=(self.settings,), name="sdk-prewarm", daemon=True
         ).start()
 
-    def _preload_turn_css(self) -> None:
-        """After the first frame: the CSS of what a turn mounts, parsed now rather than on Enter."""
-        from hermes_tui.textual_compat import preload_default_css
-        from widgets.assistant_message import AssistantMessage
-        from widgets.notice import NoticeLine
-        from widgets.reasoning import ReasoningBlock
-        from widgets.tool_panel import ToolPanel
-        from widgets.user_message import UserMessage
-
-        preload_default_css(self, (UserMessage, AssistantMessage, ReasoningBlock, ToolPanel, NoticeLine))
-
     def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
@@ -314,7 +303,6 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.images = ()
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.first_frame.after(self._prewarm_model_client)
-        self.first_frame.after(self._preload_turn_css)
         self.first_frame.after(self.mcp.start)
         self.first_frame.after(self.save_startup_snapshot)
         if self.open_sessions:

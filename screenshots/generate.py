@@ -91,7 +91,7 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await pilot.pause(0.3)
             save(app, "01-spinner")
             await wait_for(
-                pilot, lambda: any(len(m.text) > 60 for m in chat.transcript.query(AssistantMessage))
+                pilot, lambda: any(len(m.text) > 60 for m in chat.transcript.entries_of(AssistantMessage))
             )
             save(app, "02-mid-stream")
             card = await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))
@@ -109,7 +109,7 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             chat.transcript.scroll_home(animate=False, immediate=True)
             await pilot.pause(0.3)
             save(app, "06-tool-panels-collapsed")
-            for panel in chat.transcript.query(ToolPanel):
+            for panel in chat.transcript.entries_of(ToolPanel):
                 panel.expanded = True
             await pilot.pause(0.3)
             chat.transcript.release_anchor()
@@ -431,7 +431,7 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await pilot.press("enter")
 
             def progress() -> bool:
-                lists = list(chat.transcript.query(SubagentList))
+                lists = list(chat.transcript.entries_of(SubagentList))
                 kids = lists[0].children_progress if lists else {}
                 return (
                     len(kids) == 3
@@ -579,7 +579,7 @@ async def input_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             for key in "!cat notes.txt; ls src":
                 await pilot.press(key)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: not chat.busy and chat.query(ToolPanel))
+            await wait_for(pilot, lambda: not chat.busy and chat.transcript.entries_of(ToolPanel))
             await pilot.pause(0.3)
             shot("22-shell-mode", app)
             chat.run_slash(commands.BY_NAME["model"], "")

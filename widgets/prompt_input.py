@@ -170,6 +170,12 @@ class PromptInput(TextArea):
         Binding("escape", "close_completions", "Close", show=False, id="prompt.close_completions"),
         # Only while the prompt holds a paste token (`check_action`): else Ctrl+O goes on to the screen.
         Binding("ctrl+o", "expand_paste", "Expand paste", show=False, id="prompt.expand_paste"),
+        # The transcript scrolls while the prompt keeps the focus (as in Claude Code and Codex); the prompt
+        # keeps Up/Down and Home/End for itself.
+        Binding("pageup", "scroll_transcript('page_up')", "Scroll up", show=False),
+        Binding("pagedown", "scroll_transcript('page_down')", "Scroll down", show=False),
+        Binding("ctrl+home", "scroll_transcript('first')", "First message", show=False),
+        Binding("ctrl+end", "scroll_transcript('latest')", "Latest", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -211,6 +217,17 @@ class PromptInput(TextArea):
 
     class EmptyEnter(Message):
         """Enter on an empty prompt (the chat sends the next queued message, if any)."""
+
+    class ScrollTranscript(Message):
+        """PageUp/PageDown, Ctrl+Home/Ctrl+End in the prompt: `where` the transcript should go
+        (`page_up`, `page_down`, `first`, `latest`)."""
+
+        def __init__(self, where: str) -> None:
+            super().__init__()
+            self.where = where
+
+    def action_scroll_transcript(self, where: str) -> None:
+        self.post_message(self.ScrollTranscript(where))
 
     def __init__(
         self,
@@ -618,6 +635,18 @@ class PromptInput(TextArea):
             if last is not None:
                 end = (end[0], last.end)
         return Edit(edit.text, start, end, edit.maintain_selection_offset)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        if len(self.pastes):
+            self.call_after_refresh(self.restyle_tokens)
+
+    def restyle_tokens(self) -> None:
+        """A new theme: the tokens get their highlight again, in its colours (`textual_compat.text_area`
+        builds TextArea's highlight map again; plain Textual has no tokens highlighted to restyle)."""
+        self.refresh()
 
     def outside_tokens(self, selection: Selection) -> Selection:
         """The cursor never rests inside a token: it steps over it in the direction it was going. Every

@@ -1,9 +1,9 @@
-"""The model's reasoning ("thinking") text: its own block, collapsed by default, one widget.
+"""The model's reasoning ("thinking") text: its own entry, collapsed by default.
 
 Reasoning can be long and is secondary to the answer, so it starts collapsed to a single header line that
 shows the latest line while it streams. It is plain text (not Markdown): reasoning is often half-formed
-markup. Expanded, its lines are cached strips like a reply's (`LineView` over `TextLines`): a finished line
-is wrapped once, only the open line is drawn again, at most `RENDER_HZ` times a second; collapsed, only the
+markup. Expanded, its lines are cached like a reply's (`LinesEntry` over `TextLines`): a finished line is
+wrapped once, only the open line is drawn again, at most `RENDER_HZ` times a second; collapsed, only the
 header line is drawn. `append()` only takes a lock.
 """
 
@@ -13,64 +13,28 @@ import threading
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
-from textual import events
-from textual.binding import Binding, BindingType
-from textual.reactive import reactive
-from textual.strip import Strip
 
-from widgets.markdown_view.render import Line, render_plain
+from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
-from widgets.markdown_view.view import LineView, LiveUpdates
-from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
+from widgets.text_safety import StreamSanitizer, sanitize_display
+from widgets.transcript_entry import LinesEntry, LiveUpdates, Painter
+from widgets.transcript_record import TranscriptRecord
 
 __all__ = ["ReasoningBlock"]
 
 
-class ReasoningBlock(LineView, can_focus=True):
+class ReasoningBlock(LinesEntry):
     """Streaming, collapsible reasoning text. Click or Enter toggles."""
 
-    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
-
-    DEFAULT_CSS = """
-    ReasoningBlock {
-        height: auto;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        color: $text-muted;
-        &:focus { background: $boost; }
-        & > .reasoning--title { color: $text-secondary; text-style: bold; }
-        & > .reasoning--meta { color: $text-muted; }
-        & > .reasoning--body { color: $text-muted; text-style: italic; }
-    }
-    """
-
-    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
-    """Entries of a kind style their component classes alike: matched once (textual_compat)."""
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"reasoning--title", "reasoning--meta", "reasoning--body"}
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_expanded", "Show/hide reasoning", show=False),
-    ]
-
+    KIND: ClassVar[str] = "reasoning"
+    STYLE: ClassVar[str] = "reasoning--base"
     RENDER_HZ: ClassVar[float] = 15.0
     TITLE: ClassVar[str] = "Reasoning"
 
-    expanded: reactive[bool] = reactive(False, layout=True)
-    """Show the whole reasoning text instead of the one-line header."""
-
-    def __init__(
-        self,
-        text: str = "",
-        *,
-        finished: bool = False,
-        expanded: bool = False,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self, text: str = "", *, finished: bool = False, expanded: bool = False) -> None:
+        super().__init__()
         self._lock = threading.Lock()
         self._pending: list[str] = []
         self._all: list[str] = [text] if text else []
@@ -78,11 +42,11 @@ class ReasoningBlock(LineView, can_focus=True):
         self._lines = TextLines(sanitize_display(text))
         self._tail = self._last_line()
         self._finished = finished
-        self._header: tuple[tuple[object, ...], Strip] | None = None
-        self._updates = LiveUpdates(self, self._drain, hz=self.RENDER_HZ)
+        self._expanded = expanded
+        self._header: tuple[tuple[object, ...], Line] | None = None
+        self._updates: LiveUpdates | None = None
         if finished:
             self._lines.close()
-        self.set_reactive(ReasoningBlock.expanded, expanded)
 
     # ----------------------------------------------------------------------------------------- public API
 
@@ -92,19 +56,20 @@ class ReasoningBlock(LineView, can_focus=True):
             with self._lock:
                 self._pending.append(text)
                 self._all.append(text)
-            self._updates.request()
+            if self._updates is not None:
+                self._updates.request()
 
     def finish(self) -> None:
         """No more reasoning will come: draw the rest."""
-        self._updates.cancel()
+        if self._updates is not None:
+            self._updates.cancel()
         self._drain()
         if tail := self._sanitizer.flush():
             self._lines.feed(tail)
         self._lines.close()
         self._finished = True
         self._header = None
-        self.refresh_changed()
-        self.refresh_header()
+        self.changed()
 
     @property
     def text(self) -> str:
@@ -132,21 +97,48 @@ class ReasoningBlock(LineView, can_focus=True):
         with self._lock:
             return not self._pending
 
-    def header_text(self) -> Text:
+    @property
+    def expanded(self) -> bool:
+        return self._expanded
+
+    @property
+    def can_toggle(self) -> bool:
+        return True
+
+    def toggle(self) -> bool:
+        self._expanded = not self._expanded
+        self._header = None
+        self.changed()
+        return True
+
+    def record(self) -> TranscriptRecord:
+        return TranscriptRecord("reasoning", self.text, expanded=self._expanded)
+
+    def header_text(self, width: int = 80) -> Text:
         """The one-line header as shown (for tests and the collapsed view)."""
-        return self._header_content(self.size.width)
+        return self._header_content(width)
 
-    def action_toggle_expanded(self) -> None:
-        self.expanded = not self.expanded
+    # ----------------------------------------------------------------------------------------- the entry
 
-    # ----------------------------------------------------------------------------------------- LineView
+    def attach(self, painter: Painter) -> None:
+        super().attach(painter)
+        self._updates = LiveUpdates(painter, self._drain, hz=self.RENDER_HZ)
+        if self._pending:
+            self._updates.request()
+
+    def detach(self) -> None:
+        if self._updates is not None:
+            self._updates.cancel()
 
     def blocks(self) -> tuple[Sequence[TextLine], TextLine | None]:
         return self._lines.finished, self._lines.open_line
 
     def render_block(self, block: TextLine, width: int) -> list[Line]:
-        style = self.base_style + component_text_style(self, "reasoning--body")
-        return render_plain(self.app.console, block.text, width, style)
+        painter = self.painter
+        assert painter is not None
+        return render_plain(
+            painter.console, block.text, width, self.base_style + self._style("reasoning--body")
+        )
 
     def on_style_change(self) -> None:
         self._header = None
@@ -154,23 +146,34 @@ class ReasoningBlock(LineView, can_focus=True):
     def header_height(self) -> int:
         return 1
 
-    def render_header(self, y: int, width: int) -> Strip:
-        return self._header_strip(width)
+    def render_header(self, y: int, width: int) -> Line:
+        key = (
+            width,
+            self.painter.generation if self.painter else 0,
+            self._expanded,
+            self._finished,
+            self._tail,
+        )
+        if self._header is None or self._header[0] != key:
+            header = self._header_content(width)
+            header.truncate(max(1, width), overflow="ellipsis")
+            painter = self.painter
+            lines = render_text(painter.console, header, width, self.base_style) if painter else [()]
+            self._header = (key, lines[0] if lines else ())
+        return self._header[1]
 
     def body_visible(self) -> bool:
-        return self.expanded
+        return self._expanded
+
+    def estimate_content(self, width: int) -> int:
+        if not self._expanded:
+            return 1
+        return 1 + max(1, self._lines.line_count)
 
     # ----------------------------------------------------------------------------------------- internals
 
-    def on_unmount(self) -> None:
-        self._updates.cancel()
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.action_toggle_expanded()
-
-    def watch_expanded(self) -> None:
-        self._header = None
+    def _style(self, component: str) -> Style:
+        return Style() if self.painter is None else self.painter.span_style(component)
 
     def _last_line(self) -> str:
         open_line = self._lines.open_line
@@ -193,20 +196,22 @@ class ReasoningBlock(LineView, can_focus=True):
         if tail != self._tail:
             self._tail = tail
             self._header = None
-            self.refresh_header()
-        self.refresh_changed()
+            if not self._expanded:
+                self.changed(0)
+        if self._expanded:
+            self.refresh_changed()
 
     def _header_content(self, width: int) -> Text:
-        title_style = component_text_style(self, "reasoning--title")
-        meta_style = component_text_style(self, "reasoning--meta")
+        title_style = self._style("reasoning--title")
+        meta_style = self._style("reasoning--meta")
         header = Text(no_wrap=True, overflow="ellipsis", end="")
-        header.append("▾ " if self.expanded else "▸ ", style=meta_style)
+        header.append("▾ " if self._expanded else "▸ ", style=meta_style)
         header.append(self.TITLE, style=title_style)
-        if self.expanded:
+        if self._expanded:
             return header
         if not self._finished:
             header.append(" … ", style=meta_style)
-            header.append(self._tail.strip(), style=component_text_style(self, "reasoning--body"))
+            header.append(self._tail.strip(), style=self._style("reasoning--body"))
         else:
             lines = self.shown_rows(width)
             header.append(
@@ -216,20 +221,10 @@ class ReasoningBlock(LineView, can_focus=True):
 
     def shown_rows(self, width: int) -> int:
         """The rows the expanded text takes at `width`: what the collapsed label counts, so a long line
-        that wraps to three rows is "3 lines", as the user will see it (the text's lines when not laid
-        out yet)."""
-        if width <= 0 or not self.is_attached:
+        that wraps to three rows is "3 lines", as the user will see it (the text's lines when not drawn)."""
+        if width <= 0 or self.painter is None:
             return self._lines.line_count
-        return self.sync_lines(width).new_height
-
-    def _header_strip(self, width: int) -> Strip:
-        key = (width, self._style_generation, self.expanded, self._finished, self._tail)
-        if self._header is None or self._header[0] != key:
-            header = self._header_content(width)
-            header.truncate(max(1, width), overflow="ellipsis")
-            lines = self.app.console.render_lines(
-                header, self.app.console.options.update(width=max(1, width), height=None), pad=False
-            )
-            strip = Strip(lines[0] if lines else []).apply_style(self.base_style)
-            self._header = (key, strip)
-        return self._header[1]
+        finished, open_block = self.blocks()
+        return self._stack.sync(
+            finished, open_block, (width, self.painter.generation), self.base_style
+        ).new_height

@@ -1,12 +1,13 @@
 """The "model is thinking" line: a Hermes-style kawaii face, a verb, the elapsed time and the interrupt hint.
 
-One widget rendering one `Text` line (no children). It animates at most `FPS` frames a second and only
-while it is running *and* on screen: the timer is paused on `Hide` (display none, scrolled away, removed) and
-resumed on `Show`. The face and verb change every `CHANGE_EVERY` seconds, like Hermes' `KawaiiSpinner`.
+Drawn by the transcript below its last entry while shown (`display`), not a widget: the transcript's
+pacer moves it at most `FPS` frames a second, and only while it is running, shown and on screen. The face
+and verb change every `CHANGE_EVERY` seconds, like Hermes' `KawaiiSpinner`.
 
-Faces and verbs are constructor parameters and reactives, so a skin/theme can replace them. Snapshot tests
-set `Spinner.ANIMATE = False` (or pass `animate=False`): the line is then fully static (first frame, first
-face and verb, "0.0s"). `TEXTUAL_ANIMATIONS=none` stops the glyph animation but keeps the elapsed time.
+Faces and verbs are constructor parameters and attributes, so a skin/theme can replace them. Snapshot
+tests set `Spinner.ANIMATE = False` (or pass `animate=False`): the line is then fully static (first frame,
+first face and verb, "0.0s"). `TEXTUAL_ANIMATIONS=none` stops the glyph animation but keeps the elapsed
+time.
 """
 
 from __future__ import annotations
@@ -14,45 +15,21 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from rich.style import Style
 from rich.text import Text
-from textual import events
-from textual.reactive import reactive
-from textual.timer import Timer
-from textual.widget import Widget
 
 from agent.humanize import format_elapsed
-from widgets.text_safety import component_text_style
+
+if TYPE_CHECKING:
+    from widgets.transcript_entry import Painter
 
 __all__ = ["Spinner"]
 
 
-class Spinner(Widget):
+class Spinner:
     """`⠹ (◔_◔) pondering… 3.2s · esc to interrupt`"""
-
-    DEFAULT_CSS = """
-    Spinner {
-        height: 1;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        & > .spinner--glyph { color: $accent; }
-        & > .spinner--face { color: $secondary; }
-        & > .spinner--verb { color: $foreground; text-style: italic; }
-        & > .spinner--elapsed { color: $text-muted; }
-        & > .spinner--hint { color: $text-muted; }
-        & > .spinner--stall { color: $text-warning; }
-    }
-    """
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "spinner--glyph",
-        "spinner--face",
-        "spinner--verb",
-        "spinner--elapsed",
-        "spinner--hint",
-        "spinner--stall",
-    }
 
     FRAMES: ClassVar[tuple[str, ...]] = ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏")
     DEFAULT_FACES: ClassVar[tuple[str, ...]] = (
@@ -95,10 +72,6 @@ class Spinner(Widget):
     ANIMATE: ClassVar[bool] = True
     """Class-wide switch; False makes every spinner static (snapshot tests)."""
 
-    faces: reactive[tuple[str, ...]] = reactive(DEFAULT_FACES)
-    verbs: reactive[tuple[str, ...]] = reactive(DEFAULT_VERBS)
-    hint: reactive[str] = reactive("esc to interrupt")
-
     def __init__(
         self,
         *,
@@ -108,28 +81,69 @@ class Spinner(Widget):
         animate: bool | None = None,
         seed: int | None = None,
         clock: Callable[[], float] = time.monotonic,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        if faces:
-            self.set_reactive(Spinner.faces, tuple(faces))
-        if verbs:
-            self.set_reactive(Spinner.verbs, tuple(verbs))
-        self.set_reactive(Spinner.hint, hint)
-        self._animate_choice = animate  # not `_animate`: Textual keeps its bound animator there
+        self._faces = tuple(faces) if faces else self.DEFAULT_FACES
+        self._verbs = tuple(verbs) if verbs else self.DEFAULT_VERBS
+        self._hint = hint
+        self._display = False
+        self._animate_choice = animate
+        self.on_change = on_change
+        """Called when what the line shows changed (the transcript repaints it)."""
+        self.painter: Painter | None = None
+        self.animation_level = "full"
+        """The app's animation level (`none` keeps the glyph still); set by the transcript."""
         self._random = random.Random(seed)
         self._clock = clock
         self._started_at: float | None = None
         self._frame = 0
         self._face_offset = 0
         self._verb_offset = 0
-        self._timer: Timer | None = None
-        self._visible = False
         self._stall: tuple[float, float] | None = None  # (seconds without data when told, at what time)
 
     # ----------------------------------------------------------------------------------------- public API
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    @property
+    def faces(self) -> tuple[str, ...]:
+        return self._faces
+
+    @faces.setter
+    def faces(self, faces: Sequence[str]) -> None:
+        self._faces = tuple(faces)
+        self._changed()
+
+    @property
+    def verbs(self) -> tuple[str, ...]:
+        return self._verbs
+
+    @verbs.setter
+    def verbs(self, verbs: Sequence[str]) -> None:
+        self._verbs = tuple(verbs)
+        self._changed()
+
+    @property
+    def hint(self) -> str:
+        return self._hint
+
+    @hint.setter
+    def hint(self, hint: str) -> None:
+        self._hint = hint
+        self._changed()
+
+    @property
+    def display(self) -> bool:
+        """Shown below the transcript's last entry."""
+        return self._display
+
+    @display.setter
+    def display(self, display: bool) -> None:
+        if display != self._display:
+            self._display = display
+            self._changed()
 
     @property
     def is_running(self) -> bool:
@@ -137,8 +151,8 @@ class Spinner(Widget):
 
     @property
     def is_animating(self) -> bool:
-        """True while the frame timer runs (running, animated and on screen)."""
-        return self._timer is not None
+        """True while the transcript's pacer moves it (running, animated and shown)."""
+        return self.is_running and self.animates and self._display
 
     @property
     def animates(self) -> bool:
@@ -158,7 +172,7 @@ class Spinner(Widget):
         """The stream has sent nothing for `seconds` (the line says "no data for N s", counting on);
         None: data flows again."""
         self._stall = None if seconds is None else (seconds, self._clock())
-        self.refresh()
+        self._changed()
 
     @property
     def stalled_for(self) -> float | None:
@@ -178,55 +192,31 @@ class Spinner(Widget):
             self._verb_offset = self._random.randrange(len(self.verbs)) if self.verbs else 0
         else:
             self._face_offset = self._verb_offset = 0
-        self._sync_timer()
-        self.refresh()
+        self._changed()
 
     def stop(self) -> None:
         """Stop animating (the widget stays as it is; the transcript hides it)."""
         self._started_at = None
         self._stall = None
-        self._sync_timer()
+        self._changed()
 
     # ----------------------------------------------------------------------------------------- internals
 
     def _glyph_animation(self) -> bool:
-        return self.animates and (not self.is_attached or self.app.animation_level != "none")
+        return self.animates and self.animation_level != "none"
 
-    def _sync_timer(self) -> None:
-        """Run the interval only while running, animating and visible."""
-        want = self.is_running and self.animates and self._visible and self.is_attached
-        if want and self._timer is None:
-            rate = self.FPS if self._glyph_animation() else 1.0
-            self._timer = self.set_interval(1 / rate, self._tick, name="spinner")
-        elif not want and self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+    @property
+    def fps(self) -> float:
+        """Ticks a second it wants while animating (1 when only the clock moves)."""
+        return self.FPS if self._glyph_animation() else 1.0
 
-    def _tick(self) -> None:
+    def tick(self) -> None:
+        """A frame of the pacer (UI thread)."""
         if self._glyph_animation():
             self._frame += 1
-        self.refresh()
 
-    def on_show(self, event: events.Show) -> None:
-        self._visible = True
-        self._sync_timer()
-
-    def on_hide(self, event: events.Hide) -> None:
-        self._visible = False
-        self._sync_timer()
-
-    def on_unmount(self) -> None:
-        self._visible = False
-        self._sync_timer()
-
-    def watch_faces(self) -> None:
-        self.refresh()
-
-    def watch_verbs(self) -> None:
-        self.refresh()
-
-    def watch_hint(self) -> None:
-        self.refresh()
+    def _style(self, component: str) -> Style:
+        return Style() if self.painter is None else self.painter.span_style(component)
 
     def render(self) -> Text:
         elapsed = self.elapsed
@@ -237,18 +227,18 @@ class Spinner(Widget):
         glyph = self.FRAMES[self._frame % len(self.FRAMES)] if self.FRAMES else ""
 
         line = Text(no_wrap=True, overflow="ellipsis", end="")
-        line.append(glyph, style=component_text_style(self, "spinner--glyph"))
+        line.append(glyph, style=self._style("spinner--glyph"))
         if face:
             line.append(" ")
-            line.append(face, style=component_text_style(self, "spinner--face"))
+            line.append(face, style=self._style("spinner--face"))
         line.append(" ")
-        line.append(f"{verb}…", style=component_text_style(self, "spinner--verb"))
+        line.append(f"{verb}…", style=self._style("spinner--verb"))
         line.append(" ")
-        line.append(format_elapsed(elapsed), style=component_text_style(self, "spinner--elapsed"))
-        hint_style = component_text_style(self, "spinner--hint")
+        line.append(format_elapsed(elapsed), style=self._style("spinner--elapsed"))
+        hint_style = self._style("spinner--hint")
         stalled = self.stalled_for
         if stalled is not None:
-            line.append(f" · no data for {stalled:.0f} s", style=component_text_style(self, "spinner--stall"))
+            line.append(f" · no data for {stalled:.0f} s", style=self._style("spinner--stall"))
         elif elapsed >= self.SLOW_AFTER:
             line.append(" · still waiting for the provider", style=hint_style)
         if self.hint:

@@ -1,7 +1,8 @@
 """The subagents of one `delegate_task` call, nested inside its tool panel.
 
-One block per child: a line with its status and goal, then, while it runs, its latest tool calls (each with
-its own status and time) and the last line of its streaming text, collapsed to one muted line. A finished
+Drawn by its tool panel (a transcript entry), below the panel's body; not a widget. One block per child:
+a line with its status and goal, then, while it runs, its latest tool calls (each with its own status and
+time) and the last line of its streaming text, collapsed to one muted line. A finished
 child keeps its line and a one-line summary of its answer (the full answer is the panel's result), so a
 batch of three stays a few lines tall. Fed by the turn view from `ChildStarted`, `ChildEvent` and
 `ChildFinished` on the UI thread; model and tool text is shown as plain `Text`, controls made visible.
@@ -10,11 +11,11 @@ batch of three stays a few lines tall. Fed by the turn view from `ChildStarted`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.widget import Widget
 
 from agent.events import (
     AgentEvent,
@@ -27,7 +28,16 @@ from agent.events import (
     ToolStarted,
 )
 from agent.humanize import format_elapsed
-from widgets.text_safety import component_text_style, sanitize_display
+from widgets.markdown_view.render import Line, render_text
+from widgets.text_safety import sanitize_display
+
+if TYPE_CHECKING:
+    from widgets.transcript_entry import Painter
+
+
+class Owner(Protocol):
+    def nested_changed(self) -> None: ...
+
 
 __all__ = ["ChildProgress", "SubagentList"]
 
@@ -88,31 +98,9 @@ class ChildProgress:
             self.notice = _line(event.text)
 
 
-class SubagentList(Widget):
-    DEFAULT_CSS = """
-    SubagentList {
-        height: auto;
-        margin: 0 0 0 2;
-        padding: 0 1;
-        border-left: solid $accent 40%;
-        & > .subagents--goal { color: $foreground; text-style: bold; }
-        & > .subagents--running { color: $accent; }
-        & > .subagents--ok { color: $success; }
-        & > .subagents--error { color: $error; }
-        & > .subagents--cancelled { color: $warning; }
-        & > .subagents--muted { color: $text-muted; }
-        & > .subagents--text { color: $text-muted; text-style: italic; }
-    }
-    """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "subagents--goal",
-        "subagents--running",
-        "subagents--ok",
-        "subagents--error",
-        "subagents--cancelled",
-        "subagents--muted",
-        "subagents--text",
-    }
+class SubagentList:
+    """The children of a `delegate_task` call, drawn below its panel's body with a border of their own."""
+
     TOOL_GLYPHS: ClassVar[dict[str, tuple[str, str]]] = {
         "running": ("⠋", "running"),
         "ok": ("✓", "ok"),
@@ -121,22 +109,30 @@ class SubagentList(Widget):
         "denied": ("⊘", "error"),
     }
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self) -> None:
         self.children_progress: dict[int, ChildProgress] = {}
+        self.owner: Owner | None = None
+        self._painter: Painter | None = None
+        self._cache: tuple[tuple[int, int], list[Line]] | None = None
+
+    def refresh(self) -> None:
+        """What is shown changed: the panel draws it again."""
+        self._cache = None
+        if self.owner is not None:
+            self.owner.nested_changed()
 
     # ------------------------------------------------------------------ updates (UI thread)
 
     def child_started(self, event: ChildStarted) -> None:
         self.children_progress[event.child] = ChildProgress(event.child, _line(event.goal), event.model)
-        self.refresh(layout=True)
+        self.refresh()
 
     def child_event(self, child: int, event: AgentEvent) -> None:
         progress = self.children_progress.get(child)
         if progress is None:
             progress = self.children_progress[child] = ChildProgress(child, "")
         progress.apply(event)
-        self.refresh(layout=True)
+        self.refresh()
 
     def child_finished(self, event: ChildFinished) -> None:
         progress = self.children_progress.get(event.child)
@@ -148,19 +144,31 @@ class SubagentList(Widget):
         progress.error = event.error
         progress.api_calls = max(progress.api_calls, event.api_calls)
         progress.tool_count = max(progress.tool_count, event.tool_calls)
-        self.refresh(layout=True)
+        self.refresh()
 
     def cancel_running(self) -> None:
         """The turn ended: a child still shown running was cut off with it."""
         for progress in self.children_progress.values():
             if not progress.finished:
                 progress.status = "interrupted"
-        self.refresh(layout=True)
+        self.refresh()
 
     # ------------------------------------------------------------------ rendering
 
     def _style(self, name: str) -> Style:
-        return component_text_style(self, f"subagents--{name}")
+        return Style() if self._painter is None else self._painter.span_style(f"subagents--{name}")
+
+    def lines(self, width: int, painter: Painter) -> list[Line]:
+        """The list's rows at `width` cells, its border included."""
+        key = (width, painter.generation)
+        if self._cache is None or self._cache[0] != key:
+            self._painter = painter
+            base = painter.base_style
+            border = (Segment("│", painter.span_style("subagents--border") + Style(bgcolor=base.bgcolor)),)
+            body = render_text(painter.console, self.render(), max(1, width - 2), base)
+            rows = [(*border, Segment(" ", base), *line) for line in body] if self.children_progress else []
+            self._cache = (key, rows)
+        return self._cache[1]
 
     def render(self) -> Text:
         out = Text(end="")

@@ -1,23 +1,23 @@
-"""One tool call in the transcript: a one-line header and a collapsible body, three widgets in all.
+"""One tool call in the transcript: a one-line header and a collapsible body, one entry of the transcript.
 
 Lifecycle, driven by the app from agent events:
 
 - `ToolPanel(call_id, name, index)` on `ToolCallStarted`: state `preparing` ("preparing terminal…").
 - `set_started(arguments, summary)` on `ToolStarted`: state `running`, a live elapsed time (~4 Hz).
-- `append_output(chunk)` on `ToolOutput`: cheap and thread-safe; a ~12 Hz timer drains it. While running the
-  body shows the last `TAIL_LINES` lines (tail-limited) unless expanded; at most `MAX_OUTPUT_CHARS` of output
-  are kept in memory, with a note saying how much was dropped. The body is a line-API widget (`LineView`):
-  each output line is wrapped once and cached, only the open last line is drawn again, so a long expanded
-  output streams as cheaply as the tail.
+- `append_output(chunk)` on `ToolOutput`: cheap and thread-safe; the transcript's pacer drains it (~12 Hz).
+  While running the body shows the last `TAIL_LINES` lines (tail-limited) unless expanded; at most
+  `MAX_OUTPUT_CHARS` of output are kept in memory, with a note saying how much was dropped. Each output
+  line is wrapped once and cached, only the open last line is drawn again, so a long expanded output
+  streams as cheaply as the tail.
 - `set_finished(status, duration, result, data)` on `ToolFinished`: `ok | error | cancelled | denied`, the
   final duration, and the result: a coloured diff for write_file/patch, the task list for todo, the result
   text otherwise. Errors and denials open expanded, and so do file edits with a diff (`expand_diffs`, the
   `display.expand_diffs` setting: what changed in a file is what the user most wants to check); other
   successes collapse to the header.
 
-Click the header or press Enter on the focused panel to expand/collapse (the chat screen adds Ctrl+O for
-the focused or latest panel and Ctrl+T for all panels of the last turn). Everything from the tool or the
-model is shown as plain `Text` with terminal escapes stripped.
+Click the header, or Enter/Space with the transcript's cursor on it, to expand/collapse (the chat screen
+adds Ctrl+O for the focused or latest panel and Ctrl+T for all panels of the last turn). Everything from
+the tool or the model is shown as plain `Text` with terminal escapes stripped.
 """
 
 from __future__ import annotations
@@ -25,69 +25,25 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import events
-from textual.app import ComposeResult, RenderResult
-from textual.binding import Binding, BindingType
-from textual.geometry import Size
-from textual.reactive import reactive
-from textual.timer import Timer
-from textual.widget import Widget
 
 from agent.humanize import format_elapsed
+from widgets.markdown_view.lines import LineStack
 from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
-from widgets.markdown_view.view import LineView
-from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
-from widgets.transcript_part import TranscriptPart
+from widgets.subagent_list import SubagentList
+from widgets.text_safety import StreamSanitizer, sanitize_display
+from widgets.transcript_entry import Entry, pad_line
+from widgets.transcript_record import ToolSnapshot, TranscriptRecord
 
-__all__ = ["FINAL_STATUSES", "ToolPanel", "ToolPanelBody", "ToolPanelHeader", "ToolSnapshot", "stable_icon"]
+__all__ = ["FINAL_STATUSES", "ToolPanel", "ToolSnapshot", "stable_icon"]
 
 FINAL_STATUSES: frozenset[str] = frozenset({"ok", "error", "cancelled", "denied"})
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSnapshot:
-    """Everything needed to redraw a finished panel: what the transcript keeps for an unmounted one."""
-
-    call_id: str
-    name: str
-    index: int
-    status: str
-    summary: str = ""
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    duration: float | None = None
-    result: str = ""
-    data: Mapping[str, Any] = field(default_factory=dict)
-    output: str = ""
-    dropped_chars: int = 0
-    dropped_lines: int = 0
-    expanded: bool | None = None
-
-
-class ToolPanelHeader(TranscriptPart):
-    """The panel's one-line header; it asks its panel what to draw (so the panel owns all state)."""
-
-    DEFAULT_CSS = """
-    ToolPanelHeader {
-        height: 1;
-    }
-    """
-
-    def __init__(self, panel: ToolPanel) -> None:
-        super().__init__()
-        self._panel = panel
-
-    def render(self) -> Text:
-        return self._panel.render_header(self.content_region.width or self.size.width)
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self._panel.action_toggle_expanded()  # the keyboard stays where it was (`ToolPanel.FOCUS_ON_CLICK`)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -97,132 +53,13 @@ class _BodyText:
     text: Text
 
 
-class ToolPanelBody(LineView):
-    """The panel's body (output tail, diff, excerpt, task list). Hidden unless the panel shows a body.
-
-    While the tool runs, its blocks are the output's lines (`TextLines`): finished lines are wrapped once
-    (cached per line, so the sliding tail re-uses them), the open line is drawn again. Once the tool
-    finished, the body is one block, the panel's `render_body()`.
-    """
-
-    DEFAULT_CSS = """
-    ToolPanelBody {
-        height: auto;
-        display: none;
-    }
-    """
-
-    def __init__(self, panel: ToolPanel) -> None:
-        super().__init__()
-        self._panel = panel
-        self._line_cache: dict[object, list[Line]] = {}
-        self._cache_key: tuple[int, int] | None = None
-        self._window: tuple[object, ...] = ()
-
-    def blocks(self) -> tuple[Sequence[object], object | None]:
-        finished, open_block = self._panel.body_blocks()
-        head = tuple(finished[:2])
-        if head != self._window[:2] or len(finished) < len(self._window):
-            self._stack.invalidate()  # the tail slid (or the body changed): re-assemble from the cache
-        self._window = tuple(finished)
-        return finished, open_block
-
-    def render_block(self, block: object, width: int) -> list[Line]:
-        key = (width, self._style_generation)
-        if key != self._cache_key:
-            self._line_cache.clear()
-            self._cache_key = key
-        cached = self._line_cache.get(block)
-        if cached is None:
-            base = self.base_style
-            if isinstance(block, TextLine):
-                cached = render_plain(self.app.console, block.text, width, base)
-            else:
-                assert isinstance(block, _BodyText)
-                cached = render_text(self.app.console, block.text, width, base)
-            if isinstance(block, TextLine) and block.finished:
-                if len(self._line_cache) > 4 * self._panel.TAIL_LINES + 1024:
-                    self._line_cache.clear()
-                self._line_cache[block] = cached
-        return cached
-
-    def on_style_change(self) -> None:
-        self._line_cache.clear()
-
-
-class ToolPanel(TranscriptPart, can_focus=True):
+class ToolPanel(Entry):
     """A tool call: header `▸ 💻 terminal  ls -la  1.2s ✓` and a collapsible body."""
 
-    FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
-
-    DEFAULT_CSS = """
-    ToolPanel {
-        height: auto;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        &.-grouped { margin: 0; }
-        &:focus { background: $boost; }
-        & > ToolPanelBody {
-            margin: 0 0 0 2;
-            padding: 0 1;
-            border-left: solid $foreground 20%;
-            color: $foreground 80%;
-        }
-        & > ToolPanelBody.-error, & > ToolPanelBody.-denied { border-left: solid $error 70%; }
-        & > ToolPanelBody.-running { border-left: solid $accent 60%; }
-
-        & > .tool-panel--chevron { color: $text-muted; }
-        & > .tool-panel--name { color: $text-primary; text-style: bold; }
-        & > .tool-panel--summary { color: $foreground 85%; }
-        & > .tool-panel--preparing { color: $text-muted; text-style: italic; }
-        & > .tool-panel--time { color: $text-muted; }
-        & > .tool-panel--running { color: $accent; }
-        & > .tool-panel--ok { color: $success; }
-        & > .tool-panel--error { color: $error; }
-        & > .tool-panel--cancelled { color: $warning; }
-        & > .tool-panel--denied { color: $error; }
-        & > .tool-panel--note { color: $text-muted; text-style: italic; }
-        & > .tool-panel--error-text { color: $text-error; }
-        & > .tool-panel--diff-add { color: $success; }
-        & > .tool-panel--diff-del { color: $error; }
-        & > .tool-panel--diff-hunk { color: $accent; }
-        & > .tool-panel--diff-meta { color: $text-muted; text-style: bold; }
-        & > .tool-panel--todo-pending { color: $foreground; }
-        & > .tool-panel--todo-active { color: $accent; text-style: bold; }
-        & > .tool-panel--todo-done { color: $success; }
-        & > .tool-panel--todo-cancelled { color: $text-muted; text-style: strike; }
-    }
-    """
-
-    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
-    """Entries of a kind style their component classes alike: matched once (textual_compat)."""
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "tool-panel--chevron",
-        "tool-panel--name",
-        "tool-panel--summary",
-        "tool-panel--preparing",
-        "tool-panel--time",
-        "tool-panel--running",
-        "tool-panel--ok",
-        "tool-panel--error",
-        "tool-panel--cancelled",
-        "tool-panel--denied",
-        "tool-panel--note",
-        "tool-panel--error-text",
-        "tool-panel--diff-add",
-        "tool-panel--diff-del",
-        "tool-panel--diff-hunk",
-        "tool-panel--diff-meta",
-        "tool-panel--todo-pending",
-        "tool-panel--todo-active",
-        "tool-panel--todo-done",
-        "tool-panel--todo-cancelled",
-    }
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_expanded", "Expand/collapse", show=False),
-    ]
+    KIND: ClassVar[str] = "tool"
+    STYLE: ClassVar[str] = "transcript--tool"
+    BODY_INDENT: ClassVar[int] = 2
+    """Cells before the body's border (under the header's chevron)."""
 
     ICONS: ClassVar[dict[str, str]] = {
         "terminal": "💻",
@@ -265,14 +102,10 @@ class ToolPanel(TranscriptPart, can_focus=True):
 
     TAIL_LINES: ClassVar[int] = 30
     MAX_OUTPUT_CHARS: ClassVar[int] = 200_000
-    FLUSH_HZ: ClassVar[float] = 12.0
     HEADER_EVERY: ClassVar[int] = 3
-    """Repaint the header's elapsed time every Nth flush tick (12 Hz / 3 = 4 Hz)."""
+    """Repaint the header's elapsed time every Nth pacer tick (12 Hz / 3 = 4 Hz)."""
     ANIMATE: ClassVar[bool] = True
     """False freezes the live elapsed time at 0.0s (snapshot tests)."""
-
-    expanded: reactive[bool] = reactive(False)
-    """Show the full body instead of the header (or the live tail while running)."""
 
     def __init__(
         self,
@@ -282,10 +115,7 @@ class ToolPanel(TranscriptPart, can_focus=True):
         *,
         clock: Callable[[], float] = time.monotonic,
         expand_diffs: bool = True,
-        id: str | None = None,
-        classes: str | None = None,
     ) -> None:
-        super().__init__(id=id, classes=classes)
         self._expand_diffs = expand_diffs
         self._call_id = call_id
         self._tool_name = name
@@ -298,8 +128,9 @@ class ToolPanel(TranscriptPart, can_focus=True):
         self._duration: float | None = None
         self._result = ""
         self._data: dict[str, Any] = {}
+        self._expanded = False
         self._user_expanded: bool | None = None
-        # Output: `append_output` pushes under the lock; the timer drains on the UI thread.
+        # Output: `append_output` pushes under the lock; the pacer drains on the UI thread.
         self._out_lock = threading.Lock()
         self._out_pending: list[str] = []
         self._sanitizer = StreamSanitizer()
@@ -308,20 +139,21 @@ class ToolPanel(TranscriptPart, can_focus=True):
         self._output_lines = TextLines()
         self._dropped_chars = 0
         self._dropped_lines = 0
-        self._timer: Timer | None = None
         self._ticks = 0
         self._version = 0
         self._body_cache: tuple[tuple[int, bool, int], Text] | None = None
         self._body_block: _BodyText | None = None
         self._note_cache: tuple[tuple[str, int], _BodyText] | None = None
-        self._header: ToolPanelHeader | None = None  # None: the panel draws its header itself (`render`)
-        self._composed = False
-        self._body: ToolPanelBody | None = None
-        self._nested: Widget | None = None
+        self._stack: LineStack[object] = LineStack(self._render_body_block)
+        self._line_cache: dict[object, list[Line]] = {}
+        self._line_cache_key: tuple[int, int] | None = None
+        self._window: tuple[object, ...] = ()
+        self._header_line: tuple[tuple[object, ...], Line] | None = None
+        self._nested: SubagentList | None = None
 
     @classmethod
     def from_snapshot(cls, snapshot: ToolSnapshot, *, expand_diffs: bool = True) -> ToolPanel:
-        """A finished panel rebuilt from a snapshot (no timers; used when re-mounting transcript history)."""
+        """A finished panel rebuilt from a snapshot (e.g. a stored session's call)."""
         panel = cls(snapshot.call_id, snapshot.name, snapshot.index, expand_diffs=expand_diffs)
         panel._summary = snapshot.summary
         panel._arguments = dict(snapshot.arguments)
@@ -332,6 +164,8 @@ class ToolPanel(TranscriptPart, can_focus=True):
         panel._dropped_chars = snapshot.dropped_chars
         panel._dropped_lines = snapshot.dropped_lines
         panel._user_expanded = snapshot.expanded
+        if snapshot.expanded is not None:
+            panel._expanded = snapshot.expanded
         panel._apply_finished(snapshot.status, snapshot.duration, snapshot.result, snapshot.data)
         return panel
 
@@ -396,8 +230,8 @@ class ToolPanel(TranscriptPart, can_focus=True):
 
     @property
     def is_live(self) -> bool:
-        """True while the panel's flush/elapsed timer runs (until the tool finishes)."""
-        return self._timer is not None
+        """True until the tool finishes: the transcript's pacer drains its output and moves its clock."""
+        return not self.is_finished
 
     @property
     def has_body(self) -> bool:
@@ -411,7 +245,12 @@ class ToolPanel(TranscriptPart, can_focus=True):
     @property
     def body_visible(self) -> bool:
         """Is the body shown (expanded, or the live tail of a running command)?"""
-        return self._body is not None and self._body.display
+        return self._body_shown()
+
+    @property
+    def expanded(self) -> bool:
+        """Show the full body instead of the header (or the live tail while running)."""
+        return self._expanded
 
     def snapshot(self) -> ToolSnapshot:
         """A plain-data copy of this panel (what the transcript keeps when it unmounts the panel)."""
@@ -445,7 +284,6 @@ class ToolPanel(TranscriptPart, can_focus=True):
         if self._status == "preparing":
             self._status = "running"
             self._started_at = self._clock()
-            self._sync_status_class()
         self._changed()
 
     def append_output(self, chunk: str) -> None:
@@ -467,7 +305,6 @@ class ToolPanel(TranscriptPart, can_focus=True):
         data: Mapping[str, Any] | None = None,
     ) -> None:
         """The tool finished (ToolFinished): final status, duration and result; stops the timers."""
-        self._stop_timer()
         self._drain_output()
         if tail := self._sanitizer.flush():
             self._add_output(tail)
@@ -479,7 +316,6 @@ class ToolPanel(TranscriptPart, can_focus=True):
     ) -> None:
         status = status if status in FINAL_STATUSES else "error"
         self._status = status
-        self._sync_status_class()
         if duration is None and self._started_at is not None:
             duration = self._clock() - self._started_at
         self._duration = duration
@@ -490,121 +326,68 @@ class ToolPanel(TranscriptPart, can_focus=True):
                 self._expand_diffs and bool(self._diff())
             )
             default = status in ("error", "denied") or (status == "ok" and shown_on_success and self.has_body)
-            self.set_reactive(ToolPanel.expanded, default)
+            self._expanded = default
         self._changed()
 
-    def nest(self, widget: Widget) -> Widget:
-        """Show `widget` below the body (a delegate_task call's subagents); the first one nested stays."""
+    def nest(self, nested: SubagentList) -> SubagentList:
+        """Show `nested` below the body (a delegate_task call's subagents); the first one nested stays."""
         if self._nested is None:
-            self._nested = widget
-            if self._composed:
-                self._mount_below_header(widget)
+            self._nested = nested
+            nested.owner = self
+            self._changed()
         return self._nested
 
     @property
-    def nested(self) -> Widget | None:
+    def nested(self) -> SubagentList | None:
         return self._nested
+
+    def nested_changed(self) -> None:
+        self._changed()
 
     # ----------------------------------------------------------------------------------------- actions
 
-    def action_toggle_expanded(self) -> None:
-        """Expand or collapse the body (no-op when there is nothing to show)."""
-        self.set_expanded(not self.expanded)
-
     def set_expanded(self, expanded: bool) -> bool:
-        """Show or hide the body as the user asked (kept when the panel is re-mounted); False when there
-        is nothing to show or it already was so."""
-        if expanded == self.expanded or (expanded and not self.has_body):
+        """Show or hide the body as the user asked (kept in the panel's record); False when there is
+        nothing to show or it already was so."""
+        if expanded == self._expanded or (expanded and not self.has_body):
             return False
         self._user_expanded = expanded
-        self.expanded = expanded
+        self._expanded = expanded
+        self._changed()
         return True
 
-    def watch_expanded(self) -> None:
-        self._changed()
+    @property
+    def can_toggle(self) -> bool:
+        return self.has_body
 
-    def notify_style_update(self) -> None:
+    def toggle(self) -> bool:
+        """Expand or collapse the body (False when there is nothing to show)."""
+        return self.set_expanded(not self._expanded)
+
+    def click(self, y: int, x: int) -> bool:
+        """A click on the header toggles the body (a click on the body itself does nothing)."""
+        return y == 0 and self.toggle()
+
+    def record(self) -> TranscriptRecord:
+        return TranscriptRecord("tool", tool=self.snapshot())
+
+    def on_style_change(self) -> None:
         """Styles changed (theme switch): the cached body holds colours of the old theme."""
-        super().notify_style_update()
         self._body_cache = None
-        body = getattr(self, "_body", None)  # may run before __init__ has finished
-        if body is not None:
-            body.refresh()
+        self._body_block = None
+        self._note_cache = None
+        self._header_line = None
 
-    # ----------------------------------------------------------------------------------------- lifecycle
+    # ----------------------------------------------------------------------------------------- the pacer
 
-    def compose(self) -> ComposeResult:
-        """Nothing while the panel is only its header: it draws that line itself (`render`). Most panels of
-        a long history stay folded, and a header and a body to mount and style were two thirds of a
-        folded panel's widgets on every page of history (a page took ~25% longer, sessions benchmark).
-        The header's widget and the body come the first time the body shows (`_sync_body`), the header's
-        widget and the subagents when they are nested (`nest`)."""
-        self._composed = True
-        body_shown = self._body_shown()
-        if not body_shown and self._nested is None:
-            return
-        self._header = ToolPanelHeader(self)
-        yield self._header
-        if body_shown:
-            yield self._new_body()
-        if self._nested is not None:
-            yield self._nested
-
-    def _mount_below_header(self, widget: Widget, *, after_header: bool = False) -> None:
-        """Mount `widget` under the header (right under it with `after_header`, else last); the first
-        widget under it brings the header's own widget, which takes over from the panel's `render`."""
-        if self._header is None:
-            self._header = ToolPanelHeader(self)
-            self.mount(self._header, widget)
-            self.refresh()  # the panel's own drawing of the header goes
-        elif after_header:
-            self.mount(widget, after=self._header)
-        else:
-            self.mount(widget)
-
-    def render(self) -> RenderResult:
-        if self._header is None:
-            return self.render_header(self.content_region.width or self.size.width)
-        return super().render()
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self._header is None and not self.children:
-            return 1  # the header line the panel draws itself
-        return super().get_content_height(container, viewport, width)
-
-    def on_click(self, event: events.Click) -> None:
-        """A click on the header it draws itself (the header's widget handles its own clicks)."""
-        if self._header is None:
-            event.stop()
-            self.action_toggle_expanded()
-
-    def _new_body(self) -> ToolPanelBody:
-        """A body made when it first shows (its CSS hides it; `display` shows it, see `_sync_body`)."""
-        self._body = ToolPanelBody(self)
-        self._body.display = True
-        self._sync_status_class()
-        return self._body
-
-    def on_mount(self) -> None:
-        self._sync_body()
-        if not self.is_finished:
-            self._timer = self.set_interval(1 / self.FLUSH_HZ, self._on_tick, name="tool-panel")
-
-    def on_unmount(self) -> None:
-        self._stop_timer()
-
-    def _stop_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-
-    def _on_tick(self) -> None:
+    def tick(self, frame: int) -> None:
+        """The transcript's pacer (12 Hz while the tool runs): new output, else the clock now and then."""
         self._ticks += 1
-        drained = self._drain_output()
-        if drained:
+        if self._drain_output():
             self._output_changed()
         elif self._ticks % self.HEADER_EVERY == 0:
-            self._refresh_header()
+            self._header_line = None
+            self.changed(0, 1)  # the header's clock
 
     # ----------------------------------------------------------------------------------------- output
 
@@ -636,54 +419,127 @@ class ToolPanel(TranscriptPart, can_focus=True):
             self._output_len = len(text) - cut
             self._output_lines = TextLines(text[cut:])
 
-    # ----------------------------------------------------------------------------------------- rendering
+    # ----------------------------------------------------------------------------------------- drawing
 
     def _changed(self) -> None:
-        """Data or expansion changed: invalidate the body, update visibility, repaint."""
+        """Data or expansion changed: the body and the header are drawn again."""
         self._version += 1
         self._body_cache = None
-        if self.is_mounted:
-            self._sync_body()
-            self._refresh_header()
-            if self._body is not None and self.body_visible:
-                self._body.refresh_changed()
+        self._header_line = None
+        self.changed(0)
 
     def _output_changed(self) -> None:
         """New output lines while running: only the body's changed lines are drawn again."""
         self._body_cache = None
-        if self.is_mounted:
-            self._sync_body()
-            if self._body is not None and self.body_visible:
-                self._body.refresh_changed()
+        self._header_line = None
+        if not self._body_shown():
+            self.changed(0)  # the chevron shows there is a body now
+            return
+        key = self._stack.key
+        if key is None:
+            self.changed(0)
+            return
+        finished, open_block = self.body_blocks_cached()
+        change = self._stack.sync(finished, open_block, key, self._body_style())
+        self.changed(1 + change.first)
 
     def _body_shown(self) -> bool:
         running_tail = self._status == "running" and self._output_len > 0
-        return self.has_body and (self.expanded or running_tail)
+        return self.has_body and (self._expanded or running_tail)
 
-    def _sync_body(self) -> None:
-        show = self._body_shown()
-        if self._body is None:
-            if show and self._composed and (self._header is None or self._header.parent is self):
-                self._mount_below_header(self._new_body(), after_header=True)
-            return
-        if self._body.display != show:
-            # `display`, not a CSS class: a class change would restyle the panel and its component
-            # classes, which is the expensive part of a state change.
-            self._body.display = show
+    def _body_style(self) -> Style:
+        return self.base_style + self._style("body")
 
-    def _refresh_header(self) -> None:
-        header = self._header
-        (self if header is None else header).refresh()
+    def _body_width(self, width: int) -> int:
+        return max(1, width - 1 - self.BODY_INDENT - 2 - 1)  # padding, indent, border + padding, padding
 
-    def _sync_status_class(self) -> None:
-        """The status as a class on the body only (`ToolPanelBody.-error`): cheap to restyle, no children."""
-        if self._body is None:
-            return
-        for status in ("preparing", "running", *sorted(FINAL_STATUSES)):
-            self._body.set_class(status == self._status, f"-{status}")
+    def _border(self) -> Line:
+        status = self._status if self._status in ("error", "denied", "running") else "body"
+        style = self._style(f"border-{status}") + Style(bgcolor=self.base_style.bgcolor)
+        base = self.base_style
+        return (Segment(" " * (1 + self.BODY_INDENT), base), Segment("│", style), Segment(" ", base))
+
+    def body_blocks_cached(self) -> tuple[Sequence[object], object | None]:
+        finished, open_block = self.body_blocks()
+        head = tuple(finished[:2])
+        if head != self._window[:2] or len(finished) < len(self._window):
+            self._stack.invalidate()  # the tail slid (or the body changed): re-assemble from the cache
+        self._window = tuple(finished)
+        return finished, open_block
+
+    def _render_body_block(self, block: object, width: int) -> list[Line]:
+        painter = self.painter
+        assert painter is not None
+        key = (width, painter.generation)
+        if key != self._line_cache_key:
+            self._line_cache.clear()
+            self._line_cache_key = key
+        cached = self._line_cache.get(block)
+        if cached is None:
+            base = self._body_style()
+            if isinstance(block, TextLine):
+                cached = render_plain(painter.console, block.text, width, base)
+            else:
+                assert isinstance(block, _BodyText)
+                cached = render_text(painter.console, block.text, width, base)
+            if isinstance(block, TextLine) and block.finished:
+                if len(self._line_cache) > 4 * self.TAIL_LINES + 1024:
+                    self._line_cache.clear()
+                self._line_cache[block] = cached
+        return cached
+
+    def _body_lines(self, width: int) -> int:
+        if not self._body_shown():
+            return 0
+        painter = self.painter
+        if painter is None:
+            return 0
+        finished, open_block = self.body_blocks_cached()
+        return self._stack.sync(
+            finished, open_block, (self._body_width(width), painter.generation)
+        ).new_height
+
+    def _nested_lines(self, width: int) -> list[Line]:
+        if self._nested is None or self.painter is None:
+            return []
+        return self._nested.lines(width - 1 - self.BODY_INDENT - 1, self.painter)
+
+    def content_height(self, width: int) -> int:
+        return 1 + self._body_lines(width) + len(self._nested_lines(width))
+
+    def estimate_content(self, width: int) -> int:
+        if not self._body_shown() and self._nested is None:
+            return 1
+        return self.content_height(width)
+
+    def content_line(self, y: int, width: int) -> Line:
+        base = self.base_style
+        if y == 0:
+            return pad_line(self._header(width - 2), width, 1, 1, base)
+        body = self._body_lines(width)
+        if y <= body:
+            line = self._stack.line(y - 1) or ()
+            return pad_line(line, width, 0, 1, base, prefix=self._border())
+        nested = self._nested_lines(width)
+        index = y - 1 - body
+        line = nested[index] if 0 <= index < len(nested) else ()
+        return pad_line(line, width, 1 + self.BODY_INDENT, 1, base)
+
+    def _header(self, width: int) -> Line:
+        painter = self.painter
+        key = (width, painter.generation if painter else 0, self._version, self._ticks // self.HEADER_EVERY)
+        if self._header_line is None or self._header_line[0] != key:
+            text = self.render_header(width)
+            lines = render_text(painter.console, text, width, self.base_style) if painter else [()]
+            self._header_line = (key, lines[0] if lines else ())
+        return self._header_line[1]
+
+    def rendered_body(self) -> str:
+        """The body as shown (for tests)."""
+        return self.render_body().plain
 
     def _style(self, component: str) -> Style:
-        return component_text_style(self, f"tool-panel--{component}")
+        return Style() if self.painter is None else self.painter.span_style(f"tool-panel--{component}")
 
     def _diff(self) -> str:
         if self._tool_name not in self.DIFF_TOOLS:

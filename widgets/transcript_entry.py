@@ -73,16 +73,20 @@ class Painter(Scheduler, Protocol):
         """The view has more lines than fit (growing at the end scrolls it)."""
         ...
 
-    def text_style(self, component: str) -> Style:
+    def span_style(self, component: str) -> Style:
         """A component class's style for a span of text (attributes, and its colour blended)."""
         ...
 
-    def rich_style(self, component: str) -> Style:
+    def component_style(self, component: str) -> Style:
         """A component class's whole style (its background too)."""
         ...
 
-    def entry_changed(self, entry: Entry, first: int = 0) -> None:
-        """`entry`'s lines from `first` (of its content) on changed; its height may have too."""
+    def entry_style(self, component: str) -> Style:
+        """An entry's own style: the view's, with the component's colour, attributes and background."""
+        ...
+
+    def entry_changed(self, entry: Entry, first: int = 0, last: int | None = None) -> None:
+        """`entry`'s content lines from `first` on (to `last`, if given) changed; its height may have too."""
         ...
 
     def remove_entry(self, entry: Entry) -> None:
@@ -97,7 +101,7 @@ def blank_line(width: int, style: Style) -> Line:
 def pad_line(line: Line, width: int, left: int, right: int, style: Style, *, prefix: Line = ()) -> Line:
     """`line` placed in a row of `width` cells: `left` cells (after `prefix`, a border say), the line, then
     filled to `width - right` and `right` more cells, all in `style` where the line has none."""
-    used = sum(segment.cell_length for segment in prefix) + left + sum(segment.cell_length for segment in line)
+    used = sum(segment.cell_length for segment in (*prefix, *line)) + left
     fill = max(0, width - used)
     head: tuple[Segment, ...] = (Segment(" " * left, style),) if left else ()
     tail = (Segment(" " * fill, style),) if fill else ()
@@ -163,7 +167,7 @@ class Entry:
         painter = self.painter
         if painter is None:
             return Style()
-        return painter.base_style + painter.text_style(self.style_class())
+        return painter.entry_style(self.style_class())
 
     def style_class(self) -> str:
         """The component class of the entry's colour (`STYLE`; a notice's depends on its kind)."""
@@ -212,9 +216,10 @@ class Entry:
     def on_style_change(self) -> None:
         """Styles changed: drop what was derived from them (the line caches key on the generation)."""
 
-    def changed(self, first: int = 0) -> None:
+    def changed(self, first: int = 0, last: int | None = None) -> None:
+        """Content lines from `first` on (to `last`) changed: the view measures and repaints them."""
         if self.painter is not None:
-            self.painter.entry_changed(self, first)
+            self.painter.entry_changed(self, first, last)
 
     def rendered_text(self, width: int | None = None) -> str:
         """What the entry shows, as text (trailing spaces removed): for tests and copying."""

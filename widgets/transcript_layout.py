@@ -74,7 +74,7 @@ class EntryHeights:
         self._exact[index] = exact
         if delta:
             self._heights[index] = height
-            self._touch(index + 1)
+            self._touch(index)  # offsets up to this entry's own start stay right
         return delta
 
     def forget_exact(self, heights: list[int]) -> None:

@@ -1,21 +1,38 @@
-"""A transcript entry as plain data: what the transcript keeps for an entry it has unmounted, what
-`Transcript.load_history` takes, and what a resumed session is rebuilt into (hermes_tui/history.py).
+"""A transcript entry as plain data: what `Transcript.load_history` takes, what `records()` gives, and what
+a resumed session is rebuilt into (hermes_tui/history.py).
 
-Kept apart from the widget so that code building records (history, learning actions) needs no Textual
-container, and so the transcript module stays about the window it keeps mounted.
+Kept apart from the entries so that code building records (history, learning actions) needs no Textual
+and no entry: a record is plain data, an entry is made from it when the transcript shows it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from widgets.tool_panel import ToolSnapshot
-
-__all__ = ["EntryKind", "TranscriptRecord"]
+__all__ = ["EntryKind", "ToolSnapshot", "TranscriptRecord"]
 
 EntryKind = Literal["user", "assistant", "reasoning", "tool", "notice"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSnapshot:
+    """Everything needed to redraw a finished panel: what the transcript keeps for a stored one."""
+
+    call_id: str
+    name: str
+    index: int
+    status: str
+    summary: str = ""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    duration: float | None = None
+    result: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    output: str = ""
+    dropped_chars: int = 0
+    dropped_lines: int = 0
+    expanded: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,23 +1,24 @@
-"""The user's message in the transcript: shown literally, one widget, huge pastes collapsed, attached images
-as badges under the text."""
+"""The user's message in the transcript: shown literally, huge pastes collapsed, attached images as badges
+under the text. A transcript entry (drawn by the transcript's one view), not a widget."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual import events
-from textual.binding import Binding, BindingType
-from textual.reactive import reactive
 
-from widgets.text_safety import component_text_style, sanitize_display
-from widgets.transcript_part import TranscriptPart
+from widgets.markdown_view.render import Line, render_text
+from widgets.text_safety import sanitize_display
+from widgets.transcript_entry import Entry, pad_line
+from widgets.transcript_record import TranscriptRecord
 
 __all__ = ["UserMessage"]
 
 
-class UserMessage(TranscriptPart, can_focus=True):
+class UserMessage(Entry):
     """What the user typed, as plain `Text` (a pasted `[bold]` stays literal).
 
     A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) or `COLLAPSE_CHARS` characters
@@ -25,28 +26,9 @@ class UserMessage(TranscriptPart, can_focus=True):
     to its first `PREVIEW_LINES` lines (at most `PREVIEW_CHARS` characters); click or Enter expands it.
     """
 
-    DEFAULT_CSS = """
-    UserMessage {
-        height: auto;
-        margin: 1 0 0 0;
-        padding: 0 1;
-        background: $boost;
-        border-left: outer $primary;
-        color: $foreground;
-        &:focus { background: $primary 12%; }
-        & > .user-message--more { color: $text-muted; text-style: italic; }
-        & > .user-message--image { color: $text-accent; text-style: bold; }
-    }
-    """
-
-    SHARE_COMPONENT_STYLES: ClassVar[bool] = True
-    """Entries of a kind style their component classes alike: matched once (textual_compat)."""
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"user-message--more", "user-message--image"}
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_expanded", "Expand/collapse", show=False),
-    ]
+    KIND: ClassVar[str] = "user"
+    STYLE: ClassVar[str] = "transcript--user"
+    BORDER: ClassVar[str] = "▌"
 
     COLLAPSE_THRESHOLD: ClassVar[int] = 40
     """Messages with more lines than this start collapsed."""
@@ -57,23 +39,13 @@ class UserMessage(TranscriptPart, can_focus=True):
     PREVIEW_CHARS: ClassVar[int] = 1_200
     """Characters shown while collapsed, at most."""
 
-    expanded: reactive[bool] = reactive(False, layout=True)
-    """Show every line of a long message."""
-
-    def __init__(
-        self,
-        text: str,
-        *,
-        images: Sequence[str] = (),
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
+    def __init__(self, text: str, *, images: Sequence[str] = (), expanded: bool = False) -> None:
         """`images`: a badge label for each attached image (`shot.png · 1280×720 · 210 KB`)."""
-        super().__init__(name=name, id=id, classes=classes)
         self._text = sanitize_display(text).rstrip("\n")
         self._lines = self._text.split("\n")
         self._images = tuple(sanitize_display(label) for label in images)
+        self._expanded = expanded
+        self._cache: tuple[tuple[int, int, bool], list[Line]] | None = None
 
     @property
     def text(self) -> str:
@@ -90,25 +62,51 @@ class UserMessage(TranscriptPart, can_focus=True):
         return len(self._lines)
 
     @property
+    def expanded(self) -> bool:
+        return self._expanded
+
+    @property
     def is_collapsible(self) -> bool:
         """True when the message is long enough to be collapsed."""
         return len(self._lines) > self.COLLAPSE_THRESHOLD or len(self._text) > self.COLLAPSE_CHARS
 
-    def render(self) -> Text:
-        text = self._render_text()
+    @property
+    def can_toggle(self) -> bool:
+        return self.is_collapsible
+
+    def toggle(self) -> bool:
+        """Expand or collapse a long message (no-op for short ones)."""
+        if not self.is_collapsible:
+            return False
+        self._expanded = not self._expanded
+        self._cache = None
+        self.changed()
+        return True
+
+    def record(self) -> TranscriptRecord:
+        return TranscriptRecord("user", self._text, expanded=self._expanded, images=self._images)
+
+    # ----------------------------------------------------------------------------------------- drawing
+
+    def _style(self, component: str) -> Style:
+        painter = self.painter
+        return Style() if painter is None else painter.span_style(component)
+
+    def render_text(self) -> Text:
+        text = self._message_text()
         if self._images:
-            style = component_text_style(self, "user-message--image")
+            style = self._style("user-message--image")
             text.append("\n")
             for n, label in enumerate(self._images):
                 text.append("   " if n else "")
                 text.append(f"📎 {label}", style=style)
         return text
 
-    def _render_text(self) -> Text:
+    def _message_text(self) -> Text:
         if not self.is_collapsible:
             return Text(self._text, end="")
-        more_style = component_text_style(self, "user-message--more")
-        if self.expanded:
+        more_style = self._style("user-message--more")
+        if self._expanded:
             text = Text(self._text, end="")
             text.append("\n▴ collapse (click/enter)", style=more_style)
             return text
@@ -120,12 +118,31 @@ class UserMessage(TranscriptPart, can_focus=True):
         text.append(f"\n… {hidden} (click/enter to expand)", style=more_style)
         return text
 
-    def action_toggle_expanded(self) -> None:
-        """Expand or collapse a long message (no-op for short ones)."""
-        if self.is_collapsible:
-            self.expanded = not self.expanded
+    def _rendered(self, width: int) -> list[Line]:
+        painter = self.painter
+        generation = painter.generation if painter is not None else 0
+        key = (width, generation, self._expanded)
+        if self._cache is None or self._cache[0] != key:
+            if painter is None:
+                return []
+            base = self.base_style
+            border = (
+                Segment(self.BORDER, self._style("user-message--border") + Style(bgcolor=base.bgcolor)),
+            )
+            inner = max(1, width - 3)
+            lines = render_text(painter.console, self.render_text(), inner, base)
+            self._cache = (key, [pad_line(line, width, 1, 1, base, prefix=border) for line in lines])
+        return self._cache[1]
 
-    def on_click(self, event: events.Click) -> None:
-        if self.is_collapsible:
-            event.stop()
-            self.action_toggle_expanded()
+    def content_height(self, width: int) -> int:
+        return len(self._rendered(width))
+
+    def estimate_content(self, width: int) -> int:
+        if self.is_collapsible and not self._expanded:
+            return self.PREVIEW_LINES + 1 + bool(self._images)
+        inner = max(1, width - 3)
+        return sum(max(1, -(-len(line) // inner)) for line in self._lines) + bool(self._images)
+
+    def content_line(self, y: int, width: int) -> Line:
+        lines = self._rendered(width)
+        return lines[y] if 0 <= y < len(lines) else ()

@@ -189,7 +189,6 @@ class ChatScreen(ChatLayout):
 
     def on_mount(self) -> None:
         self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain_tick, name="chat-drain")
-        self.transcript.collector = self._turn_gc  # no collector pass while pages of history load
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
         self.status_bar.set_yolo(self.settings.yolo)
@@ -444,7 +443,7 @@ class ChatScreen(ChatLayout):
         """Run `callback` a moment after every reply's text is drawn (a burst's reply is still drawn in
         slices after its turn has ended). Not right after the frame: a collection holds the GIL, and the
         writer thread still had the last frame to send (last byte -> screen went from 0.05 to 0.4 s)."""
-        if all(reply.is_drained for reply in self.transcript.query(AssistantMessage)):
+        if all(reply.is_drained for reply in self.transcript.entries_of(AssistantMessage)):
             self.set_timer(0.3, callback, name="after-drawn")
         else:
             self.set_timer(0.1, lambda: self._when_drawn(callback), name="when-drawn")
@@ -653,6 +652,17 @@ class ChatScreen(ChatLayout):
         if not self._interrupting:
             self._interrupting = True
             self.transcript.hide_spinner()
+
+    @on(PromptInput.ScrollTranscript)
+    def _scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:
+        """PageUp/PageDown and Ctrl+Home/Ctrl+End scroll the transcript while the prompt has the focus."""
+        transcript = self.transcript
+        if message.where == "first":
+            transcript.scroll_to_first()
+        elif message.where == "latest":
+            transcript.scroll_to_latest()
+        else:
+            transcript.page(-1 if message.where == "page_up" else 1)
 
     def action_toggle_panel(self) -> None:
         """Ctrl+O: the tool panel in focus, else the latest one (not bound by the prompt, so it yields

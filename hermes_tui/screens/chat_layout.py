@@ -18,7 +18,6 @@ from textual.screen import Screen
 
 from hermes_tui import commands
 from hermes_tui.startup_snapshot import StartupSnapshot
-from hermes_tui.textual_compat import keep_full_map
 from widgets.attachment_bar import AttachmentBar
 from widgets.prompt_input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
@@ -39,10 +38,6 @@ class ChatLayout(Screen[None]):
         dock: bottom;
     }
     """
-
-    def __init__(self) -> None:
-        super().__init__()
-        keep_full_map(self)  # pages of history rebuild no map twice (textual_compat.compositor)
 
     def compose_bottom(self, *, prompt_symbol: str, model: str, clock: Callable[[], float]) -> ComposeResult:
         with Vertical(id="bottom"):

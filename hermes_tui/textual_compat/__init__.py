@@ -16,8 +16,6 @@ from __future__ import annotations
 from hermes_tui.textual_compat import guard
 from hermes_tui.textual_compat.bubbling import bubbles_on
 from hermes_tui.textual_compat.command_palette import GuardedCommandPalette, can_page
-from hermes_tui.textual_compat.compositor import keep_full_map
-from hermes_tui.textual_compat.css_preload import preload_default_css
 from hermes_tui.textual_compat.frames import FrameSignal
 from hermes_tui.textual_compat.guard import CompatStatus, active
 
@@ -29,8 +27,6 @@ __all__ = [
     "bubbles_on",
     "can_page",
     "install",
-    "keep_full_map",
-    "preload_default_css",
     "status",
 ]
 

@@ -25,7 +25,7 @@ from types import MethodType
 from typing import Any
 
 from rich.color import ColorSystem
-from rich.console import Console
+from rich.console import COLOR_SYSTEMS, Console
 from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.strip import SGR_STYLES, Strip
@@ -33,6 +33,24 @@ from textual.strip import SGR_STYLES, Strip
 from hermes_tui.textual_compat.hooks import wrap_once
 
 __all__ = ["FrameWriter", "SgrState", "install", "render_chops", "render_layout"]
+
+_ATTRIBUTES = (
+    "bold",
+    "dim",
+    "italic",
+    "underline",
+    "blink",
+    "blink2",
+    "reverse",
+    "conceal",
+    "strike",
+    "underline2",
+    "frame",
+    "encircle",
+    "overline",
+)
+"""Rich's attribute bits, in its order (the order of Textual's `SGR_STYLES`): read through the public
+properties, once per style (the states are cached)."""
 
 _MAX_CACHED = 4096
 """Styles and transitions remembered; a theme has a few hundred. Past it the caches start again."""
@@ -61,8 +79,8 @@ def sgr_state(style: Style, color_system: ColorSystem) -> SgrState:
     if state is None:
         if len(_states) >= _MAX_CACHED:
             _states.clear()
-        attributes = style._attributes & style._set_attributes
-        color, bgcolor = style._color, style._bgcolor
+        attributes = sum(1 << bit for bit, name in enumerate(_ATTRIBUTES) if getattr(style, name))
+        color, bgcolor = style.color, style.bgcolor
         foreground = ";".join(color.downgrade(color_system).get_ansi_codes()) if color else ""
         background = ";".join(bgcolor.downgrade(color_system).get_ansi_codes(False)) if bgcolor else ""
         state = SgrState(attributes, foreground, background, Strip.render_ansi(style, color_system))
@@ -106,7 +124,7 @@ class FrameWriter:
     """One frame's output: strips placed at cells, with the terminal's SGR state and cursor tracked."""
 
     def __init__(self, console: Console) -> None:
-        self.color_system = console._color_system or ColorSystem.TRUECOLOR
+        self.color_system = COLOR_SYSTEMS.get(console.color_system or "", ColorSystem.TRUECOLOR)
         self.parts: list[str] = []
         self.state = DEFAULT
         self.x = -1
@@ -127,8 +145,8 @@ class FrameWriter:
                 if change:
                     append(change)
                 state = target
-            if style is not None and style._link:
-                append(f"\x1b]8;id={style._link_id};{style._link}\x1b\\{text}\x1b]8;;\x1b\\")
+            if style is not None and (link := style.link):
+                append(f"\x1b]8;id={style.link_id};{link}\x1b\\{text}\x1b]8;;\x1b\\")
             else:
                 append(text)
         self.state = state

@@ -4,8 +4,8 @@
 through TextArea's public API, supplied here where the installed Textual is the verified one:
 - the token stands out as one thing: TextArea's `_build_highlight_map` fills `_highlights` from the syntax
   tree, and its `_theme` (a copy per widget) holds the styles; the tokens' spans
-  (`PromptInput.token_highlights`) are added after it, in the `prompt-input--paste` style, and again after
-  a theme change (`_app_theme_changed` makes a fresh theme copy);
+  (`PromptInput.token_highlights`) are added after it, in the `prompt-input--paste` style (a theme change
+  builds the map again: `PromptInput.restyle_tokens` asks for it);
 - the cursor never rests inside a token: every selection TextArea sets goes through `_validate_selection`,
   then `PromptInput.outside_tokens`.
 Without these (another Textual), tokens are plain text in the prompt and the cursor can stop inside one;
@@ -27,7 +27,6 @@ def install() -> bool:
     from widgets.prompt_input import PromptInput
 
     base_build = PromptInput._build_highlight_map
-    base_theme_changed = PromptInput._app_theme_changed
     base_validate = PromptInput._validate_selection
 
     def _build_highlight_map(self: Any) -> None:
@@ -42,21 +41,16 @@ def install() -> bool:
         for row, start, end in spans:
             self._highlights[row].append((start, end, PASTE_HIGHLIGHT))
 
-    def _restyle_tokens(self: Any) -> None:
-        self._build_highlight_map()
-        self.refresh()
-
-    def _app_theme_changed(self: Any) -> None:
-        base_theme_changed(self)
-        if len(self.pastes):
-            self.call_after_refresh(_restyle_tokens, self)
-
     def _validate_selection(self: Any, selection: Selection) -> Selection:
         selection = base_validate(self, selection)
         outside: Selection = self.outside_tokens(selection)
         return outside
 
+    def restyle_tokens(self: Any) -> None:
+        self._build_highlight_map()
+        self.refresh()
+
     PromptInput._build_highlight_map = _build_highlight_map  # type: ignore[method-assign]
-    PromptInput._app_theme_changed = _app_theme_changed  # type: ignore[method-assign]
+    PromptInput.restyle_tokens = restyle_tokens  # type: ignore[method-assign]
     PromptInput._validate_selection = _validate_selection  # type: ignore[method-assign]
     return True

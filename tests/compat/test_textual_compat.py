@@ -125,12 +125,12 @@ status = textual_compat.install(eager=True)
 import codecs, textual._callback as callback
 from textual.drivers import linux_driver
 from textual._compositor import ChopsUpdate
-from widgets.transcript import Transcript
+from widgets.prompt_input import PromptInput
 assert not status.active and not status.applied, status
 assert linux_driver.getincrementaldecoder is codecs.getincrementaldecoder
 assert type(callback.count_parameters).__name__ == "function"
 assert type(ChopsUpdate.render_segments).__name__ == "function"
-assert "_size_updated" not in vars(Transcript)
+assert "_validate_selection" not in vars(PromptInput)
 from hermes_tui.doctor import textual_status_line
 print(textual_status_line())
 """
@@ -145,7 +145,7 @@ def test_on_an_unverified_textual_no_patch_goes_in_and_one_line_says_which_are_o
     logged = [line for line in done.stderr.splitlines() if "Textual workarounds off" in line]
     assert len(logged) == 1, done.stderr
     assert "found textual 8.2.8" in logged[0] and "verified textual 0.0.1" in logged[0]
-    for fix in ("frame-writer", "quiet-resize", "input-decoder"):
+    for fix in ("frame-writer", "prompt-tokens", "input-decoder"):
         assert fix in logged[0]
     assert done.stdout.startswith("Textual workarounds off (another version"), done.stdout
 

@@ -37,8 +37,10 @@ async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
     assert not textual_compat.active()
     screen = chat(app)
     await submit(pilot, "tell me a lot")
-    await wait_for(pilot, lambda: not screen.busy and screen.transcript.query(AssistantMessage), what="reply")
-    reply = screen.transcript.query(AssistantMessage).last()
+    await wait_for(
+        pilot, lambda: not screen.busy and screen.transcript.entries_of(AssistantMessage), what="reply"
+    )
+    reply = screen.transcript.entries_of(AssistantMessage)[-1]
     await reply.wait_until_drained()
     assert "THE END" in reply.rendered_text(), "the whole reply is drawn"
     print("ok: streamed", flush=True)

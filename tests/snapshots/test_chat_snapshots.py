@@ -119,8 +119,8 @@ async def _settle(pilot: Any, screen: ChatScreen) -> None:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         await pilot.pause(0.05)
-        widgets = list(screen.transcript.query(AssistantMessage)) + list(
-            screen.transcript.query(ReasoningBlock)
+        widgets = list(screen.transcript.entries_of(AssistantMessage)) + list(
+            screen.transcript.entries_of(ReasoningBlock)
         )
         if all(w.is_drained for w in widgets):
             break
@@ -219,7 +219,7 @@ def test_finished_turn_tool_panels_collapsed(
 def test_finished_turn_tool_panels_expanded(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
-        for panel in screen.transcript.query(ToolPanel):
+        for panel in screen.transcript.entries_of(ToolPanel):
             panel.expanded = True
         await _settle(pilot, screen)
         _scroll_top(screen)

@@ -17,7 +17,7 @@ from widgets.queued_messages import QueuedMessages
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.query(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
 
 
 async def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from widgets.user_message import UserMessage
 
 
 def _replies(app: HermesApp) -> list[AssistantMessage]:
-    return list(chat(app).transcript.query(AssistantMessage))
+    return list(chat(app).transcript.entries_of(AssistantMessage))
 
 
 def _idle(app: HermesApp) -> bool:
@@ -48,7 +48,7 @@ async def test_spinner_until_first_delta_then_markdown_equals_scenario(
         assert len(replies) == 1
         await wait_for(pilot, lambda: replies[0].is_finished)
         assert replies[0].text == text
-        assert [u.text for u in screen.transcript.query(UserMessage)] == ["hello"]
+        assert [u.text for u in screen.transcript.entries_of(UserMessage)] == ["hello"]
 
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
@@ -70,7 +70,7 @@ async def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_p
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "go")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
-        panels = list(chat(app).transcript.query(ToolPanel))
+        panels = list(chat(app).transcript.entries_of(ToolPanel))
         assert [p.call_id for p in panels] == ["c1", "c2", "c3"]
         assert [p.tool_name for p in panels] == ["read_file", "terminal", "read_file"]
         assert all(p.status == "ok" for p in panels)
@@ -271,7 +271,7 @@ async def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, t
         assert "[bold red]not bold[/]" in shown
         assert "[link=http://x]y[/link]" in shown
         assert "and red and" in shown  # the escape sequences are stripped, their text kept
-        panel = chat(app).transcript.query_one(ToolPanel)
+        panel = chat(app).transcript.entries_of(ToolPanel)[0]
         assert "[b]x[/b]" in panel.result and "\x1b" not in panel.result
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
@@ -326,7 +326,7 @@ async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="sent")
         assert server.requests[0].body["messages"][-1]["content"] == paste
-        user = screen.transcript.query_one(UserMessage)
+        user = screen.transcript.entries_of(UserMessage)[0]
         assert user.text == paste and user.is_collapsible and not user.expanded
         assert "more lines" in screen_text(app)
 

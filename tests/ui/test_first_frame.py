@@ -44,7 +44,6 @@ async def test_the_engine_and_background_work_start_after_the_first_frame(
         return run
 
     monkeypatch.setattr(ChatScreen, "_engine_ready", recorder("engine", ChatScreen._engine_ready))
-    monkeypatch.setattr(HermesApp, "_preload_turn_css", recorder("css", HermesApp._preload_turn_css))
     monkeypatch.setattr(
         HermesApp, "_freeze_startup_objects", recorder("freeze", HermesApp._freeze_startup_objects)
     )
@@ -59,5 +58,5 @@ async def test_the_engine_and_background_work_start_after_the_first_frame(
     with ScriptedServer({"name": "t", "calls": []}) as server:
         app = HermesApp(chat_settings(server, tmp_path / "home", tmp_path))
         async with app.run_test(size=(100, 32)) as pilot:
-            await wait_for(pilot, lambda: len(order) == 3, what="the deferred work")
-    assert order == {"engine": 1, "css": 1, "freeze": 1}
+            await wait_for(pilot, lambda: len(order) == 2, what="the deferred work")
+    assert order == {"engine": 1, "freeze": 1}

@@ -24,7 +24,7 @@ PLUGINS = Path(__file__).resolve().parent.parent / "fixtures" / "hermes_plugins"
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.query(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
 
 
 def _install_weather(home: Path) -> None:
@@ -49,7 +49,8 @@ async def test_a_hermes_plugin_command_runs_and_is_completed(hermes_home: Path, 
         lines = listing.splitlines()
         assert lines[0] == "1 plugin: 1 loaded" and lines[1].startswith("✓ weather  loaded")
         await pilot.pause()
-        assert list(screen.transcript.query(NoticeLine))[-1].size.height >= len(lines)
+        notice = screen.transcript.entries_of(NoticeLine)[-1]
+        assert notice.measure(screen.transcript.scrollable_content_region.width) >= len(lines) + 1
         assert ToolPanel.ICONS.get("weather_forecast") == "🌤"
 
     await run_chat(
@@ -147,7 +148,7 @@ async def test_a_plugin_rewriting_the_answer_is_shown(hermes_home: Path, tmp_pat
         screen = chat(app)
         await submit(pilot, "hi")
         await wait_for(pilot, lambda: "A plugin rewrote the answer:" in _notices(app), what="rewritten")
-        replies = [m.text for m in screen.transcript.query(AssistantMessage)]
+        replies = [m.text for m in screen.transcript.entries_of(AssistantMessage)]
         assert replies[-2:] == [
             "quiet words",
             "QUIET WORDS",

@@ -42,7 +42,11 @@ async def test_no_timer_fires_while_idle_after_a_turn(
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         await submit(pilot, "hello")
-        await wait_for(pilot, lambda: not screen.busy and screen.query(AssistantMessage), what="the reply")
+        await wait_for(
+            pilot,
+            lambda: not screen.busy and screen.transcript.entries_of(AssistantMessage),
+            what="the reply",
+        )
         prompt = screen.prompt_input
         # At rest: nothing queued, the cursor still, and the collection after the turn done (its timer
         # runs a moment after the reply is drawn, which can be after the blink stopped).

@@ -48,7 +48,7 @@ async def test_image_command_attaches_badges_that_go_with_the_message(hermes_hom
         await wait_for(pilot, lambda: not screen.busy and server.requests, what="turn end")
         assert len(_image_parts(server, 0)) == 2
         assert _badges(app) == [] and not screen.query_one(AttachmentBar).display
-        sent = screen.query(UserMessage).last()
+        sent = screen.transcript.entries_of(UserMessage)[-1]
         assert sent.text == "what are these?"
         assert [label.split(" · ")[0] for label in sent.images] == ["shot.png", "my chart.png"]
         assert "📎 shot.png · 64×48" in screen_text(app)
@@ -143,8 +143,8 @@ async def test_a_resumed_session_shows_its_images_as_badges(hermes_home: Path, t
     async def resumed(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         screen.open_session(session[0])
-        await wait_for(pilot, lambda: screen.query(UserMessage), what="history")
-        assert screen.query(UserMessage).first().images[0].startswith("shot.png · 64×48")
+        await wait_for(pilot, lambda: screen.transcript.entries_of(UserMessage), what="history")
+        assert screen.transcript.entries_of(UserMessage)[0].images[0].startswith("shot.png · 64×48")
 
     await run_chat({"calls": ["ok"]}, resumed, home=hermes_home, cwd=tmp_path)
 

@@ -141,17 +141,24 @@ async def test_focus_is_never_lost_in_the_chat(hermes_home: Path, tmp_path: Path
 
         screen = chat(app)
         await submit(pilot, "run it")
-        panel = await wait_for(pilot, lambda: next(iter(screen.query(ToolPanel)), None), what="tool panel")
+        panel = await wait_for(
+            pilot, lambda: next(iter(screen.transcript.entries_of(ToolPanel)), None), what="tool panel"
+        )
         await wait_for(pilot, lambda: not screen.busy, what="turn end")
-        await pilot.click(panel)
+        transcript = screen.transcript
+        row = transcript.row_of(panel)
+        assert row is not None
+        await pilot.click(transcript, offset=(4, row))
         await pilot.pause()
-        assert app.focused is screen.prompt_input  # a click acts on the panel, the keyboard stays
-        panel.focus()  # the user navigated there (Tab)
+        assert panel.expanded  # a click on the header opens the panel...
+        assert app.focused is screen.prompt_input  # ...and the keyboard stays
+        transcript.focus()  # the user navigated there (Tab)
+        transcript.select(panel)
         await pilot.pause()
         await pilot.press("h", "i")
         await wait_for(pilot, lambda: screen.prompt_input.text == "hi", what="typing reached the prompt")
         assert app.focused is screen.prompt_input
-        panel.focus()
+        transcript.focus()
         await pilot.pause()
         await pilot.press("escape")
         assert app.focused is screen.prompt_input

@@ -28,7 +28,7 @@ from widgets.tool_panel import ToolPanel
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.query(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
 
 
 def _offered(body: dict[str, Any]) -> set[str]:
@@ -229,7 +229,7 @@ async def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Pa
         await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="turn end")
         panel = screen.transcript.tool_panel("sm")
         assert isinstance(panel, ToolPanel)
-        panel.expanded = True
+        panel.set_expanded(True)
         # the diff is drawn at the next layout, which a loaded machine can delay past any fixed pause
         await wait_for(
             pilot,

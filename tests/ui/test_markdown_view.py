@@ -1,7 +1,7 @@
-"""Pilot tests of the line-cached reply view (`AssistantMessage` on `LineView`): what a user sees while a
-reply streams and after, compared with the same reply loaded from history; that the app keeps answering
-keys during a flood of deltas; re-wrapping on resize; an open code fence already highlighted; model text
-shown literally; and selecting/copying the reply's text."""
+"""Pilot tests of the line-cached replies (`AssistantMessage`, a transcript entry on `LinesEntry`): what a
+user sees while a reply streams and after, compared with the same reply loaded from history; that the app
+keeps answering keys during a flood of deltas; re-wrapping on resize; an open code fence already
+highlighted; model text shown literally; reasoning and tool output streaming."""
 
 from __future__ import annotations
 
@@ -12,14 +12,11 @@ from collections.abc import Callable
 import pytest
 from textual import events
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
 from textual.pilot import Pilot
-from textual.strip import Strip
 from textual.widgets import Input
 
 from widgets.assistant_message import AssistantMessage
-from widgets.reasoning import ReasoningBlock
-from widgets.tool_panel import ToolPanel, ToolPanelBody
+from widgets.markdown_view.render import Line
 from widgets.transcript import Transcript
 
 pytestmark = pytest.mark.anyio
@@ -41,15 +38,22 @@ def anyio_backend() -> str:
 
 
 class Replies(App[None]):
-    """Replies stacked in a scrolling column (no transcript machinery)."""
+    """A transcript showing the replies it is given, and nothing else."""
 
     def __init__(self, *replies: AssistantMessage) -> None:
         super().__init__()
         self._replies = replies
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield from self._replies
+        yield Transcript()
+
+    def on_mount(self) -> None:
+        for reply in self._replies:
+            self.transcript._add(reply)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
 
 
 class Chat(App[None]):
@@ -67,16 +71,25 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float
         await pilot.pause(0.02)
 
 
-def strips(reply: AssistantMessage) -> list[Strip]:
-    return [reply.render_line(y) for y in range(reply.size.height)]
+def width_of(reply: AssistantMessage) -> int:
+    painter = reply.painter
+    assert isinstance(painter, Transcript)
+    return painter.scrollable_content_region.width
+
+
+def lines(reply: AssistantMessage) -> list[Line]:
+    """The reply's lines as drawn (its gap left out)."""
+    width = width_of(reply)
+    return [reply.line(y, width) for y in range(reply.gap, reply.measure(width))]
+
+
+def text(reply: AssistantMessage) -> str:
+    return reply.rendered_text(width_of(reply))
 
 
 def segments(reply: AssistantMessage) -> list[list[tuple[str, object]]]:
-    """Text and style of every segment, line by line (selection offsets left out)."""
-    return [
-        [(segment.text, segment.style and segment.style.copy().clear_meta_and_links()) for segment in strip]
-        for strip in strips(reply)
-    ]
+    """Text and style of every segment, line by line."""
+    return [[(segment.text, segment.style) for segment in line] for line in lines(reply)]
 
 
 async def test_a_streamed_reply_looks_exactly_like_the_same_reply_loaded_finished() -> None:
@@ -90,9 +103,9 @@ async def test_a_streamed_reply_looks_exactly_like_the_same_reply_loaded_finishe
                 await pilot.pause()
         await streamed.finish()
         await pilot.pause()
-        assert streamed.rendered_text() == loaded.rendered_text()
+        assert text(streamed) == text(loaded)
         assert segments(streamed) == segments(loaded)  # the same colours and attributes too
-        shown = streamed.rendered_text()
+        shown = text(streamed)
         for needle in (
             "Title",
             "• one",
@@ -125,7 +138,7 @@ async def test_a_flood_of_deltas_leaves_the_app_answering_keys() -> None:
         producer = threading.Thread(target=produce)
         producer.start()
         try:
-            await wait_until(pilot, lambda: "word100" in reply.rendered_text())
+            await wait_until(pilot, lambda: "word100" in text(reply))
             prompt = app.query_one("#prompt", Input)
             prompt.focus()
             # Keys arrive as a terminal sends them (Pilot's `press` waits for the whole process to go
@@ -146,22 +159,22 @@ async def test_a_flood_of_deltas_leaves_the_app_answering_keys() -> None:
 async def test_resizing_mid_stream_rewraps_the_reply() -> None:
     reply = AssistantMessage()
     app = Replies(reply)
-    text = " ".join(f"w{n}" for n in range(300))
+    words = " ".join(f"w{n}" for n in range(300))
     async with app.run_test(size=(100, 60)) as pilot:
-        reply.append(text[:600])
+        reply.append(words[:600])
         await reply.wait_until_drained()
         await pilot.pause()
         wide_lines = reply.line_count
         await pilot.resize_terminal(50, 60)
-        await wait_until(pilot, lambda: reply.size.width < 50)
-        reply.append(text[600:])
+        await wait_until(pilot, lambda: width_of(reply) < 50)
+        reply.append(words[600:])
         await reply.finish()
         await pilot.pause()
-        width = reply.size.width
-        lines = reply.rendered_text().split("\n")
-        assert all(len(line) <= width for line in lines)
+        width = width_of(reply)
+        rows = text(reply).split("\n")
+        assert all(len(row) <= width for row in rows)
         assert reply.line_count > wide_lines
-        assert " ".join(lines).split() == text.split()  # every word still there, in order
+        assert " ".join(rows).split() == words.split()  # every word still there, in order
 
 
 async def test_an_open_code_fence_is_highlighted_before_it_closes() -> None:
@@ -172,11 +185,11 @@ async def test_an_open_code_fence_is_highlighted_before_it_closes() -> None:
         await reply.wait_until_drained()
         await pilot.pause()
         assert not reply.is_finished and reply.document.open_block is not None
-        plain = next(s.style.color for s in strips(reply)[0] if s.text.strip() == "Here:" and s.style)
+        plain = next(s.style.color for s in lines(reply)[0] if s.text.strip() == "Here:" and s.style)
         colours = {
             segment.text.strip(): segment.style.color
-            for strip in strips(reply)
-            for segment in strip
+            for line in lines(reply)
+            for segment in line
             if segment.text.strip() and segment.style
         }
         assert colours["def"] is not None and colours["def"] != plain  # a keyword colour
@@ -191,91 +204,88 @@ async def test_markup_and_escapes_from_the_model_are_shown_literally() -> None:
         reply.append("1mred\x1b[0m, :smile: stays.")
         await reply.finish()
         await pilot.pause()
-        assert reply.rendered_text() == "Use [bold]x[/bold] and red, :smile: stays."
-        for strip in strips(reply):
-            for segment in strip:
+        assert text(reply) == " Use [bold]x[/bold] and red, :smile: stays."
+        for line in lines(reply):
+            for segment in line:
                 assert "\x1b" not in segment.text
                 if "[bold]" in segment.text:
                     assert not (segment.style and segment.style.bold)
 
 
-async def test_dragging_the_mouse_selects_and_copies_the_rendered_text() -> None:
-    reply = AssistantMessage("Alpha beta gamma.\n\n- item one\n- item two\n\nLast line.", finished=True)
+async def test_select_all_copies_the_rendered_text_not_the_markdown() -> None:
+    reply = AssistantMessage("Alpha **beta** gamma.\n\n- item one\n- item two\n\nLast line.", finished=True)
     app = Replies(reply)
     async with app.run_test(size=(60, 12)) as pilot:
         await pilot.pause()
-        assert reply.rendered_text().split("\n")[:4] == [
-            "Alpha beta gamma.",
-            "",
-            " • item one",
-            " • item two",
-        ]
-        await pilot.mouse_down(reply, offset=(7, 0))  # padding is one cell: "beta"
-        await pilot.hover(reply, offset=(9, 3))
-        await pilot.mouse_up(reply, offset=(9, 3))
+        app.transcript.text_select_all()
         await pilot.pause()
-        assert app.screen.get_selected_text() == "beta gamma.\n\n • item one\n • item t"
-        selected = [
-            y for y in range(reply.size.height) if reply.text_selection and reply.text_selection.get_span(y)
-        ]
-        assert selected == [0, 1, 2, 3]  # the selection is painted on those lines
-
-        reply.text_select_all()
-        await pilot.pause()
-        assert app.screen.get_selected_text() == "Alpha beta gamma.\n\n • item one\n • item two\n\nLast line."
+        selected = app.screen.get_selected_text()
+        assert selected is not None
+        rows = [row.strip() for row in selected.split("\n") if row.strip()]
+        assert rows == ["Alpha beta gamma.", "• item one", "• item two", "Last line."]
 
 
 async def test_expanded_reasoning_streams_its_lines_under_the_header() -> None:
-    block = ReasoningBlock(expanded=True)
     app = Replies()
     async with app.run_test(size=(60, 30)) as pilot:
-        await app.query_one(VerticalScroll).mount(block)
+        transcript = app.transcript
+        block = transcript.start_reasoning()
+        block.toggle()
+        width = transcript.scrollable_content_region.width
         for n in range(12):
             block.append(f"thought {n} [dim]literal[/dim]\n")
         block.append("half a thou")
-        await wait_until(pilot, lambda: "half a thou" in block.rendered_text())
-        lines = block.rendered_text().split("\n")
-        assert lines[0].startswith("▾ Reasoning")
-        assert lines[1:13] == [f"thought {n} [dim]literal[/dim]" for n in range(12)]
+        await wait_until(pilot, lambda: "half a thou" in block.rendered_text(width))
+        rows = [row.strip() for row in block.rendered_text(width).split("\n")]
+        assert rows[0].startswith("▾ Reasoning")
+        assert rows[1:13] == [f"thought {n} [dim]literal[/dim]" for n in range(12)]
         block.append("ght.\n\n")
         block.finish()
         await pilot.pause()
-        assert block.rendered_text().split("\n")[-1] == "half a thought."
-        block.action_toggle_expanded()
+        assert block.rendered_text(width).split("\n")[-1].strip() == "half a thought."
+        block.toggle()
         await pilot.pause()
-        assert block.rendered_text() == "▸ Reasoning · 13 lines (click/enter to show)"
-        assert block.size.height == 1
+        assert block.rendered_text(width).strip() == "▸ Reasoning · 13 lines (click/enter to show)"
+        assert block.measure(width) == 2  # its gap and its header
 
 
 async def test_a_running_tool_shows_its_tail_or_all_of_its_output_as_it_streams() -> None:
-    panel = ToolPanel("call_1", "terminal", 0)
     app = Replies()
     async with app.run_test(size=(80, 50)) as pilot:
-        await app.query_one(VerticalScroll).mount(panel)
+        transcript = app.transcript
+        width = transcript.scrollable_content_region.width
+        panel = transcript.add_tool_panel("call_1", "terminal", 0)
         panel.set_started({"command": "seq 500"}, "seq 500")
-        panel.expanded = True
-        for n in range(1, 501):
+        panel.append_output("line 1\n")
+        await wait_until(pilot, lambda: panel.has_body)
+        assert panel.set_expanded(True)  # the whole output, as it streams
+
+        def body() -> list[str]:
+            return [
+                row.split("│ ", 1)[1] if "│ " in row else row
+                for row in panel.rendered_text(width).split("\n")[1:]
+            ]
+
+        for n in range(2, 501):
             panel.append_output(f"line {n}\n")
-        await wait_until(pilot, lambda: panel.query(ToolPanelBody))  # mounted once there is output
-        body = panel.query_one(ToolPanelBody)
-        await wait_until(pilot, lambda: "line 500" in body.rendered_text())
-        assert body.rendered_text().split("\n") == [f"line {n}" for n in range(1, 501)]
-        panel.expanded = False
-        await wait_until(pilot, lambda: body.rendered_text().startswith("… 470 earlier lines"))
-        assert body.rendered_text().split("\n")[1:] == [f"line {n}" for n in range(471, 501)]
+        await wait_until(pilot, lambda: "line 500" in panel.rendered_text(width))
+        assert body() == [f"line {n}" for n in range(1, 501)]
+        panel.set_expanded(False)
+        await wait_until(pilot, lambda: body()[0].startswith("… 470 earlier lines"))
+        assert body()[1:] == [f"line {n}" for n in range(471, 501)]
         panel.append_output("line 501\n")
-        await wait_until(pilot, lambda: "line 501" in body.rendered_text())
-        assert body.rendered_text().split("\n")[:2] == ["… 471 earlier lines (enter to expand)", "line 472"]
+        await wait_until(pilot, lambda: "line 501" in panel.rendered_text(width))
+        assert body()[:2] == ["… 471 earlier lines (enter to expand)", "line 472"]
 
 
-async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_right_after() -> None:
+async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_when_they_come_into_view() -> None:
     app = Chat()
     async with app.run_test(size=(100, 30)) as pilot:
         transcript = app.query_one(Transcript)
-        text = "\n\n".join(" ".join(f"w{p}x{n}" for n in range(60)) for p in range(4))
+        body = "\n\n".join(" ".join(f"w{p}x{n}" for n in range(60)) for p in range(4))
         replies = [transcript.start_assistant() for _ in range(12)]
         for reply in replies:
-            reply.append(text)
+            reply.append(body)
             await reply.finish()
         await pilot.pause()
         assert transcript.is_following
@@ -289,14 +299,16 @@ async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_right_aft
 
             reply._stack._render = counting
         await pilot.resize_terminal(60, 30)
-        await wait_until(pilot, lambda: all(r.size.height == r.line_count for r in replies))
+        await wait_until(pilot, lambda: transcript.scrollable_content_region.width < 60)
         await pilot.pause()
-        order = list(dict.fromkeys(renders))
-        assert set(order) == set(replies)  # all of them, each at the new width
-        # The reply in view was drawn before the ones far above it (which only guessed their height).
-        assert order.index(replies[-1]) < order.index(replies[0])
-        assert all(max(len(line) for line in r.rendered_text().split("\n")) <= r.size.width for r in replies)
+        drawn = set(renders)
+        assert replies[-1] in drawn and replies[0] not in drawn  # only what is in view (and near it)
         assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y
+        transcript.scroll_to_first()
+        await pilot.pause()
+        assert replies[0] in set(renders)  # drawn when it came into view
+        width = transcript.scrollable_content_region.width
+        assert all(len(row) <= width for row in replies[0].rendered_text(width).split("\n"))
 
 
 async def test_a_burst_is_drawn_in_slices_and_ends_complete() -> None:
@@ -316,4 +328,4 @@ async def test_a_burst_is_drawn_in_slices_and_ends_complete() -> None:
         assert len(steps) > 3 and steps[0] <= AssistantMessage.FEED_CHARS  # drawn progressively
         await reply.finish()
         await reply.wait_until_drained()
-        assert reply.is_drained and "Paragraph 299:" in reply.rendered_text()
+        assert reply.is_drained and "Paragraph 299:" in text(reply)

@@ -20,7 +20,7 @@ MODELS = ["gpt-4o", "gpt-4o-mini", "o3-mini", "claude-sonnet-4.5"]
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.query(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
 
 
 def test_closest_names() -> None:

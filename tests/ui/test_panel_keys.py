@@ -31,7 +31,7 @@ def _calls() -> list[dict[str, Any]]:
 
 
 def _panels(app: HermesApp) -> list[ToolPanel]:
-    return list(chat(app).transcript.query(ToolPanel))
+    return list(chat(app).transcript.entries_of(ToolPanel))
 
 
 async def _finished_turn(pilot: Pilot, app: HermesApp) -> list[ToolPanel]:
@@ -77,7 +77,8 @@ async def test_ctrl_o_toggles_the_panel_in_focus(hermes_home: Path, tmp_path: Pa
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         first, _patch, last = await _finished_turn(pilot, app)
-        first.focus()
+        chat(app).transcript.focus()
+        chat(app).transcript.select(first)
         await pilot.pause()
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: first.expanded, what="focused panel expanded")

@@ -6,18 +6,18 @@ from __future__ import annotations
 import pytest
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
 
 from themes.loader import builtin_themes
 from widgets.reasoning import ReasoningBlock
 from widgets.tool_panel import ToolPanel, stable_icon
+from widgets.transcript import Transcript
 
 VS16 = "\ufe0f"
 
 
 class Rows(App[None]):
     def compose(self) -> ComposeResult:
-        yield VerticalScroll()
+        yield Transcript()
 
 
 def _builtin_icons() -> dict[str, str]:
@@ -40,7 +40,8 @@ async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> N
     async with app.run_test(size=(90, 40)) as pilot:
         ToolPanel.ICONS = {**ToolPanel.ICONS, "a_plugin_tool": "⚙️"}  # a theme's or a plugin's VS16 icon
         panels = [ToolPanel(f"call_{n}", name, n) for n, name in enumerate(names)]
-        await app.query_one(VerticalScroll).mount_all(panels)
+        for panel in panels:
+            app.query_one(Transcript)._add(panel)
         for panel in panels:
             panel.set_started({"command": "x"}, "summary text")
             panel.set_finished("ok", 0.5, "done")
@@ -65,12 +66,15 @@ async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> N
 )
 async def test_reasoning_counts_the_lines_the_user_will_see(text: str, width: int, label: str) -> None:
     app = Rows()
-    async with app.run_test(size=(width + 2, 20)) as pilot:
+    async with app.run_test(size=(width + 4, 20)) as pilot:  # the transcript's padding and the entry's
+        transcript = app.query_one(Transcript)
         block = ReasoningBlock(text, finished=True)
-        await app.query_one(VerticalScroll).mount(block)
+        transcript._add(block)
         await pilot.pause()
-        assert f"Reasoning · {label} " in block.header_text().plain
-        block.action_toggle_expanded()
+        inner = transcript.scrollable_content_region.width - 2  # the entry's padding
+        assert inner == width
+        assert f"Reasoning · {label} " in block.header_text(inner).plain
+        block.toggle()
         await pilot.pause()
-        shown = block.rendered_text().split("\n")[1:]
+        shown = block.rendered_text(width + 2).split("\n")[1:]
         assert len(shown) == int(label.split()[0])

@@ -203,7 +203,7 @@ async def test_the_wire_the_store_and_the_transcript_get_the_whole_paste(
         await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
         full = f"explain {LOG} briefly"
         assert server.requests[0].body["messages"][-1] == {"role": "user", "content": full}
-        user = screen.transcript.query_one(UserMessage)
+        user = screen.transcript.entries_of(UserMessage)[0]
         assert user.text == full and user.is_collapsible  # shown collapsed, click/enter expands
         session_id = screen.agent.session_id
         store = SessionStore(hermes_home / "tui" / "state.db")
@@ -249,9 +249,9 @@ async def test_one_huge_pasted_line_is_sent_whole_and_shown_collapsed(
         await pilot.press("enter")
         await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
         assert server.requests[0].body["messages"][-1]["content"] == line
-        user = screen.transcript.query_one(UserMessage)
+        user = screen.transcript.entries_of(UserMessage)[0]
         assert user.text == line and user.is_collapsible and not user.expanded
-        assert user.region.height < 30  # not 20,000 wrapped rows
+        assert user.measure(screen.transcript.scrollable_content_region.width) < 30  # not 20,000 rows
         assert "more characters (click/enter to expand)" in screen_text(app)
 
     await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)

@@ -27,7 +27,9 @@ async def test_quit_mid_stream_finalizes_the_turn_as_interrupted(
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         await submit(pilot, "talk for a while")
-        await wait_for(pilot, lambda: screen.transcript.query(AssistantMessage), what="streaming", timeout=60)
+        await wait_for(
+            pilot, lambda: screen.transcript.entries_of(AssistantMessage), what="streaming", timeout=60
+        )
         if how == "ctrl+q":
             await pilot.press("ctrl+q")
         else:
@@ -63,7 +65,7 @@ async def test_read_only_store_browses_but_refuses_to_send(hermes_home: Path, tm
         async with app.run_test(size=(120, 32)) as pilot:
             # The notice names the database's path, so it wraps differently per temp dir: read the notices.
             def notices() -> str:
-                return "\n".join(n.text for n in chat(app).transcript.query(NoticeLine))
+                return "\n".join(n.text for n in chat(app).transcript.entries_of(NoticeLine))
 
             await wait_for(
                 pilot, lambda: "schema version 42" in notices(), what="read-only notice", timeout=60

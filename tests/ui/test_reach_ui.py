@@ -45,7 +45,7 @@ def _delegate_scenario(child_tool: dict, *, child_delay: float = 0.0) -> dict:
 
 
 def _panel(app: HermesApp, name: str) -> ToolPanel | None:
-    panels = [p for p in chat(app).transcript.query(ToolPanel) if p.tool_name == name]
+    panels = [p for p in chat(app).transcript.entries_of(ToolPanel) if p.tool_name == name]
     return panels[0] if panels else None
 
 

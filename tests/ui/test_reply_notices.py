@@ -43,7 +43,7 @@ async def test_a_reply_that_broke_off_is_shown_marked_with_one_error_line(
         assert "Here is the fir" in text
         assert "incomplete: the connection closed before the reply finished" in text
         assert text.count("The connection closed before the reply finished") == 1
-        replies = list(chat(app).transcript.query(AssistantMessage))
+        replies = list(chat(app).transcript.entries_of(AssistantMessage))
         assert [r.text for r in replies] == ["Here is the fir"]
 
     await run_chat({"name": "t", "calls": [broken]}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
@@ -60,7 +60,7 @@ async def test_a_budget_spent_thinking_says_so_once(hermes_home: Path, tmp_path:
         text = screen_text(app)
         assert text.count("used its whole output budget thinking") == 1
         assert "raise max_output_tokens" in text
-        assert not [r for r in chat(app).transcript.query(AssistantMessage) if r.text.strip()]
+        assert not [r for r in chat(app).transcript.entries_of(AssistantMessage) if r.text.strip()]
 
     await run_chat({"name": "t", "calls": [call]}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
 
@@ -97,19 +97,20 @@ async def test_a_stalled_stream_says_no_data_on_the_spinner_line(
 async def test_the_spinner_counts_the_seconds_without_data() -> None:
     from textual.app import App, ComposeResult
 
-    from widgets.spinner import Spinner
+    from widgets.transcript import Transcript
 
     class One(App[None]):
         def compose(self) -> ComposeResult:
-            yield Spinner()
+            yield Transcript()
 
     app = One()
     async with app.run_test() as pilot:
-        spinner = app.query_one(Spinner)
-        spinner.start()
+        transcript = app.query_one(Transcript)
+        spinner = transcript.show_spinner()
         spinner.set_stalled(15.0)
         await pilot.pause()
         assert "no data for 15 s" in str(spinner.render())
+        assert any("no data for 15 s" in transcript.render_line(y).text for y in range(5))
         spinner.set_stalled(None)
         assert "no data" not in str(spinner.render())
 
@@ -125,7 +126,7 @@ async def test_a_command_that_exits_non_zero_opens_as_a_failure(hermes_home: Pat
         await wait_for(pilot, lambda: "It failed." in screen_text(app), what="the answer")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
         await pilot.pause()
-        panel = chat(app).transcript.query_one(ToolPanel)
+        panel = chat(app).transcript.entries_of(ToolPanel)[0]
         assert panel.expanded, "a failed command opens, like any failed tool"
         assert "✗ exit 3" in screen_text(app)
 

@@ -35,7 +35,7 @@ async def main() -> None:
             assert server.requests == [], "warming up sent a request"
             await submit(pilot, "hello")
             await wait_for(pilot, lambda: not chat(app).busy and server.requests, timeout=30, what="a reply")
-            replies = list(chat(app).transcript.query(AssistantMessage))
+            replies = list(chat(app).transcript.entries_of(AssistantMessage))
             assert replies and replies[-1].text == "warm reply"
     print("ok")
 

@@ -27,8 +27,10 @@ async def test_output_streams_into_a_panel_and_goes_with_the_next_message(
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         await submit(pilot, "!cat notes.txt; exit 3")
-        await wait_for(pilot, lambda: not screen.busy and screen.query(ToolPanel), what="the command")
-        (panel,) = screen.query(ToolPanel)
+        await wait_for(
+            pilot, lambda: not screen.busy and screen.transcript.entries_of(ToolPanel), what="the command"
+        )
+        (panel,) = screen.transcript.entries_of(ToolPanel)
         assert "quokka" in panel.output and panel.is_finished and panel.expanded  # shown: the user asked
         assert "exit 3" in screen_text(app)
         assert not server.requests  # nothing is sent on its own
@@ -46,10 +48,14 @@ async def test_escape_stops_a_long_command(hermes_home: Path, tmp_path: Path) ->
         screen = chat(app)
         await submit(pilot, "!echo started; sleep 30")
         await wait_for(
-            pilot, lambda: screen.query(ToolPanel) and "started" in screen.query_one(ToolPanel).output
+            pilot,
+            lambda: (
+                screen.transcript.entries_of(ToolPanel)
+                and "started" in screen.transcript.entries_of(ToolPanel)[0].output
+            ),
         )
         await pilot.press("escape")
         await wait_for(pilot, lambda: not screen.busy, timeout=10, what="the command stopped")
-        assert screen.query_one(ToolPanel).is_finished
+        assert screen.transcript.entries_of(ToolPanel)[0].is_finished
 
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)

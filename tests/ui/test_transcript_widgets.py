@@ -1,9 +1,10 @@
-"""Pilot tests for the transcript widgets: streaming replies, reasoning, spinner, tool panels, notices, and
-the transcript's bounded window and bottom-following.
+"""Pilot tests for the transcript: one Line-API view over the whole conversation, and its entries (streaming
+replies, reasoning, spinner, tool panels, notices, user messages).
 
-Each test mounts the widgets in a tiny app and checks what a user would notice: the text shown (literal,
-escapes stripped), what is expanded, the times shown, the colours of a diff, that a long session stays
-responsive (bounded widget count) and that nothing becomes unreachable.
+Each test drives the transcript in a tiny app and checks what a user would notice: the text shown (literal,
+escapes stripped), what is expanded, the times shown, the colours of a diff, that a long conversation is one
+widget with a scrollbar over all of it, that the view follows the bottom until the user scrolls up, and that
+nothing moves under the user's eyes when heights are corrected.
 """
 
 from __future__ import annotations
@@ -16,17 +17,18 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.color import Color
-from textual.geometry import Region
 from textual.pilot import Pilot
-from textual.widget import Widget
+from textual.widgets import Input
 
-from tests.ui.harness import screen_text
 from widgets.assistant_message import AssistantMessage
 from widgets.notice import NoticeLine
+from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
+from widgets.subagent_list import SubagentList
 from widgets.text_safety import StreamSanitizer, sanitize_display
-from widgets.tool_panel import ToolPanel, ToolPanelBody, ToolPanelHeader, ToolSnapshot
-from widgets.transcript import EarlierEntries, LaterEntries, NewOutputIndicator, Transcript, TranscriptRecord
+from widgets.tool_panel import ToolPanel
+from widgets.transcript import Transcript, TranscriptRecord
+from widgets.transcript_record import ToolSnapshot
 from widgets.user_message import UserMessage
 
 
@@ -41,25 +43,20 @@ class FakeClock:
 
 
 class TranscriptApp(App[None]):
-    """The smallest host: one transcript filling the screen."""
+    """The smallest host: one transcript filling the screen, and an input like the chat's prompt."""
+
+    def __init__(self, *, prompt: bool = False) -> None:
+        super().__init__()
+        self._prompt = prompt
 
     def compose(self) -> ComposeResult:
         yield Transcript()
+        if self._prompt:
+            yield Input(id="prompt")
 
     @property
     def transcript(self) -> Transcript:
         return self.query_one(Transcript)
-
-
-class HostApp(App[None]):
-    """Mounts whatever widgets a test hands it."""
-
-    def __init__(self, *widgets: Widget) -> None:
-        super().__init__()
-        self._widgets = widgets
-
-    def compose(self) -> ComposeResult:
-        yield from self._widgets
 
 
 async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
@@ -70,14 +67,15 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float
         await pilot.pause(0.02)
 
 
-def visible_text(widget: Widget) -> str:
-    """What the widget and its descendants draw, as plain text (what the user reads)."""
-    lines: list[str] = []
-    for node in [widget, *widget.query("*")]:
-        if node.display and node.size.area:
-            strips = node.render_lines(Region(0, 0, node.size.width, node.size.height))
-            lines.extend(strip.text.rstrip() for strip in strips)
-    return "\n".join(lines)
+def shown(transcript: Transcript) -> str:
+    """What the transcript draws in its view now, as plain text."""
+    height = transcript.scrollable_content_region.height
+    return "\n".join(transcript.render_line(y).text.rstrip() for y in range(height))
+
+
+def text_of(transcript: Transcript, entry: object) -> str:
+    assert isinstance(entry, AssistantMessage | ReasoningBlock | ToolPanel | NoticeLine | UserMessage)
+    return entry.rendered_text(transcript.scrollable_content_region.width)
 
 
 def theme_color(app: App[None], variable: str) -> tuple[int, int, int]:
@@ -122,7 +120,7 @@ def test_stream_sanitizer_handles_escapes_split_across_chunks() -> None:
         assert out == sanitize_display(raw) == "red and link end\nnext\n"
 
 
-# ------------------------------------------------------------------------------------------------ assistant
+# ------------------------------------------------------------------------------------------------ replies
 
 
 async def test_2000_deltas_from_a_thread_end_with_the_exact_text_in_one_widget() -> None:
@@ -149,7 +147,7 @@ async def test_2000_deltas_from_a_thread_end_with_the_exact_text_in_one_widget()
         await message.finish()
         await pilot.pause()
         assert message.is_finished
-        assert list(message.query("*")) == []  # one widget, streaming or finished: no child per block
+        assert list(app.transcript.query("*")) == []  # the whole transcript is one widget
         assert message.shown_text == source
 
 
@@ -166,21 +164,20 @@ async def test_a_very_long_reply_renders_each_finished_block_once() -> None:
             rendered.append(block.source)
             return render(block, width)
 
-        message.render_block = counting  # type: ignore[method-assign]
         message._stack._render = counting  # the cache calls the renderer it was given
         for start in range(0, len(source), 500):
             message.append(source[start : start + 500])
             await message.wait_until_drained()
+            await pilot.pause()
         assert message.shown_text == source
         finished = [text for text in rendered if text.endswith("\n\n")]
         # Each block: at most once while open per update, and once when finished; never again after.
         assert len(finished) <= 400 + len(source) // 500 + 1
-        await pilot.pause()
         await message.finish()
         await pilot.pause()
-        shown = message.rendered_text()
-        assert "Paragraph 0 of" in shown and "Paragraph 399 of" in shown
-        assert list(message.query("*")) == []
+        text = text_of(app.transcript, message)
+        assert "Paragraph 0 of" in text and "Paragraph 399 of" in text
+        assert "Paragraph 399 of" in shown(app.transcript)  # following: the end is in view
 
 
 async def test_markup_and_ansi_in_model_text_are_shown_literally() -> None:
@@ -190,30 +187,42 @@ async def test_markup_and_ansi_in_model_text_are_shown_literally() -> None:
         message.append("Use [bold red]x[/] here and \x1b[31mred\x1b[0m there.")
         await message.finish()
         await pilot.pause()
-        shown = visible_text(message)
-        assert "Use [bold red]x[/] here and red there." in shown
-        assert "\x1b" not in shown
+        view = shown(app.transcript)
+        assert "Use [bold red]x[/] here and red there." in view
+        assert "\x1b" not in view
 
 
 async def test_empty_reply_renders_nothing() -> None:
     app = TranscriptApp()
     async with app.run_test() as pilot:
-        message = app.transcript.start_assistant()
+        transcript = app.transcript
+        transcript.add_notice("info", "before")
+        message = transcript.start_assistant()
         message.append("  \n")
         await pilot.pause()
         await message.finish()
         await pilot.pause()
-        assert not message.display
-        assert message.region.height == 0
+        assert not message.visible
+        assert message.measure(80) == 0
+        assert transcript.virtual_size.height == 2  # the notice and its gap only
 
 
-async def test_reply_finished_before_mount_is_drawn_at_once() -> None:
-    message = AssistantMessage("# Saved\n\nfrom history", finished=True)
-    app = HostApp(message)
-    async with app.run_test() as pilot:
+async def test_a_reply_loaded_from_history_is_drawn_as_the_streamed_one_was() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        transcript = app.transcript
+        streamed = transcript.start_assistant()
+        for start in range(0, len(MARKDOWN_SAMPLE), 7):
+            streamed.append(MARKDOWN_SAMPLE[start : start + 7])
+        await streamed.finish()
         await pilot.pause()
-        assert message.is_finished and message.is_drained
-        assert "from history" in visible_text(message)
+        live = text_of(transcript, streamed)
+        await transcript.load_history([TranscriptRecord.assistant(MARKDOWN_SAMPLE)])
+        await pilot.pause()
+        (loaded,) = transcript.entries_of(AssistantMessage)
+        assert loaded is not streamed and loaded.is_finished and loaded.is_drained
+        assert text_of(transcript, loaded) == live
+        assert "Done, [bold red]x[/] stays literal." in shown(transcript)
 
 
 # ------------------------------------------------------------------------------------------------ reasoning
@@ -222,24 +231,40 @@ async def test_reply_finished_before_mount_is_drawn_at_once() -> None:
 async def test_reasoning_streams_collapsed_and_expands_on_enter_and_click() -> None:
     app = TranscriptApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        block = app.transcript.start_reasoning()
+        transcript = app.transcript
+        block = transcript.start_reasoning()
         for word in ["The", "user", "wants", "a", "fix.\nFirst", "run", "the", "tests", "[bold]now[/]."]:
             block.append(word + " ")
-        await wait_until(pilot, lambda: block.is_drained and "now" in block.rendered_text())
-        header = block.rendered_text()
-        assert header.startswith("▸ Reasoning")
+        await wait_until(pilot, lambda: block.is_drained and "now" in text_of(transcript, block))
+        header = text_of(transcript, block)
+        assert header.strip().startswith("▸ Reasoning")
         assert "[bold]now[/]" in header  # live last line, literal
         assert "\n" not in header  # collapsed: one line
         block.finish()
         assert block.text.startswith("The user wants a fix.")
-        assert list(block.query("*")) == []  # one widget, streaming or finished
 
-        block.focus()
+        transcript.focus()
+        await pilot.pause()
+        assert transcript.cursor_entry is block
         await pilot.press("enter")
         assert block.expanded
-        assert "The user wants a fix." in block.rendered_text()
-        await pilot.click(block, offset=(2, 0))
+        assert "The user wants a fix." in shown(transcript)
+        await pilot.click(Transcript, offset=(4, 2))  # the header: after the gap, inside the padding
         assert not block.expanded
+
+
+async def test_expanded_reasoning_streams_its_lines_under_the_header() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        transcript = app.transcript
+        block = transcript.start_reasoning()
+        block.toggle()
+        for n in range(5):
+            block.append(f"thought {n}\n")
+        await wait_until(pilot, lambda: "thought 4" in shown(transcript))
+        lines = [line.strip() for line in shown(transcript).splitlines() if line.strip()]
+        assert lines[0].startswith("▾ Reasoning")
+        assert lines[1:6] == [f"thought {n}" for n in range(5)]
 
 
 # ------------------------------------------------------------------------------------------------ spinner
@@ -247,46 +272,47 @@ async def test_reasoning_streams_collapsed_and_expands_on_enter_and_click() -> N
 
 async def test_spinner_shows_face_verb_elapsed_and_stops() -> None:
     clock = FakeClock()
-    spinner = Spinner(faces=["(◔_◔)"], verbs=["pondering"], clock=clock, animate=True)
-    app = HostApp(spinner)
+    app = TranscriptApp()
     async with app.run_test() as pilot:
-        spinner.start()
+        transcript = app.transcript
+        spinner = transcript.spinner
+        spinner.faces = ["(◔_◔)"]
+        spinner.verbs = ["pondering"]
+        spinner._clock = clock
+        transcript.show_spinner()
         await pilot.pause()
         assert spinner.is_running and spinner.is_animating
         clock.now += 3.2
         line = spinner.render().plain
         assert "(◔_◔)" in line and "pondering…" in line and "3.2s" in line and "esc to interrupt" in line
         assert line[0] in Spinner.FRAMES
+        await wait_until(pilot, lambda: "pondering…" in shown(transcript))
 
-        spinner.display = False  # hidden: no animation timer
-        await wait_until(pilot, lambda: not spinner.is_animating)
-        spinner.display = True
-        await wait_until(pilot, lambda: spinner.is_animating)
-
-        spinner.stop()
+        transcript.hide_spinner()
+        await pilot.pause()
         assert not spinner.is_running and not spinner.is_animating
+        assert "pondering" not in shown(transcript)
+        await wait_until(pilot, lambda: transcript._pacer is None)  # nothing moves: no timer runs
 
 
 async def test_spinner_faces_and_verbs_can_be_replaced_and_frozen_for_snapshots() -> None:
     spinner = Spinner(animate=False)
-    app = HostApp(spinner)
-    async with app.run_test() as pilot:
-        spinner.faces = ("ʕ•ᴥ•ʔ",)
-        spinner.verbs = ("musing",)
-        spinner.start()
-        await pilot.pause()
-        assert not spinner.is_animating
-        assert spinner.render().plain == f"{Spinner.FRAMES[0]} ʕ•ᴥ•ʔ musing… 0.0s · esc to interrupt"
+    spinner.faces = ("ʕ•ᴥ•ʔ",)
+    spinner.verbs = ("musing",)
+    spinner.start()
+    assert not spinner.animates
+    assert spinner.render().plain == f"{Spinner.FRAMES[0]} ʕ•ᴥ•ʔ musing… 0.0s · esc to interrupt"
 
 
-# ------------------------------------------------------------------------------------------------ tool panel
+# ------------------------------------------------------------------------------------------------ tool panels
 
 
 async def test_tool_panel_states_and_durations() -> None:
     clock = FakeClock()
-    panel = ToolPanel("call_1", "terminal", 0, clock=clock)
-    app = HostApp(panel)
+    app = TranscriptApp()
     async with app.run_test(size=(80, 20)) as pilot:
+        panel = ToolPanel("call_1", "terminal", 0, clock=clock)
+        app.transcript._add(panel)
         await pilot.pause()
         assert panel.status == "preparing"
         assert "💻 preparing terminal…" in panel.render_header(80).plain
@@ -304,124 +330,67 @@ async def test_tool_panel_states_and_durations() -> None:
         assert header.rstrip().endswith("1.2s ✓")
         assert panel.render_header(80).cell_len == 80
         assert not panel.expanded and not panel.body_visible  # success: collapsed
-        assert len(list(panel.query("*"))) <= 4
-
-
-async def test_a_folded_panel_is_one_widget_that_draws_its_header_until_its_body_first_shows() -> None:
-    """A page of history mounts folded panels by the dozen: each is a single widget drawing its own header
-    line; the header's widget and the body come with the first click, and the header is drawn once."""
-    snapshot = ToolSnapshot(
-        call_id="c1",
-        name="terminal",
-        index=0,
-        status="ok",
-        summary="ls -la",
-        arguments={"command": "ls -la"},
-        duration=0.4,
-        result="alpha.txt\nbeta.txt\n[exit code: 0]",
-        data={"exit_code": 0},
-    )
-    panel = ToolPanel.from_snapshot(snapshot)
-    app = HostApp(panel)
-    async with app.run_test(size=(60, 10)) as pilot:
-        await pilot.pause()
-        assert not panel.expanded and not panel.children
-        assert panel.outer_size.height == 1
-        shown = screen_text(app)
-        assert shown.count("terminal  ls -la") == 1 and "0.4s ✓" in shown and "alpha.txt" not in shown
-
-        await pilot.click(ToolPanel)
-        await wait_until(pilot, lambda: panel.body_visible and panel.outer_size.height > 1)
-        assert [type(child) for child in panel.children] == [ToolPanelHeader, ToolPanelBody]
-        shown = screen_text(app)
-        assert shown.count("terminal  ls -la") == 1 and "alpha.txt" in shown and "beta.txt" in shown
-
-        await pilot.click(ToolPanelHeader)
-        await wait_until(pilot, lambda: not panel.body_visible and panel.outer_size.height == 1)
-        shown = screen_text(app)
-        assert shown.count("terminal  ls -la") == 1 and "alpha.txt" not in shown
-
-
-async def test_nesting_under_a_folded_panel_brings_its_header_widget() -> None:
-    panel = ToolPanel("c1", "delegate_task", 0)
-    panel.set_started({"goal": "look around"}, "look around")
-    panel.set_finished("ok", 1.0, "")
-    app = HostApp(panel)
-    async with app.run_test(size=(60, 10)) as pilot:
-        await pilot.pause()
-        assert not panel.children
-        panel.nest(NoticeLine("info", "subagent one"))
-        await wait_until(pilot, lambda: len(panel.children) == 2)
-        assert isinstance(panel.children[0], ToolPanelHeader)
-        await pilot.pause()
-        shown = screen_text(app)
-        assert shown.count("delegate_task  look around") == 1 and "subagent one" in shown
+        assert panel.measure(78) == 2  # its gap and its header
 
 
 async def test_tool_panel_header_truncates_the_summary_to_fit() -> None:
     panel = ToolPanel("c", "terminal", 0)
     panel.set_started({}, "find / -name '*.py' -exec grep -l TODO {} + | sort | uniq -c | sort -rn | head")
     panel.set_finished("ok", 12.0, "")
-    app = HostApp(panel)
-    async with app.run_test(size=(50, 10)) as pilot:
-        await pilot.pause()
-        header = panel.render_header(40)
-        assert header.cell_len == 40  # exactly the width: the icon is two cells wide
-        header = header.plain
-        assert "…" in header and header.endswith("12.0s ✓")
+    header = panel.render_header(40)
+    assert header.cell_len == 40  # exactly the width: the icon is two cells wide
+    assert "…" in header.plain and header.plain.endswith("12.0s ✓")
 
 
 async def test_running_terminal_shows_a_live_tail_and_expanded_shows_everything() -> None:
-    panel = ToolPanel("call_1", "terminal", 0)
-    app = HostApp(panel)
-    async with app.run_test(size=(80, 40)) as pilot:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 50)) as pilot:
+        transcript = app.transcript
+        panel = transcript.add_tool_panel("call_1", "terminal", 0)
         panel.set_started({"command": "seq 100"}, "seq 100")
         for n in range(1, 101):
             panel.append_output(f"line {n}\n")
-        await wait_until(pilot, lambda: panel.body_visible and "line 100" in panel.render_body().plain)
+        await wait_until(pilot, lambda: panel.body_visible and "line 100" in shown(transcript))
         body = panel.render_body().plain
         assert "line 71" in body and "line 70\n" not in body
         assert "… 70 earlier lines" in body
+        view = shown(transcript)
+        assert "│ line 100" in view and "│ line 70" not in view  # the tail, under the panel's border
 
-        panel.expanded = True
+        panel.set_expanded(True)
         body = panel.render_body().plain
         assert "line 1\n" in body and "line 100" in body
 
-        panel.expanded = False
+        panel.set_expanded(False)
         panel.set_finished("ok", 0.5, "".join(f"line {n}\n" for n in range(1, 101)) + "[exit code: 0]")
         await pilot.pause()
         assert not panel.body_visible  # finished successfully: collapsed to its header
-        await pilot.click(ToolPanelHeader)  # click the header to look again
+        assert "line 100" not in shown(transcript)
+        await pilot.click(Transcript, offset=(4, 1))  # click the header to look again
         assert panel.expanded and panel.body_visible
         assert "[exit code: 0]" in panel.render_body().plain
 
 
 async def test_tool_output_is_literal_escape_free_and_capped() -> None:
     panel = ToolPanel("call_1", "terminal", 0)
-    app = HostApp(panel)
-    async with app.run_test(size=(80, 20)) as pilot:
-        panel.set_started({}, "cat log")
-        panel.append_output("\x1b[31mERROR\x1b[0m [bold]x[/bold]\n")
-        for _ in range(300):
-            panel.append_output("y" * 999 + "\n")  # 300 KB
-        panel.set_finished("error", 2.0, "Error: failed")
-        await pilot.pause()
-        assert panel.expanded  # errors open expanded
-        output = panel.output
-        assert len(output) <= ToolPanel.MAX_OUTPUT_CHARS
-        assert panel.dropped_chars > 0
-        body = panel.render_body().plain
-        assert "earlier output not kept" in body
-        assert "Error: failed" in body
-        assert "\x1b" not in body
+    panel.set_started({}, "cat log")
+    panel.append_output("\x1b[31mERROR\x1b[0m [bold]x[/bold]\n")
+    for _ in range(300):
+        panel.append_output("y" * 999 + "\n")  # 300 KB
+    panel.set_finished("error", 2.0, "Error: failed")
+    assert panel.expanded  # errors open expanded
+    assert len(panel.output) <= ToolPanel.MAX_OUTPUT_CHARS
+    assert panel.dropped_chars > 0
+    body = panel.render_body().plain
+    assert "earlier output not kept" in body
+    assert "Error: failed" in body
+    assert "\x1b" not in body
 
-        short = ToolPanel("call_2", "terminal", 0)
-        await app.mount(short)
-        short.set_started({}, "echo")
-        short.append_output("\x1b[31mERROR\x1b[0m [bold]x[/bold]\n")
-        short.set_finished("error", 0.1, "[exit code: 1]")
-        await pilot.pause()
-        assert short.render_body().plain.startswith("ERROR [bold]x[/bold]\n[exit code: 1]")
+    short = ToolPanel("call_2", "terminal", 0)
+    short.set_started({}, "echo")
+    short.append_output("\x1b[31mERROR\x1b[0m [bold]x[/bold]\n")
+    short.set_finished("error", 0.1, "[exit code: 1]")
+    assert short.render_body().plain.startswith("ERROR [bold]x[/bold]\n[exit code: 1]")
 
 
 @pytest.mark.parametrize(
@@ -429,37 +398,30 @@ async def test_tool_output_is_literal_escape_free_and_capped() -> None:
 )
 async def test_denied_opens_and_cancelled_stays_closed(status: str, expanded: bool, glyph: str) -> None:
     panel = ToolPanel("c", "terminal", 0)
-    app = HostApp(panel)
-    async with app.run_test() as pilot:
-        panel.set_started({"command": "rm -rf /"}, "rm -rf /")
-        panel.set_finished(status, 0.0, f"Command {status}")
-        await pilot.pause()
-        assert panel.expanded is expanded
-        assert panel.render_header(60).plain.rstrip().endswith(glyph)
+    panel.set_started({"command": "rm -rf /"}, "rm -rf /")
+    panel.set_finished(status, 0.0, f"Command {status}")
+    assert panel.expanded is expanded
+    assert panel.render_header(60).plain.rstrip().endswith(glyph)
 
 
 async def test_diff_lines_are_coloured_from_the_theme() -> None:
     diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n keep\n-old line\n+new line\n"
-    panel = ToolPanel("c", "write_file", 0)
-    app = HostApp(panel)
+    app = TranscriptApp()
     async with app.run_test() as pilot:
+        panel = app.transcript.add_tool_panel("c", "write_file", 0)
         panel.set_started({"path": "x.py"}, "x.py")
         panel.set_finished("ok", 0.01, "Wrote x.py", {"diff": diff})
-        panel.expanded = True
         await pilot.pause()
+        assert panel.expanded  # a file edit opens with its diff
         body = panel.render_body()
         assert span_color_at(body, "+new line") == theme_color(app, "success")
         assert span_color_at(body, "-old line") == theme_color(app, "error")
         assert span_color_at(body, "@@ -1,2") == theme_color(app, "accent")
         assert span_color_at(body, " keep") is None
-        assert "+new line" in visible_text(panel)
+        assert "+new line" in shown(app.transcript)
 
 
 async def test_a_panel_expanded_while_a_later_entry_changes_gets_its_full_height() -> None:
-    """Textual 8.2.8 lists an expanding panel for `layout: stream` only if it is not already a key of the
-    screen's layout dict; with a later entry re-measured in the same frame, the panel was placed with its
-    one-line height and its diff hidden under the next entry until some later full layout (seen in CI: the
-    diff never showed within 10 s, 1 run in 3)."""
     diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,3 @@\n keep\n-old line\n+new line\n+another\n"
     app = TranscriptApp()
     async with app.run_test(size=(80, 30)) as pilot:
@@ -467,45 +429,33 @@ async def test_a_panel_expanded_while_a_later_entry_changes_gets_its_full_height
         panel = transcript.add_tool_panel("c", "write_file", 0)
         panel.set_started({"path": "x.py"}, "x.py")
         panel.set_finished("ok", 0.01, "Wrote x.py", {"diff": diff})
-        notice = transcript.add_notice("info", "after the panel")
-        await pilot.pause()  # a diff opens by itself (its body is mounted as it shows)
-        panel.expanded = False  # start from the folded panel
+        transcript.add_notice("info", "after the panel")
+        panel.set_expanded(False)
         await pilot.pause()
+        panel.set_expanded(True)
+        transcript.add_notice("info", "changed in the same frame")
         await pilot.pause()
-        assert panel.region.height == 1
-        body = panel.query_one("ToolPanelBody")
-        heights: list[int] = []  # the panel's height after each layout that shows its body
-
-        def record(_screen: object) -> None:
-            if body.display:
-                heights.append(panel.region.height)
-
-        app.screen.screen_layout_refresh_signal.subscribe(app.screen, record, immediate=True)
-        panel.expanded = True
-        notice.refresh(layout=True)  # a later entry re-measured in the same frame
-        await pilot.pause()
-        await pilot.pause()
-        full = 1 + len(panel.render_body().plain.splitlines())
-        assert heights and set(heights) == {full}, heights
-        assert notice.region.y >= panel.region.bottom
-        assert "+another" in visible_text(panel)
+        view = shown(transcript).splitlines()
+        another = next(n for n, line in enumerate(view) if "+another" in line)
+        after = next(n for n, line in enumerate(view) if "after the panel" in line)
+        assert another < after  # the whole diff, then the next entry below it
 
 
 async def test_switching_theme_recolours_diffs_and_frozen_replies() -> None:
     app = TranscriptApp()
     async with app.run_test(size=(80, 24)) as pilot:
-        reply = app.transcript.start_assistant()
+        transcript = app.transcript
+        reply = transcript.start_assistant()
         reply.append("## Heading\n\ntext")
         await reply.finish()
-        panel = app.transcript.add_tool_panel("c", "patch", 0)
+        panel = transcript.add_tool_panel("c", "patch", 0)
         panel.set_started({}, "x.py")
         panel.set_finished("ok", 0.1, "", {"diff": "+added\n-removed"})
-        panel.expanded = True
         await pilot.pause()
 
         def heading_color() -> str | None:
-            for strip in reply.render_lines(Region(0, 0, reply.size.width, reply.size.height)):
-                for segment in strip:
+            for y in range(transcript.scrollable_content_region.height):
+                for segment in transcript.render_line(y):
                     if segment.text.strip() == "Heading" and segment.style and segment.style.color:
                         return segment.style.color.name
             return None
@@ -525,160 +475,183 @@ async def test_todo_panel_lists_tasks_with_status_glyphs() -> None:
         {"id": "3", "content": "Push [no markup]", "status": "pending"},
         {"id": "4", "content": "Rewrite", "status": "cancelled"},
     ]
-    panel = ToolPanel("c", "todo", 0)
-    app = HostApp(panel)
+    app = TranscriptApp()
     async with app.run_test() as pilot:
+        panel = app.transcript.add_tool_panel("c", "todo", 0)
         panel.set_started({}, "4 tasks")
         panel.set_finished("ok", 0.0, "…", {"todos": todos})
         await pilot.pause()
         assert panel.expanded  # the task list is worth showing without a click
         assert panel.render_body().plain == "☑ Run tests\n◐ Patch cli.py\n☐ Push [no markup]\n☒ Rewrite"
+        assert "│ ◐ Patch cli.py" in shown(app.transcript)
         panel.set_todos([{**todos[1], "status": "completed"}])
         assert panel.render_body().plain == "☑ Patch cli.py"
+
+
+async def test_subagents_show_under_their_panel_and_are_cut_off_with_the_turn() -> None:
+    from agent.events import ChildStarted
+
+    app = TranscriptApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.transcript
+        panel = transcript.add_tool_panel("d", "delegate_task", 0)
+        panel.set_started({}, "two tasks")
+        children = panel.nest(SubagentList())
+        assert panel.nest(SubagentList()) is children  # the first one nested stays
+        children.child_started(ChildStarted(call_id="d", child=0, goal="read the docs", model="m"))
+        await pilot.pause()
+        assert "◐ subagent: read the docs" in shown(transcript)
+        children.cancel_running()
+        await pilot.pause()
+        assert "interrupted" in shown(transcript)
 
 
 # ------------------------------------------------------------------------------------------------ notice/user
 
 
 async def test_notice_and_user_message_are_literal() -> None:
-    notice = NoticeLine("error", "Invalid key [red]x[/]\x1b[2J", hint="run /setup")
-    user = UserMessage("hello [bold]world[/] \x1b[31mred\x1b[0m")
-    app = HostApp(notice, user)
+    app = TranscriptApp()
     async with app.run_test() as pilot:
+        transcript = app.transcript
+        notice = transcript.add_notice("error", "Invalid key [red]x[/]\x1b[2J", hint="run /setup")
+        user = transcript.add_user("hello [bold]world[/] \x1b[31mred\x1b[0m")
         await pilot.pause()
-        assert notice.has_class("-error")
-        assert notice.render().plain == "✗ Invalid key [red]x[/] — run /setup"
-        assert user.render().plain == "hello [bold]world[/] red"
+        assert notice.style_class() == "notice--error"
+        assert notice.render_text().plain == "✗ Invalid key [red]x[/] — run /setup"
+        assert user.render_text().plain == "hello [bold]world[/] red"
+        view = shown(transcript)
+        assert "✗ Invalid key [red]x[/] — run /setup" in view and "▌ hello [bold]world[/] red" in view
+        error = notice.line(1, 78)
+        assert any(segment.style and segment.style.color for segment in error)
 
 
 async def test_huge_user_message_starts_collapsed_and_expands() -> None:
-    user = UserMessage("\n".join(f"row {n}" for n in range(100)))
-    app = HostApp(user)
+    app = TranscriptApp()
     async with app.run_test(size=(80, 40)) as pilot:
+        transcript = app.transcript
+        user = transcript.add_user("\n".join(f"row {n}" for n in range(100)))
         await pilot.pause()
-        shown = user.render().plain
-        assert "row 11" in shown and "row 12" not in shown
-        assert f"… {100 - UserMessage.PREVIEW_LINES} more lines (click/enter to expand)" in shown
-        await pilot.click(user)
-        assert "row 99" in user.render().plain
+        text = user.render_text().plain
+        assert "row 11" in text and "row 12" not in text
+        assert f"… {100 - UserMessage.PREVIEW_LINES} more lines (click/enter to expand)" in text
+        transcript.scroll_to_first()
+        await pilot.click(Transcript, offset=(4, 2))
+        assert user.expanded
+        assert "row 99" in user.render_text().plain
 
 
-# ------------------------------------------------------------------------------------------------ transcript
+# ------------------------------------------------------------------------------------------------ the view
 
 
-async def populate(transcript: Transcript, count: int, pilot: Pilot, *, sample: Callable[[], int]) -> None:
-    """Add `count` finished entries of every kind, as a long session would."""
+def history(count: int) -> list[TranscriptRecord]:
+    """A long stored session: every kind of entry, some long."""
+    records: list[TranscriptRecord] = []
     for n in range(count):
         kind = n % 4
         if kind == 0:
-            transcript.add_user(f"question {n}")
+            records.append(TranscriptRecord.user(f"question {n}"))
         elif kind == 1:
-            message = transcript.start_assistant()
-            message.append(f"## Answer {n}\n\nSome **bold** text.\n\n- a\n- b\n")
-            await message.finish()
+            body = "\n\n".join(f"Paragraph {p} of answer {n}, " + "words " * 12 for p in range(n % 7 + 1))
+            records.append(TranscriptRecord.assistant(f"## Answer {n}\n\n{body}\n\n- a\n- b\n"))
         elif kind == 2:
-            panel = transcript.add_tool_panel(f"call_{n}", "terminal", 0)
-            panel.set_started({"command": f"ls {n}"}, f"ls {n}")
-            panel.append_output("a\nb\n")
-            panel.set_finished("ok", 0.1, "a\nb\n[exit code: 0]", {"exit_code": 0})
+            records.append(
+                TranscriptRecord.tool_call("terminal", summary=f"ls {n}", output="a\nb\n", call_id=f"c{n}")
+            )
         else:
-            transcript.add_notice("info", f"notice {n}")
-        if n % 10 == 9:
-            await pilot.pause()
-            sample()
+            records.append(TranscriptRecord.notice("info", f"notice {n}"))
+    return records
 
 
-@pytest.mark.slow
-async def test_long_session_keeps_widgets_bounded_and_everything_reachable() -> None:
-    app = TranscriptApp()
-    async with app.run_test(size=(100, 40)) as pilot:
+async def test_a_resumed_1200_entry_session_is_one_widget_and_its_scrollbar_covers_all_of_it() -> None:
+    app = TranscriptApp(prompt=True)
+    async with app.run_test(size=(120, 40)) as pilot:
         transcript = app.transcript
-        peak = 0
+        await transcript.load_history(history(1200))
+        await pilot.pause()
+        assert transcript.entry_count == 1200
+        assert list(transcript.query("*")) == []  # no widget per entry, no placeholder
+        assert "Answer 1197" in shown(transcript) or "notice 1199" in shown(transcript)
+        assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y
+        total = transcript.virtual_size.height
+        assert total >= 1200 * 2  # every entry is on the canvas (estimated until drawn)
+        assert "earlier entries" not in shown(transcript)
 
-        def sample() -> int:
-            nonlocal peak
-            peak = max(peak, len(app.query("*")))
-            return peak
-
-        await populate(transcript, 400, pilot, sample=sample)
-        await wait_until(pilot, lambda: transcript.mounted_entry_count <= Transcript.MAX_MOUNTED)
-        assert transcript.entry_count == 400
-        assert transcript.archived_entry_count >= 400 - Transcript.MAX_MOUNTED
-        assert peak < 600, peak
-        assert len(app.query("*")) < 600
-        placeholder = transcript.query_one(EarlierEntries)
-        assert placeholder.display
-        assert f"↑ {transcript.archived_entry_count} earlier" in placeholder.render().plain
-        records = transcript.records()
-        assert records[0].text == "question 0"
-        assert records[1].text == "## Answer 1\n\nSome **bold** text.\n\n- a\n- b\n"
-
-        # Scrolling to the top brings the older entries back, a page at a time, until the first one.
-        # (The window stays bounded: the newest entries are unmounted on the way, behind "↓ N later".)
-        for _ in range(20):
-            if not transcript.earlier_entry_count:
-                break
-            transcript.scroll_home(animate=False)
-            await pilot.pause()
-            await pilot.pause()
-        assert transcript.earlier_entry_count == 0
-        first = transcript.query(UserMessage).first()
-        assert first.text == "question 0"
-        panel = transcript.tool_panel("call_2")
-        assert panel is not None and panel.summary == "ls 2" and panel.output == "a\nb\n"
-
-        # Back at the bottom, new output prunes the window again.
+        transcript.scroll_to_first()
+        await pilot.pause()
+        assert transcript.scroll_y == 0
+        assert "question 0" in shown(transcript)
         transcript.scroll_to_latest()
         await pilot.pause()
-        transcript.add_user("latest")
-        await wait_until(pilot, lambda: transcript.mounted_entry_count <= Transcript.MAX_MOUNTED)
-        assert transcript.entry_count == 401
+        assert transcript.scroll_y == transcript.max_scroll_y
+        assert "notice 1199" in shown(transcript)
+
+        # Anywhere in between, as a drag of the scrollbar would: the entries there are drawn at once.
+        transcript.scroll_to(y=transcript.max_scroll_y // 2, animate=False, immediate=True)
+        await pilot.pause()
+        middle = shown(transcript)
+        assert "question" in middle or "Answer" in middle or "notice" in middle, middle
+        assert not transcript.is_following
 
 
-async def test_a_forgotten_live_entry_does_not_stop_pruning(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Transcript, "MAX_MOUNTED", 20)
-    monkeypatch.setattr(Transcript, "PAGE_SIZE", 10)
+async def test_correcting_estimated_heights_never_moves_what_the_user_reads() -> None:
     app = TranscriptApp()
-    async with app.run_test(size=(80, 20)) as pilot:
+    async with app.run_test(size=(90, 30)) as pilot:
         transcript = app.transcript
-        forgotten = transcript.start_reasoning()  # the app never calls finish()
-        forgotten.append("thinking")
-        stuck = transcript.add_tool_panel("lost", "terminal", 0)  # ToolFinished never arrived
-        for n in range(60):
-            transcript.add_notice("info", f"notice {n}")
-            if n % 10 == 9:
-                await pilot.pause()
-        await wait_until(pilot, lambda: transcript.mounted_entry_count <= 20)
-        assert forgotten.is_finished and stuck.status == "cancelled"
-        kinds = [record.kind for record in transcript.records()[:2]]
-        assert kinds == ["reasoning", "tool"] and transcript.entry_count == 62
+        await transcript.load_history(history(400))
+        await pilot.pause()
+        transcript.scroll_to(y=transcript.max_scroll_y // 3, animate=False, immediate=True)
+        await pilot.pause()
+        before = shown(transcript)
+        for _ in range(8):  # page up through entries never drawn at this width: estimates corrected
+            transcript.page(-1)
+            await pilot.pause()
+            top = shown(transcript).splitlines()
+            transcript.page(1)
+            await pilot.pause()
+            assert shown(transcript) == before  # back down: exactly the same lines
+            transcript.page(-1)
+            await pilot.pause()
+            assert shown(transcript).splitlines() == top
+            before = shown(transcript)
 
 
-async def test_resumed_history_mounts_its_tail_and_the_placeholder_loads_pages() -> None:
-    app = TranscriptApp()
+async def test_pageup_in_the_prompt_scrolls_and_ctrl_home_ctrl_end_jump() -> None:
+    from widgets.prompt_input import PromptInput
+
+    class Chat(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Transcript()
+            yield PromptInput(id="prompt")
+
+        def on_prompt_input_scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:
+            transcript = self.query_one(Transcript)
+            if message.where == "first":
+                transcript.scroll_to_first()
+            elif message.where == "latest":
+                transcript.scroll_to_latest()
+            else:
+                transcript.page(-1 if message.where == "page_up" else 1)
+
+    app = Chat()
     async with app.run_test(size=(100, 30)) as pilot:
-        transcript = app.transcript
-        records = [TranscriptRecord.user(f"old {n}") for n in range(300)]
-        await transcript.load_history(records)
+        transcript = app.query_one(Transcript)
+        prompt = app.query_one(PromptInput)
+        await transcript.load_history(history(300))
+        prompt.focus()
+        prompt.text = "draft"
         await pilot.pause()
-        assert transcript.mounted_entry_count == Transcript.HISTORY_TAIL
-        assert transcript.archived_entry_count == 300 - Transcript.HISTORY_TAIL
-        assert transcript.is_following
-        assert any(m.text == "old 299" for m in transcript.query(UserMessage))
-
-        placeholder = transcript.query_one(EarlierEntries)
-        placeholder.focus()  # keyboard users reach it with Tab; focusing scrolls it into view
-        # Reaching the top may load a page by itself: let that scroll and load finish first.
-        await pilot.wait_for_scheduled_animations()
+        bottom = transcript.scroll_y
+        await pilot.press("pageup")
+        assert transcript.scroll_y < bottom and not transcript.is_following
+        assert app.focused is prompt and prompt.text == "draft"
+        await pilot.press("ctrl+home")
         await pilot.pause()
-        await wait_until(pilot, lambda: not transcript._loading)
+        assert transcript.scroll_y == 0 and "question 0" in shown(transcript)
+        await pilot.press("pagedown")
+        assert transcript.scroll_y > 0
+        await pilot.press("ctrl+end")
         await pilot.pause()
-        before = transcript.archived_entry_count
-        assert before > 0
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: transcript.archived_entry_count == before - Transcript.PAGE_SIZE)
-        oldest = transcript.archived_entry_count
-        assert transcript.query(UserMessage).first().text == f"old {oldest}"
+        assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y
 
 
 async def test_follows_the_bottom_until_the_user_scrolls_up() -> None:
@@ -695,7 +668,7 @@ async def test_follows_the_bottom_until_the_user_scrolls_up() -> None:
         await pilot.pause()
         assert transcript.scroll_y == transcript.max_scroll_y
 
-        transcript.scroll_to(y=5, animate=False)  # the user scrolls up to read
+        transcript.scroll_to(y=5, animate=False, immediate=True)  # the user scrolls up to read
         await pilot.pause()
         assert not transcript.is_following
         for n in range(5):
@@ -703,34 +676,41 @@ async def test_follows_the_bottom_until_the_user_scrolls_up() -> None:
         await pilot.pause()
         assert transcript.scroll_y == 5  # the view stays where the user put it
         assert transcript.scroll_y < transcript.max_scroll_y
-        indicator = transcript.query_one("NewOutputIndicator")
-        assert indicator.display  # "↓ new output"
+        assert transcript.new_output_shown
+        assert shown(transcript).splitlines()[-1].strip() == Transcript.NEW_OUTPUT
 
         transcript.focus()
         await pilot.press("end")
         await pilot.pause()
         assert transcript.is_following
         assert transcript.scroll_y == transcript.max_scroll_y
-        assert not indicator.display
+        assert not transcript.new_output_shown
         transcript.add_notice("info", "followed again")
         await pilot.pause()
         assert transcript.scroll_y == transcript.max_scroll_y
+        assert "followed again" in shown(transcript)
 
 
-async def test_entries_added_before_the_transcript_is_mounted_are_shown() -> None:
-    transcript = Transcript()
-    transcript.add_user("early question")
-    panel = transcript.add_tool_panel("a", "read_file", 0)
-    panel.set_started({"path": "README.md"}, "README.md")
-    panel.set_finished("ok", 0.01, "# Readme")
-    app = HostApp(transcript)
-    async with app.run_test() as pilot:
-        transcript.add_notice("info", "after mount")
+async def test_a_streaming_reply_below_does_not_move_the_view_while_the_user_reads_above() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.transcript
+        await transcript.load_history(history(80))
+        reply = transcript.start_assistant()
         await pilot.pause()
-        children = [w for w in transcript.children if isinstance(w, UserMessage | ToolPanel | NoticeLine)]
-        assert [type(w) for w in children] == [UserMessage, ToolPanel, NoticeLine]
-        assert transcript.entry_count == transcript.mounted_entry_count == 3
-        assert list(transcript.children)[-2] is transcript.spinner
+        transcript.scroll_to(y=30, animate=False, immediate=True)
+        await pilot.pause()
+        before = shown(transcript)
+        for n in range(40):
+            reply.append(f"streamed line {n}\n\n")
+        await reply.wait_until_drained()
+        await pilot.pause()
+        assert not transcript.is_following
+        assert shown(transcript).splitlines()[:-1] == before.splitlines()[:-1]  # the same lines in view
+        assert transcript.new_output_shown
+        await pilot.click(Transcript, offset=(10, transcript.scrollable_content_region.height - 1))
+        await pilot.pause()
+        assert transcript.is_following and "streamed line 39" in shown(transcript)
 
 
 async def test_tool_panels_appear_in_call_order_and_spinner_stays_last() -> None:
@@ -743,10 +723,12 @@ async def test_tool_panels_appear_in_call_order_and_spinner_stays_last() -> None
         first = transcript.add_tool_panel("a", "terminal", 0)
         assert transcript.add_tool_panel("a", "terminal", 0) is first
         await pilot.pause()
-        children = list(transcript.children)
-        assert children.index(first) < children.index(second) < children.index(transcript.spinner)
+        entries = list(transcript.entries)
+        assert entries.index(first) < entries.index(second)
         assert transcript.tool_panel("b") is second
-        assert transcript.spinner.display and transcript.spinner.is_running
+        lines = [line for line in shown(transcript).splitlines() if line.strip()]
+        assert "terminal" in lines[1] and "read_file" in lines[2] and "esc to interrupt" in lines[3]
+        assert first.gap == 1 and second.gap == 0  # consecutive panels sit together
         transcript.hide_spinner()
         await pilot.pause()
         assert not transcript.spinner.display and not transcript.spinner.is_animating
@@ -756,312 +738,96 @@ async def test_tool_panels_appear_in_call_order_and_spinner_stays_last() -> None
         assert unnamed.call_id == "c"
 
 
-# ------------------------------------------------------------------------------------------------ window
-
-
-def numbered_history(count: int) -> list[TranscriptRecord]:
-    """A stored session of `count` entries of every kind, each naming its position."""
-    records: list[TranscriptRecord] = []
-    for n in range(count):
-        kind = n % 4
-        if kind == 0:
-            records.append(TranscriptRecord.user(f"question {n}"))
-        elif kind == 1:
-            records.append(TranscriptRecord.assistant(f"## Answer {n}\n\nSome **bold** text.\n\n- a\n- b\n"))
-        elif kind == 2:
-            records.append(
-                TranscriptRecord.tool_call(
-                    "terminal",
-                    summary=f"ls {n}",
-                    result="a\nb\n[exit code: 0]",
-                    call_id=f"call_{n}",
-                    output="a\nb\n",
-                )
-            )
-        else:
-            records.append(TranscriptRecord.notice("info", f"notice {n}"))
-    return records
-
-
-class WindowProbe:
-    """Samples the transcript while a test scrolls: the most entries and widgets ever mounted."""
-
-    def __init__(self, app: TranscriptApp) -> None:
-        self.app = app
-        self.peak_entries = 0
-        self.peak_widgets = 0
-
-    def sample(self) -> None:
-        transcript = self.app.transcript
-        self.peak_entries = max(self.peak_entries, transcript.mounted_entry_count)
-        self.peak_widgets = max(self.peak_widgets, len(self.app.query("*")))
-
-    async def scroll_to_first(self, pilot: Pilot) -> int:
-        """Scroll up like a user, page after page, until the first entry is mounted."""
-        transcript = self.app.transcript
-        pages = 0
-        while transcript.earlier_entry_count:
-            assert pages < 100, "the first entry never came back"
-            transcript.scroll_home(animate=False)
-            await pilot.pause()
-            await pilot.pause()
-            self.sample()
-            pages += 1
-        return pages
-
-    async def scroll_to_last(self, pilot: Pilot) -> int:
-        """Scroll down like a user, page after page, until no later entry is left unmounted."""
-        transcript = self.app.transcript
-        pages = 0
-        while transcript.later_entry_count:
-            assert pages < 100, "the latest entries never came back"
-            transcript.scroll_end(animate=False)
-            await pilot.pause()
-            await pilot.pause()
-            self.sample()
-            pages += 1
-        return pages
-
-
-def in_view(transcript: Transcript, widget: Widget) -> bool:
-    """Whether `widget` is (at least partly) inside the transcript's view."""
-    region = widget.virtual_region
-    top = transcript.scroll_y
-    return (
-        region.height > 0
-        and region.bottom > top
-        and region.y < top + transcript.scrollable_content_region.height
-    )
-
-
-@pytest.mark.slow
-async def test_a_long_history_scrolled_to_the_first_entry_and_back_keeps_the_window_bounded() -> None:
-    history = numbered_history(1000)
-    app = TranscriptApp()
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_the_cursor_walks_the_entries_that_open_and_enter_toggles_them() -> None:
+    app = TranscriptApp(prompt=True)
+    async with app.run_test(size=(80, 30)) as pilot:
         transcript = app.transcript
-        await transcript.load_history(history)
+        transcript.add_user("go")
+        panel = transcript.add_tool_panel("a", "terminal", 0)
+        panel.set_started({}, "ls")
+        panel.append_output("file\n")
+        panel.set_finished("ok", 0.1, "file\n")
+        reasoning = transcript.start_reasoning()
+        reasoning.append("thinking")
+        reasoning.finish()
+        transcript.add_notice("info", "done")
         await pilot.pause()
-        probe = WindowProbe(app)
-
-        # Up to the very first entry: newer entries are unmounted on the way, behind "↓ N later entries".
-        pages = await probe.scroll_to_first(pilot)
-        assert pages >= (1000 - Transcript.HISTORY_TAIL) // Transcript.PAGE_SIZE
-        assert probe.peak_entries <= Transcript.MAX_MOUNTED, probe.peak_entries
-        assert probe.peak_widgets < 600, probe.peak_widgets
-        assert transcript.entry_count == 1000
-        assert transcript.later_entry_count >= 1000 - Transcript.MAX_MOUNTED
-        assert transcript.archived_entry_count == transcript.later_entry_count
-        later = transcript.query_one(LaterEntries)
-        assert later.display
-        assert later.render().plain.startswith(f"↓ {transcript.later_entry_count} later entries")
-        assert not transcript.query_one(EarlierEntries).display
-        transcript.scroll_home(animate=False)
-        await pilot.pause()
-        first = transcript.query(UserMessage).first()
-        assert first.text == "question 0" and in_view(transcript, first)
-        assert transcript.records() == history
-
-        # Back down to the newest entry: the tail is mounted again, the top unmounted again.
-        await probe.scroll_to_last(pilot)
-        assert probe.peak_entries <= Transcript.MAX_MOUNTED, probe.peak_entries
-        assert probe.peak_widgets < 600, probe.peak_widgets
-        assert not later.display
-        assert transcript.earlier_entry_count >= 1000 - Transcript.MAX_MOUNTED
-        transcript.scroll_end(animate=False)
-        await pilot.pause()
-        last = transcript.query(NoticeLine).last()
-        assert last.text == "notice 999" and in_view(transcript, last)
-        assert transcript.records() == history
-
-        # At the bottom again, the view follows new output.
-        assert transcript.is_following
-        transcript.add_notice("info", "new output")
-        await pilot.pause()
-        await pilot.pause()
-        assert transcript.scroll_y == transcript.max_scroll_y
-        assert in_view(transcript, transcript.query(NoticeLine).last())
-        assert transcript.records() == [*history, TranscriptRecord.notice("info", "new output")]
-
-
-@pytest.mark.slow
-async def test_scroll_to_latest_from_the_first_entry_jumps_to_the_newest_and_follows_again() -> None:
-    history = numbered_history(1000)
-    app = TranscriptApp()
-    async with app.run_test(size=(100, 30)) as pilot:
-        transcript = app.transcript
-        await transcript.load_history(history)
-        await pilot.pause()
-        await WindowProbe(app).scroll_to_first(pilot)
-        assert transcript.later_entry_count > 0 and not transcript.is_following
-
-        transcript.add_notice("info", "arrived while reading")  # below the gap: shown by the indicator
-        await pilot.pause()
-        indicator = transcript.query_one(NewOutputIndicator)
-        assert indicator.display
-
         transcript.focus()
-        await pilot.press("end")  # `scroll_to_latest()`
-        await wait_until(pilot, lambda: transcript.later_entry_count == 0)
         await pilot.pause()
-        await pilot.pause()
-        assert transcript.is_following and not indicator.display
-        assert transcript.mounted_entry_count <= Transcript.HISTORY_TAIL + 1
-        assert transcript.earlier_entry_count == 1001 - transcript.mounted_entry_count
-        assert transcript.scroll_y == transcript.max_scroll_y
-        newest = transcript.query(NoticeLine).last()
-        assert newest.text == "arrived while reading" and in_view(transcript, newest)
-
-        for n in range(3):
-            transcript.add_notice("info", f"followed {n}")
-            await pilot.pause()
-            await pilot.pause()
-            assert transcript.scroll_y == transcript.max_scroll_y
-            assert in_view(transcript, transcript.query(NoticeLine).last())
-        assert transcript.records() == [
-            *history,
-            TranscriptRecord.notice("info", "arrived while reading"),
-            *(TranscriptRecord.notice("info", f"followed {n}") for n in range(3)),
-        ]
+        assert transcript.cursor_entry is reasoning  # the last one in view that opens
+        await pilot.press("up")
+        assert transcript.cursor_entry is panel
+        await pilot.press("enter")
+        assert panel.expanded and "│ file" in shown(transcript)
+        await pilot.press("space")
+        assert not panel.expanded
+        cursor = [y for y in range(20) if transcript.render_line(y).text.strip().startswith("▸ 💻")]
+        assert cursor, "the panel's header is drawn"
+        highlighted = transcript.render_line(cursor[0])
+        background = {segment.style.bgcolor for segment in highlighted if segment.style}
+        plain = {segment.style.bgcolor for segment in transcript.render_line(0) if segment.style}
+        assert background != plain  # the cursor's entry stands out
 
 
-async def test_a_streaming_reply_stays_mounted_while_the_user_scrolls_up_through_the_history() -> None:
-    history = numbered_history(400)
+async def test_mouse_selection_spans_entries_and_copies_what_is_shown() -> None:
     app = TranscriptApp()
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(60, 20)) as pilot:
         transcript = app.transcript
-        await transcript.load_history(history)
-        transcript.add_user("one more question")
+        transcript.add_user("first question")
         reply = transcript.start_assistant()
-        reply.append("Streaming ")
-        panel = transcript.add_tool_panel("live", "terminal", 0)
-        panel.set_started({"command": "sleep 9"}, "sleep 9")
-        await pilot.pause()
-
-        probe = WindowProbe(app)
-        pages = 0
-        while transcript.earlier_entry_count:  # the user scrolls up while the turn runs
-            assert pages < 50
-            transcript.scroll_home(animate=False)
-            reply.append(f"part {pages} ")
-            await pilot.pause()
-            await pilot.pause()
-            probe.sample()
-            pages += 1
-            assert reply.is_mounted and panel.is_mounted  # live entries are never unmounted
-        assert transcript.later_entry_count > 0  # the finished entries between were
-        assert probe.peak_entries <= Transcript.MAX_MOUNTED + 2, probe.peak_entries
-        assert transcript.query(UserMessage).first().text == "question 0"
-
-        # The turn goes on below the gap, and ends; nothing of it is lost.
-        panel.append_output("done\n")
-        panel.set_finished("ok", 9.0, "done\n[exit code: 0]", {"exit_code": 0})
-        reply.append("and the end.")
+        reply.append("Alpha beta gamma.\n\n- item one\n- item two")
         await reply.finish()
-        second = transcript.start_assistant()
-        second.append("A second segment.")
-        await second.finish()
         await pilot.pause()
-        assert reply.is_mounted and reply.is_finished
+        lines = shown(transcript).splitlines()
+        start = next(n for n, line in enumerate(lines) if "first question" in line)
+        end = next(n for n, line in enumerate(lines) if "item two" in line)
+        await pilot.mouse_down(Transcript, offset=(3, start))
+        await pilot.hover(Transcript, offset=(12, end))
+        await pilot.mouse_up(Transcript, offset=(12, end))
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected is not None
+        assert selected.startswith("first question")
+        assert "Alpha beta gamma." in selected and "• item one" in selected and "item t" in selected
+
+
+async def test_records_keep_every_entry_and_a_cleared_transcript_starts_over() -> None:
+    app = TranscriptApp()
+    async with app.run_test() as pilot:
+        transcript = app.transcript
+        transcript.add_user("q", images=["shot.png · 10×10 · 1 KB"])
+        reply = transcript.start_assistant()
+        reply.append("answer")
+        await reply.finish()
+        empty = transcript.start_assistant()
+        await empty.finish()
+        panel = transcript.add_tool_panel("c", "read_file", 0)
+        panel.set_started({"path": "a"}, "a")
+        panel.set_finished("ok", 0.1, "contents")
+        transcript.add_notice("warn", "careful", hint="a hint")
+        await pilot.pause()
         records = transcript.records()
-        assert records[:400] == history
-        assert records[400] == TranscriptRecord.user("one more question")
-        assert (
-            records[401].text == "Streaming " + "".join(f"part {n} " for n in range(pages)) + "and the end."
-        )
-        assert records[402].kind == "tool" and records[402].tool is not None
-        assert records[402].tool.status == "ok" and records[402].tool.output == "done\n"
-        assert records[403] == TranscriptRecord.assistant("A second segment.")
-        assert len(records) == transcript.entry_count == 404
-
-        await transcript.scroll_to_latest()
+        assert [record.kind for record in records] == ["user", "assistant", "tool", "notice"]
+        assert records[0].images == ("shot.png · 10×10 · 1 KB",)
+        assert isinstance(records[2].tool, ToolSnapshot) and records[2].tool.result == "contents"
+        assert "📎 shot.png" in shown(transcript)
+        await transcript.clear()
         await pilot.pause()
-        assert transcript.is_following and transcript.later_entry_count == 0
-        assert reply.is_mounted and second.is_mounted  # the jump kept the live end, did not rebuild it
-        assert transcript.records() == records
+        assert transcript.entry_count == 0 and transcript.records() == []
+        assert shown(transcript).strip() == ""
 
 
-async def test_pages_loaded_above_or_below_do_not_move_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Transcript, "MAX_MOUNTED", 40)
-    monkeypatch.setattr(Transcript, "PAGE_SIZE", 20)
-    monkeypatch.setattr(Transcript, "HISTORY_TAIL", 20)
-    history = numbered_history(200)
+async def test_a_withdrawn_stream_is_removed_from_the_view() -> None:
     app = TranscriptApp()
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test() as pilot:
         transcript = app.transcript
-        await transcript.load_history(history)
+        transcript.add_user("go")
+        reply = transcript.start_assistant()
+        reply.append("partial answer that the retry replaces")
+        await reply.wait_until_drained()
         await pilot.pause()
-        await WindowProbe(app).scroll_to_first(pilot)
-        assert transcript.later_entry_count > 0
-
-        def topmost() -> tuple[Widget, int]:
-            widget = next(w for w in transcript.query(UserMessage) if in_view(transcript, w))
-            return widget, widget.virtual_region.y - round(transcript.scroll_y)
-
-        # A page below the window (click or Enter on "↓ N later entries"), and the top pruned: the view
-        # stays. (Scrolled to just short of where scrolling itself would load the page.)
-        later = transcript.query_one(LaterEntries)
-        viewport = transcript.scrollable_content_region.height
-        transcript.scroll_to(y=later.virtual_region.y - viewport - Transcript.LOAD_MARGIN - 2, animate=False)
+        assert "partial answer" in shown(transcript)
+        reply.remove()
         await pilot.pause()
-        assert transcript.later_entry_count > 0
-        before_later, before_top = transcript.later_entry_count, transcript.earlier_entry_count
-        widget, offset = topmost()
-        transcript.post_message(LaterEntries.Activated())
-        await wait_until(pilot, lambda: transcript.later_entry_count < before_later)
-        await pilot.pause()
-        assert transcript.later_entry_count == max(0, before_later - Transcript.PAGE_SIZE)
-        assert transcript.earlier_entry_count > before_top  # the top was unmounted
-        assert widget.is_mounted and topmost() == (widget, offset)
-        assert later.display == (transcript.later_entry_count > 0)
-
-        # A page above the window, and the bottom pruned: the view stays.
-        transcript.scroll_to(y=Transcript.LOAD_MARGIN + 3, animate=False)
-        await pilot.pause()
-        before_top = transcript.earlier_entry_count
-        widget, offset = topmost()
-        await transcript.load_earlier()
-        await pilot.pause()
-        await pilot.pause()
-        assert transcript.earlier_entry_count == before_top - Transcript.PAGE_SIZE
-        assert transcript.mounted_entry_count <= Transcript.MAX_MOUNTED
-        assert widget.is_mounted and topmost() == (widget, offset)
-        assert transcript.records() == history
-
-
-class RecordingCollector:
-    """Stands in for the app's `TurnCollector`: what the transcript told it, and the `later` it asked for."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.later: list[Callable[[Callable[[], None]], object]] = []
-
-    def pause(self, holder: str = "turn") -> None:
-        self.calls.append(f"pause {holder}")
-
-    def resume(self, later: Callable[[Callable[[], None]], object], holder: str = "turn") -> None:
-        self.calls.append(f"resume {holder}")
-        self.later.append(later)
-
-
-async def test_history_and_page_loads_hold_the_collector_until_the_scrolling_rests(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(Transcript, "PAGE_SIZE", 20)
-    monkeypatch.setattr(Transcript, "HISTORY_TAIL", 20)
-    monkeypatch.setattr(Transcript, "PAGES_AT_REST", 0.2)
-    app = TranscriptApp()
-    async with app.run_test(size=(100, 30)) as pilot:
-        transcript = app.transcript
-        collector = RecordingCollector()
-        transcript.collector = collector
-        await transcript.load_history(numbered_history(100))
-        assert collector.calls == ["pause pages", "resume pages"]
-        await transcript.load_earlier()
-        assert collector.calls[2:] == ["pause pages", "resume pages"]
-        ran: list[float] = []
-        started = time.monotonic()
-        collector.later[-1](lambda: ran.append(time.monotonic() - started))
-        assert ran == []  # not in the same breath as the page
-        await wait_until(pilot, lambda: bool(ran))
-        assert ran[0] >= 0.2
+        assert "partial answer" not in shown(transcript)
+        assert transcript.entries_of(AssistantMessage) == []
