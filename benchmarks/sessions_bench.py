@@ -6,10 +6,10 @@ Prints, on a generated store (built once per run in a temp dir, or kept with --d
   (ORDER BY rank + snippet) and bare FTS5 finding the 20 newest matches, measured interleaved in CPU time;
 - opening a 5,000-message session in the chat screen, until its tail is on screen (the last frame composed
   before the app idles; Pilot's wait for that idle is printed beside it);
-- RSS after scrolling that session from the end to the very first message, and the time per page of
-  history on the way: from the scroll to the last frame composed in that round (headless, so drawing to a
-  terminal is not in it; tmux figures for drawing are in terminal_stream.py), and the round's wall time
-  until Pilot saw the app idle (its pause waits in 20 ms slices).
+- the time per page when paging back from the end (PageUp, one screen, `PAGES` of them): from the scroll
+  to the last frame composed in that round (headless, so drawing to a terminal is not in it; tmux figures
+  for drawing are in terminal_stream.py), and the round's wall time until Pilot saw the app idle (its
+  pause waits in 20 ms slices); then Ctrl+Home to the very first message and End back, and the RSS.
 Each figure is printed with its target, and store timings with their ratio to the bare SQL they wrap
 (measured in the same run), so the numbers mean something on any machine.
 
@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +271,10 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+PAGES = 400
+"""Screens paged back from the end of the 5,000-message session (a page is a PageUp: one screen)."""
+
+
 def open_big(path: Path, big_id: str) -> None:
     from pydantic import SecretStr
 
@@ -309,38 +314,42 @@ def open_big(path: Path, big_id: str) -> None:
                 while not any(isinstance(s, ChatScreen) for s in app.screen_stack):
                     await pilot.pause(0.01)
                 chat = next(s for s in app.screen_stack if isinstance(s, ChatScreen))
-                while chat.transcript.mounted_entry_count == 0:
+                while chat.transcript.entry_count == 0:
                     await pilot.pause(0.01)
                 await pilot.pause()
                 idle = time.perf_counter() - t
                 drawn = frames[-1] - t
+                transcript = chat.transcript
                 print(
                     f"open a 5,000-message session  {drawn * 1000:6.0f} ms to its tail drawn   "
-                    f"target < 1000 ms   ({chat.transcript.entry_count:,} entries, "
-                    f"{chat.transcript.mounted_entry_count} mounted; Pilot saw the app idle at "
+                    f"target < 1000 ms   ({transcript.entry_count:,} entries on one canvas of "
+                    f"{transcript.virtual_size.height:,} lines; Pilot saw the app idle at "
                     f"{idle * 1000:.0f} ms)"
                 )
+
+                async def timed(step: Callable[[], object]) -> tuple[float, float]:
+                    """(scroll -> frame drawn, until Pilot saw the app idle) for one user step."""
+                    start, seen = time.perf_counter(), len(frames)
+                    step()
+                    await pilot.pause()
+                    end = time.perf_counter()
+                    return (frames[-1] if len(frames) > seen else end) - start, end - start
+
                 t = time.perf_counter()
-                pages = 0
                 page_times: list[float] = []
                 drawn_times: list[float] = []
-                # Until the first message is mounted (the window stays bounded: newer entries are
-                # unmounted on the way, so `archived_entry_count` counts those "later" entries too).
-                while chat.transcript.earlier_entry_count > 0 and pages < 2_000:
-                    page = time.perf_counter()
-                    seen = len(frames)
-                    chat.transcript.scroll_home(animate=False)
-                    await chat.transcript.load_earlier()
-                    await pilot.pause()
-                    page_times.append(time.perf_counter() - page)
-                    drawn_times.append((frames[-1] if len(frames) > seen else time.perf_counter()) - page)
-                    pages += 1
-                chat.transcript.scroll_home(animate=False)
-                await pilot.pause()
+                # PageUp from the latest entry, screen by screen, as a user reads back (at most PAGES).
+                while transcript.scroll_y > 0 and len(page_times) < PAGES:
+                    drawn_page, idle_page = await timed(lambda: transcript.page(-1))
+                    drawn_times.append(drawn_page)
+                    page_times.append(idle_page)
+                paged = time.perf_counter() - t
+                first, _ = await timed(transcript.scroll_to_first)
+                latest, _ = await timed(transcript.scroll_to_latest)
                 print(
-                    f"scrolled to the first message  {time.perf_counter() - t:6.1f} s in {pages} pages; "
-                    f"RSS {rss_mb():.0f} MB (was {before:.0f} MB before opening; "
-                    f"{len(list(chat.query('*')))} widgets mounted at the top)"
+                    f"paged back {len(page_times)} screens in {paged:.1f} s; Ctrl+Home to the first message "
+                    f"{first * 1000:.0f} ms, End back {latest * 1000:.0f} ms; RSS {rss_mb():.0f} MB (was "
+                    f"{before:.0f} MB before opening; {len(list(chat.query('*')))} widgets on the screen)"
                 )
                 if page_times:
                     print(

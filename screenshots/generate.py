@@ -105,15 +105,13 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await wait_for(pilot, lambda: not chat.busy)
             await pilot.pause(0.5)
             save(app, "05-finished")
-            chat.transcript.release_anchor()
-            chat.transcript.scroll_home(animate=False, immediate=True)
+            chat.transcript.scroll_to_first()
             await pilot.pause(0.3)
             save(app, "06-tool-panels-collapsed")
             for panel in chat.transcript.entries_of(ToolPanel):
-                panel.expanded = True
+                panel.set_expanded(True)
             await pilot.pause(0.3)
-            chat.transcript.release_anchor()
-            chat.transcript.scroll_home(animate=False, immediate=True)
+            chat.transcript.scroll_to_first()
             await pilot.pause(0.3)
             save(app, "07-tool-panels-expanded")
     return shots

@@ -104,8 +104,7 @@ async def _feed(
 
 def _scroll_top(screen: ChatScreen) -> None:
     """As a user scrolling up does: stop following the bottom, then go to the top."""
-    screen.transcript.release_anchor()
-    screen.transcript.scroll_home(animate=False, immediate=True)
+    screen.transcript.scroll_to_first()
 
 
 async def _settle(pilot: Any, screen: ChatScreen) -> None:
@@ -220,7 +219,7 @@ def test_finished_turn_tool_panels_expanded(snap_compare: Any, tmp_path: Path, s
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
         for panel in screen.transcript.entries_of(ToolPanel):
-            panel.expanded = True
+            panel.set_expanded(True)
         await _settle(pilot, screen)
         _scroll_top(screen)
         await _settle(pilot, screen)

@@ -82,7 +82,7 @@ class TranscriptSnapshotApp(App[None]):
         write = transcript.add_tool_panel("call_3", "write_file", 2)
         write.set_started({"path": "cli.py"}, "cli.py")
         write.set_finished("ok", 0.02, "Wrote cli.py (4 lines)", {"diff": DIFF})
-        write.expanded = True
+        write.set_expanded(True)
 
 
 @pytest.fixture(autouse=True)
