@@ -530,9 +530,6 @@ class Transcript(ScrollView, can_focus=True):
             style = self._styles[key] = partial
         return style
 
-    def component_style(self, component: str) -> Style:
-        return self.get_component_rich_style(component)
-
     def entry_style(self, component: str) -> Style:
         """An entry's own style: the view's, with the component's colour, attributes and background."""
         key = (component, True)

@@ -77,10 +77,6 @@ class Painter(Scheduler, Protocol):
         """A component class's style for a span of text (attributes, and its colour blended)."""
         ...
 
-    def component_style(self, component: str) -> Style:
-        """A component class's whole style (its background too)."""
-        ...
-
     def entry_style(self, component: str) -> Style:
         """An entry's own style: the view's, with the component's colour, attributes and background."""
         ...

@@ -1,2 +1,2 @@
-"""Line-cached views for text that grows while you watch: the model (blocks, lines, strip cache) apart from
-the widget base (`view.LineView`), so the model is testable without a screen."""
+"""Line-cached text that grows while you watch: Markdown blocks, plain-text lines and their line cache, plain
+Python (testable without a screen); the transcript's entries draw with them (`widgets/transcript_entry.py`)."""
