@@ -105,10 +105,14 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Esc", "interrupt the running turn"),
             ("Ctrl+C", "interrupt, else clear the prompt; twice to quit"),
-            ("Ctrl+O", "expand/collapse the tool panel in focus, else the latest one"),
+            ("Ctrl+O", "expand/collapse the tool panel under the cursor, else the latest one"),
             ("Ctrl+T", "expand/collapse every tool panel of the last turn"),
-            ("End", "jump to the latest output"),
-            ("PageUp / PageDown", "scroll the transcript"),
+            ("PageUp / PageDown", "scroll the transcript (the prompt keeps the focus)"),
+            ("Ctrl+Home / Ctrl+End", "jump to the first message / the latest output"),
+            (
+                "Tab, then Up / Down",
+                "walk the transcript's tool calls and reasoning; Enter or Space opens one",
+            ),
         ),
     ),
     (

@@ -73,7 +73,7 @@ _DONE = _Done()
 _STYLES = """
 Transcript {
     height: 1fr;
-    padding: 0 1 1 1;
+    padding: 0;
     scrollbar-size-vertical: 1;
     color: $foreground;
     & > .transcript--reply { color: $foreground; }
@@ -170,7 +170,13 @@ class Transcript(ScrollView, can_focus=True):
     SETTLE_SCREENS: ClassVar[int] = 1
     """Entries this many screens above and below the view are measured exactly with it (so a page up or
     down lands on exact heights)."""
-    NEW_OUTPUT: ClassVar[str] = "↓ new output — press end or click to follow"
+    NEW_OUTPUT: ClassVar[str] = "↓ new output — ctrl+end or click to follow"
+    MARGIN: ClassVar[int] = 1
+    """Cells left and right of the entries, and blank lines below the last: drawn by the transcript itself
+    (not CSS padding, so `render_lines` hands Textual finished strips: see there)."""
+    DRAWN_KEPT: ClassVar[int] = 2048
+    """Canvas lines whose strips are kept (`_drawn`): when the view scrolls (following a growing reply,
+    paging), the lines that stay in view are not drawn again, as `Log` keeps its lines."""
 
     expand_diffs: bool = True
     """File edits' panels open with their diff shown (the `display.expand_diffs` setting)."""
@@ -193,9 +199,11 @@ class Transcript(ScrollView, can_focus=True):
         self._styles: dict[tuple[str, bool], Style] = {}
         self._signature: tuple[Style, ...] | None = None
         self._styles_stale = True
+        self._base: Style | None = None
         self._markdown: MarkdownStyle | None = None
         self._spinner = Spinner(on_change=self._spinner_changed)
         self._spinner.painter = self
+        self._drawn: dict[int, Strip] = {}  # canvas line -> its strip, offsets applied (`render_line`)
 
     # ----------------------------------------------------------------------------------------- app API
 
@@ -258,7 +266,7 @@ class Transcript(ScrollView, can_focus=True):
                 return entry
         return None
 
-    def toggle_panel(self, focused: object = None) -> ToolPanel | None:
+    def toggle_panel(self) -> ToolPanel | None:
         """Expand or collapse the panel under the cursor (when the transcript has the focus), else the
         latest one with a body; the panel, if any."""
         cursor = self.cursor_entry if self.has_focus else None
@@ -369,6 +377,16 @@ class Transcript(ScrollView, can_focus=True):
 
     def action_page_down(self) -> None:
         self._page(1)
+
+    def go(self, where: str) -> None:
+        """Where the prompt's PageUp/PageDown and Ctrl+Home/Ctrl+End send the view (`page_up`,
+        `page_down`, `first`, `latest`)."""
+        if where == "first":
+            self.scroll_to_first()
+        elif where == "latest":
+            self.scroll_to_latest()
+        else:
+            self._page(-1 if where == "page_up" else 1)
 
     def page(self, direction: int) -> None:
         """Scroll a page up (-1) or down (1): the prompt's PageUp/PageDown come here too."""
@@ -487,7 +505,7 @@ class Transcript(ScrollView, can_focus=True):
             return
         entry = self._entries[index]
         line = y - self._heights.offset(index) - entry.gap
-        if line >= 0 and entry.click(line, offset.x):
+        if line >= 0 and entry.click(line, offset.x - self.MARGIN):
             event.stop()
             if self.has_focus:
                 self._move_cursor(index)
@@ -504,7 +522,11 @@ class Transcript(ScrollView, can_focus=True):
 
     @property
     def base_style(self) -> Style:
-        return self.rich_style
+        """The view's own colour and background (`rich_style` walks every ancestor: kept until styles
+        change, as it is under every row)."""
+        if self._base is None:
+            self._base = self.rich_style
+        return self._base
 
     @property
     def scrolls(self) -> bool:
@@ -536,7 +558,7 @@ class Transcript(ScrollView, can_focus=True):
         style = self._styles.get(key)
         if style is None:
             full = self.get_component_rich_style(component)
-            style = self.rich_style + self.span_style(component) + Style(bgcolor=full.bgcolor)
+            style = self.base_style + self.span_style(component) + Style(bgcolor=full.bgcolor)
             self._styles[key] = style
         return style
 
@@ -563,6 +585,7 @@ class Transcript(ScrollView, can_focus=True):
         height = self._heights.height(index) - gap - first
         count = height if last is None else min(height, last - first)
         if count > 0:
+            self._forget_drawn(top + gap + first, top + gap + first + count)
             self.refresh_lines(top + gap + first, count)
         self._note_new_output(index)
 
@@ -597,6 +620,7 @@ class Transcript(ScrollView, can_focus=True):
             return
         self._styles_stale = False
         self._styles = {}
+        self._base = None
         signature = (
             self.rich_style,
             *(self.get_component_rich_style(name) for name in sorted(self.COMPONENT_CLASSES)),
@@ -604,6 +628,7 @@ class Transcript(ScrollView, can_focus=True):
         if signature != self._signature:
             self._signature = signature
             self._generation += 1
+            self._forget_drawn(0)
             self._markdown = None
             for entry in self._entries:
                 entry.on_style_change()
@@ -632,15 +657,44 @@ class Transcript(ScrollView, can_focus=True):
             self._following = False
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in `crop`, drawn by `render_line` and handed over as they are, with the app's line
+        filters: the transcript has no padding, border or tint for Textual's styles cache to add, and that
+        cache is keyed by the row of the view, so every scroll (each time a followed reply grows) drew
+        every row through it again (a quarter of the UI thread while streaming); `_drawn` keeps the
+        canvas's lines across scrolls instead."""
         self._settle()
-        return super().render_lines(crop)
+        filters = self.get_line_filters()
+        background = self.background_colors[1]
+        x1, x2 = crop.column_span
+        full = (x1, x2) == (0, self.size.width)
+        region = self.scrollable_content_region  # looked up once a pass, not once a row
+        base, selection = self.base_style, self.text_selection
+        strips: list[Strip] = []
+        for y in crop.line_range:
+            strip = self._row(y, base, region.width, region.height, selection)
+            for line_filter in filters:
+                strip = strip.apply_filter(line_filter, background)
+            strips.append(strip if full else strip.crop(x1, x2))
+        return strips
+
+    @property
+    def entry_width(self) -> int:
+        """The width entries are drawn at: the view's, less the margins."""
+        return max(1, self.scrollable_content_region.width - 2 * self.MARGIN)
 
     def render_line(self, y: int) -> Strip:
-        width = self._width or self.scrollable_content_region.width
-        base = self.rich_style
-        if self.new_output_shown and y == self.scrollable_content_region.height - 1:
-            return self._new_output_strip(width)
+        region = self.scrollable_content_region
+        return self._row(y, self.base_style, region.width, region.height, self.text_selection)
+
+    def _row(self, y: int, base: Style, full: int, view: int, selection: Selection | None) -> Strip:
+        """Row `y` of the view, `full` cells wide (`view` rows tall), the margins drawn here."""
+        width = self._width or max(1, full - 2 * self.MARGIN)
+        if self.new_output_shown and y == view - 1:
+            return self._new_output_strip(full)
         canvas_y = int(self.scroll_y) + y
+        drawn = self._drawn.get(canvas_y)
+        if drawn is not None and selection is None and not self._cursor_shown_at(canvas_y):
+            return drawn  # the view scrolled: the same canvas line, drawn before
         total = self._heights.total
         line: Line | None = None
         cursor = False
@@ -656,13 +710,39 @@ class Transcript(ScrollView, can_focus=True):
                 cursor = self.has_focus and offset >= entry.gap and entry is self.cursor_entry
         elif self._spinner.display and canvas_y - total == 1:
             line = pad_line(self._spinner_line(width - 2), width, 1, 1, base)
-        strip = Strip(line, width) if line else Strip(blank_line(width, base), width)
+        segments: Line = line or blank_line(width, base)
         if cursor:
-            strip = Strip(Segment.apply_style(strip, post_style=self._cursor_style()), width)
-        selection = self.text_selection
+            segments = tuple(Segment.apply_style(segments, post_style=self._cursor_style()))
+        margin = (Segment(" " * self.MARGIN, base),)
+        strip = Strip((*margin, *segments, Segment(" " * max(0, full - width - self.MARGIN), base)), full)
+        plain = not cursor and canvas_y < total
         if selection is not None and (span := selection.get_span(canvas_y)) is not None:
             strip = self._select(strip, *span)
-        return strip.apply_offsets(0, canvas_y)
+            plain = False
+        strip = strip.apply_offsets(0, canvas_y)
+        if plain:
+            if len(self._drawn) >= self.DRAWN_KEPT:
+                self._drawn.clear()
+            self._drawn[canvas_y] = strip
+        return strip
+
+    def _cursor_shown_at(self, canvas_y: int) -> bool:
+        """The keyboard cursor's highlight is on this canvas line (never drawn from `_drawn`)."""
+        if not self.has_focus or self._cursor is None or not 0 <= self._cursor < len(self._entries):
+            return False
+        top = self._heights.offset(self._cursor)
+        return top <= canvas_y < top + self._heights.height(self._cursor)
+
+    def _forget_drawn(self, start: int, end: int | None = None) -> None:
+        """Canvas lines from `start` (to `end`) changed or moved: draw them again."""
+        drawn = self._drawn
+        if not drawn:
+            return
+        if start <= 0 and end is None:
+            drawn.clear()
+            return
+        for y in [y for y in drawn if y >= start and (end is None or y < end)]:
+            del drawn[y]
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         start = 0 if selection.start is None else selection.start.y
@@ -685,7 +765,8 @@ class Transcript(ScrollView, can_focus=True):
         self._measure(index)
         offset = y - self._heights.offset(index)
         entry = self._entries[index]
-        return "".join(segment.text for segment in entry.line(offset, width)).rstrip()
+        text = "".join(segment.text for segment in entry.line(offset, width))
+        return (" " * self.MARGIN + text).rstrip()  # as drawn: the selection's columns count the margin
 
     def _select(self, strip: Strip, start: int, end: int) -> Strip:
         """`strip` with characters [start, end) (end -1: to the end) in the screen's selection style."""
@@ -710,7 +791,7 @@ class Transcript(ScrollView, can_focus=True):
     def _spinner_line(self, width: int) -> Line:
         text = self._spinner.render()
         text.truncate(max(1, width), overflow="ellipsis")
-        lines = render_text(self.app.console, text, max(1, width), self.rich_style)
+        lines = render_text(self.app.console, text, max(1, width), self.base_style)
         return lines[0] if lines else ()
 
     def _spinner_changed(self) -> None:
@@ -724,7 +805,7 @@ class Transcript(ScrollView, can_focus=True):
 
     @property
     def _spinner_shown(self) -> bool:
-        return self.virtual_size.height > self._heights.total
+        return self.virtual_size.height > self._heights.total + self.MARGIN
 
     def _position(self, entry: Entry) -> int:
         return self._index[id(entry)]
@@ -745,8 +826,8 @@ class Transcript(ScrollView, can_focus=True):
         width = self._width
         if width > 0 and not estimate:
             self._heights.insert(position, entry.measure(width), exact=True)
-        else:
-            self._heights.insert(position, entry.estimate(width or 80), exact=False)
+        else:  # not laid out yet: the first paint estimates every height at the real width
+            self._heights.insert(position, entry.estimate(width) if width > 0 else 0, exact=False)
         if at is None:
             self._index[id(entry)] = position
         else:
@@ -786,6 +867,7 @@ class Transcript(ScrollView, can_focus=True):
         return NoticeLine(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
 
     def _reset(self) -> None:
+        self._forget_drawn(0)
         for entry in self._entries:
             entry.detach()
         self._entries = []
@@ -824,14 +906,19 @@ class Transcript(ScrollView, can_focus=True):
             grouped = isinstance(entry, ToolPanel) and isinstance(previous, ToolPanel)
             if grouped != entry.grouped:
                 entry.grouped = grouped
-                if self._width > 0:
+                if self._width > 0 and self._heights.is_exact(position):
                     self._heights.set(position, entry.measure(self._width), exact=True)
+                else:
+                    self._heights.set(position, entry.estimate(self._width or 80), exact=False)
 
     def _measure(self, index: int, *, force: bool = False) -> int:
         """Make entry `index`'s height exact at the current width; returns by how much it changed."""
         if self._width <= 0 or (self._heights.is_exact(index) and not force):
             return 0
-        return self._heights.set(index, self._entries[index].measure(self._width), exact=True)
+        delta = self._heights.set(index, self._entries[index].measure(self._width), exact=True)
+        if delta:
+            self._forget_drawn(self._heights.offset(index))  # this entry and all after it moved
+        return delta
 
     def _refresh_entry(self, index: int) -> None:
         self.refresh_lines(self._heights.offset(index), self._heights.height(index))
@@ -853,22 +940,42 @@ class Transcript(ScrollView, can_focus=True):
 
     def _changed_height(self, from_line: int = 0) -> None:
         """The canvas changed height: a new virtual size, the view kept at the bottom while following."""
-        spinner = 2 if self._spinner.display else 0
-        total = self._heights.total + spinner
-        width = max(self._width, 1)
-        if self.virtual_size != Size(width, total):
-            self.virtual_size = Size(width, total)
+        self._forget_drawn(from_line)
+        self._set_canvas_height()
         if self._following:
             self._scroll_end()
             self.refresh()
         else:
-            self.refresh_lines(from_line, max(1, total - from_line))
+            self.refresh_lines(from_line, max(1, self.virtual_size.height - from_line))
+
+    def _set_canvas_height(self) -> bool:
+        """The virtual size for the canvas's height (the entries, and the spinner's two lines when shown);
+        True if it changed.
+
+        Only a change that shows or hides the scrollbar asks for a layout: setting `virtual_size` as the
+        reactive it is lays out the whole screen and repaints every widget on it, once per line a reply
+        grows (measured: a third of the UI thread while streaming). Otherwise the scrollbar is told its new
+        proportions directly, and the transcript repaints only itself."""
+        spinner = 2 if self._spinner.display else 0
+        size = Size(max(self._width, 1), self._heights.total + spinner + self.MARGIN)
+        old = self.virtual_size
+        if old == size:
+            return False
+        view = self.scrollable_content_region.height
+        if old.width != size.width or (old.height > view) != (size.height > view) or not self.is_mounted:
+            self.virtual_size = size
+            return True
+        self.set_reactive(Transcript.virtual_size, size)
+        scrollbar = self.vertical_scrollbar
+        scrollbar.window_virtual_size = size.height
+        scrollbar.window_size = view
+        return True
 
     def _settle(self) -> None:
         """Before a paint: heights for the current width, the entries in view (and a screen around them)
         measured exactly, and the view kept on the line the user was reading (or at the bottom)."""
-        width = self.scrollable_content_region.width
-        if width <= 0:
+        width = self.entry_width
+        if self.scrollable_content_region.width <= 0:
             return
         self._check_styles()
         view = max(1, self.scrollable_content_region.height)
@@ -877,6 +984,7 @@ class Transcript(ScrollView, can_focus=True):
         if width != self._width:
             self._width = width
             self._heights.forget_exact([entry.estimate(width) for entry in self._entries])
+            self._forget_drawn(0)
             changed = True
         if not self._entries:
             if changed:
@@ -898,11 +1006,7 @@ class Transcript(ScrollView, can_focus=True):
             ):
                 changed |= bool(self._measure(index))
                 index += 1
-        spinner = 2 if self._spinner.display else 0
-        total = self._heights.total + spinner
-        if self.virtual_size != Size(width, total):
-            self.virtual_size = Size(width, total)
-            changed = True
+        changed |= self._set_canvas_height()
         if self._following:
             if self.scroll_y != self.max_scroll_y:
                 self._scroll_end()

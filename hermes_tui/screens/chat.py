@@ -656,18 +656,12 @@ class ChatScreen(ChatLayout):
     @on(PromptInput.ScrollTranscript)
     def _scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:
         """PageUp/PageDown and Ctrl+Home/Ctrl+End scroll the transcript while the prompt has the focus."""
-        transcript = self.transcript
-        if message.where == "first":
-            transcript.scroll_to_first()
-        elif message.where == "latest":
-            transcript.scroll_to_latest()
-        else:
-            transcript.page(-1 if message.where == "page_up" else 1)
+        self.transcript.go(message.where)
 
     def action_toggle_panel(self) -> None:
         """Ctrl+O: the tool panel in focus, else the latest one (not bound by the prompt, so it yields
         to a prompt binding of the same key, e.g. one for a paste under the cursor)."""
-        self.transcript.toggle_panel(self.focused)
+        self.transcript.toggle_panel()
 
     def action_toggle_turn_panels(self) -> None:
         """Ctrl+T: expand every tool panel of the last turn, or collapse them all if all are open."""
@@ -832,7 +826,13 @@ class ChatScreen(ChatLayout):
             self.transcript.add_notice("error", exc.user_line())
         else:
             records = records_from_messages(agent.messages, agent.registry)
+            # Thousands of entries are made at once: no collector pass among them (they are alive, not
+            # garbage), one at rest a moment after.
+            self._turn_gc.pause("history")
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
+            self._turn_gc.resume(
+                lambda collect: self.set_timer(1.0, collect, name="history-at-rest"), "history"
+            )
             if agent.session_id != session_id:  # a Hermes session: it continues in our copy of it
                 text = (
                     f"Continuing Hermes session {session_id} in a copy, {agent.session_id} "

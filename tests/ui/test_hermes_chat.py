@@ -50,7 +50,7 @@ async def test_a_hermes_plugin_command_runs_and_is_completed(hermes_home: Path, 
         assert lines[0] == "1 plugin: 1 loaded" and lines[1].startswith("✓ weather  loaded")
         await pilot.pause()
         notice = screen.transcript.entries_of(NoticeLine)[-1]
-        assert notice.measure(screen.transcript.scrollable_content_region.width) >= len(lines) + 1
+        assert notice.measure(screen.transcript.entry_width) >= len(lines) + 1
         assert ToolPanel.ICONS.get("weather_forecast") == "🌤"
 
     await run_chat(

@@ -74,7 +74,7 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float
 def width_of(reply: AssistantMessage) -> int:
     painter = reply.painter
     assert isinstance(painter, Transcript)
-    return painter.scrollable_content_region.width
+    return painter.entry_width
 
 
 def lines(reply: AssistantMessage) -> list[Line]:
@@ -231,7 +231,7 @@ async def test_expanded_reasoning_streams_its_lines_under_the_header() -> None:
         transcript = app.transcript
         block = transcript.start_reasoning()
         block.toggle()
-        width = transcript.scrollable_content_region.width
+        width = transcript.entry_width
         for n in range(12):
             block.append(f"thought {n} [dim]literal[/dim]\n")
         block.append("half a thou")
@@ -253,7 +253,7 @@ async def test_a_running_tool_shows_its_tail_or_all_of_its_output_as_it_streams(
     app = Replies()
     async with app.run_test(size=(80, 50)) as pilot:
         transcript = app.transcript
-        width = transcript.scrollable_content_region.width
+        width = transcript.entry_width
         panel = transcript.add_tool_panel("call_1", "terminal", 0)
         panel.set_started({"command": "seq 500"}, "seq 500")
         panel.append_output("line 1\n")
@@ -299,7 +299,7 @@ async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_when_they
 
             reply._stack._render = counting
         await pilot.resize_terminal(60, 30)
-        await wait_until(pilot, lambda: transcript.scrollable_content_region.width < 60)
+        await wait_until(pilot, lambda: transcript.entry_width < 60)
         await pilot.pause()
         drawn = set(renders)
         assert replies[-1] in drawn and replies[0] not in drawn  # only what is in view (and near it)
@@ -307,7 +307,7 @@ async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_when_they
         transcript.scroll_to_first()
         await pilot.pause()
         assert replies[0] in set(renders)  # drawn when it came into view
-        width = transcript.scrollable_content_region.width
+        width = transcript.entry_width
         assert all(len(row) <= width for row in replies[0].rendered_text(width).split("\n"))
 
 

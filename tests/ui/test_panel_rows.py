@@ -66,12 +66,12 @@ async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> N
 )
 async def test_reasoning_counts_the_lines_the_user_will_see(text: str, width: int, label: str) -> None:
     app = Rows()
-    async with app.run_test(size=(width + 4, 20)) as pilot:  # the transcript's padding and the entry's
+    async with app.run_test(size=(width + 4, 20)) as pilot:  # the transcript's margins and the entry's
         transcript = app.query_one(Transcript)
         block = ReasoningBlock(text, finished=True)
         transcript._add(block)
         await pilot.pause()
-        inner = transcript.scrollable_content_region.width - 2  # the entry's padding
+        inner = transcript.entry_width - 2  # the entry's padding
         assert inner == width
         assert f"Reasoning · {label} " in block.header_text(inner).plain
         block.toggle()

@@ -251,7 +251,7 @@ async def test_one_huge_pasted_line_is_sent_whole_and_shown_collapsed(
         assert server.requests[0].body["messages"][-1]["content"] == line
         user = screen.transcript.entries_of(UserMessage)[0]
         assert user.text == line and user.is_collapsible and not user.expanded
-        assert user.measure(screen.transcript.scrollable_content_region.width) < 30  # not 20,000 rows
+        assert user.measure(screen.transcript.entry_width) < 30  # not 20,000 rows
         assert "more characters (click/enter to expand)" in screen_text(app)
 
     await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
