@@ -11,10 +11,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(
-    args: list[str], cwd: Path, home: Path, timeout: float = 90, stdin: str | None = None
+    args: list[str],
+    cwd: Path,
+    home: Path,
+    timeout: float = 90,
+    stdin: str | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
+    env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT), **(extra_env or {})})
     return subprocess.run(
         [sys.executable, "-m", "hermes_tui.cli", *args],
         cwd=cwd,
@@ -115,6 +120,28 @@ def test_401_exits_non_zero_with_the_hint(hermes_home: Path, tmp_path: Path) -> 
     assert proc.returncode == 1
     last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
     assert "API key was rejected" in last and "Traceback" not in proc.stderr
+
+
+def test_401_from_deepseek_names_its_key_variable(hermes_home: Path, tmp_path: Path) -> None:
+    from agent.scripted import ScriptedServer
+
+    fault = {"status": 401, "message": "Authentication Fails, Your api key: ****abcd is invalid"}
+    with ScriptedServer({"name": "auth", "calls": [{"fault": fault}]}) as server:
+        args = [
+            "-z",
+            "hi",
+            "--provider",
+            "deepseek",
+            "-m",
+            "deepseek-chat",
+            "--base-url",
+            server.openai_base_url,
+        ]
+        proc = _run(args, tmp_path, hermes_home, extra_env={"DEEPSEEK_API_KEY": "sk-wrong"})
+    assert proc.returncode == 1
+    last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
+    assert "DEEPSEEK_API_KEY" in last and "OPENAI_API_KEY" not in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: Path) -> None:
