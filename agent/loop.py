@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agent import exit_reasons, reply_outcomes
@@ -33,7 +33,7 @@ from agent.events import (
 )
 from agent.fallback import endpoint_settings, next_fallback
 from agent.images.routing import prepare_images
-from agent.messages import Message, ToolCall, Usage, strip_surrogates
+from agent.messages import API_CONTENT, Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
 from agent.pricing import CallCost, CostTotal, call_cost
@@ -159,7 +159,6 @@ class Agent:
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
-        self._plugin_context = ""
         self.checkpoints: CheckpointManager | None = None
         self.trajectory: TrajectoryWriter | None = None
         from agent.plugins import PluginManager
@@ -421,16 +420,19 @@ class Agent:
         meta = {"images": [ref.to_meta() for ref in images]} if images else {}
         self._append(Message(role="user", content=text, meta=meta))
         self._set_status("active")
-        # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
-        # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
-        self._plugin_context = ""
+        # Plugin context (and a skill's text, reminders) goes into this turn's user message, never the
+        # system prompt (it must stay byte-stable for prompt caching). The message keeps what was typed
+        # (search shows that); what is sent is its `api_content` sidecar, in this turn and every later one.
+        plugin_context = ""
         self.plugins.begin_turn(self.session_id, text, self._active_model)
         if self.plugins.has_hooks("pre_llm_call"):
-            self._plugin_context = self.plugins.pre_llm_call(
+            plugin_context = self.plugins.pre_llm_call(
                 self.session_id, text, list(self.messages), first_turn, self._active_model
             )
-        self._plugin_context = self._turn_context(text, self._plugin_context)
+        context = self._turn_context(text, plugin_context)
         self._turn_user_index = len(self.messages) - 1
+        if context:
+            self._keep_api_content(self.messages[-1], f"{text}\n\n{context}")
         self.ui.on_event(TurnStarted(session_id=self.session_id, user_message=text))
         turn_usage = Usage()
         api_calls = 0
@@ -484,7 +486,6 @@ class Agent:
                 )
             if self.trajectory is not None:
                 self.trajectory.flush()
-            self._plugin_context = ""
             return result
 
         empty_replies = 0
@@ -645,21 +646,23 @@ class Agent:
         ]
         return "\n\n".join(p for p in parts if p)
 
+    def _keep_api_content(self, message: Message, wire_text: str) -> None:
+        """The turn's user message is sent as `wire_text` in this turn and every later one (resumed
+        too): the sidecar is stored with it."""
+        message.meta = {**message.meta, API_CONTENT: wire_text}
+        if self.store is not None and message.id is not None:
+            self.store.update_message(message)
+
     def _endpoint(self) -> Endpoint:
         """Where the next call goes (a fallback's endpoint during a turn that fell back)."""
         active = self._fallback_settings or self.settings
         return Endpoint(active.provider or "", active.base_url or "", self._active_model)
 
     def _wire_messages(self) -> list[dict[str, Any]]:
-        view = wire_view(self.messages)
-        if self._plugin_context and 0 <= self._turn_user_index < len(self.messages):
-            turn_message = self.messages[self._turn_user_index]
-            view = [
-                Message(role="user", content=f"{m.content}\n\n{self._plugin_context}", meta=m.meta)
-                if m is turn_message
-                else m
-                for m in view
-            ]
+        view = [
+            replace(m, content=m.api_content) if m.api_content != m.content else m
+            for m in wire_view(self.messages)
+        ]
         system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
         wire = [
             {"role": "system", "content": system},

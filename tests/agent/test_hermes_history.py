@@ -288,3 +288,27 @@ def test_headless_resume_accepts_a_hermes_id(
         library.close()
     assert main(["-z", "x", "-r", "no-such-session", "--scenario", str(scenario)]) == 2
     assert "no session found for no-such-session" in capsys.readouterr().err
+
+
+def test_hermes_api_content_is_replayed_as_hermes_sent_it(tmp_path: Path) -> None:
+    from agent.loop import Agent
+
+    home = copy_hermes_home_0_19(tmp_path / "sidecar")
+    sent = "what is the magic word?\n\n[plugin context Hermes added]"
+    with sqlite3.connect(home / "state.db") as conn:  # the copy: as a Hermes with a plugin would leave it
+        first = conn.execute(
+            "SELECT min(id) FROM messages WHERE session_id = ? AND role = 'user'", (QUOKKA_SESSION,)
+        ).fetchone()[0]
+        conn.execute("UPDATE messages SET api_content = ? WHERE id = ?", (sent, first))
+    conn.close()
+    library = open_library(home / "tui" / "state.db", home)
+    try:
+        with ScriptedServer({"name": "t", "calls": [{"text": "Still a quokka."}]}) as server:
+            agent = Agent(make_settings(server, home, tmp_path), ui=RecordingUI(), store=library)
+            agent.resume(f"hermes:{QUOKKA_SESSION}")
+            typed = agent.messages[0].content
+            agent.run_conversation("again?")
+            users = [m["content"] for m in server.requests[0].body["messages"] if m["role"] == "user"]
+    finally:
+        library.close()
+    assert users[0] == sent and typed != sent and users[-1] == "again?"
