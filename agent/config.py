@@ -306,6 +306,7 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "display.skin": "skin",
         "display.expand_diffs": "expand_diffs",
         "clarify.timeout": "clarify_timeout",
+        "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",
         "fallback_providers": "fallback_providers",
@@ -447,6 +448,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
         "HERMES_LOCAL_STREAM_STALE_TIMEOUT": "local_stale_timeout",
         "HERMES_MAX_ITERATIONS": "max_iterations",
         "HERMES_EPHEMERAL_SYSTEM_PROMPT": "ephemeral_system_prompt",
+        "TERMINAL_TIMEOUT": "terminal_timeout",
     }
     for var, name in env_map.items():
         if merged_env.get(var):
