@@ -32,7 +32,7 @@ from agent.events import (
     UsageUpdated,
 )
 from agent.fallback import endpoint_settings, next_fallback
-from agent.images.routing import prepare_images
+from agent.images.routing import prepare_images, sees_images
 from agent.messages import API_CONTENT, Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
@@ -74,9 +74,6 @@ CONTINUE_PROMPT = (
 BUDGET_PROMPT = (
     "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response "
     "summarizing what you've found and accomplished so far, without calling any more tools."
-)
-CONTENT_FILTER_TEXT = (
-    "The model declined to respond to this request (the provider's safety filter stopped it)."
 )
 MAX_CONTINUATIONS = 3
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
@@ -155,6 +152,7 @@ class Agent:
         self.compressor = Compressor(
             self, wire=self._wire_messages, append=self._append, interrupt=self._interrupt
         )
+        self._output_cap: int | None = None  # a larger output cap for the retry of a cut tool call
         self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
@@ -434,6 +432,12 @@ class Agent:
         if context:
             self._keep_api_content(self.messages[-1], f"{text}\n\n{context}")
         self.ui.on_event(TurnStarted(session_id=self.session_id, user_message=text))
+        if images and not sees_images(self.settings) and "vision_analyze" not in self.toolsets.active_names():
+            notice = (
+                "This model cannot see images and no vision model is set (auxiliary.vision.model): it gets "
+                "only the image's path."
+            )
+            self.ui.on_event(StatusNotice(kind="warn", text=notice))
         turn_usage = Usage()
         api_calls = 0
         continuations = 0
@@ -489,6 +493,10 @@ class Agent:
             return result
 
         empty_replies = 0
+        cut_calls = 0  # replies in a row whose tool calls were cut at the output limit
+        unknown_strikes = 0  # replies in a row that called only tools not offered
+        refusals = 0  # safety-filter refusals (each fallback gets one try)
+        self._output_cap = None
         carried: CallSink | None = None  # an empty reply's sink: its partial row serves the next attempt
         while True:
             if self._interrupt.is_set():
@@ -520,6 +528,29 @@ class Agent:
                 return finish(exit_reasons.EMPTY_RESPONSE, "".join(parts), error)
             self._wire_nudge = []
             finish_reason = response.finish_reason or "stop"
+            if response.tool_calls and finish_reason == "length":
+                cut_calls += 1
+                if cut_calls <= reply_outcomes.CUT_TOOL_CALL_RETRIES:
+                    carried = self._ask_again_after_cut_call(sink, response, cost, cut_calls)
+                    continue
+                self._keep_cut(sink, replace(response, tool_calls=[]), cost)
+                error = reply_outcomes.cut_tool_call_error(cut_calls - 1)
+                marker = exit_reasons.reply_marker(exit_reasons.TRUNCATED) if response.text else None
+                return finish(exit_reasons.TRUNCATED, "".join(parts) + response.text, error, marker)
+            cut_calls = 0
+            self._output_cap = None
+            if finish_reason == "content_filter":
+                refusals += 1
+                error = reply_outcomes.content_filter_error(fell_back=refusals > 1)
+                if self._activate_fallback(error):
+                    self._record_call(response, cost, None)
+                    if sink.shown:
+                        self.ui.on_event(StreamDiscarded(reason="content_filter"))
+                    sink.reset()
+                    carried = sink
+                    continue
+                self._record_response(response, sink, cost)
+                return finish(error.exit_reason, "".join(parts) + response.text, error)
             truncated = finish_reason == "length" and bool(response.text) and not response.tool_calls
             incomplete = None
             if reply_outcomes.is_thinking_exhausted(response):
@@ -535,10 +566,25 @@ class Agent:
                 marker = exit_reasons.reply_marker(incomplete)
                 return finish(incomplete, "".join(parts) + response.text, error, marker)
             if response.tool_calls:
-                self._run_tools(message.tool_calls)
+                offered = self.toolsets.active_names()
+                unknown = [c.name for c in message.tool_calls if c.name not in offered]
+                unknown_strikes = unknown_strikes + 1 if len(unknown) == len(message.tool_calls) else 0
+                self._run_tools(message.tool_calls)  # each unknown call gets its error: none is unanswered
                 self._deliver_steer()
                 if self._interrupt.is_set():
                     return finish("interrupted", "".join(parts) + response.text)
+                if unknown_strikes >= reply_outcomes.UNKNOWN_TOOL_STRIKES:
+                    error = reply_outcomes.unknown_tools_error(unknown, unknown_strikes)
+                    return finish(error.exit_reason, "".join(parts) + response.text, error)
+                if unknown_strikes:
+                    self.ui.on_event(
+                        StatusNotice(
+                            kind="warn",
+                            text=f"The model called a tool it does not have ({', '.join(unknown)}): it was "
+                            f"told which tools it has (try {unknown_strikes} of "
+                            f"{reply_outcomes.UNKNOWN_TOOL_STRIKES}).",
+                        )
+                    )
                 continue
             if truncated:
                 continuations += 1
@@ -552,10 +598,6 @@ class Agent:
                     Message(role="user", content=CONTINUE_PROMPT, meta={"synthetic": "continuation"})
                 )
                 continue
-            if finish_reason == "content_filter":
-                self.ui.on_event(StatusNotice(kind="error", text=CONTENT_FILTER_TEXT))
-                final = "".join(parts) + response.text
-                return finish("error:content_filter", final or CONTENT_FILTER_TEXT)
             return finish("completed", "".join(parts) + response.text)
 
     def _record_exit(self, reason: str, line: str | None, api_calls: int) -> None:
@@ -590,6 +632,31 @@ class Agent:
         sink.reset()
         return sink
 
+    def _ask_again_after_cut_call(
+        self, sink: CallSink, response: ModelResponse, cost: CallCost, retry: int
+    ) -> CallSink:
+        """A tool call cut at the output limit is never run (its arguments are incomplete) nor kept: the
+        same request goes again with a larger output cap (Hermes'). The sink serves the next attempt."""
+        self._record_call(response, cost, None)  # its tokens count
+        self._output_cap = reply_outcomes.cut_tool_call_cap(self.settings.max_output_tokens, retry)
+        names = ", ".join(dict.fromkeys(c.name for c in response.tool_calls))
+        notice = (
+            f"The model's {names} call was cut at the output limit and was not run: asking again with "
+            f"room for {self._output_cap} tokens ({retry} of {reply_outcomes.CUT_TOOL_CALL_RETRIES})."
+        )
+        self.ui.on_event(StatusNotice(kind="retry", text=notice))
+        if sink.shown:
+            self.ui.on_event(StreamDiscarded(reason=exit_reasons.TRUNCATED))
+        sink.reset()
+        return sink
+
+    def _keep_cut(self, sink: CallSink, response: ModelResponse, cost: CallCost) -> None:
+        """The last cut tool call: its text (if any) is kept, marked truncated; the call itself is not."""
+        if response.text or sink.message is not None:
+            self._record_response(response, sink, cost, incomplete=exit_reasons.TRUNCATED)
+        else:
+            self._record_call(response, cost, None)
+
     def _keep_empty(self, sink: CallSink, response: ModelResponse, cost: CallCost) -> None:
         """The last empty reply: a row it started (reasoning) is kept and says it was empty."""
         if sink.message is not None:
@@ -600,6 +667,9 @@ class Agent:
     def _budget_summary(
         self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int
     ) -> TurnResult:
+        """The budget is spent: the model is asked (without tools) to summarize, twice if its first answer
+        has no text. It is never a blank success: a tool call it makes anyway is dropped (never run, never
+        left unanswered), and with no text at all Hermes' sentence says so."""
         limit = self.budget.max_total
         self.ui.on_event(
             StatusNotice(
@@ -608,17 +678,28 @@ class Agent:
             )
         )
         self._append(Message(role="user", content=BUDGET_PROMPT, meta={"synthetic": "budget"}))
-        try:
-            response, sink, cost = self._call_model([], api_calls + 1, turn_usage)
-        except _Interrupted as exc:
-            self._keep_partial(exc.row, exc.partial)
-            return finish("interrupted", exc.partial.text)
-        except InterruptedByUser:
-            return finish("interrupted", "")
-        except _CallFailed as exc:
-            return finish("budget_exhausted", exc.kept, exc.classified)
-        self._record_response(response, sink, cost)
-        return finish("budget_exhausted", response.text)
+        for attempt in (1, 2):
+            try:
+                response, sink, cost = self._call_model([], api_calls + attempt, turn_usage)
+            except _Interrupted as exc:
+                self._keep_partial(exc.row, exc.partial)
+                return finish("interrupted", exc.partial.text)
+            except InterruptedByUser:
+                return finish("interrupted", "")
+            except _CallFailed as exc:
+                return finish("budget_exhausted", exc.kept, exc.classified)
+            summary = replace(response, tool_calls=[])
+            if summary.text.strip():
+                self._record_response(summary, sink, cost)
+                return finish("budget_exhausted", summary.text)
+            self._keep_empty(sink, summary, cost)
+            if attempt == 1:
+                notice = "The model gave no summary (no text): asking once more."
+                self.ui.on_event(StatusNotice(kind="retry", text=notice))
+        text = reply_outcomes.BUDGET_NO_SUMMARY.format(limit=limit)
+        self._append(Message(role="assistant", content=text, meta={"synthetic": "budget"}))
+        self.ui.on_event(StatusNotice(kind="warn", text=text))
+        return finish("budget_exhausted", text)
 
     def _is_first_turn(self) -> bool:
         return sum(1 for m in self.messages if m.role == "user" and not m.meta.get("synthetic")) == 1
@@ -669,7 +750,8 @@ class Agent:
             *sanitize_for_wire(view, reasoning_echo=self._endpoint().needs_reasoning_echo),
             *self._wire_nudge,
         ]
-        return prepare_images(wire, self.settings, shrink=self._shrink_images)
+        vision_tool = "vision_analyze" in self.toolsets.active_names()
+        return prepare_images(wire, self.settings, shrink=self._shrink_images, vision_tool=vision_tool)
 
     # ----------------------------------------------------------------- compression
 
@@ -722,9 +804,8 @@ class Agent:
         attempt = 0
         self.compressor.maybe(tools)
         while True:
-            request = ModelRequest(
-                messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens
-            )
+            max_tokens = self._output_cap or self.settings.max_output_tokens
+            request = ModelRequest(messages=self._wire_messages(), tools=tools, max_tokens=max_tokens)
             self.ui.on_event(
                 ApiCallStarted(
                     iteration=iteration, model=self._active_model, max_iterations=self.budget.max_total

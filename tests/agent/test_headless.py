@@ -144,6 +144,15 @@ def test_401_from_deepseek_names_its_key_variable(hermes_home: Path, tmp_path: P
     assert "Traceback" not in proc.stderr
 
 
+def test_content_filter_prints_a_sentence_not_the_raw_reason(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "refused.yaml"
+    scenario.write_text("name: refused\ncalls:\n  - {text: '', finish_reason: content_filter}\n")
+    proc = _run(["-z", "hello", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 1
+    last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
+    assert "declined to respond" in last and "error:content_filter" not in proc.stderr
+
+
 def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: Path) -> None:
     scenario = tmp_path / "two.yaml"
     scenario.write_text("name: two\ncalls:\n  - text: first answer\n  - text: second answer\n")
