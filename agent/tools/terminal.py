@@ -250,7 +250,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
             return ToolResult.error(f"workdir is not a directory: {cwd}")
 
     if ctx.approvals is not None:
-        verdict = ctx.approvals.review_command(command, tool_name="terminal")
+        verdict = ctx.approvals.review_command(command, tool_name="terminal", cwd=cwd)
         if not verdict.allowed:
             return ToolResult(content=verdict.message, status="denied", data={"decision": verdict.decision})
 

@@ -197,3 +197,27 @@ def test_content_filter_without_a_fallback_ends_with_one_clear_line(
         result = agent.run_conversation("something")
     assert result.exit_reason == "error:content_filter" and result.error is not None
     assert "declined" in result.error.user_line() and "error:content_filter" not in result.error.user_line()
+
+
+# ------------------------------------------------------------------------------ a custom HERMES_HOME's config
+
+
+def test_editing_a_custom_hermes_homes_config_from_inside_it_asks(hermes_home: Path, tmp_path: Path) -> None:
+    config = hermes_home / "config.yaml"
+    config.write_text("approvals:\n  mode: manual\n")
+    command = "sed -i 's/mode: manual/mode: off/' config.yaml"  # relative: the session runs in the home
+    with ScriptedServer(scenario(call("terminal", {"command": command}, "t1"), {"text": "ok"})) as server:
+        agent, _store, ui = make_agent(server, hermes_home, hermes_home)
+        agent.run_conversation("turn approvals off")
+        ((_, result),) = tool_results(server.requests[1].body, "openai")
+    assert [list(r.reasons) for r in ui.approval_requests] == [["writes Hermes configuration"]]
+    assert "BLOCKED" in result and config.read_text() == "approvals:\n  mode: manual\n"
+
+
+def test_the_same_relative_edit_elsewhere_runs(hermes_home: Path, tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("mode: manual\n")
+    command = "sed -i 's/mode: manual/mode: off/' config.yaml"
+    with ScriptedServer(scenario(call("terminal", {"command": command}, "t1"), {"text": "ok"})) as server:
+        agent, _store, ui = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("edit the project's config")
+    assert ui.approval_requests == [] and (tmp_path / "config.yaml").read_text() == "mode: off\n"
