@@ -189,6 +189,15 @@ def test_session_search_tool_searches_both(library: SessionLibrary, home: Path) 
     found = [group["session_id"] for group in result.data["results"]]
     assert found == [sid, f"hermes:{QUOKKA_SESSION}"]
     assert f"Hermes session hermes:{QUOKKA_SESSION}" in result.content
+    # A Hermes session is read and scrolled like ours (its own message ids).
+    hermes_hit = result.data["results"][1]["matches"][0]["message_id"]
+    read = session_search(SessionSearchArgs(session_id=f"hermes:{QUOKKA_SESSION}"), ctx)
+    assert read.status == "ok" and hermes_hit in read.data["message_ids"]
+    around = session_search(
+        SessionSearchArgs(session_id=f"hermes:{QUOKKA_SESSION}", around_message_id=hermes_hit, window=1), ctx
+    )
+    assert around.status == "ok" and hermes_hit in around.data["message_ids"]
+    assert len(around.data["message_ids"]) <= 3
 
 
 def test_live_wal_is_read_without_being_changed(tmp_path: Path) -> None:
