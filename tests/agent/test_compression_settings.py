@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.compression import SUMMARY_PREFIX, message_tokens, plan
+from agent.compression import message_tokens, plan
 from agent.config import load_settings
 from agent.messages import Message
 from agent.scripted import ScriptedServer
