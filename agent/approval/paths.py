@@ -66,9 +66,13 @@ class PathPolicy:
 
     @classmethod
     def for_home(cls, hermes_home: Path | str | None) -> PathPolicy:
+        """`hermes_home` None: the one this process uses, as Hermes resolves it at call time
+        (`$HERMES_HOME`, else `~/.hermes`)."""
         real_home = _real_home()
         forms: list[str] = []
-        if hermes_home is not None:
+        if hermes_home is None:
+            hermes_home = os.environ.get("HERMES_HOME") or "~/.hermes"
+        if hermes_home:
             for p in {os.path.abspath(os.path.expanduser(str(hermes_home))), _realpath(hermes_home)}:
                 forms.append(os.path.normpath(p))
                 if real_home and _under(p, real_home):
