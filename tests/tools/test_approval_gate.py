@@ -527,7 +527,7 @@ def test_the_agent_gives_the_gate_its_hermes_home(hermes_home: Path, tmp_path: P
     assert config.read_text() == "approvals:\n  mode: manual\n"
 
 
-# ---- Hermes' home when no one names it ----------------------------------------------------------------------
+# ---- Hermes' home when no one names it ---------------------------------------------------------------
 
 
 def test_without_a_home_given_the_process_hermes_home_is_protected(
