@@ -127,6 +127,8 @@ _BILLING_PATTERNS = (
     "spending limit",
     "out of funds",
     "balance_depleted",
+    "requires available credits",
+    "balance is too low",
 )
 _BILLING_CODES = frozenset(
     {
@@ -154,6 +156,9 @@ _RATE_LIMIT_PATTERNS = (
     "tokens per minute",
     "rate increased too quickly",  # Alibaba / DashScope
     "resource_exhausted",
+    "resource exhausted",
+    "resource-exhausted",
+    "resourceexhausted",
     "too many concurrent requests",
 )
 _RATE_LIMIT_CODES = frozenset({"rate_limit_exceeded", "resource_exhausted", "throttled", "rate_limit_error"})
@@ -452,6 +457,9 @@ def _by_status(f: _Failure, status: int) -> ClassifiedError | None:
         hint = "The request is too large for the provider."
         return f.error("payload_too_large", True, hint, should_compress=True)
     if status == 429:
+        if "extra usage" in text and "long context" in text:
+            # Anthropic's tier gate: a context this long needs "extra usage"; a shorter one is served.
+            return f.context_overflow()
         if _has(text, _OVERLOAD_PATTERNS):
             return f.overloaded()
         if _has(text, _BILLING_PATTERNS):

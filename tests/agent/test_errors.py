@@ -247,3 +247,30 @@ def test_overloaded_429_backs_off_on_the_same_key() -> None:
         sdk_error(429, openai_body("The service may be temporarily overloaded, please try again later"))
     )
     assert (c.reason, c.retryable) == ("overloaded", True)
+
+
+def test_404_paid_model_without_credits_is_billing() -> None:
+    message = (
+        "Model 'openai/gpt-5.5-pro' requires available credits. Your account balance is too low to use paid "
+        "models — add credits at https://portal.nousresearch.com or pick a free model."
+    )
+    c = classify(sdk_error(404, {"status": 404, "message": message}), provider="nous")
+    assert (c.reason, c.retryable, c.should_fallback) == ("billing", False, True)
+
+
+@pytest.mark.parametrize("spelling", ["resource exhausted", "RESOURCE_EXHAUSTED", "ResourceExhausted"])
+def test_resource_exhausted_without_a_status_is_a_rate_limit(spelling: str) -> None:
+    c = classify(RuntimeError(f"{spelling}: Worker local total request limit reached (32/32)"))
+    assert (c.reason, c.retryable) == ("rate_limit", True)
+
+
+def test_anthropic_long_context_tier_429_compresses() -> None:
+    body = {
+        "type": "error",
+        "error": {
+            "type": "rate_limit_error",
+            "message": "Extra usage is required for long context requests over 200k tokens",
+        },
+    }
+    c = classify(sdk_error(429, body, api="anthropic"), provider="anthropic")
+    assert (c.reason, c.should_compress) == ("context_overflow", True)
