@@ -185,6 +185,8 @@ _POLICY_PATTERNS = (
     "violates our usage policies",
     "your request was flagged",
     "prompt was flagged by our safety",
+    "blocked by content filtering",  # Anthropic: "Output blocked by content filtering policy"
+    "responses cannot be generated due to safety",
     "responsibleaipolicyviolation",
     "flagged for possible cybersecurity risk",
 )
@@ -351,9 +353,15 @@ class _Failure:
 
 
 def classify(
-    exc: BaseException, *, provider: str = "", model: str = "", base_url: str = ""
+    exc: BaseException,
+    *,
+    provider: str = "",
+    model: str = "",
+    base_url: str = "",
+    key_var: str | None = None,
 ) -> ClassifiedError:
-    """Map any exception from a model call to a ClassifiedError."""
+    """Map any exception from a model call to a ClassifiedError. `key_var`: the variable the key came
+    from when not the provider's own (a fallback entry's `key_env`)."""
     if isinstance(exc, AgentError):
         return exc.classified
     known = _known_exception(exc, base_url or provider or "the provider")
@@ -368,7 +376,7 @@ def classify(
         code=_error_code(body),
         status=_status(exc),
         retry_after=_retry_after(exc),
-        key_var=key_variable(provider),
+        key_var=key_var or key_variable(provider),
         where=base_url or provider or "the provider",
         model=model,
     )

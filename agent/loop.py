@@ -786,6 +786,12 @@ class Agent:
         )
         return True
 
+    def _fallback_key_var(self) -> str | None:
+        """The key variable of the fallback entry in use, when it names its own (`key_env`)."""
+        if not self._fallback_index or self._fallback_settings is None:
+            return None
+        return self.settings.fallback_providers[self._fallback_index - 1].key_env
+
     def _restore_primary(self) -> None:
         if self._transport is not None:
             self._transport.close()
@@ -819,11 +825,13 @@ class Agent:
                 exc.unsaved_reply = bool(sink.text or sink.reasoning)
                 raise
             except Exception as exc:
+                active = self._fallback_settings or self.settings
                 classified = classify(
                     exc,
-                    provider=self.settings.provider,
+                    provider=active.provider,
                     model=self._active_model,
-                    base_url=self.settings.base_url or "",
+                    base_url=active.base_url or "",
+                    key_var=self._fallback_key_var(),
                 )
                 if classified.reason == "image_too_large" and not self._shrink_images:
                     self._shrink_images = True  # for the rest of the session: the provider's limit is lower

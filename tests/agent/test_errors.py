@@ -274,3 +274,12 @@ def test_anthropic_long_context_tier_429_compresses() -> None:
     }
     c = classify(sdk_error(429, body, api="anthropic"), provider="anthropic")
     assert (c.reason, c.should_compress) == ("context_overflow", True)
+
+
+def test_anthropic_content_filtering_block_is_content_policy() -> None:
+    body = {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": "Output blocked by content filtering policy"},
+    }
+    c = classify(sdk_error(400, body, api="anthropic"), provider="anthropic")
+    assert (c.reason, c.retryable) == ("content_policy", False)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent.config import load_settings
 from agent.events import StatusNotice
 from agent.loop import Agent
@@ -221,3 +223,36 @@ def test_the_same_relative_edit_elsewhere_runs(hermes_home: Path, tmp_path: Path
         agent, _store, ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("edit the project's config")
     assert ui.approval_requests == [] and (tmp_path / "config.yaml").read_text() == "mode: off\n"
+
+
+# ------------------------------------------------------------------------------ whose key a 401 is about
+
+
+def test_a_fallbacks_401_names_the_fallbacks_key_variable(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.config import FallbackProvider
+
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-wrong")
+    monkeypatch.setenv("WORK_DEEPSEEK_KEY", "sk-wrong-too")
+    overloaded = {"fault": {"status": 503, "message": "overloaded"}}
+    rejected = {"fault": {"status": 401, "message": "Authentication Fails"}}
+    with (
+        ScriptedServer(scenario(overloaded, overloaded)) as primary,
+        ScriptedServer(scenario(rejected, rejected)) as backup,
+    ):
+        chain = [
+            FallbackProvider(provider="deepseek", model="deepseek-chat", base_url=backup.openai_base_url),
+            FallbackProvider(
+                provider="deepseek",
+                model="deepseek-chat",
+                base_url=backup.openai_base_url,
+                key_env="WORK_DEEPSEEK_KEY",
+            ),
+        ]
+        agent, _store, ui = make_agent(primary, hermes_home, tmp_path, fallback_providers=chain)
+        result = agent.run_conversation("hi")
+    said = notices(ui)
+    assert any("set DEEPSEEK_API_KEY" in n and "Falling back" in n for n in said)
+    assert result.error is not None and "set WORK_DEEPSEEK_KEY" in result.error.user_line()
+    assert all("OPENAI_API_KEY" not in n for n in said)
