@@ -153,6 +153,21 @@ def test_content_filter_prints_a_sentence_not_the_raw_reason(hermes_home: Path, 
     assert "declined to respond" in last and "error:content_filter" not in proc.stderr
 
 
+def test_a_budget_summary_is_never_blank(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "budget.yaml"
+    scenario.write_text(
+        "name: budget\ncalls:\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo one'}, id: t1}]\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo two'}, id: t2}]\n"
+        "  - {text: ''}\n"
+    )
+    args = ["-z", "work", "--scenario", str(scenario), "--max-iterations", "1", "--yolo"]
+    proc = _run(args, tmp_path, hermes_home)
+    assert proc.returncode == 0
+    assert "couldn't generate a summary" in proc.stdout
+    assert "asking once more" in proc.stderr
+
+
 def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: Path) -> None:
     scenario = tmp_path / "two.yaml"
     scenario.write_text("name: two\ncalls:\n  - text: first answer\n  - text: second answer\n")
