@@ -308,15 +308,18 @@ class _Failure:
         return self.error(
             "context_overflow",
             True,
-            "The conversation is too long for this model.",
+            "The conversation is too long for this model: /compress it, start a /new session, or pick a "
+            "model with a larger context window (model.context_length).",
             should_compress=True,
         )
 
     def rate_limit(self) -> ClassifiedError:
-        return self.error("rate_limit", True, "Rate limited by the provider.", should_fallback=True)
+        hint = "Rate limited by the provider (set fallback_providers to switch instead of waiting)."
+        return self.error("rate_limit", True, hint, should_fallback=True)
 
     def overloaded(self) -> ClassifiedError:
-        return self.error("overloaded", True, "The provider is overloaded.", should_fallback=True)
+        hint = "The provider is overloaded (set fallback_providers to switch instead of waiting)."
+        return self.error("overloaded", True, hint, should_fallback=True)
 
     def billing(self) -> ClassifiedError:
         hint = (
@@ -341,7 +344,8 @@ class _Failure:
         return self.error("model_not_found", False, hint, should_fallback=True)
 
     def timeout(self) -> ClassifiedError:
-        return self.error("timeout", True, f"The request to {self.where} timed out.", should_fallback=True)
+        hint = f"The request to {self.where} timed out."
+        return self.error("timeout", True, hint, should_fallback=True)
 
     def format_error(self) -> ClassifiedError:
         hint = f"The provider rejected the request: {self.message[:120]}"

@@ -283,3 +283,18 @@ def test_anthropic_content_filtering_block_is_content_policy() -> None:
     }
     c = classify(sdk_error(400, body, api="anthropic"), provider="anthropic")
     assert (c.reason, c.retryable) == ("content_policy", False)
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "setting"),
+    [
+        (429, "Rate limit reached", "fallback_providers"),
+        (529, "Overloaded", "fallback_providers"),
+        (400, "This model's maximum context length is 8192 tokens", "model.context_length"),
+        (402, "Insufficient credits", "OPENROUTER_API_KEY"),
+        (401, "Incorrect API key", "OPENROUTER_API_KEY"),
+    ],
+)
+def test_each_hint_names_what_to_set(status: int, message: str, setting: str) -> None:
+    c = classify(sdk_error(status, openai_body(message)), provider="openrouter")
+    assert setting in c.user_line() and "\n" not in c.user_line()
