@@ -1,9 +1,11 @@
 """Context compression: summarize the middle of a long conversation so it fits the model again.
 
 The stored transcript is never rewritten: the summary is appended as a marker message whose `meta` lists
-which earlier messages stay verbatim on the wire (the first 3 and the last 20, with a tool call never
-separated from its result). `wire_view` replays that: head + summary + kept tail + everything after the
-marker. Search and resume still see the whole history; the model sees the compact one.
+which earlier messages stay verbatim on the wire: the first `compression.protect_first_n` (3), and the
+recent ones, at least `protect_last_n` (20) and more while they fit `compression.target_ratio` of the
+threshold's tokens, as Hermes does; a tool call is never separated from its result. `wire_view` replays
+that: head + summary + kept tail + everything after the marker. Search and resume still see the whole
+history; the model sees the compact one.
 """
 
 from __future__ import annotations
@@ -73,8 +75,21 @@ class CompressionPlan:
         return len(self.middle) >= 2
 
 
-def plan(messages: list[Message], keep_head: int = KEEP_HEAD, keep_tail: int = KEEP_TAIL) -> CompressionPlan:
-    """Choose head/middle/tail over the current wire view, never splitting a tool call from its result."""
+def message_tokens(message: Message) -> int:
+    """The same 4-characters-a-token estimate for one message (its text and tool calls)."""
+    chars = len(message.content) + sum(len(c.name) + len(c.arguments) for c in message.tool_calls)
+    return chars // 4 + 4
+
+
+def plan(
+    messages: list[Message],
+    keep_head: int = KEEP_HEAD,
+    keep_tail: int = KEEP_TAIL,
+    tail_tokens: int = 0,
+) -> CompressionPlan:
+    """Choose head/middle/tail over the current wire view, never splitting a tool call from its result:
+    the first `keep_head` messages, and a tail of at least `keep_tail` that grows back while the tail's
+    estimate stays within `tail_tokens` (leaving at least 2 messages to summarize)."""
     view = _view_indexes(messages)
     if len(view) <= keep_head + keep_tail:
         return CompressionPlan(view, [], [])
@@ -83,6 +98,13 @@ def plan(messages: list[Message], keep_head: int = KEEP_HEAD, keep_tail: int = K
     while head_end < len(view) and messages[view[head_end]].role == "tool":
         head_end += 1
     tail_start = max(head_end, len(view) - keep_tail)
+    kept = sum(message_tokens(messages[i]) for i in view[tail_start:])
+    while tail_start - 1 > head_end + 1:
+        more = message_tokens(messages[view[tail_start - 1]])
+        if kept + more > tail_tokens:
+            break
+        kept += more
+        tail_start -= 1
     # The tail must not start with a tool result: pull its assistant call (and siblings) in.
     while tail_start > head_end and messages[view[tail_start]].role == "tool":
         tail_start -= 1

@@ -13,7 +13,14 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.compression import SUMMARY_INSTRUCTIONS, estimate_tokens, make_marker, plan, render_for_summary
+from agent.compression import (
+    SUMMARY_INSTRUCTIONS,
+    CompressionPlan,
+    estimate_tokens,
+    make_marker,
+    plan,
+    render_for_summary,
+)
 from agent.config import Settings
 from agent.errors import InterruptedByUser, classify
 from agent.events import StatusNotice
@@ -74,6 +81,17 @@ class Compressor:
         settings = self.host.settings
         return int(settings.effective_context_window * settings.compression_threshold)
 
+    def plan(self) -> CompressionPlan:
+        """What to keep and what to summarize, by the session's compression settings."""
+        settings = self.host.settings
+        ratio = min(max(settings.compression_target_ratio, 0.1), 0.8)  # Hermes' clamp
+        return plan(
+            self.host.messages,
+            keep_head=settings.compression_protect_first_n,
+            keep_tail=settings.compression_protect_last_n,
+            tail_tokens=int(self.threshold() * ratio),
+        )
+
     def maybe(self, tools: list[dict[str, Any]]) -> None:
         """Compress before a request whose estimate is over the threshold."""
         if not self.host.settings.compression_enabled or not self.may_run:
@@ -81,7 +99,7 @@ class Compressor:
         if estimate_tokens(self._wire(), tools) <= self.threshold():
             return
         messages = self.host.messages
-        fresh = [i for i in plan(messages).middle if messages[i].meta.get("synthetic") != "compression"]
+        fresh = [i for i in self.plan().middle if messages[i].meta.get("synthetic") != "compression"]
         if len(fresh) < MIN_FRESH_TO_COMPRESS:
             return  # the recent tail alone is this big: summarizing a few messages again would not help
         self.run("the conversation is over the compression threshold")
@@ -90,7 +108,7 @@ class Compressor:
         """Summarize the middle of the conversation into a marker message. False (and a notice saying
         why) when there was nothing to compress or the summary failed; InterruptedByUser on Esc."""
         host = self.host
-        chosen = plan(host.messages)
+        chosen = self.plan()
         if not chosen.worthwhile:
             self._notice("info", "Nothing to compress yet: the conversation is short.")
             return False

@@ -112,6 +112,12 @@ class Settings(BaseModel):
     fallback_providers: list[FallbackProvider] = Field(default_factory=list)
     compression_enabled: bool = True
     compression_threshold: float = Field(0.5, gt=0, le=1)
+    # Hermes' compression.target_ratio: the recent messages kept verbatim may take this share of the
+    # threshold's tokens (used between 0.1 and 0.8, as Hermes clamps it); protect_first_n / protect_last_n:
+    # the first messages always kept, and the fewest recent ones kept.
+    compression_target_ratio: float = Field(0.2, gt=0, le=1)
+    compression_protect_first_n: int = Field(3, ge=0)
+    compression_protect_last_n: int = Field(20, ge=1)
     # Toolsets offered to the model, by Hermes' names (`hermes-cli` = every built-in one), and the ones
     # taken away again; `/tools` can switch them per session. See agent/toolsets.py.
     toolsets: list[str] = Field(default_factory=lambda: ["hermes-cli"])
@@ -306,8 +312,12 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "display.skin": "skin",
         "display.expand_diffs": "expand_diffs",
         "clarify.timeout": "clarify_timeout",
+        "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",
+        "compression.target_ratio": "compression_target_ratio",
+        "compression.protect_first_n": "compression_protect_first_n",
+        "compression.protect_last_n": "compression_protect_last_n",
         "fallback_providers": "fallback_providers",
         "delegation.max_iterations": "delegation_max_iterations",
         "delegation.max_concurrent_children": "delegation_max_concurrent",  # Hermes' name
@@ -447,6 +457,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
         "HERMES_LOCAL_STREAM_STALE_TIMEOUT": "local_stale_timeout",
         "HERMES_MAX_ITERATIONS": "max_iterations",
         "HERMES_EPHEMERAL_SYSTEM_PROMPT": "ephemeral_system_prompt",
+        "TERMINAL_TIMEOUT": "terminal_timeout",
     }
     for var, name in env_map.items():
         if merged_env.get(var):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agent import exit_reasons, reply_outcomes
@@ -32,8 +32,8 @@ from agent.events import (
     UsageUpdated,
 )
 from agent.fallback import endpoint_settings, next_fallback
-from agent.images.routing import prepare_images
-from agent.messages import Message, ToolCall, Usage, strip_surrogates
+from agent.images.routing import prepare_images, sees_images
+from agent.messages import API_CONTENT, Message, ToolCall, Usage, strip_surrogates
 from agent.nudges import LearningNudges
 from agent.personality import with_ephemeral
 from agent.pricing import CallCost, CostTotal, call_cost
@@ -74,9 +74,6 @@ CONTINUE_PROMPT = (
 BUDGET_PROMPT = (
     "You've reached the maximum number of tool-calling iterations allowed. Please provide a final response "
     "summarizing what you've found and accomplished so far, without calling any more tools."
-)
-CONTENT_FILTER_TEXT = (
-    "The model declined to respond to this request (the provider's safety filter stopped it)."
 )
 MAX_CONTINUATIONS = 3
 STEER_MARKER = "\n\n[The user sent this while you were working; take it into account: {text}]"
@@ -155,11 +152,11 @@ class Agent:
         self.compressor = Compressor(
             self, wire=self._wire_messages, append=self._append, interrupt=self._interrupt
         )
+        self._output_cap: int | None = None  # a larger output cap for the retry of a cut tool call
         self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
-        self._plugin_context = ""
         self.checkpoints: CheckpointManager | None = None
         self.trajectory: TrajectoryWriter | None = None
         from agent.plugins import PluginManager
@@ -421,17 +418,26 @@ class Agent:
         meta = {"images": [ref.to_meta() for ref in images]} if images else {}
         self._append(Message(role="user", content=text, meta=meta))
         self._set_status("active")
-        # Plugin context goes to this turn's user message on the wire only: never the system prompt (it must
-        # stay byte-stable for prompt caching) and never the stored transcript (search shows what was typed).
-        self._plugin_context = ""
+        # Plugin context (and a skill's text, reminders) goes into this turn's user message, never the
+        # system prompt (it must stay byte-stable for prompt caching). The message keeps what was typed
+        # (search shows that); what is sent is its `api_content` sidecar, in this turn and every later one.
+        plugin_context = ""
         self.plugins.begin_turn(self.session_id, text, self._active_model)
         if self.plugins.has_hooks("pre_llm_call"):
-            self._plugin_context = self.plugins.pre_llm_call(
+            plugin_context = self.plugins.pre_llm_call(
                 self.session_id, text, list(self.messages), first_turn, self._active_model
             )
-        self._plugin_context = self._turn_context(text, self._plugin_context)
+        context = self._turn_context(text, plugin_context)
         self._turn_user_index = len(self.messages) - 1
+        if context:
+            self._keep_api_content(self.messages[-1], f"{text}\n\n{context}")
         self.ui.on_event(TurnStarted(session_id=self.session_id, user_message=text))
+        if images and not sees_images(self.settings) and "vision_analyze" not in self.toolsets.active_names():
+            notice = (
+                "This model cannot see images and no vision model is set (auxiliary.vision.model): it gets "
+                "only the image's path."
+            )
+            self.ui.on_event(StatusNotice(kind="warn", text=notice))
         turn_usage = Usage()
         api_calls = 0
         continuations = 0
@@ -484,10 +490,13 @@ class Agent:
                 )
             if self.trajectory is not None:
                 self.trajectory.flush()
-            self._plugin_context = ""
             return result
 
         empty_replies = 0
+        cut_calls = 0  # replies in a row whose tool calls were cut at the output limit
+        unknown_strikes = 0  # replies in a row that called only tools not offered
+        refusals = 0  # safety-filter refusals (each fallback gets one try)
+        self._output_cap = None
         carried: CallSink | None = None  # an empty reply's sink: its partial row serves the next attempt
         while True:
             if self._interrupt.is_set():
@@ -519,6 +528,29 @@ class Agent:
                 return finish(exit_reasons.EMPTY_RESPONSE, "".join(parts), error)
             self._wire_nudge = []
             finish_reason = response.finish_reason or "stop"
+            if response.tool_calls and finish_reason == "length":
+                cut_calls += 1
+                if cut_calls <= reply_outcomes.CUT_TOOL_CALL_RETRIES:
+                    carried = self._ask_again_after_cut_call(sink, response, cost, cut_calls)
+                    continue
+                self._keep_cut(sink, replace(response, tool_calls=[]), cost)
+                error = reply_outcomes.cut_tool_call_error(cut_calls - 1)
+                marker = exit_reasons.reply_marker(exit_reasons.TRUNCATED) if response.text else None
+                return finish(exit_reasons.TRUNCATED, "".join(parts) + response.text, error, marker)
+            cut_calls = 0
+            self._output_cap = None
+            if finish_reason == "content_filter":
+                refusals += 1
+                error = reply_outcomes.content_filter_error(fell_back=refusals > 1)
+                if self._activate_fallback(error):
+                    self._record_call(response, cost, None)
+                    if sink.shown:
+                        self.ui.on_event(StreamDiscarded(reason="content_filter"))
+                    sink.reset()
+                    carried = sink
+                    continue
+                self._record_response(response, sink, cost)
+                return finish(error.exit_reason, "".join(parts) + response.text, error)
             truncated = finish_reason == "length" and bool(response.text) and not response.tool_calls
             incomplete = None
             if reply_outcomes.is_thinking_exhausted(response):
@@ -534,10 +566,25 @@ class Agent:
                 marker = exit_reasons.reply_marker(incomplete)
                 return finish(incomplete, "".join(parts) + response.text, error, marker)
             if response.tool_calls:
-                self._run_tools(message.tool_calls)
+                offered = self.toolsets.active_names()
+                unknown = [c.name for c in message.tool_calls if c.name not in offered]
+                unknown_strikes = unknown_strikes + 1 if len(unknown) == len(message.tool_calls) else 0
+                self._run_tools(message.tool_calls)  # each unknown call gets its error: none is unanswered
                 self._deliver_steer()
                 if self._interrupt.is_set():
                     return finish("interrupted", "".join(parts) + response.text)
+                if unknown_strikes >= reply_outcomes.UNKNOWN_TOOL_STRIKES:
+                    error = reply_outcomes.unknown_tools_error(unknown, unknown_strikes)
+                    return finish(error.exit_reason, "".join(parts) + response.text, error)
+                if unknown_strikes:
+                    self.ui.on_event(
+                        StatusNotice(
+                            kind="warn",
+                            text=f"The model called a tool it does not have ({', '.join(unknown)}): it was "
+                            f"told which tools it has (try {unknown_strikes} of "
+                            f"{reply_outcomes.UNKNOWN_TOOL_STRIKES}).",
+                        )
+                    )
                 continue
             if truncated:
                 continuations += 1
@@ -551,10 +598,6 @@ class Agent:
                     Message(role="user", content=CONTINUE_PROMPT, meta={"synthetic": "continuation"})
                 )
                 continue
-            if finish_reason == "content_filter":
-                self.ui.on_event(StatusNotice(kind="error", text=CONTENT_FILTER_TEXT))
-                final = "".join(parts) + response.text
-                return finish("error:content_filter", final or CONTENT_FILTER_TEXT)
             return finish("completed", "".join(parts) + response.text)
 
     def _record_exit(self, reason: str, line: str | None, api_calls: int) -> None:
@@ -589,6 +632,31 @@ class Agent:
         sink.reset()
         return sink
 
+    def _ask_again_after_cut_call(
+        self, sink: CallSink, response: ModelResponse, cost: CallCost, retry: int
+    ) -> CallSink:
+        """A tool call cut at the output limit is never run (its arguments are incomplete) nor kept: the
+        same request goes again with a larger output cap (Hermes'). The sink serves the next attempt."""
+        self._record_call(response, cost, None)  # its tokens count
+        self._output_cap = reply_outcomes.cut_tool_call_cap(self.settings.max_output_tokens, retry)
+        names = ", ".join(dict.fromkeys(c.name for c in response.tool_calls))
+        notice = (
+            f"The model's {names} call was cut at the output limit and was not run: asking again with "
+            f"room for {self._output_cap} tokens ({retry} of {reply_outcomes.CUT_TOOL_CALL_RETRIES})."
+        )
+        self.ui.on_event(StatusNotice(kind="retry", text=notice))
+        if sink.shown:
+            self.ui.on_event(StreamDiscarded(reason=exit_reasons.TRUNCATED))
+        sink.reset()
+        return sink
+
+    def _keep_cut(self, sink: CallSink, response: ModelResponse, cost: CallCost) -> None:
+        """The last cut tool call: its text (if any) is kept, marked truncated; the call itself is not."""
+        if response.text or sink.message is not None:
+            self._record_response(response, sink, cost, incomplete=exit_reasons.TRUNCATED)
+        else:
+            self._record_call(response, cost, None)
+
     def _keep_empty(self, sink: CallSink, response: ModelResponse, cost: CallCost) -> None:
         """The last empty reply: a row it started (reasoning) is kept and says it was empty."""
         if sink.message is not None:
@@ -599,6 +667,9 @@ class Agent:
     def _budget_summary(
         self, finish: Callable[..., TurnResult], turn_usage: Usage, parts: list[str], api_calls: int
     ) -> TurnResult:
+        """The budget is spent: the model is asked (without tools) to summarize, twice if its first answer
+        has no text. It is never a blank success: a tool call it makes anyway is dropped (never run, never
+        left unanswered), and with no text at all Hermes' sentence says so."""
         limit = self.budget.max_total
         self.ui.on_event(
             StatusNotice(
@@ -607,17 +678,28 @@ class Agent:
             )
         )
         self._append(Message(role="user", content=BUDGET_PROMPT, meta={"synthetic": "budget"}))
-        try:
-            response, sink, cost = self._call_model([], api_calls + 1, turn_usage)
-        except _Interrupted as exc:
-            self._keep_partial(exc.row, exc.partial)
-            return finish("interrupted", exc.partial.text)
-        except InterruptedByUser:
-            return finish("interrupted", "")
-        except _CallFailed as exc:
-            return finish("budget_exhausted", exc.kept, exc.classified)
-        self._record_response(response, sink, cost)
-        return finish("budget_exhausted", response.text)
+        for attempt in (1, 2):
+            try:
+                response, sink, cost = self._call_model([], api_calls + attempt, turn_usage)
+            except _Interrupted as exc:
+                self._keep_partial(exc.row, exc.partial)
+                return finish("interrupted", exc.partial.text)
+            except InterruptedByUser:
+                return finish("interrupted", "")
+            except _CallFailed as exc:
+                return finish("budget_exhausted", exc.kept, exc.classified)
+            summary = replace(response, tool_calls=[])
+            if summary.text.strip():
+                self._record_response(summary, sink, cost)
+                return finish("budget_exhausted", summary.text)
+            self._keep_empty(sink, summary, cost)
+            if attempt == 1:
+                notice = "The model gave no summary (no text): asking once more."
+                self.ui.on_event(StatusNotice(kind="retry", text=notice))
+        text = reply_outcomes.BUDGET_NO_SUMMARY.format(limit=limit)
+        self._append(Message(role="assistant", content=text, meta={"synthetic": "budget"}))
+        self.ui.on_event(StatusNotice(kind="warn", text=text))
+        return finish("budget_exhausted", text)
 
     def _is_first_turn(self) -> bool:
         return sum(1 for m in self.messages if m.role == "user" and not m.meta.get("synthetic")) == 1
@@ -645,28 +727,31 @@ class Agent:
         ]
         return "\n\n".join(p for p in parts if p)
 
+    def _keep_api_content(self, message: Message, wire_text: str) -> None:
+        """The turn's user message is sent as `wire_text` in this turn and every later one (resumed
+        too): the sidecar is stored with it."""
+        message.meta = {**message.meta, API_CONTENT: wire_text}
+        if self.store is not None and message.id is not None:
+            self.store.update_message(message)
+
     def _endpoint(self) -> Endpoint:
         """Where the next call goes (a fallback's endpoint during a turn that fell back)."""
         active = self._fallback_settings or self.settings
         return Endpoint(active.provider or "", active.base_url or "", self._active_model)
 
     def _wire_messages(self) -> list[dict[str, Any]]:
-        view = wire_view(self.messages)
-        if self._plugin_context and 0 <= self._turn_user_index < len(self.messages):
-            turn_message = self.messages[self._turn_user_index]
-            view = [
-                Message(role="user", content=f"{m.content}\n\n{self._plugin_context}", meta=m.meta)
-                if m is turn_message
-                else m
-                for m in view
-            ]
+        view = [
+            replace(m, content=m.api_content) if m.api_content != m.content else m
+            for m in wire_view(self.messages)
+        ]
         system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
         wire = [
             {"role": "system", "content": system},
             *sanitize_for_wire(view, reasoning_echo=self._endpoint().needs_reasoning_echo),
             *self._wire_nudge,
         ]
-        return prepare_images(wire, self.settings, shrink=self._shrink_images)
+        vision_tool = "vision_analyze" in self.toolsets.active_names()
+        return prepare_images(wire, self.settings, shrink=self._shrink_images, vision_tool=vision_tool)
 
     # ----------------------------------------------------------------- compression
 
@@ -701,6 +786,12 @@ class Agent:
         )
         return True
 
+    def _fallback_key_var(self) -> str | None:
+        """The key variable of the fallback entry in use, when it names its own (`key_env`)."""
+        if not self._fallback_index or self._fallback_settings is None:
+            return None
+        return self.settings.fallback_providers[self._fallback_index - 1].key_env
+
     def _restore_primary(self) -> None:
         if self._transport is not None:
             self._transport.close()
@@ -719,9 +810,8 @@ class Agent:
         attempt = 0
         self.compressor.maybe(tools)
         while True:
-            request = ModelRequest(
-                messages=self._wire_messages(), tools=tools, max_tokens=self.settings.max_output_tokens
-            )
+            max_tokens = self._output_cap or self.settings.max_output_tokens
+            request = ModelRequest(messages=self._wire_messages(), tools=tools, max_tokens=max_tokens)
             self.ui.on_event(
                 ApiCallStarted(
                     iteration=iteration, model=self._active_model, max_iterations=self.budget.max_total
@@ -735,11 +825,13 @@ class Agent:
                 exc.unsaved_reply = bool(sink.text or sink.reasoning)
                 raise
             except Exception as exc:
+                active = self._fallback_settings or self.settings
                 classified = classify(
                     exc,
-                    provider=self.settings.provider,
+                    provider=active.provider,
                     model=self._active_model,
-                    base_url=self.settings.base_url or "",
+                    base_url=active.base_url or "",
+                    key_var=self._fallback_key_var(),
                 )
                 if classified.reason == "image_too_large" and not self._shrink_images:
                     self._shrink_images = True  # for the rest of the session: the provider's limit is lower

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
+API_CONTENT = "api_content"  # the meta key of a message's wire text when it differs from `content`
 
 
 @dataclass
@@ -92,6 +93,14 @@ class Message:
     @property
     def is_tool_result(self) -> bool:
         return self.role == "tool"
+
+    @property
+    def api_content(self) -> str:
+        """What the model is sent for this message, every turn: a user message's wire-only additions
+        (a `/skill-name` skill's text, plugin context, reminders) ride in `meta["api_content"]`, Hermes'
+        sidecar, so later requests repeat them byte for byte while `content` stays what was typed."""
+        sidecar = self.meta.get(API_CONTENT)
+        return sidecar if isinstance(sidecar, str) else self.content
 
 
 def strip_surrogates(text: str) -> str:

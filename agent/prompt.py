@@ -11,8 +11,12 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-CONTEXT_FILES = (".hermes.md", "HERMES.md", "AGENTS.md", "CLAUDE.md")
 CONTEXT_FILE_CAP = 20_000
+# Project instructions, Hermes' order: the first kind present is the one read.
+HERMES_FILES = (".hermes.md", "HERMES.md")  # the working directory, then its parents up to the git root
+AGENTS_FILES = ("AGENTS.md", "agents.md")  # the working directory only
+CLAUDE_FILES = ("CLAUDE.md", "claude.md")
+CURSOR_RULES = ".cursorrules"  # with .cursor/rules/*.mdc, all of them
 
 IDENTITY = (
     "You are Hermes, a capable coding and terminal agent working inside the user's terminal. You help by "
@@ -22,13 +26,74 @@ IDENTITY = (
 )
 
 
-def find_context_file(cwd: Path) -> Path | None:
-    """The first project instruction file present in the working directory, in priority order."""
-    for name in CONTEXT_FILES:
-        path = cwd / name
-        if path.is_file():
-            return path
+def _git_root(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
     return None
+
+
+def _first_file(directory: Path, names: Sequence[str]) -> Path | None:
+    for name in names:
+        if (directory / name).is_file():
+            return directory / name
+    return None
+
+
+def find_context_files(cwd: Path) -> list[Path]:
+    """The project's instruction files, as Hermes finds them (one kind, the first present):
+    `.hermes.md`/`HERMES.md` in the working directory or a parent up to the git root (outside a git
+    repository, the working directory only); else `AGENTS.md`, else `CLAUDE.md` (either case); else
+    `.cursorrules` and `.cursor/rules/*.mdc`."""
+    try:
+        here = cwd.resolve()
+    except OSError:
+        return []
+    root = _git_root(here)
+    for directory in (here, *here.parents) if root is not None else (here,):
+        found = _first_file(directory, HERMES_FILES)
+        if found is not None:
+            return [found]
+        if directory == root:
+            break
+    for names in (AGENTS_FILES, CLAUDE_FILES):
+        found = _first_file(here, names)
+        if found is not None:
+            return [found]
+    rules_dir = here / ".cursor" / "rules"
+    rules = sorted(rules_dir.glob("*.mdc")) if rules_dir.is_dir() else []
+    cursorrules = here / CURSOR_RULES
+    return [cursorrules, *rules] if cursorrules.is_file() else rules
+
+
+def _strip_frontmatter(text: str) -> str:
+    """A `---` YAML header (Cursor's rule metadata, Hermes' future settings) is not instructions."""
+    body = text.lstrip("\ufeff")
+    if body.startswith("---\n"):
+        end = body.find("\n---", 4)
+        if end >= 0:
+            return body[end + 4 :].lstrip("\n")
+    return text
+
+
+def context_sections(cwd: Path) -> list[str]:
+    """One prompt section per instruction file (capped at CONTEXT_FILE_CAP characters each)."""
+    sections = []
+    for path in find_context_files(cwd):
+        try:
+            text = _strip_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if not text.strip():
+            continue
+        try:
+            label = str(path.relative_to(cwd.resolve()))
+        except ValueError:
+            label = str(path)
+        if len(text) > CONTEXT_FILE_CAP:
+            text = text[:CONTEXT_FILE_CAP] + f"\n[... {label} truncated at {CONTEXT_FILE_CAP} characters]"
+        sections.append(f"## Project instructions ({label})\n{text.rstrip()}")
+    return sections
 
 
 def build_system_prompt(
@@ -56,19 +121,8 @@ def build_system_prompt(
     for section in sections:
         if section.strip():
             lines += ["", section.strip()]
-    context = find_context_file(cwd)
-    if context is not None:
-        try:
-            text = context.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if text.strip():
-            if len(text) > CONTEXT_FILE_CAP:
-                text = (
-                    text[:CONTEXT_FILE_CAP]
-                    + f"\n[... {context.name} truncated at {CONTEXT_FILE_CAP} characters]"
-                )
-            lines += ["", f"## Project instructions ({context.name})", text.rstrip()]
+    for section in context_sections(cwd):
+        lines += ["", section]
     if memory.strip():
         lines += ["", memory.strip()]
     return "\n".join(lines) + "\n"

@@ -3,8 +3,11 @@ where it belongs: the reasoning block, never the answer, the stored content or t
 
 A small streaming state machine, fed each content delta as it arrives. A tag can be split anywhere across
 deltas (`<thi` + `nk>`): a tail that could still become a tag is held back until the next delta (or the end
-of the stream) decides it. An opening tag counts only at the start of a line (nothing but whitespace before
-it on its line), so prose that mentions `<think>` mid-sentence stays prose; a closing tag without an
+of the stream) decides it. An opening tag at the start of a line (nothing but whitespace before it on its
+line) opens a block at once. One in the middle of a line opens a block only if its closing tag follows (a
+closed pair, `Hello <think>note</think> world`, is reasoning wherever it is, as in Hermes): what comes
+after it is held back until the closing tag makes it reasoning, or the end of the stream (or
+`MAX_PENDING` characters without one) shows it was prose that mentions `<think>`. A closing tag without an
 opening one is dropped (it is never part of an answer). A block still open when the stream ends is
 reasoning: a reply cut while thinking has no answer yet.
 
@@ -19,6 +22,8 @@ TAG_NAMES = ("think", "thinking", "reasoning", "thought", "reasoning_scratchpad"
 _OPEN = tuple(f"<{name}>" for name in TAG_NAMES)
 _CLOSE = tuple(f"</{name}>" for name in TAG_NAMES)
 _WHITESPACE = " \t\r\n"
+MAX_PENDING = 4000
+"""Characters held after a mid-line opening tag before it is taken for prose (its text is then shown)."""
 
 Segment = tuple[bool, str]
 """(is_reasoning, text): what one delta turned into, in order."""
@@ -49,6 +54,9 @@ class ThinkScrubber:
         self._after_close = (
             False  # a block just closed: drop the whitespace that separates it from the answer
         )
+        # A mid-line opening tag (as written) and what followed it: a block only if its closing tag comes.
+        self._pending_tag = ""
+        self._pending = ""
 
     def feed(self, text: str) -> list[Segment]:
         if not self._held and not self._in_block and "<" not in text:
@@ -63,13 +71,25 @@ class ThinkScrubber:
                 end, tag = _find_close(lowered)
                 if end < 0:
                     keep = _partial_tail(lowered, _CLOSE)
-                    _add(out, True, buf[i : len(buf) - keep])
+                    inside = buf[i : len(buf) - keep]
                     self._held = buf[len(buf) - keep :]
-                    return out
-                _add(out, True, buf[i : i + end])
+                    if not self._pending_tag:
+                        _add(out, True, inside)
+                        return out
+                    self._pending += inside
+                    if len(self._pending) <= MAX_PENDING:
+                        return out
+                    rest = self._pending + self._held  # no closing tag came: it was prose
+                    self._visible(self._pending_tag, out)
+                    self._held = self._pending = self._pending_tag = ""
+                    self._in_block = False
+                    buf, i = rest, 0
+                    continue
+                _add(out, True, self._pending + buf[i : i + end])
                 i += end + len(tag)
                 self._in_block = False
                 self._after_close = True
+                self._pending = self._pending_tag = ""
                 continue
             k = buf.find("<", i)
             if k < 0:
@@ -77,9 +97,11 @@ class ThinkScrubber:
                 break
             self._visible(buf[i:k], out)
             lowered = buf[k:].lower()
-            opening = _match(lowered, _OPEN) if self._line_blank else None
+            opening = _match(lowered, _OPEN)
             if opening is not None:
                 self._in_block = True
+                if not self._line_blank:
+                    self._pending_tag = buf[k : k + len(opening)]
                 i = k + len(opening)
                 continue
             closing = _match(lowered, _CLOSE)
@@ -87,7 +109,7 @@ class ThinkScrubber:
                 i = k + len(closing)
                 self._after_close = self._line_blank
                 continue
-            if _could_become(lowered, _CLOSE) or (self._line_blank and _could_become(lowered, _OPEN)):
+            if _could_become(lowered, _CLOSE) or _could_become(lowered, _OPEN):
                 self._held = buf[k:]
                 break
             self._visible("<", out)
@@ -95,16 +117,22 @@ class ThinkScrubber:
         return out
 
     def finish(self) -> list[Segment]:
-        """The stream ended: a held tail is what it looked like (reasoning inside an open block)."""
+        """The stream ended: a held tail is what it looked like (reasoning inside an open block); a mid-line
+        opening tag whose closing tag never came, and what followed it, were prose."""
         held, in_block = self._held, self._in_block
+        tentative = self._pending_tag + self._pending
+        after_close = self._after_close
         self._reset()
+        if tentative:
+            self._after_close = after_close
+            return self._visible(tentative + held, [])
         if not held:
             return []
         return [(True, held)] if in_block else self._visible(held, [])
 
     @property
     def in_block(self) -> bool:
-        return self._in_block
+        return self._in_block and not self._pending_tag
 
     def _visible(self, text: str, out: list[Segment]) -> list[Segment]:
         if not text:

@@ -177,6 +177,7 @@ class SessionToolsets:
         self._seen_generation = -1
         self._last_offered: tuple[str, ...] | None = None
         registry.refusal = self.refusal
+        registry.offered = self.active_names
 
     # ------------------------------------------------------------------ resolution
 

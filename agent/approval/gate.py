@@ -152,11 +152,14 @@ class ApprovalGate:
 
     # ---- public ------------------------------------------------------------------------------------------
 
-    def detect(self, command: str) -> Detection:
-        return detect(command, policy=self.policy)
+    def detect(self, command: str, cwd: Path | None = None) -> Detection:
+        return detect(command, policy=self.policy.at(cwd))
 
-    def review_command(self, command: str, *, tool_name: str = "terminal") -> Verdict:
-        det = self.detect(command)
+    def review_command(
+        self, command: str, *, tool_name: str = "terminal", cwd: Path | None = None
+    ) -> Verdict:
+        """`cwd`: where the command runs (relative paths into Hermes' home, /etc, ... count as such)."""
+        det = self.detect(command, cwd)
         return self._review(
             command,
             det,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.shell.options import word_set
@@ -50,16 +50,29 @@ def _under(path: str, root: str) -> bool:
 
 @dataclass(frozen=True)
 class PathPolicy:
-    """hermes_homes: normalized forms of Hermes' home (as configured, resolved, and relative to ~)."""
+    """hermes_homes: normalized forms of Hermes' home (as configured, resolved, and relative to ~). cwd:
+    where the command runs, when known: a relative path is sensitive by where it lands (`sed -i ...
+    config.yaml` run inside a custom HERMES_HOME writes its configuration)."""
 
     hermes_homes: tuple[str, ...] = ()
     real_home: str = ""
+    cwd: str = ""
+
+    def at(self, cwd: Path | str | None) -> PathPolicy:
+        """This policy for a command run in `cwd`."""
+        if cwd is None:
+            return self
+        return replace(self, cwd=os.path.normpath(os.path.abspath(str(cwd))))
 
     @classmethod
     def for_home(cls, hermes_home: Path | str | None) -> PathPolicy:
+        """`hermes_home` None: the one this process uses, as Hermes resolves it at call time
+        (`$HERMES_HOME`, else `~/.hermes`)."""
         real_home = _real_home()
         forms: list[str] = []
-        if hermes_home is not None:
+        if hermes_home is None:
+            hermes_home = os.environ.get("HERMES_HOME") or "~/.hermes"
+        if hermes_home:
             for p in {os.path.abspath(os.path.expanduser(str(hermes_home))), _realpath(hermes_home)}:
                 forms.append(os.path.normpath(p))
                 if real_home and _under(p, real_home):
@@ -131,9 +144,14 @@ def sensitive_key(path: str, policy: PathPolicy) -> str | None:
     ):
         return "credentials_write"
     norm = normalize(raw)
-    if ".hermes" in parts or raw.startswith(HERMES_HOME):
+    # A relative path is placed in the command's directory for this one check: inside Hermes' home it
+    # changes Hermes' configuration (elsewhere a relative path stays the project's business).
+    landed = norm
+    if landed is None and policy.cwd and not raw.startswith(("$", HERMES_HOME)):
+        landed = normalize(os.path.join(policy.cwd, raw))
+    if ".hermes" in parts or raw.startswith(HERMES_HOME) or (landed and "/.hermes/" in landed + "/"):
         return "hermes_config_write"
-    if norm and any(_under(norm, h) for h in policy.hermes_homes):
+    if landed and any(_under(landed, h) for h in policy.hermes_homes):
         return "hermes_config_write"
     if norm and (_under(norm, "/etc") or _under(norm, "/private/etc")):
         return "system_config_write"

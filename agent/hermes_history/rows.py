@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any
 
 from agent.hermes_history.db import HermesSchema
-from agent.messages import Message, Role, ToolCall, strip_surrogates
+from agent.messages import API_CONTENT, Message, Role, ToolCall, strip_surrogates
 from agent.store.records import HERMES_PREFIX, PREVIEW_CHARS, SessionInfo, collapse
 
 __all__ = [
@@ -49,6 +49,7 @@ _OPTIONAL_MESSAGE = (
     "finish_reason",
     "reasoning",
     "reasoning_content",
+    "api_content",  # what Hermes sent for the message when it differs (its sidecar): replayed as sent
 )
 MESSAGE_COLUMNS = ("id", "role", "content", "timestamp", *_OPTIONAL_MESSAGE)
 
@@ -226,6 +227,7 @@ _ROLES: dict[str, Role] = {"system": "system", "user": "user", "assistant": "ass
 def message_from_row(row: sqlite3.Row) -> Message:
     role = _ROLES.get(row["role"], "user")
     reasoning = row["reasoning"] or row["reasoning_content"]
+    sidecar = row["api_content"]
     return Message(
         role=role,
         content=content_text(row["content"]),
@@ -236,6 +238,7 @@ def message_from_row(row: sqlite3.Row) -> Message:
         finish_reason=row["finish_reason"],
         created_at=float(row["timestamp"] or 0.0),
         id=int(row["id"]),
+        meta={API_CONTENT: strip_surrogates(sidecar)} if isinstance(sidecar, str) and sidecar else {},
     )
 
 

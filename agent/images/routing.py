@@ -81,11 +81,25 @@ def vision_settings(settings: Settings) -> Settings:
     )
 
 
+def image_note(ref: ImageRef, settings: Settings, *, vision_tool: bool) -> str:
+    """What a model that does not see images is told instead of one: where the image is, and
+    `vision_analyze` only when that tool is offered (never a tool the model does not have)."""
+    path = ref.path(settings.hermes_home)
+    where = f"[The user attached an image: {ref.name} ({ref.width}×{ref.height}), saved at {path}."
+    if vision_tool:
+        return f"{where} This model cannot see images: call vision_analyze with that path to ask about it.]"
+    return (
+        f"{where} This model cannot see images and no vision model is configured (auxiliary.vision.model), "
+        "so its content is not available: say so if the answer depends on it.]"
+    )
+
+
 def prepare_images(
-    wire: list[dict[str, Any]], settings: Settings, *, shrink: bool = False
+    wire: list[dict[str, Any]], settings: Settings, *, shrink: bool = False, vision_tool: bool = True
 ) -> list[dict[str, Any]]:
     """The loop's wire messages with their images ready for a transport (`agent.images.parts`), or, for a
-    model that does not see images, replaced by a note with each image's stored path."""
+    model that does not see images, replaced by a note with each image's stored path (`image_note`;
+    `vision_tool`: whether vision_analyze is offered)."""
     if not any("images" in m for m in wire):
         return wire
     native = sees_images(settings)
@@ -99,11 +113,7 @@ def prepare_images(
             out.append({**message, "images": [wire_ref(r, home, shrink=shrink) for r in refs]})
         else:
             rest = {k: v for k, v in message.items() if k != "images"}
-            notes = [
-                f"[The user attached an image: {r.name} ({r.width}×{r.height}), saved at {r.path(home)}. "
-                "This model cannot see images: call vision_analyze with that path to ask about it.]"
-                for r in refs
-            ]
+            notes = [image_note(r, settings, vision_tool=vision_tool) for r in refs]
             out.append(
                 {**rest, "content": "\n\n".join(p for p in (message.get("content") or "", *notes) if p)}
             )

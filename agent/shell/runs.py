@@ -1,6 +1,7 @@
 """What code a command makes run: a shell's `-c` string or its stdin, `eval`, `source`, `su -c`, inline
 interpreter code, PowerShell and cmd.exe, SQL handed to a client, programs named by options (`rg --pre`,
-`sort --compress-program`, `tar -I`, `ssh -o ProxyCommand=`) or by environment variables (`LESSOPEN`,
+`sort --compress-program`, `tar -I`, `ssh -o ProxyCommand=`, pagers and browsers: `man -P`, `man -H`,
+`ag --pager`) or by environment variables (`LESSOPEN`,
 `GIT_PAGER`), and whether that code was downloaded or decoded on the way.
 """
 
@@ -30,7 +31,8 @@ SQL_CLIENTS = word_set(
 # environment variables whose value is a program the command (or its children) will run
 EXEC_ENV = word_set(
     "LESSOPEN LESSCLOSE PAGER MANPAGER GIT_PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR GIT_SSH_COMMAND GIT_SSH "
-    "GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS EDITOR VISUAL PROMPT_COMMAND BROWSER"
+    "GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS EDITOR VISUAL PROMPT_COMMAND BROWSER "
+    "SYSTEMD_PAGER BAT_PAGER DELTA_PAGER GH_PAGER AWS_PAGER PSQL_PAGER"
 )
 
 
@@ -97,11 +99,36 @@ _EXEC_OPTIONS: dict[str, tuple[OptSpec, frozenset[str]]] = {
             "efgmAtTBCEMr",
             "pre pre-glob regexp file glob iglob max-count type type-not type-add type-clear after-context "
             "before-context context encoding max-columns replace sort sortr engine colors path-separator "
-            "max-depth max-filesize threads dfa-size-limit regex-size-limit ignore-file",
+            "max-depth max-filesize threads dfa-size-limit regex-size-limit ignore-file hostname-bin",
             "search-zip no-pre",
         ),
-        frozenset({"pre"}),
+        frozenset({"pre", "hostname-bin"}),
     ),
+    # man-db: the pager (-P) and the HTML browser (-H, whose value is optional: the next word is taken as
+    # the browser, which can only make the check stricter).
+    "man": (
+        OptSpec.of(
+            "CRLmMSserEPpH",
+            "config-file encoding extension locale manpath pager preprocessor prompt recode sections systems "
+            "html",
+        ),
+        frozenset({"P", "pager", "H", "html"}),
+    ),
+    "ag": (
+        OptSpec.of(
+            "gGmpW",
+            "ackmate-dir-filter color-line-number color-match color-path depth filename-pattern "
+            "file-search-regex ignore ignore-dir max-count pager path-to-ignore width workers",
+        ),
+        frozenset({"pager"}),
+    ),
+    "bat": (
+        OptSpec.of(
+            "lHmr", "language highlight-line map-syntax line-range pager theme style wrap tabs file-name"
+        ),
+        frozenset({"pager"}),
+    ),
+    "delta": (OptSpec.of("", "pager features syntax-theme width"), frozenset({"pager"})),
     "tar": (
         OptSpec.of(
             "fIFCbgHKLNTVX",

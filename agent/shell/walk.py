@@ -64,6 +64,53 @@ def output_kinds(text: str, depth: int = 0) -> frozenset[str]:
     return frozenset(kinds)
 
 
+# `${name/pat/rep}`, `${name#pat}`, `${name%pat}`, `${name:off:len}`, `${name^^}`: an expansion that
+# transforms a value, also of a special parameter (`${0/x/r}`). When the value is unknown the result is
+# taken to be what the text spells: the replacement of a substitution, nothing for the others
+# (`${0/x/r}m` -> `rm`, `${PATH:0:0}rm` -> `rm`), so an expansion cannot hide a command name.
+_PARAM_OP_RE = re.compile(
+    r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])"
+    r"(?P<op>//?|##?|%%?|:(?=[0-9 ])|\^\^?|,,?)(?P<rest>[^}]*)\}"
+)
+
+
+def _transform(value: str | None, op: str, rest: str) -> str:
+    if op.startswith("/"):
+        pattern, _, replacement = rest.partition("/")
+        if value is None:
+            return replacement
+        return value.replace(pattern, replacement, -1 if op == "//" else 1) if pattern else value
+    if value is None:
+        return ""
+    if op.startswith("#"):
+        return value.removeprefix(rest)
+    if op.startswith("%"):
+        return value.removesuffix(rest)
+    if op.startswith("^"):
+        return value.upper() if op == "^^" else value[:1].upper() + value[1:]
+    if op.startswith(","):
+        return value.lower() if op == ",," else value[:1].lower() + value[1:]
+    try:
+        bounds = [int(b) for b in rest.split(":")]
+    except ValueError:
+        return ""
+    start = bounds[0]
+    return value[start : start + bounds[1]] if len(bounds) > 1 else value[start:]
+
+
+def _param_ops(text: str, variables: dict[str, str], keep_unknown: bool) -> str:
+    """`keep_unknown`: the word is a quoted argument, maybe in single quotes (code for `sh -c`, whose own
+    shell expands it): an unknown value is left for that shell."""
+
+    def repl(m: re.Match[str]) -> str:
+        value = variables.get(m.group("name"))
+        if value is None and keep_unknown:
+            return m.group(0)
+        return _transform(value, m.group("op"), m.group("rest"))
+
+    return _PARAM_OP_RE.sub(repl, text)
+
+
 _BRACE_RE = re.compile(r"^([^{}$]*)\{([^{}]*,[^{}]*)\}([^{}]*)$")
 
 
@@ -101,7 +148,7 @@ def expand(words: list[Word], variables: dict[str, str]) -> list[Word]:
                 return default
             return m.group(0)
 
-        text = _VAR_RE.sub(repl, w.text)
+        text = _VAR_RE.sub(repl, _param_ops(w.text, variables, w.quoted))
         if text != w.text and not w.quoted and len(text.split()) > 1:
             pieces = text.split()
             out.append(Word(pieces[0], w.subs, w.procs, False))
@@ -253,6 +300,11 @@ class _Walker:
                 if key != "IFS" and "[" not in key and (key in variables or len(variables) < 64):
                     variables[key] = value
         u = unwrap(words, depth)
+        if u.argv and "${" in u.argv[0].text:
+            # The command word is never code for another shell: its expansions are spelled out even when
+            # quoted (`sudo "${0/x/r}m" -rf /`).
+            head = u.argv[0]
+            u.argv[0] = Word(_param_ops(head.text, variables, False), head.subs, head.procs, head.quoted)
         cmd = Command(
             u.argv,
             list(simple.redirects),

@@ -9,6 +9,7 @@ UI through `ctx.emit_output`; the result keeps at most `OUTPUT_CAP` characters (
 from __future__ import annotations
 
 import codecs
+import math
 import os
 import select
 import subprocess
@@ -57,9 +58,10 @@ class TerminalArgs(BaseModel):
         )
     )
     timeout: int | None = Field(
-        default=DEFAULT_TIMEOUT,
+        default=None,
         description=(
-            f"Seconds before the command is killed (default {DEFAULT_TIMEOUT}, maximum {MAX_TIMEOUT}). "
+            f"Seconds before the command is killed (default: the terminal.timeout setting, "
+            f"{DEFAULT_TIMEOUT} unless set; maximum {MAX_TIMEOUT}). "
             "On timeout the whole process group is killed and exit code 124 is reported."
         ),
     )
@@ -217,13 +219,21 @@ class _OutputReader(threading.Thread):
 # The handler
 
 
+def configured_timeout(ctx: ToolContext) -> int:
+    """The session's default for a command the model gave no timeout: `terminal.timeout` (whole seconds,
+    at least 1)."""
+    if ctx.settings is None:
+        return DEFAULT_TIMEOUT
+    return max(1, math.ceil(ctx.settings.terminal_timeout))
+
+
 def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     command = args.command
     if not command.strip():
         return ToolResult.error("The command is empty.")
 
     notes: list[str] = []
-    timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    timeout = args.timeout if args.timeout is not None else configured_timeout(ctx)
     if timeout > MAX_TIMEOUT:
         notes.append(f"[timeout {timeout} s exceeds the maximum; clamped to {MAX_TIMEOUT} s]")
         timeout = MAX_TIMEOUT
@@ -240,7 +250,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
             return ToolResult.error(f"workdir is not a directory: {cwd}")
 
     if ctx.approvals is not None:
-        verdict = ctx.approvals.review_command(command, tool_name="terminal")
+        verdict = ctx.approvals.review_command(command, tool_name="terminal", cwd=cwd)
         if not verdict.allowed:
             return ToolResult(content=verdict.message, status="denied", data={"decision": verdict.decision})
 

@@ -37,23 +37,30 @@ def _plugins(home: Path, **files: str) -> None:
         (home / "plugins" / f"{name}.py").write_text(text)
 
 
-def test_pre_llm_call_context_is_on_the_wire_only(hermes_home: Path, tmp_path: Path) -> None:
+def test_pre_llm_call_context_is_replayed_byte_for_byte_in_later_turns(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     _plugins(hermes_home, weather=PLUGIN)
-    with ScriptedServer({"name": "t", "calls": [{"text": "one"}, {"text": "two"}]}) as server:
-        agent, store, _ui = make_agent(server, hermes_home, tmp_path)
+    calls = [{"text": "one"}, {"text": "two"}, {"text": "three"}]
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("first question")
         agent.run_conversation("second question")
-        first, second = server.requests[0].body["messages"], server.requests[1].body["messages"]
-    assert first[-1] == {
-        "role": "user",
-        "content": "first question\n\nContext from the weather plugin: sunny.",
-    }
+        from agent.loop import Agent
+
+        resumed = Agent(agent.settings, ui=ui, store=store, session_id=agent.session_id)
+        resumed.run_conversation("third question")
+        first, second, third = (r.body["messages"] for r in server.requests)
+    sent_first = {"role": "user", "content": "first question\n\nContext from the weather plugin: sunny."}
+    assert first[-1] == sent_first
+    # What a turn sent is what later turns send again (Hermes' api_content): the provider's prompt cache
+    # keeps hitting from that message on, in this process and after a resume.
+    assert json.dumps(second[: len(first)]).encode() == json.dumps(first).encode()
+    assert json.dumps(third[: len(second)]).encode() == json.dumps(second).encode()
     assert second[-1]["content"].endswith("Context from the weather plugin: sunny.")
-    # Earlier turns are replayed as typed (only the current turn carries the context).
-    assert second[1] == {"role": "user", "content": "first question"}
     assert first[0] == second[0] and "weather" not in first[0]["content"]  # system prompt byte-stable
     stored = [m.content for m in store.load(agent.session_id).messages if m.role == "user"]
-    assert stored == ["first question", "second question"]
+    assert stored == ["first question", "second question", "third question"]
 
 
 def test_before_tool_block_stops_the_tool_and_the_model_reads_why(hermes_home: Path, tmp_path: Path) -> None:

@@ -146,7 +146,7 @@ def test_threshold_compression_keeps_tool_pairs_and_full_history(hermes_home: Pa
     assert any("Compressed" in n for n in _notices(ui))
     stored = store.load(agent.session_id).messages
     assert sum(1 for m in stored if m.role == "tool") == 11  # every message is still in the store
-    assert sum(1 for m in stored if m.role == "user" and not m.meta) == 11
+    assert sum(1 for m in stored if m.role == "user" and not m.meta.get("synthetic")) == 11
 
 
 def test_fallback_after_primary_keeps_failing_and_primary_next_turn(

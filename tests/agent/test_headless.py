@@ -11,10 +11,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(
-    args: list[str], cwd: Path, home: Path, timeout: float = 90, stdin: str | None = None
+    args: list[str],
+    cwd: Path,
+    home: Path,
+    timeout: float = 90,
+    stdin: str | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
+    env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT), **(extra_env or {})})
     return subprocess.run(
         [sys.executable, "-m", "hermes_tui.cli", *args],
         cwd=cwd,
@@ -115,6 +120,52 @@ def test_401_exits_non_zero_with_the_hint(hermes_home: Path, tmp_path: Path) -> 
     assert proc.returncode == 1
     last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
     assert "API key was rejected" in last and "Traceback" not in proc.stderr
+
+
+def test_401_from_deepseek_names_its_key_variable(hermes_home: Path, tmp_path: Path) -> None:
+    from agent.scripted import ScriptedServer
+
+    fault = {"status": 401, "message": "Authentication Fails, Your api key: ****abcd is invalid"}
+    with ScriptedServer({"name": "auth", "calls": [{"fault": fault}]}) as server:
+        args = [
+            "-z",
+            "hi",
+            "--provider",
+            "deepseek",
+            "-m",
+            "deepseek-chat",
+            "--base-url",
+            server.openai_base_url,
+        ]
+        proc = _run(args, tmp_path, hermes_home, extra_env={"DEEPSEEK_API_KEY": "sk-wrong"})
+    assert proc.returncode == 1
+    last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
+    assert "DEEPSEEK_API_KEY" in last and "OPENAI_API_KEY" not in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_content_filter_prints_a_sentence_not_the_raw_reason(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "refused.yaml"
+    scenario.write_text("name: refused\ncalls:\n  - {text: '', finish_reason: content_filter}\n")
+    proc = _run(["-z", "hello", "--scenario", str(scenario)], tmp_path, hermes_home)
+    assert proc.returncode == 1
+    last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
+    assert "declined to respond" in last and "error:content_filter" not in proc.stderr
+
+
+def test_a_budget_summary_is_never_blank(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "budget.yaml"
+    scenario.write_text(
+        "name: budget\ncalls:\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo one'}, id: t1}]\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo two'}, id: t2}]\n"
+        "  - {text: ''}\n"
+    )
+    args = ["-z", "work", "--scenario", str(scenario), "--max-iterations", "1", "--yolo"]
+    proc = _run(args, tmp_path, hermes_home)
+    assert proc.returncode == 0
+    assert "couldn't generate a summary" in proc.stdout
+    assert "asking once more" in proc.stderr
 
 
 def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: Path) -> None:

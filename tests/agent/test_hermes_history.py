@@ -189,6 +189,15 @@ def test_session_search_tool_searches_both(library: SessionLibrary, home: Path) 
     found = [group["session_id"] for group in result.data["results"]]
     assert found == [sid, f"hermes:{QUOKKA_SESSION}"]
     assert f"Hermes session hermes:{QUOKKA_SESSION}" in result.content
+    # A Hermes session is read and scrolled like ours (its own message ids).
+    hermes_hit = result.data["results"][1]["matches"][0]["message_id"]
+    read = session_search(SessionSearchArgs(session_id=f"hermes:{QUOKKA_SESSION}"), ctx)
+    assert read.status == "ok" and hermes_hit in read.data["message_ids"]
+    around = session_search(
+        SessionSearchArgs(session_id=f"hermes:{QUOKKA_SESSION}", around_message_id=hermes_hit, window=1), ctx
+    )
+    assert around.status == "ok" and hermes_hit in around.data["message_ids"]
+    assert len(around.data["message_ids"]) <= 3
 
 
 def test_live_wal_is_read_without_being_changed(tmp_path: Path) -> None:
@@ -288,3 +297,27 @@ def test_headless_resume_accepts_a_hermes_id(
         library.close()
     assert main(["-z", "x", "-r", "no-such-session", "--scenario", str(scenario)]) == 2
     assert "no session found for no-such-session" in capsys.readouterr().err
+
+
+def test_hermes_api_content_is_replayed_as_hermes_sent_it(tmp_path: Path) -> None:
+    from agent.loop import Agent
+
+    home = copy_hermes_home_0_19(tmp_path / "sidecar")
+    sent = "what is the magic word?\n\n[plugin context Hermes added]"
+    with sqlite3.connect(home / "state.db") as conn:  # the copy: as a Hermes with a plugin would leave it
+        first = conn.execute(
+            "SELECT min(id) FROM messages WHERE session_id = ? AND role = 'user'", (QUOKKA_SESSION,)
+        ).fetchone()[0]
+        conn.execute("UPDATE messages SET api_content = ? WHERE id = ?", (sent, first))
+    conn.close()
+    library = open_library(home / "tui" / "state.db", home)
+    try:
+        with ScriptedServer({"name": "t", "calls": [{"text": "Still a quokka."}]}) as server:
+            agent = Agent(make_settings(server, home, tmp_path), ui=RecordingUI(), store=library)
+            agent.resume(f"hermes:{QUOKKA_SESSION}")
+            typed = agent.messages[0].content
+            agent.run_conversation("again?")
+            users = [m["content"] for m in server.requests[0].body["messages"] if m["role"] == "user"]
+    finally:
+        library.close()
+    assert users[0] == sent and typed != sent and users[-1] == "again?"

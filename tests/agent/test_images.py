@@ -170,6 +170,21 @@ def test_without_any_vision_model_vision_analyze_is_not_offered(hermes_home: Pat
     assert "vision_analyze" not in tools and "read_file" in tools
 
 
+def test_without_any_vision_model_the_image_note_does_not_offer_vision_analyze(
+    hermes_home: Path, tmp_path: Path
+):
+    ref = save_image(_png(tmp_path / "chart.png"), hermes_home)
+    vision = VisionSettings(supports_vision=False)
+    with ScriptedServer({"calls": ["I cannot see it."]}) as server:
+        agent, _, ui = _agent(server, hermes_home, tmp_path, "openai", model="text-only", vision=vision)
+        agent.run_conversation("what colour is it?", images=[ref])
+        text = _wire_text(server.requests[0].body)
+    assert str(ref.path(hermes_home)) in text and "vision_analyze" not in text
+    assert "no vision model is configured (auxiliary.vision.model)" in text
+    notices = [e.text for e in ui.events if type(e).__name__ == "StatusNotice"]
+    assert any("cannot see images and no vision model is set" in n for n in notices)
+
+
 def test_attaching_something_that_is_not_an_image_says_why(hermes_home: Path, tmp_path: Path):
     (tmp_path / "notes.png").write_text("not really a picture")
     with pytest.raises(ImageError, match=r"notes\.png is not an image"):

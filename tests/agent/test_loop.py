@@ -148,7 +148,8 @@ def test_content_filter_ends_with_a_clear_message(hermes_home: Path, tmp_path: P
         agent, _store, _ui = make_agent(server, hermes_home, tmp_path)
         result = agent.run_conversation("something bad")
     assert result.exit_reason == "error:content_filter"
-    assert "declined" in result.final_text
+    assert result.error is not None and "declined" in result.error.user_line()
+    assert "fallback_providers" in result.error.user_line()
 
 
 @api_param

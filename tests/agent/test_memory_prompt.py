@@ -120,6 +120,17 @@ def test_memory_nudge_on_the_wire_every_n_turns_never_stored(hermes_home: Path, 
     assert all("[System:" not in m.content for m in store.load(agent.session_id).messages)
 
 
+def test_a_memory_nudge_is_replayed_byte_for_byte_in_later_turns(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer(scenario(*({"text": f"reply {i}"} for i in range(3)))) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path, memory_nudge_interval=2)
+        for i in range(3):
+            agent.run_conversation(f"turn {i}")
+        nudged = [m["content"] for m in server.requests[1].body["messages"] if m["role"] == "user"][-1]
+        later = [m["content"] for m in server.requests[2].body["messages"] if m["role"] == "user"]
+    assert MEMORY_NUDGE in nudged and nudged.startswith("turn 1")
+    assert later == ["turn 0", nudged, "turn 2"]
+
+
 def test_using_the_memory_tool_resets_the_count(hermes_home: Path, tmp_path: Path) -> None:
     calls = [remember("fact"), {"text": "a"}, {"text": "b"}, {"text": "c"}, {"text": "d"}]
     with ScriptedServer(scenario(*calls)) as server:

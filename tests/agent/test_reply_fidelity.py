@@ -152,6 +152,23 @@ def test_a_think_block_mentioned_mid_sentence_stays_text(hermes_home: Path, tmp_
     assert result.final_text == text
 
 
+@pytest.mark.parametrize("api", API_PARAMS)
+def test_a_closed_pair_mid_line_is_reasoning_on_the_wire_too(
+    hermes_home: Path, tmp_path: Path, api: str
+) -> None:
+    chunks = ["Hello <th", "ink>note</th", "ink> world"]
+    with ScriptedServer({"name": "t", "calls": [{"chunks": chunks}, {"text": "second"}]}) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
+        result = agent.run_conversation("hi")
+        agent.run_conversation("again")
+        second_request = str([m for m in server.requests[1].body["messages"] if m["role"] != "system"])
+    assert result.final_text == "Hello world"
+    assert "".join(e.text for e in ui.of_type(TextDelta)) == "Hello worldsecond"
+    first = _assistant_rows(store, result.session_id)[0]
+    assert (first.content, first.reasoning) == ("Hello world", "note")
+    assert "<think" not in second_request and "note" not in second_request and "Hello world" in second_request
+
+
 # ------------------------------------------------------------------------------- budgets spent thinking
 
 

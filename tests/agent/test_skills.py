@@ -278,22 +278,26 @@ def test_skill_manage_validates_names_and_duplicates(hermes_home: Path, tmp_path
     assert no_description.status == "error" and "description" in no_description.content
 
 
-def test_slash_skill_puts_the_skill_in_this_turns_wire_message_only(
-    hermes_home: Path, tmp_path: Path
-) -> None:
+def test_slash_skill_text_stays_in_the_conversation_of_later_turns(hermes_home: Path, tmp_path: Path) -> None:
     write_hermes_home(hermes_home)
-    with ScriptedServer(scenario({"text": "deploying"}, {"text": "next"})) as server:
-        agent, store, _ui = make_agent(server, hermes_home, tmp_path)
+    with ScriptedServer(
+        scenario({"text": "deploying"}, {"text": "next"}, {"text": "after resume"})
+    ) as server:
+        agent, store, ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("/zebra-deploy do it now")
         agent.run_conversation("status?")
+        resumed = Agent(agent.settings, ui=ui, store=store, session_id=agent.session_id)  # as `-c` does
+        resumed.run_conversation("and now?")
         first = last_user_text(server.requests[0].body, "openai")
         later = [m["content"] for m in server.requests[1].body["messages"] if m["role"] == "user"]
+        resumed_users = [m["content"] for m in server.requests[2].body["messages"] if m["role"] == "user"]
     assert first.startswith("/zebra-deploy do it now\n\n")
     assert '[IMPORTANT: The user has invoked the "zebra-deploy" skill' in first
     assert "Never deploy on Fridays." in first and "scripts/preflight.sh" in first
     stored = [m.content for m in store.load(agent.session_id).messages if m.role == "user"]
-    assert stored == ["/zebra-deploy do it now", "status?"]
-    assert later == ["/zebra-deploy do it now", "status?"]
+    assert stored == ["/zebra-deploy do it now", "status?", "and now?"]
+    assert later == [first, "status?"]
+    assert resumed_users == [first, "status?", "and now?"]
 
 
 def test_slash_of_a_disabled_or_unknown_skill_is_plain_text(hermes_home: Path, tmp_path: Path) -> None:

@@ -55,3 +55,44 @@ def test_a_tail_that_never_became_a_tag_is_text() -> None:
 
 def test_plain_text_passes_through_unchanged() -> None:
     assert _feed(["a < b and ", "c > d"]) == ("a < b and c > d", "")
+
+
+MID_LINE = "Hello <think>note</think> world"
+
+
+def test_a_closed_pair_mid_line_is_reasoning() -> None:
+    assert scrub(MID_LINE) == ("Hello world", "note")
+
+
+@pytest.mark.parametrize("cut", range(1, len(MID_LINE)))
+def test_a_closed_pair_mid_line_split_at_any_point(cut: int) -> None:
+    assert _feed([MID_LINE[:cut], MID_LINE[cut:]]) == ("Hello world", "note")
+
+
+def test_a_closed_pair_mid_line_one_character_at_a_time() -> None:
+    assert _feed(list(MID_LINE)) == ("Hello world", "note")
+
+
+def test_a_stray_closing_tag_before_a_pair() -> None:
+    assert scrub("</think>Hello <think>note</think> world") == ("Hello world", "note")
+    assert scrub("Hi</think> there <think>x</think> you") == ("Hi there you", "x")
+
+
+def test_a_mid_line_pair_of_another_tag_name() -> None:
+    assert scrub("Result: <thinking>check units</thinking>42 m") == ("Result: 42 m", "check units")
+
+
+def test_a_mid_line_opening_tag_without_its_close_is_shown_once_the_stream_ends() -> None:
+    text = "Write <think> before your reasoning,\nthen the answer."
+    assert _feed([text[:9], text[9:20], text[20:]]) == (text, "")
+
+
+def test_a_mid_line_opening_tag_is_released_as_prose_after_max_pending() -> None:
+    from agent.think_scrubber import MAX_PENDING
+
+    scrubber = ThinkScrubber()
+    shown = scrubber.feed("Use <think> like this: ")
+    assert "".join(t for r, t in shown if not r) == "Use "  # held: a closing tag may still come
+    shown = scrubber.feed("x" * (MAX_PENDING + 1))
+    assert "".join(t for r, t in shown if not r) == "<think> like this: " + "x" * (MAX_PENDING + 1)
+    assert scrubber.feed("</think> end") == [(False, " end")]  # an orphan now: dropped

@@ -525,3 +525,30 @@ def test_the_agent_gives_the_gate_its_hermes_home(hermes_home: Path, tmp_path: P
         agent.run_conversation("turn approvals off")
     assert [r.pattern_keys for r in ui.approval_requests] == [("hermes_config_write",)]
     assert config.read_text() == "approvals:\n  mode: manual\n"
+
+
+# ---- Hermes' home when no one names it ---------------------------------------------------------------
+
+
+def test_without_a_home_given_the_process_hermes_home_is_protected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.approval import detect
+
+    custom = tmp_path / "work-profile"
+    monkeypatch.setenv("HERMES_HOME", str(custom))
+    assert detect(f"sed -i 's/mode: manual/mode: off/' {custom}/config.yaml").keys == ["hermes_config_write"]
+    assert detect(f"echo x > {custom}-notes.txt").keys == []
+    gate, _ = make_gate(FakeUI())
+    assert not gate.review_command(f"tee {custom}/config.yaml < new.yaml").allowed
+
+
+def test_a_relative_write_from_inside_a_custom_hermes_home_asks(tmp_path: Path) -> None:
+    custom = tmp_path / "profile"
+    custom.mkdir()
+    ui = FakeUI()
+    gate, _ = make_gate(ui, hermes_home=custom)
+    verdict = gate.review_command("sed -i 's/mode: manual/mode: off/' config.yaml", cwd=custom)
+    assert not verdict.allowed and ui.requests[0].reasons == ("writes Hermes configuration",)
+    assert gate.review_command("sed -i s/a/b/ config.yaml", cwd=tmp_path).allowed
+    assert gate.review_command("cd profile && sed -i s/a/b/ config.yaml", cwd=tmp_path).allowed is False

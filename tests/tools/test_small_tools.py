@@ -272,8 +272,8 @@ def test_session_search_groups_by_session_and_marks_matches(ctx: ToolContext) ->
     assert result.status == "ok"
     assert "current" not in result.content
     assert "1. Docker setup (session old1" in result.content
-    assert "[user #3] how do I run >>>docker<<< compose" in result.content
-    assert "[tool:terminal #4] >>>docker<<< ps output" in result.content
+    assert "[user #3, message 5] how do I run >>>docker<<< compose" in result.content
+    assert "[tool:terminal #4, message 6] >>>docker<<< ps output" in result.content
     assert "2. (untitled) (session old2" in result.content
     assert "old3" not in result.content
     assert [r["session_id"] for r in result.data["results"]] == ["old1", "old2"]
@@ -290,7 +290,9 @@ def test_session_search_limit_is_capped_and_empty(ctx: ToolContext) -> None:
     assert result.status == "ok"
     assert "No past sessions match" in result.content
     assert store.calls and store.calls[0][0] == "nothing"
-    assert session_search(SessionSearchArgs(query="  "), ctx).status == "error"
+    # No query and no session: the browse shape, which this store cannot do (one clear line).
+    browse = session_search(SessionSearchArgs(query="  "), ctx)
+    assert browse.status == "error" and "listing sessions is not available" in browse.content
 
 
 def test_session_search_without_store(ctx: ToolContext) -> None:

@@ -50,7 +50,7 @@ class FakeGate:
         self.allowed = allowed
         self.commands: list[tuple[str, str]] = []
 
-    def review_command(self, command: str, *, tool_name: str) -> Verdict:
+    def review_command(self, command: str, *, tool_name: str, cwd: Path | None = None) -> Verdict:
         self.commands.append((command, tool_name))
         if self.allowed:
             return Verdict(True, "once", "")
