@@ -393,7 +393,7 @@ class Transcript(ScrollView, can_focus=True):
         self._page(direction)
 
     def _page(self, direction: int) -> None:
-        height = max(1, self.scrollable_content_region.height - 1)
+        height = max(1, self._rows - 1)
         self.scroll_to(y=self.scroll_y + direction * height, animate=False, immediate=True)
 
     def scroll_to_entry(self, entry: Entry) -> None:
@@ -404,7 +404,7 @@ class Transcript(ScrollView, can_focus=True):
         self._measure(index)
         top = self._heights.offset(index) + entry.gap
         bottom = self._heights.offset(index + 1)
-        view = self.scrollable_content_region.height
+        view = self._rows
         y = self.scroll_y
         if top < y:
             target = top
@@ -438,7 +438,7 @@ class Transcript(ScrollView, can_focus=True):
         if index is None:
             return None
         row = self._heights.offset(index) + entry.gap - int(self.scroll_y)
-        return row if 0 <= row < self.scrollable_content_region.height else None
+        return row if 0 <= row < self._rows else None
 
     def _toggleable(self) -> list[int]:
         return [i for i, entry in enumerate(self._entries) if entry.visible and entry.can_toggle]
@@ -479,7 +479,7 @@ class Transcript(ScrollView, can_focus=True):
             self.scroll_to_entry(entry)
 
     def _last_in_view(self, candidates: list[int]) -> int:
-        bottom = self.scroll_y + self.scrollable_content_region.height
+        bottom = self.scroll_y + self._rows
         shown = [i for i in candidates if self._heights.offset(i) < bottom]
         return shown[-1] if shown else candidates[0]
 
@@ -495,7 +495,7 @@ class Transcript(ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        if self.new_output_shown and offset.y == self.scrollable_content_region.height - 1:
+        if self.new_output_shown and offset.y >= self._rows:
             event.stop()
             self.scroll_to_latest()
             return
@@ -678,6 +678,11 @@ class Transcript(ScrollView, can_focus=True):
         return strips
 
     @property
+    def _rows(self) -> int:
+        """Rows of the view that show the canvas (the last `MARGIN` are the margin above the prompt)."""
+        return max(1, self.scrollable_content_region.height - self.MARGIN)
+
+    @property
     def entry_width(self) -> int:
         """The width entries are drawn at: the view's, less the margins."""
         return max(1, self.scrollable_content_region.width - 2 * self.MARGIN)
@@ -689,8 +694,10 @@ class Transcript(ScrollView, can_focus=True):
     def _row(self, y: int, base: Style, full: int, view: int, selection: Selection | None) -> Strip:
         """Row `y` of the view, `full` cells wide (`view` rows tall), the margins drawn here."""
         width = self._width or max(1, full - 2 * self.MARGIN)
-        if self.new_output_shown and y == view - 1:
-            return self._new_output_strip(full)
+        if y >= view - self.MARGIN:  # the margin above the prompt, where "↓ new output" shows
+            if self.new_output_shown:
+                return self._new_output_strip(full)
+            return Strip(blank_line(full, base), full)
         canvas_y = int(self.scroll_y) + y
         drawn = self._drawn.get(canvas_y)
         if drawn is not None and selection is None and not self._cursor_shown_at(canvas_y):
@@ -850,9 +857,9 @@ class Transcript(ScrollView, can_focus=True):
         """Output changed below the view while the user reads above: the bar says so."""
         if self._following or self._new_output or not self.is_mounted:
             return
-        if self._heights.offset(index) >= self.scroll_y + self.scrollable_content_region.height:
+        if self._heights.offset(index) >= self.scroll_y + self._rows:
             self._new_output = True
-            self.refresh_lines(int(self.scroll_y) + self.scrollable_content_region.height - 1)
+            self.refresh_lines(int(self.scroll_y) + self._rows)
 
     def _entry_from_record(self, record: TranscriptRecord) -> Entry:
         if record.kind == "user":
