@@ -429,7 +429,11 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await pilot.press("enter")
 
             def progress() -> bool:
-                lists = list(chat.transcript.entries_of(SubagentList))
+                lists = [
+                    panel.nested
+                    for panel in chat.transcript.entries_of(ToolPanel)
+                    if isinstance(panel.nested, SubagentList)
+                ]
                 kids = lists[0].children_progress if lists else {}
                 return (
                     len(kids) == 3
