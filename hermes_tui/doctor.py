@@ -18,7 +18,8 @@ def textual_status_line() -> str:
     """Which of the Textual workarounds are active (all, or none on an unverified Textual or Rich)."""
     from hermes_tui import textual_compat
 
-    return textual_compat.status().line()
+    # Eagerly: the fixes for our widget classes are otherwise applied as the app imports them.
+    return textual_compat.install(eager=True).line()
 
 
 def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
