@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from widgets.transcript_record import TranscriptRecord
 
-__all__ = ["Entry", "LineSource", "LinesEntry", "LiveUpdates", "Painter", "blank_line", "pad_line"]
+__all__ = ["Entry", "LinesEntry", "LiveUpdates", "Painter", "blank_line", "pad_line"]
 
 
 class Scheduler(Protocol):
@@ -223,12 +223,6 @@ class Entry:
         height = self.measure(width) if self.painter is not None else 0
         rows = ["".join(segment.text for segment in self.line(y, width)) for y in range(self.gap, height)]
         return "\n".join(row.rstrip() for row in rows)
-
-
-class LineSource(Protocol):
-    """A `LinesEntry`'s content as blocks: the finished ones and the open one."""
-
-    def blocks(self) -> tuple[Sequence[Any], Any]: ...
 
 
 class LinesEntry(Entry):
