@@ -75,6 +75,7 @@ Transcript {
     height: 1fr;
     padding: 0;
     scrollbar-size-vertical: 1;
+    scrollbar-gutter: stable;  /* the width never changes when the scrollbar comes: no re-wrap mid-stream */
     color: $foreground;
     & > .transcript--reply { color: $foreground; }
     & > .transcript--cursor { background: $primary 15%; }
@@ -669,9 +670,10 @@ class Transcript(ScrollView, can_focus=True):
         full = (x1, x2) == (0, self.size.width)
         region = self.scrollable_content_region  # looked up once a pass, not once a row
         base, selection = self.base_style, self.text_selection
+        drawn_width = self._drawn_width
         strips: list[Strip] = []
         for y in crop.line_range:
-            strip = self._row(y, base, region.width, region.height, selection)
+            strip = self._row(y, base, drawn_width, region.height, selection)
             for line_filter in filters:
                 strip = strip.apply_filter(line_filter, background)
             strips.append(strip if full else strip.crop(x1, x2))
@@ -687,9 +689,16 @@ class Transcript(ScrollView, can_focus=True):
         """The width entries are drawn at: the view's, less the margins."""
         return max(1, self.scrollable_content_region.width - 2 * self.MARGIN)
 
+    @property
+    def _drawn_width(self) -> int:
+        """The width of the rows Textual composes: the widget's, less a scrollbar shown (the gutter kept
+        for it while there is none is a blank cell of the row)."""
+        shown = self.styles.scrollbar_size_vertical if self.show_vertical_scrollbar else 0
+        return max(1, self.size.width - shown)
+
     def render_line(self, y: int) -> Strip:
         region = self.scrollable_content_region
-        return self._row(y, self.base_style, region.width, region.height, self.text_selection)
+        return self._row(y, self.base_style, self._drawn_width, region.height, self.text_selection)
 
     def _row(self, y: int, base: Style, full: int, view: int, selection: Selection | None) -> Strip:
         """Row `y` of the view, `full` cells wide (`view` rows tall), the margins drawn here."""

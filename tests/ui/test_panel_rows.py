@@ -66,7 +66,7 @@ async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> N
 )
 async def test_reasoning_counts_the_lines_the_user_will_see(text: str, width: int, label: str) -> None:
     app = Rows()
-    async with app.run_test(size=(width + 4, 20)) as pilot:  # the transcript's margins and the entry's
+    async with app.run_test(size=(width + 5, 20)) as pilot:  # margins, scrollbar gutter, entry padding
         transcript = app.query_one(Transcript)
         block = ReasoningBlock(text, finished=True)
         transcript._add(block)
