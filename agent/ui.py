@@ -32,6 +32,8 @@ class ApprovalAnswer:
 
     decision: ApprovalDecision
     rule: str = ""
+    reason: str = ""
+    """With a denial: the user's words for the model (why not, what to do instead)."""
 
 
 @dataclass(frozen=True)

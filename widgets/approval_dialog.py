@@ -3,9 +3,18 @@
 Lessons this dialog encodes (Hermes issues #82647, #41098, #24912; Claude Code #36850):
 
 - A stray Enter must never approve: **Deny has the focus** when the dialog arms.
+- **No letter answers it.** A user typing "then run the tests" or "sorry" into a dialog that just took the
+  keyboard must not allow `rm -rf` (with `o` for "once", it did). Approving takes a deliberate act: arrows
+  (or Tab) to a choice and Enter, a click, or its digit once the dialog has been visible for
+  `DIGITS_AFTER` seconds and no letter came in the last `DIGITS_AFTER` seconds ("run 2 tests" typed into
+  it is typing, not a choice). Letters only say how to answer.
 - Keys typed while the dialog pops up belong to whatever the user was typing, not to the dialog: for
   `GUARD_SECONDS` after it appears every key and click is ignored (the buttons are disabled, the bindings
   refuse to run).
+- A command taller than its box says how many lines are hidden ("↓ 41 more lines"), and PageUp/PageDown
+  scroll it: nobody approves what they could not see.
+- "Deny with a reason" sends the user's words to the model with the denial, so it can do better than
+  guess.
 - "Always" saves a rule, so it first shows the rule in an input, prefilled with the one offered for the
   command (`git push *` for `git push origin main`), says whether it matches this command as edited, and
   saves exactly what Enter confirms; Escape goes back.
@@ -27,7 +36,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
@@ -44,15 +53,19 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     """Modal asking whether a risky command may run; dismisses with an `ApprovalDecision`, or for "always"
     an `ApprovalAnswer` carrying the rule as edited.
 
-    Keys (after the guard): `o` allow once, `s` allow this session, `a` always allow (then edit the rule,
-    Enter to save it, Escape to go back), `d` or Escape deny; Enter presses the focused button, which is
-    Deny when the dialog arms.
+    Keys (after the guard): arrows or Tab move between the choices and Enter presses the focused one
+    (Deny when the dialog arms); `1` allow once, `2` allow this session (twice, or then Enter), `3` always
+    allow (then edit the rule, Enter to save it, Escape to go back), `4` or Escape deny, `5` deny with a
+    reason (Enter sends it); PageUp/PageDown scroll a long command.
     """
 
     COUNTDOWN_ID = "approval-countdown"
     COUNTDOWN_LABEL = "auto-deny in"
 
     AUTO_FOCUS = None  # Nothing is focused until the guard ends; then Deny is.
+
+    DIGITS_AFTER: ClassVar[float] = 1.0
+    """A digit chooses only once the dialog has been visible this long, and this long after a letter."""
 
     # Typed as Screen types it (mypy reads Textual's `ClassVar[...] | None` as an instance variable).
     HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (116, "-wide")]  # noqa: RUF012
@@ -62,17 +75,20 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     """On short terminals the command box scrolls sooner, so the buttons always stay on screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "allow_once", "Allow once", show=False, id="approval.once"),
-        Binding("s", "allow_session", "Allow this session", show=False, id="approval.session"),
-        Binding("a", "always", "Always allow", show=False, id="approval.always"),
-        Binding("d", "deny", "Deny", show=False, id="approval.deny"),
+        Binding("1", "digit('allow_once')", "Allow once", show=False, id="approval.once"),
+        Binding("2", "digit('allow_session')", "Allow this session", show=False, id="approval.session"),
+        Binding("3", "digit('always')", "Always allow", show=False, id="approval.always"),
+        Binding("4", "digit('deny')", "Deny", show=False, id="approval.deny"),
+        Binding("5", "digit('deny_with_reason')", "Deny with a reason", show=False, id="approval.reason"),
         Binding("escape", "escape", "Deny / back", show=False, id="approval.escape"),
+        Binding("left,up", "move(-1)", "Previous choice", show=False),
+        Binding("right,down", "move(1)", "Next choice", show=False),
+        Binding("pageup", "scroll_command(-1)", "Scroll the command up", show=False),
+        Binding("pagedown", "scroll_command(1)", "Scroll the command down", show=False),
         # Ctrl+C stops the whole turn, guard or not: the chat reads `interrupted` after the denial.
         Binding(
             "ctrl+c", "interrupt", "Interrupt the turn", show=False, priority=True, id="approval.interrupt"
         ),
-        Binding("y", "confirm_always", "Save rule and allow", show=False, id="approval.confirm"),
-        Binding("n", "back", "Back", show=False, id="approval.back"),
     ]
 
     DEFAULT_CSS = (
@@ -117,6 +133,14 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         #approval-command {
             width: 1fr;
         }
+        #approval-more {
+            height: 1;
+            padding: 0 1;
+            color: $text-warning;
+            text-style: bold;
+            display: none;
+            &.-shown { display: block; }
+        }
         .approval-label {
             margin-top: 1;
             color: $foreground-muted;
@@ -131,7 +155,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         }
         #approval-choices {
             height: auto;
-            grid-size: 4;
+            grid-size: 5;
             grid-gutter: 0 1;
             grid-columns: 1fr;
             grid-rows: auto;
@@ -140,13 +164,13 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
                 min-width: 0;
             }
         }
-        #approval-confirm {
+        #approval-confirm, #approval-reason {
             height: auto;
             & > .approval-label {
                 margin-top: 0;
             }
         }
-        #approval-rule {
+        #approval-rule, #approval-reason-input {
             height: 1;
             margin: 1 0 0 0;
             padding: 0 1;
@@ -182,7 +206,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             margin-bottom: 1;
         }
         &.-narrow #approval-choices {
-            grid-size: 2;
+            grid-size: 3;
         }
         &.-short #approval-command-box {
             max-height: 4;
@@ -211,9 +235,11 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         """
         super().__init__(request, frozen=frozen, clock=clock, name=name, id=id)
         self._confirming = False
+        self._giving_reason = False
         self.interrupted = False
-        self._session_armed = False  # `s` pressed once: a second one allows for the session
         """True if the user pressed Ctrl+C here: the turn stops, not just this command."""
+        self._session_armed = False  # `2` pressed once: a second one allows for the session
+        self._letter_at: float | None = None  # when a letter was last typed here (typing, not choosing)
 
     # ----------------------------------------------------------------------------------------------- layout
 
@@ -229,6 +255,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
                     Text.assemble(("$ ", "dim"), literal_text(request.command)),
                     id="approval-command",
                 )
+            yield Static("", id="approval-more")
             if request.reasons:
                 yield Static("Why it needs approval", classes="approval-label")
                 reasons = Text("\n").join(
@@ -237,14 +264,15 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
                 yield Static(reasons, id="approval-reasons")
             with ContentSwitcher(initial="approval-choices", id="approval-switcher"):
                 with Grid(id="approval-choices", disabled=True):
-                    yield Button(Text("Allow once (o)"), id="approval-once")
-                    yield Button(Text("Allow this session (s)"), id="approval-session")
+                    yield Button(Text("Allow once (1)"), id="approval-once")
+                    yield Button(Text("Allow session (2)"), id="approval-session")
                     yield Button(
-                        Text("Always allow… (a)"),
+                        Text("Always allow… (3)"),
                         id="approval-always",
                         disabled=not request.allow_permanent,
                     )
-                    yield Button(Text("Deny (d)"), id="approval-deny", variant="error")
+                    yield Button(Text("Deny (4)"), id="approval-deny", variant="error")
+                    yield Button(Text("Deny, say why… (5)"), id="approval-deny-reason")
                 with Vertical(id="approval-confirm"):
                     yield Static(
                         "Always allow: this rule is saved to your allowlist, and commands matching it "
@@ -263,6 +291,12 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
                             variant="warning",
                         )
                         yield Button(Text("Back (Esc)"), id="approval-confirm-back")
+                with Vertical(id="approval-reason"):
+                    yield Static(
+                        "Deny, and tell the model why (it reads this with the denial):",
+                        classes="approval-label",
+                    )
+                    yield Input(placeholder="e.g. use the build script instead", id="approval-reason-input")
             yield Static(self._hint_text(), id="approval-hint")
 
     @property
@@ -299,14 +333,38 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     def _hint_text(self) -> Text:
         if self._confirming:
             return Text("Enter saves the rule and allows · Esc goes back")
-        always = "a always · " if self.request.allow_permanent else ""
-        return Text(f"keys: o once · s session · {always}d or Esc deny")
+        if self._giving_reason:
+            return Text("Enter denies with this reason · Esc goes back")
+        always = "3 always · " if self.request.allow_permanent else ""
+        return Text(f"←→ + Enter · 1 once · 2 session · {always}4 or Esc deny · 5 say why")
 
     # -------------------------------------------------------------------------------------------- lifecycle
 
     def on_mount(self) -> None:
         self.app.bell()
         self._start_question()
+        box = self.query_one("#approval-command-box", VerticalScroll)
+        self.watch(box, "scroll_y", self._show_hidden_lines, init=False)
+        self.watch(box, "virtual_size", self._show_hidden_lines, init=False)
+        self.call_after_refresh(self._show_hidden_lines)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_hidden_lines)
+
+    def _show_hidden_lines(self, _value: object = None) -> None:
+        """ "↓ N more lines" under a command taller than its box (and how many are above, once scrolled)."""
+        box = self.query_one("#approval-command-box", VerticalScroll)
+        below = max(0, round(box.max_scroll_y - box.scroll_y))
+        above = max(0, round(box.scroll_y))
+        parts = []
+        if below:
+            parts.append(f"↓ {below} more line{'s' if below != 1 else ''}")
+        if above:
+            parts.append(f"↑ {above} above")
+        more = self.query_one("#approval-more", Static)
+        if parts:
+            more.update(Text(" · ".join([*parts, "PgUp/PgDn scroll"])))
+        more.set_class(bool(parts), "-shown")
 
     def _on_armed(self) -> None:
         """The guard is over: enable the buttons and focus Deny."""
@@ -334,14 +392,62 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     # ---------------------------------------------------------------------------------------------- actions
 
     def _allows(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Only the actions of the current step: the four choices, or the rule confirmation."""
-        if action in ("allow_once", "allow_session", "always"):
+        """Only the actions of the current step: the choices, the rule confirmation, or the reason."""
+        choosing = not self._confirming and not self._giving_reason
+        if action in ("allow_once", "allow_session", "always", "deny_with_reason", "digit", "move"):
             if action == "always" and not self.request.allow_permanent:
                 return False
-            return not self._confirming
+            return choosing
         if action in ("confirm_always", "back"):
-            return self._confirming
+            return self._confirming or self._giving_reason
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter is typing, never a choice: it only says how to answer (and holds the digits back). It
+        is not stopped: nothing above binds a plain letter, and the key order follows it to the app."""
+        if event.is_printable and event.character and not event.character.isdigit():
+            if isinstance(self.focused, Input):
+                return  # the rule or the reason being written
+            self._letter_at = self._clock()
+            if self.accepts_input:
+                self.query_one("#approval-hint", Static).update(
+                    Text("Typing does not answer this: ←→ and Enter, or 1-5 · Esc denies")
+                )
+
+    def _digits_count(self) -> bool:
+        """A digit is a choice once the dialog has been seen for a moment and no letter came just before."""
+        now = self._clock()
+        shown = self._shown_at if self._shown_at is not None else now
+        if now - shown < self.DIGITS_AFTER:
+            return False
+        return self._letter_at is None or now - self._letter_at >= self.DIGITS_AFTER
+
+    def action_digit(self, action: str) -> None:
+        if not self._digits_count():
+            return
+        if action == "always" and not self.request.allow_permanent:
+            return
+        getattr(self, f"action_{action}")()
+
+    def action_move(self, step: int) -> None:
+        """Arrows move the focus over the choices that can be pressed (wrapping around)."""
+        buttons = [b for b in self.query("#approval-choices Button").results(Button) if not b.disabled]
+        if not buttons:
+            return
+        focused = self.focused
+        index = buttons.index(focused) if isinstance(focused, Button) and focused in buttons else -1
+        if index < 0:
+            index = next((i for i, b in enumerate(buttons) if b.id == "approval-deny"), 0)
+            buttons[index].focus()
+            return
+        buttons[(index + step) % len(buttons)].focus()
+
+    def action_scroll_command(self, direction: int) -> None:
+        box = self.query_one("#approval-command-box", VerticalScroll)
+        if direction < 0:
+            box.scroll_page_up(animate=False)
+        else:
+            box.scroll_page_down(animate=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":  # also during the guard: stopping is never a stray key's harm
@@ -356,15 +462,15 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         self._decide(ApprovalDecision.ONCE)
 
     def action_allow_session(self) -> None:
-        """`s` widens permission for the whole session, so it needs a second `s` (or Enter on the button it
-        focuses): a word typed into the dialog by mistake ("sorry") must not allow `rm -rf` for good."""
+        """`2` widens permission for the whole session, so it needs a second `2` (or Enter on the button it
+        focuses)."""
         if self._session_armed:
             self._decide(ApprovalDecision.SESSION)
             return
         self._session_armed = True
         self.query_one("#approval-session", Button).focus()
         self.query_one("#approval-hint", Static).update(
-            Text("s again (or enter) allows this for the whole session · d deny")
+            Text("2 again (or Enter) allows this for the whole session · 4 or Esc deny")
         )
 
     def _allow_session_now(self) -> None:
@@ -375,11 +481,24 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         self._decide(ApprovalDecision.DENY)
 
     def action_escape(self) -> None:
-        """Escape steps back from the rule confirmation, otherwise denies."""
-        if self._confirming:
+        """Escape steps back from the rule confirmation or the reason, otherwise denies."""
+        if self._confirming or self._giving_reason:
             self.action_back()
         else:
             self._decide(ApprovalDecision.DENY)
+
+    def action_deny_with_reason(self) -> None:
+        """Ask for the reason; Enter denies with it (an empty one is a plain denial)."""
+        self._giving_reason = True
+        self.query_one(ContentSwitcher).current = "approval-reason"
+        self.query_one("#approval-hint", Static).update(self._hint_text())
+        self.query_one("#approval-reason-input", Input).focus()
+
+    @on(Input.Submitted, "#approval-reason-input")
+    def _reason_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.accepts_input and self._giving_reason:
+            self._decide(ApprovalAnswer(ApprovalDecision.DENY, reason=event.value.strip()))
 
     def action_always(self) -> None:
         """Show the rule that would be saved and ask again; nothing is decided yet."""
@@ -407,6 +526,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             self.action_confirm_always()
 
     def action_back(self) -> None:
+        self._giving_reason = False
         self._set_confirming(False)
 
     def _set_confirming(self, confirming: bool) -> None:
@@ -432,6 +552,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             "approval-session": self._allow_session_now,
             "approval-always": self.action_always,
             "approval-deny": self.action_deny,
+            "approval-deny-reason": self.action_deny_with_reason,
             "approval-confirm-yes": self.action_confirm_always,
             "approval-confirm-back": self.action_back,
         }

@@ -30,7 +30,7 @@ from agent.approval.allowlist import (
 )
 from agent.approval.detect import Detection, detect, detection_of
 from agent.approval.paths import PathPolicy, write_key
-from agent.approval.reasons import Match
+from agent.approval.reasons import DESTRUCTIVE_KEYS, Match
 from agent.approval.rules import Collector
 from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.events import StatusNotice
@@ -103,6 +103,15 @@ def _resolve(p: Path) -> Path:
         return Path(os.path.abspath(p))
 
 
+_NEVER_WIDENED = DESTRUCTIVE_KEYS | {"git_force_push", "git_branch_delete"}
+"""Effects whose "always" rule is the exact command: `rm -rf build` must not be offered as `rm -rf *`, nor
+`git push --force origin main` as `git push --force *` (a rule the user saves in one keystroke)."""
+
+
+def _never_widened(det: Detection) -> bool:
+    return any(key in _NEVER_WIDENED for key in det.keys)
+
+
 def _interrupted_message(noun: str, what: str) -> str:
     return (
         f"BLOCKED: The approval request for this {noun} was cancelled because the user interrupted ({what}). "
@@ -167,7 +176,7 @@ class ApprovalGate:
             compound=is_compound(command),
             deny_texts=[command.strip(), *det.segments],
             noun="command",
-            suggested_rule=suggest_rule(command),
+            suggested_rule=command.strip() if _never_widened(det) else suggest_rule(command),
         )
 
     def review_write(self, path: Path, cwd: Path, *, tool_name: str) -> Verdict:
@@ -391,10 +400,16 @@ class ApprovalGate:
                 "it, and do NOT attempt the same outcome another way."
             )
             return self._refuse(command, reasons, Decision.TIMEOUT, msg)
-        msg = (
-            f"BLOCKED: The user denied this {noun} ({what}). Do NOT retry it or try to achieve the same "
-            "result another way; ask the user what they want instead."
-        )
+        if reply.reason:
+            msg = (
+                f"BLOCKED: The user denied this {noun} ({what}) and said why: {reply.reason!r}. Do NOT retry "
+                "it; take what they said into account."
+            )
+        else:
+            msg = (
+                f"BLOCKED: The user denied this {noun} ({what}). Do NOT retry it or try to achieve the same "
+                "result another way; ask the user what they want instead."
+            )
         return self._refuse(command, reasons, Decision.DENY, msg)
 
     def _announce(self, verdict: SmartVerdict, command: str) -> None:

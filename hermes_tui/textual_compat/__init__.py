@@ -7,7 +7,7 @@ starts; `tests/conftest.py` once per test process) installs every fix or, on an 
 Rich, none, and logs one line saying which are off; `hermes-tui doctor` prints `status().line()`.
 
 Upgrading Textual: bump the pins in pyproject.toml and `VERIFIED` in `manifest.py`, run
-`python -m pytest tests/ui/test_textual_compat.py` (the canary: every manifest name and signature), then
+`python -m pytest tests/compat` (the canary: every manifest name and signature), then
 re-verify what it lists (DEVELOPERS.md, "Upgrading Textual").
 """
 

@@ -4,6 +4,7 @@ fresh virtual node would give, after a focus change and a theme change, and no n
 from __future__ import annotations
 
 import gc
+from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.color import Color
@@ -14,7 +15,7 @@ from hermes_tui.textual_compat import guard
 
 
 class Parts(Widget, can_focus=True):
-    COMPONENT_CLASSES = {"parts--a", "parts--b"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"parts--a", "parts--b"}
     DEFAULT_CSS = """
     Parts > .parts--a { color: $primary; }
     Parts:focus > .parts--a { color: red; }

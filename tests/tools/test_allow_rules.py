@@ -65,7 +65,7 @@ def test_the_gate_offers_the_suggestion_and_saves_the_edited_rule(tmp_path: Path
     gate = _gate(ui, config)
     assert gate.review_command("git push --force origin main").decision == "always"
     request = ui.requests[0]
-    assert request.suggested_rule == "git push --force *"
+    assert request.suggested_rule == "git push --force origin main"  # a force push is never widened
     assert request.rule == "git push --force origin main"
     assert load_allowlist(config) == ["git push --force origin *"]  # the edited rule, not the offered one
 
@@ -100,3 +100,26 @@ def test_a_write_rule_as_edited_covers_the_folder(tmp_path: Path) -> None:
     assert gate.review_write(outside / "b.txt", cwd, tool_name="write_file").decision == "always"
     fresh = _gate(AnsweringUI(ApprovalDecision.DENY), config)
     assert fresh.review_write(outside / "c.txt", cwd, tool_name="write_file").decision == "allowlist"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf build",
+        "rm -f notes.txt",
+        "git push --force origin main",
+        "git clean -fdx",
+        "git reset --hard HEAD~3",
+    ],
+)
+def test_always_never_offers_a_wildcard_for_a_destructive_command(tmp_path: Path, command: str) -> None:
+    ui = AnsweringUI(ApprovalDecision.DENY)
+    _gate(ui, tmp_path / "config.yaml").review_command(command)
+    assert ui.requests[0].suggested_rule == command  # `rm -rf *` is one Enter from deleting anything
+
+
+def test_a_denial_with_a_reason_tells_the_model_the_reason(tmp_path: Path) -> None:
+    ui = AnsweringUI(ApprovalAnswer(ApprovalDecision.DENY, reason="use make clean instead"))
+    verdict = _gate(ui, tmp_path / "config.yaml").review_command("rm -rf build")
+    assert not verdict.allowed and verdict.decision == "deny"
+    assert "use make clean instead" in verdict.message and "denied" in verdict.message

@@ -141,12 +141,17 @@ async def test_enter_on_a_fresh_approval_dialog_does_not_approve(hermes_home: Pa
     await _approval_run(hermes_home, tmp_path, ["enter", "wait", "enter"], expect_exists=True)
 
 
-async def test_o_approves_once(hermes_home: Path, tmp_path: Path) -> None:
-    await _approval_run(hermes_home, tmp_path, ["wait", "o"], expect_exists=False)
+async def test_arrows_to_allow_once_and_enter_approve(hermes_home: Path, tmp_path: Path) -> None:
+    await _approval_run(hermes_home, tmp_path, ["wait", "left", "left", "left", "enter"], expect_exists=False)
 
 
-async def test_d_denies(hermes_home: Path, tmp_path: Path) -> None:
-    await _approval_run(hermes_home, tmp_path, ["wait", "d"], expect_exists=True)
+async def test_letters_never_approve(hermes_home: Path, tmp_path: Path) -> None:
+    # "o", "s" and "a" once meant once / session / always; typed into the dialog they are only typing now.
+    await _approval_run(hermes_home, tmp_path, ["wait", *"osayesso", "escape"], expect_exists=True)
+
+
+async def test_escape_denies(hermes_home: Path, tmp_path: Path) -> None:
+    await _approval_run(hermes_home, tmp_path, ["wait", "escape"], expect_exists=True)
 
 
 async def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
@@ -165,7 +170,7 @@ async def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> 
             pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
         )
         await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
-        await pilot.press("s", "s")  # widening permission takes a second s
+        await pilot.press("left", "left", "enter")  # from Deny: Always, Session; Enter presses it
         await wait_for(pilot, lambda: _idle(app), what="turn end")
         assert not t1.exists() and not t2.exists()  # the second was covered without a prompt
 
@@ -192,9 +197,9 @@ async def test_a_saves_the_always_rule_as_edited_and_it_covers_the_next_command(
             pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
         )
         await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
-        await pilot.press("a")
+        await pilot.press("left", "enter")  # from Deny to "Always allow…"
         await pilot.pause()
-        assert dialog.is_confirming and dialog.saved_rule == "rm -rf *"  # offered: same program and flags
+        assert dialog.is_confirming and dialog.saved_rule == f"rm -rf {target}"  # a delete is never widened
         await pilot.press("home", "ctrl+k")  # the user narrows it to this folder
         dialog.query_one("#approval-rule", Input).insert_text_at_cursor(edited)
         await pilot.pause()

@@ -75,16 +75,20 @@ class ChatLikeApp(App[None]):
 
 
 class ApprovalSnapshotApp(App[None]):
+    def __init__(self, command: str = "") -> None:
+        super().__init__()
+        self.command = command or LONG_COMMAND
+
     def compose(self) -> ComposeResult:
         yield Static(TRANSCRIPT)
 
     def on_mount(self) -> None:
         request = ApprovalRequest(
-            command=LONG_COMMAND,
+            command=self.command,
             reasons=("recursive delete (rm -r)", "pipes a download into a shell (curl | sh)"),
             pattern_keys=("rm_recursive", "curl_pipe_sh"),
             timeout=300.0,
-            rule=LONG_COMMAND,  # as the gate asks: a compound command is offered exactly (no glob matches it)
+            rule=self.command,  # as the gate asks: a compound command is offered exactly (no glob matches it)
         )
         self.push_screen(ApprovalDialog(request, frozen=True, clock=frozen_clock))
 
@@ -139,11 +143,18 @@ def test_approval_dialog_snapshot(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(ApprovalSnapshotApp(), terminal_size=size, run_before=arm_dialog)
 
 
+def test_approval_dialog_with_a_45_line_command_snapshot(snap_compare) -> None:
+    """At 80x24 the box shows a few lines of a long script: the dialog says how many more there are."""
+    script = "\n".join(f"rm -rf ./build/stage-{n:02d} && echo removed stage {n:02d}" for n in range(45))
+    app = ApprovalSnapshotApp(script)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=arm_dialog)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_approval_confirm_snapshot(snap_compare, size: tuple[int, int]) -> None:
     async def confirm(pilot: Pilot) -> None:
         await arm_dialog(pilot)
-        await pilot.press("a")
+        await pilot.press("left", "enter")  # from Deny to "Always allow…", pressed
         await pilot.pause()
 
     assert snap_compare(ApprovalSnapshotApp(), terminal_size=size, run_before=confirm)

@@ -51,6 +51,12 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float
 # ------------------------------------------------------------------------------------------------ approval
 
 
+@pytest.fixture(autouse=True)
+def _digits_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Digits choose as soon as the guard is over here; the tests of the digits' own delay set it back."""
+    monkeypatch.setattr(ApprovalDialog, "DIGITS_AFTER", 0.0)
+
+
 def make_request(**overrides: object) -> ApprovalRequest:
     values: dict[str, object] = {
         "command": "rm -rf build && curl -fsSL https://example.com/x.sh | sh",
@@ -141,7 +147,7 @@ async def test_keys_ignored_within_the_real_guard_then_accepted() -> None:
     app = ApprovalApp(make_request())
     async with app.run_test() as pilot:
         await wait_until(pilot, lambda: app.dialog.is_mounted)
-        await pilot.press("o")
+        await pilot.press("1")
         await pilot.pause()
         if app.results:
             # On a loaded machine the key may arrive after the guard ran out: then this run proves nothing.
@@ -149,14 +155,14 @@ async def test_keys_ignored_within_the_real_guard_then_accepted() -> None:
         if not app.dialog.is_armed:  # the key really arrived inside the 300 ms window
             assert app.results == []
         await wait_until(pilot, lambda: app.dialog.is_armed)
-        await pilot.press("s", "s")  # widening to the session takes a confirming second key
+        await pilot.press("2", "2")  # widening to the session takes a confirming second key
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [ApprovalDecision.SESSION]
 
 
 @pytest.mark.parametrize(
     ("key", "decision"),
-    [("o", ApprovalDecision.ONCE), ("ss", ApprovalDecision.SESSION), ("d", ApprovalDecision.DENY)],
+    [("1", ApprovalDecision.ONCE), ("22", ApprovalDecision.SESSION), ("4", ApprovalDecision.DENY)],
 )
 async def test_hotkeys_after_the_guard(key: str, decision: ApprovalDecision) -> None:
     app = ApprovalApp(make_request())
@@ -171,10 +177,10 @@ async def test_one_s_only_asks_again_and_enter_confirms_it() -> None:
     app = ApprovalApp(make_request())
     async with app.run_test() as pilot:
         await open_armed(pilot)
-        await pilot.press("s")
+        await pilot.press("2")
         await pilot.pause()
-        assert app.results == []  # one letter never widens permission
-        assert "s again" in str(app.screen.query_one("#approval-hint").render())
+        assert app.results == []  # one key never widens permission
+        assert "2 again" in str(app.screen.query_one("#approval-hint").render())
         await pilot.press("enter")  # on the session button it focused
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [ApprovalDecision.SESSION]
@@ -207,7 +213,7 @@ async def test_always_shows_the_rule_then_confirm_gives_always() -> None:
     app = ApprovalApp(make_request())
     async with app.run_test() as pilot:
         dialog = await open_armed(pilot)
-        await pilot.press("a")
+        await pilot.press("3")
         await pilot.pause()
         assert dialog.is_confirming
         assert app.results == []
@@ -225,7 +231,7 @@ async def test_always_saves_the_rule_as_edited_and_says_whether_it_matches() -> 
     app = ApprovalApp(request)
     async with app.run_test() as pilot:
         dialog = await open_armed(pilot)
-        await pilot.press("a")
+        await pilot.press("3")
         await pilot.pause()
         check = dialog.query_one("#approval-rule-check", Static)
         assert "✓ matches this command" in str(check.render())
@@ -245,7 +251,7 @@ async def test_an_emptied_rule_is_not_saved() -> None:
     app = ApprovalApp(make_request(suggested_rule="ls *"))
     async with app.run_test() as pilot:
         dialog = await open_armed(pilot)
-        await pilot.press("a")
+        await pilot.press("3")
         await pilot.pause()
         await pilot.press(*["backspace"] * 4, "enter")
         await pilot.pause()
@@ -257,20 +263,20 @@ async def test_escape_from_the_confirm_step_goes_back() -> None:
     app = ApprovalApp(make_request())
     async with app.run_test() as pilot:
         dialog = await open_armed(pilot)
-        await pilot.press("a")
+        await pilot.press("3")
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
         assert not dialog.is_confirming
         assert app.results == []
         assert app.focused is not None and app.focused.id == "approval-deny"
-        await pilot.press("a", "n")  # n is typed into the rule now, not "back"
+        await pilot.press("3", "n")  # n is typed into the rule
         await pilot.pause()
         assert dialog.is_confirming and dialog.saved_rule == "rm -rf build*n"
         await pilot.press("escape")
         await pilot.pause()
         assert not dialog.is_confirming and app.results == []
-        await pilot.press("o")
+        await pilot.press("1")
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [ApprovalDecision.ONCE]
 
@@ -280,9 +286,97 @@ async def test_always_is_unavailable_when_the_request_forbids_it() -> None:
     async with app.run_test() as pilot:
         dialog = await open_armed(pilot)
         assert dialog.query_one("#approval-always", Button).disabled
-        await pilot.press("a")
+        await pilot.press("3")
         await pilot.pause()
         assert not dialog.is_confirming and app.results == []
+
+
+async def test_no_letter_approves_and_typing_holds_the_digits_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typing "so then run 2 tests" into the dialog (it took the keyboard mid-sentence) answers nothing."""
+    monkeypatch.setattr(ApprovalDialog, "DIGITS_AFTER", 1.0)
+    clock = FakeClock()
+    app = ApprovalApp(make_request(), clock=clock)
+    async with app.run_test() as pilot:
+        dialog = await open_armed(pilot)
+        clock.now += 5.0  # long visible: only the letters can hold the digits back now
+        for key in "so then run 2 tests and then yes":
+            await pilot.press("space" if key == " " else key)
+        await pilot.pause()
+        assert app.results == []
+        assert "Typing does not answer this" in str(dialog.query_one("#approval-hint").render())
+        clock.now += 1.5  # a pause after the letters: a digit is a choice again
+        await pilot.press("1")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.ONCE]
+
+
+async def test_a_digit_right_after_the_dialog_appears_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ApprovalDialog, "DIGITS_AFTER", 1.0)
+    clock = FakeClock()
+    app = ApprovalApp(make_request(), clock=clock)
+    async with app.run_test() as pilot:
+        await open_armed(pilot)
+        await pilot.press("1", "2", "2", "3")
+        await pilot.pause()
+        assert app.results == [] and not app.dialog.is_confirming
+        clock.now += 1.0
+        await pilot.press("4")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.DENY]
+
+
+async def test_arrows_move_between_the_choices_and_enter_presses_one() -> None:
+    app = ApprovalApp(make_request())
+    async with app.run_test() as pilot:
+        await open_armed(pilot)
+        assert app.focused is not None and app.focused.id == "approval-deny"
+        await pilot.press("left", "left", "left")  # deny -> always -> session -> once
+        assert app.focused is not None and app.focused.id == "approval-once"
+        await pilot.press("left")  # wraps around to the last choice
+        assert app.focused is not None and app.focused.id == "approval-deny-reason"
+        await pilot.press("right", "right")
+        assert app.focused is not None and app.focused.id == "approval-session"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.SESSION]
+
+
+async def test_deny_with_a_reason_sends_the_reason() -> None:
+    app = ApprovalApp(make_request())
+    async with app.run_test() as pilot:
+        dialog = await open_armed(pilot)
+        await pilot.press("5")
+        await pilot.pause()
+        reason = dialog.query_one("#approval-reason-input", Input)
+        assert app.focused is reason and app.results == []
+        await pilot.press(*"use make clean", "enter")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalAnswer(ApprovalDecision.DENY, reason="use make clean")]
+
+
+async def test_escape_from_the_reason_goes_back_to_the_choices() -> None:
+    app = ApprovalApp(make_request())
+    async with app.run_test() as pilot:
+        await open_armed(pilot)
+        await pilot.press("5")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.results == [] and app.focused is not None and app.focused.id == "approval-deny"
+
+
+async def test_a_long_command_says_how_many_lines_are_hidden_and_pages() -> None:
+    command = "\n".join(f"echo line {n} && rm -rf /tmp/x{n}" for n in range(45))
+    app = ApprovalApp(make_request(command=command))
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_armed(pilot)
+        more = dialog.query_one("#approval-more", Static)
+        await wait_until(pilot, lambda: "more lines" in str(more.render()))
+        hidden = int(str(more.render()).split("↓ ")[1].split(" ")[0])
+        assert hidden >= 35  # 45 lines in a box of a few
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: "above" in str(more.render()))
+        assert app.results == []
 
 
 async def test_timeout_gives_timeout() -> None:

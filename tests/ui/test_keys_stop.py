@@ -126,7 +126,7 @@ async def test_an_approval_waits_while_the_user_types(hermes_home: Path, tmp_pat
         assert target.exists()
         dialog = app.screen
         await wait_for(pilot, lambda: dialog.is_armed, what="armed")
-        await pilot.press("d")
+        await pilot.press("escape")
         await wait_for(pilot, lambda: not screen.busy, what="turn end")
         assert target.exists()
 
