@@ -23,7 +23,7 @@ from hermes_tui.first_frame import FirstFrame
 from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
-    from agent.config import ConfigProblem, LoadedSettings, Settings
+    from agent.config.settings import ConfigProblem, LoadedSettings, Settings
     from agent.mcp import ServerStatus
     from agent.scripted import ScriptedServer
     from agent.store import SessionStore
@@ -269,7 +269,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
 
     def _start_configured(self) -> None:
         """The setup screen saved a key and a model: read the settings again and start, no restart."""
-        from agent.config import load_settings
+        from agent.config.settings import load_settings
 
         flags = {"hermes_home": str(self.settings.hermes_home), "cwd": str(self.settings.cwd)}
         loaded = self.reload_settings() if self.reload_settings is not None else load_settings(flags)
@@ -404,7 +404,7 @@ def prewarm_model_client(settings: Settings) -> None:
     """Import what the first turn needs and build the SDK client its transport will take (see
     `SDKClientHolder.prewarm`). Quiet on failure: a bad configuration is reported by the first request."""
     try:
-        from agent.loop import make_transport
+        from agent.session.loop import make_transport
 
         transport = make_transport(settings)
         prewarm = getattr(transport, "prewarm", None)
@@ -422,9 +422,9 @@ def prewarm_model_client(settings: Settings) -> None:
         BlockDocument("warm").update()  # builds the shared markdown-it parser
         warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
         # What else the first turn builds once per process, on its way from Enter to the request.
-        from agent.pricing import warm_up as warm_up_prices
-        from agent.tools.builtin import builtin_tools
-        from agent.tools.registry import warm_schemas
+        from agent.session.catalogue import builtin_tools
+        from agent.toolkit.registry import warm_schemas
+        from agent.usage.pricing import warm_up as warm_up_prices
 
         warm_schemas(builtin_tools())
         warm_up_prices()

@@ -25,8 +25,8 @@ from enum import Enum
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from agent.events import AgentEvent, ReasoningDelta, TextDelta
-from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.core.events import AgentEvent, ReasoningDelta, TextDelta
+from agent.core.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
 
 WAIT_SLICE = 0.1
 QUIET_WAKE_HZ = 30.0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_tui import early_input
 
 if TYPE_CHECKING:
-    from agent.config import LoadedSettings
+    from agent.config.settings import LoadedSettings
 
 SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor")
 
@@ -104,7 +104,7 @@ def _needs_settings_first(args: argparse.Namespace) -> bool:
 def _fast_start(args: argparse.Namespace) -> int | None:
     """The TUI drawn from the last run's startup snapshot; None when there is none (then the usual
     start: settings first, `hermes_tui.startup_snapshot` says why)."""
-    from agent.home import hermes_home
+    from agent.config.home import hermes_home
     from hermes_tui.startup_snapshot import read_snapshot
 
     snapshot = read_snapshot(hermes_home())
@@ -112,7 +112,7 @@ def _fast_start(args: argparse.Namespace) -> int | None:
         return None
 
     def load() -> LoadedSettings:
-        from agent.config import load_settings
+        from agent.config.settings import load_settings
 
         return load_settings(_flags(args))
 
@@ -158,7 +158,7 @@ def _run(argv: list[str]) -> int:
         code = _fast_start(args)
         if code is not None:
             return code
-    from agent.config import load_settings
+    from agent.config.settings import load_settings
 
     loaded = load_settings(_flags(args))
     if command == "config":
@@ -187,7 +187,7 @@ def _run(argv: list[str]) -> int:
     if command == "usage":
         from agent.store.errors import StoreError
         from agent.store.library import open_library
-        from agent.usage_report import gather, render_text
+        from agent.usage.report import gather, render_text
 
         settings = loaded.settings
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from agent.config import LoadedSettings
+from agent.config.settings import LoadedSettings
 
 __all__ = ["run_doctor", "textual_status_line"]
 

@@ -21,11 +21,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from agent.config import LoadedSettings
-from agent.events import AgentEvent, StatusNotice, StreamStalled, ToolFinished, ToolStarted
-from agent.exit_reasons import is_success
-from agent.loop import ROLLBACK_HINT
-from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.config.settings import LoadedSettings
+from agent.core.events import AgentEvent, StatusNotice, StreamStalled, ToolFinished, ToolStarted
+from agent.core.exit_reasons import is_success
+from agent.core.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.session.loop import ROLLBACK_HINT
 from widgets.text_safety import visible_controls
 
 
@@ -91,7 +91,7 @@ class HeadlessUI:
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     from agent.images import ImageError, save_image
-    from agent.loop import Agent
+    from agent.session.loop import Agent
     from agent.store.errors import StoreError
     from agent.store.library import open_library
 
@@ -174,7 +174,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
         prompt = args.prompt
         if "@" in prompt:
-            from agent.mentions import expand_mentions
+            from agent.workspace.mentions import expand_mentions
 
             expansion = expand_mentions(prompt, settings.cwd)
             prompt = expansion.text

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from agent.exit_reasons import reply_marker
+from agent.core.exit_reasons import reply_marker
+from agent.core.messages import Message
 from agent.images.store import refs_of
-from agent.mentions import badge_line, split_attached
-from agent.messages import Message
-from agent.tools.registry import ToolCatalog, summarize_call
+from agent.toolkit.registry import ToolCatalog, summarize_call
+from agent.workspace.mentions import badge_line, split_attached
 from widgets.transcript import TranscriptRecord
 
 

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
-from agent.config import Settings
+from agent.config.settings import Settings
 from hermes_tui import commands
 from hermes_tui.session_service import SessionService
 from widgets.prompt_input import PromptInput
 from widgets.transcript import Transcript, TranscriptRecord
 
 if TYPE_CHECKING:
-    from agent.loop import Agent
+    from agent.session.loop import Agent
 
 
 class ChatScreenParts(Protocol):
@@ -134,7 +134,7 @@ def open_skills(screen: ChatScreenParts) -> None:
 def set_personality(screen: ChatScreenParts, argument: str) -> None:
     """`/personality` opens a picker; `/personality NAME|TEXT` sets the ephemeral prompt until quit; `none`
     clears it."""
-    from agent.personality import choose, current_name, personalities
+    from agent.prompts.personality import choose, current_name, personalities
 
     agent = screen.agent
     table = personalities(screen.settings.personalities)

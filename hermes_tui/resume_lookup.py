@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from agent.humanize import format_absolute
+from agent.core.humanize import format_absolute
 from widgets.text_safety import visible_controls
 
 if TYPE_CHECKING:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.config import Settings
-from agent.ui import AgentUI
+from agent.config.settings import Settings
+from agent.core.ui import AgentUI
 
 if TYPE_CHECKING:
-    from agent.loop import Agent
+    from agent.session.loop import Agent
     from agent.store import SessionStoreProtocol
 
 
@@ -82,6 +82,6 @@ class SessionService:
         self._agent = self._build()
 
     def _build(self) -> Agent:
-        from agent.loop import Agent
+        from agent.session.loop import Agent
 
         return Agent(self._settings, ui=self.ui, store=self.store)

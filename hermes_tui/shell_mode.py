@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.events import ToolFinished, ToolOutput, ToolStarted
-from agent.mentions import attached_block
-from agent.tools.registry import ToolContext, ToolResult
+from agent.core.events import ToolFinished, ToolOutput, ToolStarted
+from agent.core.ui import AgentUI
+from agent.toolkit.registry import ToolContext, ToolResult
 from agent.tools.terminal import MAX_TIMEOUT, TerminalArgs, run_terminal
-from agent.ui import AgentUI
+from agent.workspace.mentions import attached_block
 
 __all__ = ["ShellRun", "ShellRunner", "shell_command"]
 

@@ -29,7 +29,7 @@ def test_agent_never_imports_ui_code() -> None:
 
 def test_the_app_does_not_import_the_sdks_before_its_first_frame() -> None:
     code = (
-        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat, agent.loop; "
+        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat, agent.session.loop; "
         "print(','.join(m for m in ('openai', 'anthropic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -40,7 +40,7 @@ def test_widgets_never_reach_into_the_agent_loop() -> None:
     offenders = []
     for path in (ROOT / "widgets").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        for forbidden in ("agent.loop", "agent.store", "agent.tools", "agent.transports"):
+        for forbidden in ("agent.session.loop", "agent.store", "agent.tools", "agent.transports"):
             if forbidden in text:
                 offenders.append(f"{path.name} mentions {forbidden}")
     assert offenders == []

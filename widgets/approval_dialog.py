@@ -34,7 +34,7 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Input, Static
 
-from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest
+from agent.core.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from widgets.card import card_css
 from widgets.question_card import QuestionCard
 from widgets.text_safety import literal_text

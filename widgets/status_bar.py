@@ -25,8 +25,8 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
-from agent.humanize import format_elapsed, format_tokens
-from agent.pricing import format_cost
+from agent.core.humanize import format_elapsed, format_tokens
+from agent.usage.pricing import format_cost
 
 ContextLevel = Literal["ok", "caution", "warning", "critical"]
 

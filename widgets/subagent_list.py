@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from agent.events import (
+from agent.core.events import (
     AgentEvent,
     ApiCallStarted,
     ChildFinished,
@@ -27,7 +27,7 @@ from agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from agent.humanize import format_elapsed
+from agent.core.humanize import format_elapsed
 from widgets.markdown_view.render import Line, render_text
 from widgets.text_safety import sanitize_display
 

@@ -24,6 +24,7 @@ from agent.skills.library import (
     SkillLibrary,
     validate_skill_text,
 )
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.tools.files import (
     MAX_DIFF_CHARS,
     MAX_DIFF_DATA_CHARS,
@@ -32,7 +33,6 @@ from agent.tools.files import (
     atomic_write,
     unified_diff,
 )
-from agent.tools.registry import Tool, ToolContext, ToolResult
 
 STATE_KEY = "skills"
 MAX_VIEW_CHARS = 100_000

@@ -3,8 +3,8 @@
 `$HERMES_HOME/memories/MEMORY.md` holds the agent's notes (environment facts, conventions, lessons learned),
 `$HERMES_HOME/memories/USER.md` what it knows about the user. Entries are separated by a line holding only
 `§`. Both files have a character budget; a frozen snapshot of them enters each new session's system prompt
-(`agent/memory_snapshot.py`), so a change is saved at once and reaches the prompt in the next session. The
-limits and the on/off switches come from `ctx.state["memory"]` (Hermes' `memory.*` settings).
+(`agent/prompts/memory_snapshot.py`), so a change is saved at once and reaches the prompt in the next
+session. The limits and the on/off switches come from `ctx.state["memory"]` (Hermes' `memory.*` settings).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.tools.files import atomic_write
-from agent.tools.registry import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from agent.config import Settings
+    from agent.config.settings import Settings
 
 SEPARATOR = "\n§\n"
 _SPLIT = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)

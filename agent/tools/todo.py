@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent.events import TodoUpdated
-from agent.tools.registry import Tool, ToolContext, ToolResult, simplify_schema
+from agent.core.events import TodoUpdated
+from agent.toolkit.registry import Tool, ToolContext, ToolResult, simplify_schema
 
 if TYPE_CHECKING:
-    from agent.messages import Message
+    from agent.core.messages import Message
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}

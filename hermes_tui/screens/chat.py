@@ -26,13 +26,13 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from agent.config import Settings
-from agent.events import TurnFinished
-from agent.file_tree import FileIndex
-from agent.mentions import badge_line, expand_mentions, with_attached
-from agent.model_catalog import ModelCatalog, closest_models, load_catalog
-from agent.path_match import rank_paths
-from agent.ui import ApprovalAnswer, ApprovalDecision
+from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
+from agent.config.settings import Settings
+from agent.core.events import TurnFinished
+from agent.core.ui import ApprovalAnswer, ApprovalDecision
+from agent.workspace.file_tree import FileIndex
+from agent.workspace.mentions import badge_line, expand_mentions, with_attached
+from agent.workspace.path_match import rank_paths
 from hermes_tui import commands, learning_actions, textual_compat
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from agent.images import ImageRef
-    from agent.loop import Agent, TurnResult
+    from agent.session.loop import Agent, TurnResult
     from agent.store import SessionStoreProtocol
     from hermes_tui.screens.sessions import SessionsResult
 

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.humanize import format_elapsed
+from agent.core.humanize import format_elapsed
 from agent.tools.processes import ProcessInfo
 from hermes_tui.screens.modals import ConfirmModal
 from widgets.card import card_css

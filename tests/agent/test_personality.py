@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import PersonalitySpec, load_settings
-from agent.loop import Agent
-from agent.personality import BUILTIN_PERSONALITIES, choose, listing, personalities
+from agent.config.settings import PersonalitySpec, load_settings
+from agent.prompts.personality import BUILTIN_PERSONALITIES, choose, listing, personalities
 from agent.scripted import ScriptedServer
+from agent.session.loop import Agent
 from tests.agent.helpers import API_PARAMS, api_overrides, make_agent, system_text
 
 PIRATE = BUILTIN_PERSONALITIES["pirate"]

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.store import SessionStore
+from agent.toolkit.registry import ToolContext, ToolResult
 from agent.tools.processes import (
     ProcessArgs,
     ProcessRegistry,
     note_left_running,
     run_process,
 )
-from agent.tools.registry import ToolContext, ToolResult
 from agent.tools.terminal import TerminalArgs, run_terminal
 from tests.tools.test_terminal import FakeGate, _group_alive
 

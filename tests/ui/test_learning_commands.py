@@ -11,10 +11,10 @@ import yaml
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from agent.loop import Agent
-from agent.messages import Message
-from agent.personality import BUILTIN_PERSONALITIES
+from agent.core.messages import Message
+from agent.prompts.personality import BUILTIN_PERSONALITIES
 from agent.scripted import ScriptedServer
+from agent.session.loop import Agent
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.search_query import parse
+from agent.store.query import parse
 from hermes_tui.screens.sessions.rows import SessionRow
 
 if TYPE_CHECKING:
