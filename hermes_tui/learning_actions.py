@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
-from agent.config.settings import Settings
+from agent.api import Settings
 from hermes_tui import commands
 from hermes_tui.session_service import SessionService
 from widgets.prompt_input import PromptInput
 from widgets.transcript import Transcript, TranscriptRecord
 
 if TYPE_CHECKING:
-    from agent.session.loop import Agent
+    from agent.api import Agent
 
 
 class ChatScreenParts(Protocol):
@@ -83,7 +83,7 @@ def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:
     items = list(agent.state.get("todos") or []) if agent is not None else []
     if not items:
         return []
-    from agent.tools.todo import render_todos  # the engine's modules load with the agent, not the screen
+    from agent.api import render_todos  # the engine's modules load with the agent, not the screen
 
     return [
         TranscriptRecord.tool_call(
@@ -134,7 +134,9 @@ def open_skills(screen: ChatScreenParts) -> None:
 def set_personality(screen: ChatScreenParts, argument: str) -> None:
     """`/personality` opens a picker; `/personality NAME|TEXT` sets the ephemeral prompt until quit; `none`
     clears it."""
-    from agent.prompts.personality import choose, current_name, personalities
+    from agent.api import choose_personality as choose
+    from agent.api import current_personality as current_name
+    from agent.api import personalities
 
     agent = screen.agent
     table = personalities(screen.settings.personalities)

@@ -26,13 +26,20 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
-from agent.config.settings import Settings
-from agent.core.events import TurnFinished
-from agent.core.ui import ApprovalAnswer, ApprovalDecision
-from agent.workspace.file_tree import FileIndex
-from agent.workspace.mentions import badge_line, expand_mentions, with_attached
-from agent.workspace.path_match import rank_paths
+from agent.api import (
+    ApprovalAnswer,
+    ApprovalDecision,
+    FileIndex,
+    ModelCatalog,
+    Settings,
+    TurnFinished,
+    badge_line,
+    closest_models,
+    expand_mentions,
+    load_catalog,
+    rank_paths,
+    with_attached,
+)
 from hermes_tui import commands, learning_actions, textual_compat
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -61,9 +68,7 @@ from widgets.transcript import Transcript
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from agent.images import ImageRef
-    from agent.session.loop import Agent, TurnResult
-    from agent.store import SessionStoreProtocol
+    from agent.api import Agent, ImageRef, SessionStoreProtocol, TurnResult
     from hermes_tui.screens.sessions import SessionsResult
 
 DRAIN_HZ = 15
@@ -816,7 +821,7 @@ class ChatScreen(ChatLayout):
     def open_session(self, session_id: str) -> None:
         """Replace the current conversation with a stored one (resume or branch)."""
         self.transcript.clear()
-        from agent.store.errors import StoreError
+        from agent.api import StoreError
 
         try:
             agent = self.session.open(session_id)
@@ -910,7 +915,7 @@ class ChatScreen(ChatLayout):
         self.app.push_screen(UsageScreen(self.store), self._refocus)
 
     def action_plugins(self) -> None:
-        from agent.plugins import format_plugin_list
+        from agent.api import format_plugin_list
 
         manager = self.agent.plugins
         listing = format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir)

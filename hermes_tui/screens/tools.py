@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.toolkit.toolsets import ToolsetStatus
+from agent.api import ToolsetStatus
 from widgets.card import card_css
 from widgets.text_safety import sanitize_display
 

@@ -20,14 +20,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from agent.core.humanize import format_tokens
-from agent.usage.pricing import format_cost
-from agent.usage.report import UsageReport, gather
+from agent.api import UsageReport, format_cost, format_tokens
+from agent.api import gather_usage as gather
 from widgets.text_safety import sanitize_display
 from widgets.usage_chart import DailyChart
 
 if TYPE_CHECKING:
-    from agent.store import SessionStoreProtocol
+    from agent.api import SessionStoreProtocol
 
 __all__ = ["UsageScreen"]
 

@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from agent.core.humanize import format_absolute as absolute_time
-from agent.core.humanize import format_age
-from agent.usage.pricing import format_cost
+from agent.api import format_absolute as absolute_time
+from agent.api import format_age, format_cost
 from hermes_tui.export import short_path
 from widgets.text_safety import sanitize_display
 
 if TYPE_CHECKING:
-    from agent.store import SearchHit, SessionInfo
-    from agent.store.query import SearchQuery
+    from agent.api import SearchHit, SearchQuery, SessionInfo
 
 __all__ = [
     "HERMES_BADGE",

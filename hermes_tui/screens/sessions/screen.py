@@ -63,8 +63,7 @@ from hermes_tui.textual_compat import can_page
 from widgets.assistant_message import MarkdownView
 
 if TYPE_CHECKING:
-    from agent.store import SessionInfo, SessionStoreProtocol
-    from agent.toolkit.registry import ToolRegistry
+    from agent.api import SessionInfo, SessionStoreProtocol, ToolRegistry
 
 __all__ = ["SessionsResult", "SessionsScreen"]
 
