@@ -52,7 +52,7 @@ def skill_commands(agent: Any) -> dict[str, str]:
     if agent is None:
         return {}
     try:
-        found = agent.skills.commands(commands.reserved_names())
+        found = agent.skill_commands(commands.reserved_names())
     except OSError:
         return {}
     return {slug: skill.description or f"Use the {skill.name} skill" for slug, skill in found.items()}
@@ -80,7 +80,7 @@ def refresh_skill_commands(screen: ChatScreenParts) -> None:
 
 def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:
     """A todo panel at the end of a resumed transcript showing the list the session left off with."""
-    items = list(agent.state.get("todos") or []) if agent is not None else []
+    items = agent.todos() if agent is not None else []
     if not items:
         return []
     from agent.api import render_todos  # the engine's modules load with the agent, not the screen
@@ -119,7 +119,7 @@ def open_skills(screen: ChatScreenParts) -> None:
 
     def closed(changed: Any) -> None:
         if changed:
-            screen.session.update_settings(skills_disabled=sorted(screen.agent.skills.disabled))
+            screen.session.update_settings(skills_disabled=screen.agent.disabled_skills())
             refresh_skill_commands(screen)
             screen.transcript.add_notice(
                 "info",

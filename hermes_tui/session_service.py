@@ -52,8 +52,7 @@ class SessionService:
         """Settings that take effect without a new transport (skills, personality): the current agent and
         every later one use them."""
         agent = self.agent
-        agent.settings = agent.settings.model_copy(update=changes)
-        return agent.settings
+        return agent.update_settings(**changes)
 
     def switch_model(self, model: str) -> None:
         """The next turn (and every new session) uses `model`. Raises RuntimeError during a turn."""

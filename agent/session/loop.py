@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +40,11 @@ from agent.session.call_sink import CallSink
 from agent.session.compression import Compressor, estimate_tokens, wire_view
 from agent.session.nudges import LearningNudges
 from agent.skills.invoke import skill_invocation
-from agent.skills.library import SkillLibrary
+from agent.skills.library import Skill, SkillLibrary
 from agent.store.errors import StoreError
 from agent.toolkit.executor import ExecutedCall, ToolExecutor
 from agent.toolkit.registry import ToolContext, ToolRegistry
+from agent.toolkit.state import SessionState
 from agent.toolkit.toolsets import SessionToolsets
 from agent.tools.memory import memory_state
 from agent.tools.todo import todos_from_history
@@ -61,7 +62,7 @@ from agent.usage.pricing import warm_up as warm_up_prices
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
-    from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager
+    from agent.checkpoints import BatchCheckpoint, Checkpoint, CheckpointManager, RestoreReport
     from agent.images.store import ImageRef
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
@@ -138,7 +139,7 @@ class Agent:
         self.skills = SkillLibrary(settings.hermes_home, settings.skills_disabled)
         self.nudges = LearningNudges(settings.memory_nudge_interval, settings.skill_nudge_interval)
         self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
-        self.state: dict[str, Any] = {"todos": [], "skills": self.skills, "memory": memory_state(settings)}
+        self.state = SessionState(skills=self.skills, memory=memory_state(settings))
         self.approvals: ApprovalGate | None = None
         self.yolo = settings.yolo
         self._fallback_index = 0  # 0 = the primary provider; n = fallback_providers[n-1]
@@ -259,13 +260,51 @@ class Agent:
         self.session_id = info.id
         self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
-        self.state["todos"] = todos_from_history(self.messages)
+        self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
         self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
         self.approvals = None
         self._session_services()
         self.last_context_tokens = estimate_tokens(self._wire_messages())  # the meter, before any call
+
+    # ------------------------------------------------------------------ what the UI asks of the session
+    def todos(self) -> list[dict[str, str]]:
+        """The session's task list (a copy): a resumed transcript shows the list it left off with."""
+        return [dict(item) for item in self.state.todos]
+
+    def skill_commands(self, reserved: Iterable[str] = ()) -> dict[str, Skill]:
+        """Slash command -> enabled skill, never one of the `reserved` names. Reads the skill folders
+        (OSError when they cannot be read): call it off the UI thread."""
+        return self.skills.commands(reserved)
+
+    def disabled_skills(self) -> list[str]:
+        """The skills switched off for this session (to save as `skills.disabled`)."""
+        return sorted(self.skills.disabled)
+
+    def list_checkpoints(self) -> list[Checkpoint] | None:
+        """This session's checkpoints for `/rollback`, newest first; None before the first one was saved."""
+        return None if self.checkpoints is None else self.checkpoints.list()
+
+    def restore_checkpoint(self, checkpoint_id: str) -> RestoreReport | None:
+        """Put a checkpoint's files back (the current state of its paths saved first); None without any."""
+        return None if self.checkpoints is None else self.checkpoints.restore(checkpoint_id)
+
+    def update_settings(self, **changes: Any) -> Settings:
+        """These settings from the next request on (`/config`, a saved toggle); the session continues."""
+        self.settings = self.settings.model_copy(update=changes)
+        return self.settings
+
+    @property
+    def context_window(self) -> int:
+        """The tokens the current model takes (the context meter's whole)."""
+        return self.settings.effective_context_window
+
+    def plugin_listing(self) -> str:
+        """`/plugins`: every plugin found, loaded or not, and why."""
+        from agent.plugins import format_plugin_list
+
+        return format_plugin_list(self.plugins.plugins, plugin_dir=self.plugins.plugin_dir)
 
     @property
     def transport(self) -> Transport:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent.core.ui import AgentUI, NullUI
+from agent.toolkit.state import SessionState
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
@@ -53,8 +54,8 @@ class ToolContext:
     emit_output: Callable[[str], None] = lambda chunk: None
     store: SessionStoreProtocol | None = None
     approvals: ApprovalGate | None = None
-    # Per-session mutable state owned by the agent (todo list, ...), shared by reference.
-    state: dict[str, Any] = field(default_factory=dict)
+    # Per-session mutable state owned by the agent (the todo list, ...), shared by reference.
+    state: SessionState = field(default_factory=SessionState)
     clarify_timeout: float = 120.0
     # Called by a tool once it is approved and right before it changes files: the loop takes the batch's
     # one checkpoint then, so a refused call leaves none (see agent.checkpoints.BatchCheckpoint).

@@ -413,7 +413,7 @@ def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
 
 def registry_of(ctx: ToolContext) -> ProcessRegistry:
     """The registry a call uses: the session's own when it has one (tests), else the process-wide one."""
-    registry = ctx.state.get("processes")
+    registry = ctx.state.processes
     return registry if isinstance(registry, ProcessRegistry) else PROCESSES
 
 

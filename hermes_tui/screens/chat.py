@@ -851,7 +851,7 @@ class ChatScreen(ChatLayout):
             self.status_bar.set_usage(
                 usage.prompt_tokens, usage.completion_tokens, priced, cost.unknown_calls
             )
-            self.status_bar.set_context(agent.last_context_tokens, agent.settings.effective_context_window)
+            self.status_bar.set_context(agent.last_context_tokens, agent.context_window)
             self._plugins_loaded()
         self.prompt_input.focus()
 
@@ -877,8 +877,8 @@ class ChatScreen(ChatLayout):
     def action_rollback(self) -> None:
         from hermes_tui.screens.rollback import RollbackScreen
 
-        manager = self.agent.checkpoints
-        if manager is None:
+        checkpoints = self.agent.list_checkpoints()
+        if checkpoints is None:
             self.transcript.add_notice(
                 "info", "No checkpoints yet: one is saved before the first file change of each step."
             )
@@ -886,14 +886,13 @@ class ChatScreen(ChatLayout):
         if self.busy:
             self.transcript.add_notice("warn", "A turn is running: press Esc first, then roll back.")
             return
-        self.app.push_screen(RollbackScreen(manager.list()), self._restore_checkpoint)
+        self.app.push_screen(RollbackScreen(checkpoints), self._restore_checkpoint)
 
     def _restore_checkpoint(self, checkpoint_id: str | None) -> None:
-        manager = self.agent.checkpoints
-        if not checkpoint_id or manager is None:
+        report = self.agent.restore_checkpoint(checkpoint_id) if checkpoint_id else None
+        if report is None:
             self.prompt_input.focus()
             return
-        report = manager.restore(checkpoint_id)
         lines = [report.summary()]
         if report.git_note:
             lines.append(report.git_note)
@@ -915,11 +914,7 @@ class ChatScreen(ChatLayout):
         self.app.push_screen(UsageScreen(self.store), self._refocus)
 
     def action_plugins(self) -> None:
-        from agent.api import format_plugin_list
-
-        manager = self.agent.plugins
-        listing = format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir)
-        self.transcript.add_notice("info", listing, multiline=True)
+        self.transcript.add_notice("info", self.agent.plugin_listing(), multiline=True)
 
     def action_mcp(self, argument: str = "") -> None:
         from hermes_tui.mcp_service import mcp_command

@@ -13,6 +13,7 @@ import pytest
 from agent.core.messages import Message
 from agent.store import SessionStore
 from agent.toolkit.registry import ToolContext, ToolResult
+from agent.toolkit.state import SessionState
 from agent.tools.processes import (
     ProcessArgs,
     ProcessRegistry,
@@ -39,7 +40,7 @@ def make_ctx(tmp_path: Path, registry: ProcessRegistry, **kw) -> ToolContext:
         call_id="c1",
         interrupt=threading.Event(),
         hermes_home=tmp_path / "home",
-        state={"processes": registry},
+        state=SessionState(processes=registry),
         **kw,
     )
 

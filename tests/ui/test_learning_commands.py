@@ -201,7 +201,7 @@ async def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_p
             screen = chat(app)
             await wait_for(pilot, lambda: screen.transcript.tool_panel("resumed-todos") is not None)
             await pilot.pause()
-            assert screen.agent.state["todos"] == items
+            assert screen.agent.state.todos == items
             panel = screen.transcript.tool_panel("resumed-todos")
             assert isinstance(panel, ToolPanel) and panel.expanded
             text = screen_text(app)
