@@ -216,16 +216,27 @@ class Settings(BaseModel):
         return self.hermes_home / "tui" / "config.yaml"
 
 
-def with_endpoint(settings: Settings, provider: str, model: str, base_url: str | None) -> Settings:
-    """`settings` aimed at another provider, model and URL (None: the provider's default). The provider's
-    key comes from its environment variable when that is set, else the current key stays."""
-    from agent.core import providers  # the table of providers imports nothing of ours, but keep config light
-
+def endpoint_settings(
+    settings: Settings, provider: str, model: str, base_url: str | None, key_env: str | None = None
+) -> Settings:
+    """`settings` aimed at another provider, model and URL (None: the provider's default): a provider the
+    user switched to (`/model NAME --provider P`), a subagent's own model, or the next entry of the fallback
+    chain after a call failed for good, all built one way. The key comes from the entry's own variable
+    (`key_env`) or the provider's variables (`agent/core/providers.py`), else the current key stays."""
     provider = providers.canonical(provider)
-    key = providers.key_from_env(provider, os.environ, None)
+    key = providers.key_from_env(provider, os.environ, key_env)
     updated = settings.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
     updated.api_key = SecretStr(key) if key else settings.api_key
     return updated
+
+
+def next_fallback(settings: Settings, index: int) -> tuple[FallbackProvider, Settings] | None:
+    """The fallback chain's entry at `index` (0 = the first fallback) and its settings; None past the end."""
+    chain = settings.fallback_providers
+    if index >= len(chain):
+        return None
+    entry = chain[index]
+    return entry, endpoint_settings(settings, entry.provider, entry.model, entry.base_url, entry.key_env)
 
 
 @dataclass
@@ -525,28 +536,3 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     for name in Settings.model_fields:
         sources.setdefault(name, "default")
     return LoadedSettings(settings=settings, problems=problems, sources=sources)
-
-
-# Settings for another endpoint: a provider the user switched to (`/model NAME --provider P`), or the next
-# entry of the fallback chain after a call failed for good. The loop and `/model` build an endpoint one
-# way: the provider's canonical name, its default URL when none is given, and its key from the entry's
-# own variable or the provider's variables (`agent/core/providers.py`), else the current key.
-
-
-def endpoint_settings(
-    settings: Settings, provider: str, model: str, base_url: str | None, key_env: str | None = None
-) -> Settings:
-    provider = providers.canonical(provider)
-    key = providers.key_from_env(provider, os.environ, key_env)
-    updated = settings.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
-    updated.api_key = SecretStr(key) if key else settings.api_key
-    return updated
-
-
-def next_fallback(settings: Settings, index: int) -> tuple[FallbackProvider, Settings] | None:
-    """The chain's entry at `index` (0 = the first fallback) and its settings; None past the end."""
-    chain = settings.fallback_providers
-    if index >= len(chain):
-        return None
-    entry = chain[index]
-    return entry, endpoint_settings(settings, entry.provider, entry.model, entry.base_url, entry.key_env)

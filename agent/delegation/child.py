@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from agent.config.settings import Settings, with_endpoint
+from agent.config.settings import Settings, endpoint_settings
 from agent.core.events import (
     AgentEvent,
     ApiCallStarted,
@@ -102,7 +102,7 @@ def child_settings(parent: Settings, task: ChildTask) -> Settings:
         base_url = parent.delegation_base_url
         if base_url is None and provider == parent.provider:
             base_url = parent.base_url
-        settings = with_endpoint(settings, provider, model, base_url)
+        settings = endpoint_settings(settings, provider, model, base_url)
     return settings
 
 
