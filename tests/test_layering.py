@@ -96,12 +96,12 @@ if TYPE_CHECKING:
     from agent.session.loop import Agent
 def later():
     import agent.store
-    from agent import config
+    from agent import session
     importlib.import_module("agent.approval")
 """
     assert [name for _, name in engine_imports_besides_the_facade(source)] == [
         "agent.session.loop",
         "agent.store",
-        "agent.config",
+        "agent.session",
         "agent.approval",
     ]
