@@ -274,18 +274,19 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module, attr = _WHERE[name]
-    except KeyError:
-        raise AttributeError(f"module 'agent.api' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), attr)
-    globals()[name] = value  # next time a plain module attribute
-    return value
+if not TYPE_CHECKING:  # hidden from the type checker, which would otherwise take any unknown name as Any
 
+    def __getattr__(name: str) -> Any:
+        try:
+            module, attr = _WHERE[name]
+        except KeyError:
+            raise AttributeError(f"module 'agent.api' has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value  # next time a plain module attribute
+        return value
 
-def __dir__() -> list[str]:
-    return __all__
+    def __dir__() -> list[str]:
+        return __all__
 
 
 if TYPE_CHECKING:
