@@ -1,8 +1,8 @@
 """The chat screen's `/skills`, `/tools` and `/personality`, skill slash commands and resumed todos.
 
 Kept out of `screens/chat.py` so the chat screen only has thin actions that call these. Everything here runs
-on the UI thread and talks to the session's agent through its public parts (`skills`, `toolsets`,
-`ephemeral_prompt`, `state`).
+on the UI thread and asks the session's agent (`skill_commands`, `disabled_skills`, `todos`), hands its
+`skills` and `toolsets` services to their screens, and sets its `ephemeral_prompt`.
 """
 
 from __future__ import annotations
