@@ -36,8 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent.search_query import parse  # noqa: E402
 from agent.store import SessionStore  # noqa: E402
+from agent.store.query import parse  # noqa: E402
 
 VOCAB = [
     "migration",
@@ -278,7 +278,7 @@ PAGES = 400
 def open_big(path: Path, big_id: str) -> None:
     from pydantic import SecretStr
 
-    from agent.config import Settings
+    from agent.config.settings import Settings
     from hermes_tui.app import HermesApp
     from hermes_tui.screens.chat import ChatScreen
 

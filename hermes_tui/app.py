@@ -23,10 +23,7 @@ from hermes_tui.first_frame import FirstFrame
 from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
-    from agent.config import ConfigProblem, LoadedSettings, Settings
-    from agent.mcp import ServerStatus
-    from agent.scripted import ScriptedServer
-    from agent.store import SessionStore
+    from agent.api import ConfigProblem, LoadedSettings, ScriptedServer, ServerStatus, SessionStore, Settings
     from hermes_tui.mcp_service import McpChanged, McpService
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
@@ -160,7 +157,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            from agent.store.library import open_library
+            from agent.api import open_library
 
             self._store = open_library(self.settings.state_db, self.settings.hermes_home)
         return self._store
@@ -176,8 +173,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
 
     async def _finish_fast_start(self) -> None:
         """After a fast start's first frame: read the configuration, open the store, start as usual."""
-        from agent.store.errors import StoreError
-        from agent.store.library import open_library
+        from agent.api import StoreError, open_library
 
         fast_start, self._fast_start = self._fast_start, None
         assert fast_start is not None
@@ -269,7 +265,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
 
     def _start_configured(self) -> None:
         """The setup screen saved a key and a model: read the settings again and start, no restart."""
-        from agent.config import load_settings
+        from agent.api import load_settings
 
         flags = {"hermes_home": str(self.settings.hermes_home), "cwd": str(self.settings.cwd)}
         loaded = self.reload_settings() if self.reload_settings is not None else load_settings(flags)
@@ -403,31 +399,17 @@ def config_summary(problems: list[ConfigProblem]) -> str:
 def prewarm_model_client(settings: Settings) -> None:
     """Import what the first turn needs and build the SDK client its transport will take (see
     `SDKClientHolder.prewarm`). Quiet on failure: a bad configuration is reported by the first request."""
+    from agent.api import prewarm_engine
+
+    prewarm_engine(settings)  # the transport's client, the turn's lazy modules, tool schemas, prices
     try:
-        from agent.loop import make_transport
-
-        transport = make_transport(settings)
-        prewarm = getattr(transport, "prewarm", None)
-        if prewarm is not None:
-            prewarm()
-        import importlib
-
-        # Imported lazily by the first turn (the gate, the checkpoints) and the first reply drawn (the
-        # Markdown parser and Rich's Markdown elements): kept off the first frame, loaded here instead.
-        for name in ("agent.approval", "agent.checkpoints", "widgets.markdown_view.rich_elements"):
-            importlib.import_module(name)
+        # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements): kept
+        # off the first frame, loaded here instead.
         from widgets.markdown_view.blocks import BlockDocument
         from widgets.markdown_view.rich_elements import warm_lexers
 
         BlockDocument("warm").update()  # builds the shared markdown-it parser
         warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
-        # What else the first turn builds once per process, on its way from Enter to the request.
-        from agent.pricing import warm_up as warm_up_prices
-        from agent.tools.builtin import builtin_tools
-        from agent.tools.registry import warm_schemas
-
-        warm_schemas(builtin_tools())
-        warm_up_prices()
     except Exception:
         pass
     # What this imported and built lives as long as the process, like what the first frame's freeze moved
@@ -444,7 +426,7 @@ def _demo_starter(
     servers: list[ScriptedServer] = []
 
     def start_demo() -> Settings:
-        from agent.scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+        from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
         if not servers:
             servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))
@@ -510,8 +492,7 @@ def run_app(
         start_demo = _demo_starter(args, stack, lambda: loaded.settings)
         if args.demo or args.scenario:
             settings = start_demo()
-        from agent.store.errors import StoreError
-        from agent.store.library import open_library
+        from agent.api import StoreError, open_library
 
         try:  # before the first frame: a store that cannot be used is one line and a clean exit
             store = open_library(settings.state_db, settings.hermes_home)  # a Hermes id resolves too

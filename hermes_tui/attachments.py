@@ -11,8 +11,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from agent.images import ImageError, ImageRef, save_image
-from agent.images.paths import image_paths
+from agent.api import ImageError, ImageRef, image_paths, save_image
 from widgets.attachment_bar import AttachmentBar
 
 MAX_ATTACHMENTS = 10

@@ -25,8 +25,15 @@ from enum import Enum
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from agent.events import AgentEvent, ReasoningDelta, TextDelta
-from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.api import (
+    AgentEvent,
+    ApprovalAnswer,
+    ApprovalDecision,
+    ApprovalRequest,
+    ClarifyRequest,
+    ReasoningDelta,
+    TextDelta,
+)
 
 WAIT_SLICE = 0.1
 QUIET_WAKE_HZ = 30.0

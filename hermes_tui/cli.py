@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_tui import early_input
 
 if TYPE_CHECKING:
-    from agent.config import LoadedSettings
+    from agent.api import LoadedSettings
 
 SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor")
 
@@ -104,7 +104,7 @@ def _needs_settings_first(args: argparse.Namespace) -> bool:
 def _fast_start(args: argparse.Namespace) -> int | None:
     """The TUI drawn from the last run's startup snapshot; None when there is none (then the usual
     start: settings first, `hermes_tui.startup_snapshot` says why)."""
-    from agent.home import hermes_home
+    from agent.api import hermes_home
     from hermes_tui.startup_snapshot import read_snapshot
 
     snapshot = read_snapshot(hermes_home())
@@ -112,7 +112,7 @@ def _fast_start(args: argparse.Namespace) -> int | None:
         return None
 
     def load() -> LoadedSettings:
-        from agent.config import load_settings
+        from agent.api import load_settings
 
         return load_settings(_flags(args))
 
@@ -140,7 +140,7 @@ def _run(argv: list[str]) -> int:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
 
     if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
-        from agent.scripted import ScenarioError, load_scenario_file
+        from agent.api import ScenarioError, load_scenario_file
 
         try:
             args.scenario = load_scenario_file(args.scenario)  # the server plays the checked scenario
@@ -158,7 +158,7 @@ def _run(argv: list[str]) -> int:
         code = _fast_start(args)
         if code is not None:
             return code
-    from agent.config import load_settings
+    from agent.api import load_settings
 
     loaded = load_settings(_flags(args))
     if command == "config":
@@ -171,7 +171,7 @@ def _run(argv: list[str]) -> int:
 
         return run_doctor(loaded)
     if command == "plugins":
-        from agent.plugins import PluginManager, format_plugin_list
+        from agent.api import PluginManager, format_plugin_list
 
         settings = loaded.settings
         manager = PluginManager(
@@ -185,9 +185,9 @@ def _run(argv: list[str]) -> int:
         manager.close()
         return 1 if manager.failed else 0
     if command == "usage":
-        from agent.store.errors import StoreError
-        from agent.store.library import open_library
-        from agent.usage_report import gather, render_text
+        from agent.api import StoreError, open_library
+        from agent.api import gather_usage as gather
+        from agent.api import render_usage_text as render_text
 
         settings = loaded.settings
         try:
@@ -199,7 +199,7 @@ def _run(argv: list[str]) -> int:
             print(render_text(gather(library)))
         return 0
     if command == "mcp":
-        from agent.mcp.session import print_mcp_servers
+        from agent.api import print_mcp_servers
 
         return print_mcp_servers(loaded.settings.hermes_home)
     if args.prompt is not None and args.message is not None:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from agent.config import LoadedSettings
+from agent.api import LoadedSettings
 
 
 def mask(secret: str) -> str:
@@ -19,7 +19,7 @@ def _hermes_history(path: Path) -> tuple[str, str]:
     """Hermes' own state.db: read-only beside ours, or why it cannot be (one line)."""
     if not path.is_file():
         return "(none)", str(path)
-    from agent.hermes_history import HermesHistory, HermesHistoryError
+    from agent.api import HermesHistory, HermesHistoryError
 
     try:
         schema = HermesHistory(path).check()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from agent.config import LoadedSettings
+from agent.api import LoadedSettings
 
 __all__ = ["run_doctor", "textual_status_line"]
 
@@ -24,9 +24,7 @@ def textual_status_line() -> str:
 
 def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout  # the stdout of the moment, not of import time
-    from agent.store.errors import StoreError
-    from agent.store.opening import open_store
-    from agent.store.recovery import check_store, recover_store
+    from agent.api import StoreError, check_store, open_store, recover_store
 
     settings = loaded.settings
     home = settings.hermes_home

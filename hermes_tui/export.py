@@ -23,15 +23,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent.exit_reasons import reply_marker
-from agent.fileio import atomic_write_text
-from agent.humanize import format_elapsed
-from agent.images.store import refs_of
-from agent.messages import Message
-from agent.tools.registry import ToolCatalog, result_status, summarize_call
+from agent.api import (
+    Message,
+    ToolCatalog,
+    atomic_write_text,
+    format_elapsed,
+    reply_marker,
+    result_status,
+    summarize_call,
+)
+from agent.api import image_refs_of as refs_of
 
 if TYPE_CHECKING:
-    from agent.store import SessionInfo, SessionStoreProtocol
+    from agent.api import SessionInfo, SessionStoreProtocol
 
 __all__ = [
     "ExportFormat",
@@ -114,7 +118,7 @@ def short_path(path: str, home: str | None = None, max_chars: int = 40) -> str:
 
 def _load_registry() -> ToolCatalog | None:
     try:
-        from agent.tools.builtin import default_registry
+        from agent.api import default_registry
 
         return default_registry()
     except Exception:  # summaries are a nicety; never fail an export over them
@@ -272,7 +276,7 @@ def export_json(store: SessionStoreProtocol, session_id: str) -> str:
 
 def message_from_dict(data: dict[str, Any]) -> Message:
     """Rebuild a `Message` from one entry of `export_json`'s `messages` (the inverse of the export)."""
-    from agent.messages import ToolCall, Usage
+    from agent.api import ToolCall, Usage
 
     fields = {f.name for f in dataclasses.fields(Message)}
     values = {k: v for k, v in data.items() if k in fields}

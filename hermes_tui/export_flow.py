@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.app import App
 
 if TYPE_CHECKING:
-    from agent.store import SessionStoreProtocol
+    from agent.api import SessionStoreProtocol
     from hermes_tui.export import ExportFormat
 
 Report = Callable[[str, str], object]

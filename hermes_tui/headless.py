@@ -21,11 +21,19 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from agent.config import LoadedSettings
-from agent.events import AgentEvent, StatusNotice, StreamStalled, ToolFinished, ToolStarted
-from agent.exit_reasons import is_success
-from agent.loop import ROLLBACK_HINT
-from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.api import (
+    ROLLBACK_HINT,
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalRequest,
+    ClarifyRequest,
+    LoadedSettings,
+    StatusNotice,
+    StreamStalled,
+    ToolFinished,
+    ToolStarted,
+    is_success,
+)
 from widgets.text_safety import visible_controls
 
 
@@ -54,7 +62,7 @@ def _answer(text: str, out: TextIO) -> None:
 
 
 if TYPE_CHECKING:
-    from agent.store import SessionStoreProtocol
+    from agent.api import SessionStoreProtocol
 
 
 class HeadlessUI:
@@ -90,10 +98,7 @@ class HeadlessUI:
 
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
-    from agent.images import ImageError, save_image
-    from agent.loop import Agent
-    from agent.store.errors import StoreError
-    from agent.store.library import open_library
+    from agent.api import Agent, ImageError, StoreError, open_library, save_image
 
     for stream in (sys.stdout, sys.stderr):  # a C locale must not turn a reply's "é" into a traceback
         if hasattr(stream, "reconfigure"):
@@ -106,7 +111,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         _say(f"hermes-tui: config: {problem}")
     with ExitStack() as stack:
         if args.demo or args.scenario:
-            from agent.scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+            from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = scripted_settings(server, settings, model=settings.model if args.model else DEMO_MODEL)
@@ -139,7 +144,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         except ImageError as exc:
             _say(f"hermes-tui: --image: {exc}")
             return 2
-        from agent.mcp.session import connected_servers
+        from agent.api import connected_mcp_servers as connected_servers
 
         mcp = stack.enter_context(connected_servers(settings.hermes_home))
         for status in mcp.status() if mcp is not None else []:
@@ -174,7 +179,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
         prompt = args.prompt
         if "@" in prompt:
-            from agent.mentions import expand_mentions
+            from agent.api import expand_mentions
 
             expansion = expand_mentions(prompt, settings.cwd)
             prompt = expansion.text
@@ -201,7 +206,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
 
 def _stop_background(store: SessionStoreProtocol) -> None:
     """Background processes do not outlive `-z`: stop them and say so (on stderr and in the session)."""
-    from agent.tools.processes import PROCESSES, note_left_running
+    from agent.api import PROCESSES, note_left_running
 
     stopped = PROCESSES.shutdown()
     for info in stopped:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from agent.exit_reasons import reply_marker
-from agent.images.store import refs_of
-from agent.mentions import badge_line, split_attached
-from agent.messages import Message
-from agent.tools.registry import ToolCatalog, summarize_call
+from agent.api import Message, ToolCatalog, badge_line, reply_marker, split_attached, summarize_call
+from agent.api import image_refs_of as refs_of
 from widgets.transcript import TranscriptRecord
 
 

@@ -1,8 +1,8 @@
 """The chat screen's `/skills`, `/tools` and `/personality`, skill slash commands and resumed todos.
 
 Kept out of `screens/chat.py` so the chat screen only has thin actions that call these. Everything here runs
-on the UI thread and talks to the session's agent through its public parts (`skills`, `toolsets`,
-`ephemeral_prompt`, `state`).
+on the UI thread and asks the session's agent (`skill_commands`, `disabled_skills`, `todos`), hands its
+`skills` and `toolsets` services to their screens, and sets its `ephemeral_prompt`.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
-from agent.config import Settings
+from agent.api import Settings
 from hermes_tui import commands
 from hermes_tui.session_service import SessionService
 from widgets.prompt_input import PromptInput
 from widgets.transcript import Transcript, TranscriptRecord
 
 if TYPE_CHECKING:
-    from agent.loop import Agent
+    from agent.api import Agent
 
 
 class ChatScreenParts(Protocol):
@@ -52,7 +52,7 @@ def skill_commands(agent: Any) -> dict[str, str]:
     if agent is None:
         return {}
     try:
-        found = agent.skills.commands(commands.reserved_names())
+        found = agent.skill_commands(commands.reserved_names())
     except OSError:
         return {}
     return {slug: skill.description or f"Use the {skill.name} skill" for slug, skill in found.items()}
@@ -80,10 +80,10 @@ def refresh_skill_commands(screen: ChatScreenParts) -> None:
 
 def resumed_todo_records(agent: Any) -> list[TranscriptRecord]:
     """A todo panel at the end of a resumed transcript showing the list the session left off with."""
-    items = list(agent.state.get("todos") or []) if agent is not None else []
+    items = agent.todos() if agent is not None else []
     if not items:
         return []
-    from agent.tools.todo import render_todos  # the engine's modules load with the agent, not the screen
+    from agent.api import render_todos  # the engine's modules load with the agent, not the screen
 
     return [
         TranscriptRecord.tool_call(
@@ -119,7 +119,7 @@ def open_skills(screen: ChatScreenParts) -> None:
 
     def closed(changed: Any) -> None:
         if changed:
-            screen.session.update_settings(skills_disabled=sorted(screen.agent.skills.disabled))
+            screen.session.update_settings(skills_disabled=screen.agent.disabled_skills())
             refresh_skill_commands(screen)
             screen.transcript.add_notice(
                 "info",
@@ -134,7 +134,9 @@ def open_skills(screen: ChatScreenParts) -> None:
 def set_personality(screen: ChatScreenParts, argument: str) -> None:
     """`/personality` opens a picker; `/personality NAME|TEXT` sets the ephemeral prompt until quit; `none`
     clears it."""
-    from agent.personality import choose, current_name, personalities
+    from agent.api import choose_personality as choose
+    from agent.api import current_personality as current_name
+    from agent.api import personalities
 
     agent = screen.agent
     table = personalities(screen.settings.personalities)

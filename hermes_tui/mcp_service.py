@@ -22,7 +22,7 @@ from themes.watcher import ThemeWatcher
 if TYPE_CHECKING:
     from textual.app import App
 
-    from agent.mcp import McpManager, ServerStatus
+    from agent.api import McpManager, ServerStatus
     from widgets.prompt_input import PromptInput
     from widgets.transcript import Transcript
 
@@ -74,7 +74,7 @@ class McpService:
     def manager(self) -> McpManager:
         with self._lock:
             if self._manager is None:
-                from agent.mcp import McpManager
+                from agent.api import McpManager
 
                 self._manager = McpManager(self.hermes_home, on_change=self._post)
             return self._manager
@@ -123,7 +123,7 @@ class McpService:
     # ------------------------------------------------------------------ threads
 
     def _load(self, force: bool = False) -> None:
-        from agent.mcp import load_mcp_config
+        from agent.api import load_mcp_config
 
         if self._closed:
             return

@@ -15,7 +15,7 @@ from hermes_tui import commands
 if TYPE_CHECKING:
     from textual.app import App
 
-    from agent.plugins import PluginManager
+    from agent.api import PluginManager
 
 __all__ = ["plugin_commands", "run_plugin_command"]
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from agent.humanize import format_absolute
+from agent.api import format_absolute
 from widgets.text_safety import visible_controls
 
 if TYPE_CHECKING:
-    from agent.store import SessionStoreProtocol
-    from agent.store.records import SessionInfo
+    from agent.api import SessionInfo, SessionStoreProtocol
 
 __all__ = ["LISTED", "session_to_resume"]
 

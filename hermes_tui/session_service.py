@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.config import Settings
-from agent.ui import AgentUI
+from agent.api import AgentUI, Settings
 
 if TYPE_CHECKING:
-    from agent.loop import Agent
-    from agent.store import SessionStoreProtocol
+    from agent.api import Agent, SessionStoreProtocol
 
 
 class SessionService:
@@ -54,8 +52,7 @@ class SessionService:
         """Settings that take effect without a new transport (skills, personality): the current agent and
         every later one use them."""
         agent = self.agent
-        agent.settings = agent.settings.model_copy(update=changes)
-        return agent.settings
+        return agent.update_settings(**changes)
 
     def switch_model(self, model: str) -> None:
         """The next turn (and every new session) uses `model`. Raises RuntimeError during a turn."""
@@ -68,7 +65,7 @@ class SessionService:
     def stop_background(self) -> None:
         """At exit: stop every background process (after the interrupted turn, if any, has ended) and note
         in each session which ones were still running."""
-        from agent.tools.processes import PROCESSES, note_left_running
+        from agent.api import PROCESSES, note_left_running
 
         if self._agent is not None:
             self._agent.interrupt()
@@ -82,6 +79,6 @@ class SessionService:
         self._agent = self._build()
 
     def _build(self) -> Agent:
-        from agent.loop import Agent
+        from agent.api import Agent
 
         return Agent(self._settings, ui=self.ui, store=self.store)

@@ -16,11 +16,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.events import ToolFinished, ToolOutput, ToolStarted
-from agent.mentions import attached_block
-from agent.tools.registry import ToolContext, ToolResult
-from agent.tools.terminal import MAX_TIMEOUT, TerminalArgs, run_terminal
-from agent.ui import AgentUI
+from agent.api import TERMINAL_MAX_TIMEOUT as MAX_TIMEOUT
+from agent.api import (
+    AgentUI,
+    TerminalArgs,
+    ToolContext,
+    ToolFinished,
+    ToolOutput,
+    ToolResult,
+    ToolStarted,
+    attached_block,
+    run_terminal,
+)
 
 __all__ = ["ShellRun", "ShellRunner", "shell_command"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import singledispatchmethod
 
-from agent.events import (
+from agent.api import (
     AgentEvent,
     ApiCallStarted,
     AssistantMessageDone,

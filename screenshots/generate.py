@@ -25,7 +25,7 @@ from pydantic import SecretStr
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent.config import Settings  # noqa: E402
+from agent.config.settings import Settings  # noqa: E402
 from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
 from hermes_tui import commands  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
@@ -151,7 +151,7 @@ async def themes_run(workdir: Path) -> list[Path]:
 
 
 def _seed_sessions(home: Path, cwd: Path) -> None:
-    from agent.messages import Message, ToolCall
+    from agent.core.messages import Message, ToolCall
     from agent.store import SessionStore
 
     store = SessionStore(home / "tui" / "state.db")
@@ -454,7 +454,7 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
 
 def _seed_costs(home: Path, cwd: Path) -> None:
     """Sessions of ours that made priced calls over the last weeks, beside the Hermes-made history."""
-    from agent.messages import Message, Usage
+    from agent.core.messages import Message, Usage
     from agent.store import SessionStore
 
     now = time.time()

@@ -51,7 +51,7 @@ def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 def _plugin_toolsets_withdrawn() -> Iterator[None]:
     """Dynamic toolsets live in one process-wide catalog: those a test's plugins added are withdrawn after
     it, so no other test's agent is offered them."""
-    from agent.toolsets import CATALOG
+    from agent.toolkit.toolsets import CATALOG
 
     before = set(CATALOG.dynamic())
     yield

@@ -101,9 +101,35 @@ def test_no_import_cycles() -> None:
     )
 
 
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The engine's packages (`agent.session`, `agent.toolkit`, ...; a top-level module is its own node) and
+    which others each imports."""
+
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        if module.split(".")[0] != "agent":
+            continue
+        packages.setdefault(package(module), set()).update(
+            package(t) for t in targets if t.split(".")[0] == "agent" and package(t) != package(module)
+        )
+    return packages
+
+
+def test_the_engines_packages_import_each_other_one_way() -> None:
+    """Coarser than modules: two packages that need each other are one concept cut in two, or a framework
+    importing what should register into it (the tool framework imports no tool, skill or plugin)."""
+    cycles = [c for c in strongly_connected(package_graph(import_graph())) if len(c) > 1]
+    assert cycles == [], "agent/ packages that import each other: " + "; ".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
 def test_the_cycle_finder_sees_lazy_imports() -> None:
     graph = import_graph()
     assert "hermes_tui.screens.chat" in graph["hermes_tui.app"]  # imported inside a method
-    assert "agent.store" in graph["agent.loop"]  # imported for type checking only
+    assert "agent.store" in graph["agent.session.loop"]  # imported for type checking only
     cyclic = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert [c for c in strongly_connected(cyclic) if len(c) > 1] == [["a", "b", "c"]]

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import SecretStr
 
-from agent.web.settings import WebSettings
+from agent.config.web import WebSettings
 
 KEYS = {"tavily": "tvly-test-key", "exa": "exa-test-key", "firecrawl": "fc-test-key"}
 

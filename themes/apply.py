@@ -21,7 +21,7 @@ from typing import Any
 from textual.app import App
 from textual.message import Message
 
-from agent.settings_file import SettingNotSaved, save_setting
+from agent.api import SettingNotSaved, save_setting
 from themes.loader import (
     ThemeError,
     builtin_themes,

@@ -25,7 +25,7 @@ import yaml
 from pydantic import ValidationError
 from textual.color import Color, ColorParseError
 
-from agent.yaml_file import YAML_ERRORS, yaml_problem
+from agent.api import YAML_ERRORS, yaml_problem
 from themes.model import COLOR_KEYS, SpinnerSpec, ThemeSpec, luminance, normalize_hex
 
 __all__ = [

@@ -43,7 +43,7 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Input, Static
 
-from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest
+from agent.api import ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from widgets.card import card_css
 from widgets.question_card import QuestionCard
 from widgets.text_safety import literal_text
@@ -573,6 +573,6 @@ def intro_text(request: ApprovalRequest) -> Text:
 def _rule_matches(rule: str, subject: str) -> bool:
     """The gate's own matcher. Imported here, not at the top: `agent.approval` brings the shell model
     (~30 ms) that the first frame does not need; when a dialog is open the gate has loaded it already."""
-    from agent.approval.allowlist import rule_matches
+    from agent.api import approval_rule_matches as rule_matches
 
     return rule_matches(rule, subject)

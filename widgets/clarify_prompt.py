@@ -27,7 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.ui import ClarifyRequest
+from agent.api import ClarifyRequest
 from widgets.card import card_css
 from widgets.question_card import QuestionCard
 from widgets.text_safety import literal_text

@@ -50,7 +50,7 @@ from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Edit, EditResult, Selection
 
-from agent.humanize import format_size
+from agent.api import format_size
 from widgets.paste_store import PasteStore, TokenSpan, is_big
 from widgets.text_safety import PASTE_KEEP, visible_controls
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 from textual.timer import Timer
 from textual.widgets import Static
 
-from agent.humanize import format_countdown
+from agent.api import format_countdown
 
 __all__ = ["QuestionCard", "QuestionRequest"]
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.style import Style
 from rich.text import Text
 
-from agent.humanize import format_elapsed
+from agent.api import format_elapsed
 
 if TYPE_CHECKING:
     from widgets.transcript_entry import Painter

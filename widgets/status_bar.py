@@ -25,8 +25,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
-from agent.humanize import format_elapsed, format_tokens
-from agent.pricing import format_cost
+from agent.api import format_cost, format_elapsed, format_tokens
 
 ContextLevel = Literal["ok", "caution", "warning", "critical"]
 

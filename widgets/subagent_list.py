@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from agent.events import (
+from agent.api import (
     AgentEvent,
     ApiCallStarted,
     ChildFinished,
@@ -26,8 +26,8 @@ from agent.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    format_elapsed,
 )
-from agent.humanize import format_elapsed
 from widgets.markdown_view.render import Line, render_text
 from widgets.text_safety import sanitize_display
 

@@ -32,7 +32,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from agent.humanize import format_elapsed
+from agent.api import format_elapsed
 from widgets.markdown_view.lines import LineStack
 from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines

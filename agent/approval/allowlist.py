@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from agent.fileio import atomic_write_text
-from agent.yaml_file import YAML_ERRORS
+from agent.config.yaml_files import YAML_ERRORS
+from agent.core.fileio import atomic_write_text
 
 log = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ from agent.approval.paths import PathPolicy, write_key
 from agent.approval.reasons import DESTRUCTIVE_KEYS, Match
 from agent.approval.rules import Collector
 from agent.approval.smart import SmartApprover, SmartVerdict
-from agent.events import StatusNotice
-from agent.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
+from agent.core.events import StatusNotice
+from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
 
 log = logging.getLogger(__name__)
 

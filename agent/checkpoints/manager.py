@@ -22,7 +22,7 @@ from agent.checkpoints.model import Checkpoint, RestoreReport
 from agent.checkpoints.plan import plan_checkpoint
 from agent.checkpoints.restore import git_note, restore_files
 from agent.checkpoints.snapshot import MAX_SNAPSHOT_BYTES, MB, take_snapshot
-from agent.messages import ToolCall
+from agent.core.messages import ToolCall
 
 log = logging.getLogger(__name__)
 

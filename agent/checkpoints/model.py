@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.humanize import format_age
+from agent.core.humanize import format_age
 
 
 @dataclass

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.checkpoints.model import SnapshotPlan
-from agent.messages import ToolCall
+from agent.core.messages import ToolCall
 from agent.shell import analyze, join_cwd
 
 log = logging.getLogger(__name__)

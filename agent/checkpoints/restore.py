@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent.checkpoints.model import Checkpoint, CheckpointFile, RestoreReport
 from agent.checkpoints.snapshot import run_git
-from agent.fileio import atomic_copy
+from agent.core.fileio import atomic_copy
 
 
 def restore_files(checkpoint: Checkpoint, report: RestoreReport) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.checkpoints.model import Checkpoint, CheckpointFile
 from agent.checkpoints.plan import is_destructive_command, is_git_command
-from agent.humanize import format_size
+from agent.core.humanize import format_size
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from agent.config import Settings, with_endpoint
-from agent.events import (
+from agent.config.settings import Settings, endpoint_settings
+from agent.core.events import (
     AgentEvent,
     ApiCallStarted,
     ChildEvent,
@@ -30,8 +30,8 @@ from agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from agent.prompt import build_system_prompt
-from agent.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.prompts.system import build_system_prompt
 
 if TYPE_CHECKING:
     from agent.delegation.protocols import AgentFactory, SubAgent
@@ -102,7 +102,7 @@ def child_settings(parent: Settings, task: ChildTask) -> Settings:
         base_url = parent.delegation_base_url
         if base_url is None and provider == parent.provider:
             base_url = parent.base_url
-        settings = with_endpoint(settings, provider, model, base_url)
+        settings = endpoint_settings(settings, provider, model, base_url)
     return settings
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from agent.config import Settings
+    from agent.config.settings import Settings
+    from agent.core.ui import AgentUI
     from agent.store import SessionStoreProtocol
-    from agent.tools.registry import Tool, ToolRegistry
-    from agent.ui import AgentUI
+    from agent.toolkit.registry import Tool, ToolRegistry
 
 __all__ = ["AgentFactory", "SubAgent", "SubAgentToolsets", "SubAgentTurn"]
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, Field, model_validator
 
 from agent.delegation.child import ChildReport, ChildRun, ChildTask, tool_counts
-from agent.tools.registry import Tool, ToolContext, ToolResult, simplify_schema
+from agent.toolkit.registry import Tool, ToolContext, ToolResult, simplify_schema
 
 if TYPE_CHECKING:
     from agent.delegation.protocols import AgentFactory
@@ -84,7 +84,7 @@ DESCRIPTION = (
 
 
 def _unknown_toolsets(tasks: list[ChildTask], ctx: ToolContext) -> list[str]:
-    from agent.toolsets import ALL_NAMES, CATALOG
+    from agent.toolkit.toolsets import ALL_NAMES, CATALOG
 
     known = set(CATALOG.definitions()) | ALL_NAMES | {"other"}
     return sorted({name for t in tasks for name in t.toolsets if name not in known})

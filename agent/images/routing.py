@@ -21,7 +21,7 @@ from agent.images.parts import wire_ref
 from agent.images.store import ImageRef
 
 if TYPE_CHECKING:
-    from agent.config import Settings
+    from agent.config.settings import Settings
 
 VISION_MODELS = re.compile(
     r"gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-4-vision|gpt-5|chatgpt-4o|(^|/)o1(?!-mini)|(^|/)o3(?!-mini)|o4-mini"
@@ -63,7 +63,7 @@ def vision_settings(settings: Settings) -> Settings:
         return settings
     import os
 
-    from agent import providers
+    from agent.core import providers
 
     provider = "" if vision.provider in ("auto", "") else providers.canonical(vision.provider)
     base_url = vision.base_url or (providers.base_url_for(provider, os.environ) if provider else None)

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.humanize import format_size
+from agent.core.humanize import format_size
 
 MAX_SOURCE_BYTES = 50 * 1024 * 1024
 KEPT_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}

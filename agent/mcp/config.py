@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agent.config import ConfigProblem, read_dotenv, read_yaml_mapping
+from agent.config.settings import ConfigProblem, read_dotenv, read_yaml_mapping
 
 __all__ = ["McpConfig", "ServerProblem", "ServerSpec", "load_mcp_config", "parse_mcp_servers"]
 

@@ -36,8 +36,8 @@ from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
 from agent.mcp.processes import group_alive, kill_group, server_groups
 from agent.mcp.results import CallReport, CallStatus, render_result
 from agent.mcp.tools import McpToolInfo, build_tools
-from agent.tools.registry import ToolContext
-from agent.toolsets import CATALOG, Toolset, ToolsetCatalog
+from agent.toolkit.registry import ToolContext
+from agent.toolkit.toolsets import CATALOG, Toolset, ToolsetCatalog
 
 __all__ = ["CallReport", "LastCall", "McpManager", "ServerState", "ServerStatus"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from agent.humanize import format_age, format_elapsed
+from agent.core.humanize import format_age, format_elapsed
 from agent.mcp.manager import ServerStatus
 
 __all__ = ["format_servers", "server_lines"]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.tools.registry import JsonArguments, Tool, ToolContext, ToolResult
+from agent.toolkit.registry import JsonArguments, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from agent.mcp.config import ServerSpec

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent.tools.registry import ToolResult
+from agent.toolkit.registry import ToolResult
 
 __all__ = [
     "ENTRY_POINT_GROUP",

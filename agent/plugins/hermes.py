@@ -3,8 +3,8 @@
 `HermesPluginContext` offers what Hermes' `PluginContext` offers that hermes-tui can honour:
 
 - `register_tool(name, toolset, schema, handler, check_fn=, requires_env=, is_async=, description=, emoji=,
-  override=)`: the tool joins the toolset the plugin names (`agent.toolsets.register_toolset`). Its handler
-  is called Hermes' way, `handler(args: dict, task_id=..., session_id=..., user_task=...)` (only the
+  override=)`: the tool joins the toolset the plugin names (`agent.toolkit.toolsets.register_toolset`). Its
+  handler is called Hermes' way, `handler(args: dict, task_id=..., session_id=..., user_task=...)` (only the
   keywords it accepts), and returns a JSON string (a dict is serialized; `{"error": ...}` is a failed call).
 - `register_hook(name, callback)` for Hermes' hook names, called with Hermes' keyword arguments.
 - `register_command(name, handler, description=, args_hint=)`: a slash command, `handler(raw_args) -> str`.
@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agent.plugins.base import HERMES_HOOKS, HERMES_UNFIRED_HOOKS, PluginCommand, PluginInfo
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 
 __all__ = ["HermesPluginContext", "HermesTool", "accepted_kwargs", "call_hermes", "result_text"]
 
@@ -40,7 +40,7 @@ _UNSUPPORTED = {
     "register_middleware": "request and tool middleware",
     "register_skill": "plugin-provided skills (put the skill in $HERMES_HOME/skills/)",
     "register_memory_provider": "memory providers: hermes-tui reads memories/MEMORY.md and USER.md",
-    "register_provider": "model-provider plugins: providers come from agent/providers.py",
+    "register_provider": "model-provider plugins: providers come from agent/core/providers.py",
     "register_dashboard_auth_provider": "the web dashboard",
     "inject_message": "injecting messages into the conversation",
     "dispatch_tool": "calling tools from a plugin",

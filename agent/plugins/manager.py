@@ -34,12 +34,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agent.messages import Message, ToolCall
+from agent.core.messages import Message, ToolCall
 from agent.plugins.base import HOOK_NAMES, Block, Hook, PluginCommand, PluginInfo
 from agent.plugins.discovery import Found, discover, why_off
 from agent.plugins.hermes import HermesPluginContext, HermesTool, accepted_kwargs, call_hermes, result_text
 from agent.plugins.report import describe_exception
-from agent.tools.registry import ToolResult
+from agent.toolkit.registry import ToolResult
 
 __all__ = ["PluginContext", "PluginManager"]
 
@@ -179,7 +179,7 @@ class PluginManager:
 
     def close(self) -> None:
         """Withdraw the toolsets this manager's plugins added (their tools stop being offered)."""
-        from agent.toolsets import unregister_toolset
+        from agent.toolkit.toolsets import unregister_toolset
 
         for name in self._toolsets:
             unregister_toolset(name)
@@ -283,7 +283,7 @@ class PluginManager:
 
     def _register_toolsets(self) -> None:
         """Each toolset the Hermes plugins named becomes a dynamic toolset, on by default (like Hermes')."""
-        from agent.toolsets import CATALOG, Toolset, register_toolset
+        from agent.toolkit.toolsets import CATALOG, Toolset, register_toolset
 
         groups: dict[str, list[HermesTool]] = {}
         for tool in self._tools.values():
@@ -572,6 +572,6 @@ def _copy_result(result: ToolResult) -> ToolResult:
 
 def _wire(history: list[Message]) -> list[dict[str, Any]]:
     """The conversation as Hermes' hooks get it: OpenAI-shaped message dicts."""
-    from agent.sanitize import sanitize_for_wire
+    from agent.core.sanitize import sanitize_for_wire
 
     return sanitize_for_wire(list(history))

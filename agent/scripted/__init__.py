@@ -1,7 +1,7 @@
 """The scripted model server: plays scenario files over real HTTP, OpenAI- and Anthropic-shaped.
 
 Used by tests, benchmarks and `hermes-tui --demo`. Standard library + pydantic/pyyaml only, plus
-`agent.config` for `scripted_settings`, the one way to point the agent at it.
+`agent.config.settings` for `scripted_settings`, the one way to point the agent at it.
 """
 
 from .scenario import (

@@ -299,7 +299,7 @@ def load_scenario_file(path: Path | str) -> Scenario:
     """The scenario in the file at `path`, whatever bytes it holds: any problem (missing, unreadable, not
     UTF-8, not YAML, not a mapping, a wrong key or value) raises `ScenarioError` with a one-line message
     such as `demo.yaml: calls.0.txt: Extra inputs are not permitted`, never another exception."""
-    from agent.yaml_file import read_yaml_mapping
+    from agent.config.yaml_files import read_yaml_mapping
 
     path = Path(path)
     read = read_yaml_mapping(path, missing_ok=False)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import SecretStr
 
-from agent.config import Settings
+from agent.config.settings import Settings
 
 if TYPE_CHECKING:
     from agent.scripted.server import ScriptedServer

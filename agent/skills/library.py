@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from agent.yaml_file import YAML_ERRORS
+from agent.config.yaml_files import YAML_ERRORS
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256_000  # a SKILL.md larger than this is refused (Hermes writes at most 100,000 chars)

@@ -24,6 +24,7 @@ from agent.skills.library import (
     SkillLibrary,
     validate_skill_text,
 )
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.tools.files import (
     MAX_DIFF_CHARS,
     MAX_DIFF_DATA_CHARS,
@@ -32,9 +33,7 @@ from agent.tools.files import (
     atomic_write,
     unified_diff,
 )
-from agent.tools.registry import Tool, ToolContext, ToolResult
 
-STATE_KEY = "skills"
 MAX_VIEW_CHARS = 100_000
 MAX_WRITE_CHARS = 100_000  # a SKILL.md (Hermes' limit)
 MAX_FILE_BYTES = 1_048_576  # a supporting file
@@ -46,7 +45,7 @@ TAKES_EFFECT = (
 
 def library_of(ctx: ToolContext) -> SkillLibrary:
     """The session's skill library (it knows the disabled skills); a plain one when there is none."""
-    library = ctx.state.get(STATE_KEY)
+    library = ctx.state.skills
     return library if isinstance(library, SkillLibrary) else SkillLibrary(ctx.hermes_home)
 
 

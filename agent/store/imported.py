@@ -7,7 +7,7 @@ import sqlite3
 import time
 
 import agent.store.records as records
-from agent.messages import Message, strip_surrogates
+from agent.core.messages import Message, strip_surrogates
 from agent.store.core import StoreBase
 from agent.store.messages import MESSAGE_INSERT
 from agent.store.records import SessionInfo, message_values, sanitize_title

@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
-from agent.hermes_history import HermesHistory, HermesHistoryError, raw_id
-from agent.messages import Message
-from agent.search_query import SearchQuery, parse
+from agent.core.messages import Message
 from agent.store import SessionStore
+from agent.store.hermes import HermesHistory, HermesHistoryError, raw_id
 from agent.store.opening import open_store
+from agent.store.query import SearchQuery, parse
 from agent.store.records import HERMES_PREFIX, LoadedSession, SearchHit, SessionInfo
 
 __all__ = ["ReadOnlySession", "SessionLibrary", "open_library"]

@@ -10,7 +10,7 @@ import sqlite3
 import time
 from typing import Any
 
-from agent.messages import Message, strip_surrogates
+from agent.core.messages import Message, strip_surrogates
 from agent.store.core import StoreBase
 from agent.store.records import (
     MESSAGE_COLUMNS,

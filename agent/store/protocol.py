@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
-from agent.messages import Message, Usage
-from agent.search_query import SearchQuery
+from agent.core.messages import Message, Usage
+from agent.store.query import SearchQuery
 from agent.store.records import LoadedSession, SearchHit, SessionInfo
 from agent.store.usage import UsageRow
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from agent.messages import Message, ToolCall, Usage, strip_surrogates
+from agent.core.messages import Message, ToolCall, Usage, strip_surrogates
 
 __all__ = [
     "HERMES_PREFIX",

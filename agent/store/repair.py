@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.store.messages import MessagesMixin
 
 __all__ = ["INTERRUPTED_RESULT", "RepairMixin"]

@@ -172,7 +172,7 @@ def _migrate_v3(conn: sqlite3.Connection) -> None:
 
 def _migrate_turn_exits(conn: sqlite3.Connection) -> None:
     """Why each turn ended: `turns`, one row per turn (the exit reason in Hermes' vocabulary,
-    `agent.exit_reasons.stored_name`; the line the user was shown when it did not complete; the turn's
+    `agent.core.exit_reasons.stored_name`; the line the user was shown when it did not complete; the turn's
     model calls; the user message that started it), and the last one on the session row
     (`sessions.exit_reason`) so lists and the preview header need no join. Its version is its place in
     `MIGRATIONS` (named, not numbered: it follows whatever main's highest was when it landed)."""

@@ -1,6 +1,6 @@
 """Full-text search over messages: a query plan per kind of query, the ranking, the snippets.
 
-Queries are parsed once by `agent.search_query` (the same reading the sessions screen applies to titles).
+Queries are parsed once by `agent.store.query` (the same reading the sessions screen applies to titles).
 Two plans, measured on 10,000 sessions / 500,000 messages (`benchmarks/sessions_bench.py`):
 
 - **ranked**, when FTS5 alone decides the query (words, phrases, prefixes, OR, NOT): one statement fetches
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import agent.store.vocabulary as vocabulary
-from agent.search_query import And, Node, Not, Or, SearchQuery, Term, TextView, parse
 from agent.store.core import StoreBase
+from agent.store.query import And, Node, Not, Or, SearchQuery, Term, TextView, parse
 from agent.store.records import HIGHLIGHT_END, HIGHLIGHT_START, SearchHit, collapse
 from agent.store.schema import tool_args_sql
 
@@ -75,7 +75,7 @@ class SearchMixin(StoreBase):
     ) -> list[SearchHit]:
         """Full-text search over message content, tool names and tool-call arguments, best first.
 
-        Accepts any user text and never raises on it (see `agent.search_query` for the language); blank
+        Accepts any user text and never raises on it (see `agent.store.query` for the language); blank
         text or text with nothing searchable gives []. Hits of a query FTS5 decides alone are ranked (the
         `rank` of a hit: lower is better); hits of a query with a substring part (CJK, emoji) come newest
         first with rank 0.0. `limit`/`offset` page through the same order.

@@ -6,7 +6,7 @@ import sqlite3
 import time
 
 import agent.store.records as records
-from agent.messages import strip_surrogates
+from agent.core.messages import strip_surrogates
 from agent.store.core import StoreBase
 from agent.store.records import (
     MESSAGE_DATA_COLUMNS,

@@ -6,7 +6,7 @@ import sqlite3
 import time
 from typing import Any
 
-from agent.messages import strip_surrogates
+from agent.core.messages import strip_surrogates
 from agent.store.core import StoreBase
 
 __all__ = ["TurnsMixin"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from agent.messages import Usage
+from agent.core.messages import Usage
 from agent.store.core import StoreBase
 from agent.store.records import SessionInfo
 

@@ -6,7 +6,7 @@ before it returns a single row, so a prefix of a common word costs as much as re
 lazily (0.3 ms). Search as you type makes the last word of nearly every query a prefix.
 
 How it stays correct: the schema's triggers note every inserted or updated message in
-`search_terms_pending`; `refresh()` tokenizes those rows (with `agent.search_query.tokens`, which reproduces
+`search_terms_pending`; `refresh()` tokenizes those rows (with `agent.store.query.tokens`, which reproduces
 the FTS tokenizer exactly) or, after a bulk load or an upgrade, rebuilds the table from the index itself.
 Terms of deleted messages stay: an expansion that matches nothing costs nothing. When the table cannot be
 trusted (the refresh failed), prefixes are left to FTS5.
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from agent.search_query import tokens
 from agent.store.core import StoreBase
+from agent.store.query import tokens
 
 __all__ = ["MAX_EXPANSION", "expand_prefix", "refresh"]
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent.tools.registry import Tool, ToolContext, ToolResult
-from agent.ui import ClarifyRequest
+from agent.core.ui import ClarifyRequest
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 
 MAX_CHOICES = 4
 NO_RESPONSE = (

@@ -16,9 +16,9 @@ from typing import BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.fileio import atomic_write_bytes
-from agent.humanize import format_size
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.core.fileio import atomic_write_bytes
+from agent.core.humanize import format_size
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 
 DEFAULT_READ_LIMIT = 500
 MAX_READ_LIMIT = 2000

@@ -3,8 +3,8 @@
 `$HERMES_HOME/memories/MEMORY.md` holds the agent's notes (environment facts, conventions, lessons learned),
 `$HERMES_HOME/memories/USER.md` what it knows about the user. Entries are separated by a line holding only
 `§`. Both files have a character budget; a frozen snapshot of them enters each new session's system prompt
-(`agent/memory_snapshot.py`), so a change is saved at once and reaches the prompt in the next session. The
-limits and the on/off switches come from `ctx.state["memory"]` (Hermes' `memory.*` settings).
+(`agent/prompts/memory_snapshot.py`), so a change is saved at once and reaches the prompt in the next
+session. The limits and the on/off switches come from `ctx.state.memory` (Hermes' `memory.*` settings).
 """
 
 from __future__ import annotations
@@ -15,18 +15,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.tools.files import atomic_write
-from agent.tools.registry import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from agent.config import Settings
+    from agent.config.settings import Settings
 
 SEPARATOR = "\n§\n"
 _SPLIT = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 LIMITS = {"memory": 2200, "user": 1375}
 LABELS = {"memory": "memory", "user": "user profile"}
-STATE_KEY = "memory"
 TAKES_EFFECT = (
     "Saved to {file} now. This session's system prompt keeps the memory snapshot taken when the session "
     "started, so the change appears in the prompt from the next new session on (resuming this session keeps "
@@ -36,7 +35,7 @@ SWITCH_KEYS = {"memory": "memory.memory_enabled", "user": "memory.user_profile_e
 
 
 def memory_state(settings: Settings) -> dict[str, Any]:
-    """The session state this tool reads (`ctx.state["memory"]`): Hermes' `memory.*` limits and switches."""
+    """The session state this tool reads (`ctx.state.memory`): Hermes' `memory.*` limits and switches."""
     return {
         "memory_enabled": settings.memory_enabled,
         "user_enabled": settings.user_profile_enabled,
@@ -47,12 +46,12 @@ def memory_state(settings: Settings) -> dict[str, Any]:
 
 def memory_limits(ctx: ToolContext) -> dict[str, int]:
     """The character limit of each file for this session (defaults: Hermes' 2,200 and 1,375)."""
-    configured = ctx.state.get(STATE_KEY) or {}
+    configured = ctx.state.memory
     return {target: int(configured.get(f"{target}_limit", LIMITS[target])) for target in FILES}
 
 
 def _enabled(ctx: ToolContext, target: str) -> bool:
-    return bool((ctx.state.get(STATE_KEY) or {}).get(f"{target}_enabled", True))
+    return bool(ctx.state.memory.get(f"{target}_enabled", True))
 
 
 def memory_dir(hermes_home: Path) -> Path:

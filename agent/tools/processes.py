@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.humanize import format_elapsed
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.core.humanize import format_elapsed
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.tools.shell_process import KILL_GRACE, StreamCleaner, environment, group_alive, shell
 
 if TYPE_CHECKING:
@@ -352,7 +352,7 @@ def note_left_running(store: SessionStoreProtocol | None, stopped: list[ProcessI
     were stopped): a note in its transcript, which a resumed session shows and its model reads."""
     if store is None:
         return
-    from agent.messages import Message
+    from agent.core.messages import Message
 
     by_session: dict[str, list[ProcessInfo]] = {}
     for info in stopped:
@@ -413,7 +413,7 @@ def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
 
 def registry_of(ctx: ToolContext) -> ProcessRegistry:
     """The registry a call uses: the session's own when it has one (tests), else the process-wide one."""
-    registry = ctx.state.get("processes")
+    registry = ctx.state.processes
     return registry if isinstance(registry, ProcessRegistry) else PROCESSES
 
 

@@ -1,5 +1,6 @@
 """`search_files`: content (regex) and file-name (glob) search over the working tree, with ripgrep when
-it is installed and a pure-Python fallback (`agent.file_tree.walk`) that honours .gitignore the same way."""
+it is installed and a pure-Python fallback (`agent.workspace.file_tree.walk`) that honours .gitignore the
+same way."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from agent.file_tree import WalkCancelled, glob_predicate, walk
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.tools.files import BINARY_SNIFF_BYTES, _Args, _display
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.workspace.file_tree import WalkCancelled, glob_predicate, walk
 
 SEARCH_MAX_CHARS = 45_000
 SEARCH_LINE_CHARS = 500

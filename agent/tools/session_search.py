@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.store.records import LoadedSession, SessionInfo
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 
 DEFAULT_LIMIT = 3
 MAX_LIMIT = 10

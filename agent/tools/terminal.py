@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
+from agent.toolkit.truncate import HEAD_FRACTION, join_head_tail
 from agent.tools.shell_process import StreamCleaner, clean_output, environment, kill_group, shell
-from agent.tools.truncate import HEAD_FRACTION, join_head_tail
 
 __all__ = ["TERMINAL_TOOL", "TOOLS", "TerminalArgs", "clean_output", "run_terminal"]
 _StreamCleaner = StreamCleaner  # the name the tests have used

@@ -1,6 +1,6 @@
 """The `todo` tool: the agent's task list for the session, shown to the user as it changes.
 
-The list lives in `ctx.state["todos"]` (a list of {"id", "content", "status"} dicts, owned by the agent) and
+The list lives in `ctx.state.todos` (a list of {"id", "content", "status"} dicts, owned by the agent) and
 every change is announced with a `TodoUpdated` event.
 """
 
@@ -11,15 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent.events import TodoUpdated
-from agent.tools.registry import Tool, ToolContext, ToolResult, simplify_schema
+from agent.core.events import TodoUpdated
+from agent.toolkit.registry import Tool, ToolContext, ToolResult, simplify_schema
 
 if TYPE_CHECKING:
-    from agent.messages import Message
+    from agent.core.messages import Message
 
 STATUSES = ("pending", "in_progress", "completed", "cancelled")
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
-STATE_KEY = "todos"
 
 
 class TodoItem(BaseModel):
@@ -105,7 +104,7 @@ def todos_from_history(messages: Sequence[Message]) -> list[dict[str, str]]:
 
 
 def todo(args: TodoArgs, ctx: ToolContext) -> ToolResult:
-    current: list[dict[str, str]] = [dict(i) for i in ctx.state.get(STATE_KEY) or []]
+    current: list[dict[str, str]] = [dict(i) for i in ctx.state.todos]
     if args.todos is None:
         return ToolResult(content=render_todos(current), data={"todos": current})
 
@@ -155,7 +154,7 @@ def todo(args: TodoArgs, ctx: ToolContext) -> ToolResult:
                 index[item.id] = len(items)
                 items.append(entry)
 
-    ctx.state[STATE_KEY] = items
+    ctx.state.todos = items
     snapshot = [dict(i) for i in items]
     ctx.ui.on_event(TodoUpdated(items=tuple(dict(i) for i in items)))
     return ToolResult(content=render_todos(snapshot), data={"todos": snapshot})

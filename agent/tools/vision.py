@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.images.parts import wire_ref
 from agent.images.routing import vision_requirement, vision_settings
 from agent.images.store import MAX_SOURCE_BYTES, ImageError, ImageRef, save_image
-from agent.tools.registry import Tool, ToolContext, ToolResult
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
 
 PROMPT = (
     "Describe everything in this image that bears on the question, then answer the question.\n\n"
@@ -66,7 +66,7 @@ def _download(url: str, ctx: ToolContext) -> bytes:
 
 
 def run_vision_analyze(args: VisionArgs, ctx: ToolContext) -> ToolResult:
-    from agent.errors import classify
+    from agent.core.errors import classify
     from agent.transports.base import ModelRequest, PartialInterrupt, SilentSink
 
     settings = ctx.settings

@@ -1,11 +1,11 @@
 """`web_search` and `web_extract`, the `web` toolset.
 
-web_search needs a search backend (`agent.web.settings`); without one it is not offered and `/tools` says
+web_search needs a search backend (`agent.config.web`); without one it is not offered and `/tools` says
 what to set. web_extract needs nothing: it fetches pages itself (`agent.web.fetch`), or through Firecrawl
 when that is the backend. Both only read, so the executor runs several at once.
 
 A web_extract of several pages shares the tool-output budget between them, each cut in its middle by the
-one truncation helper (`agent.tools.truncate`), so no page is lost to a long neighbour and the executor
+one truncation helper (`agent.toolkit.truncate`), so no page is lost to a long neighbour and the executor
 never cuts the result again.
 """
 
@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.tools.registry import Tool, ToolContext, ToolResult
-from agent.tools.truncate import truncate_middle
+from agent.config.web import WebSettings
+from agent.toolkit.registry import Tool, ToolContext, ToolResult
+from agent.toolkit.truncate import truncate_middle
 from agent.web.fetch import Page, fetch_page, is_local, scrape_firecrawl
-from agent.web.settings import WebSettings
 
 MAX_URLS = 5
 PAGE_SEPARATOR = "\n\n---\n\n"

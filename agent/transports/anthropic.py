@@ -16,10 +16,9 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from agent.errors import EmptyStreamError, StreamIncompleteError
+from agent.core.errors import EmptyStreamError, StreamIncompleteError
+from agent.core.messages import ToolCall, Usage
 from agent.images.parts import anthropic_image_blocks
-from agent.messages import ToolCall, Usage
-from agent.think_scrubber import ThinkScrubber
 from agent.transports.base import (
     ModelRequest,
     ModelResponse,
@@ -32,6 +31,7 @@ from agent.transports.base import (
 from agent.transports.cache_control import CACHE_MARKER
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.sse import ServerSentEvent, SSEDecoder
+from agent.transports.think_scrubber import ThinkScrubber
 
 DEFAULT_MAX_TOKENS = 16_384
 STOP_REASONS = {

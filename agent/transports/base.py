@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.errors import InterruptedByUser, StaleStreamError
-from agent.messages import ToolCall, Usage
+from agent.core.errors import InterruptedByUser, StaleStreamError
+from agent.core.messages import ToolCall, Usage
 
 POLL_SLICE = 0.05
 STALL_NOTICE_AFTER = 15.0
@@ -149,7 +149,7 @@ class Transport(Protocol):
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
         """Stream one model call. Raises InterruptedByUser (carrying the partial response), StaleStreamError,
-        or the SDK's own exceptions (classified by agent.errors)."""
+        or the SDK's own exceptions (classified by agent.core.errors)."""
         ...
 
     def close(self) -> None: ...

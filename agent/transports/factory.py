@@ -1,11 +1,11 @@
-"""The transport for a configuration: the provider's wire protocol (agent/providers.py), its base URL and
+"""The transport for a configuration: the provider's wire protocol (agent/core/providers.py), its base URL and
 key, and what that endpoint needs on the wire (`agent.transports.endpoint`): its stale-stream timeout,
 prompt-cache markers, and OpenRouter asked for each call's cost."""
 
 from __future__ import annotations
 
-from agent import providers
-from agent.config import Settings
+from agent.config.settings import Settings
+from agent.core import providers
 from agent.transports.base import Transport
 from agent.transports.endpoint import Endpoint
 

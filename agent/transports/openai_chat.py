@@ -13,10 +13,9 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from agent.errors import EmptyStreamError, StreamIncompleteError
+from agent.core.errors import EmptyStreamError, StreamIncompleteError
+from agent.core.messages import ToolCall, Usage
 from agent.images.parts import openai_messages
-from agent.messages import ToolCall, Usage
-from agent.think_scrubber import ThinkScrubber, scrub
 from agent.transports.base import (
     ModelRequest,
     ModelResponse,
@@ -29,6 +28,7 @@ from agent.transports.base import (
 from agent.transports.cache_control import mark_envelope
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.sse import ServerSentEvent, SSEDecoder
+from agent.transports.think_scrubber import ThinkScrubber, scrub
 
 
 class _ToolSlot:

@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from agent.humanize import format_size
-from agent.web.settings import WebSettings
+from agent.config.web import WebSettings
+from agent.core.humanize import format_size
 
 USER_AGENT = "hermes-tui (web_extract)"
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript", "application/x-yaml")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.web.settings import WebSettings
+from agent.config.web import WebSettings
 
 if TYPE_CHECKING:
     import httpx

@@ -26,13 +26,20 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from agent.config import Settings
-from agent.events import TurnFinished
-from agent.file_tree import FileIndex
-from agent.mentions import badge_line, expand_mentions, with_attached
-from agent.model_catalog import ModelCatalog, closest_models, load_catalog
-from agent.path_match import rank_paths
-from agent.ui import ApprovalAnswer, ApprovalDecision
+from agent.api import (
+    ApprovalAnswer,
+    ApprovalDecision,
+    FileIndex,
+    ModelCatalog,
+    Settings,
+    TurnFinished,
+    badge_line,
+    closest_models,
+    expand_mentions,
+    load_catalog,
+    rank_paths,
+    with_attached,
+)
 from hermes_tui import commands, learning_actions, textual_compat
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -61,9 +68,7 @@ from widgets.transcript import Transcript
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from agent.images import ImageRef
-    from agent.loop import Agent, TurnResult
-    from agent.store import SessionStoreProtocol
+    from agent.api import Agent, ImageRef, SessionStoreProtocol, TurnResult
     from hermes_tui.screens.sessions import SessionsResult
 
 DRAIN_HZ = 15
@@ -816,7 +821,7 @@ class ChatScreen(ChatLayout):
     def open_session(self, session_id: str) -> None:
         """Replace the current conversation with a stored one (resume or branch)."""
         self.transcript.clear()
-        from agent.store.errors import StoreError
+        from agent.api import StoreError
 
         try:
             agent = self.session.open(session_id)
@@ -846,7 +851,7 @@ class ChatScreen(ChatLayout):
             self.status_bar.set_usage(
                 usage.prompt_tokens, usage.completion_tokens, priced, cost.unknown_calls
             )
-            self.status_bar.set_context(agent.last_context_tokens, agent.settings.effective_context_window)
+            self.status_bar.set_context(agent.last_context_tokens, agent.context_window)
             self._plugins_loaded()
         self.prompt_input.focus()
 
@@ -872,8 +877,8 @@ class ChatScreen(ChatLayout):
     def action_rollback(self) -> None:
         from hermes_tui.screens.rollback import RollbackScreen
 
-        manager = self.agent.checkpoints
-        if manager is None:
+        checkpoints = self.agent.list_checkpoints()
+        if checkpoints is None:
             self.transcript.add_notice(
                 "info", "No checkpoints yet: one is saved before the first file change of each step."
             )
@@ -881,14 +886,13 @@ class ChatScreen(ChatLayout):
         if self.busy:
             self.transcript.add_notice("warn", "A turn is running: press Esc first, then roll back.")
             return
-        self.app.push_screen(RollbackScreen(manager.list()), self._restore_checkpoint)
+        self.app.push_screen(RollbackScreen(checkpoints), self._restore_checkpoint)
 
     def _restore_checkpoint(self, checkpoint_id: str | None) -> None:
-        manager = self.agent.checkpoints
-        if not checkpoint_id or manager is None:
+        report = self.agent.restore_checkpoint(checkpoint_id) if checkpoint_id else None
+        if report is None:
             self.prompt_input.focus()
             return
-        report = manager.restore(checkpoint_id)
         lines = [report.summary()]
         if report.git_note:
             lines.append(report.git_note)
@@ -910,11 +914,7 @@ class ChatScreen(ChatLayout):
         self.app.push_screen(UsageScreen(self.store), self._refocus)
 
     def action_plugins(self) -> None:
-        from agent.plugins import format_plugin_list
-
-        manager = self.agent.plugins
-        listing = format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir)
-        self.transcript.add_notice("info", listing, multiline=True)
+        self.transcript.add_notice("info", self.agent.plugin_listing(), multiline=True)
 
     def action_mcp(self, argument: str = "") -> None:
         from hermes_tui.mcp_service import mcp_command

@@ -19,8 +19,9 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent.mcp.manager import ServerStatus
-from agent.mcp.report import NO_SERVERS, server_lines
+from agent.api import NO_MCP_SERVERS as NO_SERVERS
+from agent.api import ServerStatus
+from agent.api import mcp_server_lines as server_lines
 from widgets.card import card_css
 from widgets.text_safety import component_text_style, sanitize_display
 

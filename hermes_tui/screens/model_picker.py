@@ -18,8 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.model_catalog import ModelCatalog
-from agent.path_match import rank_paths
+from agent.api import ModelCatalog, rank_paths
 from widgets.card import card_css
 from widgets.text_safety import sanitize_display
 

@@ -18,8 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.humanize import format_elapsed
-from agent.tools.processes import ProcessInfo
+from agent.api import ProcessInfo, format_elapsed
 from hermes_tui.screens.modals import ConfirmModal
 from widgets.card import card_css
 from widgets.text_safety import sanitize_display
@@ -44,7 +43,7 @@ class RegistrySource:
     """`ProcessSource` over the process-wide registry."""
 
     def __init__(self) -> None:
-        from agent.tools.processes import PROCESSES
+        from agent.api import PROCESSES
 
         self.registry = PROCESSES
 

@@ -16,7 +16,7 @@ from hermes_tui.screens.modals import ConfirmModal
 from widgets.card import card_css
 
 if TYPE_CHECKING:
-    from agent.checkpoints import Checkpoint
+    from agent.api import Checkpoint
 
 
 def confirm_restore(description: str) -> ConfirmModal:

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Select, Static
 
-from agent.settings_file import SettingNotSaved, save_env_value, save_setting
+from agent.api import SettingNotSaved, save_env_value, save_setting
 from widgets.card import card_css
 
 SetupChoice = Literal["demo", "quit", "configured"]

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.skills.library import Skill, SkillScan
+from agent.api import Skill, SkillScan
 from widgets.card import card_css
 from widgets.text_safety import sanitize_display
 

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.toolsets import ToolsetStatus
+from agent.api import ToolsetStatus
 from widgets.card import card_css
 from widgets.text_safety import sanitize_display
 
@@ -32,7 +32,7 @@ NOTE = (
 
 
 class ToolsetSource(Protocol):
-    """What the screen needs from the session's toolsets (`agent.toolsets.SessionToolsets`)."""
+    """What the screen needs from the session's toolsets (`agent.toolkit.toolsets.SessionToolsets`)."""
 
     def statuses(self) -> list[ToolsetStatus]: ...
 

@@ -1,7 +1,7 @@
 """`/usage`: what the last 30 days cost, as a picture. A column per day (cost, or tokens with `t`), the
 models and the sessions that cost most, and how much of the prompt the provider's cache served.
 
-The report (`agent.usage_report.gather`) is computed in a thread from the store: our calls one by one,
+The report (`agent.usage.report.gather`) is computed in a thread from the store: our calls one by one,
 Hermes' own sessions by their totals. Unknown prices stay visible as "?" (a column's mark, "+?" after a
 known part). The clock is injectable so snapshots do not depend on the day they are taken.
 """
@@ -20,14 +20,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from agent.humanize import format_tokens
-from agent.pricing import format_cost
-from agent.usage_report import UsageReport, gather
+from agent.api import UsageReport, format_cost, format_tokens
+from agent.api import gather_usage as gather
 from widgets.text_safety import sanitize_display
 from widgets.usage_chart import DailyChart
 
 if TYPE_CHECKING:
-    from agent.store import SessionStoreProtocol
+    from agent.api import SessionStoreProtocol
 
 __all__ = ["UsageScreen"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agent.loop import Agent
+from agent.core.ui import NullUI
 from agent.scripted import ScriptedServer, scripted_settings
+from agent.session.loop import Agent
 from agent.store import SessionStore
-from agent.ui import NullUI
 
 if __name__ == "__main__":
     home, cwd = Path(sys.argv[1]), Path(sys.argv[2])

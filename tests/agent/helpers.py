@@ -7,12 +7,12 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from agent.config import Settings
-from agent.events import StatusNotice, TurnFinished
-from agent.loop import Agent
+from agent.config.settings import Settings
+from agent.core.events import StatusNotice, TurnFinished
+from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer, scripted_settings
+from agent.session.loop import Agent
 from agent.store import SessionStore
-from agent.ui import RecordingUI
 
 
 def make_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: Any) -> Settings:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.store import SessionStore
 
 

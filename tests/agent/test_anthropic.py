@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.events import ReasoningDelta, ToolCallStarted
+from agent.core.events import ReasoningDelta, ToolCallStarted
 from agent.scripted import ScriptedServer
 from agent.transports.anthropic import apply_cache_control, convert_messages
 from tests.agent.helpers import make_agent

@@ -11,10 +11,10 @@ import threading
 from pathlib import Path
 
 from agent.checkpoints import BatchCheckpoint, CheckpointManager
-from agent.events import StatusNotice, ToolFinished
-from agent.messages import ToolCall
+from agent.core.events import StatusNotice, ToolFinished
+from agent.core.messages import ToolCall
+from agent.core.ui import ApprovalDecision, ApprovalRequest, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.ui import ApprovalDecision, ApprovalRequest, RecordingUI
 from tests.agent.helpers import make_agent
 
 

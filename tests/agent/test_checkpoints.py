@@ -22,7 +22,7 @@ from agent.checkpoints import (
 )
 from agent.checkpoints import plan as ck_plan
 from agent.checkpoints import snapshot as ck_snapshot
-from agent.messages import ToolCall
+from agent.core.messages import ToolCall
 
 
 @pytest.fixture

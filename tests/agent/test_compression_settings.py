@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.compression import message_tokens, plan
-from agent.config import load_settings
-from agent.messages import Message
+from agent.config.settings import load_settings
+from agent.core.messages import Message
 from agent.scripted import ScriptedServer
+from agent.session.compression import message_tokens, plan
 from tests.agent.helpers import make_agent
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.config import load_settings
+from agent.config.settings import load_settings
 
 
 def _write(path: Path, text: str) -> None:

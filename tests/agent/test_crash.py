@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent.sanitize import sanitize_for_wire
+from agent.core.sanitize import sanitize_for_wire
 from agent.store import SessionStore
 
 ROOT = Path(__file__).resolve().parents[2]

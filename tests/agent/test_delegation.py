@@ -9,9 +9,9 @@ import threading
 import time
 from pathlib import Path
 
-from agent.events import ChildEvent, ChildFinished, ChildStarted, TextDelta, ToolFinished, ToolStarted
+from agent.core.events import ChildEvent, ChildFinished, ChildStarted, TextDelta, ToolFinished, ToolStarted
+from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.ui import ApprovalDecision, RecordingUI
 from tests.agent.helpers import make_agent, tool_results
 
 GOALS = ("count the python files", "read the readme", "list the tests")

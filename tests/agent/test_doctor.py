@@ -6,8 +6,8 @@ import io
 import os
 from pathlib import Path
 
-from agent.config import load_settings
-from agent.messages import Message
+from agent.config.settings import load_settings
+from agent.core.messages import Message
 from agent.store import SessionStore
 from agent.store.opening import open_store
 from hermes_tui.doctor import run_doctor

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from agent.config import Settings, load_settings
+from agent.config.settings import Settings, load_settings
 from agent.scripted import ScriptedServer
 from agent.transports.base import ModelRequest
 from agent.transports.cache_control import mark_envelope

@@ -10,7 +10,7 @@ import httpx
 import openai
 import pytest
 
-from agent.errors import StaleStreamError, backoff_delay, classify
+from agent.core.errors import StaleStreamError, backoff_delay, classify
 
 
 class FakeResponse:

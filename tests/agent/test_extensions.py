@@ -46,7 +46,7 @@ def test_pre_llm_call_context_is_replayed_byte_for_byte_in_later_turns(
         agent, store, ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("first question")
         agent.run_conversation("second question")
-        from agent.loop import Agent
+        from agent.session.loop import Agent
 
         resumed = Agent(agent.settings, ui=ui, store=store, session_id=agent.session_id)
         resumed.run_conversation("third question")

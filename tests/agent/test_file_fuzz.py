@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.approval import load_allowlist, save_allowlist_rule
-from agent.config import load_settings
+from agent.config.settings import load_settings
 from agent.scripted import ScenarioError, load_scenario_file
 from agent.skills.settings_file import save_disabled_skills
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.hermes_history import HermesHistory, HermesHistoryError, side_files
-from agent.messages import Message
+from agent.core.messages import Message
+from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer
+from agent.store.hermes import HermesHistory, HermesHistoryError, side_files
 from agent.store.library import ReadOnlySession, SessionLibrary, open_library
-from agent.tools.registry import ToolContext
+from agent.toolkit.registry import ToolContext
 from agent.tools.session_search import SessionSearchArgs, session_search
-from agent.ui import RecordingUI
 from tests.agent.helpers import make_settings
 from tests.hermes_home_fixture import (
     FIXTURE_0_19,
@@ -144,7 +144,7 @@ def test_a_hermes_session_is_read_only(library: SessionLibrary) -> None:
 def test_resume_copies_once_and_continues_in_our_store(
     home: Path, library: SessionLibrary, tmp_path: Path
 ) -> None:
-    from agent.loop import Agent
+    from agent.session.loop import Agent
 
     hermes_id = f"hermes:{QUOKKA_SESSION}"
     original = library.load(hermes_id)
@@ -300,7 +300,7 @@ def test_headless_resume_accepts_a_hermes_id(
 
 
 def test_hermes_api_content_is_replayed_as_hermes_sent_it(tmp_path: Path) -> None:
-    from agent.loop import Agent
+    from agent.session.loop import Agent
 
     home = copy_hermes_home_0_19(tmp_path / "sidecar")
     sent = "what is the magic word?\n\n[plugin context Hermes added]"

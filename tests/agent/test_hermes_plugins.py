@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import ToolStarted
+from agent.core.events import ToolStarted
 from agent.plugins import HERMES_ENTRY_POINT_GROUP, PluginInfo, PluginManager, format_plugin_list
 from agent.scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
@@ -119,7 +119,7 @@ def test_plugins_enabled_decides_as_in_hermes(
 
 
 def test_config_yaml_plugins_keys_are_read(hermes_home: Path) -> None:
-    from agent.config import load_settings
+    from agent.config.settings import load_settings
 
     (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [weather]\n  disabled: [noisy]\n")
     s = load_settings({}, env={"HERMES_HOME": str(hermes_home)}).settings
@@ -176,7 +176,7 @@ def test_hermes_entry_points_are_hermes_plugins(
         agent, _store, _ui = make_agent(server, hermes_home, tmp_path, plugins_enabled=["pipped"])
         result = agent.run_conversation("hi")
     assert result.final_text == "QUIET WORDS"
-    from agent.events import TurnFinished
+    from agent.core.events import TurnFinished
 
     finished = _ui.of_type(TurnFinished)[-1]
     assert finished.final_text == "QUIET WORDS" and finished.rewritten

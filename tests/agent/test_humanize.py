@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agent.humanize import format_age, format_countdown, format_elapsed, format_size
+from agent.core.humanize import format_age, format_countdown, format_elapsed, format_size
 
 NOW = datetime(2026, 3, 10, 14, 0).timestamp()
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from agent.config.images import VisionSettings
 from agent.images.paths import image_paths
-from agent.images.settings import VisionSettings
 from agent.images.store import ImageError, ImageRef, refs_of, save_image
 from agent.scripted import ScriptedServer
 from agent.store import SessionStore
@@ -218,10 +218,10 @@ def test_pasted_text_counts_as_images_only_when_it_is_nothing_but_image_files(tm
 
 
 def test_vision_is_configured_with_hermes_keys_and_tools_says_what_is_missing(tmp_path: Path):
-    from agent.config import load_settings
+    from agent.config.settings import load_settings
     from agent.images.routing import NO_VISION, sees_images, vision_settings
-    from agent.tools.builtin import default_registry
-    from agent.toolsets import SessionToolsets
+    from agent.session.catalogue import default_registry
+    from agent.toolkit.toolsets import SessionToolsets
 
     home = tmp_path / "home"
     home.mkdir()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import (
+from agent.core.events import (
     ApiCallStarted,
     FirstDelta,
     TextDelta,
@@ -17,8 +17,8 @@ from agent.events import (
     ToolFinished,
     TurnFinished,
 )
-from agent.loop import BUDGET_PROMPT, CONTINUE_PROMPT
 from agent.scripted import ScriptedServer
+from agent.session.loop import BUDGET_PROMPT, CONTINUE_PROMPT
 from tests.agent.helpers import (
     API_PARAMS,
     api_overrides,
@@ -281,7 +281,7 @@ def test_resume_sends_byte_identical_system_prompt(hermes_home: Path, tmp_path: 
         assert "Always answer in haiku." in original_system
         # The context file changes and a day passes: a resumed session must not notice.
         (tmp_path / "AGENTS.md").write_text("Something else entirely.\n")
-        from agent.loop import Agent
+        from agent.session.loop import Agent
 
         resumed = Agent(agent.settings, ui=_ui, store=store, session_id=first.session_id)
         resumed.run_conversation("two")

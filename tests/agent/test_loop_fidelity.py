@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from agent.config import load_settings
-from agent.events import StatusNotice
-from agent.loop import Agent
+from agent.config.settings import load_settings
+from agent.core.events import StatusNotice
+from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer, scripted_settings
+from agent.session.loop import Agent
 from agent.store import SessionStore
-from agent.ui import RecordingUI
 from tests.agent.helpers import make_agent, tool_results
 
 
@@ -177,7 +177,7 @@ def test_a_tool_call_cut_every_time_stops_after_4_retries(hermes_home: Path, tmp
 
 
 def test_content_filter_falls_back_to_the_next_provider(hermes_home: Path, tmp_path: Path) -> None:
-    from agent.config import FallbackProvider
+    from agent.config.settings import FallbackProvider
 
     refusal = {"text": "", "finish_reason": "content_filter"}
     with (
@@ -231,7 +231,7 @@ def test_the_same_relative_edit_elsewhere_runs(hermes_home: Path, tmp_path: Path
 def test_a_fallbacks_401_names_the_fallbacks_key_variable(
     hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.config import FallbackProvider
+    from agent.config.settings import FallbackProvider
 
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-wrong")
     monkeypatch.setenv("WORK_DEEPSEEK_KEY", "sk-wrong-too")

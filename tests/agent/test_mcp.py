@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.mcp import McpManager, load_mcp_config
 from agent.mcp.processes import group_alive
 from agent.scripted import ScriptedServer
-from agent.toolsets import CATALOG, ToolsetCatalog
-from agent.ui import ApprovalDecision, RecordingUI
+from agent.toolkit.toolsets import CATALOG, ToolsetCatalog
 from tests.agent.helpers import make_agent, tool_results
 
 FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
@@ -249,7 +249,7 @@ LEFT_RUNNING = textwrap.dedent(
     import sys
     from pathlib import Path
     from agent.mcp import McpManager, load_mcp_config
-    from agent.toolsets import ToolsetCatalog
+    from agent.toolkit.toolsets import ToolsetCatalog
 
     home = Path(sys.argv[1])
     manager = McpManager(home, catalog=ToolsetCatalog())

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop import Agent
-from agent.memory_snapshot import CLOSE, OPEN, memory_snapshot
-from agent.nudges import MEMORY_NUDGE, SKILL_NUDGE
+from agent.prompts.memory_snapshot import CLOSE, OPEN, memory_snapshot
 from agent.scripted import ScriptedServer
+from agent.session.loop import Agent
+from agent.session.nudges import MEMORY_NUDGE, SKILL_NUDGE
 from agent.tools.memory import load_entries
 from tests.agent.helpers import (
     API_PARAMS,

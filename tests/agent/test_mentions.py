@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.mentions import ATTACHED_HEADER, expand_mentions, find_mentions, split_attached
+from agent.workspace.mentions import ATTACHED_HEADER, expand_mentions, find_mentions, split_attached
 
 
 @pytest.fixture

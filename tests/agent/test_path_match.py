@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from agent.file_tree import FileIndex
-from agent.path_match import rank_paths
+from agent.workspace.file_tree import FileIndex
+from agent.workspace.path_match import rank_paths
 
 PATHS = [
     "README.md",

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from agent import plugins as plugins_mod
-from agent.messages import Message, ToolCall
+from agent.core.messages import Message, ToolCall
 from agent.plugins import Block, PluginInfo, PluginManager, format_plugin_list
-from agent.tools.registry import ToolResult
+from agent.toolkit.registry import ToolResult
 
 
 def write(path: Path, text: str) -> Path:
@@ -223,7 +223,7 @@ def test_after_tool_rewrites_the_result_in_order(home: Path) -> None:
     write(
         home / "plugins" / "b_tag.py",
         """
-        from agent.tools.registry import ToolResult
+        from agent.toolkit.registry import ToolResult
         def after_tool(call, result):
             content = f"[{call.name}] " + result.content
             return ToolResult(content=content, status=result.status, data={"tagged": True})

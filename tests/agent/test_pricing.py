@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from agent.events import UsageUpdated
-from agent.messages import Usage
-from agent.pricing import CallCost, CostTotal, call_cost, format_cost, prices_are_bundled
+from agent.core.events import UsageUpdated
+from agent.core.messages import Usage
 from agent.scripted import ScriptedServer
+from agent.usage.pricing import CallCost, CostTotal, call_cost, format_cost, prices_are_bundled
 from tests.agent.helpers import make_agent
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import providers
-from agent.config import load_settings
+from agent.config.settings import load_settings
+from agent.core import providers
 from agent.scripted import ScriptedServer
 from hermes_tui.config_report import print_config
 from tests.agent.helpers import make_agent

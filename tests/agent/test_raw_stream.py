@@ -16,9 +16,9 @@ import pytest
 from anthropic.types import RawMessageStreamEvent
 from openai.types.chat import ChatCompletionChunk
 
-from agent.events import TextDelta
+from agent.core.events import TextDelta
 from agent.scripted import ScriptedServer
-from agent.tools.builtin import default_registry
+from agent.session.catalogue import default_registry
 from agent.transports.anthropic import event_batches
 from agent.transports.base import ModelRequest, SilentSink
 from agent.transports.openai_chat import OpenAIChatTransport, chunk_batches

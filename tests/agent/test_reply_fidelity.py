@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-import agent.loop as loop_mod
-from agent.config import FallbackProvider
-from agent.events import ReasoningDelta, StatusNotice, StreamDiscarded, TextDelta, TurnFinished
-from agent.reply_outcomes import EMPTY_NUDGE, EMPTY_NUDGE_AFTER_TOOLS
+import agent.session.loop as loop_mod
+from agent.config.settings import FallbackProvider
+from agent.core.events import ReasoningDelta, StatusNotice, StreamDiscarded, TextDelta, TurnFinished
 from agent.scripted import ScriptedServer
+from agent.session.reply_outcomes import EMPTY_NUDGE, EMPTY_NUDGE_AFTER_TOOLS
 from tests.agent.helpers import API_PARAMS, api_overrides, error_lines, make_agent
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.messages import Message, ToolCall
-from agent.sanitize import STUB_RESULT, canonical_arguments, repair_json, sanitize_for_wire
+from agent.core.messages import Message, ToolCall
+from agent.core.sanitize import STUB_RESULT, canonical_arguments, repair_json, sanitize_for_wire
 from agent.scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.messages import Message
-from agent.search_query import FTS_TOKENIZER, parse, tokens
+from agent.core.messages import Message
 from agent.store import SessionStore
+from agent.store.query import FTS_TOKENIZER, parse, tokens
 
 FUZZ = settings(
     max_examples=300,

@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.events import ToolFinished
-from agent.loop import Agent
+from agent.core.events import ToolFinished
+from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.scripted import ScriptedServer
+from agent.session.loop import Agent
 from agent.skills.index import MAX_INDEX_CHARS, skills_index
 from agent.skills.library import GENERAL, Skill, SkillLibrary, split_front_matter
 from agent.skills.tools import SkillManageArgs, SkillViewArgs, skill_manage, skill_view
-from agent.tools.registry import ToolContext
-from agent.ui import ApprovalDecision, RecordingUI
+from agent.toolkit.registry import ToolContext
+from agent.toolkit.state import SessionState
 from tests.agent.helpers import last_user_text, make_agent, make_settings, system_text, tool_results
 from tests.hermes_home_fixture import ZEBRA_SKILL, write_hermes_home
 
@@ -32,7 +33,7 @@ def call(name: str, args: dict, call_id: str = "c1") -> dict:
 def ctx_for(home: Path, cwd: Path, library: SkillLibrary | None = None) -> ToolContext:
     import threading
 
-    state = {"skills": library} if library is not None else {}
+    state = SessionState(skills=library)
     return ToolContext(
         cwd=cwd, session_id="s", call_id="c", interrupt=threading.Event(), hermes_home=home, state=state
     )

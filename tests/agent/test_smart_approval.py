@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.budget import IterationBudget
-from agent.config import load_settings
-from agent.events import StatusNotice
-from agent.loop import Agent
+from agent.config.settings import load_settings
+from agent.core.budget import IterationBudget
+from agent.core.events import StatusNotice
+from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.ui import ApprovalDecision, RecordingUI
+from agent.session.loop import Agent
 from tests.agent.helpers import make_agent, make_settings
 
 

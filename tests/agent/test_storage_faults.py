@@ -11,15 +11,15 @@ from typing import Any, ClassVar
 
 import pytest
 
-from agent.events import AgentEvent, ToolStarted
-from agent.messages import Message, ToolCall
+from agent.core.events import AgentEvent, ToolStarted
+from agent.core.messages import Message, ToolCall
+from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from agent.store.core import StoreConnection
 from agent.store.errors import StoreError
 from agent.store.opening import open_store
 from agent.store.repair import INTERRUPTED_RESULT
-from agent.ui import RecordingUI
 from tests.agent.helpers import make_agent
 
 

@@ -16,8 +16,7 @@ from typing import ClassVar
 
 import pytest
 
-from agent.messages import Message, ToolCall, Usage
-from agent.search_query import parse
+from agent.core.messages import Message, ToolCall, Usage
 from agent.store import (
     MIGRATIONS,
     Migration,
@@ -25,6 +24,7 @@ from agent.store import (
     sanitize_title,
 )
 from agent.store.errors import StoreError
+from agent.store.query import parse
 
 HERE = Path(__file__).resolve().parent
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import ApiCallStarted
+from agent.core.events import ApiCallStarted
 from agent.scripted import ScriptedServer
 from tests.agent.helpers import error_lines, last_user_text, make_agent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.think_scrubber import ThinkScrubber, scrub
+from agent.transports.think_scrubber import ThinkScrubber, scrub
 
 
 def _feed(pieces: list[str]) -> tuple[str, str]:
@@ -88,7 +88,7 @@ def test_a_mid_line_opening_tag_without_its_close_is_shown_once_the_stream_ends(
 
 
 def test_a_mid_line_opening_tag_is_released_as_prose_after_max_pending() -> None:
-    from agent.think_scrubber import MAX_PENDING
+    from agent.transports.think_scrubber import MAX_PENDING
 
     scrubber = ThinkScrubber()
     shown = scrubber.feed("Use <think> like this: ")

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from agent.scripted import ScriptedServer
-from agent.titles import clean_title, fallback_title, generate_title
+from agent.session.titles import clean_title, fallback_title, generate_title
 from agent.transports.openai_chat import OpenAIChatTransport
 
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agent.config import Settings, load_settings
-from agent.events import StatusNotice, ToolFinished
-from agent.loop import Agent
+from agent.config.settings import Settings, load_settings
+from agent.core.events import StatusNotice, ToolFinished
+from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer
-from agent.tools.builtin import default_registry
-from agent.tools.registry import Tool, ToolContext, ToolRegistry
-from agent.toolsets import CATALOG, SessionToolsets, Toolset, register_toolset, unregister_toolset
-from agent.ui import RecordingUI
+from agent.session.catalogue import default_registry
+from agent.session.loop import Agent
+from agent.toolkit.registry import Tool, ToolContext, ToolRegistry
+from agent.toolkit.toolsets import CATALOG, SessionToolsets, Toolset, register_toolset, unregister_toolset
 from tests.agent.helpers import make_agent
 
 

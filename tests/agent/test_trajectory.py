@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.messages import Message, ToolCall, Usage
-from agent.tools.executor import ExecutedCall
-from agent.tools.registry import ToolResult
-from agent.trajectory import REDACTED, TrajectoryWriter, redact_secrets
+from agent.core.messages import Message, ToolCall, Usage
+from agent.session.trajectory import REDACTED, TrajectoryWriter, redact_secrets
+from agent.toolkit.executor import ExecutedCall
+from agent.toolkit.registry import ToolResult
 from agent.transports.base import ModelResponse
 
 

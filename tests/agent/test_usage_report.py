@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.messages import Usage
+from agent.core.messages import Usage
 from agent.store import SessionStore
 from agent.store.library import open_library
-from agent.usage_report import bar, gather, render_text
+from agent.usage.report import bar, gather, render_text
 from tests.hermes_home_fixture import QUOKKA_SESSION, copy_hermes_home_0_19
 
 HERMES_DAY = datetime.fromtimestamp(1796112552.76)  # when Hermes made the fixture's sessions

@@ -154,7 +154,7 @@ def test_on_an_unverified_textual_no_patch_goes_in_and_one_line_says_which_are_o
 def test_doctor_says_which_workarounds_are_active() -> None:
     import io
 
-    from agent.config import load_settings
+    from agent.config.settings import load_settings
     from hermes_tui.doctor import run_doctor
 
     out = io.StringIO()

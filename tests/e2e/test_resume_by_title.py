@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.store import SessionStore
 from hermes_tui.cli import main
 from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.messages import strip_surrogates
+from agent.core.messages import strip_surrogates
 from agent.scripted import ScriptedServer
 from agent.store.opening import open_store
 
@@ -376,10 +376,10 @@ def _random_text(rng: random.Random) -> str:
 
 def fuzz_trial(rng: random.Random) -> Trial:
     """A prompt and a tool output of arbitrary characters: the turn completes and the file holds both."""
-    from agent.loop import Agent
+    from agent.core.ui import NullUI
     from agent.scripted import scripted_settings
+    from agent.session.loop import Agent
     from agent.store import SessionStore
-    from agent.ui import NullUI
 
     trial = Trial("fuzz")
     prompt = _random_text(rng) or "x"

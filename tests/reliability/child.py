@@ -13,12 +13,12 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from agent.config import Settings
-from agent.events import AgentEvent, TextDelta, ToolStarted
-from agent.loop import Agent
-from agent.messages import Message
+from agent.config.settings import Settings
+from agent.core.events import AgentEvent, TextDelta, ToolStarted
+from agent.core.messages import Message
+from agent.core.ui import NullUI
+from agent.session.loop import Agent
 from agent.store import SessionStore
-from agent.ui import NullUI
 
 
 def _say(line: str) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from agent.config import Settings
-from agent.events import (
+from agent.config.settings import Settings
+from agent.core.events import (
     ApiCallStarted,
     AssistantMessageDone,
     FirstDelta,
@@ -27,8 +27,8 @@ from agent.events import (
     TurnStarted,
     UsageUpdated,
 )
-from agent.messages import Usage
-from agent.ui import ApprovalRequest, ClarifyRequest
+from agent.core.messages import Usage
+from agent.core.ui import ApprovalRequest, ClarifyRequest
 from hermes_tui.app import HermesApp
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked
 from hermes_tui.screens.chat import ChatScreen

@@ -9,8 +9,8 @@ import pytest
 
 from agent.approval import ApprovalGate, load_allowlist
 from agent.approval.allowlist import rule_matches, suggest_rule, suggest_write_rule
-from agent.events import AgentEvent
-from agent.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.core.events import AgentEvent
+from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
 
 
 class AnsweringUI:

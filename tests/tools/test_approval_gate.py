@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from agent.approval import ApprovalGate, Decision, Verdict, load_allowlist
-from agent.ui import ApprovalDecision, ApprovalRequest, RecordingUI
+from agent.core.ui import ApprovalDecision, ApprovalRequest, RecordingUI
 
 
 class FakeUI:

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 from agent.approval import load_allowlist
-from agent.events import ToolFinished
+from agent.core.events import ToolFinished
+from agent.core.ui import ApprovalDecision, ApprovalRequest, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.tools.builtin import default_registry
-from agent.tools.registry import Tool, ToolRegistry
-from agent.ui import ApprovalDecision, ApprovalRequest, RecordingUI
+from agent.session.catalogue import default_registry
+from agent.toolkit.registry import Tool, ToolRegistry
 from tests.agent.helpers import make_agent
 
 

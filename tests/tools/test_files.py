@@ -13,10 +13,10 @@ import pytest
 
 import agent.tools.files as files
 import agent.tools.search_files as search_module
-from agent.file_tree import GitIgnore
+from agent.toolkit.registry import ToolContext, ToolResult
 from agent.tools.files import PatchArgs, ReadFileArgs, WriteFileArgs, patch, read_file, write_file
-from agent.tools.registry import ToolContext, ToolResult
 from agent.tools.search_files import SearchFilesArgs, search_files
+from agent.workspace.file_tree import GitIgnore
 
 
 @dataclass

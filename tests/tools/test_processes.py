@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.store import SessionStore
+from agent.toolkit.registry import ToolContext, ToolResult
+from agent.toolkit.state import SessionState
 from agent.tools.processes import (
     ProcessArgs,
     ProcessRegistry,
     note_left_running,
     run_process,
 )
-from agent.tools.registry import ToolContext, ToolResult
 from agent.tools.terminal import TerminalArgs, run_terminal
 from tests.tools.test_terminal import FakeGate, _group_alive
 
@@ -39,7 +40,7 @@ def make_ctx(tmp_path: Path, registry: ProcessRegistry, **kw) -> ToolContext:
         call_id="c1",
         interrupt=threading.Event(),
         hermes_home=tmp_path / "home",
-        state={"processes": registry},
+        state=SessionState(processes=registry),
         **kw,
     )
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import TodoUpdated
-from agent.tools.builtin import builtin_tools, default_registry
+from agent.core.events import TodoUpdated
+from agent.core.ui import ClarifyRequest, RecordingUI
+from agent.session.catalogue import builtin_tools, default_registry
+from agent.toolkit.registry import ToolContext
 from agent.tools.clarify import CANCELLED, NO_RESPONSE, ClarifyArgs, clarify
 from agent.tools.memory import LIMITS, MemoryArgs, load_entries, memory, memory_path
-from agent.tools.registry import ToolContext
 from agent.tools.session_search import SessionSearchArgs, session_search
 from agent.tools.todo import TodoArgs, todo
-from agent.ui import ClarifyRequest, RecordingUI
 
 
 @pytest.fixture
@@ -104,18 +104,18 @@ def test_todo_replace_read_and_event(ctx: ToolContext) -> None:
         },
     )
     assert result.status == "ok"
-    assert ctx.state["todos"] == [
+    assert ctx.state.todos == [
         {"id": "1", "content": "Read the code", "status": "completed"},
         {"id": "2", "content": "Write the fix", "status": "in_progress"},
         {"id": "3", "content": "Run the tests", "status": "pending"},
     ]
-    assert result.data["todos"] == ctx.state["todos"]
+    assert result.data["todos"] == ctx.state.todos
     assert "[x] Read the code" in result.content
     assert "[~] Write the fix" in result.content
     assert "[ ] Run the tests" in result.content
     assert "1/3 completed, 1 in progress, 1 pending" in result.content
     (event,) = ctx.ui.of_type(TodoUpdated)
-    assert event.items == tuple(ctx.state["todos"])
+    assert event.items == tuple(ctx.state.todos)
 
     read = run_todo(ctx, {})
     assert read.content == result.content
@@ -137,7 +137,7 @@ def test_todo_merge_updates_by_id_and_appends(ctx: ToolContext) -> None:
             ],
         },
     )
-    assert ctx.state["todos"] == [
+    assert ctx.state.todos == [
         {"id": "1", "content": "One", "status": "completed"},
         {"id": "2", "content": "Two", "status": "pending"},
         {"id": "3", "content": "Three", "status": "in_progress"},
@@ -150,11 +150,11 @@ def test_todo_merge_updates_by_id_and_appends(ctx: ToolContext) -> None:
 
 def test_todo_bad_status_changes_nothing(ctx: ToolContext) -> None:
     run_todo(ctx, {"todos": [{"id": "1", "content": "One"}]})
-    before = list(ctx.state["todos"])
+    before = list(ctx.state.todos)
     result = run_todo(ctx, {"todos": [{"id": "1", "content": "One", "status": "done"}]})
     assert result.status == "error"
     assert "'done'" in result.content and "in_progress" in result.content
-    assert ctx.state["todos"] == before
+    assert ctx.state.todos == before
     assert len(ctx.ui.of_type(TodoUpdated)) == 1
     # Case and spelling variants of valid statuses are accepted.
     ok = run_todo(ctx, {"todos": [{"id": "1", "content": "One", "status": "In-Progress"}]})
@@ -379,7 +379,7 @@ def test_registry_parses_and_ignores_extra_keys(ctx: ToolContext) -> None:
     tool, args = parsed
     result = registry.run(tool, args, ctx)
     assert result.status == "ok"
-    assert ctx.state["todos"] == [{"id": "1", "content": "x", "status": "pending"}]
+    assert ctx.state.todos == [{"id": "1", "content": "x", "status": "pending"}]
 
 
 @pytest.mark.parametrize(

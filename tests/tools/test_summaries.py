@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from agent.messages import Message, ToolCall
-from agent.tools.builtin import default_registry
-from agent.tools.registry import summarize_call
+from agent.core.messages import Message, ToolCall
+from agent.session.catalogue import default_registry
+from agent.toolkit.registry import summarize_call
 from hermes_tui.history import records_from_messages
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.registry import ToolContext, ToolResult
+from agent.toolkit.registry import ToolContext, ToolResult
+from agent.toolkit.truncate import truncate_middle
 from agent.tools.terminal import TERMINAL_TOOL, TerminalArgs, clean_output, run_terminal
-from agent.tools.truncate import truncate_middle
 
 
 class Recorder:

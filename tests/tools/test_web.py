@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import Settings
+from agent.config.settings import Settings
+from agent.config.web import NO_BACKEND, load_web_settings
 from agent.scripted import ScriptedServer
-from agent.tools.builtin import default_registry
-from agent.tools.executor import _Planned, plan_segments
-from agent.tools.registry import ToolContext, ToolResult
+from agent.session.catalogue import default_registry
+from agent.toolkit.executor import _Planned, plan_segments
+from agent.toolkit.registry import ToolContext, ToolResult
+from agent.toolkit.toolsets import SessionToolsets
 from agent.tools.web import WebExtractArgs, WebSearchArgs, run_web_extract, run_web_search
-from agent.toolsets import SessionToolsets
-from agent.web.settings import NO_BACKEND, load_web_settings
 from tests.agent.helpers import API_PARAMS, api_overrides, make_agent, tool_results
 from tests.web_standins import KEYS, WebStandIn
 
@@ -117,7 +117,7 @@ def test_both_web_tools_run_in_parallel() -> None:
     for index, (name, args) in enumerate(
         [("web_search", '{"query": "a"}'), ("web_extract", '{"urls": ["http://127.0.0.1/x"]}')]
     ):
-        from agent.messages import ToolCall
+        from agent.core.messages import ToolCall
 
         planned.append(
             _Planned(index, ToolCall(str(index), name, args), registry.parse_arguments(name, args))

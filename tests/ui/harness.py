@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from agent.config import Settings
+from agent.config.settings import Settings
 from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen

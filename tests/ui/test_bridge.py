@@ -7,7 +7,7 @@ import threading
 import pytest
 from textual.app import App
 
-from agent.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.core.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
 from hermes_tui import bridge as bridge_module
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, UIBridge
 

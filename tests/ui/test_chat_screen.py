@@ -9,8 +9,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from agent.approval import load_allowlist
+from agent.core.ui import ApprovalDecision
 from agent.scripted import ScriptedServer
-from agent.ui import ApprovalDecision
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.approval_dialog import ApprovalDialog
@@ -300,7 +300,7 @@ def test_approval_decision_values_match_the_gate() -> None:
 
 
 async def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None:
-    from agent.config import Settings
+    from agent.config.settings import Settings
     from agent.scripted import demo_scenario_path, scripted_settings
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
@@ -423,8 +423,8 @@ async def test_text_and_enter_arriving_in_one_burst_are_sent(hermes_home: Path, 
 async def test_sessions_without_a_provider_browse_first(hermes_home: Path, tmp_path: Path) -> None:
     """`hermes-tui sessions` with no provider opens the browser (no provider needed to read); resuming
     from it asks for a provider, then resumes."""
-    from agent.config import Settings
-    from agent.messages import Message
+    from agent.config.settings import Settings
+    from agent.core.messages import Message
     from agent.scripted import demo_scenario_path, scripted_settings
     from agent.store import SessionStore
     from hermes_tui.screens.chat import ChatScreen
@@ -455,7 +455,7 @@ async def test_setup_screen_takes_a_key_and_starts_without_a_restart(
 ) -> None:
     """The key goes to $HERMES_HOME/.env (0600, never on screen), the model to tui/config.yaml, and the chat
     starts against the provider at once."""
-    from agent.config import Settings
+    from agent.config.settings import Settings
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.config import ConfigProblem
+from agent.config.settings import ConfigProblem
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, chat_settings, submit, wait_for

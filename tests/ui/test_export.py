@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from agent.messages import Message, ToolCall, Usage
+from agent.core.messages import Message, ToolCall, Usage
 from agent.store import SessionStore
 from hermes_tui.export import (
     default_export_path,

@@ -13,7 +13,7 @@ from pytest import MonkeyPatch
 from textual import events
 from textual.theme import Theme
 
-from agent.config import LoadedSettings, Settings
+from agent.config.settings import LoadedSettings, Settings
 from agent.scripted import ScriptedServer
 from hermes_tui.app import FastStart, HermesApp
 from hermes_tui.screens.chat import ChatScreen
@@ -107,9 +107,9 @@ def test_the_command_line_starts_fast_only_from_a_snapshot(tmp_path: Path, monke
     assert cli._fast_start(cli.build_parser().parse_args([])) is None
     code = (
         "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat_layout, "
-        "hermes_tui.startup_snapshot, agent.home; "
-        "print(','.join(m for m in ('pydantic', 'yaml', 'agent.config', 'agent.store', 'sqlite3', "
-        "'hermes_tui.screens.chat', 'agent.events') if m in sys.modules))"
+        "hermes_tui.startup_snapshot, agent.config.home; "
+        "print(','.join(m for m in ('pydantic', 'yaml', 'agent.config.settings', 'agent.store', 'sqlite3', "
+        "'hermes_tui.screens.chat', 'agent.core.events') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -16,8 +16,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 import agent.store.records
-from agent.hermes_history import side_files
-from agent.messages import Message, Usage
+from agent.core.messages import Message, Usage
+from agent.store.hermes import side_files
 from agent.store.library import SessionLibrary, open_library
 from hermes_tui.screens.modals import PromptModal
 from hermes_tui.screens.sessions import SessionsResult, SessionsScreen

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.timer import Timer
 
-from agent.events import TextDelta
+from agent.core.events import TextDelta
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.bridge import EventsReady, UIBridge

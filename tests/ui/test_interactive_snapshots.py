@@ -14,7 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from agent.ui import ApprovalRequest, ClarifyRequest
+from agent.core.ui import ApprovalRequest, ClarifyRequest
 from hermes_tui.screens.setup import SetupScreen
 from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt

@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
-from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from agent.core.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
 from hermes_tui.screens.setup import SetupScreen
 from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt

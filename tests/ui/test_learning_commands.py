@@ -11,10 +11,10 @@ import yaml
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from agent.loop import Agent
-from agent.messages import Message
-from agent.personality import BUILTIN_PERSONALITIES
+from agent.core.messages import Message
+from agent.prompts.personality import BUILTIN_PERSONALITIES
 from agent.scripted import ScriptedServer
+from agent.session.loop import Agent
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
@@ -201,7 +201,7 @@ async def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_p
             screen = chat(app)
             await wait_for(pilot, lambda: screen.transcript.tool_panel("resumed-todos") is not None)
             await pilot.pause()
-            assert screen.agent.state["todos"] == items
+            assert screen.agent.state.todos == items
             panel = screen.transcript.tool_panel("resumed-todos")
             assert isinstance(panel, ToolPanel) and panel.expanded
             text = screen_text(app)

@@ -16,10 +16,10 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
-from agent.config import Settings
+from agent.config.settings import Settings
+from agent.session.catalogue import default_registry
 from agent.skills.library import SkillLibrary
-from agent.tools.builtin import default_registry
-from agent.toolsets import SessionToolsets
+from agent.toolkit.toolsets import SessionToolsets
 from hermes_tui.screens.skills import SkillsScreen
 from hermes_tui.screens.tools import ToolsScreen
 from tests.hermes_home_fixture import write_hermes_home

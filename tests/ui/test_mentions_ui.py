@@ -55,9 +55,9 @@ async def test_a_resumed_message_shows_what_was_typed_and_its_badge(
     hermes_home: Path, tmp_path: Path
 ) -> None:
     _tree(tmp_path)
-    from agent.loop import Agent
-    from agent.mentions import expand_mentions
+    from agent.session.loop import Agent
     from agent.store import SessionStore
+    from agent.workspace.mentions import expand_mentions
 
     with ScriptedServer({"name": "t", "calls": [{"text": "done"}]}) as server:
         settings = chat_settings(server, hermes_home, tmp_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.model_catalog import closest_models, load_catalog
+from agent.config.model_catalog import closest_models, load_catalog
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from agent.store.opening import open_store

@@ -15,7 +15,14 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from agent.events import ApiCallStarted, ChildFinished, ChildStarted, TextDelta, ToolFinished, ToolStarted
+from agent.core.events import (
+    ApiCallStarted,
+    ChildFinished,
+    ChildStarted,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
 from agent.mcp.manager import LastCall, ServerStatus
 from hermes_tui.screens.mcp import McpScreen
 from themes.loader import builtin_themes

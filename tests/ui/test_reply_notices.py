@@ -9,7 +9,7 @@ import pytest
 from textual.pilot import Pilot
 
 import agent.transports.base as transport_base
-from agent.messages import Message, ToolCall
+from agent.core.messages import Message, ToolCall
 from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.loop import Agent
-from agent.messages import Message
+from agent.core.messages import Message
 from agent.scripted import ScriptedServer
+from agent.session.loop import Agent
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen

@@ -20,8 +20,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
-from agent.humanize import format_age
-from agent.messages import Message, ToolCall
+from agent.core.humanize import format_age
+from agent.core.messages import Message, ToolCall
 from agent.store import SessionStore
 from hermes_tui.screens.modals import ConfirmModal, PromptModal
 from hermes_tui.screens.sessions import (

@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 import agent.store.records
-from agent.messages import Message, ToolCall
+from agent.core.messages import Message, ToolCall
 from agent.store import SessionStore
 from hermes_tui.screens.sessions import SessionsScreen
 from themes.loader import builtin_themes

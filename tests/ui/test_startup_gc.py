@@ -33,7 +33,7 @@ def test_what_the_sdk_prewarm_imports_and_builds_is_frozen_too(tmp_path: Path) -
     Markdown parser, the price tables) is long-lived, so it is moved out of the collector's scans as well."""
     from pydantic import SecretStr
 
-    from agent.config import Settings
+    from agent.config.settings import Settings
     from hermes_tui.app import prewarm_model_client
 
     settings = Settings(

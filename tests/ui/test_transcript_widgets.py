@@ -475,7 +475,7 @@ async def test_todo_panel_lists_tasks_with_status_glyphs() -> None:
 
 
 async def test_subagents_show_under_their_panel_and_are_cut_off_with_the_turn() -> None:
-    from agent.events import ChildStarted
+    from agent.core.events import ChildStarted
 
     app = TranscriptApp()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -14,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from agent.messages import Message, Usage
+from agent.core.messages import Message, Usage
 from agent.store.library import SessionLibrary, open_library
 from hermes_tui.screens.usage import UsageScreen
 from tests.hermes_home_fixture import copy_hermes_home_0_19, utc_clock

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from agent.exit_reasons import reply_marker
-from agent.humanize import format_absolute, format_age
-from agent.tools.registry import result_status, summarize_call
+from agent.api import format_absolute, format_age, reply_marker, result_status, summarize_call
 from hermes_tui.export import short_path
 from hermes_tui.screens.sessions.rows import (
     HERMES_BADGE,
@@ -33,9 +31,7 @@ from hermes_tui.screens.sessions.rows import (
 from widgets.text_safety import sanitize_display
 
 if TYPE_CHECKING:
-    from agent.messages import Message
-    from agent.store import SessionStoreProtocol
-    from agent.tools.registry import ToolRegistry
+    from agent.api import Message, SessionStoreProtocol, ToolRegistry
 
 __all__ = ["PreviewData", "build_preview", "fetch_preview"]
 

@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from agent.humanize import format_absolute as absolute_time
-from agent.humanize import format_age
-from agent.pricing import format_cost
+from agent.api import format_absolute as absolute_time
+from agent.api import format_age, format_cost
 from hermes_tui.export import short_path
 from widgets.text_safety import sanitize_display
 
 if TYPE_CHECKING:
-    from agent.search_query import SearchQuery
-    from agent.store import SearchHit, SessionInfo
+    from agent.api import SearchHit, SearchQuery, SessionInfo
 
 __all__ = [
     "HERMES_BADGE",

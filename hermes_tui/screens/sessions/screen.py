@@ -1,7 +1,7 @@
 """The session browser: every session, full-text search over their messages, and what to do with one.
 
 A search `Input` over a list of sessions (most recently active first) and a preview of the highlighted one.
-Typing filters live: the text is one query (`agent.search_query`: words, `"phrases"`, `OR`, `NOT`/`-word`,
+Typing filters live: the text is one query (`agent.store.query`: words, `"phrases"`, `OR`, `NOT`/`-word`,
 `prefix*`, parentheses; anything else is searched literally) matched against titles and ids here and
 against message content, tool names and tool arguments by the store, with the same meaning for both.
 
@@ -63,8 +63,7 @@ from hermes_tui.textual_compat import can_page
 from widgets.assistant_message import MarkdownView
 
 if TYPE_CHECKING:
-    from agent.store import SessionInfo, SessionStoreProtocol
-    from agent.tools.registry import ToolRegistry
+    from agent.api import SessionInfo, SessionStoreProtocol, ToolRegistry
 
 __all__ = ["SessionsResult", "SessionsScreen"]
 

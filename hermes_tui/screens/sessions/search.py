@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.search_query import parse
+from agent.api import parse_search_query as parse
 from hermes_tui.screens.sessions.rows import SessionRow
 
 if TYPE_CHECKING:
     from textual.widgets.option_list import Option
 
-    from agent.store import SearchHit, SessionInfo, SessionStoreProtocol
+    from agent.api import SearchHit, SessionInfo, SessionStoreProtocol
 
 __all__ = ["SearchGate", "SearchPage", "SessionSearch"]
 

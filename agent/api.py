@@ -1,0 +1,399 @@
+"""The engine as the UI sees it: the one module `hermes_tui/`, `widgets/` and `themes/` import from `agent`.
+
+Why a facade: the UI used to import some forty engine modules and walk the `Agent`'s sub-objects, so every
+move inside `agent/` broke the app and every engine detail was a UI dependency. Here is the curated list of
+what the UI may use: the `Agent` and its operations, settings, events, the UI protocol, the store protocol,
+the tool catalogue, numbers for people. `tests/test_layering.py` fails when a UI module imports any other
+`agent.` module (type-checking imports included); tests may import anything.
+
+Lazy by design: the app's first frame is drawn before pydantic, the store or an SDK is imported, and a widget
+importing `format_elapsed` from here must not pull in the turn loop. So `_EXPORTS` names each export's module
+and `__getattr__` imports it on first use (the same cost as importing that module directly); the
+`TYPE_CHECKING` block repeats the table for the type checker (a test checks that the two agree). A name
+`"attr as name"` is exported under a clearer name than its module gives it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Module -> the names it gives the UI (grouped by concept; "attr as name" renames).
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    # the agent and its operations
+    "agent.session.loop": ("Agent", "ROLLBACK_HINT", "TurnResult"),
+    "agent.session.prewarm": ("prewarm_engine",),
+    "agent.transports.factory": ("make_transport",),
+    # settings
+    "agent.config.settings": ("ConfigProblem", "LoadedSettings", "Settings", "load_settings"),
+    "agent.config.home": ("hermes_home",),
+    "agent.config.yaml_files": (
+        "YAML_ERRORS",
+        "SettingNotSaved",
+        "save_env_value",
+        "save_setting",
+        "yaml_problem",
+    ),
+    "agent.config.model_catalog": ("ModelCatalog", "closest_models", "load_catalog"),
+    "agent.prompts.personality": (
+        "personalities",
+        "choose as choose_personality",
+        "current_name as current_personality",
+    ),
+    # events, messages, how a turn ended
+    "agent.core.events": (
+        "AgentEvent",
+        "ApiCallStarted",
+        "AssistantMessageDone",
+        "ChildEvent",
+        "ChildFinished",
+        "ChildStarted",
+        "FirstDelta",
+        "ReasoningDelta",
+        "StatusNotice",
+        "SteerDelivered",
+        "StreamDiscarded",
+        "StreamResumed",
+        "StreamStalled",
+        "TextDelta",
+        "ToolCallStarted",
+        "ToolFinished",
+        "ToolOutput",
+        "ToolStarted",
+        "TurnFinished",
+        "UsageUpdated",
+    ),
+    "agent.core.messages": ("Message", "ToolCall", "Usage"),
+    "agent.core.exit_reasons": ("is_success", "reply_marker"),
+    # the UI protocol: how the engine talks to whoever watches it
+    "agent.core.ui": ("AgentUI", "ApprovalAnswer", "ApprovalDecision", "ApprovalRequest", "ClarifyRequest"),
+    "agent.approval.allowlist": ("rule_matches as approval_rule_matches",),
+    # the session store (type against SessionStoreProtocol) and the search language
+    "agent.store": ("SearchHit", "SessionInfo", "SessionStore", "SessionStoreProtocol"),
+    "agent.store.errors": ("StoreError",),
+    "agent.store.library": ("open_library",),
+    "agent.store.opening": ("open_store",),
+    "agent.store.recovery": ("check_store", "recover_store"),
+    "agent.store.hermes": ("HermesHistory", "HermesHistoryError"),
+    "agent.store.query": ("SearchQuery", "parse as parse_search_query"),
+    # the tool catalogue
+    "agent.session.catalogue": ("builtin_tools", "default_registry"),
+    "agent.toolkit.registry": (
+        "ToolCatalog",
+        "ToolContext",
+        "ToolRegistry",
+        "ToolResult",
+        "result_status",
+        "summarize_call",
+        "warm_schemas",
+    ),
+    "agent.toolkit.toolsets": ("ToolsetStatus",),
+    "agent.tools.processes": ("PROCESSES", "ProcessInfo", "note_left_running"),
+    "agent.tools.terminal": ("TerminalArgs", "run_terminal", "MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT"),
+    "agent.tools.todo": ("render_todos",),
+    "agent.checkpoints": ("Checkpoint", "RestoreReport"),
+    "agent.skills.library": ("Skill", "SkillScan"),
+    "agent.plugins": ("PluginManager", "format_plugin_list"),
+    "agent.mcp": ("McpManager", "ServerStatus", "load_mcp_config"),
+    "agent.mcp.report": ("NO_SERVERS as NO_MCP_SERVERS", "server_lines as mcp_server_lines"),
+    "agent.mcp.session": ("connected_servers as connected_mcp_servers", "print_mcp_servers"),
+    # images, the project's files, what calls cost
+    "agent.images": ("ImageError", "ImageRef", "save_image"),
+    "agent.images.paths": ("image_paths",),
+    "agent.images.store": ("refs_of as image_refs_of",),
+    "agent.workspace.file_tree": ("FileIndex",),
+    "agent.workspace.mentions": (
+        "attached_block",
+        "badge_line",
+        "expand_mentions",
+        "split_attached",
+        "with_attached",
+    ),
+    "agent.workspace.path_match": ("rank_paths",),
+    "agent.usage.pricing": ("format_cost", "warm_up as warm_up_prices"),
+    "agent.usage.report": ("UsageReport", "gather as gather_usage", "render_text as render_usage_text"),
+    # numbers for people, files written whole
+    "agent.core.humanize": (
+        "format_absolute",
+        "format_age",
+        "format_countdown",
+        "format_elapsed",
+        "format_size",
+        "format_tokens",
+    ),
+    "agent.core.fileio": ("atomic_write_text",),
+    # the scripted model server (`--demo`, `--scenario`)
+    "agent.scripted": (
+        "DEMO_MODEL",
+        "ScenarioError",
+        "ScriptedServer",
+        "demo_scenario_path",
+        "load_scenario_file",
+        "scripted_settings",
+    ),
+}
+
+
+def _table() -> dict[str, tuple[str, str]]:
+    """Exported name -> (module, the module's own name for it)."""
+    table: dict[str, tuple[str, str]] = {}
+    for module, entries in _EXPORTS.items():
+        for entry in entries:
+            attr, _, alias = entry.partition(" as ")
+            table[alias or attr] = (module, attr)
+    return table
+
+
+_WHERE = _table()
+__all__ = [
+    "DEMO_MODEL",
+    "NO_MCP_SERVERS",
+    "PROCESSES",
+    "ROLLBACK_HINT",
+    "TERMINAL_MAX_TIMEOUT",
+    "YAML_ERRORS",
+    "Agent",
+    "AgentEvent",
+    "AgentUI",
+    "ApiCallStarted",
+    "ApprovalAnswer",
+    "ApprovalDecision",
+    "ApprovalRequest",
+    "AssistantMessageDone",
+    "Checkpoint",
+    "ChildEvent",
+    "ChildFinished",
+    "ChildStarted",
+    "ClarifyRequest",
+    "ConfigProblem",
+    "FileIndex",
+    "FirstDelta",
+    "HermesHistory",
+    "HermesHistoryError",
+    "ImageError",
+    "ImageRef",
+    "LoadedSettings",
+    "McpManager",
+    "Message",
+    "ModelCatalog",
+    "PluginManager",
+    "ProcessInfo",
+    "ReasoningDelta",
+    "RestoreReport",
+    "ScenarioError",
+    "ScriptedServer",
+    "SearchHit",
+    "SearchQuery",
+    "ServerStatus",
+    "SessionInfo",
+    "SessionStore",
+    "SessionStoreProtocol",
+    "SettingNotSaved",
+    "Settings",
+    "Skill",
+    "SkillScan",
+    "StatusNotice",
+    "SteerDelivered",
+    "StoreError",
+    "StreamDiscarded",
+    "StreamResumed",
+    "StreamStalled",
+    "TerminalArgs",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallStarted",
+    "ToolCatalog",
+    "ToolContext",
+    "ToolFinished",
+    "ToolOutput",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolStarted",
+    "ToolsetStatus",
+    "TurnFinished",
+    "TurnResult",
+    "Usage",
+    "UsageReport",
+    "UsageUpdated",
+    "approval_rule_matches",
+    "atomic_write_text",
+    "attached_block",
+    "badge_line",
+    "builtin_tools",
+    "check_store",
+    "choose_personality",
+    "closest_models",
+    "connected_mcp_servers",
+    "current_personality",
+    "default_registry",
+    "demo_scenario_path",
+    "expand_mentions",
+    "format_absolute",
+    "format_age",
+    "format_cost",
+    "format_countdown",
+    "format_elapsed",
+    "format_plugin_list",
+    "format_size",
+    "format_tokens",
+    "gather_usage",
+    "hermes_home",
+    "image_paths",
+    "image_refs_of",
+    "is_success",
+    "load_catalog",
+    "load_mcp_config",
+    "load_scenario_file",
+    "load_settings",
+    "make_transport",
+    "mcp_server_lines",
+    "note_left_running",
+    "open_library",
+    "open_store",
+    "parse_search_query",
+    "personalities",
+    "prewarm_engine",
+    "print_mcp_servers",
+    "rank_paths",
+    "recover_store",
+    "render_todos",
+    "render_usage_text",
+    "reply_marker",
+    "result_status",
+    "run_terminal",
+    "save_env_value",
+    "save_image",
+    "save_setting",
+    "scripted_settings",
+    "split_attached",
+    "summarize_call",
+    "warm_schemas",
+    "warm_up_prices",
+    "with_attached",
+    "yaml_problem",
+]
+
+
+if not TYPE_CHECKING:  # hidden from the type checker, which would otherwise take any unknown name as Any
+
+    def __getattr__(name: str) -> Any:
+        try:
+            module, attr = _WHERE[name]
+        except KeyError:
+            raise AttributeError(f"module 'agent.api' has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value  # next time a plain module attribute
+        return value
+
+    def __dir__() -> list[str]:
+        return __all__
+
+
+if TYPE_CHECKING:
+    from agent.approval.allowlist import rule_matches as approval_rule_matches
+    from agent.checkpoints import Checkpoint, RestoreReport
+    from agent.config.home import hermes_home
+    from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
+    from agent.config.settings import ConfigProblem, LoadedSettings, Settings, load_settings
+    from agent.config.yaml_files import (
+        YAML_ERRORS,
+        SettingNotSaved,
+        save_env_value,
+        save_setting,
+        yaml_problem,
+    )
+    from agent.core.events import (
+        AgentEvent,
+        ApiCallStarted,
+        AssistantMessageDone,
+        ChildEvent,
+        ChildFinished,
+        ChildStarted,
+        FirstDelta,
+        ReasoningDelta,
+        StatusNotice,
+        SteerDelivered,
+        StreamDiscarded,
+        StreamResumed,
+        StreamStalled,
+        TextDelta,
+        ToolCallStarted,
+        ToolFinished,
+        ToolOutput,
+        ToolStarted,
+        TurnFinished,
+        UsageUpdated,
+    )
+    from agent.core.exit_reasons import is_success, reply_marker
+    from agent.core.fileio import atomic_write_text
+    from agent.core.humanize import (
+        format_absolute,
+        format_age,
+        format_countdown,
+        format_elapsed,
+        format_size,
+        format_tokens,
+    )
+    from agent.core.messages import Message, ToolCall, Usage
+    from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+    from agent.images import ImageError, ImageRef, save_image
+    from agent.images.paths import image_paths
+    from agent.images.store import refs_of as image_refs_of
+    from agent.mcp import McpManager, ServerStatus, load_mcp_config
+    from agent.mcp.report import NO_SERVERS as NO_MCP_SERVERS
+    from agent.mcp.report import server_lines as mcp_server_lines
+    from agent.mcp.session import connected_servers as connected_mcp_servers
+    from agent.mcp.session import print_mcp_servers
+    from agent.plugins import PluginManager, format_plugin_list
+    from agent.prompts.personality import choose as choose_personality
+    from agent.prompts.personality import current_name as current_personality
+    from agent.prompts.personality import personalities
+    from agent.scripted import (
+        DEMO_MODEL,
+        ScenarioError,
+        ScriptedServer,
+        demo_scenario_path,
+        load_scenario_file,
+        scripted_settings,
+    )
+    from agent.session.catalogue import builtin_tools, default_registry
+    from agent.session.loop import ROLLBACK_HINT, Agent, TurnResult
+    from agent.session.prewarm import prewarm_engine
+    from agent.skills.library import Skill, SkillScan
+    from agent.store import SearchHit, SessionInfo, SessionStore, SessionStoreProtocol
+    from agent.store.errors import StoreError
+    from agent.store.hermes import HermesHistory, HermesHistoryError
+    from agent.store.library import open_library
+    from agent.store.opening import open_store
+    from agent.store.query import SearchQuery
+    from agent.store.query import parse as parse_search_query
+    from agent.store.recovery import check_store, recover_store
+    from agent.toolkit.registry import (
+        ToolCatalog,
+        ToolContext,
+        ToolRegistry,
+        ToolResult,
+        result_status,
+        summarize_call,
+        warm_schemas,
+    )
+    from agent.toolkit.toolsets import ToolsetStatus
+    from agent.tools.processes import PROCESSES, ProcessInfo, note_left_running
+    from agent.tools.terminal import MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT
+    from agent.tools.terminal import TerminalArgs, run_terminal
+    from agent.tools.todo import render_todos
+    from agent.transports.factory import make_transport
+    from agent.usage.pricing import format_cost
+    from agent.usage.pricing import warm_up as warm_up_prices
+    from agent.usage.report import UsageReport
+    from agent.usage.report import gather as gather_usage
+    from agent.usage.report import render_text as render_usage_text
+    from agent.workspace.file_tree import FileIndex
+    from agent.workspace.mentions import (
+        attached_block,
+        badge_line,
+        expand_mentions,
+        split_attached,
+        with_attached,
+    )
+    from agent.workspace.path_match import rank_paths

@@ -1,0 +1,538 @@
+"""Settings: Hermes' `config.yaml` + `.env` (shared keys), our `tui/config.yaml`, environment, then flags.
+
+A Hermes user's setup must work unchanged, and a broken file must never stop the app: every problem becomes
+a `ConfigProblem` naming the file, the key, the value and what was expected, and the default is used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from agent.config import yaml_files
+from agent.config.home import hermes_home
+from agent.config.images import VisionSettings, load_vision_settings
+from agent.config.web import WebSettings, load_web_settings
+from agent.core import providers
+
+# Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
+KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
+    "gpt-4o": 128_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-5": 400_000,
+    "o3": 200_000,
+    "o4-mini": 200_000,
+    "claude": 200_000,
+    "gemini": 1_000_000,
+    "deepseek": 128_000,
+    "qwen": 131_072,
+    "llama": 131_072,
+    "hermes": 131_072,
+    "scripted": 128_000,
+}
+DEFAULT_CONTEXT_WINDOW = 128_000
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    file: str
+    key: str
+    value: str
+    expected: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.key} = {self.value!r}: expected {self.expected}"
+
+
+class FallbackProvider(BaseModel):
+    """One entry of the fallback chain (`fallback_providers`, or Hermes' legacy `fallback_model`). Its key
+    comes from `key_env` (Hermes' `key_env` / `api_key_env`) when set, else the provider's key variables."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    provider: str = "openai"
+    model: str
+    base_url: str | None = None
+    key_env: str | None = Field(default=None, validation_alias=AliasChoices("key_env", "api_key_env"))
+
+    @field_validator("provider")
+    @classmethod
+    def _hermes_name(cls, value: str) -> str:
+        return providers.canonical(value)
+
+
+class PersonalitySpec(BaseModel):
+    """A personality in Hermes' dict form (`agent.personalities.NAME: {system_prompt, tone, style}`)."""
+
+    model_config = ConfigDict(extra="ignore")
+    description: str = ""
+    system_prompt: str = ""
+    tone: str = ""
+    style: str = ""
+
+
+class Settings(BaseModel):
+    """The effective configuration of one run. API keys are SecretStr so they never print by accident."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    model: str = ""
+    provider: str = (
+        ""  # a name from agent/core/providers.py, as Hermes names it ("" = infer from key/base_url)
+    )
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    context_window: int | None = None
+    max_iterations: int = Field(90, ge=1, le=10_000)
+    max_output_tokens: int | None = Field(None, ge=1)
+    stale_timeout: float = Field(180.0, gt=0)
+    # The stale timeout for local endpoints (loopback, private addresses) when stale_timeout is not set:
+    # a slow local prefill must not be killed and retried forever (Hermes' agent.local_stream_stale_timeout).
+    local_stale_timeout: float = Field(900.0, gt=0)
+    connect_timeout: float = Field(30.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+    # manual: ask the user; smart: an auxiliary model call approves, denies or asks the user
+    # (agent/approval/smart.py); off: run everything (hard-blocked commands stay blocked).
+    approvals_mode: Literal["manual", "smart", "off"] = "manual"
+    approvals_timeout: float = Field(300.0, gt=0)
+    command_allowlist: list[str] = Field(default_factory=list)
+    approvals_deny: list[str] = Field(default_factory=list)
+    clarify_timeout: float = Field(120.0, gt=0)
+    tool_output_budget: int = Field(50_000, ge=1_000)
+    terminal_timeout: float = Field(180.0, gt=0, le=600)
+    yolo: bool = False
+    skin: str = "default"
+    # File edits' tool panels open with their diff shown (Hermes-style key `display.expand_diffs`).
+    expand_diffs: bool = True
+    # When a turn ends or a question waits while the terminal is unfocused: bell | desktop | off
+    notify: str = Field("bell", pattern="^(bell|desktop|off)$")
+    save_trajectories: bool = False
+    # Replace the first-message title with a short model-made one after the first turn (one small call).
+    auto_title: bool = True
+    fallback_providers: list[FallbackProvider] = Field(default_factory=list)
+    compression_enabled: bool = True
+    compression_threshold: float = Field(0.5, gt=0, le=1)
+    # Hermes' compression.target_ratio: the recent messages kept verbatim may take this share of the
+    # threshold's tokens (used between 0.1 and 0.8, as Hermes clamps it); protect_first_n / protect_last_n:
+    # the first messages always kept, and the fewest recent ones kept.
+    compression_target_ratio: float = Field(0.2, gt=0, le=1)
+    compression_protect_first_n: int = Field(3, ge=0)
+    compression_protect_last_n: int = Field(20, ge=1)
+    # Toolsets offered to the model, by Hermes' names (`hermes-cli` = every built-in one), and the ones
+    # taken away again; `/tools` can switch them per session. See agent/toolkit/toolsets.py.
+    toolsets: list[str] = Field(default_factory=lambda: ["hermes-cli"])
+    disabled_toolsets: list[str] = Field(default_factory=list)
+    # Memory (MEMORY.md / USER.md): a frozen snapshot enters each new session's system prompt.
+    memory_enabled: bool = True
+    user_profile_enabled: bool = True
+    memory_char_limit: int = Field(2200, ge=100, le=100_000)
+    user_char_limit: int = Field(1375, ge=100, le=100_000)
+    # User turns between reminders to save what was learned (0 = never); wire-only.
+    memory_nudge_interval: int = Field(10, ge=0, le=10_000)
+    # Skills ($HERMES_HOME/skills/<category>/<name>/SKILL.md) left out of the index and slash commands.
+    skills_disabled: list[str] = Field(default_factory=list)
+    # Tool iterations in one turn after which the next turn reminds the agent to save a skill (0 = never).
+    skill_nudge_interval: int = Field(10, ge=0, le=10_000)
+    # Appended to the system message on the wire only (Hermes' agent.system_prompt / a personality).
+    ephemeral_system_prompt: str = ""
+    # Extra or replaced personalities for /personality, by name (Hermes' agent.personalities).
+    personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
+    # Web search backends and their keys (Hermes' `web.*` and environment), the vision models.
+    web: WebSettings = Field(default_factory=WebSettings)
+    vision: VisionSettings = Field(default_factory=VisionSettings)
+    # Subagents (delegate_task), Hermes' `delegation.*`: each child's iteration budget, how many run at once,
+    # and the endpoint they use ("" / None: the parent's provider, model and base URL).
+    delegation_max_iterations: int = Field(50, ge=1, le=10_000)
+    delegation_max_concurrent: int = Field(3, ge=1, le=32)
+    delegation_model: str = ""
+    delegation_provider: str = ""
+    delegation_base_url: str | None = None
+    # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
+    plugins_enabled: list[str] | None = None
+    plugins_disabled: list[str] = Field(default_factory=list)
+    hermes_home: Path = Field(default_factory=lambda: hermes_home())
+    cwd: Path = Field(default_factory=Path.cwd)
+
+    @field_validator("approvals_mode", mode="before")
+    @classmethod
+    def _approvals_mode(cls, value: Any) -> Any:
+        if value is False:
+            return "off"  # YAML reads a bare `off` as False
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @property
+    def effective_context_window(self) -> int:
+        if self.context_window:
+            return self.context_window
+        name = self.model.lower()
+        best = 0
+        window = DEFAULT_CONTEXT_WINDOW
+        for prefix, size in KNOWN_CONTEXT_WINDOWS.items():
+            if prefix in name and len(prefix) > best:
+                best, window = len(prefix), size
+        return window
+
+    @property
+    def api_mode(self) -> str:
+        """Which wire protocol: the provider's (agent/core/providers.py), else Anthropic for a base URL
+        ending in /anthropic (MiniMax, DashScope...), else chat completions."""
+        spec = providers.lookup(self.provider)
+        if spec is not None and spec.protocol is not None and spec.name != "custom":
+            return spec.protocol
+        if self.base_url and self.base_url.rstrip("/").endswith("/anthropic"):
+            return "anthropic"
+        return "openai_chat"
+
+    @property
+    def effective_base_url(self) -> str | None:
+        """The base URL requests go to: the configured one, else the provider's default."""
+        return self.base_url or providers.base_url_for(self.provider)
+
+    @property
+    def unsupported_provider(self) -> str | None:
+        """One line when `provider` names a provider Hermes knows that we cannot talk to yet."""
+        return providers.unsupported_reason(self.provider)
+
+    @property
+    def is_configured(self) -> bool:
+        """A provider can be reached: a key, a custom base URL (local servers often need no key), or a
+        local provider that needs none (LM Studio). A provider we cannot talk to is never configured."""
+        if not self.model or self.unsupported_provider:
+            return False
+        if self.api_key is not None or self.base_url:
+            return True
+        spec = providers.lookup(self.provider)
+        return spec is not None and not spec.needs_key and bool(self.effective_base_url)
+
+    @property
+    def state_db(self) -> Path:
+        return self.hermes_home / "tui" / "state.db"
+
+    @property
+    def tui_config_path(self) -> Path:
+        return self.hermes_home / "tui" / "config.yaml"
+
+
+def endpoint_settings(
+    settings: Settings, provider: str, model: str, base_url: str | None, key_env: str | None = None
+) -> Settings:
+    """`settings` aimed at another provider, model and URL (None: the provider's default): a provider the
+    user switched to (`/model NAME --provider P`), a subagent's own model, or the next entry of the fallback
+    chain after a call failed for good, all built one way. The key comes from the entry's own variable
+    (`key_env`) or the provider's variables (`agent/core/providers.py`), else the current key stays."""
+    provider = providers.canonical(provider)
+    key = providers.key_from_env(provider, os.environ, key_env)
+    updated = settings.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
+    updated.api_key = SecretStr(key) if key else settings.api_key
+    return updated
+
+
+def next_fallback(settings: Settings, index: int) -> tuple[FallbackProvider, Settings] | None:
+    """The fallback chain's entry at `index` (0 = the first fallback) and its settings; None past the end."""
+    chain = settings.fallback_providers
+    if index >= len(chain):
+        return None
+    entry = chain[index]
+    return entry, endpoint_settings(settings, entry.provider, entry.model, entry.base_url, entry.key_env)
+
+
+@dataclass
+class LoadedSettings:
+    settings: Settings
+    problems: list[ConfigProblem] = field(default_factory=list)
+    # key -> where its value came from (file path, "env VAR", "flag --x", "default")
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """A small .env reader: KEY=VALUE lines, optional `export`, quotes stripped, comments ignored."""
+    values: dict[str, str] = {}
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return values
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        if line.startswith("export "):
+            line = line[7:].lstrip()
+        key, _, value = line.partition("=")
+        key = key.strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        if key:
+            values[key] = value
+    return values
+
+
+def read_yaml_mapping(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+    """A YAML file that should hold a mapping ({} when missing); anything wrong with it (any bytes at all)
+    becomes a problem, never an error (`agent.config.yaml_files` reads it)."""
+    read = yaml_files.read_yaml_mapping(path)
+    if not read.ok:
+        problems.append(ConfigProblem(str(path), read.where, read.found, read.problem))
+    return read.data
+
+
+def _get(data: dict[str, Any], dotted: str) -> Any:
+    cur: Any = data
+    for part in dotted.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return None
+        cur = cur[part]
+    return cur
+
+
+def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """Map Hermes' shared keys to our settings names: {setting: (hermes key, value)}."""
+    out: dict[str, tuple[str, Any]] = {}
+    model = data.get("model")
+    if isinstance(model, str):
+        out["model"] = ("model", model)
+    elif isinstance(model, dict):
+        for sub, name in (("default", "model"), ("provider", "provider"), ("base_url", "base_url")):
+            if model.get(sub) is not None:
+                out[name] = (f"model.{sub}", model[sub])
+        if model.get("context_length") is not None:
+            out["context_window"] = ("model.context_length", model["context_length"])
+    elif model is not None:
+        out["model"] = ("model", model)
+    pairs = {
+        "platform_toolsets.cli": "toolsets",  # what `hermes tools` saves; wins over the top-level key
+        "toolsets": "toolsets",
+        "agent.disabled_toolsets": "disabled_toolsets",
+        "memory.memory_enabled": "memory_enabled",
+        "memory.user_profile_enabled": "user_profile_enabled",
+        "memory.memory_char_limit": "memory_char_limit",
+        "memory.user_char_limit": "user_char_limit",
+        "memory.nudge_interval": "memory_nudge_interval",
+        "skills.disabled": "skills_disabled",
+        "skills.creation_nudge_interval": "skill_nudge_interval",
+        "agent.system_prompt": "ephemeral_system_prompt",
+        "agent.max_turns": "max_iterations",
+        "max_turns": "max_iterations",
+        "agent.local_stream_stale_timeout": "local_stale_timeout",
+        "approvals.mode": "approvals_mode",
+        "approvals.timeout": "approvals_timeout",
+        "approvals.deny": "approvals_deny",
+        "command_allowlist": "command_allowlist",
+        "display.skin": "skin",
+        "display.expand_diffs": "expand_diffs",
+        "clarify.timeout": "clarify_timeout",
+        "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
+        "compression.enabled": "compression_enabled",
+        "compression.threshold": "compression_threshold",
+        "compression.target_ratio": "compression_target_ratio",
+        "compression.protect_first_n": "compression_protect_first_n",
+        "compression.protect_last_n": "compression_protect_last_n",
+        "fallback_providers": "fallback_providers",
+        "delegation.max_iterations": "delegation_max_iterations",
+        "delegation.max_concurrent_children": "delegation_max_concurrent",  # Hermes' name
+        "delegation.max_concurrent": "delegation_max_concurrent",
+        "delegation.model": "delegation_model",
+        "delegation.provider": "delegation_provider",
+        "delegation.base_url": "delegation_base_url",
+        "plugins.enabled": "plugins_enabled",
+        "plugins.disabled": "plugins_disabled",
+    }
+    for key, name in pairs.items():
+        value = _get(data, key)
+        if value is not None and name not in out:
+            out[name] = (key, value)
+    legacy = data.get("fallback_model")
+    if legacy is not None:
+        chain = out.get("fallback_providers", ("fallback_providers", []))[1]
+        out["fallback_providers"] = (
+            "fallback_model" if "fallback_providers" not in out else "fallback_providers",
+            _merge_fallbacks(chain, legacy),
+        )
+    # Hermes reads personalities from both places; the agent section wins on a name clash.
+    top, section = data.get("personalities"), _get(data, "agent.personalities")
+    if isinstance(top, dict) or isinstance(section, dict):
+        merged = {**(top if isinstance(top, dict) else {}), **(section if isinstance(section, dict) else {})}
+        out["personalities"] = (
+            "agent.personalities" if isinstance(section, dict) else "personalities",
+            merged,
+        )
+    elif top is not None or section is not None:
+        out["personalities"] = ("personalities", top if top is not None else section)
+    return out
+
+
+def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
+    """Hermes' effective chain: `fallback_providers` in order, then the legacy `fallback_model` (one dict or
+    a list of them) unless an entry already targets the same provider, model and base URL."""
+    if not isinstance(chain, list):
+        return chain  # reported as invalid by validation
+    entries = [legacy] if isinstance(legacy, dict) else legacy if isinstance(legacy, list) else []
+
+    def identity(entry: Any) -> tuple[str, str, str]:
+        if not isinstance(entry, dict):
+            return ("", "", "")
+        return (
+            providers.canonical(str(entry.get("provider") or "").strip().lower()),
+            str(entry.get("model") or "").strip().lower(),
+            str(entry.get("base_url") or "").strip().rstrip("/").lower(),
+        )
+
+    seen = {identity(entry) for entry in chain}
+    merged = list(chain)
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("model") and identity(entry) not in seen:
+            seen.add(identity(entry))
+            merged.append(entry)
+    return merged
+
+
+def _validate_one(name: str, value: Any) -> tuple[bool, Any, str]:
+    """Validate one field in isolation so a bad key never discards the good ones."""
+    field_info = Settings.model_fields[name]
+    try:
+        checked = Settings.__pydantic_validator__.validate_assignment(Settings.model_construct(), name, value)
+        return True, getattr(checked, name), ""
+    except ValidationError as exc:
+        msg = exc.errors()[0].get("msg", "a valid value") if exc.errors() else "a valid value"
+        ann = field_info.annotation
+        if get_origin(ann) is Literal:
+            return False, None, "one of " + " | ".join(str(choice) for choice in get_args(ann))
+        expected = ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")
+        return False, None, f"{expected} ({msg})"
+
+
+def _env_source(var: str, environ: dict[str, str], home: Path) -> str:
+    return f"env {var}" if var in environ else f"{home / '.env'} {var}"
+
+
+def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> LoadedSettings:
+    """Layers, later wins: Hermes config.yaml, Hermes .env, tui/config.yaml, environment, flags."""
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    environ = dict(os.environ if env is None else env)
+    home = Path(
+        flags.get("hermes_home") or environ.get("HERMES_HOME") or Path.home() / ".hermes"
+    ).expanduser()
+    problems: list[ConfigProblem] = []
+    values: dict[str, Any] = {"hermes_home": home}
+    sources: dict[str, str] = {
+        "hermes_home": "flag --hermes-home"
+        if "hermes_home" in flags
+        else ("env HERMES_HOME" if environ.get("HERMES_HOME") else "default")
+    }
+
+    def put(name: str, value: Any, source: str, file: str, key: str) -> None:
+        ok, checked, expected = _validate_one(name, value)
+        if ok:
+            values[name] = checked
+            sources[name] = source
+        else:
+            problems.append(ConfigProblem(file, key, str(value)[:80], expected))
+
+    hermes_cfg = home / "config.yaml"
+    hermes_data = read_yaml_mapping(hermes_cfg, problems)
+    for name, (key, value) in _hermes_config_values(hermes_data).items():
+        put(name, value, str(hermes_cfg), str(hermes_cfg), key)
+
+    dotenv = read_dotenv(home / ".env")
+    merged_env = {**dotenv, **environ}
+
+    tui_cfg = home / "tui" / "config.yaml"
+    tui_data = read_yaml_mapping(tui_cfg, problems)
+    web, web_problems, sources["web"] = load_web_settings(
+        hermes_data.get("web"), tui_data.pop("web", None), merged_env
+    )
+    vision, vision_problems, sources["vision"] = load_vision_settings(hermes_data, merged_env)
+    values.update(web=web, vision=vision)
+    problems += [ConfigProblem(str(hermes_cfg), *p) for p in (*web_problems, *vision_problems)]
+    for key, value in tui_data.items():
+        name = key.replace("-", "_")
+        if name == "command_allowlist" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            value = list(dict.fromkeys([*values.get("command_allowlist", []), *value]))
+        if name in Settings.model_fields and name not in ("hermes_home", "api_key"):
+            put(name, value, str(tui_cfg), str(tui_cfg), key)
+        elif name == "api_key":
+            problems.append(
+                ConfigProblem(str(tui_cfg), key, "***", "API keys in environment variables or .env")
+            )
+        else:
+            problems.append(ConfigProblem(str(tui_cfg), key, str(value)[:80], "a known setting"))
+
+    env_map = {
+        "HERMES_MODEL": "model",
+        "HERMES_PROVIDER": "provider",
+        "OPENAI_BASE_URL": "base_url",
+        "HERMES_BASE_URL": "base_url",
+        "HERMES_STREAM_STALE_TIMEOUT": "stale_timeout",
+        "HERMES_LOCAL_STREAM_STALE_TIMEOUT": "local_stale_timeout",
+        "HERMES_MAX_ITERATIONS": "max_iterations",
+        "HERMES_EPHEMERAL_SYSTEM_PROMPT": "ephemeral_system_prompt",
+        "TERMINAL_TIMEOUT": "terminal_timeout",
+    }
+    for var, name in env_map.items():
+        if merged_env.get(var):
+            src = f"env {var}" if var in environ else f"{home / '.env'} {var}"
+            put(name, merged_env[var], src, src, var)
+    if merged_env.get("HERMES_YOLO_MODE", "").lower() in ("1", "true", "yes"):
+        values["yolo"] = True
+        sources["yolo"] = "env HERMES_YOLO_MODE"
+
+    for name, value in flags.items():
+        if name in Settings.model_fields and name not in ("api_key", "hermes_home"):
+            put(
+                name, value, f"flag --{name.replace('_', '-')}", "command line", f"--{name.replace('_', '-')}"
+            )
+
+    # Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else any
+    # of the common keys. Hermes' aliases become its canonical names (`claude` -> `anthropic`).
+    provider = providers.canonical(str(values.get("provider") or ""))
+    if provider != str(values.get("provider") or ""):
+        values["provider"] = provider
+    spec = providers.lookup(provider)
+    url_var = spec.base_url_env if spec is not None else ""
+    if url_var and not values.get("base_url") and merged_env.get(url_var):
+        put("base_url", merged_env[url_var], _env_source(url_var, environ, home), url_var, url_var)
+    api_key: object = flags.get("api_key")
+    key_source = "flag --api-key" if api_key else ""
+    if not api_key:
+        candidates = [provider] if spec is not None else []
+        if not provider:
+            base = str(values.get("base_url") or "")
+            if "openrouter" in base:
+                candidates = ["openrouter"]
+            elif base.rstrip("/").endswith("/anthropic"):
+                candidates = ["anthropic"]
+            else:
+                candidates = ["openai", "openrouter", "anthropic"]
+        for cand in candidates:
+            key_var = next((v for v in providers.key_env_vars(cand) if merged_env.get(v)), None)
+            if key_var is not None:
+                api_key = merged_env[key_var]
+                key_source = _env_source(key_var, environ, home)
+                if not provider:
+                    values["provider"] = cand
+                    sources["provider"] = f"inferred from {key_var}"
+                break
+    if api_key:
+        values["api_key"] = SecretStr(str(api_key))
+        sources["api_key"] = key_source
+    settings = Settings.model_validate(values)
+    if not settings.model and settings.is_configured is False and api_key:
+        defaults = {
+            "openai": "gpt-4o",
+            "openrouter": "nousresearch/hermes-4-405b",
+            "anthropic": "claude-sonnet-4-5",
+        }
+        # Only where the choice is obvious: a DeepSeek or Gemini key gets no OpenAI model name guessed
+        # for it; the missing model is reported instead.
+        guess = defaults.get(settings.provider, "gpt-4o" if settings.provider == "custom" else None)
+        if guess:
+            settings.model = guess
+            sources["model"] = "default for provider"
+    for name in Settings.model_fields:
+        sources.setdefault(name, "default")
+    return LoadedSettings(settings=settings, problems=problems, sources=sources)

@@ -1,0 +1,67 @@
+"""What a new session's system prompt takes from $HERMES_HOME: SOUL.md, memory, the skills index.
+
+Read once, when the session's prompt is built (`agent/prompts/system.py` assembles it); the prompt is then
+stored and replayed byte for byte, so edits to these files reach the next new session, never a running one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.prompts.system import CONTEXT_FILE_CAP
+
+if TYPE_CHECKING:
+    from agent.config.settings import Settings
+    from agent.skills.library import SkillLibrary
+
+SOUL_FILE = "SOUL.md"
+MEMORY_GUIDANCE = (
+    "You have persistent memory across sessions (the memory tool). Save durable facts: the user's "
+    "preferences and recurring corrections, environment details, tool quirks, stable conventions. Do not "
+    "save task progress or anything that will be stale in a week (session_search recalls past work). Write "
+    "entries as declarative facts ('User prefers concise answers'), not as orders to yourself; procedures "
+    "belong in skills."
+)
+SKILL_TOOLS = frozenset({"skills_list", "skill_view", "skill_manage"})
+
+
+def load_soul(hermes_home: Path) -> str | None:
+    """`$HERMES_HOME/SOUL.md`: the identity Hermes puts first in the prompt instead of its own, or None."""
+    try:
+        text = (hermes_home / SOUL_FILE).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if len(text) > CONTEXT_FILE_CAP:
+        text = text[:CONTEXT_FILE_CAP] + f"\n[... {SOUL_FILE} truncated at {CONTEXT_FILE_CAP} characters]"
+    return text or None
+
+
+def session_prompt_parts(
+    settings: Settings, tool_names: Collection[str], skills: SkillLibrary
+) -> dict[str, Any]:
+    """Keyword arguments for `build_system_prompt`: the identity (SOUL.md), the memory guidance (when the
+    memory tool is offered), the skills index (when the skills tools are) and the memory snapshot."""
+    from agent.prompts.memory_snapshot import memory_snapshot
+    from agent.skills.index import skills_index
+
+    sections: list[str] = []
+    if "memory" in tool_names:
+        sections.append(MEMORY_GUIDANCE)
+    if SKILL_TOOLS & set(tool_names):
+        try:
+            sections.append(skills_index(skills.enabled()))
+        except OSError:
+            pass
+    try:
+        memory = memory_snapshot(
+            settings.hermes_home,
+            memory_enabled=settings.memory_enabled,
+            user_enabled=settings.user_profile_enabled,
+            memory_limit=settings.memory_char_limit,
+            user_limit=settings.user_char_limit,
+        )
+    except OSError:
+        memory = ""  # an unreadable memory file never stops a session
+    return {"identity": load_soul(settings.hermes_home), "sections": sections, "memory": memory}
