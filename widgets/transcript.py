@@ -789,10 +789,17 @@ class Transcript(ScrollView, can_focus=True):
         text = Text.assemble(
             *((segment.text, segment.style or "") for segment in strip if segment.text), end=""
         )
-        text.stylize(
-            self.screen.get_component_rich_style("screen--selection"), start, len(text) if end < 0 else end
-        )
+        text.stylize(self._selection_style(), start, len(text) if end < 0 else end)
         return Strip(text.render(self.app.console))
+
+    def _selection_style(self) -> Style:
+        """The screen's selection background, and its foreground only where the theme sets one: Textual's
+        default foreground is `transparent` (keep the text's colour), which as a whole Rich style painted
+        the text in the background's colour, so a selection showed as a blank bar in every theme."""
+        screen = self.screen
+        full = screen.get_component_rich_style("screen--selection")
+        foreground = screen.get_component_styles("screen--selection").color
+        return Style(bgcolor=full.bgcolor, color=full.color if foreground.a > 0 else None)
 
     def _cursor_style(self) -> Style:
         bgcolor = self.get_component_rich_style("transcript--cursor").bgcolor

@@ -769,6 +769,17 @@ async def test_mouse_selection_spans_entries_and_copies_what_is_shown() -> None:
         assert selected is not None
         assert selected.startswith("first question")
         assert "Alpha beta gamma." in selected and "• item one" in selected and "item t" in selected
+        # Visible: the selected cells keep a text colour that differs from their background.
+        row = transcript.render_line(start)
+        cells = [s for s in row if s.text.strip() and s.style is not None and "question" in s.text]
+        assert cells, "the selected text is drawn"
+        for segment in cells:
+            style = segment.style
+            assert style is not None and style.bgcolor is not None
+            assert style.color is None or style.color != style.bgcolor, (
+                "selected text in its background's colour"
+            )
+            assert style.bgcolor != transcript.base_style.bgcolor  # and the selection shows
 
 
 async def test_records_keep_every_entry_and_a_cleared_transcript_starts_over() -> None:
