@@ -103,7 +103,15 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     for stream in (sys.stdout, sys.stderr):  # a C locale must not turn a reply's "é" into a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    if not args.prompt.strip():
+    from hermes_tui.piped_input import CAP, read_piped, with_piped
+
+    piped = read_piped(sys.stdin.buffer) if sys.stdin is not None else None
+    if piped is not None and piped.binary:
+        _say("hermes-tui: stdin is not text (binary data): not sent; pass a file with @path or --image")
+        return 2
+    if piped is not None and piped.cut:
+        _say(f"hermes-tui: stdin is longer than {CAP // 1024} KB: the first {CAP // 1024} KB are sent")
+    if not args.prompt.strip() and piped is None:
         _say("hermes-tui: -z needs a prompt (it is empty): hermes-tui -z 'what to do'")
         return 2
     settings = loaded.settings
@@ -188,6 +196,8 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                     _say(f"┊ @ {attachment.label}")
             for mention_problem in expansion.problems:
                 _say(f"hermes-tui: {mention_problem}")
+        if piped is not None:  # after the mentions: an `@` inside piped code is not a file to attach
+            prompt = with_piped(prompt, piped)
         signal.signal(signal.SIGINT, on_sigint)
         try:
             result = agent.run_conversation(prompt, images)

@@ -282,3 +282,50 @@ def test_version_and_prompt_given_twice(hermes_home: Path, tmp_path: Path) -> No
     assert proc.returncode == 0 and proc.stdout.startswith("hermes-tui ")
     proc = _run(["-z", "one", "two", "--demo"], tmp_path, hermes_home)
     assert proc.returncode == 2 and "give the prompt once" in proc.stderr
+
+
+def _user_messages(home: Path) -> list[str]:
+    from agent.store import SessionStore
+
+    store = SessionStore(home / "tui" / "state.db")
+    try:
+        (info,) = store.list_sessions()
+        return [m.content for m in store.load(info.id).messages if m.role == "user"]
+    finally:
+        store.close()
+
+
+def test_piped_stdin_goes_with_the_prompt(hermes_home: Path, tmp_path: Path) -> None:
+    """`cat src/calc.py | hermes-tui -z "explain this code"`: the model sees the file (as with claude -p)."""
+    scenario = tmp_path / "one.yaml"
+    scenario.write_text("name: one\ncalls:\n  - text: it adds\n")
+    code = "def add(a, b):\n    return a + b  # @decorators stay text\n"
+    proc = _run(["-z", "explain this code", "--scenario", str(scenario)], tmp_path, hermes_home, stdin=code)
+    assert proc.returncode == 0, proc.stderr
+    assert "it adds" in proc.stdout
+    assert _user_messages(hermes_home) == ["explain this code\n\n" + code.rstrip("\n")]
+
+
+def test_piped_stdin_is_capped_with_a_note_and_binary_is_refused(hermes_home: Path, tmp_path: Path) -> None:
+    from hermes_tui.piped_input import CAP
+
+    scenario = tmp_path / "one.yaml"
+    scenario.write_text("name: one\ncalls:\n  - text: long\n")
+    big = "0123456789abcdef\n" * (CAP // 17 + 2000)
+    proc = _run(["-z", "summarize", "--scenario", str(scenario)], tmp_path, hermes_home, stdin=big)
+    assert proc.returncode == 0, proc.stderr
+    assert "stdin is longer than 256 KB" in proc.stderr
+    (sent,) = _user_messages(hermes_home)
+    assert sent.startswith("summarize\n\n0123456789abcdef\n") and len(sent) < CAP + 200
+    assert sent.endswith("[stdin was longer than 256 KB: cut there]")
+
+    binary = subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli", "-z", "what is this", "--scenario", str(scenario)],
+        cwd=tmp_path,
+        env={**os.environ, "HERMES_HOME": str(tmp_path / "other"), "PYTHONPATH": str(ROOT)},
+        input=b"\x7fELF\x02\x01\x00\x00binary",
+        capture_output=True,
+        timeout=60,
+    )
+    assert binary.returncode == 2
+    assert binary.stderr.decode().strip().splitlines()[-1].startswith("hermes-tui: stdin is not text")
