@@ -28,9 +28,6 @@ from textual.worker import Worker, WorkerState
 
 from agent.config import Settings
 from agent.events import TurnFinished
-from agent.file_tree import FileIndex
-from agent.path_match import rank_paths
-from agent.ui import ApprovalAnswer, ApprovalDecision
 from hermes_tui import textual_compat
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
@@ -40,11 +37,15 @@ from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.session import open_session
+from hermes_tui.editor import edit_prompt
 from hermes_tui.event_drain import EventDrain
+from hermes_tui.file_completion import FileCompletion
 from hermes_tui.first_frame import after_first_frame
 from hermes_tui.screens.chat_context import ScreenCommandContext
+from hermes_tui.screens.chat_flavour import apply_flavour
 from hermes_tui.screens.chat_layout import ChatLayout
-from hermes_tui.screens.chat_view import ScreenEngine, ScreenView
+from hermes_tui.screens.chat_questions import QuestionPresenter
+from hermes_tui.screens.chat_view import ScreenEngine, ScreenView, redirect_typing
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRunner
 from hermes_tui.tool_icons import ToolIcons
@@ -52,7 +53,6 @@ from hermes_tui.turn_gc import TurnCollector
 from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
-from widgets.approval_dialog import ApprovalDialog
 from widgets.attachment_bar import AttachmentBar
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput
@@ -122,8 +122,10 @@ class ChatScreen(ChatLayout):
         self._flavour = flavour
         self.turn_worker: Worker[TurnResult] | None = None
         self._turn_view: TurnView | None = None
-        self.drain = EventDrain(self.bridge, lambda: self.turn_view, lambda: self.busy, self._log_error)
-        self._file_index: FileIndex | None = None
+        self.drain = EventDrain(
+            self.bridge, lambda: self.turn_view, lambda: self.busy, lambda t: self.log.error(t)
+        )
+        self._file_paths = FileCompletion(lambda: Path(self.settings.cwd), self._files_listed)
         self.shell = ShellRunner(
             self.bridge, cwd=lambda: Path(self.settings.cwd), hermes_home=settings.hermes_home
         )
@@ -132,9 +134,9 @@ class ChatScreen(ChatLayout):
         self.commands: CommandRegistry = new_registry()  # built-ins; the session's plugins and skills join
         self.command_context = ScreenCommandContext(self)
         self.tool_icons = ToolIcons()
-
-    def _log_error(self, text: str) -> None:
-        self.log.error(text)
+        self.questions = QuestionPresenter(
+            lambda: self.app, lambda: self.controller, lambda: self.FREEZE_QUESTIONS
+        )
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -231,12 +233,6 @@ class ChatScreen(ChatLayout):
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
 
-    def _file_paths(self, query: str) -> list[str]:
-        """`@` completion: the working tree's paths best first (listed in the background, then cached)."""
-        if self._file_index is None or self._file_index.root != Path(self.settings.cwd):
-            self._file_index = FileIndex(Path(self.settings.cwd), on_ready=self._files_listed)
-        return rank_paths(query, self._file_index.paths())
-
     def _files_listed(self) -> None:
         self.post_message(self.FilesListed())  # from the listing thread: post_message is thread-safe
 
@@ -265,14 +261,7 @@ class ChatScreen(ChatLayout):
 
     def _apply_flavour(self, spec: ThemeSpec) -> None:
         """A theme's Hermes flavour: spinner faces and verbs, the prompt symbol, tool icons."""
-        spinner = self.transcript.spinner
-        if spec.spinner.faces:
-            spinner.faces = tuple(spec.spinner.faces)
-        if spec.spinner.verbs:
-            spinner.verbs = tuple(spec.spinner.verbs)
-        if spec.prompt_symbol:
-            self.query_one(PromptBar).prompt_symbol = spec.prompt_symbol
-        self.show_tool_icons(ToolIcons(theme=dict(spec.tool_icons), plugins=self.tool_icons.plugins))
+        self.show_tool_icons(apply_flavour(spec, self.transcript, self.query_one(PromptBar), self.tool_icons))
 
     def show_tool_icons(self, icons: ToolIcons) -> None:
         """The icon table (the theme's and the session's plugins') for the panels shown and to come."""
@@ -351,9 +340,7 @@ class ChatScreen(ChatLayout):
 
     def on_clarify_asked(self, message: ClarifyAsked) -> None:
         self.drain.drain()
-        self.controller.clarify_asked(
-            message.reply, ClarifyPrompt(message.request, frozen=self.FREEZE_QUESTIONS)
-        )
+        self.questions.clarify(message)
 
     @on(ClarifyPrompt.Answered)
     def _on_clarify_answered(self, message: ClarifyPrompt.Answered) -> None:
@@ -361,12 +348,7 @@ class ChatScreen(ChatLayout):
 
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         self.drain.drain()
-        dialog = ApprovalDialog(message.request, frozen=self.FREEZE_QUESTIONS)
-
-        def decided(decision: ApprovalDecision | ApprovalAnswer | None) -> None:
-            self.controller.approval_decided(message.reply, decision, interrupted=dialog.interrupted)
-
-        self.controller.approval_asked(message.reply, lambda: self.app.push_screen(dialog, decided))
+        self.questions.approval(message)
 
     async def finish_turn(self, timeout: float = QUIT_WAIT_S) -> None:
         """Before quitting mid-turn: interrupt it and wait (a few seconds at most) for the loop to finalize
@@ -391,17 +373,7 @@ class ChatScreen(ChatLayout):
             self.controller.ctrl_c()
 
     def on_key(self, event: events.Key) -> None:
-        """Typing never goes nowhere: a character that reached the screen unhandled (the focus is on a
-        tool panel, the transcript...) goes to the prompt, which takes the focus back."""
-        prompt = self.prompt_input
-        focused = self.app.focused
-        if not event.is_printable or event.character is None or focused is prompt:
-            return
-        if focused is not None and self.transcript not in focused.ancestors_with_self:
-            return  # a question card's choices, the queue's keys: theirs
-        event.stop()
-        prompt.focus()
-        prompt.insert(event.character)
+        redirect_typing(event, self.app.focused, self.prompt_input, self.transcript)
 
     @on(PromptInput.ScrollTranscript)
     def _scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:
@@ -422,21 +394,4 @@ class ChatScreen(ChatLayout):
 
     def action_edit_prompt(self) -> None:
         """Ctrl+G: edit the prompt in $VISUAL/$EDITOR; the app is suspended meanwhile."""
-        from textual.app import SuspendNotSupported
-
-        from hermes_tui.editor import edit_text
-
-        current = self.prompt_input.full_text  # the editor sees every paste in full
-        try:
-            with self.app.suspend():
-                edited = edit_text(current)
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an editor.", severity="warning")
-            return
-        if edited is None:
-            self.notify(
-                "No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning"
-            )
-            return
-        self.prompt_input.set_text(self.prompt_input.pastes.collapse(edited))
-        self.prompt_input.focus()
+        edit_prompt(self.app, self.prompt_input)

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.widget import Widget
+
 from agent.mentions import badge_line, expand_mentions, with_attached
 from hermes_tui.notifications import request_attention
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
@@ -19,6 +21,7 @@ from widgets.assistant_message import AssistantMessage
 from widgets.queued_messages import QueuedMessages
 
 if TYPE_CHECKING:
+    from textual import events
     from textual.app import App
     from textual.dom import DOMNode
     from textual.timer import Timer
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
     from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
 
-__all__ = ["ChatParts", "ScreenEngine", "ScreenView"]
+__all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing"]
 
 
 class ChatParts(Protocol):
@@ -223,16 +226,12 @@ class ScreenView:
         self.screen.submit(text)
 
     def show_question(self, card: object) -> None:
-        from textual.widget import Widget
-
         assert isinstance(card, Widget)
         bottom = self.screen.query_one("#bottom")
         assert isinstance(bottom, Widget)
         bottom.mount(card, before=bottom.query_one(QueuedMessages))
 
     def remove_question(self, card: object) -> None:
-        from textual.widget import Widget
-
         if isinstance(card, Widget) and card.is_attached:  # attached: mounted, or its mount still queued
             card.remove()
             self.focus_prompt()
@@ -258,3 +257,17 @@ class ScreenEngine:
 
     def shell_command(self, text: str) -> str | None:
         return shell_command(self.screen.prompt_input.pastes.expand(text))
+
+
+def redirect_typing(
+    event: events.Key, focused: Widget | None, prompt: PromptInput, transcript: Transcript
+) -> None:
+    """Typing never goes nowhere: a character that reached the chat screen unhandled (the focus is on a
+    tool panel, the transcript...) goes to the prompt, which takes the focus back."""
+    if not event.is_printable or event.character is None or focused is prompt:
+        return
+    if focused is not None and transcript not in focused.ancestors_with_self:
+        return  # a question card's choices, the queue's keys: theirs
+    event.stop()
+    prompt.focus()
+    prompt.insert(event.character)
