@@ -32,7 +32,7 @@ from hermes_tui import textual_compat
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.chat_controller import ChatController
-from hermes_tui.commands import BUILTIN_COMMANDS, Command, CommandRegistry, new_registry
+from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands
 from hermes_tui.commands.plugins import plugins_loaded
@@ -72,11 +72,11 @@ class ChatScreen(ChatLayout):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "Interrupt / clear / quit", show=False, priority=True),
-        *(
-            Binding(c.key, f"command({c.name!r})", c.help, show=False)
-            for c in BUILTIN_COMMANDS
-            if c.key and c.key not in APP_KEYS
-        ),
+        # The commands' keys (`Command.key`) run the same objects as their `/name` (`action_command`).
+        Binding("ctrl+r", "command('sessions')", "Sessions", show=False),
+        Binding("ctrl+n", "command('new')", "New session", show=False),
+        Binding("ctrl+l", "command('clear')", "Clear", show=False),
+        Binding("f1", "command('help')", "Help", show=False),
         Binding("end", "scroll_latest", "Latest", show=False),
         Binding("ctrl+g", "edit_prompt", "Edit in $EDITOR", show=False),
         Binding("ctrl+o", "toggle_panel", "Expand/collapse a tool panel", show=False),

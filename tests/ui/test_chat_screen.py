@@ -347,6 +347,8 @@ async def test_ctrl_c_clears_then_quits(hermes_home: Path, tmp_path: Path) -> No
 
 
 def test_every_command_is_an_object_of_the_commands_package_and_its_key_is_bound() -> None:
+    from textual.binding import Binding
+
     from hermes_tui.commands import BUILTIN_COMMANDS, Command, new_registry
     from hermes_tui.screens.chat import APP_KEYS, ChatScreen
 
@@ -358,11 +360,18 @@ def test_every_command_is_an_object_of_the_commands_package_and_its_key_is_bound
         assert handler is None or handler.__module__.startswith("hermes_tui.commands."), command.name
         assert registry.find(command.name) is command
         assert all(registry.find(alias) is command for alias in command.aliases)
-    bound = {b.key: b.action for b in ChatScreen.BINDINGS if not isinstance(b, tuple | str)}
+    bound = {b.key: b.action for b in ChatScreen.BINDINGS if isinstance(b, Binding)}
     for command in BUILTIN_COMMANDS:
         if command.key and command.key not in APP_KEYS:
             # A key runs the same object as its `/name` (`ChatScreen.action_command`).
             assert bound.get(command.key) == f"command({command.name!r})", command.name
+    for key, action in bound.items():
+        if action.startswith("command("):
+            name = action.removeprefix("command(").strip("')")
+            found = registry.find(name)
+            assert found is not None and found.key == key, f"{key} runs /{name}, whose key is not {key}"
+    app_keys = {b.key: b.action for b in HermesApp.BINDINGS if isinstance(b, Binding)}
+    assert all(app_keys.get(key) == "quit" for key in APP_KEYS)
     keys = [c.key for c in BUILTIN_COMMANDS if c.key]
     assert len(keys) == len(set(keys)), "one key, one command"
 
