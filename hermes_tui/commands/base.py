@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from textual.app import App
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from agent.store import SessionStoreProtocol
     from hermes_tui.attachments import Attachments
     from hermes_tui.chat_controller import ChatController
+    from hermes_tui.mcp_service import McpService
     from hermes_tui.session_service import SessionService
     from widgets.transcript_record import TranscriptRecord
 
@@ -131,8 +131,12 @@ class CommandContext(Protocol):
     @property
     def attachments(self) -> Attachments: ...
     @property
-    def app(self) -> App[Any]:
-        """For the flows that need the app itself (export's dialogs, the clipboard, the MCP service)."""
+    def mcp(self) -> McpService | None:
+        """The app's MCP servers (None where the app has none)."""
+        ...
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """The terminal's clipboard (OSC 52)."""
         ...
 
     def notify(

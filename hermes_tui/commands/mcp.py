@@ -8,11 +8,11 @@ __all__ = ["MCP"]
 
 
 def mcp(ctx: CommandContext, argument: str) -> None:
-    from hermes_tui.mcp_service import CONFIG_NAME, McpService
+    from hermes_tui.mcp_service import CONFIG_NAME
 
-    service = getattr(ctx.app, "mcp", None)
+    service = ctx.mcp
     word = argument.strip().lower()
-    if not isinstance(service, McpService):
+    if service is None:
         ctx.transcript.add_notice("warn", "MCP servers are not available here.")
     elif word == "reload":
         service.reload()

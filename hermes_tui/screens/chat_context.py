@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from hermes_tui.chat_controller import ChatController
     from hermes_tui.commands.registry import CommandRegistry
     from hermes_tui.event_drain import EventDrain
+    from hermes_tui.mcp_service import McpService
     from hermes_tui.session_service import SessionService
     from hermes_tui.tool_icons import ToolIcons
     from hermes_tui.turn_gc import TurnCollector
@@ -114,8 +115,14 @@ class ScreenCommandContext:
         return self._screen.attachments
 
     @property
-    def app(self) -> App[Any]:
-        return self._screen.app
+    def mcp(self) -> McpService | None:
+        from hermes_tui.mcp_service import McpService
+
+        service = getattr(self._screen.app, "mcp", None)
+        return service if isinstance(service, McpService) else None
+
+    def copy_to_clipboard(self, text: str) -> None:
+        self._screen.app.copy_to_clipboard(text)
 
     def notify(
         self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
