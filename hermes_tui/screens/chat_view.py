@@ -198,9 +198,9 @@ class ScreenView:
         """The turn runs in a thread worker (the app persists nothing itself: the agent does)."""
         screen = self.screen
         screen.turn_view.start_turn()
-        agent = screen.session.agent
+        session = screen.session  # its agent is built in the worker if it is not yet (a first message)
         screen.turn_worker = screen.run_worker(
-            lambda: agent.run_conversation(wire_text, images),
+            lambda: session.agent.run_conversation(wire_text, images),
             name="_run_turn",
             group="agent",
             thread=True,
