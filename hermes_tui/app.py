@@ -302,7 +302,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.first_frame.after(self.mcp.start)
         self.first_frame.after(self.save_startup_snapshot)
         if self.open_sessions:
-            chat.call_after_refresh(chat.action_sessions)
+            chat.call_after_refresh(chat.action_command, "sessions")
         if self.problems:
             self.notify(config_summary(self.problems), title="Configuration", severity="warning", timeout=10)
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-
-from textual.app import App
+from collections.abc import Callable
 
 TOOLS: tuple[tuple[str, list[str], str], ...] = (
     ("wl-copy", ["wl-copy"], "WAYLAND_DISPLAY"),
@@ -34,9 +33,10 @@ def copy_with_local_tool(text: str) -> str | None:
     return None
 
 
-def copy_text(app: App[object], text: str) -> str:
-    """Copy through every route available; return the sentence to show the user."""
-    app.copy_to_clipboard(text)  # OSC 52: harmless where unsupported
+def copy_text(osc52: Callable[[str], None], text: str) -> str:
+    """Copy through every route available (`osc52`: the app's `copy_to_clipboard`); return the sentence
+    to show the user."""
+    osc52(text)  # OSC 52: harmless where unsupported
     tool = copy_with_local_tool(text)
     size = f"{len(text):,} characters"
     if tool:

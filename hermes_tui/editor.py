@@ -8,6 +8,12 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from widgets.prompt_input import PromptInput
 
 
 def editor_command() -> list[str] | None:
@@ -40,3 +46,21 @@ def edit_text(text: str) -> str | None:
         edited = path.read_text(encoding="utf-8", errors="replace")
     # The newline we added (and the one editors add on save) is not part of the prompt.
     return edited[:-1] if edited.endswith("\n") and not text.endswith("\n") else edited
+
+
+def edit_prompt(app: App[Any], prompt: PromptInput) -> None:
+    """Ctrl+G: the prompt's text (every paste in full) in the editor, the app suspended meanwhile; what
+    was saved replaces it (big pastes folded back into tokens)."""
+    from textual.app import SuspendNotSupported
+
+    try:
+        with app.suspend():
+            edited = edit_text(prompt.full_text)
+    except SuspendNotSupported:
+        app.notify("This terminal cannot hand over to an editor.", severity="warning")
+        return
+    if edited is None:
+        app.notify("No editor ran (set $EDITOR), or it failed: the prompt is unchanged.", severity="warning")
+        return
+    prompt.set_text(prompt.pastes.collapse(edited))
+    prompt.focus()

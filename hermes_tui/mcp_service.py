@@ -13,20 +13,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from themes.watcher import ThemeWatcher
 
 if TYPE_CHECKING:
-    from textual.app import App
-
     from agent.api import McpManager, ServerStatus
-    from widgets.prompt_input import PromptInput
-    from widgets.transcript import Transcript
 
-__all__ = ["McpChanged", "McpService", "mcp_command"]
+__all__ = ["CONFIG_NAME", "McpChanged", "McpService"]
 
 CONFIG_NAME = "config.yaml"
 _TROUBLE = ("failed", "exited", "invalid")
@@ -37,19 +33,6 @@ class McpChanged(Message):
     """A server's state changed (posted from the manager's thread)."""
 
     status: ServerStatus
-
-
-class ChatParts(Protocol):
-    """What `/mcp` uses of the chat screen."""
-
-    @property
-    def transcript(self) -> Transcript: ...
-
-    @property
-    def prompt_input(self) -> PromptInput: ...
-
-    @property
-    def app(self) -> App[object]: ...
 
 
 class _ConfigWatcher(ThemeWatcher):
@@ -135,25 +118,3 @@ class McpService:
     def _file_changed(self, path: Path) -> None:
         if path.name == CONFIG_NAME and path.parent == self.hermes_home:
             self._load(force=False)  # only servers whose settings changed reconnect
-
-
-def mcp_command(screen: ChatParts, argument: str) -> None:
-    """`/mcp` opens the servers' screen; `/mcp reload` reconnects them (after editing config.yaml)."""
-    service = getattr(screen.app, "mcp", None)
-    word = argument.strip().lower()
-    if not isinstance(service, McpService):
-        screen.transcript.add_notice("warn", "MCP servers are not available here.")
-    elif word == "reload":
-        service.reload()
-        screen.transcript.add_notice(
-            "info", f"Reconnecting the MCP servers of {service.hermes_home / CONFIG_NAME}; /mcp shows them."
-        )
-    elif word:
-        screen.transcript.add_notice("warn", f"Unknown /mcp argument {argument.strip()!r}: try /mcp reload.")
-    else:
-        from hermes_tui.screens.mcp import McpScreen
-
-        def refocus(_result: None) -> None:
-            screen.prompt_input.focus()
-
-        screen.app.push_screen(McpScreen(service), refocus)

@@ -27,7 +27,6 @@ sys.path.insert(0, str(ROOT))
 
 from agent.config.settings import Settings  # noqa: E402
 from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
-from hermes_tui import commands  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
 from hermes_tui.screens.chat import ChatScreen  # noqa: E402
 from widgets.approval_dialog import ApprovalDialog  # noqa: E402
@@ -101,7 +100,7 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
             await wait_for(pilot, lambda: dialog.is_armed)
             save(app, "04-approval")
-            await pilot.press("o")
+            await pilot.press("left", "left", "left", "enter")  # from Deny to "Allow once", pressed
             await wait_for(pilot, lambda: not chat.busy)
             await pilot.pause(0.5)
             save(app, "05-finished")
@@ -250,7 +249,7 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
             chat = await chat_screen(pilot, app)
-            chat.run_slash(commands.BY_NAME["skills"], "")
+            chat.action_command("skills")
             skills = await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen) and app.screen)
             options = await wait_for(pilot, lambda: next(iter(skills.query("#skills-list")), None))
             options.highlighted = options.get_option_index("skill:zebra-deploy")
@@ -259,7 +258,7 @@ async def learning_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is chat)
             chat.agent.toolsets.set_enabled("terminal", False)
-            chat.run_slash(commands.BY_NAME["tools"], "")
+            chat.action_command("tools")
             tools = await wait_for(pilot, lambda: isinstance(app.screen, ToolsScreen) and app.screen)
             await wait_for(pilot, lambda: next(iter(tools.query("#toolsets")), None))
             tools.options.highlighted = tools.options.get_option_index("terminal")
@@ -293,18 +292,18 @@ async def senses_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         app = HermesApp(settings)
         async with app.run_test(size=size) as pilot:
             chat = await chat_screen(pilot, app)
-            chat.run_slash(commands.BY_NAME["image"], "login-form.png")
+            chat.action_command("image", "login-form.png")
             chat.prompt_input.text = "What does this screen show?"
             await pilot.press("enter")
             await wait_for(pilot, lambda: server.requests and not chat.busy)
-            chat.run_slash(commands.BY_NAME["image"], "error-dialog.png")
+            chat.action_command("image", "error-dialog.png")
             await pilot.pause(0.5)
             shots.append(snap(app, "18-images", size))
-            chat.run_slash(commands.BY_NAME["image"], "clear")
+            chat.action_command("image", "clear")
             chat.prompt_input.text = "Start the dev server and keep working"
             await pilot.press("enter")
             await wait_for(pilot, lambda: len(server.requests) == 3 and not chat.busy)
-            chat.run_slash(commands.BY_NAME["ps"], "")
+            chat.action_command("ps")
             await wait_for(pilot, lambda: isinstance(app.screen, ProcessesScreen))
             await pilot.pause(1.2)
             shots.append(snap(app, "19-processes", size))
@@ -445,7 +444,7 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await pilot.pause(0.5)
             shots.append(snap(app, "16-subagents", size))
             await wait_for(pilot, lambda: not chat.busy, 60)
-            chat.run_slash(commands.BY_NAME["mcp"], "")
+            chat.action_command("mcp")
             await wait_for(pilot, lambda: isinstance(app.screen, McpScreen))
             await pilot.pause(0.5)
             shots.append(snap(app, "17-mcp", size))
@@ -533,7 +532,7 @@ async def hermes_run(size: tuple[int, int], workdir: Path) -> list[Path]:
         shots.append(snap(app, "14-sessions-hermes", size))
         await pilot.press("escape", "escape")
         chat = await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen)
-        chat.run_slash(commands.BY_NAME["usage"], "")
+        chat.action_command("usage")
         usage = await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen) and app.screen)
         await wait_for(pilot, lambda: usage.report is not None)
         await pilot.pause(0.5)
@@ -584,7 +583,7 @@ async def input_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await wait_for(pilot, lambda: not chat.busy and chat.transcript.entries_of(ToolPanel))
             await pilot.pause(0.3)
             shot("22-shell-mode", app)
-            chat.run_slash(commands.BY_NAME["model"], "")
+            chat.action_command("model")
             picker = await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen)
             await wait_for(pilot, lambda: picker.catalog is not None)
             await pilot.press(*"claude")
@@ -626,11 +625,11 @@ async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
             await pilot.press("enter")
             dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
             await wait_for(pilot, lambda: dialog.is_armed)
-            await pilot.press("a")
+            await pilot.press("left", "enter")  # from Deny to "Always allow…", pressed
             await pilot.pause(0.3)
             svg = OUT / f"26-always-allow-{size[0]}x{size[1]}.svg"
             app.save_screenshot(str(svg))
-            await pilot.press("escape", "d")
+            await pilot.press("escape", "escape")
             await wait_for(pilot, lambda: not chat.busy)
     return to_png(svg)
 

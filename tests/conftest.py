@@ -57,14 +57,3 @@ def _plugin_toolsets_withdrawn() -> Iterator[None]:
     yield
     for name in set(CATALOG.dynamic()) - before:
         CATALOG.unregister(name)
-
-
-@pytest.fixture(autouse=True)
-def _tool_icons_restored() -> Iterator[None]:
-    """A theme's or a plugin's tool icons replace `ToolPanel.ICONS` for the whole process (one app per
-    process in real use): a test that switched themes must not change the next test's panels."""
-    from widgets.tool_panel import ToolPanel
-
-    icons = dict(ToolPanel.ICONS)
-    yield
-    ToolPanel.ICONS = icons

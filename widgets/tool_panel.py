@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rich.segment import Segment
@@ -41,9 +42,31 @@ from widgets.text_safety import StreamSanitizer, sanitize_display
 from widgets.transcript_entry import Entry, pad_line
 from widgets.transcript_record import ToolSnapshot, TranscriptRecord
 
-__all__ = ["FINAL_STATUSES", "ToolPanel", "ToolSnapshot", "stable_icon"]
+__all__ = ["DEFAULT_TOOL_ICONS", "FINAL_STATUSES", "ToolPanel", "ToolSnapshot", "stable_icon"]
 
 FINAL_STATUSES: frozenset[str] = frozenset({"ok", "error", "cancelled", "denied"})
+
+DEFAULT_TOOL_ICONS: Mapping[str, str] = MappingProxyType(
+    {
+        "terminal": "💻",
+        "shell": "🐚",  # the user's own `!` command
+        "read_file": "📖",
+        "write_file": "📝",
+        "patch": "🔧",
+        "search_files": "🔎",
+        "clarify": "❓",
+        "todo": "📋",
+        "memory": "🧠",
+        "session_search": "📜",
+        "skills_list": "📚",
+        "skill_view": "📚",
+        "skill_manage": "🧰",
+    }
+)
+"""Icon per tool name, before a theme's or a plugin's (`hermes_tui.tool_icons.icon_table` merges them).
+Emoji that are two cells wide on their own (Emoji_Presentation), never a text symbol made an emoji by VS16
+(U+FE0F, as in ✍️ or ⚙️): Rich counts those as two cells while tmux and many terminals draw the symbol in
+one, so the rest of the row moved one cell left."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -61,25 +84,6 @@ class ToolPanel(Entry):
     BODY_INDENT: ClassVar[int] = 2
     """Cells before the body's border (under the header's chevron)."""
 
-    ICONS: ClassVar[dict[str, str]] = {
-        "terminal": "💻",
-        "shell": "🐚",  # the user's own `!` command
-        "read_file": "📖",
-        "write_file": "📝",
-        "patch": "🔧",
-        "search_files": "🔎",
-        "clarify": "❓",
-        "todo": "📋",
-        "memory": "🧠",
-        "session_search": "📜",
-        "skills_list": "📚",
-        "skill_view": "📚",
-        "skill_manage": "🧰",
-    }
-    """Icon per tool name; themes/skins may replace or extend it. Emoji that are two cells wide on their own
-    (Emoji_Presentation), never a text symbol made an emoji by VS16 (U+FE0F, as in ✍️ or ⚙️): Rich counts
-    those as two cells while tmux and many terminals draw the symbol in one, so the rest of the row moved
-    one cell left."""
     FALLBACK_ICON: ClassVar[str] = "🧩"
 
     STATUS_GLYPHS: ClassVar[dict[str, str]] = {
@@ -115,8 +119,10 @@ class ToolPanel(Entry):
         *,
         clock: Callable[[], float] = time.monotonic,
         expand_diffs: bool = True,
+        icons: Mapping[str, str] = DEFAULT_TOOL_ICONS,
     ) -> None:
         self._expand_diffs = expand_diffs
+        self._icons = icons
         self._call_id = call_id
         self._tool_name = name
         self._index = index
@@ -152,9 +158,15 @@ class ToolPanel(Entry):
         self._nested: SubagentList | None = None
 
     @classmethod
-    def from_snapshot(cls, snapshot: ToolSnapshot, *, expand_diffs: bool = True) -> ToolPanel:
+    def from_snapshot(
+        cls,
+        snapshot: ToolSnapshot,
+        *,
+        expand_diffs: bool = True,
+        icons: Mapping[str, str] = DEFAULT_TOOL_ICONS,
+    ) -> ToolPanel:
         """A finished panel rebuilt from a snapshot (e.g. a stored session's call)."""
-        panel = cls(snapshot.call_id, snapshot.name, snapshot.index, expand_diffs=expand_diffs)
+        panel = cls(snapshot.call_id, snapshot.name, snapshot.index, expand_diffs=expand_diffs, icons=icons)
         panel._summary = snapshot.summary
         panel._arguments = dict(snapshot.arguments)
         if snapshot.output:
@@ -419,6 +431,18 @@ class ToolPanel(Entry):
             self._output_len = len(text) - cut
             self._output_lines = TextLines(text[cut:])
 
+    @property
+    def icons(self) -> Mapping[str, str]:
+        """The icon table this panel draws its header with (the theme's and plugins', given by the view)."""
+        return self._icons
+
+    def set_icons(self, icons: Mapping[str, str]) -> None:
+        """Another table (the theme changed): the header is drawn again with it."""
+        if icons is not self._icons:
+            self._icons = icons
+            self._header_line = None
+            self.changed(0)
+
     # ----------------------------------------------------------------------------------------- drawing
 
     def _changed(self) -> None:
@@ -555,7 +579,7 @@ class ToolPanel(Entry):
 
     def render_header(self, width: int) -> Text:
         """The one-line header, fitted to `width` cells: the summary is truncated with … first."""
-        icon = stable_icon(self.ICONS.get(self._tool_name, self.FALLBACK_ICON))
+        icon = stable_icon(self._icons.get(self._tool_name, self.FALLBACK_ICON))
         left = Text(end="")
         chevron = ("▾ " if self.expanded else "▸ ") if self.has_body else "  "
         left.append(chevron, style=self._style("chevron"))

@@ -28,7 +28,7 @@ The transcript renders; it never drives the agent. The app calls `add_user`, `st
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from typing import ClassVar, TypeVar
 
 from rich.console import Console
@@ -48,7 +48,7 @@ from widgets.markdown_view.render import Line, MarkdownStyle, render_text
 from widgets.notice import NoticeLine
 from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
-from widgets.tool_panel import ToolPanel
+from widgets.tool_panel import DEFAULT_TOOL_ICONS, ToolPanel
 from widgets.transcript_entry import Entry, blank_line, pad_line
 from widgets.transcript_layout import EntryHeights
 from widgets.transcript_record import EntryKind, TranscriptRecord
@@ -181,6 +181,8 @@ class Transcript(ScrollView, can_focus=True):
 
     expand_diffs: bool = True
     """File edits' panels open with their diff shown (the `display.expand_diffs` setting)."""
+    tool_icons: Mapping[str, str] = DEFAULT_TOOL_ICONS
+    """The icon table new tool panels get (the theme's and the plugins'); `set_tool_icons` changes it."""
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -229,11 +231,18 @@ class Transcript(ScrollView, can_focus=True):
         """
         if call_id and (existing := self._panels.get(call_id)) is not None:
             return existing
-        panel = ToolPanel(call_id, name, index, expand_diffs=self.expand_diffs)
+        panel = ToolPanel(call_id, name, index, expand_diffs=self.expand_diffs, icons=self.tool_icons)
         if call_id:
             self._panels[call_id] = panel
         before = self._panel_successor(index)
         return self._add(panel, at=None if before is None else self._position(before))
+
+    def set_tool_icons(self, icons: Mapping[str, str]) -> None:
+        """The icon table changed (a theme, the session's plugins): new panels and those shown use it."""
+        self.tool_icons = icons
+        for entry in self._entries:
+            if isinstance(entry, ToolPanel):
+                entry.set_icons(icons)
 
     def tool_panel(self, call_id: str, *, index: int | None = None) -> ToolPanel | None:
         """The panel for `call_id`; with `index`, also a panel created without an id at that index (its id
@@ -885,7 +894,7 @@ class Transcript(ScrollView, can_focus=True):
         if record.kind == "reasoning":
             return ReasoningBlock(record.text, finished=True, expanded=record.expanded)
         if record.kind == "tool" and record.tool is not None:
-            return ToolPanel.from_snapshot(record.tool, expand_diffs=self.expand_diffs)
+            return ToolPanel.from_snapshot(record.tool, expand_diffs=self.expand_diffs, icons=self.tool_icons)
         # Only a multi-line notice keeps a newline in its text.
         return NoticeLine(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
 

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from hermes_tui import commands
+from hermes_tui.commands import new_registry
 from hermes_tui.startup_snapshot import StartupSnapshot
 from widgets.attachment_bar import AttachmentBar
 from widgets.prompt_input import PromptBar, PromptInput
@@ -43,7 +43,7 @@ class ChatLayout(Screen[None]):
         with Vertical(id="bottom"):
             yield QueuedMessages(id="queued")
             yield AttachmentBar(id="attachments")
-            yield PromptBar(commands=commands.completions(), prompt_symbol=prompt_symbol, id="prompt")
+            yield PromptBar(commands=new_registry().completions(), prompt_symbol=prompt_symbol, id="prompt")
             yield StatusBar(model, clock=clock, id="status")
 
 

@@ -25,7 +25,10 @@ def test_demo_turn_escape_and_quit(tmp_path: Path, hermes_home: Path, size: tupl
         tmux.keys("3")
         tmux.wait_for("Approval needed")
         time.sleep(0.5)
-        tmux.keys("d")  # deny the rm -rf
+        tmux.keys("d")  # a letter answers nothing (it once meant deny; "o" meant allow)
+        time.sleep(0.3)
+        assert "Approval needed" in tmux.screen()
+        tmux.keys("Escape")  # deny the rm -rf
         shown = tmux.wait_for("idle", timeout=60)
         assert "Traceback" not in shown
         # A second message gets the demo's fallback reply; Escape while it waits for its first token.

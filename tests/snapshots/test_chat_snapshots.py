@@ -97,7 +97,7 @@ async def _feed(
     screen.transcript.add_user(user)
     for event in events:
         screen.bridge.on_event(event)
-    screen._drain()
+    screen.drain.drain()
     await _settle(pilot, screen)
     return screen
 
@@ -188,7 +188,7 @@ def test_mid_stream(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) ->
             pilot,
             [TurnStarted("s", "q"), ApiCallStarted(1, "m", 90), FirstDelta(), TextDelta(REPLY[:260])],
         )
-        screen._set_busy(True)
+        screen.controller.set_busy(True)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -197,7 +197,7 @@ def test_mid_stream(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) ->
 def test_spinner_before_first_delta(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, [TurnStarted("s", "q"), ApiCallStarted(1, "m", 90)])
-        screen._set_busy(True)
+        screen.controller.set_busy(True)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -239,7 +239,7 @@ def test_clarify_card(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) 
                 TextDelta("One question first:"),
             ],
         )
-        screen._set_busy(True)
+        screen.controller.set_busy(True)
         request = ClarifyRequest(
             "Which database should the migration target?", ("PostgreSQL", "SQLite", "Both"), 120.0
         )
@@ -261,7 +261,7 @@ def test_approval_dialog(snap_compare: Any, tmp_path: Path, size: tuple[int, int
                 TextDelta("Cleaning the build tree."),
             ],
         )
-        screen._set_busy(True)
+        screen.controller.set_busy(True)
         request = ApprovalRequest(
             command="rm -rf build/ dist/ && git clean -fdx -e .env",
             reasons=("deletes files recursively", "removes untracked files with git clean"),
@@ -330,7 +330,7 @@ def test_images_attached_and_sent(snap_compare: Any, tmp_path: Path, size: tuple
         screen.query_one(AttachmentBar).set_items(["error-dialog.png · 640×480 · 31.2 KB"])
         for event in turn:
             screen.bridge.on_event(event)
-        screen._drain()
+        screen.drain.drain()
         await _settle(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)

@@ -351,22 +351,34 @@ async def test_ctrl_c_clears_then_quits(hermes_home: Path, tmp_path: Path) -> No
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
 
 
-def test_every_slash_command_has_a_handler_taking_its_argument() -> None:
-    import inspect
+def test_every_command_is_an_object_of_the_commands_package_and_its_key_is_bound() -> None:
+    from textual.binding import Binding
 
-    from hermes_tui import commands
-    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.commands import BUILTIN_COMMANDS, Command, new_registry
+    from hermes_tui.screens.chat import APP_KEYS, ChatScreen
 
-    missing = [c.name for c in commands.COMMANDS if not hasattr(ChatScreen, f"action_{c.action}")]
-    assert missing == []
-    for command in commands.COMMANDS:
-        params = list(inspect.signature(getattr(ChatScreen, f"action_{command.action}")).parameters.values())[
-            1:
-        ]
-        required = [p for p in params if p.default is inspect.Parameter.empty]
-        # `run_slash` passes the argument exactly when the command takes one; keys and the palette pass none.
-        assert required == [], f"/{command.name} cannot run from a key or the palette"
-        assert (len(params) == 1) is command.takes_argument, f"/{command.name}: argument mismatch"
+    registry = new_registry()  # refuses two commands of one name or alias
+    for command in BUILTIN_COMMANDS:
+        assert isinstance(command, Command), command
+        assert type(command).__module__.startswith("hermes_tui.commands"), command.name
+        handler = getattr(command, "handler", None)
+        assert handler is None or handler.__module__.startswith("hermes_tui.commands."), command.name
+        assert registry.find(command.name) is command
+        assert all(registry.find(alias) is command for alias in command.aliases)
+    bound = {b.key: b.action for b in ChatScreen.BINDINGS if isinstance(b, Binding)}
+    for command in BUILTIN_COMMANDS:
+        if command.key and command.key not in APP_KEYS:
+            # A key runs the same object as its `/name` (`ChatScreen.action_command`).
+            assert bound.get(command.key) == f"command({command.name!r})", command.name
+    for key, action in bound.items():
+        if action.startswith("command("):
+            name = action.removeprefix("command(").strip("')")
+            found = registry.find(name)
+            assert found is not None and found.key == key, f"{key} runs /{name}, whose key is not {key}"
+    app_keys = {b.key: b.action for b in HermesApp.BINDINGS if isinstance(b, Binding)}
+    assert all(app_keys.get(key) == "quit" for key in APP_KEYS)
+    keys = [c.key for c in BUILTIN_COMMANDS if c.key]
+    assert len(keys) == len(set(keys)), "one key, one command"
 
 
 async def test_typing_and_resizing_stay_responsive_during_a_fast_stream(

@@ -8,23 +8,27 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from agent.scripted import ScriptedServer
-from hermes_tui import commands
 from hermes_tui.app import HermesApp
+from hermes_tui.commands import BUILTIN_COMMANDS, new_registry
+from hermes_tui.commands.plugins import PluginCommand
 from hermes_tui.screens.help import HelpScreen, matching_rows
 from tests.ui.harness import run_chat, submit, wait_for
 
 
 def test_help_rows_hold_every_command_and_the_skills() -> None:
-    rows = commands.help_rows({"deploy-zebra": "Deploy [bold]the[/] zebra"}, {"forecast": "A forecast"})
+    registry = new_registry()
+    registry.set_skills({"deploy-zebra": "Deploy [bold]the[/] zebra"})
+    registry.set_plugins([PluginCommand("forecast", "A forecast")])
+    rows = registry.help_rows()
     keys = [key for _, key, _ in rows]
-    assert all(f"/{c.name}" in keys for c in commands.COMMANDS)
+    assert all(f"/{c.name}" in keys for c in BUILTIN_COMMANDS)
     assert {"Esc", "Ctrl+R", "F1"} <= set(keys)
     assert ("Skills", "/deploy-zebra", "Deploy [bold]the[/] zebra") in rows
     assert ("Plugins", "/forecast", "A forecast") in rows
 
 
 def test_filter_keeps_rows_with_every_word() -> None:
-    rows = commands.help_rows()
+    rows = new_registry().help_rows()
     found = matching_rows(rows, "new session")
     assert ("Commands", "/new", "Start a new session  (ctrl+n)") in found
     assert all("new" in " ".join(r).lower() and "session" in " ".join(r).lower() for r in found)

@@ -18,7 +18,6 @@ from tests.hermes_home_fixture import QUOKKA_SESSION, copy_hermes_home_0_19
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.assistant_message import AssistantMessage
 from widgets.notice import NoticeLine
-from widgets.tool_panel import ToolPanel
 
 PLUGINS = Path(__file__).resolve().parent.parent / "fixtures" / "hermes_plugins"
 
@@ -36,7 +35,9 @@ async def test_a_hermes_plugin_command_runs_and_is_completed(hermes_home: Path, 
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
-        assert screen.plugin_commands == {"forecast": "Today's forecast for a city"}
+        assert {c.name: c.help for c in screen.commands.plugins} == {
+            "forecast": "Today's forecast for a city"
+        }
         await submit(pilot, "/forecast Oslo")
         await wait_for(
             pilot, lambda: any("Forecast for Oslo: snow" in n for n in _notices(app)), what="forecast"
@@ -51,7 +52,7 @@ async def test_a_hermes_plugin_command_runs_and_is_completed(hermes_home: Path, 
         await pilot.pause()
         notice = screen.transcript.entries_of(NoticeLine)[-1]
         assert notice.measure(screen.transcript.entry_width) >= len(lines) + 1
-        assert ToolPanel.ICONS.get("weather_forecast") == "🌤"
+        assert screen.transcript.tool_icons.get("weather_forecast") == "🌤"
 
     await run_chat(
         {"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, plugins_enabled=["weather"]
@@ -101,7 +102,7 @@ async def test_continuing_a_hermes_session_from_the_browser(tmp_path: Path, monk
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
-        screen.action_sessions()
+        screen.action_command("sessions")
         browser = await wait_for(
             pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen, what="browser"
         )

@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from hermes_tui.commands.session import open_session
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.attachment_bar import AttachmentBadge, AttachmentBar
 from widgets.user_message import UserMessage
@@ -142,7 +143,7 @@ async def test_a_resumed_session_shows_its_images_as_badges(hermes_home: Path, t
 
     async def resumed(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
-        screen.open_session(session[0])
+        open_session(screen.command_context, session[0])
         await wait_for(pilot, lambda: screen.transcript.entries_of(UserMessage), what="history")
         assert screen.transcript.entries_of(UserMessage)[0].images[0].startswith("shot.png · 64×48")
 

@@ -45,7 +45,7 @@ async def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
-        await wait_for(pilot, lambda: "zebra-deploy" in screen.skill_commands, what="skill commands")
+        await wait_for(pilot, lambda: "zebra-deploy" in screen.commands.skills, what="skill commands")
         await submit(pilot, "/skills")
         skills = await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen) and app.screen)
         options = skills.query_one("#skills-list", OptionList)
@@ -60,8 +60,8 @@ async def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp
         await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
         config = yaml.safe_load((hermes_home / "config.yaml").read_text())
         assert config["skills"]["disabled"] == ["note-taking", "zebra-deploy"]
-        await wait_for(pilot, lambda: "zebra-deploy" not in screen.skill_commands, what="rescan")
-        assert "axolotl" in screen.skill_commands
+        await wait_for(pilot, lambda: "zebra-deploy" not in screen.commands.skills, what="rescan")
+        assert "axolotl" in screen.commands.skills
         assert all(name != "/zebra-deploy" for name, _ in screen.prompt_input.commands)
         assert any("Skills switched" in n for n in _notices(app))
         await submit(pilot, "/zebra-deploy now")

@@ -7,9 +7,10 @@ import pytest
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
+from hermes_tui.tool_icons import ToolIcons
 from themes.loader import builtin_themes
 from widgets.reasoning import ReasoningBlock
-from widgets.tool_panel import ToolPanel, stable_icon
+from widgets.tool_panel import DEFAULT_TOOL_ICONS, ToolPanel, stable_icon
 from widgets.transcript import Transcript
 
 VS16 = "\ufe0f"
@@ -21,7 +22,7 @@ class Rows(App[None]):
 
 
 def _builtin_icons() -> dict[str, str]:
-    icons = {**ToolPanel.ICONS, "(fallback)": ToolPanel.FALLBACK_ICON}
+    icons = {**DEFAULT_TOOL_ICONS, "(fallback)": ToolPanel.FALLBACK_ICON}
     for theme in builtin_themes().values():
         icons.update({f"{theme.name}:{tool}": icon for tool, icon in theme.tool_icons.items()})
     return icons
@@ -35,11 +36,11 @@ def test_no_built_in_icon_is_a_vs16_sequence(tool: str, icon: str) -> None:
 
 
 async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> None:
-    names = [*ToolPanel.ICONS, "a_plugin_tool"]
+    names = [*DEFAULT_TOOL_ICONS, "a_plugin_tool"]
+    icons = ToolIcons(plugins={"a_plugin_tool": "⚙️"}).table()  # a theme's or a plugin's VS16 icon
     app = Rows()
     async with app.run_test(size=(90, 40)) as pilot:
-        ToolPanel.ICONS = {**ToolPanel.ICONS, "a_plugin_tool": "⚙️"}  # a theme's or a plugin's VS16 icon
-        panels = [ToolPanel(f"call_{n}", name, n) for n, name in enumerate(names)]
+        panels = [ToolPanel(f"call_{n}", name, n, icons=icons) for n, name in enumerate(names)]
         for panel in panels:
             app.query_one(Transcript)._add(panel)
         for panel in panels:
@@ -51,7 +52,7 @@ async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> N
             assert VS16 not in row.plain, panel.tool_name
             assert cell_len(row.plain) == 80, panel.tool_name
             # the name starts in the same column on every row whose icon is an emoji
-            icon = stable_icon(ToolPanel.ICONS.get(panel.tool_name, ToolPanel.FALLBACK_ICON))
+            icon = stable_icon(icons.get(panel.tool_name, ToolPanel.FALLBACK_ICON))
             if cell_len(icon) == 2:
                 assert cell_len(row.plain[: row.plain.index(panel.tool_name)]) == 5, panel.tool_name
 

@@ -97,8 +97,8 @@ async def test_a_queued_paste_shows_its_token_and_is_sent_whole(hermes_home: Pat
 
 
 def test_help_lists_the_queue_and_paste_keys() -> None:
-    from hermes_tui import commands
+    from hermes_tui.commands import new_registry
 
-    rows = {key: text for group, key, text in commands.help_rows() if group == "Prompt"}
+    rows = {key: text for group, key, text in new_registry().help_rows() if group == "Prompt"}
     assert "queue" in rows["Shift+Tab"] and "queued" in rows["Up / Down"]
     assert "Pasted" in rows["Ctrl+O"] and "paste" in rows["Backspace"]

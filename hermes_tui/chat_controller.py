@@ -1,0 +1,377 @@
+"""The chat's turn lifecycle, without Textual: busy, the queue, steering, interrupts, the end of a turn and
+the questions that wait while the user types.
+
+Why a plain object: these rules (what Enter does while a turn runs, what Esc stops, what starts by itself
+after a turn and what waits) are the chat's behaviour, and they were spread over screen methods that could
+only be tested by driving a whole app. Here they are one state machine the chat screen forwards its events
+to; it answers through `ChatView` (the screen draws), `Engine` (the agent and the `!` shell), the
+`MessageQueue` (the queue widget's items) and the `Collector` (the garbage collector's pause per turn), so
+`tests/ui/test_chat_controller.py` runs it against fakes and a fake clock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from agent.api import ApprovalAnswer, ApprovalDecision
+
+if TYPE_CHECKING:
+    from agent.api import ImageRef
+
+__all__ = ["ChatController", "ChatView", "Collector", "Engine", "MessageQueue"]
+
+DOUBLE_CTRL_C = 2.0
+"""Seconds within which a second Ctrl+C (at rest) quits."""
+TYPING_PAUSE = 1.0
+"""A question waits until the keyboard has been quiet this long (seconds) before it takes focus."""
+QUESTION_POLL = 0.1
+"""How often (seconds) a waiting question checks whether the typing paused."""
+
+Images = tuple["ImageRef", ...]
+
+
+class ChatView(Protocol):
+    """What the controller asks the chat screen to draw or do (UI thread)."""
+
+    def notice(self, kind: str, text: str) -> None: ...
+    def toast(self, text: str, timeout: float) -> None: ...
+    def show_busy(self, busy: bool) -> None: ...
+    def hide_spinner(self) -> None: ...
+    def wake_drain(self) -> None: ...
+    def drain(self) -> None: ...
+    def when_drawn(self, callback: Callable[[], None]) -> None: ...
+    def focus_prompt(self) -> None: ...
+    def put_back(self, text: str) -> None: ...
+    def clear_prompt(self) -> None: ...
+    def has_attachments(self) -> bool: ...
+    def take_attachments(self) -> Images: ...
+    def read_only_reason(self) -> str: ...
+    def notify_mode(self) -> str: ...
+    def attention(self, why: str) -> None: ...
+    def bell(self) -> None: ...
+    def typed_within(self, seconds: float) -> bool: ...
+    def repeat(self, interval: float, callback: Callable[[], bool]) -> None: ...
+    def show_outgoing(self, text: str, images: Images) -> str: ...
+    def run_turn(self, wire_text: str, images: Images) -> None: ...
+    def run_shell(self, command: str, typed: str) -> None: ...
+    def resubmit(self, text: str) -> None: ...
+    def show_question(self, card: object) -> None: ...
+    def remove_question(self, card: object) -> None: ...
+    def exit(self) -> None: ...
+
+
+class Engine(Protocol):
+    """The running turn's side: the agent and the user's `!` shell command."""
+
+    def interrupt(self) -> None: ...
+    def steer(self, text: str) -> None: ...
+    def stop_shell(self) -> bool: ...
+    def shell_command(self, text: str) -> str | None: ...
+
+
+class MessageQueue(Protocol):
+    """Messages typed while a turn runs (the queue widget: the user can edit or remove them)."""
+
+    @property
+    def items(self) -> tuple[str, ...]: ...
+    def add(self, text: str, *, first: bool = False) -> None: ...
+    def pop_next(self) -> str | None: ...
+
+
+class Collector(Protocol):
+    """The garbage collector's pause for each turn (`hermes_tui.turn_gc.TurnCollector`)."""
+
+    def pause(self, holder: str = "turn") -> None: ...
+    def resume(self, later: Callable[[Callable[[], None]], object], holder: str = "turn") -> None: ...
+
+
+@dataclass
+class _Clarify:
+    reply: Future[str | None]
+    card: object
+
+
+class ChatController:
+    """One chat's turn lifecycle (UI thread only)."""
+
+    def __init__(
+        self,
+        view: ChatView,
+        engine: Engine,
+        queue: MessageQueue,
+        collector: Collector,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        typing_pause: float = TYPING_PAUSE,
+    ) -> None:
+        self.view = view
+        self.engine = engine
+        self.queue = queue
+        self.collector = collector
+        self.clock = clock
+        self.typing_pause = typing_pause
+        self._busy = False
+        self._interrupting = False
+        self._clarify: _Clarify | None = None
+        self._waiting: list[Callable[[], None]] = []  # questions shown once the typing pauses
+        self._last_ctrl_c = float("-inf")
+
+    @property
+    def busy(self) -> bool:
+        """A turn (or a `!` command, or a compression) is running."""
+        return self._busy
+
+    @property
+    def clarify_pending(self) -> bool:
+        return self._clarify is not None
+
+    @property
+    def questions_waiting(self) -> int:
+        """Questions announced but held until the keyboard is quiet."""
+        return len(self._waiting)
+
+    def set_busy(self, busy: bool) -> None:
+        """The status bar says so; no collector pass while busy, one at rest after every reply is drawn."""
+        self._busy = busy
+        self.view.show_busy(busy)
+        if busy:
+            self.collector.pause("turn")
+            self.view.wake_drain()
+        else:
+            self.view.hide_spinner()
+            self.collector.resume(self.view.when_drawn, "turn")
+
+    # ------------------------------------------------------------------------------------------ messages
+
+    def message(self, text: str) -> None:
+        """A message (not a command) the user submitted: sent, queued while busy, or run as `!command`."""
+        if reason := self.view.read_only_reason():
+            self.view.notice("error", f"Not sent: {reason}")
+            return
+        if self._busy and self.view.has_attachments():
+            self.view.put_back(text)
+            self.view.notice("warn", "A turn is running: send the message and its images after it.")
+            return
+        if self._busy:
+            self.queue.add(text)
+            return
+        if (command := self.engine.shell_command(text)) is not None:
+            self.run_shell(command, text)
+            return
+        self.send(text, self.view.take_attachments())
+
+    def send(self, text: str, images: Images = ()) -> None:
+        """Start a turn: the view shows the message and says what goes on the wire, then runs it."""
+        wire_text = self.view.show_outgoing(text, images)
+        self.set_busy(True)
+        self.view.run_turn(wire_text, images)
+
+    def run_shell(self, command: str, typed: str) -> None:
+        """`!command`: runs now, busy like a turn; its output goes with the next message."""
+        self.set_busy(True)
+        self.view.run_shell(command, typed)
+
+    def shell_done(self) -> None:
+        self.view.drain()
+        self.view.notice("info", "Its output goes with your next message.")
+        self.end_turn()
+
+    def steer(self, text: str) -> None:
+        """`/steer TEXT`: reaches the running turn's model after its current tools; at rest, a message."""
+        text = text.strip()
+        if not text:
+            self.view.notice(
+                "info",
+                "Usage: /steer TEXT (while a turn runs; it reaches the model after the current tools).",
+            )
+            return
+        if not self._busy:
+            self.send(text)
+            return
+        self.engine.steer(text)
+        self.view.notice("info", f"Steer queued for the running turn: {text}")
+
+    def empty_enter(self) -> None:
+        """Enter on an empty prompt at rest sends the next queued message (held after an interrupt)."""
+        if self._busy:
+            return
+        queued = self.queue.pop_next()
+        if queued is not None:
+            self.send(queued)
+
+    # ------------------------------------------------------------------------------------------ stopping
+
+    def interrupt(self) -> None:
+        """Escape: skip the question, else stop the `!` command, else the turn."""
+        if self._clarify is not None:
+            self.close_clarify(None)
+            return
+        if self.engine.stop_shell():
+            self._interrupting = True  # a stop like any other: the queue waits
+            return
+        if self._busy:
+            self.engine.interrupt()
+            self._mark_interrupting()
+
+    def interrupt_turn(self) -> None:
+        """Ctrl+C while a turn runs: stop it, whatever it waits for. A pending question is answered
+        "interrupted" (the flag is set first, so the loop cannot go on to the next tool meanwhile)."""
+        self.engine.interrupt()
+        self.engine.stop_shell()
+        if self._clarify is not None:
+            self.close_clarify(None)
+        self._mark_interrupting()
+
+    def _mark_interrupting(self) -> None:
+        if not self._interrupting:
+            self._interrupting = True
+            self.view.hide_spinner()
+
+    def ctrl_c(self) -> None:
+        """Interrupt a running turn; at rest clear the prompt, and a second press within 2 s quits."""
+        if self._busy:
+            self.interrupt_turn()
+            return
+        now = self.clock()
+        if now - self._last_ctrl_c < DOUBLE_CTRL_C:
+            self.view.exit()
+            return
+        self._last_ctrl_c = now
+        self.view.clear_prompt()
+        self.view.toast("Press Ctrl+C again to quit", DOUBLE_CTRL_C)
+
+    def stop_for_quit(self) -> None:
+        """Quitting mid-turn: the loop is interrupted so it finalizes the turn as interrupted (the reply
+        kept, the session not left "active"); like any stop, nothing queued starts after it."""
+        self._interrupting = True
+        self.engine.interrupt()
+
+    # ------------------------------------------------------------------------------------------ the end
+
+    def turn_finished(self, exit_reason: str, pending_steer: str | None) -> None:
+        self.view.attention(
+            "The turn has ended." if exit_reason == "completed" else f"Turn ended: {exit_reason}"
+        )
+        self.end_turn(pending_steer, stopped=exit_reason == "interrupted")
+
+    def turn_failed(self, error: BaseException | None) -> None:
+        """A bug in the loop (never a provider error: those end the turn normally). No traceback shown."""
+        self.view.drain()
+        self.end_turn()
+        self.view.notice(
+            "error", f"Internal error: {type(error).__name__}: {error}. The session is saved; try again."
+        )
+
+    def end_turn(self, pending_steer: str | None = None, *, stopped: bool = False) -> None:
+        """After a turn: an interrupt holds the queue; else an undelivered steer, else the next queued
+        message is sent, else the prompt takes the keys back."""
+        interrupted = self._interrupting or stopped
+        self._interrupting = False
+        self.close_clarify(None)
+        self.set_busy(False)
+        if interrupted:
+            self._hold_queue(pending_steer)
+            return
+        if pending_steer:
+            self.view.notice("info", "The turn ended before your steer could be delivered: sending it now.")
+            self.send(pending_steer)
+            return
+        queued = self.queue.pop_next()
+        if queued is not None:
+            self.view.resubmit(queued)
+        else:
+            self.view.focus_prompt()
+
+    def _hold_queue(self, pending_steer: str | None) -> None:
+        """Esc means stop: after an interrupt nothing starts by itself. An undelivered steer joins the
+        queue (first), and the queue waits for Enter on an empty prompt."""
+        if pending_steer:
+            self.queue.add(pending_steer, first=True)
+        if count := len(self.queue.items):
+            self.view.notice(
+                "info",
+                f"{count} queued message{'s' if count != 1 else ''} kept: Enter on an empty prompt sends "
+                "the next.",
+            )
+        self.view.focus_prompt()
+
+    # ------------------------------------------------------------------------------------------ questions
+
+    def clarify_asked(self, reply: Future[str | None], card: object) -> None:
+        """The model asks the user: `card` (the view's) shows once the typing pauses; one at a time."""
+        self.close_clarify(None)
+        clarify = _Clarify(reply, card)
+        self._clarify = clarify
+        self.view.attention("Hermes is asking you a question.")
+
+        def show() -> None:
+            if self._clarify is clarify:  # not answered (interrupted, turn ended) while it waited
+                self.view.show_question(card)
+
+        self._when_typing_pauses(show, "Hermes has a question: it opens when you stop typing.")
+
+    def close_clarify(self, answer: str | None) -> None:
+        """Answer the pending question (None: skipped or interrupted) and take its card away."""
+        clarify, self._clarify = self._clarify, None
+        if clarify is None:
+            return
+        if not clarify.reply.done():
+            clarify.reply.set_result(answer)
+        self.view.remove_question(clarify.card)
+
+    def approval_asked(
+        self, reply: Future[ApprovalDecision | ApprovalAnswer], show: Callable[[], object]
+    ) -> None:
+        """A risky command waits for the user: the dialog (`show`) opens once the typing pauses."""
+        if reply.done():
+            return
+        if self.view.notify_mode() == "desktop":
+            self.view.attention("A command is waiting for your approval.")  # the dialog rings the bell
+
+        def show_if_waiting() -> None:
+            if not reply.done():
+                show()
+
+        self._when_typing_pauses(
+            show_if_waiting, "A command needs your approval: it opens when you stop typing."
+        )
+
+    def approval_decided(
+        self,
+        reply: Future[ApprovalDecision | ApprovalAnswer],
+        decision: ApprovalDecision | ApprovalAnswer | None,
+        *,
+        interrupted: bool,
+    ) -> None:
+        """The dialog closed; "interrupt" stops the turn, the loop's flag set before the denial reaches it."""
+        if interrupted:
+            self.engine.interrupt()
+        if not reply.done():
+            reply.set_result(decision or ApprovalDecision.DENY)
+        if interrupted:
+            self.interrupt_turn()
+
+    def _when_typing_pauses(self, show: Callable[[], None], notice: str) -> None:
+        """Questions never steal typing: one that arrives while the user types (a key in the last
+        `typing_pause` seconds) is announced (bell, notice) and shown once the keyboard has been quiet."""
+        if not self.view.typed_within(self.typing_pause):
+            show()
+            return
+        self.view.bell()
+        self.view.toast(notice, 3)
+        self._waiting.append(show)
+        if len(self._waiting) == 1:
+            self.view.repeat(QUESTION_POLL, self.poll_questions)
+
+    def poll_questions(self) -> bool:
+        """Show the waiting questions if the typing paused; True while they still wait."""
+        if self.view.typed_within(self.typing_pause):
+            return True
+        waiting, self._waiting = self._waiting, []
+        for show in waiting:
+            show()
+        return False

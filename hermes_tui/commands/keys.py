@@ -1,0 +1,47 @@
+"""The keys `/help` lists that are not commands (typing, the turn, the screens), grouped for users."""
+
+from __future__ import annotations
+
+__all__ = ["KEY_GROUPS"]
+
+KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "Prompt",
+        (
+            ("Enter", "send (queued while the agent works)"),
+            ("Shift+Enter", "newline (also Ctrl+J, Alt+Enter)"),
+            ("Up / Down", "history (Up on an empty prompt: last queued first)"),
+            ("Shift+Tab", "to the queue: e edit, x remove, s steer now"),
+            ("Tab", "complete a / command"),
+            ("Ctrl+O", "expand a [Pasted #N] token into editable text"),
+            ("Backspace", "on a paste token: delete it whole (Ctrl+Z undoes)"),
+            ("Ctrl+G", "edit the prompt in $EDITOR (pastes in full)"),
+            ("Ctrl+U", "clear the line before the cursor"),
+        ),
+    ),
+    (
+        "The turn",
+        (
+            ("Esc", "interrupt the running turn"),
+            ("Ctrl+C", "interrupt, else clear the prompt; twice to quit"),
+            ("Ctrl+O", "expand/collapse the tool panel under the cursor, else the latest one"),
+            ("Ctrl+T", "expand/collapse every tool panel of the last turn"),
+            ("PageUp / PageDown", "scroll the transcript (the prompt keeps the focus)"),
+            ("Ctrl+Home / Ctrl+End", "jump to the first message / the latest output"),
+            (
+                "Tab, then Up / Down",
+                "walk the transcript's tool calls and reasoning; Enter or Space opens one",
+            ),
+        ),
+    ),
+    (
+        "Screens",
+        (
+            ("Ctrl+R", "sessions: browse, search, resume"),
+            ("Ctrl+P", "command palette"),
+            ("F1", "this help"),
+            ("Ctrl+Q", "quit"),
+        ),
+    ),
+)
+"""The keys `/help` lists, grouped; the one place they are written down for users."""

@@ -1,0 +1,57 @@
+"""Commands about the running turn and its approvals: `/steer`, `/compress`, `/yolo`."""
+
+from __future__ import annotations
+
+from hermes_tui.commands.base import CommandContext, SlashCommand
+
+__all__ = ["COMPRESS", "STEER", "YOLO"]
+
+
+def steer(ctx: CommandContext, text: str) -> None:
+    ctx.controller.steer(text)
+
+
+def compress(ctx: CommandContext, _arg: str) -> None:
+    """`/compress`: summarize the middle of the conversation now (a model call, in the turn's worker)."""
+    controller = ctx.controller
+    if controller.busy:
+        ctx.transcript.add_notice("warn", "A turn is running: compress after it ends.")
+        return
+    agent = ctx.session.agent
+    if not agent.messages:
+        ctx.transcript.add_notice("info", "Nothing to compress yet.")
+        return
+    controller.set_busy(True)
+
+    def after() -> None:
+        ctx.drain()
+        controller.set_busy(False)
+        ctx.focus_prompt()
+
+    def work() -> None:
+        try:
+            agent.compress_now()
+        finally:
+            ctx.from_thread(after)
+
+    ctx.in_thread(work, group="agent", exclusive=True)
+
+
+def toggle_yolo(ctx: CommandContext, _arg: str) -> None:
+    agent = ctx.session.agent
+    on = not agent.yolo
+    agent.set_yolo(on)
+    ctx.status.set_yolo(on)
+    if on:
+        ctx.transcript.add_notice(
+            "warn", "YOLO on: risky commands run without asking (hard-blocked ones stay blocked)."
+        )
+    else:
+        ctx.transcript.add_notice("info", "YOLO off: risky commands ask for approval again.")
+
+
+STEER = SlashCommand(
+    "steer", "Redirect the running turn without stopping it: /steer TEXT", steer, takes_argument=True
+)
+YOLO = SlashCommand("yolo", "Toggle approving risky commands without asking", toggle_yolo)
+COMPRESS = SlashCommand("compress", "Summarize the middle of the conversation to save context", compress)

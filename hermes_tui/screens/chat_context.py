@@ -1,0 +1,174 @@
+"""The `CommandContext` the chat screen gives its commands: the session, the controller, the transcript,
+the status bar, notify, push_screen and a few narrow operations, never the screen itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
+    from textual.timer import Timer
+    from textual.worker import Worker
+
+    from agent.api import SessionStoreProtocol
+    from hermes_tui.attachments import Attachments
+    from hermes_tui.chat_controller import ChatController
+    from hermes_tui.commands.registry import CommandRegistry
+    from hermes_tui.event_drain import EventDrain
+    from hermes_tui.mcp_service import McpService
+    from hermes_tui.session_service import SessionService
+    from hermes_tui.tool_icons import ToolIcons
+    from hermes_tui.turn_gc import TurnCollector
+    from widgets.prompt_input import PromptInput
+    from widgets.status_bar import StatusBar
+    from widgets.transcript import Transcript
+    from widgets.transcript_record import TranscriptRecord
+
+__all__ = ["ScreenCommandContext"]
+
+
+class _Screen(Protocol):
+    """The chat screen's members the context lends out (or uses to do what a command asks)."""
+
+    session: SessionService
+    store: SessionStoreProtocol
+    drain: EventDrain
+    tool_icons: ToolIcons
+
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def is_mounted(self) -> bool: ...
+    @property
+    def controller(self) -> ChatController: ...
+    @property
+    def commands(self) -> CommandRegistry: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def status_bar(self) -> StatusBar: ...
+    @property
+    def prompt_input(self) -> PromptInput: ...
+    @property
+    def attachments(self) -> Attachments: ...
+    @property
+    def turn_collector(self) -> TurnCollector: ...
+
+    def show_tool_icons(self, icons: ToolIcons) -> None: ...
+    def request_theme(self, name: str) -> None: ...
+    def notify(
+        self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
+    ) -> None: ...
+    def set_timer(
+        self, delay: float, callback: Callable[[], object], *, name: str | None = None
+    ) -> Timer: ...
+    def run_worker(
+        self,
+        work: Callable[[], Any],
+        name: str | None = ...,
+        group: str = ...,
+        description: str = ...,
+        exit_on_error: bool = ...,
+        start: bool = ...,
+        exclusive: bool = ...,
+        thread: bool = ...,
+    ) -> Worker[Any]: ...
+    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+
+
+class ScreenCommandContext:
+    """`CommandContext` over the chat screen's parts."""
+
+    def __init__(self, screen: _Screen) -> None:
+        self._screen = screen
+
+    @property
+    def session(self) -> SessionService:
+        return self._screen.session
+
+    @property
+    def store(self) -> SessionStoreProtocol:
+        return self._screen.store
+
+    @property
+    def controller(self) -> ChatController:
+        return self._screen.controller
+
+    @property
+    def registry(self) -> CommandRegistry:
+        return self._screen.commands
+
+    @property
+    def transcript(self) -> Transcript:
+        return self._screen.transcript
+
+    @property
+    def status(self) -> StatusBar:
+        return self._screen.status_bar
+
+    @property
+    def attachments(self) -> Attachments:
+        return self._screen.attachments
+
+    @property
+    def mcp(self) -> McpService | None:
+        from hermes_tui.mcp_service import McpService
+
+        service = getattr(self._screen.app, "mcp", None)
+        return service if isinstance(service, McpService) else None
+
+    def copy_to_clipboard(self, text: str) -> None:
+        self._screen.app.copy_to_clipboard(text)
+
+    def notify(
+        self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
+    ) -> None:
+        self._screen.notify(message, severity=severity, timeout=timeout)
+
+    def push_screen(self, screen: Screen[Any], callback: Callable[[Any], None] | None = None) -> None:
+        self._screen.app.push_screen(screen, callback)
+
+    def focus_prompt(self) -> None:
+        self._screen.prompt_input.focus()
+
+    def refresh_completions(self) -> None:
+        if self._screen.is_mounted:
+            self._screen.prompt_input.set_commands(self._screen.commands.completions())
+
+    def set_plugin_icons(self, icons: Mapping[str, str]) -> None:
+        self._screen.show_tool_icons(replace(self._screen.tool_icons, plugins=dict(icons)))
+
+    def load_history(self, records: Iterable[TranscriptRecord]) -> None:
+        """Thousands of entries are made at once: no collector pass among them (they are alive, not
+        garbage), one at rest a moment after."""
+        screen = self._screen
+        screen.turn_collector.pause("history")
+        screen.transcript.load_history(records)
+        screen.turn_collector.resume(
+            lambda collect: screen.set_timer(1.0, collect, name="history-at-rest"), "history"
+        )
+
+    def in_thread(self, work: Callable[[], object], *, group: str, exclusive: bool = False) -> None:
+        self._screen.run_worker(work, thread=True, group=group, exclusive=exclusive, exit_on_error=False)
+
+    def from_thread(self, callback: Callable[..., object], *args: object) -> None:
+        try:
+            self._screen.app.call_from_thread(callback, *args)
+        except RuntimeError:  # the app is closing
+            pass
+
+    def drain(self) -> None:
+        self._screen.drain.drain()
+
+    def config_problems(self) -> list[str]:
+        return [str(problem) for problem in getattr(self._screen.app, "problems", [])]
+
+    def request_theme(self, name: str) -> None:
+        self._screen.request_theme(name)
+
+    def quit(self) -> None:
+        self._screen.call_later(self._screen.app.action_quit)

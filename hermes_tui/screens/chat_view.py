@@ -1,0 +1,270 @@
+"""What the chat's controller says, done on the chat screen's widgets (`ScreenView`), and what it asks of
+the engine (`ScreenEngine`: the agent, the `!` shell, the prompt's pastes expanded).
+
+The controller (`hermes_tui.chat_controller`) decides; these adapters draw and start things. They reach
+the screen through `ChatParts`, the members of `ChatScreen` they use, so this module does not import the
+screen (which builds them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.widget import Widget
+
+from agent.api import badge_line, expand_mentions, with_attached
+from hermes_tui.notifications import request_attention
+from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
+from widgets.assistant_message import AssistantMessage
+from widgets.queued_messages import QueuedMessages
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.timer import Timer
+    from textual.worker import Worker
+
+    from agent.api import ImageRef, SessionStoreProtocol, Settings, TurnResult
+    from hermes_tui.attachments import Attachments
+    from hermes_tui.chat_controller import ChatController
+    from hermes_tui.event_drain import EventDrain
+    from hermes_tui.session_service import SessionService
+    from hermes_tui.turn_view import TurnView
+    from widgets.prompt_input import PromptInput
+    from widgets.status_bar import StatusBar
+    from widgets.transcript import Transcript
+
+__all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing"]
+
+
+class ChatParts(Protocol):
+    """The chat screen's members the adapters use."""
+
+    turn_worker: Worker[TurnResult] | None
+    session: SessionService
+    shell: ShellRunner
+    store: SessionStoreProtocol
+    drain: EventDrain
+
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def is_mounted(self) -> bool: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def controller(self) -> ChatController: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def status_bar(self) -> StatusBar: ...
+    @property
+    def prompt_input(self) -> PromptInput: ...
+    @property
+    def attachments(self) -> Attachments: ...
+    @property
+    def turn_view(self) -> TurnView: ...
+
+    def query_one(self, selector: str) -> DOMNode: ...
+    def notify(self, message: str, *, timeout: float | None = None) -> None: ...
+    def set_timer(
+        self, delay: float, callback: Callable[[], object], *, name: str | None = None
+    ) -> Timer: ...
+    def set_interval(
+        self, interval: float, callback: Callable[[], object], *, name: str | None = None
+    ) -> Timer: ...
+    def run_worker(
+        self,
+        work: Callable[[], Any],
+        name: str | None = ...,
+        group: str = ...,
+        description: str = ...,
+        exit_on_error: bool = ...,
+        start: bool = ...,
+        exclusive: bool = ...,
+        thread: bool = ...,
+    ) -> Worker[Any]: ...
+    def submit(self, text: str) -> None: ...
+
+
+class ScreenView:
+    """`ChatView` on the chat screen (UI thread)."""
+
+    def __init__(self, screen: ChatParts) -> None:
+        self.screen = screen
+
+    def _is_shown(self) -> bool:
+        shown: object = self.screen.app.screen
+        return shown is self.screen
+
+    def notice(self, kind: str, text: str) -> None:
+        self.screen.transcript.add_notice(kind, text)
+
+    def toast(self, text: str, timeout: float) -> None:
+        self.screen.notify(text, timeout=timeout)
+
+    def show_busy(self, busy: bool) -> None:
+        self.screen.status_bar.set_busy(busy)
+
+    def hide_spinner(self) -> None:
+        self.screen.transcript.hide_spinner()
+
+    def wake_drain(self) -> None:
+        self.screen.drain.wake()
+
+    def drain(self) -> None:
+        self.screen.drain.drain()
+
+    def when_drawn(self, callback: Callable[[], None]) -> None:
+        """Run `callback` a moment after every reply's text is drawn (a burst's reply is still drawn in
+        slices after its turn has ended). Not right after the frame: a collection holds the GIL, and the
+        writer thread still had the last frame to send (last byte -> screen went from 0.05 to 0.4 s)."""
+        if all(reply.is_drained for reply in self.screen.transcript.entries_of(AssistantMessage)):
+            self.screen.set_timer(0.3, callback, name="after-drawn")
+        else:
+            self.screen.set_timer(0.1, lambda: self.when_drawn(callback), name="when-drawn")
+
+    def focus_prompt(self) -> None:
+        if self._is_shown():
+            self.screen.prompt_input.focus()
+
+    def put_back(self, text: str) -> None:
+        self.screen.prompt_input.set_text(text)
+
+    def clear_prompt(self) -> None:
+        if self.screen.prompt_input.text:
+            self.screen.prompt_input.clear()
+
+    def has_attachments(self) -> bool:
+        return len(self.screen.attachments) > 0
+
+    def take_attachments(self) -> tuple[ImageRef, ...]:
+        return self.screen.attachments.take()
+
+    def read_only_reason(self) -> str:
+        return self.screen.store.read_only or ""
+
+    def notify_mode(self) -> str:
+        return self.screen.settings.notify
+
+    def attention(self, why: str) -> None:
+        request_attention(self.screen.app, self.screen.settings.notify, why)
+
+    def bell(self) -> None:
+        self.screen.app.bell()
+
+    def typed_within(self, seconds: float) -> bool:
+        key_order = getattr(self.screen.app, "key_order", None)
+        return key_order is not None and bool(key_order.typed_within(seconds))
+
+    def repeat(self, interval: float, callback: Callable[[], bool]) -> None:
+        def tick() -> None:
+            if not callback():
+                timer.stop()
+
+        timer = self.screen.set_interval(interval, tick, name="question-waits-for-a-pause")
+
+    def show_outgoing(self, text: str, images: tuple[ImageRef, ...]) -> str:
+        """The user's message on screen; what goes on the wire. What `!` commands printed since the last
+        message and what `@` mentions name are attached to it (the model and the store get them; the
+        transcript shows what was typed and a badge line). Paste tokens (`[Pasted #1: 214 lines]`, also in
+        queued messages) become the full pastes here."""
+        screen = self.screen
+        transcript = screen.transcript
+        text = screen.prompt_input.pastes.expand(text)
+        transcript.add_user(text, [ref.label() for ref in images])
+        context = screen.shell.take_context()
+        labels = [label for label, _ in context]
+        blocks = [block for _, block in context]
+        if "@" in text:
+            expansion = expand_mentions(text, Path(screen.settings.cwd))
+            attached = [a for a in expansion.attachments if a.block]
+            blocks += [a.block for a in attached]
+            labels += [a.label for a in attached]
+            for problem in expansion.problems:
+                transcript.add_notice("warn", problem)
+        if labels:
+            transcript.add_notice("info", badge_line(labels))
+        transcript.scroll_to_latest()
+        return with_attached(text, blocks)
+
+    def run_turn(self, wire_text: str, images: tuple[ImageRef, ...]) -> None:
+        """The turn runs in a thread worker (the app persists nothing itself: the agent does)."""
+        screen = self.screen
+        screen.turn_view.start_turn()
+        session = screen.session  # its agent is built in the worker if it is not yet (a first message)
+        screen.turn_worker = screen.run_worker(
+            lambda: session.agent.run_conversation(wire_text, images),
+            name="_run_turn",
+            group="agent",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def run_shell(self, command: str, typed: str) -> None:
+        """`!command`: run in the user's shell now (the controller hears when it is done)."""
+        screen = self.screen
+        screen.transcript.add_user(typed)
+        screen.turn_view.start_turn()
+
+        def done(_run: ShellRun) -> None:
+            try:
+                screen.app.call_from_thread(screen.controller.shell_done)
+            except RuntimeError:  # the app is closing
+                pass
+
+        screen.shell.start(command, done)
+
+    def resubmit(self, text: str) -> None:
+        self.screen.submit(text)
+
+    def show_question(self, card: object) -> None:
+        assert isinstance(card, Widget)
+        bottom = self.screen.query_one("#bottom")
+        assert isinstance(bottom, Widget)
+        bottom.mount(card, before=bottom.query_one(QueuedMessages))
+
+    def remove_question(self, card: object) -> None:
+        if isinstance(card, Widget) and card.is_attached:  # attached: mounted, or its mount still queued
+            card.remove()
+            self.focus_prompt()
+
+    def exit(self) -> None:
+        self.screen.app.exit(0)
+
+
+class ScreenEngine:
+    """`Engine` for the chat: the session's agent and the `!` shell; the prompt's paste tokens expanded."""
+
+    def __init__(self, screen: ChatParts) -> None:
+        self.screen = screen
+
+    def interrupt(self) -> None:
+        self.screen.session.interrupt()
+
+    def steer(self, text: str) -> None:
+        self.screen.session.agent.steer(self.screen.prompt_input.pastes.expand(text))
+
+    def stop_shell(self) -> bool:
+        return self.screen.shell.stop()
+
+    def shell_command(self, text: str) -> str | None:
+        return shell_command(self.screen.prompt_input.pastes.expand(text))
+
+
+def redirect_typing(
+    event: events.Key, focused: Widget | None, prompt: PromptInput, transcript: Transcript
+) -> None:
+    """Typing never goes nowhere: a character that reached the chat screen unhandled (the focus is on a
+    tool panel, the transcript...) goes to the prompt, which takes the focus back."""
+    if not event.is_printable or event.character is None or focused is prompt:
+        return
+    if focused is not None and transcript not in focused.ancestors_with_self:
+        return  # a question card's choices, the queue's keys: theirs
+    event.stop()
+    prompt.focus()
+    prompt.insert(event.character)
