@@ -27,12 +27,11 @@ from textual.message_pump import MessagePump
 
 from agent.events import AgentEvent, ReasoningDelta, TextDelta
 from agent.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from widgets import timing
 
-WAIT_SLICE = 0.1
-QUIET_WAKE_HZ = 30.0
-"""At most this many wakes a second for text deltas (other events always wake at once)."""
-ANSWER_GRACE = 5.0
-"""Seconds past a question's own timeout before the asking thread stops waiting for the UI's answer."""
+WAIT_SLICE = timing.QUESTION_WAIT_SLICE
+QUIET_WAKE_HZ = timing.QUIET_WAKE_HZ
+ANSWER_GRACE = timing.ANSWER_GRACE
 _QUIET = (TextDelta, ReasoningDelta)
 
 

@@ -30,6 +30,7 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.widget import Widget
 
+from widgets import timing
 from widgets.markdown_view.blocks import Block, BlockDocument
 from widgets.markdown_view.lines import LineStack
 from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
@@ -198,7 +199,7 @@ class AssistantMessage(LinesEntry):
     KIND: ClassVar[str] = "assistant"
     STYLE: ClassVar[str] = "transcript--reply"
 
-    RENDER_HZ: ClassVar[float] = 15.0
+    RENDER_HZ: ClassVar[float] = timing.RENDER_HZ
     """At most this many renders of the open block a second, however fast deltas arrive. Each render is a
     frame, and Textual's per-frame work (compositing, writing) is most of what streaming costs: 15 frames
     a second read as smoothly as 20 and cost a quarter less (measured in tmux)."""

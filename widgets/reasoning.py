@@ -16,6 +16,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 
+from widgets import timing
 from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.text_safety import StreamSanitizer, sanitize_display
@@ -30,7 +31,7 @@ class ReasoningBlock(LinesEntry):
 
     KIND: ClassVar[str] = "reasoning"
     STYLE: ClassVar[str] = "reasoning--base"
-    RENDER_HZ: ClassVar[float] = 15.0
+    RENDER_HZ: ClassVar[float] = timing.RENDER_HZ
     TITLE: ClassVar[str] = "Reasoning"
 
     def __init__(self, text: str = "", *, finished: bool = False, expanded: bool = False) -> None:

@@ -43,6 +43,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
+from widgets import timing
 from widgets.assistant_message import MARKDOWN_CLASSES, AssistantMessage, build_markdown_style, markdown_css
 from widgets.markdown_view.render import Line, MarkdownStyle, render_text
 from widgets.notice import NoticeLine
@@ -166,8 +167,7 @@ class Transcript(ScrollView, can_focus=True):
         Binding("end,ctrl+end", "scroll_to_latest", "Latest", show=False),
     ]
 
-    PACER_HZ: ClassVar[float] = 12.0
-    """Ticks a second of the one clock for what moves (running tools' output and time, the spinner)."""
+    PACER_HZ: ClassVar[float] = timing.PACER_HZ
     SETTLE_SCREENS: ClassVar[int] = 1
     """Entries this many screens above and below the view are measured exactly with it (so a page up or
     down lands on exact heights)."""

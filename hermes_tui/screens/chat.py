@@ -48,6 +48,7 @@ from hermes_tui.turn_gc import TurnCollector
 from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
+from widgets import timing
 from widgets.approval_dialog import ApprovalDialog
 from widgets.assistant_message import AssistantMessage
 from widgets.attachment_bar import AttachmentBar
@@ -68,8 +69,8 @@ if TYPE_CHECKING:
 
 DRAIN_HZ = 15
 _DEFAULT_TOOL_ICONS = dict(ToolPanel.ICONS)
-DOUBLE_CTRL_C = 2.0
-QUIT_WAIT_S = 5.0  # how long a quit waits for the interrupted turn to be finalized
+DOUBLE_CTRL_C = timing.DOUBLE_CTRL_C
+QUIT_WAIT_S = timing.QUIT_WAIT
 
 
 class ChatScreen(ChatLayout):
@@ -89,8 +90,7 @@ class ChatScreen(ChatLayout):
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
     STATUS_CLOCK: ClassVar[Callable[[], float]] = time.monotonic
     FREEZE_QUESTIONS: ClassVar[bool] = False
-    TYPING_PAUSE: ClassVar[float] = 1.0
-    """A question waits until the keyboard has been quiet this long (seconds) before it takes focus."""
+    TYPING_PAUSE: ClassVar[float] = timing.TYPING_PAUSE
 
     class PromptReady(Message):
         """The prompt has focus (posted once, from `on_mount`): keys typed before it can be delivered."""
@@ -595,7 +595,7 @@ class ChatScreen(ChatLayout):
                 timer.stop()
                 show()
 
-        timer = self.set_interval(0.1, poll, name="question-waits-for-a-pause")
+        timer = self.set_interval(timing.TYPING_POLL, poll, name="question-waits-for-a-pause")
 
     # ------------------------------------------------------------------ keys
     def action_interrupt(self) -> None:
