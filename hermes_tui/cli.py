@@ -7,7 +7,6 @@ use, so the first frame is not delayed by ~1.5 s of SDK imports.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui import early_input
+from hermes_tui.gc_policy import GcPolicy
 
 if TYPE_CHECKING:
     from agent.config import LoadedSettings
@@ -121,7 +121,7 @@ def _fast_start(args: argparse.Namespace) -> int | None:
     try:
         return run_fast_app(args, snapshot, load)
     finally:
-        gc.enable()
+        GcPolicy.process_ends()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,10 +149,7 @@ def _run(argv: list[str]) -> int:
             return 2
 
     if command in (None, "sessions") and args.prompt is None:
-        # The TUI's startup allocates hundreds of thousands of long-lived objects (modules, pydantic
-        # schemas, CSS): the collector's passes over them are pure cost. The app turns it back on, and
-        # freezes what exists, after its first frame (HermesApp._freeze_startup_objects).
-        gc.disable()
+        GcPolicy.startup_begins()  # until the app's first frame (`hermes_tui.gc_policy`)
         early_input.hold()
     if command is None and args.prompt is None and not _needs_settings_first(args):
         code = _fast_start(args)
@@ -214,7 +211,7 @@ def _run(argv: list[str]) -> int:
     try:
         from hermes_tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package
-        gc.enable()
+        GcPolicy.process_ends()
         print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
         return 2
     try:
@@ -225,7 +222,7 @@ def _run(argv: list[str]) -> int:
             reload_settings=lambda: load_settings(_flags(args)),
         )
     finally:
-        gc.enable()  # whatever happened before the first frame
+        GcPolicy.process_ends()  # whatever happened before the first frame
 
 
 if __name__ == "__main__":  # pragma: no cover

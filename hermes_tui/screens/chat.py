@@ -38,13 +38,13 @@ from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.first_frame import after_first_frame
+from hermes_tui.gc_policy import GcPolicy, policy_of
 from hermes_tui.history import records_from_messages
 from hermes_tui.notifications import request_attention
 from hermes_tui.plugin_commands import plugin_commands, run_plugin_command
 from hermes_tui.screens.chat_layout import ChatLayout
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
-from hermes_tui.turn_gc import TurnCollector
 from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
@@ -121,7 +121,6 @@ class ChatScreen(ChatLayout):
         self.bridge = UIBridge(self)
         self.session = SessionService(settings, ui=self.bridge, store=store)
         self.busy = False
-        self._turn_gc = TurnCollector()  # no collector pauses mid-stream (`hermes_tui.turn_gc`)
         self._flavour = flavour
         self._worker: Worker[TurnResult] | None = None
         self._turn_view: TurnView | None = None
@@ -177,9 +176,9 @@ class ChatScreen(ChatLayout):
         return self._attachments
 
     @property
-    def turn_collector(self) -> TurnCollector:
-        """The garbage collector's pause for each turn (paused until the collection after it)."""
-        return self._turn_gc
+    def gc_policy(self) -> GcPolicy:
+        """The app's collector policy: paused for each turn and history load, one collection at rest."""
+        return policy_of(self.app)
 
     @property
     def turn_view(self) -> TurnView:
@@ -433,20 +432,20 @@ class ChatScreen(ChatLayout):
         self.busy = busy
         self.status_bar.set_busy(busy)
         if busy:
-            self._turn_gc.pause("turn")
+            self.gc_policy.pause(GcPolicy.TURN)
             self._wake_drain()
         else:
             self.transcript.hide_spinner()
-            self._turn_gc.resume(self._when_drawn, "turn")
+            self.gc_policy.resume(self._when_drawn, GcPolicy.TURN)
 
     def _when_drawn(self, callback: Callable[[], None]) -> None:
         """Run `callback` a moment after every reply's text is drawn (a burst's reply is still drawn in
         slices after its turn has ended). Not right after the frame: a collection holds the GIL, and the
         writer thread still had the last frame to send (last byte -> screen went from 0.05 to 0.4 s)."""
         if all(reply.is_drained for reply in self.transcript.entries_of(AssistantMessage)):
-            self.set_timer(0.3, callback, name="after-drawn")
+            self.set_timer(timing.GC_AFTER_DRAWN, callback, name="after-drawn")
         else:
-            self.set_timer(0.1, lambda: self._when_drawn(callback), name="when-drawn")
+            self.set_timer(timing.GC_DRAWN_POLL, lambda: self._when_drawn(callback), name="when-drawn")
 
     def on_events_ready(self, message: EventsReady) -> None:
         self._drain()
@@ -828,10 +827,11 @@ class ChatScreen(ChatLayout):
             records = records_from_messages(agent.messages, agent.registry)
             # Thousands of entries are made at once: no collector pass among them (they are alive, not
             # garbage), one at rest a moment after.
-            self._turn_gc.pause("history")
+            self.gc_policy.pause(GcPolicy.HISTORY)
             self.transcript.load_history(records + learning_actions.resumed_todo_records(agent))
-            self._turn_gc.resume(
-                lambda collect: self.set_timer(1.0, collect, name="history-at-rest"), "history"
+            self.gc_policy.resume(
+                lambda collect: self.set_timer(timing.GC_HISTORY_AT_REST, collect, name="history-at-rest"),
+                GcPolicy.HISTORY,
             )
             if agent.session_id != session_id:  # a Hermes session: it continues in our copy of it
                 text = (

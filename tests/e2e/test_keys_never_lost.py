@@ -42,9 +42,7 @@ def wait_for_prompt(tmux: Tmux, expected: str) -> str:
 @contextmanager
 def saturated_cpu() -> Iterator[None]:
     """One busy loop per core beside the app, for as long as the block runs."""
-    loops = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)
-    ]
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
     try:
         yield
     finally:
