@@ -40,11 +40,6 @@ INPUT_IDLE_TIMEOUT = 2.0
 
 # ------------------------------------------------------------------------------------ the agent's events
 
-DRAIN_HZ = 15.0
-"""The periodic drain of the bridge's queue while a turn runs (`hermes_tui.event_pipeline`): urgent
-events wake it at once, so this only bounds how long coalesced deltas wait (design §9: one message per
-token falls behind)."""
-
 QUIET_WAKE_HZ = 30.0
 """At most this many wakes a second for text deltas (every other event wakes the UI at once): a delta is
 on screen within ~1/30 s, and a burst of thousands a second still costs a bounded number of drains."""
@@ -62,9 +57,10 @@ QUIT_WAIT = 5.0
 # ------------------------------------------------------------------------------------------ live views
 
 PACER_HZ = 12.0
-"""The transcript's one clock for what moves: running tools' output and elapsed time, the spinner, and
-the due renders of streaming replies and reasoning (`widgets.pacer`). It runs only while something
-moves."""
+"""The transcript's one clock for what moves: running tools' output and elapsed time, the spinner, and,
+while a turn runs, the drain of the agent's events (`hermes_tui.event_pipeline`: urgent events and text
+wake it at once, so the tick only bounds how long the deltas a wake held back wait). It runs only while
+something moves (`widgets.pacer`)."""
 
 RENDER_HZ = 15.0
 """At most this many renders a second of a streaming reply's (or reasoning's) open block: the latest

@@ -36,6 +36,7 @@ from agent.ui import ApprovalAnswer, ApprovalDecision
 from hermes_tui import commands, learning_actions, textual_compat
 from hermes_tui.attachments import Attachments
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
+from hermes_tui.event_pipeline import EventPipeline
 from hermes_tui.export_flow import ExportFlow
 from hermes_tui.first_frame import after_first_frame
 from hermes_tui.gc_policy import GcPolicy, policy_of
@@ -60,14 +61,11 @@ from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
     from agent.images import ImageRef
     from agent.loop import Agent, TurnResult
     from agent.store import SessionStoreProtocol
     from hermes_tui.screens.sessions import SessionsResult
 
-DRAIN_HZ = 15
 _DEFAULT_TOOL_ICONS = dict(ToolPanel.ICONS)
 DOUBLE_CTRL_C = timing.DOUBLE_CTRL_C
 QUIT_WAIT_S = timing.QUIT_WAIT
@@ -124,7 +122,7 @@ class ChatScreen(ChatLayout):
         self._flavour = flavour
         self._worker: Worker[TurnResult] | None = None
         self._turn_view: TurnView | None = None
-        self._drain_timer: Timer | None = None
+        self._pipeline: EventPipeline | None = None
         self._last_ctrl_c = 0.0
         self._clarify: ClarifyPrompt | None = None
         self._clarify_future: concurrent.futures.Future[str | None] | None = None
@@ -181,13 +179,26 @@ class ChatScreen(ChatLayout):
         return policy_of(self.app)
 
     @property
+    def pipeline(self) -> EventPipeline:
+        """The agent's events from the bridge to the widgets (`hermes_tui.event_pipeline`)."""
+        if self._pipeline is None:
+            self._pipeline = EventPipeline(
+                self.bridge,
+                self.transcript.pacer,
+                lambda: self.turn_view,
+                busy=lambda: self.busy,
+                report=self.log.error,
+            )
+        return self._pipeline
+
+    @property
     def turn_view(self) -> TurnView:
         if self._turn_view is None:
             self._turn_view = TurnView(self.transcript, self.status_bar, on_turn_finished=self._turn_finished)
         return self._turn_view
 
     def on_mount(self) -> None:
-        self._drain_timer = self.set_interval(1 / DRAIN_HZ, self._drain_tick, name="chat-drain")
+        self.pipeline.start()
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
         self.status_bar.set_yolo(self.settings.yolo)
@@ -448,28 +459,13 @@ class ChatScreen(ChatLayout):
             self.set_timer(timing.GC_DRAWN_POLL, lambda: self._when_drawn(callback), name="when-drawn")
 
     def on_events_ready(self, message: EventsReady) -> None:
-        self._drain()
-        self._wake_drain()
-
-    def _drain_tick(self) -> None:
-        """The periodic drain; it pauses itself while idle with nothing queued (no timer runs at rest)."""
-        self._drain()
-        if not self.busy and self._drain_timer is not None and self.bridge.sleep():
-            self._drain_timer.pause()
+        self.pipeline.woken()
 
     def _wake_drain(self) -> None:
-        self.bridge.wake()
-        if self._drain_timer is not None:
-            self._drain_timer.resume()
+        self.pipeline.wake()
 
     def _drain(self) -> None:
-        """Show everything the agent queued since the last drain (UI thread)."""
-        view = self.turn_view
-        for event in self.bridge.drain():
-            try:
-                view.show(event)
-            except Exception as exc:
-                self.log.error(f"failed to display {type(event).__name__}: {exc!r}")
+        self.pipeline.drain()
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self._attention(
