@@ -101,15 +101,13 @@ def _needs_settings_first(args: argparse.Namespace) -> bool:
     return bool(args.resume or args.continue_last)
 
 
-def _fast_start(args: argparse.Namespace) -> int | None:
-    """The TUI drawn from the last run's startup snapshot; None when there is none (then the usual
-    start: settings first, `hermes_tui.startup_snapshot` says why)."""
+def _fast_start(args: argparse.Namespace) -> int:
+    """The TUI's one start: the first frame drawn from the last run's startup snapshot, or from the
+    defaults when there is none; the configuration is read right after it (`hermes_tui.startup_snapshot`)."""
     from agent.home import hermes_home
-    from hermes_tui.startup_snapshot import read_snapshot
+    from hermes_tui.startup_snapshot import snapshot_or_default
 
-    snapshot = read_snapshot(hermes_home())
-    if snapshot is None:
-        return None
+    snapshot = snapshot_or_default(hermes_home())
 
     def load() -> LoadedSettings:
         from agent.config import load_settings
@@ -152,9 +150,7 @@ def _run(argv: list[str]) -> int:
         GcPolicy.startup_begins()  # until the app's first frame (`hermes_tui.gc_policy`)
         early_input.hold()
     if command is None and args.prompt is None and not _needs_settings_first(args):
-        code = _fast_start(args)
-        if code is not None:
-            return code
+        return _fast_start(args)
     from agent.config import load_settings
 
     loaded = load_settings(_flags(args))
