@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class FastStart:
-    """A start drawn from the last run's snapshot (`hermes_tui.startup_snapshot`): the first frame is the
-    chat's layout at once; `load` reads the configuration right after it (the same layers as ever), then
-    the store opens and the chat (or the setup screen) replaces the layout."""
+    """The TUI's start: the first frame is the chat's layout at once, drawn from the last run's snapshot or
+    the defaults (`hermes_tui.startup_snapshot`); `load` reads the configuration right after it (the same
+    layers as ever), then the store opens and the chat (or the setup screen) replaces the layout."""
 
     snapshot: StartupSnapshot
     load: Callable[[], LoadedSettings]
@@ -465,8 +465,8 @@ def _run(app: HermesApp) -> int:
 def run_fast_app(
     args: argparse.Namespace, snapshot: StartupSnapshot, load_settings: Callable[[], LoadedSettings]
 ) -> int:
-    """`hermes-tui [PROMPT]` with a startup snapshot: the first frame before the configuration is read
-    (`load_settings` reads it, after that frame, and again after the setup screen)."""
+    """`hermes-tui [PROMPT]`: the first frame (from the snapshot or the defaults) before the configuration
+    is read (`load_settings` reads it, after that frame, and again after the setup screen)."""
     with ExitStack() as stack:
         read: list[LoadedSettings] = []
         start_demo = _demo_starter(args, stack, lambda: read[-1].settings)
@@ -496,6 +496,8 @@ def run_app(
     open_sessions: bool = False,
     reload_settings: Callable[[], LoadedSettings] | None = None,
 ) -> int:
+    """What must be settled before the terminal is taken (`-r`/`-c`: the session to resume, or a list of
+    candidates on stderr; `hermes-tui sessions`): the configuration and the store first, then the app."""
     settings = loaded.settings
     with ExitStack() as stack:
         start_demo = _demo_starter(args, stack, lambda: loaded.settings)
