@@ -31,7 +31,8 @@ def start(tmp_path: Path, home: Path) -> Tmux:
 
 
 def wait_for_prompt(tmux: Tmux, expected: str) -> str:
-    """Wait until the prompt holds exactly `expected` (it may get there late); fail if it never does."""
+    """Wait until the prompt holds exactly `expected` (it may get there late); fail if it never does.
+    Keep `expected` under 60 characters: the prompt's first line is what is read."""
     try:
         return tmux.wait_until(lambda s: prompt_line(s) == expected, "", timeout=PATIENCE)
     except AssertionError:
@@ -64,6 +65,11 @@ def test_keys_typed_right_after_a_theme_change_all_arrive(tmp_path: Path, hermes
             tmux.wait_until(lambda s: prompt_line(s).startswith("Message Hermes"), "Ctrl+U", PATIENCE)
         saved = hermes_home / "tui" / "config.yaml"
         assert THEMES[-1] in saved.read_text()  # every theme change was applied too
+        # The picker: it opens, Down previews the next theme (a restyle), Enter chooses it and closes the
+        # picker; the characters after it, in the same write, go to the prompt once it has the focus again.
+        tmux.keys("/theme", "Enter", "Down", "Enter", "after the picker")
+        wait_for_prompt(tmux, "after the picker")
+        assert THEMES[-1] not in saved.read_text()  # Down moved off the current theme, Enter chose
     finally:
         tmux.close()
 
@@ -89,7 +95,7 @@ def test_keys_typed_while_every_core_is_busy_all_arrive(tmp_path: Path, hermes_h
 
 
 def test_keys_typed_during_startup_all_arrive_in_order(tmp_path: Path, hermes_home: Path) -> None:
-    words = [f"word{n}" for n in range(12)]
+    words = [f"w{n}" for n in range(12)]  # short: the whole text on the prompt's first line
     with saturated_cpu():
         tmux = Tmux((120, 40), f"{demo_command(tmp_path)}; sleep 30", app_env(hermes_home))
         try:
