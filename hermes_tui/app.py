@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import os
 import sys
 import threading
@@ -20,6 +19,7 @@ from textual.binding import Binding, BindingType
 from hermes_tui import early_input, textual_compat
 from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.first_frame import FirstFrame
+from hermes_tui.gc_policy import GcPolicy
 from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class FastStart:
-    """A start drawn from the last run's snapshot (`hermes_tui.startup_snapshot`): the first frame is the
-    chat's layout at once; `load` reads the configuration right after it (the same layers as ever), then
-    the store opens and the chat (or the setup screen) replaces the layout."""
+    """The TUI's start: the first frame is the chat's layout at once, drawn from the last run's snapshot or
+    the defaults (`hermes_tui.startup_snapshot`); `load` reads the configuration right after it (the same
+    layers as ever), then the store opens and the chat (or the setup screen) replaces the layout."""
 
     snapshot: StartupSnapshot
     load: Callable[[], LoadedSettings]
@@ -76,6 +76,8 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
         self.reload_settings = reload_settings  # the command line's layers again, after the setup screen
         self._store = store
+        self.gc_policy = GcPolicy()
+        """The garbage collector's one owner: startup, turns, paging, rest (`hermes_tui.gc_policy`)."""
         self.first_frame = FirstFrame(self.call_later)
         """What waits for the first frame on the terminal (`hermes_tui.first_frame`)."""
         self.key_order = KeyOrder(self, self._deliver_input)
@@ -235,17 +237,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.push_screen(SessionsScreen(self.store, export_dir=Path(self.settings.cwd)), closed)
 
     def _freeze_startup_objects(self) -> None:
-        """Move everything alive after the first frame (modules, CSS, themes) out of the GC's scans:
-        long sessions then pay far less for the collector's full passes. The command line turned the
-        collector off for the startup (`cli.main`): it is back on from here, unless the chat's collector
-        is holding it off (a page of history or a turn already running): then its collection turns it on
-        (`TurnCollector.hand_over`)."""
-        gc.freeze()
-        collectors = [c for s in self.screen_stack if (c := getattr(s, "turn_collector", None)) is not None]
-        if not collectors:
-            gc.enable()
-        for collector in collectors:
-            collector.hand_over()
+        """The startup's objects out of the collector's scans, and the collector back on, unless a page of
+        history or a turn already holds it off: then their collection turns it on (`GcPolicy`)."""
+        self.gc_policy.first_frame_shown()
 
     def _prewarm_model_client(self) -> None:
         """After the first frame, in a background thread: the first Enter must not pay for importing the
@@ -412,11 +406,8 @@ def prewarm_model_client(settings: Settings) -> None:
         warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
     except Exception:
         pass
-    # What this imported and built lives as long as the process, like what the first frame's freeze moved
-    # out of the collector's scans (`HermesApp._freeze_startup_objects`); it came after, so every full pass
-    # scanned it again: the openai SDK alone is ~57,000 objects, a third of a full pass while paging back
-    # through a long session. Freezing is a constant-time move of the collector's lists, safe from here.
-    gc.freeze()
+    # What this imported and built lives as long as the process, like what the first frame froze.
+    GcPolicy.freeze_survivors()
 
 
 def _demo_starter(
@@ -456,8 +447,8 @@ def _run(app: HermesApp) -> int:
 def run_fast_app(
     args: argparse.Namespace, snapshot: StartupSnapshot, load_settings: Callable[[], LoadedSettings]
 ) -> int:
-    """`hermes-tui [PROMPT]` with a startup snapshot: the first frame before the configuration is read
-    (`load_settings` reads it, after that frame, and again after the setup screen)."""
+    """`hermes-tui [PROMPT]`: the first frame (from the snapshot or the defaults) before the configuration
+    is read (`load_settings` reads it, after that frame, and again after the setup screen)."""
     with ExitStack() as stack:
         read: list[LoadedSettings] = []
         start_demo = _demo_starter(args, stack, lambda: read[-1].settings)
@@ -487,6 +478,8 @@ def run_app(
     open_sessions: bool = False,
     reload_settings: Callable[[], LoadedSettings] | None = None,
 ) -> int:
+    """What must be settled before the terminal is taken (`-r`/`-c`: the session to resume, or a list of
+    candidates on stderr; `hermes-tui sessions`): the configuration and the store first, then the app."""
     settings = loaded.settings
     with ExitStack() as stack:
         start_demo = _demo_starter(args, stack, lambda: loaded.settings)

@@ -18,18 +18,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent.api import ApprovalAnswer, ApprovalDecision
+from widgets import timing
 
 if TYPE_CHECKING:
     from agent.api import ImageRef
 
 __all__ = ["ChatController", "ChatView", "Collector", "Engine", "MessageQueue"]
 
-DOUBLE_CTRL_C = 2.0
-"""Seconds within which a second Ctrl+C (at rest) quits."""
-TYPING_PAUSE = 1.0
-"""A question waits until the keyboard has been quiet this long (seconds) before it takes focus."""
-QUESTION_POLL = 0.1
-"""How often (seconds) a waiting question checks whether the typing paused."""
+DOUBLE_CTRL_C = timing.DOUBLE_CTRL_C
+TYPING_PAUSE = timing.TYPING_PAUSE
+QUESTION_POLL = timing.TYPING_POLL
 
 Images = tuple["ImageRef", ...]
 
@@ -83,7 +81,7 @@ class MessageQueue(Protocol):
 
 
 class Collector(Protocol):
-    """The garbage collector's pause for each turn (`hermes_tui.turn_gc.TurnCollector`)."""
+    """The garbage collector's pause for each turn (`hermes_tui.gc_policy.GcPolicy`)."""
 
     def pause(self, holder: str = "turn") -> None: ...
     def resume(self, later: Callable[[Callable[[], None]], object], holder: str = "turn") -> None: ...

@@ -7,7 +7,6 @@ use, so the first frame is not delayed by ~1.5 s of SDK imports.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui import early_input
+from hermes_tui.gc_policy import GcPolicy
 
 if TYPE_CHECKING:
     from agent.api import LoadedSettings
@@ -101,15 +101,13 @@ def _needs_settings_first(args: argparse.Namespace) -> bool:
     return bool(args.resume or args.continue_last)
 
 
-def _fast_start(args: argparse.Namespace) -> int | None:
-    """The TUI drawn from the last run's startup snapshot; None when there is none (then the usual
-    start: settings first, `hermes_tui.startup_snapshot` says why)."""
+def _fast_start(args: argparse.Namespace) -> int:
+    """The TUI's one start: the first frame drawn from the last run's startup snapshot, or from the
+    defaults when there is none; the configuration is read right after it (`hermes_tui.startup_snapshot`)."""
     from agent.api import hermes_home
-    from hermes_tui.startup_snapshot import read_snapshot
+    from hermes_tui.startup_snapshot import snapshot_or_default
 
-    snapshot = read_snapshot(hermes_home())
-    if snapshot is None:
-        return None
+    snapshot = snapshot_or_default(hermes_home())
 
     def load() -> LoadedSettings:
         from agent.api import load_settings
@@ -121,7 +119,7 @@ def _fast_start(args: argparse.Namespace) -> int | None:
     try:
         return run_fast_app(args, snapshot, load)
     finally:
-        gc.enable()
+        GcPolicy.process_ends()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,15 +147,10 @@ def _run(argv: list[str]) -> int:
             return 2
 
     if command in (None, "sessions") and args.prompt is None:
-        # The TUI's startup allocates hundreds of thousands of long-lived objects (modules, pydantic
-        # schemas, CSS): the collector's passes over them are pure cost. The app turns it back on, and
-        # freezes what exists, after its first frame (HermesApp._freeze_startup_objects).
-        gc.disable()
+        GcPolicy.startup_begins()  # until the app's first frame (`hermes_tui.gc_policy`)
         early_input.hold()
     if command is None and args.prompt is None and not _needs_settings_first(args):
-        code = _fast_start(args)
-        if code is not None:
-            return code
+        return _fast_start(args)
     from agent.api import load_settings
 
     loaded = load_settings(_flags(args))
@@ -214,7 +207,7 @@ def _run(argv: list[str]) -> int:
     try:
         from hermes_tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package
-        gc.enable()
+        GcPolicy.process_ends()
         print(f"hermes-tui: the TUI is not available ({exc})", file=sys.stderr)
         return 2
     try:
@@ -225,7 +218,7 @@ def _run(argv: list[str]) -> int:
             reload_settings=lambda: load_settings(_flags(args)),
         )
     finally:
-        gc.enable()  # whatever happened before the first frame
+        GcPolicy.process_ends()  # whatever happened before the first frame
 
 
 if __name__ == "__main__":  # pragma: no cover

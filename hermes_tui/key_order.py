@@ -27,8 +27,13 @@ drawing it: each letter of a word waited for a frame, and five keys typed at onc
 Anything else (a key that bubbled, a binding, Enter, a paste, another field) goes the normal way.
 
 Waiting costs nothing when the app is quiet (a key is delivered as soon as it is read) and never blocks:
-each round waits on `call_later` callbacks, and `SETTLE_TIMEOUT` bounds a round whatever happens (a handler
-stuck on a slow call must not freeze the keyboard). Mouse events are not held.
+each round waits on `call_later` callbacks. **A key is never dropped, only late.** A handler stuck on a slow
+call must not freeze the keyboard, so after `SETTLE_PATIENCE` a key goes to the focused widget even if the
+app has not settled, but only to a focused widget: while nothing has the focus (a screen is opening, a
+restyle or a recompose moved it) a key delivered would reach a screen that ignores it, so it waits on, looking
+again every `timing.KEY_RECHECK` s, however long the restyle or a saturated CPU takes. (A fixed 1 s timeout
+used to deliver it anyway, and a key typed right after a slow theme change could be lost.) Mouse events are
+not held.
 
 `last_input_at` is when the user last typed or pasted: the chat uses it so a question that appears while the
 user is typing does not take the keyboard.
@@ -46,6 +51,7 @@ from textual import events
 from textual.widgets import Input, TextArea
 
 from hermes_tui.textual_compat import bubbles_on
+from widgets import timing
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -64,8 +70,9 @@ class KeyOrder:
     """The app's input queue: `accept()` keys and pastes read from the terminal; they are delivered in order,
     each once the previous one has settled."""
 
-    SETTLE_TIMEOUT: ClassVar[float] = 1.0
-    """Longest wait (seconds) for the app to settle before the next key is delivered anyway."""
+    SETTLE_PATIENCE: ClassVar[float] = timing.KEY_SETTLE_PATIENCE
+    """Wait (seconds) for the app to settle after which the next key goes to the focused widget anyway
+    (never when nothing has the focus: then it waits on)."""
 
     def __init__(self, app: App[Any], deliver: Deliver, *, clock: Callable[[], float] = time.monotonic):
         self.app = app
@@ -119,7 +126,7 @@ class KeyOrder:
     def hold(self) -> Callable[[], None]:
         """Keep keys back until the returned function is called (a screen that is ready after its mount).
 
-        Held keys stay queued, in order; `SETTLE_TIMEOUT` does not apply to a hold, so release it on every
+        Held keys stay queued, in order; `SETTLE_PATIENCE` does not apply to a hold, so release it on every
         path (a `finally`)."""
         token = self._next_hold
         self._next_hold += 1
@@ -159,11 +166,11 @@ class KeyOrder:
             busy = []
         else:
             busy = [pump for pump in dict.fromkeys([*path, *self._previous_path]) if pump.message_queue_size]
-        if (busy or self._journey is not None) and self._clock() - started < self.SETTLE_TIMEOUT:
+        if (busy or self._journey is not None) and not self._may_go_unsettled(started):
             self._wait_round(busy, started)
             return
         if self._journey is not None:
-            self._journey.end()  # timed out: stop following it
+            self._journey.end()  # out of patience: stop following it
         event = self._pending.popleft()
         self._previous_path = path
         self._consumed_by = None
@@ -176,6 +183,16 @@ class KeyOrder:
                 self._journey = _Journey(self, event, path)
             self._stepping = False
             self._schedule()
+
+    def _may_go_unsettled(self, started: float) -> bool:
+        """Past the patience, and a widget has the focus to take the key (a key for no widget is lost)."""
+        if self._clock() - started < self.SETTLE_PATIENCE:
+            return False
+        try:
+            focused = self.app.focused
+        except Exception:  # no screen yet, or the app is closing
+            return False
+        return focused is not None and focused.is_attached and not focused.disabled
 
     def _fast_lane(self, path: list[MessagePump]) -> bool:
         """True if the next event is a printable key for the text field that consumed the previous one, or
@@ -206,14 +223,15 @@ class KeyOrder:
             self._consumed_by = pump
 
     def _wait_round(self, busy: list[MessagePump], started: float) -> None:
-        """Step again once every busy pump has processed what it has queued now (or after the timeout)."""
+        """Step again once every busy pump has processed what it has queued now (or once out of patience,
+        then every `KEY_RECHECK` s)."""
         self._round += 1
         this_round = self._round
         remaining = len(busy) + (self._journey is not None)
 
         def next_step() -> None:
             if this_round != self._round:
-                return  # the timeout (or the last callback) already moved on
+                return  # the patience timer (or the last callback) already moved on
             self._round += 1
             if self._timer is not None:
                 self._timer.stop()
@@ -232,7 +250,7 @@ class KeyOrder:
             if not pump.call_later(one_done):  # closing: nothing more will come from it
                 one_done()
         if this_round == self._round and self._timer is None:
-            left = max(self.SETTLE_TIMEOUT - (self._clock() - started), 0.0) + 0.01
+            left = max(self.SETTLE_PATIENCE - (self._clock() - started), timing.KEY_RECHECK) + 0.01
             self._timer = self.app.set_timer(left, next_step, name="key-order-settle")
 
 

@@ -5,8 +5,9 @@ the bare Textual app ~230 ms in all). The first frame only needs the active them
 symbol and the model's name: `$HERMES_HOME/tui/startup.json` keeps those from the last run. With it, the
 command line starts the app at once (`hermes_tui.app.FastStart`); the configuration is read right after the
 first frame, the keys typed meanwhile wait in order, and whatever changed since (another theme, another
-model) replaces what the snapshot showed. Without it (the first run, or an unreadable file), the app reads
-the configuration first, as it always did, and writes the snapshot once its chat is up.
+model) replaces what the snapshot showed. Without it (the first run, or an unreadable file) the first frame
+is drawn from the defaults (`DEFAULT_SNAPSHOT`: the built-in default theme, its prompt symbol, no model
+name yet), the same way: there is one start. The snapshot is written once the chat is up.
 
 It is a cache, not configuration: any file that is not exactly what this module writes is ignored (no
 pydantic here, it is what the snapshot avoids importing), and a write that fails is silent.
@@ -45,8 +46,36 @@ class StartupSnapshot:
     model: str
 
 
+DEFAULT_SNAPSHOT = StartupSnapshot(
+    # The built-in `default` theme's colours (themes/builtin/default.yaml; a test checks they agree): the
+    # first frame of a first run must not read YAML to get them.
+    theme=Theme(
+        name="default",
+        primary="#E0A526",
+        secondary="#CD7F32",
+        accent="#F2C14E",
+        foreground="#EDE6D3",
+        background="#16140F",
+        surface="#1E1B15",
+        panel="#2A251C",
+        success="#8FBC6B",
+        warning="#F0883E",
+        error="#E8604C",
+        dark=True,
+    ),
+    prompt_symbol="❯",
+    model="",
+)
+"""What the first frame shows when no run has left a snapshot yet."""
+
+
 def snapshot_path(hermes_home: Path) -> Path:
     return hermes_home / "tui" / "startup.json"
+
+
+def snapshot_or_default(hermes_home: Path) -> StartupSnapshot:
+    """The last run's snapshot, else the defaults' (the first frame is drawn from one or the other)."""
+    return read_snapshot(hermes_home) or DEFAULT_SNAPSHOT
 
 
 def read_snapshot(hermes_home: Path) -> StartupSnapshot | None:

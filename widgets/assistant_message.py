@@ -8,7 +8,7 @@ again, at most `RENDER_HZ` times a second however fast deltas come (`LiveUpdates
 the same entry with nothing open: there is no swap when it ends, and a reply loaded from history is
 drawn exactly as the streamed one was.
 
-`append()` is cheap and thread-safe (a lock and a list append); everything else runs on the UI thread.
+Everything runs on the UI thread (the app's event pipeline feeds it); `append()` is two list appends.
 Model text is sanitized (`StreamSanitizer`: escape sequences split across deltas are held back) and only
 ever reaches Rich as `Text`, never as console markup.
 
@@ -20,7 +20,6 @@ Markdown among other text (the session preview): one Markdown renderer.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Awaitable, Generator, Sequence
 from typing import ClassVar
@@ -30,6 +29,7 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.widget import Widget
 
+from widgets import timing
 from widgets.markdown_view.blocks import Block, BlockDocument
 from widgets.markdown_view.lines import LineStack
 from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
@@ -154,51 +154,46 @@ _DONE = _Done()
 
 
 class _DeltaBuffer:
-    """Thread-safe accumulator: any thread pushes, the UI drains. `push` is a lock and two appends."""
+    """The deltas appended and not drawn yet, and all of them (UI thread: `push` is two appends)."""
 
-    __slots__ = ("_all", "_lock", "_pending")
+    __slots__ = ("_all", "_pending")
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._pending: list[str] = []
         self._all: list[str] = []
 
     def push(self, text: str) -> None:
-        with self._lock:
-            self._pending.append(text)
-            self._all.append(text)
+        self._pending.append(text)
+        self._all.append(text)
 
     def drain(self) -> str:
-        with self._lock:
-            if not self._pending:
-                return ""
-            text = "".join(self._pending)
-            self._pending.clear()
+        if not self._pending:
+            return ""
+        text = "".join(self._pending)
+        self._pending.clear()
         return text
 
     @property
     def has_pending(self) -> bool:
-        with self._lock:
-            return bool(self._pending)
+        return bool(self._pending)
 
     def full_text(self) -> str:
-        with self._lock:
-            if len(self._all) > 1:
-                self._all[:] = ["".join(self._all)]
-            return self._all[0] if self._all else ""
+        if len(self._all) > 1:
+            self._all[:] = ["".join(self._all)]
+        return self._all[0] if self._all else ""
 
 
 class AssistantMessage(LinesEntry):
     """One assistant text segment (a turn may have several, split by tool calls).
 
-    Feed it with `append(delta)` (cheap, any thread), call `finish()` when the model call ends. A reply
+    Feed it with `append(delta)` (cheap, UI thread), call `finish()` when the model call ends. A reply
     that turns out empty (a tool-only turn) draws nothing.
     """
 
     KIND: ClassVar[str] = "assistant"
     STYLE: ClassVar[str] = "transcript--reply"
 
-    RENDER_HZ: ClassVar[float] = 15.0
+    RENDER_HZ: ClassVar[float] = timing.RENDER_HZ
     """At most this many renders of the open block a second, however fast deltas arrive. Each render is a
     frame, and Textual's per-frame work (compositing, writing) is most of what streaming costs: 15 frames
     a second read as smoothly as 20 and cost a quarter less (measured in tmux)."""
@@ -239,7 +234,7 @@ class AssistantMessage(LinesEntry):
     # ----------------------------------------------------------------------------------------- public API
 
     def append(self, text: str) -> None:
-        """Queue a delta. Cheap and thread-safe; on screen within 1/RENDER_HZ s."""
+        """Queue a delta (UI thread). Cheap; on screen within 1/RENDER_HZ s."""
         if text and not self._finished:
             self._buffer.push(text)
             if self._updates is not None:
@@ -306,7 +301,7 @@ class AssistantMessage(LinesEntry):
 
     def attach(self, painter: Painter) -> None:
         super().attach(painter)
-        self._updates = LiveUpdates(painter, self._apply_pending, hz=self.RENDER_HZ)
+        self._updates = LiveUpdates(painter.pacer, self._apply_pending, hz=self.RENDER_HZ)
         if not self._finished and (self._buffer.has_pending or self._backlog):
             self._updates.request()
 

@@ -51,6 +51,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Edit, EditResult, Selection
 
 from agent.api import format_size
+from widgets import timing
 from widgets.paste_store import PasteStore, TokenSpan, is_big
 from widgets.text_safety import PASTE_KEEP, visible_controls
 
@@ -160,10 +161,8 @@ class PromptInput(TextArea):
     """Ctrl+O expands pastes up to this many characters: laying out a 10 MB paste in the prompt takes a minute
     of CPU (measured: 87 s), the editor (Ctrl+G) takes it at once."""
 
-    BLINK_TIMEOUT: ClassVar[float] = 10.0
-    """Seconds without a key, click or focus after which the cursor stops blinking and stays shown (GTK's
-    `gtk-cursor-blink-timeout` default). A blinking cursor repaints twice a second for as long as the app
-    is open: it was most of the CPU an idle app used. The next key, click or focus blinks it again."""
+    BLINK_TIMEOUT: ClassVar[float] = timing.CURSOR_BLINK_TIMEOUT
+    """The next key, click or focus blinks the cursor again."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "complete", "Complete", show=False, priority=True, id="prompt.complete"),

@@ -28,6 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from agent.api import format_countdown
+from widgets import timing
 
 __all__ = ["QuestionCard", "QuestionRequest"]
 
@@ -53,11 +54,8 @@ else:
 class QuestionCard(Generic[RequestT], _Node):
     """A question with a typing-ahead guard, a countdown, a cancel poll and a single answer."""
 
-    GUARD_SECONDS: ClassVar[float] = 0.3
-    """Keys and clicks in this window after the question appears are ignored (typing-ahead protection)."""
-
-    TICK_SECONDS: ClassVar[float] = 0.1
-    """How often the countdown and the interrupt flag are checked."""
+    GUARD_SECONDS: ClassVar[float] = timing.QUESTION_GUARD
+    TICK_SECONDS: ClassVar[float] = timing.QUESTION_TICK
 
     URGENT_SECONDS: ClassVar[float] = 10.0
     """Below this many seconds left the countdown gets the `-urgent` class (each card colours it)."""

@@ -9,13 +9,13 @@ header line is drawn. `append()` only takes a lock.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 
+from widgets import timing
 from widgets.markdown_view.render import Line, render_plain, render_text
 from widgets.markdown_view.text_lines import TextLine, TextLines
 from widgets.text_safety import StreamSanitizer, sanitize_display
@@ -30,12 +30,11 @@ class ReasoningBlock(LinesEntry):
 
     KIND: ClassVar[str] = "reasoning"
     STYLE: ClassVar[str] = "reasoning--base"
-    RENDER_HZ: ClassVar[float] = 15.0
+    RENDER_HZ: ClassVar[float] = timing.RENDER_HZ
     TITLE: ClassVar[str] = "Reasoning"
 
     def __init__(self, text: str = "", *, finished: bool = False, expanded: bool = False) -> None:
         super().__init__()
-        self._lock = threading.Lock()
         self._pending: list[str] = []
         self._all: list[str] = [text] if text else []
         self._sanitizer = StreamSanitizer()
@@ -51,11 +50,10 @@ class ReasoningBlock(LinesEntry):
     # ----------------------------------------------------------------------------------------- public API
 
     def append(self, text: str) -> None:
-        """Queue a reasoning delta. Cheap and thread-safe."""
+        """Queue a reasoning delta (UI thread). Cheap: drawn on the next paced update."""
         if text:
-            with self._lock:
-                self._pending.append(text)
-                self._all.append(text)
+            self._pending.append(text)
+            self._all.append(text)
             if self._updates is not None:
                 self._updates.request()
 
@@ -74,10 +72,9 @@ class ReasoningBlock(LinesEntry):
     @property
     def text(self) -> str:
         """All reasoning appended so far (sanitized), including what is not drawn yet."""
-        with self._lock:
-            if len(self._all) > 1:
-                self._all[:] = ["".join(self._all)]
-            raw = self._all[0] if self._all else ""
+        if len(self._all) > 1:
+            self._all[:] = ["".join(self._all)]
+        raw = self._all[0] if self._all else ""
         return sanitize_display(raw)
 
     @property
@@ -94,8 +91,7 @@ class ReasoningBlock(LinesEntry):
 
     @property
     def is_drained(self) -> bool:
-        with self._lock:
-            return not self._pending
+        return not self._pending
 
     @property
     def expanded(self) -> bool:
@@ -122,7 +118,7 @@ class ReasoningBlock(LinesEntry):
 
     def attach(self, painter: Painter) -> None:
         super().attach(painter)
-        self._updates = LiveUpdates(painter, self._drain, hz=self.RENDER_HZ)
+        self._updates = LiveUpdates(painter.pacer, self._drain, hz=self.RENDER_HZ)
         if self._pending:
             self._updates.request()
 
@@ -183,11 +179,10 @@ class ReasoningBlock(LinesEntry):
         return finished[-1].text if finished else ""
 
     def _drain(self) -> None:
-        with self._lock:
-            if not self._pending:
-                return
-            raw = "".join(self._pending)
-            self._pending.clear()
+        if not self._pending:
+            return
+        raw = "".join(self._pending)
+        self._pending.clear()
         chunk = self._sanitizer.feed(raw)
         if not chunk:
             return

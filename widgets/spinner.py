@@ -21,6 +21,7 @@ from rich.style import Style
 from rich.text import Text
 
 from agent.api import format_elapsed
+from widgets import timing
 
 if TYPE_CHECKING:
     from widgets.transcript_entry import Painter
@@ -63,8 +64,7 @@ class Spinner:
         "formulating",
         "brainstorming",
     )
-    FPS: ClassVar[float] = 12.0
-    """Animation frame rate while running and visible."""
+    FPS: ClassVar[float] = timing.SPINNER_FPS
     CHANGE_EVERY: ClassVar[float] = 2.0
     """Seconds between face/verb changes."""
     SLOW_AFTER: ClassVar[float] = 30.0

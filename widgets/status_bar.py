@@ -26,6 +26,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from agent.api import format_cost, format_elapsed, format_tokens
+from widgets import timing
 
 ContextLevel = Literal["ok", "caution", "warning", "critical"]
 
@@ -66,8 +67,7 @@ class StatusBar(Widget):
     repaint except the 1 Hz elapsed-time tick while busy.
     """
 
-    TICK_SECONDS: ClassVar[float] = 1.0
-    """How often the elapsed time repaints while busy."""
+    TICK_SECONDS: ClassVar[float] = timing.STATUS_TICK
 
     BAR_CELLS: ClassVar[int] = 10
     """Width of the context bar, as in Hermes."""

@@ -4,7 +4,7 @@ Lifecycle, driven by the app from agent events:
 
 - `ToolPanel(call_id, name, index)` on `ToolCallStarted`: state `preparing` ("preparing terminal…").
 - `set_started(arguments, summary)` on `ToolStarted`: state `running`, a live elapsed time (~4 Hz).
-- `append_output(chunk)` on `ToolOutput`: cheap and thread-safe; the transcript's pacer drains it (~12 Hz).
+- `append_output(chunk)` on `ToolOutput`: cheap (UI thread); the transcript's pacer draws it (~12 Hz).
   While running the body shows the last `TAIL_LINES` lines (tail-limited) unless expanded; at most
   `MAX_OUTPUT_CHARS` of output are kept in memory, with a note saying how much was dropped. Each output
   line is wrapped once and cached, only the open last line is drawn again, so a long expanded output
@@ -22,7 +22,6 @@ the tool or the model is shown as plain `Text` with terminal escapes stripped.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -136,8 +135,7 @@ class ToolPanel(Entry):
         self._data: dict[str, Any] = {}
         self._expanded = False
         self._user_expanded: bool | None = None
-        # Output: `append_output` pushes under the lock; the pacer drains on the UI thread.
-        self._out_lock = threading.Lock()
+        # Output: `append_output` queues it; the pacer's next tick draws it.
         self._out_pending: list[str] = []
         self._sanitizer = StreamSanitizer()
         self._output_parts: list[str] = []
@@ -299,10 +297,9 @@ class ToolPanel(Entry):
         self._changed()
 
     def append_output(self, chunk: str) -> None:
-        """Queue a chunk of live output. Cheap and thread-safe; drawn on the next flush tick."""
+        """Queue a chunk of live output (UI thread). Cheap; drawn on the pacer's next tick."""
         if chunk:
-            with self._out_lock:
-                self._out_pending.append(chunk)
+            self._out_pending.append(chunk)
 
     def set_todos(self, items: Iterable[Mapping[str, Any]]) -> None:
         """Show an updated task list (TodoUpdated) in a todo panel."""
@@ -404,11 +401,10 @@ class ToolPanel(Entry):
     # ----------------------------------------------------------------------------------------- output
 
     def _drain_output(self) -> bool:
-        with self._out_lock:
-            if not self._out_pending:
-                return False
-            raw = "".join(self._out_pending)
-            self._out_pending.clear()
+        if not self._out_pending:
+            return False
+        raw = "".join(self._out_pending)
+        self._out_pending.clear()
         chunk = self._sanitizer.feed(raw)
         if chunk:
             self._add_output(chunk)

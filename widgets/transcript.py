@@ -17,8 +17,9 @@ Ctrl+End go to its first and latest entry at once.
 - Focus: the keyboard stays with the prompt (a click acts where it lands: a tool call's header toggles
   it). Tab into the transcript shows a cursor over the entries that open and close (OptionList-style):
   Up/Down move it, Enter/Space toggle.
-- Time: one pacer (`PACER_HZ`) drives what moves (running tool calls' output and clocks, the spinner)
-  while something does, and stops at rest; streaming replies and reasoning render through `LiveUpdates`.
+- Time: one pacer (`self.pacer`, `widgets.pacer`, `PACER_HZ`) drives what moves (running tool calls'
+  output and clocks, the spinner, the app's drain of the agent's events during a turn) while something
+  does, and stops at rest; streaming replies and reasoning render through `LiveUpdates` on its deadlines.
 - Selection: every line carries its canvas offsets, so a mouse selection spans entries and copies what
   the user sees.
 
@@ -41,11 +42,12 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.timer import Timer
 
+from widgets import timing
 from widgets.assistant_message import MARKDOWN_CLASSES, AssistantMessage, build_markdown_style, markdown_css
 from widgets.markdown_view.render import Line, MarkdownStyle, render_text
 from widgets.notice import NoticeLine
+from widgets.pacer import Pacer
 from widgets.reasoning import ReasoningBlock
 from widgets.spinner import Spinner
 from widgets.tool_panel import DEFAULT_TOOL_ICONS, ToolPanel
@@ -166,8 +168,7 @@ class Transcript(ScrollView, can_focus=True):
         Binding("end,ctrl+end", "scroll_to_latest", "Latest", show=False),
     ]
 
-    PACER_HZ: ClassVar[float] = 12.0
-    """Ticks a second of the one clock for what moves (running tools' output and time, the spinner)."""
+    PACER_HZ: ClassVar[float] = timing.PACER_HZ
     SETTLE_SCREENS: ClassVar[int] = 1
     """Entries this many screens above and below the view are measured exactly with it (so a page up or
     down lands on exact heights)."""
@@ -196,7 +197,8 @@ class Transcript(ScrollView, can_focus=True):
         self._scrolling = False  # the view moves itself (following, an anchor kept): not the user
         self._panels: dict[str, ToolPanel] = {}
         self._live: list[Entry] = []
-        self._pacer: Timer | None = None
+        self.pacer = Pacer(self, self.PACER_HZ)
+        """The one clock of what moves on screen (`widgets.pacer`)."""
         self._frame = 0
         self._generation = 0
         self._styles: dict[tuple[str, bool], Style] = {}
@@ -645,9 +647,10 @@ class Transcript(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self._spinner.animation_level = self.app.animation_level
+        self.pacer.start()
 
     def on_unmount(self) -> None:
-        self._stop_pacer()
+        self.pacer.stop()
         for entry in self._entries:
             entry.detach()
 
@@ -1060,15 +1063,7 @@ class Transcript(ScrollView, can_focus=True):
     def _sync_pacer(self) -> None:
         self._live = [entry for entry in self._live if entry.is_live]
         wanted = bool(self._live) or self._spinner.is_animating
-        if wanted and self._pacer is None and self.is_mounted:
-            self._pacer = self.set_interval(1 / self.PACER_HZ, self._tick, name="transcript-pacer")
-        elif not wanted:
-            self._stop_pacer()
-
-    def _stop_pacer(self) -> None:
-        if self._pacer is not None:
-            self._pacer.stop()
-            self._pacer = None
+        self.pacer.tick_for("transcript", self._tick if wanted else None)
 
     def _tick(self) -> None:
         self._frame += 1

@@ -7,18 +7,16 @@ segments (`Line`), cached per (width, style generation) by each entry, drawn onl
 
 An entry draws with what the view lends it (`Painter`: the console, the styles of the view's component
 classes, a style generation that changes with the theme) and tells the view when its lines change
-(`changed`). Entries are made and fed on the UI thread only; `append()` of a streaming entry is the one
-method other threads may call (it queues and asks the view for an update).
+(`changed`). Entries are made and fed on the UI thread only (the agent's events reach them through the
+app's event pipeline, `hermes_tui.event_pipeline`), so they hold no locks.
 
 `LinesEntry` is the base of entries that grow while you watch (a reply, reasoning, a tool's output):
 finished blocks are rendered once into a `LineStack`, only the open last block again, at most a few
-times a second (`LiveUpdates`).
+times a second (`LiveUpdates`, on the view's pacer: `widgets.pacer`).
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -26,31 +24,24 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 
+from widgets import timing
 from widgets.markdown_view.lines import LineChange, LineStack
 from widgets.markdown_view.render import Line, MarkdownStyle
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
+    from widgets.pacer import Deadline, Pacer
     from widgets.transcript_record import TranscriptRecord
 
 __all__ = ["Entry", "LinesEntry", "LiveUpdates", "Painter", "blank_line", "pad_line"]
 
 
-class Scheduler(Protocol):
-    """What `LiveUpdates` needs of its owner (the transcript view): Textual's timers and `call_later`."""
-
-    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
-
-    def set_timer(self, delay: float, callback: Callable[[], Any], *, name: str | None = None) -> Timer: ...
-
-    def input_pending(self) -> bool:
-        """Typed keys are on their way to their widget: a live update may wait a moment for them."""
-        ...
-
-
-class Painter(Scheduler, Protocol):
+class Painter(Protocol):
     """What the transcript lends its entries to draw with, and hears back from them."""
+
+    @property
+    def pacer(self) -> Pacer:
+        """The view's one clock (`widgets.pacer`): live entries' throttled renders run on it."""
+        ...
 
     @property
     def console(self) -> Console: ...
@@ -332,93 +323,87 @@ class LinesEntry(Entry):
 
 
 class LiveUpdates:
-    """Runs `update` on the UI thread soon after `request()` (from any thread), at most `hz` times a second.
+    """Runs `update` soon after `request()`, at most `hz` times a second, on the view's pacer (UI thread).
 
     The first request after a quiet spell runs at once; requests during the next 1/hz s are coalesced into
-    one run at the end of it. So the latest text is on screen within 1/hz s, and a burst of thousands of
-    deltas a second costs `hz` renders, not thousands. When an update is costly the interval stretches to
-    `slow_factor` times its cost (or the cost it reports: the part repeated on every update, such as a
-    huge open code block drawn again), so that work takes at most about 1/slow_factor of the UI thread,
-    but never beyond `MAX_INTERVAL`: the screen keeps moving.
+    one run at the end of it (a deadline on the pacer). So the latest text is on screen within 1/hz s, and a
+    burst of thousands of deltas a second costs `hz` renders, not thousands. When an update is costly the
+    interval stretches to `slow_factor` times its cost (or the cost it reports: the part repeated on every
+    update, such as a huge open code block drawn again), so that work takes at most about 1/slow_factor of
+    the UI thread, but never beyond `MAX_INTERVAL`: the screen keeps moving.
 
-    Typed keys come first: while the owner says input is on its way (`input_pending`), a
-    due update waits in steps of `INPUT_WAIT`, for at most `MAX_INTERVAL` since the last one: a key passes
-    several message queues on its way to the prompt, each waiting behind whatever render runs then.
+    Typed keys come first: while the pacer says input is on its way (`input_pending`), a due update waits
+    in steps of `INPUT_WAIT`, for at most `MAX_INTERVAL` since the last one: a key passes several message
+    queues on its way to the prompt, each waiting behind whatever render runs then.
     """
 
-    MAX_INTERVAL = 0.2
-    INPUT_WAIT = 0.02
+    MAX_INTERVAL = timing.RENDER_MAX_INTERVAL
+    INPUT_WAIT = timing.RENDER_INPUT_WAIT
 
     __slots__ = (
+        "_deadline",
         "_hz",
         "_interval",
         "_last",
-        "_lock",
-        "_owner",
+        "_pacer",
         "_requested",
         "_slow_factor",
-        "_timer",
         "_update",
     )
 
     def __init__(
         self,
-        owner: Scheduler,
+        pacer: Pacer,
         update: Callable[[], float | None],
         *,
         hz: float,
-        slow_factor: float = 4.0,
+        slow_factor: float = timing.RENDER_SLOW_FACTOR,
     ) -> None:
-        self._owner = owner
+        self._pacer = pacer
         self._update = update
         self._hz = hz
         self._slow_factor = slow_factor
-        self._lock = threading.Lock()
         self._requested = False
-        self._timer: Timer | None = None
+        self._deadline: Deadline | None = None
         self._last = 0.0
         self._interval = 1 / hz
 
     def request(self) -> None:
-        """Ask for an update (thread-safe, cheap: one message per burst)."""
-        with self._lock:
-            if self._requested:
-                return
-            self._requested = True
-        if not self._owner.call_later(self._run):
-            with self._lock:
-                self._requested = False  # not running (not mounted yet, or closing): the owner updates later
+        """Ask for an update (cheap: one `call_later` per burst)."""
+        if self._requested:
+            return
+        self._requested = True
+        if not self._pacer.soon(self._run):
+            self._requested = False  # not running (not mounted yet, or closing): the owner updates later
 
     def run_now(self) -> None:
-        """Update at once (UI thread), whatever the rate: the stream ended, or a caller needs the result."""
+        """Update at once, whatever the rate: the stream ended, or a caller needs the result."""
         self.cancel()
-        with self._lock:
-            self._requested = False
+        self._requested = False
         self._execute()
 
     def cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
 
     def _run(self) -> None:
-        with self._lock:
-            self._requested = False
-        if self._timer is not None:
+        self._requested = False
+        if self._deadline is not None:
             return  # a deferred run is already due
-        now = time.monotonic()
+        now = self._pacer.clock()
         wait = self._last + self._interval - now
         if wait <= 0 and self._yield_to_input(now):
             wait = self.INPUT_WAIT
         if wait > 0:
-            self._timer = self._owner.set_timer(wait, self._deferred, name="live-update")
+            self._deadline = self._pacer.after(wait, self._deferred)
             return
         self._execute()
 
     def _deferred(self) -> None:
-        self._timer = None
-        if self._yield_to_input(time.monotonic()):
-            self._timer = self._owner.set_timer(self.INPUT_WAIT, self._deferred, name="live-update")
+        self._deadline = None
+        if self._yield_to_input(self._pacer.clock()):
+            self._deadline = self._pacer.after(self.INPUT_WAIT, self._deferred)
             return
         self._execute()
 
@@ -426,12 +411,13 @@ class LiveUpdates:
         """True if typed keys are on their way and the screen moved recently enough to wait for them."""
         if now - self._last >= self.MAX_INTERVAL:
             return False
-        return self._owner.input_pending()
+        return self._pacer.input_pending()
 
     def _execute(self) -> None:
-        start = time.monotonic()
+        clock = self._pacer.clock
+        start = clock()
         repeated = self._update()
-        end = time.monotonic()
+        end = clock()
         self._last = end
         cost = end - start if repeated is None else repeated
         self._interval = min(self.MAX_INTERVAL, max(1 / self._hz, cost * self._slow_factor))

@@ -7,8 +7,8 @@ This module composes and forwards. The turn's lifecycle (busy, the queue, steeri
 a turn, questions held while the user types) is `hermes_tui.chat_controller.ChatController`, which answers
 through `screens.chat_view`; the slash commands are objects in `hermes_tui.commands`, run with a
 `screens.chat_context.ScreenCommandContext` (keys, `/name` and the palette run the same objects); events
-become widgets in `hermes_tui.turn_view`, drained by `hermes_tui.event_drain`; the agent's lifecycle (new,
-resume, model switch) is `hermes_tui.session_service`.
+become widgets in `hermes_tui.turn_view`, brought over by `hermes_tui.event_pipeline`; the agent's
+lifecycle (new, resume, model switch) is `hermes_tui.session_service`.
 """
 
 from __future__ import annotations
@@ -37,21 +37,22 @@ from hermes_tui.commands.learning import refresh_skill_commands
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.session import open_session
 from hermes_tui.editor import edit_prompt
-from hermes_tui.event_drain import EventDrain
+from hermes_tui.event_pipeline import EventPipeline
 from hermes_tui.file_completion import FileCompletion
 from hermes_tui.first_frame import after_first_frame
+from hermes_tui.gc_policy import GcPolicy, policy_of
 from hermes_tui.screens.chat_context import ScreenCommandContext
 from hermes_tui.screens.chat_flavour import apply_flavour
 from hermes_tui.screens.chat_layout import ChatLayout
 from hermes_tui.screens.chat_questions import QuestionPresenter
-from hermes_tui.screens.chat_view import ScreenEngine, ScreenView, redirect_typing
+from hermes_tui.screens.chat_view import ScreenEngine, ScreenView, redirect_typing, welcome_line
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRunner
 from hermes_tui.tool_icons import ToolIcons
-from hermes_tui.turn_gc import TurnCollector
 from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
+from widgets import timing
 from widgets.attachment_bar import AttachmentBar
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput
@@ -62,7 +63,7 @@ from widgets.transcript import Transcript
 if TYPE_CHECKING:
     from agent.api import Agent, SessionStoreProtocol, TurnResult
 
-QUIT_WAIT_S = 5.0  # how long a quit waits for the interrupted turn to be finalized
+QUIT_WAIT_S = timing.QUIT_WAIT
 APP_KEYS = frozenset({"ctrl+q"})  # bound by the app (a priority binding), not by this screen
 
 
@@ -116,13 +117,10 @@ class ChatScreen(ChatLayout):
         self.resume_id = resume_id
         self.bridge = UIBridge(self)
         self.session = SessionService(settings, ui=self.bridge, store=store)
-        self._turn_gc = TurnCollector()  # no collector pauses mid-stream (`hermes_tui.turn_gc`)
         self._flavour = flavour
         self.turn_worker: Worker[TurnResult] | None = None
         self._turn_view: TurnView | None = None
-        self.drain = EventDrain(
-            self.bridge, lambda: self.turn_view, lambda: self.busy, lambda t: self.log.error(t)
-        )
+        self._pipeline: EventPipeline | None = None
         self._file_paths = FileCompletion(lambda: Path(self.settings.cwd), self._files_listed)
         self.shell = ShellRunner(
             self.bridge, cwd=lambda: Path(self.settings.cwd), hermes_home=settings.hermes_home
@@ -169,7 +167,7 @@ class ChatScreen(ChatLayout):
         """The turn's lifecycle; made on first use (its queue is a widget of this screen)."""
         if self._controller is None:
             queue = self.query_one(QueuedMessages)
-            self._controller = ChatController(ScreenView(self), ScreenEngine(self), queue, self._turn_gc)
+            self._controller = ChatController(ScreenView(self), ScreenEngine(self), queue, self.gc_policy)
         return self._controller
 
     @property
@@ -187,9 +185,22 @@ class ChatScreen(ChatLayout):
         return self._attachments
 
     @property
-    def turn_collector(self) -> TurnCollector:
-        """The garbage collector's pause for each turn (paused until the collection after it)."""
-        return self._turn_gc
+    def gc_policy(self) -> GcPolicy:
+        """The app's collector policy: paused for each turn and history load, one collection at rest."""
+        return policy_of(self.app)
+
+    @property
+    def pipeline(self) -> EventPipeline:
+        """The agent's events from the bridge to the widgets (`hermes_tui.event_pipeline`)."""
+        if self._pipeline is None:
+            self._pipeline = EventPipeline(
+                self.bridge,
+                self.transcript.pacer,
+                lambda: self.turn_view,
+                busy=lambda: self.busy,
+                report=self.log.error,
+            )
+        return self._pipeline
 
     @property
     def turn_view(self) -> TurnView:
@@ -198,7 +209,7 @@ class ChatScreen(ChatLayout):
         return self._turn_view
 
     def on_mount(self) -> None:
-        self.drain.start(self.set_interval)
+        self.pipeline.start()
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
         self.status_bar.set_yolo(self.settings.yolo)
@@ -238,15 +249,7 @@ class ChatScreen(ChatLayout):
         self.prompt_input.refresh_completions()
 
     def _welcome(self) -> None:
-        """One calm line so an empty screen still says where you are and how to get help."""
-        cwd = str(self.settings.cwd)
-        home = str(Path.home())
-        if cwd == home or cwd.startswith(home + "/"):
-            cwd = "~" + cwd[len(home) :]
-        self.transcript.add_notice(
-            "info",
-            f"{self.settings.model} · {cwd} · / for commands · Ctrl+R sessions · F1 help · Esc interrupts",
-        )
+        self.transcript.add_notice("info", welcome_line(self.settings.model, str(self.settings.cwd)))
 
     def on_unmount(self) -> None:
         self.bridge.close()
@@ -327,7 +330,7 @@ class ChatScreen(ChatLayout):
 
     # ------------------------------------------------------------------ the turn's events
     def on_events_ready(self, message: EventsReady) -> None:
-        self.drain.on_events_ready()
+        self.pipeline.woken()
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self.controller.turn_finished(event.exit_reason, event.pending_steer)
@@ -337,7 +340,7 @@ class ChatScreen(ChatLayout):
             self.controller.turn_failed(event.worker.error)
 
     def on_clarify_asked(self, message: ClarifyAsked) -> None:
-        self.drain.drain()
+        self.pipeline.drain()
         self.questions.clarify(message)
 
     @on(ClarifyPrompt.Answered)
@@ -345,7 +348,7 @@ class ChatScreen(ChatLayout):
         self.controller.close_clarify(message.answer)
 
     def on_approval_asked(self, message: ApprovalAsked) -> None:
-        self.drain.drain()
+        self.pipeline.drain()
         self.questions.approval(message)
 
     async def finish_turn(self, timeout: float = QUIT_WAIT_S) -> None:

@@ -7,6 +7,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hermes_tui.gc_policy import GcPolicy
+from widgets import timing
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.notifications import SeverityLevel
@@ -18,11 +21,10 @@ if TYPE_CHECKING:
     from hermes_tui.attachments import Attachments
     from hermes_tui.chat_controller import ChatController
     from hermes_tui.commands.registry import CommandRegistry
-    from hermes_tui.event_drain import EventDrain
+    from hermes_tui.event_pipeline import EventPipeline
     from hermes_tui.mcp_service import McpService
     from hermes_tui.session_service import SessionService
     from hermes_tui.tool_icons import ToolIcons
-    from hermes_tui.turn_gc import TurnCollector
     from widgets.prompt_input import PromptInput
     from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
@@ -36,7 +38,10 @@ class _Screen(Protocol):
 
     session: SessionService
     store: SessionStoreProtocol
-    drain: EventDrain
+
+    @property
+    def pipeline(self) -> EventPipeline: ...
+
     tool_icons: ToolIcons
 
     @property
@@ -56,7 +61,7 @@ class _Screen(Protocol):
     @property
     def attachments(self) -> Attachments: ...
     @property
-    def turn_collector(self) -> TurnCollector: ...
+    def gc_policy(self) -> GcPolicy: ...
 
     def show_tool_icons(self, icons: ToolIcons) -> None: ...
     def request_theme(self, name: str) -> None: ...
@@ -146,10 +151,11 @@ class ScreenCommandContext:
         """Thousands of entries are made at once: no collector pass among them (they are alive, not
         garbage), one at rest a moment after."""
         screen = self._screen
-        screen.turn_collector.pause("history")
+        screen.gc_policy.pause(GcPolicy.HISTORY)
         screen.transcript.load_history(records)
-        screen.turn_collector.resume(
-            lambda collect: screen.set_timer(1.0, collect, name="history-at-rest"), "history"
+        screen.gc_policy.resume(
+            lambda collect: screen.set_timer(timing.GC_HISTORY_AT_REST, collect, name="history-at-rest"),
+            GcPolicy.HISTORY,
         )
 
     def in_thread(self, work: Callable[[], object], *, group: str, exclusive: bool = False) -> None:
@@ -162,7 +168,7 @@ class ScreenCommandContext:
             pass
 
     def drain(self) -> None:
-        self._screen.drain.drain()
+        self._screen.pipeline.drain()
 
     def config_problems(self) -> list[str]:
         return [str(problem) for problem in getattr(self._screen.app, "problems", [])]

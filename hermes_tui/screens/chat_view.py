@@ -17,6 +17,7 @@ from textual.widget import Widget
 from agent.api import badge_line, expand_mentions, with_attached
 from hermes_tui.notifications import request_attention
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
+from widgets import timing
 from widgets.assistant_message import AssistantMessage
 from widgets.queued_messages import QueuedMessages
 
@@ -30,14 +31,14 @@ if TYPE_CHECKING:
     from agent.api import ImageRef, SessionStoreProtocol, Settings, TurnResult
     from hermes_tui.attachments import Attachments
     from hermes_tui.chat_controller import ChatController
-    from hermes_tui.event_drain import EventDrain
+    from hermes_tui.event_pipeline import EventPipeline
     from hermes_tui.session_service import SessionService
     from hermes_tui.turn_view import TurnView
     from widgets.prompt_input import PromptInput
     from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
 
-__all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing"]
+__all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
 
 
 class ChatParts(Protocol):
@@ -47,7 +48,9 @@ class ChatParts(Protocol):
     session: SessionService
     shell: ShellRunner
     store: SessionStoreProtocol
-    drain: EventDrain
+
+    @property
+    def pipeline(self) -> EventPipeline: ...
 
     @property
     def app(self) -> App[Any]: ...
@@ -113,19 +116,19 @@ class ScreenView:
         self.screen.transcript.hide_spinner()
 
     def wake_drain(self) -> None:
-        self.screen.drain.wake()
+        self.screen.pipeline.wake()
 
     def drain(self) -> None:
-        self.screen.drain.drain()
+        self.screen.pipeline.drain()
 
     def when_drawn(self, callback: Callable[[], None]) -> None:
         """Run `callback` a moment after every reply's text is drawn (a burst's reply is still drawn in
         slices after its turn has ended). Not right after the frame: a collection holds the GIL, and the
         writer thread still had the last frame to send (last byte -> screen went from 0.05 to 0.4 s)."""
         if all(reply.is_drained for reply in self.screen.transcript.entries_of(AssistantMessage)):
-            self.screen.set_timer(0.3, callback, name="after-drawn")
+            self.screen.set_timer(timing.GC_AFTER_DRAWN, callback, name="after-drawn")
         else:
-            self.screen.set_timer(0.1, lambda: self.when_drawn(callback), name="when-drawn")
+            self.screen.set_timer(timing.GC_DRAWN_POLL, lambda: self.when_drawn(callback), name="when-drawn")
 
     def focus_prompt(self) -> None:
         if self._is_shown():
@@ -268,3 +271,11 @@ def redirect_typing(
     event.stop()
     prompt.focus()
     prompt.insert(event.character)
+
+
+def welcome_line(model: str, cwd: str) -> str:
+    """One calm line so an empty screen still says where you are and how to get help."""
+    home = str(Path.home())
+    if cwd == home or cwd.startswith(home + "/"):
+        cwd = "~" + cwd[len(home) :]
+    return f"{model} · {cwd} · / for commands · Ctrl+R sessions · F1 help · Esc interrupts"

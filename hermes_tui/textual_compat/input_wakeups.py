@@ -27,12 +27,12 @@ import time
 import weakref
 from typing import Any
 
+from widgets import timing
+
 __all__ = ["IDLE_TIMEOUT", "QUIET_AFTER", "QuietSelector", "WakingEvent", "install"]
 
-IDLE_TIMEOUT = 2.0
-"""Longest wait of the input thread's `select` once input has been quiet."""
-QUIET_AFTER = 1.0
-"""Seconds after the last input during which the driver's own (short) timeout is kept."""
+IDLE_TIMEOUT = timing.INPUT_IDLE_TIMEOUT
+QUIET_AFTER = timing.INPUT_QUIET_AFTER
 
 _LIVE: weakref.WeakSet[QuietSelector] = weakref.WeakSet()
 

@@ -97,7 +97,7 @@ async def _feed(
     screen.transcript.add_user(user)
     for event in events:
         screen.bridge.on_event(event)
-    screen.drain.drain()
+    screen.pipeline.drain()
     await _settle(pilot, screen)
     return screen
 
@@ -330,7 +330,7 @@ def test_images_attached_and_sent(snap_compare: Any, tmp_path: Path, size: tuple
         screen.query_one(AttachmentBar).set_items(["error-dialog.png · 640×480 · 31.2 KB"])
         for event in turn:
             screen.bridge.on_event(event)
-        screen.drain.drain()
+        screen.pipeline.drain()
         await _settle(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)

@@ -19,7 +19,7 @@ from hermes_tui.app import FastStart, HermesApp
 from hermes_tui.screens.chat import ChatScreen
 from hermes_tui.screens.chat_layout import StartingScreen
 from hermes_tui.screens.setup import SetupScreen
-from hermes_tui.startup_snapshot import StartupSnapshot, read_snapshot, write_snapshot
+from hermes_tui.startup_snapshot import DEFAULT_SNAPSHOT, StartupSnapshot, read_snapshot, write_snapshot
 from tests.ui.harness import chat, chat_settings, wait_for
 from widgets.prompt_input import PromptInput
 from widgets.status_bar import StatusBar
@@ -99,12 +99,24 @@ async def test_a_store_that_cannot_open_ends_a_fast_start_with_one_line(tmp_path
     assert "state.db" in app.exit_message
 
 
-def test_the_command_line_starts_fast_only_from_a_snapshot(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
-    """No snapshot: the usual start (None); the snapshot's first frame needs no pydantic, YAML or store."""
+def test_the_command_line_has_one_start_drawn_from_the_snapshot_or_the_defaults(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
+    """No snapshot (a first run): the same fast start, its first frame drawn from the defaults; the
+    snapshot's first frame needs no pydantic, YAML or store."""
+    from hermes_tui import app as app_module
     from hermes_tui import cli
 
+    started: list[StartupSnapshot] = []
+    monkeypatch.setattr(
+        app_module, "run_fast_app", lambda args, snapshot, load: started.append(snapshot) or 0
+    )
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "none"))
-    assert cli._fast_start(cli.build_parser().parse_args([])) is None
+    assert cli._run([]) == 0
+    assert started == [DEFAULT_SNAPSHOT]
+    write_snapshot(tmp_path / "none", SNAPSHOT)
+    assert cli._run([]) == 0
+    assert started == [DEFAULT_SNAPSHOT, SNAPSHOT]
     code = (
         "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat_layout, "
         "hermes_tui.startup_snapshot, agent.config.home; "

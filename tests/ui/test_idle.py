@@ -52,7 +52,7 @@ async def test_no_timer_fires_while_idle_after_a_turn(
         # runs a moment after the reply is drawn, which can be after the blink stopped).
         await wait_for(
             pilot,
-            lambda: screen.bridge.is_asleep and not prompt.is_blinking and not screen.turn_collector.paused,
+            lambda: screen.bridge.is_asleep and not prompt.is_blinking and not screen.gc_policy.paused,
             what="the app at rest",
         )
         ticks.clear()

@@ -78,9 +78,9 @@ class OrderedApp(App[None]):
 
 
 async def test_characters_reach_the_field_while_the_screen_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Without the fast lane every character would wait for the stalled screen (up to the settle timeout,
+    # Without the fast lane every character would wait for the stalled screen (up to the settle patience,
     # made longer than the test's own waits here), so the field would stay at its first letter.
-    monkeypatch.setattr(KeyOrder, "SETTLE_TIMEOUT", 60.0)
+    monkeypatch.setattr(KeyOrder, "SETTLE_PATIENCE", 60.0)
     screen = BusyScreen()
     app = OrderedApp(screen)
     async with app.run_test() as pilot:
@@ -105,7 +105,7 @@ async def test_characters_reach_the_field_while_the_screen_is_busy(monkeypatch: 
 async def test_a_character_that_bubbles_does_not_open_the_fast_lane(monkeypatch: pytest.MonkeyPatch) -> None:
     """A printable key the focused widget does not consume (a screen binding such as `r` for rename) may
     change focus: the next key waits for it."""
-    monkeypatch.setattr(KeyOrder, "SETTLE_TIMEOUT", 60.0)
+    monkeypatch.setattr(KeyOrder, "SETTLE_PATIENCE", 60.0)
 
     class Keys(Screen[None]):
         BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "rename", "Rename")]
@@ -125,3 +125,30 @@ async def test_a_character_that_bubbles_does_not_open_the_fast_lane(monkeypatch:
             app.post_message(events.Key(key, key))
         field = app.screen.query_one(Input)
         await wait_for(pilot, lambda: field.value == "ab", what="the keys after r in the field it focused")
+
+
+async def test_a_key_typed_while_nothing_has_the_focus_waits_for_a_widget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Out of patience with a busy app (a slow restyle, a saturated CPU), a key still goes only to a focused
+    widget: while nothing has the focus it waits, late, and is never dropped on a screen that ignores it."""
+    monkeypatch.setattr(KeyOrder, "SETTLE_PATIENCE", 0.05)
+    screen = BusyScreen()
+    app = OrderedApp(screen)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.focused is not None, what="the field focused")
+        field = screen.query_one(Input)
+        field.blur()
+        await wait_for(pilot, lambda: app.focused is None, what="the focus gone")
+        screen.post_message(Stall())
+        try:
+            for key in "late":
+                app.post_message(events.Key(key, key))
+            await asyncio.sleep(0.5)  # ten times the patience: the keys are still waiting, in order
+            assert app.key_order.pending == 4 and field.value == ""
+            app.set_focus(field)
+            await sleep_until(lambda: field.value == "late", "the waiting keys in the field, in order")
+        finally:
+            screen.release.set()
+        await pilot.pause()
+        assert field.value == "late" and app.key_order.pending == 0

@@ -128,10 +128,13 @@ async def test_a_flood_of_deltas_leaves_the_app_answering_keys() -> None:
         words = [f"word{n} " if n % 40 else f"word{n}\n\n" for n in range(6000)]
         done = threading.Event()
 
-        def produce() -> None:  # ~2,000 deltas a second for about three seconds
-            for start in range(0, len(words), 10):
-                for word in words[start : start + 10]:
-                    reply.append(word)
+        def append_all(batch: list[str]) -> None:
+            for word in batch:
+                reply.append(word)
+
+        def produce() -> None:  # ~2,000 deltas a second for about three seconds, handed to the UI thread
+            for start in range(0, len(words), 10):  # (entries are fed there: the app's event pipeline)
+                app.call_from_thread(append_all, words[start : start + 10])
                 time.sleep(0.005)
             done.set()
 
@@ -151,7 +154,8 @@ async def test_a_flood_of_deltas_leaves_the_app_answering_keys() -> None:
             assert prompt.value == "typed"
             assert not done.is_set(), "the keys were only handled after the stream ended"
         finally:
-            producer.join()
+            while producer.is_alive():  # it waits on this loop for each batch: never block the loop
+                await pilot.pause(0.01)
         await reply.finish()
         assert reply.text == "".join(words)
 

@@ -13,7 +13,7 @@ async def test_the_first_frame_does_not_turn_the_collector_on_under_a_busy_chat(
     seen: dict[str, bool] = {}
 
     async def body(pilot: Any, app: Any, server: Any) -> None:
-        collector = chat(app).turn_collector
+        collector = chat(app).gc_policy
         collector.pause("pages")  # as a resumed session's history load does, before the first frame ends
         app._freeze_startup_objects()
         seen["while busy"] = gc.isenabled()

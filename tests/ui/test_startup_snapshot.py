@@ -67,3 +67,15 @@ def test_a_snapshot_that_cannot_be_written_is_silent(tmp_path: Path) -> None:
     (tmp_path / "tui").write_text("a file where the folder should be", encoding="utf-8")
     write_snapshot(tmp_path, StartupSnapshot(theme=THEME, prompt_symbol="❯", model="m"))
     assert read_snapshot(tmp_path) is None
+
+
+def test_the_default_snapshot_is_the_built_in_default_theme() -> None:
+    """A first run's first frame is drawn from `DEFAULT_SNAPSHOT`: the same colours and prompt symbol as the
+    built-in `default` theme the configuration then applies (no flash of other colours)."""
+    from hermes_tui.startup_snapshot import DEFAULT_SNAPSHOT
+    from themes.loader import builtin_themes
+
+    spec = builtin_themes()["default"]
+    theme = spec.to_textual_theme()
+    assert DEFAULT_SNAPSHOT.theme.to_color_system().generate() == theme.to_color_system().generate()
+    assert DEFAULT_SNAPSHOT.prompt_symbol == spec.prompt_symbol

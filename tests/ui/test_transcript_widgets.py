@@ -278,7 +278,7 @@ async def test_spinner_shows_face_verb_elapsed_and_stops() -> None:
         await pilot.pause()
         assert not spinner.is_running and not spinner.is_animating
         assert "pondering" not in shown(transcript)
-        await wait_until(pilot, lambda: transcript._pacer is None)  # nothing moves: no timer runs
+        await wait_until(pilot, lambda: not transcript.pacer.ticking)  # nothing moves: no timer runs
 
 
 async def test_spinner_faces_and_verbs_can_be_replaced_and_frozen_for_snapshots() -> None:

@@ -1,4 +1,4 @@
-"""`hermes_tui.turn_gc.TurnCollector`: the collector is off while anything is busy and collects once, after
+"""`hermes_tui.gc_policy.GcPolicy`: the collector is off while anything is busy and collects once, after
 the last holder has resumed and its `later` has run; page loads cannot hold unbounded garbage."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from hermes_tui.turn_gc import TurnCollector
+from hermes_tui.gc_policy import GcPolicy
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,7 @@ class Later:
 
 
 def test_a_turn_pauses_the_collector_until_its_later_runs() -> None:
-    collector, later = TurnCollector(), Later()
+    collector, later = GcPolicy(), Later()
     collector.pause("turn")
     assert not gc.isenabled() and collector.paused
     collector.resume(later, "turn")
@@ -48,7 +48,7 @@ def test_a_turn_pauses_the_collector_until_its_later_runs() -> None:
 
 
 def test_pages_loading_during_a_turn_do_not_collect_before_the_turn_ends() -> None:
-    collector, later = TurnCollector(), Later()
+    collector, later = GcPolicy(), Later()
     collector.pause("turn")
     collector.pause("pages")
     collector.resume(later, "pages")
@@ -59,7 +59,7 @@ def test_pages_loading_during_a_turn_do_not_collect_before_the_turn_ends() -> No
 
 
 def test_a_pause_after_a_resume_cancels_the_collection_it_scheduled() -> None:
-    collector, later = TurnCollector(), Later()
+    collector, later = GcPolicy(), Later()
     collector.pause("pages")
     collector.resume(later, "pages")
     stale = later.callbacks.pop()
@@ -72,7 +72,7 @@ def test_a_pause_after_a_resume_cancels_the_collection_it_scheduled() -> None:
 
 
 def test_pausing_twice_under_one_name_needs_one_resume() -> None:
-    collector, later = TurnCollector(), Later()
+    collector, later = GcPolicy(), Later()
     collector.pause("turn")
     collector.pause("turn")
     collector.resume(later, "turn")
@@ -81,8 +81,8 @@ def test_pausing_twice_under_one_name_needs_one_resume() -> None:
 
 
 def test_page_loads_collect_at_once_past_their_bound_but_a_turn_always_waits() -> None:
-    collector, later = TurnCollector(), Later()
-    bound = TurnCollector.MAX_PENDING["pages"]
+    collector, later = GcPolicy(), Later()
+    bound = GcPolicy.MAX_PENDING["pages"]
     collector.pause("pages")
     garbage = [[i] for i in range(bound + 1000)]  # tracked objects made while paused
     collector.resume(later, "pages")
@@ -97,7 +97,7 @@ def test_page_loads_collect_at_once_past_their_bound_but_a_turn_always_waits() -
 
 def test_a_collector_switched_off_by_someone_else_stays_off() -> None:
     gc.disable()
-    collector, later = TurnCollector(), Later()
+    collector, later = GcPolicy(), Later()
     collector.pause("pages")
     collector.resume(later, "pages")
     later.run()
@@ -112,8 +112,8 @@ class _Cycle:
 def test_back_to_back_turns_still_collect_once_enough_is_pending(monkeypatch: pytest.MonkeyPatch) -> None:
     """The next turn starts before the last one's `later` ran, turn after turn: the due collection runs at
     a pause once `MAX_DEFERRED` objects are pending, so the garbage of such turns is bounded."""
-    monkeypatch.setattr(TurnCollector, "MAX_DEFERRED", 5_000)
-    collector, later = TurnCollector(), Later()
+    monkeypatch.setattr(GcPolicy, "MAX_DEFERRED", 5_000)
+    collector, later = GcPolicy(), Later()
     gc.collect()
     seen: list[int] = []
     for _ in range(6):
@@ -128,8 +128,8 @@ def test_back_to_back_turns_still_collect_once_enough_is_pending(monkeypatch: py
 
 
 def test_a_due_collection_below_the_bound_still_waits_for_later(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(TurnCollector, "MAX_DEFERRED", 10**9)
-    collector, later = TurnCollector(), Later()
+    monkeypatch.setattr(GcPolicy, "MAX_DEFERRED", 10**9)
+    collector, later = GcPolicy(), Later()
     collector.pause("turn")
     cycles = [_Cycle() for _ in range(1_000)]
     del cycles
@@ -145,7 +145,7 @@ def test_a_due_collection_below_the_bound_still_waits_for_later(monkeypatch: pyt
 def test_the_startup_hand_over_keeps_it_off_for_a_page_that_paused_first() -> None:
     """The app's first frame hands over (`HermesApp._freeze_startup_objects`): a history load that paused
     before it keeps the collector off until its own collection, which then turns it on."""
-    collector, later = TurnCollector(), Later()
+    collector, later = GcPolicy(), Later()
     collector.pause("pages")  # the collector was on (as in a Pilot app): the pause switched it off
     collector.hand_over()
     assert not gc.isenabled()  # the old `gc.enable()` here left it on while pages went on loading
@@ -161,7 +161,7 @@ def test_the_startup_hand_over_adopts_the_command_lines_pause() -> None:
     """`cli.main` switched the collector off for the startup: a page that paused then did not own that, so
     at the hand-over the collector takes it over and turns it on at its collection, not before."""
     gc.disable()
-    collector, later = TurnCollector(), Later()
+    collector, later = GcPolicy(), Later()
     collector.pause("pages")
     collector.hand_over()
     assert not gc.isenabled() and collector.paused
@@ -173,6 +173,43 @@ def test_the_startup_hand_over_adopts_the_command_lines_pause() -> None:
 
 def test_the_startup_hand_over_turns_it_on_when_nothing_is_busy() -> None:
     gc.disable()
-    collector = TurnCollector()
+    collector = GcPolicy()
     collector.hand_over()
     assert gc.isenabled() and not collector.paused
+
+
+def test_only_the_policy_module_drives_the_collector() -> None:
+    """`gc` is driven from `hermes_tui/gc_policy.py` alone: an AST scan of the app and the widgets finds no
+    `import gc`, `from gc import ...` or `gc.<name>` anywhere else."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    owner = root / "hermes_tui" / "gc_policy.py"
+    found: list[str] = []
+    for folder in ("hermes_tui", "widgets"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path == owner:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
+                if isinstance(node, ast.Import) and any(alias.name == "gc" for alias in node.names):
+                    found.append(f"{where} import gc")
+                elif isinstance(node, ast.ImportFrom) and node.module == "gc":
+                    found.append(f"{where} from gc import")
+                elif (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "gc"
+                ):
+                    found.append(f"{where} gc.{node.attr}")
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "__import__"
+                    and any(isinstance(arg, ast.Constant) and arg.value == "gc" for arg in node.args)
+                ):
+                    found.append(f"{where} __import__('gc')")
+    assert found == []
+    assert "gc." in owner.read_text(encoding="utf-8")  # the scan looks where the calls are
