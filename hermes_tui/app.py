@@ -169,6 +169,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
             from hermes_tui.screens.chat_layout import StartingScreen
 
             self.push_screen(StartingScreen(self._fast_start.snapshot))
+            self.first_frame.after(self.gc_policy.starting_frame_shown)
             self.first_frame.after(self._finish_fast_start)
             return
         self._start()

@@ -65,6 +65,7 @@ class GcPolicy:
         self._paused = False
         self._holders: set[str] = set()
         self._epoch = 0
+        self._frozen_early = False
 
     # --------------------------------------------------------------------------------------- startup
 
@@ -78,9 +79,23 @@ class GcPolicy:
         """Whatever happened before or after the first frame (a bad flag, an error, the app's exit): on."""
         gc.enable()
 
+    def starting_frame_shown(self) -> None:
+        """A fast start's first frame (drawn before the configuration is read): what is alive now (modules,
+        CSS, the default theme) is frozen; the collector stays off. Its second freeze, at the chat's frame,
+        then has only the objects made since to look at."""
+        gc.freeze()
+        self._frozen_early = True
+
     def first_frame_shown(self) -> None:
         """Move everything alive after the first frame (modules, CSS, themes) out of the collector's scans
-        (long sessions then pay far less for its full passes), and end the startup pause (`hand_over`)."""
+        (long sessions then pay far less for its full passes), and end the startup pause (`hand_over`).
+
+        After a fast start's early freeze, the garbage made between the two frames (the stylesheet parsed
+        again for the user's theme, the starting screen's lines: ~6,000 objects in reference cycles, ~1.5 MB)
+        is collected first, so it is not frozen for good: a young collection over the objects made since
+        the early freeze only (a few ms; over the whole startup it would be ~150 ms)."""
+        if self._frozen_early:
+            gc.collect(0)
         gc.freeze()
         self.hand_over()
 

@@ -178,6 +178,31 @@ def test_the_startup_hand_over_turns_it_on_when_nothing_is_busy() -> None:
     assert gc.isenabled() and not collector.paused
 
 
+def test_a_fast_start_freezes_early_and_collects_what_died_between_its_two_frames() -> None:
+    """The starting screen's frame freezes the startup; what dies before the chat's frame (the starting
+    screen, a stylesheet parsed again) is collected then, not frozen for good with the rest."""
+    import weakref
+
+    class Node:
+        def __init__(self) -> None:
+            self.me = self  # a reference cycle: only the collector frees it
+
+    gc.disable()
+    collector = GcPolicy()
+    try:
+        collector.starting_frame_shown()
+        assert not gc.isenabled()  # still the startup: off until the chat's frame
+        node = Node()
+        dead = weakref.ref(node)
+        del node
+        assert dead() is not None
+        collector.first_frame_shown()
+        assert dead() is None, "garbage made between the two frames was frozen"
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
 def test_only_the_policy_module_drives_the_collector() -> None:
     """`gc` is driven from `hermes_tui/gc_policy.py` alone: an AST scan of the app and the widgets finds no
     `import gc`, `from gc import ...` or `gc.<name>` anywhere else."""
