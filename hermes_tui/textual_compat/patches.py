@@ -7,6 +7,7 @@ import hermes_tui.textual_compat.component_nodes as component_nodes
 import hermes_tui.textual_compat.frame_writer as frame_writer
 import hermes_tui.textual_compat.input_decoder as input_decoder
 import hermes_tui.textual_compat.input_wakeups as input_wakeups
+import hermes_tui.textual_compat.strip_cycles as strip_cycles
 import hermes_tui.textual_compat.styles_cache as styles_cache
 import hermes_tui.textual_compat.text_area as text_area
 from hermes_tui.textual_compat.guard import Patch
@@ -27,6 +28,11 @@ PATCHES: list[Patch] = [
     Patch("input-wakeups", "the input thread sleeps while nothing is typed", input_wakeups.install),
     Patch("frame-writer", "frames written with one SGR change per style change", frame_writer.install),
     Patch("styles-cache", "a removed widget's painted lines are freed with it", styles_cache.install),
+    Patch(
+        "strip-cycles",
+        "a full-width line freed when dropped, not at the next collection",
+        strip_cycles.install,
+    ),
     Patch("component-nodes", "component classes restyled in place, no new nodes", component_nodes.install),
     Patch("frame-signal", "work after the first frame waits for a frame displayed", _gated),
     Patch("bubbling", "a key's journey ends where Textual stops it", _gated),
