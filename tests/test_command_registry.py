@@ -43,7 +43,7 @@ def test_completions_and_help_list_builtins_in_order_then_skills_and_plugins_by_
         ("/zebra", "Deploy the zebra"),
     ]
     rows = registry.help_rows()
-    assert ("Commands", "/new", "Start a new session  (ctrl+n)") in rows
+    assert ("Commands", "/new", "Start a new conversation (the old one is kept)  (ctrl+n)") in rows
     assert ("Skills", "/axolotl", "Feed it") in rows and ("Plugins", "/forecast", "A forecast") in rows
     assert registry.reserved_names() >= {"help", "?", "quit", "q", "exit"}
 
@@ -63,3 +63,23 @@ def test_a_command_without_an_argument_is_run_with_none() -> None:
     with_arg = SlashCommand("echo", "Echo", lambda ctx, arg: seen.append(arg), takes_argument=True)
     with_arg.run(None, "this")  # type: ignore[arg-type]
     assert seen == ["", "this"]
+
+
+def test_an_unknown_command_suggests_the_closest_names() -> None:
+    registry = new_registry()
+    assert "Did you mean /compress" in registry.unknown("compres")
+    assert "Did you mean /sessions" in registry.unknown("sesions")
+    assert registry.unknown("zzzqqq") == "Unknown command /zzzqqq. Type /help for the list."
+
+
+def test_the_peers_command_names_run_ours() -> None:
+    registry = new_registry()
+    found = {name: registry.find(name) for name in ("compact", "undo", "retry", "title", "status", "clear")}
+    assert {name: c.name if c else None for name, c in found.items()} == {
+        "compact": "compress",
+        "undo": "rollback",
+        "retry": "retry",
+        "title": "title",
+        "status": "status",
+        "clear": "clear",
+    }

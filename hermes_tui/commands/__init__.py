@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from hermes_tui.commands.appearance import PERSONALITY, THEME
 from hermes_tui.commands.base import Command, CommandContext, SlashCommand
-from hermes_tui.commands.basics import CLEAR, HELP, QUIT
+from hermes_tui.commands.basics import HELP, QUIT
 from hermes_tui.commands.checkpoints import ROLLBACK
 from hermes_tui.commands.config import CONFIG
 from hermes_tui.commands.export import COPY, EXPORT
@@ -25,9 +25,9 @@ from hermes_tui.commands.palette import SlashCommandProvider
 from hermes_tui.commands.plugins import PLUGINS
 from hermes_tui.commands.processes import PROCESSES
 from hermes_tui.commands.registry import CommandRegistry
-from hermes_tui.commands.session import NEW, SESSIONS
+from hermes_tui.commands.session import CLEAR, NEW, SESSIONS, STATUS, TITLE
 from hermes_tui.commands.tools import TOOLS
-from hermes_tui.commands.turn import COMPRESS, STEER, YOLO
+from hermes_tui.commands.turn import COMPRESS, RETRY, STEER, YOLO
 from hermes_tui.commands.usage import USAGE
 
 __all__ = [
@@ -58,6 +58,9 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     CONFIG,
     YOLO,
     COMPRESS,
+    RETRY,
+    TITLE,
+    STATUS,
     THEME,
     COPY,
     EXPORT,

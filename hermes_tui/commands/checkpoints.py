@@ -33,4 +33,6 @@ def rollback(ctx: CommandContext, _arg: str) -> None:
     ctx.push_screen(RollbackScreen(checkpoints), restore)
 
 
-ROLLBACK = SlashCommand("rollback", "Restore files from a checkpoint taken before a change", rollback)
+ROLLBACK = SlashCommand(
+    "rollback", "Restore files from a checkpoint taken before a change", rollback, aliases=("undo",)
+)

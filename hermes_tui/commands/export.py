@@ -1,4 +1,4 @@
-"""`/export [FILE]` and `/copy` (the last reply to the clipboard).
+"""`/export [FILE]` and `/copy [N|code]` (a reply, or its last code block, to the clipboard).
 
 `/export`: where to write (the argument, or asked with the session's title as the default), then the write
 in a thread worker (a long session's Markdown takes a moment), then one line saying where it went or why
@@ -63,18 +63,45 @@ def _write_in_worker(ctx: CommandContext, session_id: str, path: Path, fmt: Expo
     ctx.in_thread(write, group="export")
 
 
-def copy_last_reply(ctx: CommandContext, _arg: str) -> None:
-    messages = ctx.session.agent.messages
-    text = next((m.content for m in reversed(messages) if m.role == "assistant" and m.content), "")
+def copy_reply(ctx: CommandContext, arg: str) -> None:
+    """`/copy` the last reply, `/copy N` the Nth last, `/copy code` the last code block of the replies."""
+    replies = [m.content for m in ctx.session.agent.messages if m.role == "assistant" and m.content]
+    what = arg.strip().lower()
+    if what == "code":
+        text = next((block for reply in reversed(replies) for block in reversed(code_blocks(reply))), "")
+        missing = "No code block in the replies yet."
+    elif what:
+        if not what.isdigit() or int(what) < 1:
+            ctx.transcript.add_notice("warn", "/copy takes N (1 = the last reply), or code.")
+            return
+        n = int(what)
+        text = replies[-n] if n <= len(replies) else ""
+        missing = f"There are {len(replies)} replies: /copy {n} has nothing to copy."
+    else:
+        text = replies[-1] if replies else ""
+        missing = "Nothing to copy yet."
     if not text:
-        ctx.transcript.add_notice("warn", "Nothing to copy yet.")
+        ctx.transcript.add_notice("warn", missing)
         return
     from hermes_tui.clipboard import copy_text
 
     ctx.transcript.add_notice("info", copy_text(ctx.copy_to_clipboard, text))
 
 
-COPY = SlashCommand("copy", "Copy the last reply to the clipboard", copy_last_reply)
+def code_blocks(markdown: str) -> list[str]:
+    """The fenced and indented code blocks of a reply, in order, as the Markdown parser reads them."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return [token.content.rstrip("\n") for token in tokens if token.type in ("fence", "code_block")]
+
+
+COPY = SlashCommand(
+    "copy",
+    "Copy the last reply: /copy [N | code] (the Nth last, the last code block)",
+    copy_reply,
+    takes_argument=True,
+)
 EXPORT = SlashCommand(
     "export", "Export this session as Markdown: /export [FILE]", export, takes_argument=True
 )

@@ -75,6 +75,15 @@ class CommandRegistry:
         command = self.find(name)
         return command, arg.strip(), command.name if command is not None else name
 
+    def unknown(self, typed: str) -> str:
+        """The line for `/typed` that names no command: the closest names (aliases and skills too)."""
+        import difflib
+
+        names = [*self._names, *self._plugins, *self._skills]
+        close = difflib.get_close_matches(typed.lower(), names, n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join('/' + name for name in close)}?" if close else ""
+        return f"Unknown command /{typed}.{hint} Type /help for the list."
+
     def completions(self) -> list[tuple[str, str]]:
         """The prompt's `/` completions: the built-in commands, then the skills' and plugins' by name."""
         extra = {**self._skills, **{c.name: c.help for c in self._plugins.values()}}

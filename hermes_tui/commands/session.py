@@ -12,19 +12,29 @@ from hermes_tui.commands.plugins import plugins_loaded
 if TYPE_CHECKING:
     from hermes_tui.screens.sessions import SessionsResult
 
-__all__ = ["NEW", "SESSIONS", "open_session"]
+__all__ = ["CLEAR", "NEW", "SESSIONS", "STATUS", "TITLE", "open_session"]
 
 
 def new_session(ctx: CommandContext, _arg: str) -> None:
+    """`/new` and `/clear` (Ctrl+L): a fresh conversation, the model sees nothing of the old one (as
+    `/clear` does in Claude Code and Hermes); the old one stays stored and resumable, the line says how."""
     if ctx.controller.busy:
         ctx.transcript.add_notice("warn", "A turn is running: press Esc first.")
         return
+    previous = ctx.session.agent.session_id if ctx.session.agent.messages else None
     ctx.session.new_session()
     plugins_loaded(ctx)
     ctx.transcript.clear()
     ctx.status.set_usage(0, 0)
     ctx.status.set_context(None, None)
-    ctx.transcript.add_notice("info", "New session.")
+    if previous:
+        ctx.transcript.add_notice(
+            "info",
+            f"New conversation: the model starts fresh. The previous one is kept: Ctrl+R, or "
+            f"hermes-tui -r {previous}",
+        )
+    else:
+        ctx.transcript.add_notice("info", "New conversation.")
 
 
 def browse_sessions(ctx: CommandContext, _arg: str) -> None:
@@ -80,7 +90,49 @@ def open_session(ctx: CommandContext, session_id: str) -> None:
     ctx.focus_prompt()
 
 
-NEW = SlashCommand("new", "Start a new session", new_session, key="ctrl+n", aliases=("reset",))
+NEW = SlashCommand(
+    "new", "Start a new conversation (the old one is kept)", new_session, key="ctrl+n", aliases=("reset",)
+)
+CLEAR = SlashCommand(
+    "clear", "Start a fresh conversation; the old one is kept and resumable", new_session, key="ctrl+l"
+)
 SESSIONS = SlashCommand(
     "sessions", "Browse, search and resume sessions", browse_sessions, key="ctrl+r", aliases=("resume",)
 )
+
+
+def set_title(ctx: CommandContext, title: str) -> None:
+    """`/title NAME` names this session (as the sessions browser and `-r NAME` find it); alone, says it."""
+    agent = ctx.session.agent
+    if not agent.session_id:
+        ctx.transcript.add_notice("info", "This session has no messages yet: send one, then /title NAME.")
+        return
+    if not title.strip():
+        info = ctx.store.get_session(agent.session_id)
+        current = info.title if info is not None else ""
+        ctx.transcript.add_notice("info", f"Title: {current or '(none yet)'}. /title NAME renames it.")
+        return
+    saved = ctx.store.set_title(agent.session_id, title.strip())
+    ctx.transcript.add_notice("info", f"Session titled “{saved}”: hermes-tui -r '{saved}' resumes it.")
+
+
+def show_status(ctx: CommandContext, _arg: str) -> None:
+    """`/status`: what this chat runs on, in one notice (model, provider, session, folder, context)."""
+    agent = ctx.session.agent
+    settings = agent.settings
+    used = agent.last_context_tokens
+    context = f"{used:,} of {agent.context_window:,} tokens" if used else f"window {agent.context_window:,}"
+    lines = [
+        f"model {settings.model} · provider {settings.provider}"
+        + (f" · {settings.base_url}" if settings.base_url else ""),
+        f"session {agent.session_id or '(new: saved with its first message)'} · "
+        f"{len(agent.messages)} messages · context {context}",
+        f"folder {settings.cwd} · approvals {'off (yolo)' if agent.yolo else 'ask'}",
+    ]
+    ctx.transcript.add_notice("info", "\n".join(lines), multiline=True)
+
+
+TITLE = SlashCommand(
+    "title", "Name this session: /title NAME", set_title, takes_argument=True, aliases=("rename",)
+)
+STATUS = SlashCommand("status", "Model, provider, session, folder and context in one line", show_status)

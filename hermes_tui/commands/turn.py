@@ -1,14 +1,29 @@
-"""Commands about the running turn and its approvals: `/steer`, `/compress`, `/yolo`."""
+"""Commands about the turn and its approvals: `/steer`, `/retry`, `/compress` (`/compact`), `/yolo`."""
 
 from __future__ import annotations
 
 from hermes_tui.commands.base import CommandContext, SlashCommand
 
-__all__ = ["COMPRESS", "STEER", "YOLO"]
+__all__ = ["COMPRESS", "RETRY", "STEER", "YOLO"]
 
 
 def steer(ctx: CommandContext, text: str) -> None:
     ctx.controller.steer(text)
+
+
+def retry(ctx: CommandContext, _arg: str) -> None:
+    """`/retry`: send the last message again (as typed, its attachments expanded again)."""
+    typed = [
+        m.content
+        for m in ctx.session.agent.messages
+        if m.role == "user" and not (m.meta or {}).get("synthetic")
+    ]
+    if not typed:
+        ctx.transcript.add_notice("info", "Nothing to retry yet: no message was sent in this session.")
+        return
+    from agent.api import split_attached
+
+    ctx.controller.message(split_attached(typed[-1])[0])
 
 
 def compress(ctx: CommandContext, _arg: str) -> None:
@@ -54,4 +69,7 @@ STEER = SlashCommand(
     "steer", "Redirect the running turn without stopping it: /steer TEXT", steer, takes_argument=True
 )
 YOLO = SlashCommand("yolo", "Toggle approving risky commands without asking", toggle_yolo)
-COMPRESS = SlashCommand("compress", "Summarize the middle of the conversation to save context", compress)
+COMPRESS = SlashCommand(
+    "compress", "Summarize the middle of the conversation to save context", compress, aliases=("compact",)
+)
+RETRY = SlashCommand("retry", "Send the last message again", retry)

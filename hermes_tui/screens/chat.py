@@ -287,7 +287,7 @@ class ChatScreen(ChatLayout):
         if command is not None:
             self.run_command(command, arg)
         elif typed and not text.strip().startswith("/ ") and typed not in self.commands.skills:
-            self.transcript.add_notice("warn", f"Unknown command /{typed}. Type /help for the list.")
+            self.transcript.add_notice("warn", self.commands.unknown(typed))
         else:
             self.controller.message(text)
 

@@ -229,3 +229,63 @@ async def test_theme_command_switches_the_theme(hermes_home: Path, tmp_path: Pat
         assert "skin: mono" in (hermes_home / "tui" / "config.yaml").read_text()
 
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+def _user_texts(request_body: dict[str, object]) -> list[str]:
+    messages = request_body.get("messages", [])
+    assert isinstance(messages, list)
+    return [str(m.get("content")) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+
+
+async def test_clear_starts_a_fresh_conversation_and_keeps_the_old_one(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    calls = [{"text": "the answer is 42"}, {"text": "fresh start"}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "remember the number forty-two")
+        await wait_for(
+            pilot, lambda: "the answer is 42" in screen_text(app) and not screen.busy, what="reply"
+        )
+        old = screen.agent.session_id
+        await submit(pilot, "/clear")
+        notice = "\n".join(_notices(app))
+        assert "New conversation" in notice and f"hermes-tui -r {old}" in notice
+        await submit(pilot, "what number?")
+        await wait_for(
+            pilot, lambda: "fresh start" in screen_text(app) and not screen.busy, what="second reply"
+        )
+        last = [r for r in server.requests if "messages" in r.body][-1]
+        sent = _user_texts(last.body)
+        assert sent and sent[-1].startswith("what number?")
+        assert not any("forty-two" in text for text in sent)  # the model starts fresh
+        assert screen.agent.session_id != old
+        assert app.store.get_session(old) is not None  # the old conversation is kept
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_copy_n_and_copy_code(hermes_home: Path, tmp_path: Path) -> None:
+    calls = [
+        {"text": "first reply\n\n```python\nprint('one')\n```"},
+        {"text": "second reply, no code"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        for text, reply in (("one", "first reply"), ("two", "second reply")):
+            await submit(pilot, text)
+            await wait_for(pilot, lambda r=reply: r in screen_text(app) and not screen.busy, what=reply)
+        await submit(pilot, "/copy")
+        await submit(pilot, "/copy 2")
+        await submit(pilot, "/copy code")
+        assert copied[0] == "second reply, no code"
+        assert copied[1].startswith("first reply")
+        assert copied[2] == "print('one')"
+        await submit(pilot, "/copy 9")
+        assert "There are 2 replies" in "\n".join(_notices(app))
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
