@@ -45,6 +45,10 @@ class ChatView(Protocol):
     def focus_prompt(self) -> None: ...
     def put_back(self, text: str) -> None: ...
     def clear_prompt(self) -> None: ...
+    def copy_selection(self) -> int:
+        """Copy the mouse selection, if any, and clear it: the characters copied (0: none selected)."""
+        ...
+
     def has_attachments(self) -> bool: ...
     def take_attachments(self) -> Images: ...
     def read_only_reason(self) -> str: ...
@@ -230,7 +234,11 @@ class ChatController:
             self.view.hide_spinner()
 
     def ctrl_c(self) -> None:
-        """Interrupt a running turn; at rest clear the prompt, and a second press within 2 s quits."""
+        """Copy a mouse selection, as a terminal does; else interrupt a running turn; at rest clear the
+        prompt, and a second press within 2 s quits."""
+        if copied := self.view.copy_selection():
+            self.view.toast(f"Copied {copied:,} characters", DOUBLE_CTRL_C)
+            return
         if self._busy:
             self.interrupt_turn()
             return

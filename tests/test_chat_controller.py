@@ -28,6 +28,8 @@ class FakeView:
     polls: list[Callable[[], bool]] = field(default_factory=list)
     shown: list[object] = field(default_factory=list)
     prompt: str = ""
+    selection: str = ""
+    clipboard: list[str] = field(default_factory=list)
 
     def _record(self, name: str, value: object = None) -> None:
         self.calls.append((name, value))
@@ -67,6 +69,12 @@ class FakeView:
 
     def clear_prompt(self) -> None:
         self.prompt = ""
+
+    def copy_selection(self) -> int:
+        copied, self.selection = self.selection, ""
+        if copied:
+            self.clipboard.append(copied)
+        return len(copied)
 
     def has_attachments(self) -> bool:
         return bool(self.attachments)
@@ -398,3 +406,19 @@ def test_the_controller_imports_no_textual() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_ctrl_c_copies_a_selection_first_and_neither_interrupts_nor_quits() -> None:
+    chat = make_chat()
+    chat.controller.message("go")
+    chat.view.selection = "some selected text"
+    chat.controller.ctrl_c()
+    assert chat.view.clipboard == ["some selected text"] and chat.engine.interrupts == 0
+    assert ("toast", "Copied 18 characters") in chat.view.calls
+    chat.controller.ctrl_c()  # nothing selected now: it interrupts, as before
+    assert chat.engine.interrupts == 1
+    chat.controller.turn_finished("interrupted", None)
+    chat.view.selection = "again"
+    chat.controller.ctrl_c()
+    chat.controller.ctrl_c()  # at rest, the first press copied: this one is the first of a quit
+    assert "exit" not in chat.view.names()

@@ -137,6 +137,15 @@ class ScreenView:
     def put_back(self, text: str) -> None:
         self.screen.prompt_input.set_text(text)
 
+    def copy_selection(self) -> int:
+        screen = self.screen.app.screen
+        text = screen.get_selected_text()
+        if not text:
+            return 0
+        self.screen.app.copy_to_clipboard(text)  # OSC 52: the terminal's clipboard, over ssh too
+        screen.clear_selection()
+        return len(text)
+
     def clear_prompt(self) -> None:
         if self.screen.prompt_input.text:
             self.screen.prompt_input.clear()
