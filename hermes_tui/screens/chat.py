@@ -41,6 +41,7 @@ from hermes_tui.event_pipeline import EventPipeline
 from hermes_tui.file_completion import FileCompletion
 from hermes_tui.first_frame import after_first_frame
 from hermes_tui.gc_policy import GcPolicy, policy_of
+from hermes_tui.prompt_history import load_prompt_history
 from hermes_tui.screens.chat_context import ScreenCommandContext
 from hermes_tui.screens.chat_flavour import apply_flavour
 from hermes_tui.screens.chat_layout import ChatLayout
@@ -226,6 +227,7 @@ class ChatScreen(ChatLayout):
             self.transcript.add_notice("warn", self.store.read_only)
         self.transcript.expand_diffs = self.settings.expand_diffs
         self.prompt_input.file_source = self._file_paths
+        self.prompt_input.prompt_history = load_prompt_history(self.settings)
         self.prompt_input.paste_handler = self._on_paste
         self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
         self.prompt_input.focus()

@@ -1,0 +1,34 @@
+"""Up after a restart shows the last prompt typed in this folder (issue 34, item 4), in a real terminal."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.e2e.test_key_bursts import prompt_line
+from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
+
+pytestmark = needs_tmux
+
+
+def test_up_after_a_restart_shows_the_last_prompt(tmp_path: Path, hermes_home: Path) -> None:
+    marker = tmp_path / "exited"
+    first = Tmux((120, 40), demo_command(tmp_path, marker=marker), app_env(hermes_home))
+    try:
+        first.wait_for("Message Hermes")
+        first.keys("/status", "Enter")  # a command is history too, and needs no model turn
+        first.wait_for("provider")
+        first.keys("C-q")
+        deadline = time.monotonic() + 15
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert marker.exists(), "the first run did not quit"
+    finally:
+        first.close()
+    second = Tmux((120, 40), demo_command(tmp_path), app_env(hermes_home))
+    try:
+        second.wait_for("F1 help")
+        second.keys("Up")
+        second.wait_until(lambda s: prompt_line(s) == "/status", "Up did not bring back the last prompt")
+    finally:
+        second.close()
