@@ -86,6 +86,8 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._fast_start = fast_start
         self._configured = False
         self.exit_message: str | None = None
+        self.chat: ChatScreen | None = None
+        """The chat opened (what `resume_hint` reads after the app has exited)."""
         """Printed to stderr once the terminal is back (`run_app`): a store a fast start could not open."""
         if settings is not None:
             self._configure(settings)
@@ -292,6 +294,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         )
         self.first_message = None
         self.images = ()
+        self.chat = chat
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
         self.first_frame.after(self._prewarm_model_client)
         self.first_frame.after(self.mcp.start)
@@ -442,7 +445,19 @@ def _run(app: HermesApp) -> int:
     code = app.run()
     if app.exit_message:
         print(app.exit_message, file=sys.stderr)
+    elif hint := resume_hint(app):
+        print(hint, file=sys.stderr)
     return int(code or 0)
+
+
+def resume_hint(app: HermesApp) -> str:
+    """The line printed on exit when the conversation was saved: how to come back to it (as Codex and
+    Claude Code say on exit)."""
+    agent = app.chat.session.built if app.chat is not None else None
+    if agent is None or not agent.session_id or not agent.messages:
+        return ""
+    session = agent.session_id
+    return f"hermes-tui: session {session} saved · continue it with: hermes-tui -c (or -r {session})"
 
 
 def run_fast_app(

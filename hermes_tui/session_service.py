@@ -33,6 +33,11 @@ class SessionService:
         return self._agent
 
     @property
+    def built(self) -> Agent | None:
+        """The current agent if one was built (None: nothing was sent or resumed yet)."""
+        return self._agent
+
+    @property
     def settings(self) -> Settings:
         """The settings of the current agent (a switched model included)."""
         return self._agent.settings if self._agent is not None else self._settings

@@ -175,6 +175,8 @@ class PromptInput(TextArea):
         Binding("pagedown", "scroll_transcript('page_down')", "Scroll down", show=False),
         Binding("ctrl+home", "scroll_transcript('first')", "First message", show=False),
         Binding("ctrl+end", "scroll_transcript('latest')", "Latest", show=False),
+        # Ctrl+D: delete to the right, as in TextArea; on an empty prompt it quits, as EOF does in a shell.
+        Binding("ctrl+d", "delete_right_or_quit", "Delete / quit", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -224,6 +226,12 @@ class PromptInput(TextArea):
         def __init__(self, where: str) -> None:
             super().__init__()
             self.where = where
+
+    async def action_delete_right_or_quit(self) -> None:
+        if self.text:
+            self.action_delete_right()
+        else:
+            await self.run_action("app.quit")  # what Ctrl+Q does: a running turn is finalized first
 
     def action_scroll_transcript(self, where: str) -> None:
         self.post_message(self.ScrollTranscript(where))

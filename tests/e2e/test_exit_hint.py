@@ -1,0 +1,31 @@
+"""Ctrl+D on an empty prompt quits, and the exit says how to come back (issue 34, item 4), in a terminal."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
+
+pytestmark = needs_tmux
+
+
+def test_ctrl_d_quits_and_the_exit_line_names_the_session(tmp_path: Path, hermes_home: Path) -> None:
+    marker = tmp_path / "exited"
+    tmux = Tmux((120, 40), demo_command(tmp_path, marker=marker), app_env(hermes_home))
+    try:
+        tmux.wait_for("F1 help")
+        tmux.keys("and now?", "Enter")  # the demo's fallback reply: no tools, no questions
+        tmux.wait_for("idle", timeout=60)
+        tmux.keys("x", "C-d")  # with text, Ctrl+D deletes (here: nothing right of the cursor), no quit
+        time.sleep(0.5)
+        assert not marker.exists()
+        tmux.keys("BSpace", "C-d")  # empty: quit
+        deadline = time.monotonic() + 15
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert marker.exists() and marker.read_text().strip() == "0"
+        shown = tmux.wait_for("continue it with: hermes-tui -c")
+        assert "Traceback" not in shown
+    finally:
+        tmux.close()
