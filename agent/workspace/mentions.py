@@ -160,6 +160,12 @@ def badge_line(labels: list[str]) -> str:
     return "   ".join(f"📎 {label}" for label in labels)
 
 
+def _looks_like_a_path(target: str) -> bool:
+    """`@src/app.py`, `@notes.md`, `@~/x`: meant as a file, so a missing one is said (a typo must not
+    go to the model silently); `@someone` is prose."""
+    return "/" in target or re.search(r"\.[A-Za-z0-9]{1,8}$", target) is not None
+
+
 def _attach(mention: Mention, cwd: Path, budget: int) -> Attachment | None:
     if mention.kind in ("diff", "staged"):
         return _git_diff(mention, cwd, budget)
@@ -167,7 +173,7 @@ def _attach(mention: Mention, cwd: Path, budget: int) -> Attachment | None:
     path = (path if path.is_absolute() else cwd / path).resolve()
     shown = _shown(path, cwd)
     if not path.exists():
-        if mention.kind == "path":
+        if mention.kind == "path" and not _looks_like_a_path(mention.target):
             return None  # `@someone` in prose: not a mention of a file
         return Attachment(mention, shown, "", problem=f"{mention.raw}: no such file or folder")
     if not (path == cwd or path.is_relative_to(cwd)):

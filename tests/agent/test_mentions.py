@@ -45,10 +45,12 @@ def test_a_line_range_is_attached_and_the_text_kept(tree: Path) -> None:
     assert split_attached(expansion.text) == ("explain @src/app.py#L20-22 please", [attachment.label])
 
 
-def test_prose_and_missing_files_are_left_alone(tree: Path) -> None:
+def test_prose_is_left_alone_and_a_missing_file_is_said(tree: Path) -> None:
     expansion = expand_mentions("thanks @someone, ping @nobody.md", tree)
-    assert expansion.text == "thanks @someone, ping @nobody.md" and expansion.attachments == []
+    assert expansion.text == "thanks @someone, ping @nobody.md"  # nothing attached, the text as typed
+    assert all(not a.block for a in expansion.attachments)
     assert split_attached(expansion.text) == (expansion.text, [])
+    assert expansion.problems == ["@nobody.md: no such file or folder"]  # a typo is not silent
 
 
 def test_folder_binary_and_quoted(tree: Path) -> None:
