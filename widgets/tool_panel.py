@@ -22,6 +22,7 @@ the tool or the model is shown as plain `Text` with terminal escapes stripped.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -328,7 +329,7 @@ class ToolPanel(Entry):
         if duration is None and self._started_at is not None:
             duration = self._clock() - self._started_at
         self._duration = duration
-        self._result = sanitize_display(result or "")
+        self._result = sanitize_display(shown_result(self._tool_name, result or ""))
         self._data = dict(data)
         if self._user_expanded is None:
             shown_on_success = self._tool_name in self.EXPANDED_ON_SUCCESS or (
@@ -784,3 +785,17 @@ def _result_extra(result: str, output: str) -> str:
             break
         trailer.append(line)
     return "\n".join(reversed(trailer)) if trailer else result
+
+
+def shown_result(tool: str, result: str) -> str:
+    """A result as the panel reads it: the clarify tool's JSON (what the model is sent, in Hermes' form)
+    as the question and the user's answer, not as raw JSON."""
+    if tool != "clarify" or not result.startswith("{"):
+        return result
+    try:
+        payload = json.loads(result)
+    except ValueError:
+        return result
+    if not isinstance(payload, dict) or "user_response" not in payload:
+        return result
+    return f"{payload.get('question', '')}\n→ {payload['user_response']}".strip()

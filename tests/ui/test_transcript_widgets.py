@@ -822,3 +822,16 @@ async def test_a_withdrawn_stream_is_removed_from_the_view() -> None:
         await pilot.pause()
         assert "partial answer" not in shown(transcript)
         assert transcript.entries_of(AssistantMessage) == []
+
+
+async def test_a_clarify_answer_reads_as_text_not_json() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        panel = app.transcript.add_tool_panel("c1", "clarify", 0)
+        panel.set_started({"question": "Which database?"}, "Which database?")
+        payload = '{"question": "Which database?", "choices_offered": ["SQLite"], "user_response": "SQLite"}'
+        panel.set_finished("ok", 0.5, payload)
+        panel.set_expanded(True)
+        await pilot.pause()
+        text = shown(app.transcript)
+        assert "→ SQLite" in text and "user_response" not in text and "{" not in text
