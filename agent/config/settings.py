@@ -85,6 +85,9 @@ class Settings(BaseModel):
     )
     base_url: str | None = None
     api_key: SecretStr | None = None
+    api_key_source: str = ""
+    """How the key was given (`flag --api-key`, `env VAR`, `<home>/.env VAR`): a rejected key's hint says
+    where to fix it. Never the key itself."""
     context_window: int | None = None
     max_iterations: int = Field(90, ge=1, le=10_000)
     max_output_tokens: int | None = Field(None, ge=1)
@@ -519,6 +522,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
                 break
     if api_key:
         values["api_key"] = SecretStr(str(api_key))
+        values["api_key_source"] = key_source
         sources["api_key"] = key_source
     settings = Settings.model_validate(values)
     if not settings.model and settings.is_configured is False and api_key:

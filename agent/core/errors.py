@@ -299,6 +299,8 @@ class _Failure:
     key_var: str
     where: str
     model: str
+    key_source: str = ""
+    """Where the key came from, as the settings say (`flag --api-key`, `env X`, `<home>/.env X`)."""
 
     def error(self, reason: str, retryable: bool, hint: str, **flags: bool) -> ClassifiedError:
         retry_after = self.retry_after if retryable else None
@@ -336,7 +338,16 @@ class _Failure:
         return self.error("entitlement", False, hint, should_fallback=True)
 
     def auth(self) -> ClassifiedError:
-        hint = f"The API key was rejected: set {self.key_var} or run with --api-key."
+        if self.key_source.startswith("flag"):
+            hint = (
+                "The API key given with --api-key was rejected: check it (typo, revoked, another provider's)."
+            )
+        elif self.key_source:
+            where = self.key_source.removeprefix("env ")
+            origin = f"the environment variable {where}" if self.key_source.startswith("env ") else where
+            hint = f"The API key from {origin} was rejected: replace it there, or pass --api-key."
+        else:
+            hint = f"The API key was rejected: set {self.key_var} or run with --api-key."
         return self.error("auth", False, hint, should_fallback=True)
 
     def model_not_found(self) -> ClassifiedError:
@@ -363,9 +374,11 @@ def classify(
     model: str = "",
     base_url: str = "",
     key_var: str | None = None,
+    key_source: str = "",
 ) -> ClassifiedError:
     """Map any exception from a model call to a ClassifiedError. `key_var`: the variable the key came
-    from when not the provider's own (a fallback entry's `key_env`)."""
+    from when not the provider's own (a fallback entry's `key_env`); `key_source`: how the key was given
+    (the settings' `sources["api_key"]`), so a rejected key's hint says where to fix it."""
     if isinstance(exc, AgentError):
         return exc.classified
     known = _known_exception(exc, base_url or provider or "the provider")
@@ -383,6 +396,7 @@ def classify(
         key_var=key_var or key_variable(provider),
         where=base_url or provider or "the provider",
         model=model,
+        key_source=key_source,
     )
     found = _by_content(failure)
     if found is None and failure.status is not None:

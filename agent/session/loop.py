@@ -871,6 +871,7 @@ class Agent:
                     model=self._active_model,
                     base_url=active.base_url or "",
                     key_var=self._fallback_key_var(),
+                    key_source=active.api_key_source,
                 )
                 if classified.reason == "image_too_large" and not self._shrink_images:
                     self._shrink_images = True  # for the rest of the session: the provider's limit is lower

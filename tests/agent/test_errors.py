@@ -298,3 +298,17 @@ def test_anthropic_content_filtering_block_is_content_policy() -> None:
 def test_each_hint_names_what_to_set(status: int, message: str, setting: str) -> None:
     c = classify(sdk_error(status, openai_body(message)), provider="openrouter")
     assert setting in c.user_line() and "\n" not in c.user_line()
+
+
+@pytest.mark.parametrize(
+    ("source", "says", "never"),
+    [
+        ("flag --api-key", "given with --api-key was rejected", "run with --api-key"),
+        ("env OPENAI_API_KEY", "environment variable OPENAI_API_KEY was rejected", "run with --api-key"),
+        ("/home/u/.hermes/.env OPENAI_API_KEY", "/home/u/.hermes/.env OPENAI_API_KEY was rejected", "set "),
+        ("", "set OPENAI_API_KEY or run with --api-key", "given with"),
+    ],
+)
+def test_a_rejected_key_says_where_it_came_from(source: str, says: str, never: str) -> None:
+    error = classify(FakeStatusError(401, "Incorrect API key"), provider="openai", key_source=source)
+    assert error.reason == "auth" and says in error.hint and never not in error.hint
