@@ -440,6 +440,17 @@ def _known_exception(exc: BaseException, where: str) -> ClassifiedError | None:
     if name in ("APIConnectionError", "ConnectError", "RemoteProtocolError", "ConnectionError", "ReadError"):
         cause = exc.__cause__ or exc.__context__
         detail = f": {cause}" if cause else ""
+        if _refused(exc) and _is_loopback(where):
+            # A local server that is not running will not start while we back off: say so at once
+            # (retrying took 18 s before the line came).
+            return ClassifiedError(
+                "connection",
+                f"{message}{detail}",
+                False,
+                f"Nothing is listening at {where} (connection refused): start the local model server, "
+                "or check the port in the base URL.",
+                should_fallback=True,
+            )
         return ClassifiedError(
             "connection",
             f"{message}{detail}",
@@ -448,6 +459,31 @@ def _known_exception(exc: BaseException, where: str) -> ClassifiedError | None:
             should_fallback=True,
         )
     return None
+
+
+def _refused(exc: BaseException) -> bool:
+    """A connection refused somewhere in the exception's chain (the SDKs wrap httpx, which wraps OSError)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _is_loopback(where: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(where).hostname or "") if "://" in where else where
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _by_content(f: _Failure) -> ClassifiedError | None:

@@ -329,3 +329,35 @@ def test_piped_stdin_is_capped_with_a_note_and_binary_is_refused(hermes_home: Pa
     )
     assert binary.returncode == 2
     assert binary.stderr.decode().strip().splitlines()[-1].startswith("hermes-tui: stdin is not text")
+
+
+def test_a_refused_local_server_fails_at_once_with_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    import socket
+    import time
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    proc = _run(
+        [
+            "-z",
+            "hello",
+            "--base-url",
+            f"http://127.0.0.1:{port}/v1",
+            "--model",
+            "m",
+            "--provider",
+            "custom",
+            "--api-key",
+            "k",
+        ],
+        tmp_path,
+        hermes_home,
+    )
+    took = time.monotonic() - started
+    assert proc.returncode == 1
+    last = [line for line in proc.stderr.splitlines() if line.startswith("hermes-tui:")][-1]
+    assert "Nothing is listening at" in last and "Traceback" not in proc.stderr
+    assert "retry" not in proc.stderr.lower()  # no backoff: a server that is not running stays down
+    assert took < 15, f"took {took:.1f} s"  # a process start included (it took 18.5 s with the retries)
