@@ -86,6 +86,8 @@ class Settings(BaseModel):
     base_url: str | None = None
     api_key: SecretStr | None = None
     api_key_source: str = ""
+    model_chosen: bool = False
+    """The model was named for this run (`--model`): a resumed session keeps it instead of its own."""
     """How the key was given (`flag --api-key`, `env VAR`, `<home>/.env VAR`): a rejected key's hint says
     where to fix it. Never the key itself."""
     context_window: int | None = None
@@ -524,6 +526,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
         values["api_key"] = SecretStr(str(api_key))
         values["api_key_source"] = key_source
         sources["api_key"] = key_source
+    values["model_chosen"] = "model" in flags
     settings = Settings.model_validate(values)
     if not settings.model and settings.is_configured is False and api_key:
         defaults = {

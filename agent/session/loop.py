@@ -267,6 +267,11 @@ class Agent:
         self.approvals = None
         self._session_services()
         self.last_context_tokens = estimate_tokens(self._wire_messages())  # the meter, before any call
+        # `-c` continues with the session's model, as Claude Code does (`--model` says otherwise).
+        same_endpoint = info.provider in ("", self.settings.provider)
+        other = info.model and info.model != self.settings.model
+        if other and same_endpoint and not self.settings.model_chosen:
+            self.switch_model(info.model)
 
     # ------------------------------------------------------------------ what the UI asks of the session
     def todos(self) -> list[dict[str, str]]:

@@ -361,3 +361,27 @@ def test_a_refused_local_server_fails_at_once_with_one_line(hermes_home: Path, t
     assert "Nothing is listening at" in last and "Traceback" not in proc.stderr
     assert "retry" not in proc.stderr.lower()  # no backoff: a server that is not running stays down
     assert took < 15, f"took {took:.1f} s"  # a process start included (it took 18.5 s with the retries)
+
+
+def test_continue_keeps_the_sessions_model_unless_model_is_given(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "three.yaml"
+    scenario.write_text("name: three\ncalls:\n  - text: one\n  - text: two\n  - text: three\n")
+    base = ["--scenario", str(scenario)]
+    assert _run(["-z", "first", *base, "--model", "model-a"], tmp_path, hermes_home).returncode == 0
+    proc = _run(["-z", "second", "-c", *base], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    from agent.store import SessionStore
+
+    store = SessionStore(hermes_home / "tui" / "state.db")
+    try:
+        (info,) = store.list_sessions()
+        assert info.model == "model-a"  # -c did not switch to the default model
+    finally:
+        store.close()
+    proc = _run(["-z", "third", "-c", *base, "--model", "model-b"], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    import sqlite3
+
+    with sqlite3.connect(hermes_home / "tui" / "state.db") as db:
+        models = [row[0] for row in db.execute("SELECT model FROM usage ORDER BY id")]
+    assert models == ["model-a", "model-a", "model-b"]  # the call of each run, by the model it went to
