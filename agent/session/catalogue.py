@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.code_execution import tool as code_execution
 from agent.delegation import tool as delegation
 from agent.skills import tools as skills
 from agent.toolkit.registry import Tool, ToolRegistry
@@ -33,6 +34,7 @@ def builtin_tools() -> list[Tool]:
         *web.TOOLS,
         *vision.TOOLS,
         *delegation.TOOLS,
+        *code_execution.TOOLS,
     ]
 
 

@@ -1061,6 +1061,7 @@ class Agent:
                 settings=self.settings,
                 make_transport=make_transport,
                 new_agent=type(self),
+                tools=self.registry,
             )
 
         def on_result(done: ExecutedCall) -> None:
