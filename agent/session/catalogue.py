@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.code_execution import tool as code_execution
+from agent.cron import tool as cron
 from agent.delegation import tool as delegation
 from agent.skills import tools as skills
 from agent.toolkit.registry import Tool, ToolRegistry
@@ -35,6 +36,7 @@ def builtin_tools() -> list[Tool]:
         *vision.TOOLS,
         *delegation.TOOLS,
         *code_execution.TOOLS,
+        *cron.TOOLS,
     ]
 
 

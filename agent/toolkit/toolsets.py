@@ -87,6 +87,7 @@ BUILTIN_TOOLSETS: tuple[Toolset, ...] = (
     Toolset("session_search", "Search and recall past sessions"),
     Toolset("code_execution", "Run scripts that call tools"),
     Toolset("delegation", "Hand subtasks to sub-agents"),
+    Toolset("cronjob", "Schedule prompts to run later as their own sessions"),
 )
 CORE_BUNDLE = Toolset(
     "hermes-cli",
