@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.browser import tools as browser
 from agent.code_execution import tool as code_execution
 from agent.cron import tool as cron
 from agent.delegation import tool as delegation
@@ -37,6 +38,7 @@ def builtin_tools() -> list[Tool]:
         *delegation.TOOLS,
         *code_execution.TOOLS,
         *cron.TOOLS,
+        *browser.TOOLS,
     ]
 
 

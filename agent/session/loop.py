@@ -313,6 +313,9 @@ class Agent:
         return self._transport
 
     def close(self) -> None:
+        from agent.browser.tools import close_browser
+
+        close_browser(self.state)
         if self._transport is not None:
             self._transport.close()
         if self.store is not None and self.session_id:
