@@ -312,10 +312,14 @@ class Agent:
             self._transport = make_transport(self.settings)
         return self._transport
 
-    def close(self) -> None:
+    def close_browser(self) -> None:
+        """Close the session's browser, if a browser tool started one (at exit, and in `close`)."""
         from agent.browser.tools import close_browser
 
         close_browser(self.state)
+
+    def close(self) -> None:
+        self.close_browser()
         if self._transport is not None:
             self._transport.close()
         if self.store is not None and self.session_id:
