@@ -156,3 +156,30 @@ def test_an_interrupt_stops_a_page_that_never_loads(hermes_home: Path, tmp_path:
 
     (finished,) = [e for e in ui.of_type(ToolFinished) if e.name == "browser_navigate"]
     assert finished.status == "cancelled" and "interrupted" in finished.result
+
+
+@needs_browser
+def test_a_page_that_never_loads_is_one_line_and_the_browser_goes_on(
+    tmp_path: Path, site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.browser import session, tools
+    from agent.toolkit.registry import ToolContext
+
+    monkeypatch.setattr(session, "NAVIGATION_TIMEOUT_MS", 1500)
+    ctx = ToolContext(
+        cwd=tmp_path,
+        session_id="s",
+        call_id="c",
+        interrupt=threading.Event(),
+        hermes_home=tmp_path,
+        settings=Settings(),
+    )
+    try:
+        stuck = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/never"), ctx)
+        assert stuck.status == "error"
+        error = json.loads(stuck.content)["error"]
+        assert "\n" not in error and "1500" in error
+        fine = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/"), ctx)
+        assert fine.status == "ok" and "count is 0" in json.loads(fine.content)["snapshot"]
+    finally:
+        tools.close_browser(ctx.state)
