@@ -168,3 +168,35 @@ def test_a_broken_jobs_file_is_one_line(hermes_home: Path, tmp_path: Path) -> No
     proc = cli(["cron", "list"], tmp_path, hermes_home)
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "jobs.json is not valid JSON" in proc.stderr
+
+
+def test_the_daemon_runs_due_jobs_until_stopped(hermes_home: Path, tmp_path: Path) -> None:
+    import threading
+
+    from agent.core.ui import RecordingUI
+    from agent.scripted import ScriptedServer
+    from agent.session.cron_run import CronDaemon, JobRun
+    from tests.agent.helpers import make_settings
+
+    jobs = CronJobs(hermes_home)
+    now = datetime.now().astimezone()
+    job = jobs.create("Say hello", now.isoformat(), now=now)
+    runs: list[JobRun] = []
+    scenario = json.dumps({"name": "d", "calls": [{"text": "hello"}]})
+    with ScriptedServer(scenario) as server:
+        store = SessionStore(hermes_home / "tui" / "state.db")
+        daemon = CronDaemon(
+            make_settings(server, hermes_home, tmp_path), store, RecordingUI(), runs.append, 0.05
+        )
+        thread = threading.Thread(target=daemon.run)
+        thread.start()
+        for _ in range(600):
+            if runs:
+                break
+            threading.Event().wait(0.05)
+        daemon.stop()
+        thread.join(30)
+        store.close()
+    assert not thread.is_alive()
+    assert [(r.job.id, r.ok, r.answer) for r in runs] == [(job.id, True, "hello")]
+    assert jobs.get(job.id) is None  # the one-shot ran once
