@@ -23,6 +23,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # the agent and its operations
     "agent.session.loop": ("Agent", "ROLLBACK_HINT", "TurnResult"),
     "agent.session.prewarm": ("prewarm_engine",),
+    # scheduled jobs (Hermes' cron/jobs.json)
+    "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
+    "agent.cron.jobs": ("CronJobs", "CronStoreError", "Job"),
+    "agent.cron.schedule": ("ScheduleError",),
     "agent.transports.factory": ("make_transport",),
     # settings
     "agent.config.settings": ("ConfigProblem", "LoadedSettings", "Settings", "load_settings"),
@@ -166,12 +170,17 @@ __all__ = [
     "ChildStarted",
     "ClarifyRequest",
     "ConfigProblem",
+    "CronDaemon",
+    "CronJobs",
+    "CronStoreError",
     "FileIndex",
     "FirstDelta",
     "HermesHistory",
     "HermesHistoryError",
     "ImageError",
     "ImageRef",
+    "Job",
+    "JobRun",
     "LoadedSettings",
     "McpManager",
     "Message",
@@ -181,6 +190,7 @@ __all__ = [
     "ReasoningDelta",
     "RestoreReport",
     "ScenarioError",
+    "ScheduleError",
     "ScriptedServer",
     "SearchHit",
     "SearchQuery",
@@ -260,6 +270,7 @@ __all__ = [
     "render_usage_text",
     "reply_marker",
     "result_status",
+    "run_due_jobs",
     "run_terminal",
     "save_env_value",
     "save_image",
@@ -336,6 +347,8 @@ if TYPE_CHECKING:
     )
     from agent.core.messages import Message, ToolCall, Usage
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+    from agent.cron.jobs import CronJobs, CronStoreError, Job
+    from agent.cron.schedule import ScheduleError
     from agent.images import ImageError, ImageRef, save_image
     from agent.images.paths import image_paths
     from agent.images.store import refs_of as image_refs_of
@@ -357,6 +370,7 @@ if TYPE_CHECKING:
         scripted_settings,
     )
     from agent.session.catalogue import builtin_tools, default_registry
+    from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
     from agent.session.loop import ROLLBACK_HINT, Agent, TurnResult
     from agent.session.prewarm import prewarm_engine
     from agent.skills.library import Skill, SkillScan

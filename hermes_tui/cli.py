@@ -19,7 +19,7 @@ from hermes_tui.gc_policy import GcPolicy
 if TYPE_CHECKING:
     from agent.api import LoadedSettings
 
-SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor")
+SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor", "cron")
 
 
 def _version() -> str:
@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         "`hermes-tui sessions` opens the session browser; `hermes-tui plugins` lists plugins; "
         "`hermes-tui usage` prints tokens and cost of the last 30 days; "
         "`hermes-tui mcp` connects the MCP servers and shows their state and tools; "
-        "`hermes-tui doctor` checks HERMES_HOME and the session store (backs up and rebuilds a damaged one).",
+        "`hermes-tui doctor` checks HERMES_HOME and the session store (backs up and rebuilds a damaged one); "
+        "`hermes-tui cron list|run|daemon` lists the scheduled jobs, runs the due ones now, or every minute.",
     )
     p.add_argument(
         "message", nargs="?", metavar="PROMPT", help="open the TUI and send this as the first message"
@@ -133,6 +134,11 @@ def _run(argv: list[str]) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     if command:
         argv = argv[1:]
+    cron = None
+    if command == "cron":
+        from hermes_tui.cron_cli import cron_action
+
+        cron, argv = cron_action(argv)
     args = build_parser().parse_args(argv)
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
@@ -191,6 +197,10 @@ def _run(argv: list[str]) -> int:
         with library:
             print(render_text(gather(library)))
         return 0
+    if cron is not None:
+        from hermes_tui.cron_cli import run_cron
+
+        return run_cron(cron, args, loaded)
     if command == "mcp":
         from agent.api import print_mcp_servers
 

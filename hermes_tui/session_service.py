@@ -75,6 +75,7 @@ class SessionService:
         if self._agent is not None:
             self._agent.interrupt()
             self._agent.wait_idle(3.0)
+            self._agent.close_browser()  # no Chromium outlives the app
         note_left_running(self.store, PROCESSES.shutdown())
 
     def _replace(self) -> None:

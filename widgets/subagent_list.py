@@ -1,4 +1,5 @@
-"""The subagents of one `delegate_task` call, nested inside its tool panel.
+"""The subagents of one `delegate_task` call (or the script of an `execute_code` call), nested inside its
+tool panel.
 
 Drawn by its tool panel (a transcript entry), below the panel's body; not a widget. One block per child:
 a line with its status and goal, then, while it runs, its latest tool calls (each with its own status and
@@ -65,6 +66,7 @@ class ChildProgress:
     index: int
     goal: str
     model: str = ""
+    label: str = ""  # "" for a subagent, "script" for execute_code's
     status: str = "running"
     api_calls: int = 0
     tools: list[_ToolLine] = field(default_factory=list)
@@ -124,7 +126,9 @@ class SubagentList:
     # ------------------------------------------------------------------ updates (UI thread)
 
     def child_started(self, event: ChildStarted) -> None:
-        self.children_progress[event.child] = ChildProgress(event.child, _line(event.goal), event.model)
+        self.children_progress[event.child] = ChildProgress(
+            event.child, _line(event.goal), event.model, event.label
+        )
         self.refresh()
 
     def child_event(self, child: int, event: AgentEvent) -> None:
@@ -187,7 +191,7 @@ class SubagentList:
         else:
             glyph, kind = "◐", "running"
         text.append(f"{glyph} ", style=self._style(kind))
-        label = f"subagent {progress.index + 1}" if total > 1 else "subagent"
+        label = progress.label or (f"subagent {progress.index + 1}" if total > 1 else "subagent")
         text.append(f"{label}: ", style=self._style("muted"))
         text.append(progress.goal or "…", style=self._style("goal"))
         facts = [progress.status.replace("_", " ")] if progress.finished else []

@@ -61,6 +61,18 @@ DEFAULT_TOOL_ICONS: Mapping[str, str] = MappingProxyType(
         "skills_list": "📚",
         "skill_view": "📚",
         "skill_manage": "🧰",
+        "execute_code": "🐍",  # Hermes' icons for the script, the scheduled jobs and the browser
+        "cronjob": "⏰",
+        "browser_navigate": "🌐",
+        "browser_snapshot": "🌐",
+        "browser_click": "🌐",
+        "browser_type": "🌐",
+        "browser_scroll": "🌐",
+        "browser_back": "🌐",
+        "browser_press": "🌐",
+        "browser_get_images": "🌐",
+        "browser_vision": "🌐",
+        "browser_console": "🌐",
     }
 )
 """Icon per tool name, before a theme's or a plugin's (`hermes_tui.tool_icons.icon_table` merges them).

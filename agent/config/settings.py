@@ -155,6 +155,11 @@ class Settings(BaseModel):
     delegation_model: str = ""
     delegation_provider: str = ""
     delegation_base_url: str | None = None
+    # execute_code's limits, Hermes' `code_execution.*`: the script's time and its tool calls.
+    code_execution_timeout: float = Field(300.0, gt=0, le=3600)
+    code_execution_max_tool_calls: int = Field(50, ge=1, le=1000)
+    # The Chromium the browser tools drive (`browser.executable_path`; None: the first one on PATH).
+    browser_executable_path: str | None = None
     # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
     plugins_enabled: list[str] | None = None
     plugins_disabled: list[str] = Field(default_factory=list)
@@ -344,6 +349,9 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "delegation.model": "delegation_model",
         "delegation.provider": "delegation_provider",
         "delegation.base_url": "delegation_base_url",
+        "code_execution.timeout": "code_execution_timeout",
+        "browser.executable_path": "browser_executable_path",
+        "code_execution.max_tool_calls": "code_execution_max_tool_calls",
         "plugins.enabled": "plugins_enabled",
         "plugins.disabled": "plugins_disabled",
     }

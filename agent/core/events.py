@@ -180,6 +180,8 @@ class ChildStarted(AgentEvent):
     goal: str
     session_id: str = ""
     model: str = ""
+    # What the nested list calls it: "" for a subagent ("subagent 2"), "script" for execute_code's script.
+    label: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from agent.browser import tools as browser
+from agent.code_execution import tool as code_execution
+from agent.cron import tool as cron
 from agent.delegation import tool as delegation
 from agent.skills import tools as skills
 from agent.toolkit.registry import Tool, ToolRegistry
@@ -33,6 +36,9 @@ def builtin_tools() -> list[Tool]:
         *web.TOOLS,
         *vision.TOOLS,
         *delegation.TOOLS,
+        *code_execution.TOOLS,
+        *cron.TOOLS,
+        *browser.TOOLS,
     ]
 
 

@@ -317,7 +317,14 @@ class Agent:
             self._transport = make_transport(self.settings)
         return self._transport
 
+    def close_browser(self) -> None:
+        """Close the session's browser, if a browser tool started one (at exit, and in `close`)."""
+        from agent.browser.tools import close_browser
+
+        close_browser(self.state)
+
     def close(self) -> None:
+        self.close_browser()
         if self._transport is not None:
             self._transport.close()
         if self.store is not None and self.session_id:
@@ -1067,6 +1074,7 @@ class Agent:
                 settings=self.settings,
                 make_transport=make_transport,
                 new_agent=type(self),
+                tools=self.registry,
             )
 
         def on_result(done: ExecutedCall) -> None:

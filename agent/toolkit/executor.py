@@ -208,8 +208,11 @@ class ToolExecutor:
             result = self.registry.run(tool_, args, ctx)
             if hooks is not None and hooks.has_hooks("after_tool"):
                 result = hooks.after_tool(call, result, duration=time.monotonic() - started)
-        if len(result.content) > self.result_budget:
-            result.content = truncate_middle(result.content, self.result_budget)
+        budget = self.result_budget
+        if (tool := item.tool) is not None and tool.max_result_chars is not None:
+            budget = tool.max_result_chars
+        if len(result.content) > budget:
+            result.content = truncate_middle(result.content, budget)
         duration = time.monotonic() - started
         ui.on_event(
             ToolFinished(

@@ -71,6 +71,8 @@ class ToolContext:
     # another model.
     make_transport: Callable[[Settings], Transport] | None = None
     new_agent: Callable[..., Any] | None = None
+    # The session's registry, for a tool that runs other tools as the session's own (execute_code's script).
+    tools: ToolRegistry | None = None
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
@@ -170,6 +172,9 @@ class Tool:
     # Why this one tool cannot run with these settings (`requires(settings)` -> reason or None): web_search
     # without a search backend, while web_extract in the same toolset still works.
     requires: Callable[[Any], str | None] | None = None
+    # The characters its result may have before the executor cuts its middle, when not the session's
+    # budget: a tool that caps its own output and answers in JSON (execute_code, Hermes' 100,000).
+    max_result_chars: int | None = None
     # A JSON schema given as is (a Hermes plugin's tool), instead of the argument model's.
     parameters: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 

@@ -23,3 +23,5 @@ class SessionState:
     """The session's `SkillLibrary` (it knows the disabled skills); None: a plain one per call."""
     processes: object | None = None
     """A `ProcessRegistry` of the session's own (tests); None: the process-wide `PROCESSES`."""
+    browser: object | None = None
+    """The session's `BrowserSession` once a browser tool started one (`agent.browser.tools`)."""

@@ -73,6 +73,8 @@ def _memory_requirement(settings: Settings) -> str | None:
     return "memory.memory_enabled and memory.user_profile_enabled are off in config.yaml"
 
 
+BROWSER_DESCRIPTION = "Drive a headless Chromium: navigate, read, click, type"
+
 # Hermes' core toolsets (toolsets.py). Those without tools here yet are listed so the configuration's
 # names resolve and a module adding the tools later (web, vision, delegation) only declares `toolset=`.
 BUILTIN_TOOLSETS: tuple[Toolset, ...] = (
@@ -87,6 +89,8 @@ BUILTIN_TOOLSETS: tuple[Toolset, ...] = (
     Toolset("session_search", "Search and recall past sessions"),
     Toolset("code_execution", "Run scripts that call tools"),
     Toolset("delegation", "Hand subtasks to sub-agents"),
+    Toolset("cronjob", "Schedule prompts to run later as their own sessions"),
+    Toolset("browser", BROWSER_DESCRIPTION),  # its requirement: agent.browser.tools defines it
 )
 CORE_BUNDLE = Toolset(
     "hermes-cli",

@@ -16,6 +16,7 @@ from hermes_tui.commands.base import Command, CommandContext, SlashCommand
 from hermes_tui.commands.basics import HELP, QUIT
 from hermes_tui.commands.checkpoints import ROLLBACK
 from hermes_tui.commands.config import CONFIG
+from hermes_tui.commands.cron import CRON
 from hermes_tui.commands.export import COPY, EXPORT
 from hermes_tui.commands.image import IMAGE
 from hermes_tui.commands.learning import SKILLS
@@ -52,6 +53,7 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     SKILLS,
     TOOLS,
     PROCESSES,
+    CRON,
     IMAGE,
     MCP,
     PERSONALITY,

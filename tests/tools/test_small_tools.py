@@ -317,8 +317,20 @@ def test_session_search_store_error(ctx: ToolContext) -> None:
 def test_builtin_registry_flags_and_schemas() -> None:
     registry = default_registry()
     assert registry.names == [
+        "browser_back",
+        "browser_click",
+        "browser_console",
+        "browser_get_images",
+        "browser_navigate",
+        "browser_press",
+        "browser_scroll",
+        "browser_snapshot",
+        "browser_type",
+        "browser_vision",
         "clarify",
+        "cronjob",
         "delegate_task",
+        "execute_code",
         "memory",
         "patch",
         "process",
@@ -337,6 +349,18 @@ def test_builtin_registry_flags_and_schemas() -> None:
     ]
     tools = {t.name: t for t in builtin_tools()}
     assert {t.name: t.toolset for t in tools.values()} == {
+        "browser_back": "browser",
+        "browser_click": "browser",
+        "browser_console": "browser",
+        "browser_get_images": "browser",
+        "browser_navigate": "browser",
+        "browser_press": "browser",
+        "browser_scroll": "browser",
+        "browser_snapshot": "browser",
+        "browser_type": "browser",
+        "browser_vision": "browser",
+        "cronjob": "cronjob",
+        "execute_code": "code_execution",
         "clarify": "clarify",
         "delegate_task": "delegation",
         "memory": "memory",

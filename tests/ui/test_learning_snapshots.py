@@ -72,6 +72,8 @@ def test_tools_screen_snapshot(snap_compare: Any, tmp_path: Path, size: tuple[in
         cwd=tmp_path,
         disabled_toolsets=["session_search"],
         user_profile_enabled=False,
+        # the picture must not depend on whether this machine has a Chromium: none here, whatever it has
+        browser_executable_path="/nonexistent/chromium",
     )
     toolsets = SessionToolsets(default_registry(), settings)
     toolsets.set_enabled("terminal", False)

@@ -1,0 +1,1 @@
+"""Hermes' browser toolset on Playwright for Python driving the system's Chromium."""

@@ -1,0 +1,121 @@
+"""Running scheduled jobs: each due job is one fresh headless session (source `cron`), as Hermes' gateway
+runs them, its answer saved as the job's output (`cron/output/<id>/<time>.md`, Hermes' document) and
+its session stored, so `/sessions` and `session_search` find it.
+
+Nobody is there to answer: clarify gets no answer, risky commands are denied unless the settings say yolo
+(the UI given decides, the CLI's denies), and the job's agent is never offered `cronjob` (no job schedules
+more jobs). `CronDaemon` runs the due jobs once a minute in the foreground until stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent.core.exit_reasons import is_success
+from agent.core.ui import AgentUI
+from agent.cron.jobs import CronJobs, Job
+from agent.cron.schedule import local_now
+
+if TYPE_CHECKING:
+    from agent.config.settings import Settings
+    from agent.store import SessionStoreProtocol
+
+__all__ = ["CronDaemon", "JobRun", "run_due_jobs", "run_job"]
+
+TICK_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class JobRun:
+    job: Job
+    ok: bool
+    session_id: str
+    output: Path | None
+    answer: str
+    error: str | None = None
+
+
+def _document(job: Job, now: datetime, answer: str, error: str | None) -> str:
+    text = f"# Cron Job: {job.name}\n\n**Job ID:** {job.id}\n**Run Time:** {now:%Y-%m-%d %H:%M:%S}\n"
+    text += f"**Schedule:** {job.schedule_display}\n\n## Prompt\n\n{job.prompt}\n\n## Response\n\n"
+    text += (answer or "(No response generated)") + "\n"
+    if error:
+        text += f"\n**Error:** {error}\n"
+    return text
+
+
+def run_job(
+    job: Job, settings: Settings, *, store: SessionStoreProtocol | None, ui: AgentUI, jobs: CronJobs
+) -> JobRun:
+    """Run one job now, record the run in jobs.json and its output beside it."""
+    from agent.session.loop import Agent
+
+    cwd = Path(job.workdir) if job.workdir and Path(job.workdir).is_dir() else settings.cwd
+    update: dict[str, object] = {"cwd": cwd, "auto_title": False}
+    if job.toolsets:
+        update["toolsets"] = job.toolsets
+    started = local_now()
+    agent = Agent(settings.model_copy(update=update), ui=ui, store=store, source="cron")
+    agent.registry.unregister("cronjob")
+    try:
+        result = agent.run_conversation(job.prompt)
+        session_id = result.session_id
+        if store is not None and session_id:
+            store.set_title(session_id, f"cron: {job.name}"[:100])
+    except Exception as exc:  # a bug in the loop: the job's run is recorded as failed, the others go on
+        result, session_id = None, agent.session_id
+        error: str | None = f"{type(exc).__name__}: {exc}"
+    finally:
+        agent.close()
+    answer = result.final_text if result is not None else ""
+    ok = result is not None and is_success(result.exit_reason)
+    if result is not None:
+        error = None if ok else (result.error.user_line() if result.error else result.exit_reason)
+    output = jobs.save_output(job, _document(job, started, answer, error), started)
+    jobs.mark_run(job.id, ok=ok, error=error)
+    return JobRun(job, ok, session_id, output, answer, error)
+
+
+def run_due_jobs(
+    settings: Settings,
+    *,
+    store: SessionStoreProtocol | None,
+    ui: AgentUI,
+    now: datetime | None = None,
+    on_run: Callable[[JobRun], None] | None = None,
+) -> list[JobRun]:
+    """Every job due at `now`, one after another."""
+    jobs = CronJobs(settings.hermes_home)
+    runs = []
+    for job in jobs.due(now):
+        run = run_job(job, settings, store=store, ui=ui, jobs=jobs)
+        runs.append(run)
+        if on_run is not None:
+            on_run(run)
+    return runs
+
+
+@dataclass
+class CronDaemon:
+    """`hermes-tui cron daemon`: the due jobs once a tick, until `stop()`."""
+
+    settings: Settings
+    store: SessionStoreProtocol | None
+    ui: AgentUI
+    on_run: Callable[[JobRun], None] | None = None
+    tick: float = TICK_SECONDS
+    _stop: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            run_due_jobs(self.settings, store=self.store, ui=self.ui, on_run=self.on_run)
+            self._stop.wait(self.tick)
