@@ -152,3 +152,14 @@ def test_a_leftovers_file_with_a_torn_line_keeps_the_good_ones(tmp_path: Path) -
         fh.write('{"label": "cut sh')
     assert [x.label for x in take(path)] == ["MCP server 'docs'"]
     assert summary([]) is None
+
+
+def test_the_next_start_tells_what_a_crash_left_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    record(leftovers_path(home), [Leftover("background process proc_1: npm run dev", 42, time.time(), "x")])
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HERMES_HOME": str(home)}
+    run = [sys.executable, "-m", "hermes_tui.cli", "-z", "hi", "--demo"]
+    first = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "stopped at" in first.stderr and "proc_1: npm run dev" in first.stderr
+    second = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "npm run dev" not in second.stderr

@@ -388,4 +388,79 @@ def mcp_trial(target: str, fault: str) -> Trial:
     return trial
 
 
-__all__ = ["FAULTS", "ROOT", "headless_trial", "mcp_trial", "tui_trial"]
+# ---------------------------------------------------------------------------------------------- subagents
+
+SUBAGENT_SCENARIO = {
+    "name": "subagent",
+    "calls": [
+        {"tool_calls": [{"name": "delegate_task", "arguments": {"goal": "serve the docs"}}]},
+        {
+            "match": "serve the docs",
+            "tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 302"}}],
+        },
+        {"match": "serve the docs", "text": "served"},
+        {"text": "done"},
+    ],
+}
+
+
+def subagent_trial() -> Trial:
+    """kill -9 of `-z` while its subagent's terminal command runs: the command goes with it, the store
+    holds, and the next `-c` continues the user's conversation, not the subagent's."""
+    trial = Trial("orphans_subagent_kill9")
+    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
+        tmp = Path(tmp_name)
+        home, cwd = tmp / "home", tmp / "cwd"
+        cwd.mkdir(parents=True)
+        path = tmp / "subagent.json"
+        path.write_text(json.dumps(SUBAGENT_SCENARIO))
+        args = ["-z", "delegate it", "--scenario", str(path), "--yolo"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_tui.cli", *args],
+            cwd=cwd,
+            env=_env(home),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            procs = _started(proc.pid, ("sleep 302",))
+            if procs is None:
+                trial.failures.append("the subagent's command never started")
+                return trial
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+            gone_at = time.monotonic()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        _check_gone(procs, gone_at, trial)
+        check_store(home / "tui" / "state.db", trial)
+        again = tmp / "again.json"
+        again.write_text(json.dumps({"name": "again", "calls": [{"text": "continued"}]}))
+        done = subprocess.run(
+            [sys.executable, "-m", "hermes_tui.cli", "-z", "and now?", "-c", "--scenario", str(again)],
+            cwd=cwd,
+            env=_env(home),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if done.returncode != 0 or "Traceback" in done.stderr:
+            trial.failures.append(f"-c failed: {done.stderr.strip()[-200:]!r}")
+        import sqlite3
+
+        raw = sqlite3.connect(home / "tui" / "state.db")
+        try:
+            rows = raw.execute(
+                "SELECT s.source FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.content = ?",
+                ("and now?",),
+            ).fetchall()
+        finally:
+            raw.close()
+        if [r[0] for r in rows] != ["headless"]:
+            trial.failures.append(f"-c continued a session of source {rows}, not the user's")
+    return trial
+
+
+__all__ = ["FAULTS", "ROOT", "headless_trial", "mcp_trial", "subagent_trial", "tui_trial"]

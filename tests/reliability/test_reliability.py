@@ -72,3 +72,7 @@ def test_nothing_left_running_after_tui_killed_mid_turn() -> None:
 def test_no_mcp_server_outlives_the_app(target: str, fault: str) -> None:
     """A stdio server with a child of its own that ignores EOF, and a real one: gone with the app."""
     _held(orphans.mcp_trial(target, fault))
+
+
+def test_a_killed_subagent_leaves_nothing_and_continue_finds_the_users_session() -> None:
+    _held(orphans.subagent_trial())
