@@ -354,6 +354,7 @@ def mcp_trial(target: str, fault: str) -> Trial:
                 if procs is None:
                     trial.failures.append("the MCP servers never started")
                     return trial
+                time.sleep(0.5)  # past the adoption window (see the TUI case below)
                 os.kill(proc.pid, sig)
                 _, err = proc.communicate(timeout=30)
                 gone_at = time.monotonic()
@@ -376,6 +377,9 @@ def mcp_trial(target: str, fault: str) -> Trial:
             if procs is None:
                 trial.failures.append("the MCP servers never started")
                 return trial
+            # The manager adopts a server's group by polling (GROUP_WATCH_INTERVAL) while it connects: a
+            # kill within that first moment is a known window, not what this case measures.
+            time.sleep(0.5)
             if fault == "sighup":
                 _tmux(socket, env, "kill-server")
             else:
