@@ -93,6 +93,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "agent.toolkit.toolsets": ("ToolsetStatus",),
     "agent.tools.processes": ("PROCESSES", "ProcessInfo", "note_left_running"),
+    # the app's child processes: their one owner, and what an earlier run left behind
+    "agent.children.supervisor": ("SUPERVISOR", "Child as SupervisedChild"),
+    "agent.children.leftovers": (
+        "leftovers_path",
+        "summary as leftovers_summary",
+        "take as take_leftovers",
+    ),
     "agent.tools.terminal": ("TerminalArgs", "run_terminal", "MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT"),
     "agent.tools.todo": ("render_todos",),
     "agent.checkpoints": ("Checkpoint", "RestoreReport"),
@@ -154,6 +161,7 @@ __all__ = [
     "NO_MCP_SERVERS",
     "PROCESSES",
     "ROLLBACK_HINT",
+    "SUPERVISOR",
     "TERMINAL_MAX_TIMEOUT",
     "YAML_ERRORS",
     "Agent",
@@ -208,6 +216,7 @@ __all__ = [
     "StreamDiscarded",
     "StreamResumed",
     "StreamStalled",
+    "SupervisedChild",
     "TerminalArgs",
     "TextDelta",
     "ToolCall",
@@ -251,6 +260,8 @@ __all__ = [
     "image_paths",
     "image_refs_of",
     "is_success",
+    "leftovers_path",
+    "leftovers_summary",
     "load_catalog",
     "load_mcp_config",
     "load_scenario_file",
@@ -278,6 +289,7 @@ __all__ = [
     "scripted_settings",
     "split_attached",
     "summarize_call",
+    "take_leftovers",
     "warm_schemas",
     "warm_up_prices",
     "with_attached",
@@ -303,6 +315,11 @@ if not TYPE_CHECKING:  # hidden from the type checker, which would otherwise tak
 if TYPE_CHECKING:
     from agent.approval.allowlist import rule_matches as approval_rule_matches
     from agent.checkpoints import Checkpoint, RestoreReport
+    from agent.children.leftovers import leftovers_path
+    from agent.children.leftovers import summary as leftovers_summary
+    from agent.children.leftovers import take as take_leftovers
+    from agent.children.supervisor import SUPERVISOR
+    from agent.children.supervisor import Child as SupervisedChild
     from agent.config.home import hermes_home
     from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
     from agent.config.settings import ConfigProblem, LoadedSettings, Settings, load_settings

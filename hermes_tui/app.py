@@ -299,10 +299,20 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.first_frame.after(self._prewarm_model_client)
         self.first_frame.after(self.mcp.start)
         self.first_frame.after(self.save_startup_snapshot)
+        self.first_frame.after(self._tell_leftovers)
         if self.open_sessions:
             chat.call_after_refresh(chat.action_command, "sessions")
         if self.problems:
             self.notify(config_summary(self.problems), title="Configuration", severity="warning", timeout=10)
+
+    def _tell_leftovers(self) -> None:
+        """What the last run left running when it crashed (or was killed), stopped then by the reaper or
+        the exit hook: told once, here."""
+        from agent.api import leftovers_path, leftovers_summary, take_leftovers
+
+        line = leftovers_summary(take_leftovers(leftovers_path(self.settings.hermes_home)))
+        if line:
+            self.notify(line, title="Cleaned up", severity="warning", timeout=15)
 
     def on_chat_screen_prompt_ready(self, message: ChatScreen.PromptReady) -> None:
         """Deliver what was typed during startup, in order; keys arriving from now on queue up behind it."""
@@ -441,11 +451,17 @@ def _images(args: argparse.Namespace) -> list[str]:
 
 
 def _run(app: HermesApp) -> int:
+    from hermes_tui import exit_signals
+    from hermes_tui.exit_report import EXIT_REPORT
+
     early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
-    code = app.run()
+    # SIGTERM, SIGHUP, SIGINT: quit as Ctrl+Q does (the terminal restored, the children stopped).
+    with exit_signals.handled(lambda code: app.exit(code)):
+        code = app.run()
     if app.exit_message:
         print(app.exit_message, file=sys.stderr)
-    elif hint := resume_hint(app):
+    EXIT_REPORT.finish()
+    if not app.exit_message and (hint := resume_hint(app)):
         print(hint, file=sys.stderr)
     return int(code or 0)
 

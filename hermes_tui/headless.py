@@ -14,6 +14,7 @@ written byte-exact (UTF-8) when piped, where a program, not a terminal, reads it
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 import threading
@@ -34,7 +35,10 @@ from agent.api import (
     ToolStarted,
     is_success,
 )
+from hermes_tui import exit_signals
 from widgets.text_safety import visible_controls
+
+_TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 
 
 def _say(line: str, err: TextIO | None = None) -> None:
@@ -144,6 +148,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             _say(f"hermes-tui: {exc.user_line()}")
             return 1
         stack.callback(store.close)
+        from agent.api import leftovers_path, leftovers_summary, take_leftovers
+
+        cleaned = leftovers_summary(take_leftovers(leftovers_path(settings.hermes_home)))
+        if cleaned:
+            _say(f"hermes-tui: {cleaned}")
         if store.read_only:  # a headless turn exists to be saved: never run one that cannot be
             _say(f"hermes-tui: {store.read_only}")
             return 1
@@ -199,10 +208,21 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         if piped is not None:  # after the mentions: an `@` inside piped code is not a file to attach
             prompt = with_piped(prompt, piped)
         signal.signal(signal.SIGINT, on_sigint)
+        # SIGTERM and SIGHUP end the turn as Ctrl+C does (the turn kept as interrupted, background
+        # processes stopped on the way out); a turn that does not end in time is cut short.
         try:
-            result = agent.run_conversation(prompt, images)
+            with exit_signals.handled(
+                lambda code: agent.interrupt(), signals=_TERMINATING, via_loop=False, restore=False
+            ) as received:
+                result = agent.run_conversation(prompt, images)
         finally:
             signal.signal(signal.SIGINT, previous)
+        terminated = received()
+        if terminated is not None:
+            with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+                _answer(result.final_text, sys.stdout)
+                _say(f"hermes-tui: stopped by {signal.Signals(terminated).name}")
+            return 128 + terminated
         _answer(result.final_text, sys.stdout)
         if is_success(result.exit_reason):
             return 0
@@ -220,5 +240,5 @@ def _stop_background(store: SessionStoreProtocol) -> None:
 
     stopped = PROCESSES.shutdown()
     for info in stopped:
-        _say(f"hermes-tui: stopped background process {info.id}: {info.command}")
+        _say(f"hermes-tui: {info.stopped_line()}")
     note_left_running(store, stopped)

@@ -71,12 +71,15 @@ class SessionService:
         """At exit: stop every background process (after the interrupted turn, if any, has ended) and note
         in each session which ones were still running."""
         from agent.api import PROCESSES, note_left_running
+        from hermes_tui.exit_report import EXIT_REPORT
 
         if self._agent is not None:
             self._agent.interrupt()
             self._agent.wait_idle(3.0)
             self._agent.close_browser()  # no Chromium outlives the app
-        note_left_running(self.store, PROCESSES.shutdown())
+        stopped = PROCESSES.shutdown()
+        EXIT_REPORT.add(info.stopped_line() for info in stopped)  # said once the terminal is back
+        note_left_running(self.store, stopped)
 
     def _replace(self) -> None:
         if self._agent is not None:

@@ -116,6 +116,7 @@ class WebStandIn:
             "tavily_base_url": f"{self.url}/tavily",
             "exa_base_url": f"{self.url}/exa",
             "timeout": 5.0,
+            "allow_private_urls": True,  # the stand-in plays a public site on loopback
         }
         if backend == "searxng":
             values["searxng_url"] = f"{self.url}/searxng"

@@ -108,3 +108,11 @@ slices after its turn ended)."""
 
 GC_HISTORY_AT_REST = 1.0
 """A resumed session's entries are made at once; the collection waits this long after them."""
+
+# ----------------------------------------------------------------------------------------------- exit
+
+SIGNAL_EXIT_PATIENCE = 6.0
+"""SIGTERM, SIGHUP or SIGINT asks the app to quit as Ctrl+Q does (the turn finalised, background processes
+stopped, the terminal restored by Textual); if it has not ended this long after, the terminal is restored
+directly, the children are stopped, and the process ends (`hermes_tui.exit_signals`). Longer than an
+orderly quit may take: the turn's end (3 s) and a background process that ignores SIGTERM (2 s)."""

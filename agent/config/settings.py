@@ -459,6 +459,9 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     web, web_problems, sources["web"] = load_web_settings(
         hermes_data.get("web"), tui_data.pop("web", None), merged_env
     )
+    security = hermes_data.get("security")
+    if isinstance(security, dict) and security.get("allow_private_urls") is True:  # Hermes' switch for it
+        web.allow_private_urls = True
     vision, vision_problems, sources["vision"] = load_vision_settings(hermes_data, merged_env)
     values.update(web=web, vision=vision)
     problems += [ConfigProblem(str(hermes_cfg), *p) for p in (*web_problems, *vision_problems)]

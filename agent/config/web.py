@@ -42,6 +42,7 @@ CONFIG_FIELDS = {
     "timeout": "timeout",
     "max_page_bytes": "max_page_bytes",
     "max_redirects": "max_redirects",
+    "allow_private_urls": "allow_private_urls",
 }
 
 
@@ -56,9 +57,10 @@ class WebSettings(BaseModel):
     exa_base_url: str = EXA_URL
     firecrawl_api_key: SecretStr | None = None
     firecrawl_api_url: str = FIRECRAWL_URL
-    timeout: float = Field(20.0, gt=0, le=300)  # seconds per request (a page fetch, a search)
+    timeout: float = Field(20.0, gt=0, le=300)  # seconds for a whole call (a page fetch, a search)
     max_page_bytes: int = Field(5_000_000, ge=10_000)  # bytes of one page read before it is cut
     max_redirects: int = Field(5, ge=0, le=30)
+    allow_private_urls: bool = False  # loopback and private addresses (metadata and link-local: never)
 
     def configured(self, backend: str) -> bool:
         if backend == "searxng":

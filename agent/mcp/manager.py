@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.children.supervisor import SUPERVISOR
 from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
 from agent.mcp.processes import group_alive, kill_group, server_groups
 from agent.mcp.results import CallReport, CallStatus, render_result
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 WAIT_SLICE = 0.05
 LIST_PAGES = 50
 CLOSE_TIMEOUT = 8.0
+GROUP_WATCH_INTERVAL = 0.05  # how often a connecting stdio server's process group is looked for
 
 ServerState = Literal["disabled", "invalid", "connecting", "connected", "failed", "exited", "stopped"]
 
@@ -352,10 +354,19 @@ class McpManager:
             # The scope holds the exit stack, so the client's task groups are left before the scope is.
             with anyio.CancelScope(deadline=anyio.current_time() + spec.connect_timeout) as scope:
                 async with contextlib.AsyncExitStack() as stack:
-                    client = await stack.enter_async_context(self._client(spec, stack))
+                    # The server runs before it answers: under the supervisor from its first moments.
+                    watch = (
+                        asyncio.get_running_loop().create_task(self._watch_groups(srv))
+                        if spec.command
+                        else None
+                    )
+                    try:
+                        client = await stack.enter_async_context(self._client(spec, stack))
+                    finally:
+                        if watch is not None:
+                            watch.cancel()
                     if spec.command:
-                        srv.pgids |= server_groups([spec.command, *spec.args], exclude=self._known_groups)
-                        self._known_groups |= srv.pgids
+                        self._note_groups(srv)
                     listed = await self._list_tools(client)
                     scope.deadline = math.inf
                     connected = True
@@ -380,6 +391,8 @@ class McpManager:
             ended = {g for g in srv.pgids if not group_alive(g)}
             srv.pgids -= ended
             self._known_groups -= ended
+            for pgid in ended:
+                SUPERVISOR.release(pgid)
             if srv.state == "connected":
                 srv.state = "stopped" if srv.stop.is_set() else "exited"
                 if srv.state == "exited" and not srv.error:
@@ -387,6 +400,22 @@ class McpManager:
             srv.gone.set()
             srv.ready.set()
             self._changed(srv)
+
+    def _note_groups(self, srv: _Server) -> None:
+        """The process groups of `srv`'s stdio server, found among our children, put under the supervisor."""
+        if not srv.spec.command:
+            return
+        found = server_groups([srv.spec.command, *srv.spec.args], exclude=self._known_groups)
+        srv.pgids |= found
+        self._known_groups |= found
+        for pgid in found:
+            SUPERVISOR.adopt(pgid, f"MCP server '{srv.spec.name}'")
+
+    async def _watch_groups(self, srv: _Server) -> None:
+        """While the connection is being made: note the server's group as soon as it is started."""
+        while not srv.pgids:
+            self._note_groups(srv)
+            await asyncio.sleep(GROUP_WATCH_INTERVAL)
 
     async def _list_tools(self, client: Any) -> list[McpToolInfo]:
         listed: list[McpToolInfo] = []
@@ -520,4 +549,5 @@ class McpManager:
         for pgid in list(self._known_groups):
             if group_alive(pgid):
                 kill_group(pgid)
+            SUPERVISOR.release(pgid)
         self._known_groups.clear()

@@ -94,8 +94,7 @@ class SessionLibrary(SessionStore):
 
     def latest_session(self, cwd: str | None = None) -> SessionInfo | None:
         """Our latest session (`-c` continues what hermes-tui did, not Hermes)."""
-        sessions = super().list_sessions(limit=1, cwd=cwd)
-        return sessions[0] if sessions else None
+        return super().latest_session(cwd)
 
     def find_sessions(self, id_or_title: str, limit: int = 20) -> list[SessionInfo]:
         """Ours first (an exact id or title, else ids and titles that contain it); else a Hermes session

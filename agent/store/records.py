@@ -16,11 +16,13 @@ from typing import Any
 from agent.core.messages import Message, ToolCall, Usage, strip_surrogates
 
 __all__ = [
+    "CHILD_SOURCES",
     "HERMES_PREFIX",
     "HIGHLIGHT_END",
     "HIGHLIGHT_START",
     "SESSION_STATUSES",
     "TITLE_MAX_CHARS",
+    "USER_CONVERSATION",
     "LoadedSession",
     "SearchHit",
     "SessionInfo",
@@ -114,6 +116,11 @@ class SearchHit:
 
 
 SESSION_FIELDS = [f.name for f in fields(SessionInfo) if f.name != "preview"]
+CHILD_SOURCES = ("subagent",)
+"""Sessions a run of the app's own wrote (a delegated subagent's), not a conversation of the user's."""
+USER_CONVERSATION = "s.source NOT IN ({})".format(", ".join(f"'{source}'" for source in CHILD_SOURCES))
+"""SQL (on `sessions s`): the session is a conversation of the user's (what `-c` and `-r` may mean)."""
+
 SESSION_SELECT = (
     f"SELECT {', '.join(f's.{name}' for name in SESSION_FIELDS)}, "
     "(SELECT substr(m.content, 1, 400) FROM messages m WHERE m.session_id = s.id AND m.role = 'user' "

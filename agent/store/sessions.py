@@ -14,6 +14,7 @@ from agent.store.records import (
     SESSION_STATUSES,
     TITLE_MAX_CHARS,
     TITLE_SUFFIX_RE,
+    USER_CONVERSATION,
     SessionInfo,
     sanitize_title,
     session_info,
@@ -106,8 +107,22 @@ class SessionsMixin(StoreBase):
         return [session_info(row) for row in rows]
 
     def latest_session(self, cwd: str | None = None) -> SessionInfo | None:
-        sessions = self.list_sessions(limit=1, cwd=cwd)
-        return sessions[0] if sessions else None
+        """The user's latest conversation (`-c`), optionally only among those started in `cwd`: a session
+        a subagent (or any other child run) wrote is never it, however recent."""
+        where, params = (
+            (f"WHERE {USER_CONVERSATION}", [])
+            if cwd is None
+            else (
+                f"WHERE {USER_CONVERSATION} AND s.cwd = ?",
+                [cwd],
+            )
+        )
+        with self._lock:
+            row = self.conn.execute(
+                f"{SESSION_SELECT} {where} ORDER BY s.updated_at DESC, s.created_at DESC, s.id DESC LIMIT 1",
+                params,
+            ).fetchone()
+        return session_info(row) if row is not None else None
 
     def adopt(self, session_id: str) -> str:
         """The id to continue `session_id` in: a session of this store continues as itself (a library
@@ -137,9 +152,9 @@ class SessionsMixin(StoreBase):
             if row:
                 exact = self.get_session(row[0])
                 return [exact] if exact is not None else []
-            rows = conn.execute(
-                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? OR title LIKE ? ESCAPE '\\' "
-                "ORDER BY updated_at DESC, id DESC LIMIT ?",
+            rows = conn.execute(  # a part of an id or title means the user's conversations, not children
+                f"SELECT id FROM sessions s WHERE (substr(id, 1, ?) = ? OR title LIKE ? ESCAPE '\\') "
+                f"AND {USER_CONVERSATION} ORDER BY updated_at DESC, id DESC LIMIT ?",
                 (len(key), key, like_pattern(key), max(1, limit)),
             ).fetchall()
             return [info for (session_id,) in rows if (info := self.get_session(session_id)) is not None]

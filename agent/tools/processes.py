@@ -7,19 +7,18 @@ so `log` offsets stay meaningful after old lines are dropped) and a waiter threa
 
 `PROCESSES` is the process-wide registry. The app (and `-z`) calls `shutdown()` when it exits: every group
 still alive is sent SIGTERM, then SIGKILL, all at once; `note_left_running()` then tells each session which
-of its processes were stopped, so a resumed session (and its model) knows why `proc_3` is gone. An
-`atexit` hook does the killing (without the note) if the app dies some other way.
+of its processes were stopped, so a resumed session (and its model) knows why `proc_3` is gone. Each
+process is a child of `agent.children.supervisor`, which stops it however else the app ends (an
+exception, a signal, kill -9).
 """
 
 from __future__ import annotations
 
-import atexit
 import builtins
 import codecs
 import itertools
 import os
 import select
-import signal
 import subprocess
 import threading
 import time
@@ -30,9 +29,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.children.groups import KILL_GRACE, group_alive, stop_groups
+from agent.children.supervisor import SUPERVISOR
 from agent.core.humanize import format_elapsed
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
-from agent.tools.shell_process import KILL_GRACE, StreamCleaner, environment, group_alive, shell
+from agent.tools.shell_process import StreamCleaner, environment, shell
 
 if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
@@ -153,6 +154,10 @@ class ProcessInfo:
         state = self.status if self.exit_code is None else f"{self.status} ({self.exit_code})"
         return f"{self.id}  {state}  {format_elapsed(self.runtime)}  pid {self.pid}  {self.command}"
 
+    def stopped_line(self) -> str:
+        """What a quit says about it (on stderr, once the terminal is back)."""
+        return f"stopped background process {self.id}: {self.command}"
+
 
 class ProcessRegistry:
     """Every background process of this app run. Thread-safe."""
@@ -161,24 +166,23 @@ class ProcessRegistry:
         self._lock = threading.Lock()
         self._procs: dict[str, BackgroundProcess] = {}
         self._ids = itertools.count(1)
-        self._atexit = False
 
     # ------------------------------------------------------------------ starting
 
     def spawn(self, command: str, *, cwd: Path, env: dict[str, str], session_id: str) -> BackgroundProcess:
         """Start `command` in its own process group with a stdin pipe; raises OSError if it cannot."""
-        proc = subprocess.Popen(
+        with self._lock:
+            pid = f"proc_{next(self._ids)}"
+        proc = SUPERVISOR.popen(
             [shell(), "-c", command],
+            label=f"background process {pid}: {command}",
             cwd=str(cwd),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
-            start_new_session=True,
-            close_fds=True,
         )
         with self._lock:
-            pid = f"proc_{next(self._ids)}"
             bg = BackgroundProcess(
                 id=pid,
                 command=command,
@@ -190,9 +194,6 @@ class ProcessRegistry:
                 output=OutputLog(),
             )
             self._procs[pid] = bg
-            if not self._atexit:
-                atexit.register(self.shutdown)
-                self._atexit = True
         assert proc.stdout is not None
         fd = os.dup(proc.stdout.fileno())
         proc.stdout.close()
@@ -209,6 +210,7 @@ class ProcessRegistry:
             bg.exit_code = 128 - rc if rc < 0 else rc
             bg.ended = time.time()
             bg.output.changed.notify_all()
+        SUPERVISOR.ended(bg.pid)  # what it left running stays registered (and in `running()`)
 
     # ------------------------------------------------------------------ queries
 
@@ -317,34 +319,20 @@ def _read_output(fd: int, log: OutputLog) -> None:
 
 
 def _stop_groups(procs: list[BackgroundProcess]) -> None:
-    """SIGTERM every group, wait up to KILL_GRACE for all of them together, SIGKILL the survivors."""
-    for bg in procs:
-        _signal_group(bg.pid, signal.SIGTERM)
-    deadline = time.monotonic() + KILL_GRACE
-    pending = list(procs)
-    while pending and time.monotonic() < deadline:
-        pending = [bg for bg in pending if bg.proc.poll() is None or group_alive(bg.pid)]
-        if pending:
-            time.sleep(0.02)
-    for bg in pending:
-        _signal_group(bg.pid, signal.SIGKILL)
+    """SIGTERM every group, wait up to KILL_GRACE for all of them together, SIGKILL the survivors; the
+    supervisor forgets them."""
+    stop_groups([bg.pid for bg in procs], KILL_GRACE)
     for bg in procs:
         try:
             bg.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             pass
+        SUPERVISOR.release(bg.pid)
         if bg.proc.stdin is not None:
             try:
                 bg.proc.stdin.close()
             except OSError:
                 pass
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def note_left_running(store: SessionStoreProtocol | None, stopped: list[ProcessInfo]) -> None:

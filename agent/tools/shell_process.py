@@ -1,6 +1,7 @@
 """How a shell command runs, for the terminal tool and its background processes: bash (else sh), a dumb
 terminal environment (no pagers, no colours), its own process group that can be checked and killed as a
-whole, and its output cleaned of escape sequences and control characters as it streams.
+whole (started and owned by `agent.children.supervisor`), and its output cleaned of escape sequences and
+control characters as it streams.
 """
 
 from __future__ import annotations
@@ -8,12 +9,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
-from pathlib import Path
 
-KILL_GRACE = 2.0  # SIGTERM -> SIGKILL
+from agent.children.groups import KILL_GRACE, stop_groups
+
+__all__ = ["KILL_GRACE", "StreamCleaner", "clean_output", "environment", "kill_group", "shell"]
 
 # --------------------------------------------------------------------------------------------------------
 # Output cleaning
@@ -66,59 +66,13 @@ class StreamCleaner:
 
 
 # --------------------------------------------------------------------------------------------------------
-# Process group handling
-
-
-def group_members(pgid: int) -> list[int] | None:
-    """Live (non-zombie) pids in a process group, from /proc; None when /proc is not available."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return None
-    members = []
-    for entry in os.scandir(proc):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        # pid (comm) state ppid pgrp ...: comm may contain spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            members.append(int(entry.name))
-    return members
-
-
-def group_alive(pgid: int) -> bool:
-    members = group_members(pgid)
-    if members is not None:
-        return bool(members)
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+# Process group handling (the groups themselves: `agent.children`)
 
 
 def kill_group(proc: subprocess.Popen[bytes], pgid: int, grace: float = KILL_GRACE) -> None:
-    """SIGTERM the whole group, SIGKILL it after `grace` seconds if anything is still alive."""
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        proc.poll()
-        if proc.returncode is not None and not group_alive(pgid):
-            return
-        time.sleep(0.02)
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """SIGTERM the whole group, SIGKILL it after `grace` seconds if anything is still alive; reap the
+    shell."""
+    stop_groups([pgid], grace)
     try:
         proc.wait(timeout=2)
     except subprocess.TimeoutExpired:

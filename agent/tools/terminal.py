@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.children.supervisor import SUPERVISOR
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.toolkit.truncate import HEAD_FRACTION, join_head_tail
 from agent.tools.shell_process import StreamCleaner, clean_output, environment, kill_group, shell
@@ -263,20 +264,19 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
 
         return start_background(command, cwd, ctx)
     try:
-        proc = subprocess.Popen(
+        proc = SUPERVISOR.popen(
             [shell(), "-c", command],
+            label=f"terminal command `{command}`",
             cwd=str(cwd),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=environment(),
-            start_new_session=True,
-            close_fds=True,
         )
     except OSError as exc:
         return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
 
-    pgid = proc.pid  # start_new_session: the shell leads its own session and process group
+    pgid = proc.pid  # the supervisor's child leads its own session and process group
     assert proc.stdout is not None
     # The reader owns the descriptor from here on (it closes it at EOF); Popen must not close it under it.
     fd = os.dup(proc.stdout.fileno())
@@ -304,6 +304,10 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     reader.eof.wait(READER_GRACE)
     lingering = not reader.eof.is_set()
     reader.detach()
+    # What the command left running in the background (`cmd &`) stays under the supervisor, which stops
+    # it when the app ends; the command itself is done.
+    SUPERVISOR.ended(pgid)
+    SUPERVISOR.relabel(pgid, f"what `{command}` left running")
     duration = time.monotonic() - started
 
     output = reader.buffer.text()

@@ -47,7 +47,7 @@ class WebExtractArgs(BaseModel):
     urls: list[str] = Field(
         min_length=1,
         max_length=MAX_URLS,
-        description=f"The http(s) URLs to read (at most {MAX_URLS}); localhost URLs work too.",
+        description=f"The http(s) URLs to read (at most {MAX_URLS}).",
     )
 
 
@@ -58,19 +58,27 @@ def run_web_search(args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
     if not query:
         return ToolResult.error("The query is empty.")
     try:
-        backend, results = search(_web(ctx), query, args.limit)
+        backend, collected = search(_web(ctx), query, args.limit, ctx.interrupt)
     except SearchError as exc:
+        if ctx.interrupt.is_set():
+            return ToolResult(content="[web search interrupted by user]", status="cancelled")
         return ToolResult.error(f"web search failed: {exc}")
+    results = collected.results
+    skipped = f" ({collected.skipped} malformed results skipped)" if collected.skipped else ""
     if not results:
-        return ToolResult(content=f'No results for "{query}" ({backend}).', data={"backend": backend})
-    lines = [f'Results for "{query}" ({backend}):']
+        return ToolResult(
+            content=f'No results for "{query}" ({backend}){skipped}.',
+            data={"backend": backend, "skipped": collected.skipped},
+        )
+    lines = [f'Results for "{query}" ({backend}){skipped}:']
     for number, result in enumerate(results, 1):
         lines.append(f"{number}. {result.title}\n   {result.url}")
         if result.snippet:
             lines.append(f"   {result.snippet}")
     lines.append("Read a page with web_extract.")
     rows = [{"title": r.title, "url": r.url, "snippet": r.snippet} for r in results]
-    return ToolResult(content="\n".join(lines), data={"backend": backend, "results": rows})
+    data = {"backend": backend, "results": rows, "skipped": collected.skipped}
+    return ToolResult(content="\n".join(lines), data=data)
 
 
 def run_web_extract(args: WebExtractArgs, ctx: ToolContext) -> ToolResult:
@@ -83,7 +91,7 @@ def run_web_extract(args: WebExtractArgs, ctx: ToolContext) -> ToolResult:
     def one(url: str) -> Page:
         if firecrawl and not is_local(url):
             return scrape_firecrawl(url, web)
-        return fetch_page(url, web)
+        return fetch_page(url, web, ctx.interrupt)
 
     with ThreadPoolExecutor(max_workers=len(urls), thread_name_prefix="web-extract") as pool:
         pages = list(pool.map(one, urls))
@@ -95,6 +103,10 @@ def run_web_extract(args: WebExtractArgs, ctx: ToolContext) -> ToolResult:
         "via": "firecrawl" if firecrawl else "direct",
     }
     content = PAGE_SEPARATOR.join(parts)
+    if ctx.interrupt.is_set():
+        return ToolResult(
+            content=content + "\n[web_extract interrupted by user]", status="cancelled", data=data
+        )
     if failed == len(pages):
         return ToolResult(content=content, status="error", data=data)
     return ToolResult(content=content, data=data)
@@ -138,8 +150,9 @@ WEB_EXTRACT_TOOL = Tool(
     toolset="web",
     description=(
         "Read web pages: the main text of each URL as Markdown (navigation, headers and footers left out); "
-        "plain text and JSON as they are; PDFs and other binaries are not extracted. Works on localhost "
-        "(local docs servers). Long pages are cut in the middle."
+        "plain text and JSON as they are; PDFs and other binaries are not extracted. Cloud metadata and "
+        "link-local addresses are refused; localhost and private networks only when the user allows them "
+        "(web.allow_private_urls). Long pages are cut in the middle."
     ),
     args_model=WebExtractArgs,
     handler=run_web_extract,

@@ -865,3 +865,27 @@ def test_upgrade_to_v2_finds_prefixes_of_old_and_new_messages(tmp_path: Path):
         assert [h.seq for h in store.search("zeppel")] == [2] and store.search("zephyr") == []
     finally:
         store.close()
+
+
+def test_continue_and_resume_pick_the_users_conversations_never_a_subagents(tmp_path: Path) -> None:
+    """Issue 33: after a turn with subagents (or a crash during one) `-c` continued the newest session,
+    a subagent's; a part of a title found the children too."""
+    from agent.store import SessionStore
+
+    store = SessionStore(tmp_path / "state.db")
+    try:
+        mine = store.create_session(model="m", provider="p", system_prompt="", cwd="/w", source="tui")
+        store.set_title(mine, "refactor the parser")
+        time.sleep(0.01)
+        child = store.create_session(
+            model="m", provider="p", system_prompt="", cwd="/w", source="subagent", parent_session_id=mine
+        )
+        store.set_title(child, "refactor the parser: subtask")
+        latest = store.latest_session("/w")
+        assert latest is not None and latest.id == mine
+        assert store.latest_session() is not None and store.latest_session().id == mine  # type: ignore[union-attr]
+        assert [s.id for s in store.find_sessions("refactor")] == [mine]
+        assert store.resolve("parser") is not None
+        assert [s.id for s in store.find_sessions(child)] == [child]  # its exact id still opens it
+    finally:
+        store.close()

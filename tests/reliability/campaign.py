@@ -9,7 +9,8 @@ reply partial, no tool call without a result; streamed text the file lacks spans
 `python benchmarks/reliability.py --trials N`, which prints the table. Kinds: `kill9_stream`, `kill9_tool`
 (kill -9 at a random moment of that phase), `provider` (the fault matrix, both wire protocols, `-z`),
 `two_writers` (a second process continuing a session another one is writing), `storage` (each storage
-fault, `-z`), `fuzz` (prompt and tool output bytes).
+fault, `-z`), `fuzz` (prompt and tool output bytes), `orphans_*` (`tests/reliability/orphans.py`: kill -9,
+SIGTERM, SIGHUP and SIGINT of the TUI and of `-z` with background processes running: nothing left).
 """
 
 from __future__ import annotations
@@ -429,7 +430,15 @@ def campaign(trials: int, seed: int = 20) -> list[Row]:
         rows["kill9_stream"].add(kill9_trial("kill9_stream", rng, api))
         rows["kill9_tool"].add(kill9_trial("kill9_tool", rng, api))
         rows["fuzz"].add(fuzz_trial(rng))
+    from tests.reliability import orphans
+
+    for fault in orphans.FAULTS:
+        rows[f"orphans_z_{fault}"] = Row(f"orphans_z_{fault}")
+        rows[f"orphans_tui_{fault}"] = Row(f"orphans_tui_{fault}")
     for _round in range(max(1, trials // 10)):
+        for fault in orphans.FAULTS:
+            rows[f"orphans_z_{fault}"].add(orphans.headless_trial(fault))
+            rows[f"orphans_tui_{fault}"].add(orphans.tui_trial(fault))
         for fault in PROVIDER_FAULTS:
             for api in APIS:
                 rows["provider"].add(provider_trial(fault, api))
@@ -441,10 +450,10 @@ def campaign(trials: int, seed: int = 20) -> list[Row]:
 
 def table(rows: list[Row]) -> str:
     lines = [
-        f"{'fault kind':<14} {'trials':>6} {'failures':>8} {'messages lost':>13} {'text lost (max s)':>17}"
+        f"{'fault kind':<20} {'trials':>6} {'failures':>8} {'messages lost':>13} {'text lost (max s)':>17}"
     ]
     for row in rows:
         counts = f"{row.trials:>6} {row.failures:>8} {row.messages_lost:>13}"
-        lines.append(f"{row.kind:<14} {counts} {row.text_lost_s:>17.2f}")
+        lines.append(f"{row.kind:<20} {counts} {row.text_lost_s:>17.2f}")
         lines.extend(f"    e.g. {example}" for example in row.examples)
     return "\n".join(lines)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tests.reliability import campaign
+from tests.reliability import campaign, orphans
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
@@ -45,3 +45,34 @@ def test_fuzzed_prompt_and_tool_output() -> None:
     rng = random.Random(20)
     for _ in range(5):
         _held(campaign.fuzz_trial(rng))
+
+
+@pytest.mark.parametrize("fault", orphans.FAULTS)
+def test_nothing_left_running_after_headless(fault: str) -> None:
+    """`-z` mid-turn with a background sleep and an HTTP server: nothing it started outlives it."""
+    _held(orphans.headless_trial(fault))
+
+
+@pytest.mark.xdist_group("tmux")
+@pytest.mark.parametrize("fault", orphans.FAULTS)
+def test_nothing_left_running_after_tui(fault: str) -> None:
+    """The TUI with a background sleep and an HTTP server, at rest: killed, terminated, its terminal
+    closed, interrupted: nothing it started outlives it (and the terminal is restored)."""
+    _held(orphans.tui_trial(fault))
+
+
+@pytest.mark.xdist_group("tmux")
+def test_nothing_left_running_after_tui_killed_mid_turn() -> None:
+    _held(orphans.tui_trial("kill9", during_turn=True))
+
+
+@pytest.mark.xdist_group("tmux")
+@pytest.mark.parametrize("fault", ["kill9", "sighup"])
+@pytest.mark.parametrize("target", ["z", "tui"])
+def test_no_mcp_server_outlives_the_app(target: str, fault: str) -> None:
+    """A stdio server with a child of its own that ignores EOF, and a real one: gone with the app."""
+    _held(orphans.mcp_trial(target, fault))
+
+
+def test_a_killed_subagent_leaves_nothing_and_continue_finds_the_users_session() -> None:
+    _held(orphans.subagent_trial())

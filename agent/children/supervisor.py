@@ -1,0 +1,252 @@
+"""The one owner of the app's child processes.
+
+Every child the app starts (a terminal command, a background process, an MCP stdio server, a subagent's
+tools, the browser, code execution) runs in a process group and session of its own and is registered
+here; when the app ends in any way the whole group is stopped:
+
+- its owner stops it (`stop`, or its own kill) and `release`s it, or says it is done with it (`ended`:
+  forgotten once nothing of the group runs, kept while something it left behind still does);
+- a clean quit: the app calls `stop_all()` last and says what it stopped;
+- an exception or `sys.exit`: the `atexit` hook stops what is still registered and notes it in the
+  leftovers file (`agent.children.leftovers`), which the next start tells;
+- kill -9, a signal the app could not answer, a hung exit: the reaper process (`agent.children.reaper`)
+  holds the other end of a pipe only the app writes to; the pipe reads EOF, and it stops every group still
+  registered and notes it.
+
+Use it as:
+
+    from agent.children.supervisor import SUPERVISOR
+    proc = SUPERVISOR.popen(argv, label="browser (chromium)", stdout=..., ...)   # a subprocess.Popen
+    ...
+    SUPERVISOR.stop(proc.pid)        # SIGTERM the group, SIGKILL after the grace, forget it
+    # or, when it exited by itself:  SUPERVISOR.ended(proc.pid)
+
+A child started by someone else's code (asyncio, anyio, an SDK) with `start_new_session=True` is put under
+it with `SUPERVISOR.adopt(pid, label)` as soon as its pid is known, and `release(pid)` once stopped.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+from agent.children.groups import KILL_GRACE, group_alive, stop_groups
+from agent.children.leftovers import Leftover, leftovers_path, record
+
+__all__ = ["SUPERVISOR", "Child", "Supervisor"]
+
+LABEL_CAP = 200
+_ROOT = Path(__file__).resolve().parents[2]  # the directory `agent` is imported from
+
+
+@dataclass(frozen=True)
+class Child:
+    """One registered process group: its leader's pid (the group id) and what it is, for people."""
+
+    pgid: int
+    label: str
+    started: float  # time.time()
+
+
+def _default_report() -> Path:
+    from agent.config.home import hermes_home
+
+    return leftovers_path(hermes_home())
+
+
+def _clean_label(label: str) -> str:
+    flat = "".join(ch if ch.isprintable() else " " for ch in label).strip()
+    return flat if len(flat) <= LABEL_CAP else flat[: LABEL_CAP - 1] + "…"
+
+
+class Supervisor:
+    """The registry of live child process groups, and the reaper that outlives the app. Thread-safe."""
+
+    def __init__(self, *, reaper: bool = True, report: Callable[[], Path] = _default_report) -> None:
+        self._lock = threading.RLock()  # reentrant: a signal handler on a thread that holds it may stop all
+        self._children: dict[int, Child] = {}
+        self._use_reaper = reaper
+        self._report = report
+        self._reaper: subprocess.Popen[bytes] | None = None
+        self._pipe: IO[bytes] | None = None
+        self._atexit = False
+
+    # ------------------------------------------------------------------ starting and registering
+
+    def popen(self, argv: Sequence[str], *, label: str, **kwargs: Any) -> subprocess.Popen[bytes]:
+        """`subprocess.Popen(argv, **kwargs)` in a new session and process group, registered as `label`.
+        Raises what Popen raises (OSError) with nothing registered."""
+        kwargs["start_new_session"] = True
+        kwargs.setdefault("close_fds", True)
+        self._ensure_reaper()  # before the child: the window in which a kill -9 leaves it is the fork's
+        proc: subprocess.Popen[bytes] = subprocess.Popen(list(argv), **kwargs)
+        self.adopt(proc.pid, label)
+        return proc
+
+    def adopt(self, pgid: int, label: str) -> None:
+        """Put a group someone else started (with `start_new_session=True`) under the supervisor."""
+        if pgid <= 1:
+            return
+        child = Child(pgid, _clean_label(label), time.time())
+        with self._lock:
+            self._children[pgid] = child
+            if not self._atexit:
+                atexit.register(self._at_exit)
+                self._atexit = True
+            self._tell(f"+ {pgid} {child.label}")
+
+    def release(self, pgid: int) -> None:
+        """Forget a group (its owner stopped it, or it is gone)."""
+        with self._lock:
+            if self._children.pop(pgid, None) is not None:
+                self._tell(f"- {pgid}")
+
+    def ended(self, pgid: int) -> None:
+        """Its owner is done with the group: forgotten when nothing of it runs any more, else kept (what
+        it left running in the background is stopped with the rest when the app ends)."""
+        if not group_alive(pgid):
+            self.release(pgid)
+
+    def relabel(self, pgid: int, label: str) -> None:
+        """Say what a kept group now is (`what \\`cmd\\` left running`)."""
+        with self._lock:
+            child = self._children.get(pgid)
+            if child is not None:
+                self._children[pgid] = Child(pgid, _clean_label(label), child.started)
+                self._tell(f"+ {pgid} {self._children[pgid].label}")
+
+    # ------------------------------------------------------------------ queries and stopping
+
+    def children(self) -> list[Child]:
+        """The registered groups still alive (the dead ones are forgotten on the way)."""
+        with self._lock:
+            registered = list(self._children.values())
+        alive = []
+        for child in registered:
+            if group_alive(child.pgid):
+                alive.append(child)
+            else:
+                self.release(child.pgid)
+        return alive
+
+    def stop(self, pgid: int, grace: float = KILL_GRACE) -> bool:
+        """SIGTERM the group, SIGKILL it after `grace`, forget it. False when nothing of it ran."""
+        stopped = stop_groups([pgid], grace)
+        self.release(pgid)
+        return bool(stopped)
+
+    def stop_all(self, grace: float = KILL_GRACE, *, record_as: str | None = None) -> list[Child]:
+        """Stop every registered group still alive, all at once; the ones that were. With `record_as`,
+        they are also noted in the leftovers file for the next start (the exit was not an orderly one)."""
+        alive = self.children()
+        by_group = {c.pgid: c for c in alive}
+        stopped = stop_groups(list(by_group), grace)
+        for child in alive:
+            self.release(child.pgid)
+        done = [by_group[g] for g in stopped]
+        if record_as is not None and done:
+            now = time.time()
+            record(self._report(), [Leftover(c.label, c.pgid, now, record_as) for c in done])
+        return done
+
+    def exit_now(self, code: int, *, record_as: str) -> NoReturn:
+        """A forced exit (the orderly one did not come): stop every child, note them for the next start,
+        and end the process at once, without running anything else (`os._exit`)."""
+        try:
+            self.stop_all(record_as=record_as)
+        finally:
+            os._exit(code)
+
+    def close(self) -> None:
+        """Let the reaper go (the pipe closes; with nothing registered it ends at once)."""
+        with self._lock:
+            pipe, self._pipe = self._pipe, None
+            reaper, self._reaper = self._reaper, None
+        if pipe is not None:
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        if reaper is not None:
+            try:
+                reaper.wait(timeout=KILL_GRACE + 1)
+            except subprocess.TimeoutExpired:
+                pass
+
+    @property
+    def reaper_pid(self) -> int | None:
+        with self._lock:
+            return self._reaper.pid if self._reaper is not None else None
+
+    # ------------------------------------------------------------------ the reaper
+
+    def _ensure_reaper(self) -> None:
+        if not self._use_reaper or sys.platform == "win32":
+            return
+        with self._lock:
+            if self._reaper is not None and self._reaper.poll() is None and self._pipe is not None:
+                return
+            self._start_reaper()
+
+    def _start_reaper(self) -> None:
+        try:
+            proc: subprocess.Popen[bytes] = subprocess.Popen(
+                _reaper_argv(self._report()),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a closed terminal's SIGHUP goes to its session: not this one
+                close_fds=True,
+                cwd="/",
+            )
+        except OSError:
+            self._reaper, self._pipe = None, None
+            return  # no reaper: the exit hook and the app's own cleanup remain
+        self._reaper, self._pipe = proc, proc.stdin
+        for child in self._children.values():  # a reaper started again learns what the last one knew
+            self._write(f"+ {child.pgid} {child.label}")
+
+    def _tell(self, line: str) -> None:
+        """One protocol line to the reaper (under the lock), starting it again if it is gone."""
+        if not self._use_reaper:
+            return
+        if self._pipe is not None and self._write(line):
+            return
+        if line.startswith("+"):  # (re)started, the reaper is told every registered group
+            self._ensure_reaper()
+
+    def _write(self, line: str) -> bool:
+        if self._pipe is None:
+            return False
+        try:
+            self._pipe.write(line.encode("utf-8", errors="replace") + b"\n")
+            self._pipe.flush()
+        except (OSError, ValueError):
+            self._pipe = None
+            return False
+        return True
+
+    def _at_exit(self) -> None:
+        self.stop_all(record_as="when the app exited without stopping it")
+        self.close()
+
+
+def _reaper_argv(report: Path) -> list[str]:
+    """A bare interpreter (no site-packages, no PYTHON* variables) running this very source tree's reaper."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(_ROOT)!r}); "
+        "from agent.children.reaper import main; sys.exit(main(sys.argv[1:]))"
+    )
+    return [sys.executable, "-S", "-E", "-c", code, str(report)]
+
+
+SUPERVISOR = Supervisor()
+"""The app's one supervisor (tests make their own)."""

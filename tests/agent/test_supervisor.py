@@ -1,0 +1,165 @@
+"""The supervisor of child processes: each child in a group of its own, stopped group and all; the reaper
+stops what the app left when it dies without cleaning up (kill -9); the leftovers are told once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from agent.children.groups import group_alive, group_members
+from agent.children.leftovers import Leftover, leftovers_path, record, summary, take
+from agent.children.reaper import parse
+from agent.children.supervisor import Supervisor
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _wait(condition, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return bool(condition())
+
+
+def _supervisor(tmp_path: Path, *, reaper: bool = False) -> Supervisor:
+    return Supervisor(reaper=reaper, report=lambda: leftovers_path(tmp_path))
+
+
+def test_a_child_leads_its_own_group_and_is_stopped_with_its_children(tmp_path: Path) -> None:
+    sup = _supervisor(tmp_path)
+    proc = sup.popen(["sh", "-c", "sleep 300 & sleep 301"], label="two sleeps")
+    assert os.getpgid(proc.pid) == proc.pid != os.getpgrp()
+    assert _wait(lambda: len(group_members(proc.pid) or []) >= 3)
+    assert [c.label for c in sup.children()] == ["two sleeps"]
+    assert sup.stop(proc.pid)
+    proc.wait(timeout=5)
+    assert not group_alive(proc.pid)
+    assert sup.children() == []
+
+
+def test_ended_keeps_what_a_command_left_running_until_stop_all(tmp_path: Path) -> None:
+    sup = _supervisor(tmp_path)
+    proc = sup.popen(
+        ["sh", "-c", "sleep 300 > /dev/null 2>&1 &"], label="a command", stdout=subprocess.DEVNULL
+    )
+    proc.wait(timeout=5)
+    sup.ended(proc.pid)  # the shell is gone, its sleep is not: still registered
+    assert [c.pgid for c in sup.children()] == [proc.pid]
+    stopped = sup.stop_all(record_as="at exit")
+    assert [c.label for c in stopped] == ["a command"]
+    assert not group_alive(proc.pid)
+    assert [x.label for x in take(leftovers_path(tmp_path))] == ["a command"]
+
+
+def test_ended_forgets_a_group_that_is_gone(tmp_path: Path) -> None:
+    sup = _supervisor(tmp_path)
+    proc = sup.popen(["true"], label="quick")
+    proc.wait(timeout=5)
+    sup.ended(proc.pid)
+    assert sup.children() == []
+    assert sup.stop_all(record_as="at exit") == []
+    assert not leftovers_path(tmp_path).exists()
+
+
+def test_a_clean_stop_all_records_nothing(tmp_path: Path) -> None:
+    sup = _supervisor(tmp_path)
+    proc = sup.popen(["sleep", "300"], label="sleep")
+    assert [c.label for c in sup.stop_all()] == ["sleep"]
+    proc.wait(timeout=5)
+    assert take(leftovers_path(tmp_path)) == []
+
+
+def test_labels_are_one_printable_line() -> None:
+    sup = Supervisor(reaper=False)
+    proc = sup.popen(["sleep", "300"], label="evil\nlabel\x1b[31m" + "x" * 500)
+    try:
+        (child,) = sup.children()
+        assert "\n" not in child.label and "\x1b" not in child.label and len(child.label) <= 200
+    finally:
+        sup.stop(proc.pid)
+        proc.wait(timeout=5)
+
+
+def test_the_reaper_protocol_ignores_what_it_cannot_read() -> None:
+    groups: dict[int, str] = {}
+    for line in (b"+ 1234 a server\n", b"+ 99 x\n", b"- 99\n", b"+ nope\n", b"+ 1 init\n", b"\xff\xfe\n"):
+        parse(line, groups)
+    assert groups == {1234: "a server"}
+
+
+_KILLED_APP = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from agent.children.supervisor import Supervisor
+    sup = Supervisor(report=lambda: Path(sys.argv[1]))
+    proc = sup.popen(["sh", "-c", "sleep 300 & sleep 301"], label="background process proc_1: sleep")
+    print(proc.pid, sup.reaper_pid, flush=True)
+    time.sleep(300)
+    """
+)
+
+
+def test_kill_9_of_the_app_leaves_nothing_and_the_leftovers_are_told_once(tmp_path: Path) -> None:
+    report = tmp_path / "tui" / "leftovers.jsonl"
+    app = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_APP, str(report)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert app.stdout is not None
+    child, reaper = (int(x) for x in app.stdout.readline().split())
+    assert _wait(lambda: len(group_members(child) or []) >= 3)
+    os.kill(app.pid, signal.SIGKILL)
+    app.wait(timeout=5)
+    assert _wait(lambda: not group_alive(child), 5), "the reaper did not stop the group"
+    assert _wait(lambda: not group_alive(reaper), 5), "the reaper did not end"
+    found = take(report)
+    assert [x.label for x in found] == ["background process proc_1: sleep"]
+    assert take(report) == []  # told once
+    line = summary(found)
+    assert line is not None and "background process proc_1: sleep" in line
+
+
+def test_the_reaper_survives_the_terminal_hanging_up(tmp_path: Path) -> None:
+    """It runs in a session of its own: a SIGHUP to the app's group does not reach it."""
+    sup = _supervisor(tmp_path, reaper=True)
+    proc = sup.popen(["sleep", "300"], label="sleep")
+    try:
+        reaper = sup.reaper_pid
+        assert reaper is not None
+        assert os.getsid(reaper) == reaper != os.getsid(0)
+    finally:
+        sup.stop(proc.pid)
+        proc.wait(timeout=5)
+        sup.close()
+    assert _wait(lambda: not group_alive(reaper), 5)
+    assert take(leftovers_path(tmp_path)) == []  # nothing was left: nothing to tell
+
+
+def test_a_leftovers_file_with_a_torn_line_keeps_the_good_ones(tmp_path: Path) -> None:
+    path = leftovers_path(tmp_path)
+    record(path, [Leftover("MCP server 'docs'", 12, 0.0, "at exit")])
+    with path.open("a") as fh:
+        fh.write('{"label": "cut sh')
+    assert [x.label for x in take(path)] == ["MCP server 'docs'"]
+    assert summary([]) is None
+
+
+def test_the_next_start_tells_what_a_crash_left_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    record(leftovers_path(home), [Leftover("background process proc_1: npm run dev", 42, time.time(), "x")])
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HERMES_HOME": str(home)}
+    run = [sys.executable, "-m", "hermes_tui.cli", "-z", "hi", "--demo"]
+    first = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "stopped at" in first.stderr and "proc_1: npm run dev" in first.stderr
+    second = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "npm run dev" not in second.stderr

@@ -1,0 +1,470 @@
+"""Nothing left running: the TUI and `-z` with background processes the model started (a plain `sleep`
+and an HTTP server), under kill -9, SIGTERM, SIGHUP (for the TUI: its terminal closed) and SIGINT.
+
+Every process the app started (its children, their children, the reaper) is noted from `/proc` before
+the fault; 2 s after the app is gone none may be alive, checked by pid and start time and by process
+group. After a kill -9 the leftovers file names what the reaper stopped (the next start tells it); after a
+signal the app could answer, the terminal is back on the main screen, stderr holds no traceback, and the
+session keeps a note of what was stopped. The store holds to the campaign's invariants either way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.reliability.campaign import ROOT, Trial, _env, check_store
+
+GONE_WITHIN = 2.0  # seconds after the app is gone
+SERVER = "python3 -m http.server 0 --bind 127.0.0.1"
+MARKERS = ("sleep 300", "http.server")
+
+FAULTS = ("kill9", "sigterm", "sighup", "sigint")
+
+
+def scenario(during_turn: bool) -> dict[str, object]:
+    """Two background processes, then a reply: a long slow one when the fault must come mid-turn."""
+    start = {
+        "tool_calls": [
+            {"name": "terminal", "arguments": {"command": "sleep 300", "background": True}},
+            {"name": "terminal", "arguments": {"command": SERVER, "background": True}},
+        ]
+    }
+    reply = (
+        {"text": "serving " * 400, "chunk_size": 4, "delay": 0.05}
+        if during_turn
+        else {"text": "Both are running."}
+    )
+    return {"name": "orphans", "calls": [start, reply]}
+
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int
+    start: int  # clock ticks after boot: a pid reused later has another
+    pgid: int
+    cmdline: str
+
+
+def _stat(pid: int) -> tuple[str, int, int, int] | None:
+    """(state, ppid, pgid, start time) of a live process, None when gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    return fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[19])
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def descendants(root: int) -> list[Proc]:
+    """Every live process below `root` (by parent pid), zombies left out."""
+    table: dict[int, tuple[str, int, int, int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None:
+                table[int(entry.name)] = stat
+    found: list[Proc] = []
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (state, ppid, pgid, start) in table.items():
+            if ppid == parent and state not in ("Z", "X"):
+                found.append(Proc(pid, start, pgid, _cmdline(pid)))
+                frontier.append(pid)
+    return found
+
+
+def alive(procs: list[Proc]) -> list[Proc]:
+    """Those still running: the same pid with the same start time, or anything in one of their groups
+    that is not the test's own."""
+    left = []
+    for p in procs:
+        stat = _stat(p.pid)
+        if stat is not None and stat[0] not in ("Z", "X") and stat[3] == p.start:
+            left.append(p)
+    groups = {p.pgid for p in procs} - {os.getpgrp()}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            fresh = all(p.pid != int(entry.name) for p in left)
+            if stat and stat[2] in groups and stat[0] not in ("Z", "X") and fresh:
+                left.append(Proc(int(entry.name), stat[3], stat[2], _cmdline(int(entry.name))))
+    return left
+
+
+def _wait(condition: object, timeout: float, step: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(step)
+    return bool(condition())  # type: ignore[operator]
+
+
+def _started(app_pid: int, markers: tuple[str, ...] = MARKERS) -> list[Proc] | None:
+    """The app's processes once one runs for each of `markers` (None: they never did)."""
+    found: list[Proc] = []
+
+    def ready() -> bool:
+        nonlocal found
+        found = descendants(app_pid)
+        return all(any(marker in p.cmdline for p in found) for marker in markers)
+
+    return found if _wait(ready, 60, 0.1) else None
+
+
+def _pid_gone(pid: int) -> bool:
+    stat = _stat(pid)
+    return stat is None or stat[0] in ("Z", "X")
+
+
+def _check_gone(procs: list[Proc], gone_at: float, trial: Trial) -> None:
+    _wait(lambda: not alive(procs), max(0.0, gone_at + GONE_WITHIN - time.monotonic()))
+    left = alive(procs)
+    if left:
+        trial.failures.append(
+            f"alive {GONE_WITHIN:g} s after the app: " + "; ".join(f"{p.pid} {p.cmdline[:60]}" for p in left)
+        )
+        for p in left:  # the next trial must not inherit them
+            try:
+                os.killpg(p.pgid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _check_leftovers(home: Path, fault: str, trial: Trial) -> None:
+    path = home / "tui" / "leftovers.jsonl"
+    text = path.read_text() if path.exists() else ""
+    if fault == "kill9":
+        for marker in MARKERS:
+            if marker not in text:
+                trial.failures.append(f"the leftovers file does not name {marker!r}: {text[:200]!r}")
+
+
+def _check_note(db: Path, fault: str, trial: Trial) -> None:
+    """After an orderly exit, the session says which background processes were stopped."""
+    if fault == "kill9" or not db.exists():
+        return
+    import sqlite3
+
+    raw = sqlite3.connect(db)
+    try:
+        notes = [row[0] for row in raw.execute("SELECT content FROM messages WHERE role = 'user'")]
+    finally:
+        raw.close()
+    if not any("were stopped" in note and "sleep 300" in note for note in notes):
+        trial.failures.append("no note of the stopped processes in the session")
+
+
+def _scenario_file(tmp: Path, during_turn: bool) -> Path:
+    path = tmp / "scenario.json"
+    path.write_text(json.dumps(scenario(during_turn)))
+    return path
+
+
+def headless_trial(fault: str) -> Trial:
+    """`-z` mid-turn with two background processes, then the fault."""
+    trial = Trial(f"orphans_z_{fault}")
+    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
+        tmp = Path(tmp_name)
+        home, cwd = tmp / "home", tmp / "cwd"
+        cwd.mkdir(parents=True)
+        args = ["-z", "start them", "--scenario", str(_scenario_file(tmp, True)), "--yolo"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_tui.cli", *args],
+            cwd=cwd,
+            env=_env(home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            procs = _started(proc.pid)
+            if procs is None:
+                trial.failures.append("the background processes never started")
+                return trial
+            sig = {"kill9": signal.SIGKILL, "sigterm": signal.SIGTERM, "sighup": signal.SIGHUP}.get(
+                fault, signal.SIGINT
+            )
+            os.kill(proc.pid, sig)
+            try:
+                _, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                trial.failures.append(f"-z still running 30 s after {fault}")
+                proc.kill()
+                _, err = proc.communicate()
+            gone_at = time.monotonic()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        _check_gone(procs, gone_at, trial)
+        if "Traceback" in err:
+            trial.failures.append(f"traceback: {err.strip().splitlines()[-1]}")
+        if fault != "kill9" and "stopped background process" not in err:
+            trial.failures.append(f"-z did not say what it stopped: {err.strip()[-200:]!r}")
+        _check_leftovers(home, fault, trial)
+        _check_note(home / "tui" / "state.db", fault, trial)
+        check_store(home / "tui" / "state.db", trial)
+    return trial
+
+
+def _tmux(socket: str, env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(["tmux", "-L", socket, *args], env=env, capture_output=True, text=True, timeout=10)
+    return done.stdout
+
+
+def tui_trial(fault: str, *, during_turn: bool = False) -> Trial:
+    """The TUI in a real terminal (tmux), two background processes running, then the fault. SIGHUP is
+    the terminal itself going away (the tmux server killed)."""
+    trial = Trial(f"orphans_tui_{fault}")
+    if shutil.which("tmux") is None:
+        trial.failures.append("tmux is not installed")
+        return trial
+    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
+        tmp = Path(tmp_name)
+        home, cwd = tmp / "home", tmp / "cwd"
+        cwd.mkdir(parents=True)
+        env = {k: v for k, v in _env(home).items() if not k.startswith("TMUX")}
+        env["TERM"] = "xterm-256color"
+        socket = f"hermes-rel-{uuid.uuid4().hex[:8]}"
+        app = f"{sys.executable} -m hermes_tui.cli --scenario {_scenario_file(tmp, during_turn)} --yolo"
+        command = f"cd {cwd} && {app}; echo app-exit-$?; sleep 60"
+        _tmux(
+            socket, env, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command
+        )
+        try:
+            pane = int(_tmux(socket, env, "display", "-p", "-t", "t", "#{pane_pid}").strip() or 0)
+            app_pid = 0
+
+            def found_app() -> bool:
+                nonlocal app_pid
+                for p in descendants(pane):
+                    if "hermes_tui.cli" in p.cmdline:
+                        app_pid = p.pid
+                        return True
+                return False
+
+            if not pane or not _wait(found_app, 30):
+                trial.failures.append("the app never started")
+                return trial
+            _wait(lambda: "Message Hermes" in _screen(socket, env), 30, 0.1)
+            _tmux(socket, env, "send-keys", "-t", "t", "start them", "Enter")
+            procs = _started(app_pid)
+            if procs is None:
+                trial.failures.append(
+                    f"the background processes never started: {_screen(socket, env)[-300:]}"
+                )
+                return trial
+            if not during_turn:
+                _wait(lambda: "Both are running." in _screen(socket, env), 30, 0.1)
+            if fault == "sighup":
+                _tmux(socket, env, "kill-server")  # the terminal window closed
+            else:
+                sig = {"kill9": signal.SIGKILL, "sigterm": signal.SIGTERM}.get(fault, signal.SIGINT)
+                os.kill(app_pid, sig)
+            if not _wait(lambda: _pid_gone(app_pid), 30):
+                trial.failures.append(f"the app still runs 30 s after {fault}")
+                os.kill(app_pid, signal.SIGKILL)
+            gone_at = time.monotonic()
+            _check_gone(procs, gone_at, trial)
+            if fault in ("sigterm", "sigint"):
+                _wait(lambda: "app-exit-" in _screen(socket, env), 5, 0.1)
+                shown = _screen(socket, env)
+                if _tmux(socket, env, "display", "-p", "-t", "t", "#{alternate_on}").strip() != "0":
+                    trial.failures.append("the terminal was left in the alternate screen")
+                if "Traceback" in shown:
+                    trial.failures.append("a traceback on the screen")
+                if "stopped background process" not in shown:
+                    trial.failures.append(f"the quit did not say what it stopped: {shown.strip()[-300:]!r}")
+        finally:
+            _tmux(socket, env, "kill-server")
+        _check_leftovers(home, fault, trial)
+        _check_note(home / "tui" / "state.db", fault, trial)
+        check_store(home / "tui" / "state.db", trial)
+    return trial
+
+
+def _screen(socket: str, env: dict[str, str]) -> str:
+    return _tmux(socket, env, "capture-pane", "-p", "-t", "t")
+
+
+# ---------------------------------------------------------------------------------------------- MCP servers
+
+MUTE_SERVER = """
+import subprocess, time
+subprocess.Popen(["sleep", "301"])  # the server's own child, in its group
+time.sleep(600)  # never answers, never reads stdin: EOF means nothing to it
+"""
+MCP_MARKERS = ("sleep 301", "mcp_fixture_server.py")
+
+
+def _mcp_home(home: Path, tmp: Path) -> None:
+    """Two stdio servers: one that spawns a child and ignores its stdin, and a real one."""
+    mute = tmp / "mute_server.py"
+    mute.write_text(MUTE_SERVER)
+    fixture = ROOT / "tests" / "mcp_fixture_server.py"
+    servers = {
+        "mute": {"command": sys.executable, "args": [str(mute)], "connect_timeout": 120},
+        "fixture": {"command": sys.executable, "args": [str(fixture), "stdio"]},
+    }
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text(json.dumps({"mcp_servers": servers}))
+
+
+def mcp_trial(target: str, fault: str) -> Trial:
+    """`-z` (waiting for the servers to connect) or the TUI (connected after its first frame) with a
+    server that has a child of its own and ignores EOF, and a real one; then kill -9 or SIGHUP."""
+    trial = Trial(f"orphans_mcp_{target}_{fault}")
+    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
+        tmp = Path(tmp_name)
+        home, cwd = tmp / "home", tmp / "cwd"
+        cwd.mkdir(parents=True)
+        _mcp_home(home, tmp)
+        sig = signal.SIGKILL if fault == "kill9" else signal.SIGHUP
+        if target == "z":
+            args = ["-z", "hi", "--scenario", str(_scenario_file(tmp, False)), "--yolo"]
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "hermes_tui.cli", *args],
+                cwd=cwd,
+                env=_env(home),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                procs = _started(proc.pid, MCP_MARKERS)
+                if procs is None:
+                    trial.failures.append("the MCP servers never started")
+                    return trial
+                time.sleep(0.5)  # past the adoption window (see the TUI case below)
+                os.kill(proc.pid, sig)
+                _, err = proc.communicate(timeout=30)
+                gone_at = time.monotonic()
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            _check_gone(procs, gone_at, trial)
+            if "Traceback" in err:
+                trial.failures.append(f"traceback: {err.strip().splitlines()[-1]}")
+            return trial
+        env = {k: v for k, v in _env(home).items() if not k.startswith("TMUX")}
+        env["TERM"] = "xterm-256color"
+        socket = f"hermes-rel-{uuid.uuid4().hex[:8]}"
+        app = f"cd {cwd} && exec {sys.executable} -m hermes_tui.cli --scenario {_scenario_file(tmp, False)}"
+        _tmux(socket, env, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", app)
+        try:
+            pane = int(_tmux(socket, env, "display", "-p", "-t", "t", "#{pane_pid}").strip() or 0)
+            procs = _started(pane, MCP_MARKERS) if pane else None
+            if procs is None:
+                trial.failures.append("the MCP servers never started")
+                return trial
+            # The manager adopts a server's group by polling (GROUP_WATCH_INTERVAL) while it connects: a
+            # kill within that first moment is a known window, not what this case measures.
+            time.sleep(0.5)
+            if fault == "sighup":
+                _tmux(socket, env, "kill-server")
+            else:
+                os.kill(pane, sig)
+            if not _wait(lambda: _pid_gone(pane), 30):
+                trial.failures.append(f"the app still runs 30 s after {fault}")
+            _check_gone(procs, time.monotonic(), trial)
+        finally:
+            _tmux(socket, env, "kill-server")
+    return trial
+
+
+# ---------------------------------------------------------------------------------------------- subagents
+
+SUBAGENT_SCENARIO = {
+    "name": "subagent",
+    "calls": [
+        {"tool_calls": [{"name": "delegate_task", "arguments": {"goal": "serve the docs"}}]},
+        {
+            "match": "serve the docs",
+            "tool_calls": [{"name": "terminal", "arguments": {"command": "sleep 302"}}],
+        },
+        {"match": "serve the docs", "text": "served"},
+        {"text": "done"},
+    ],
+}
+
+
+def subagent_trial() -> Trial:
+    """kill -9 of `-z` while its subagent's terminal command runs: the command goes with it, the store
+    holds, and the next `-c` continues the user's conversation, not the subagent's."""
+    trial = Trial("orphans_subagent_kill9")
+    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
+        tmp = Path(tmp_name)
+        home, cwd = tmp / "home", tmp / "cwd"
+        cwd.mkdir(parents=True)
+        path = tmp / "subagent.json"
+        path.write_text(json.dumps(SUBAGENT_SCENARIO))
+        args = ["-z", "delegate it", "--scenario", str(path), "--yolo"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_tui.cli", *args],
+            cwd=cwd,
+            env=_env(home),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            procs = _started(proc.pid, ("sleep 302",))
+            if procs is None:
+                trial.failures.append("the subagent's command never started")
+                return trial
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+            gone_at = time.monotonic()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        _check_gone(procs, gone_at, trial)
+        check_store(home / "tui" / "state.db", trial)
+        again = tmp / "again.json"
+        again.write_text(json.dumps({"name": "again", "calls": [{"text": "continued"}]}))
+        done = subprocess.run(
+            [sys.executable, "-m", "hermes_tui.cli", "-z", "and now?", "-c", "--scenario", str(again)],
+            cwd=cwd,
+            env=_env(home),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if done.returncode != 0 or "Traceback" in done.stderr:
+            trial.failures.append(f"-c failed: {done.stderr.strip()[-200:]!r}")
+        import sqlite3
+
+        raw = sqlite3.connect(home / "tui" / "state.db")
+        try:
+            rows = raw.execute(
+                "SELECT s.source FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.content = ?",
+                ("and now?",),
+            ).fetchall()
+        finally:
+            raw.close()
+        if [r[0] for r in rows] != ["headless"]:
+            trial.failures.append(f"-c continued a session of source {rows}, not the user's")
+    return trial
+
+
+__all__ = ["FAULTS", "ROOT", "headless_trial", "mcp_trial", "subagent_trial", "tui_trial"]
