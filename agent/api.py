@@ -35,6 +35,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "yaml_problem",
     ),
     "agent.config.model_catalog": ("ModelCatalog", "closest_models", "load_catalog"),
+    "agent.config.reasoning": ("normalize_level as normalize_reasoning_level",),
     "agent.prompts.personality": (
         "personalities",
         "choose as choose_personality",
@@ -247,6 +248,7 @@ __all__ = [
     "load_settings",
     "make_transport",
     "mcp_server_lines",
+    "normalize_reasoning_level",
     "note_left_running",
     "open_library",
     "open_store",
@@ -294,6 +296,7 @@ if TYPE_CHECKING:
     from agent.checkpoints import Checkpoint, RestoreReport
     from agent.config.home import hermes_home
     from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
+    from agent.config.reasoning import normalize_level as normalize_reasoning_level
     from agent.config.settings import ConfigProblem, LoadedSettings, Settings, load_settings
     from agent.config.yaml_files import (
         YAML_ERRORS,

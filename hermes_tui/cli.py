@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="approve risky commands without asking (hard-blocked ones stay blocked)",
     )
+    p.add_argument(
+        "--reasoning",
+        metavar="LEVEL",
+        help="how hard the model thinks this run: none, minimal, low, medium, high, xhigh, max, ultra "
+        "(wins over agent.reasoning_effort and agent.reasoning_overrides)",
+    )
     p.add_argument("--max-iterations", type=int, help="model calls allowed per turn (default 90)")
     p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
     p.add_argument(
@@ -87,6 +93,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
         "api_key": args.api_key,
         "max_iterations": args.max_iterations,
         "hermes_home": args.hermes_home,
+        "reasoning_choice": getattr(args, "reasoning", None),
     }
     if args.yolo:
         flags["yolo"] = True

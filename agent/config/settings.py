@@ -16,6 +16,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, Vali
 from agent.config import yaml_files
 from agent.config.home import hermes_home
 from agent.config.images import VisionSettings, load_vision_settings
+from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
 
@@ -150,6 +151,14 @@ class Settings(BaseModel):
     delegation_model: str = ""
     delegation_provider: str = ""
     delegation_base_url: str | None = None
+    # Reasoning (agent/config/reasoning.py): Hermes' agent.reasoning_effort ("" = the provider's default,
+    # "none" = off, or a level) and agent.reasoning_overrides (model -> level, any spelling of the model);
+    # `reasoning_choice` is the level chosen for this run (--reasoning, /reasoning), which wins over both.
+    reasoning_effort: str = ""
+    reasoning_overrides: dict[str, str] = Field(default_factory=dict)
+    reasoning_choice: str = ""
+    # Hermes' display.show_reasoning: the model's thinking is shown (a collapsed block) in the transcript.
+    show_reasoning: bool = True
     # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
     plugins_enabled: list[str] | None = None
     plugins_disabled: list[str] = Field(default_factory=list)
@@ -162,6 +171,43 @@ class Settings(BaseModel):
         if value is False:
             return "off"  # YAML reads a bare `off` as False
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("reasoning_effort", "reasoning_choice", mode="before")
+    @classmethod
+    def _reasoning_level(cls, value: Any) -> str:
+        level = normalize_level(value)
+        if level is None:
+            raise ValueError(ALLOWED_TEXT)
+        return level
+
+    @field_validator("reasoning_overrides", mode="before")
+    @classmethod
+    def _reasoning_overrides(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, str] = {}
+        for model, level in value.items():
+            normalized = normalize_level(level)
+            if normalized is None:
+                raise ValueError(f"{model}: {ALLOWED_TEXT}")
+            out[str(model)] = normalized
+        return out
+
+    def reasoning_for(self, model: str | None = None) -> Reasoning | None:
+        """The reasoning a call to `model` (default: this configuration's) asks for; None = the provider's
+        default, and nothing is sent."""
+        return resolve_reasoning(
+            chosen=self.reasoning_choice,
+            overrides=self.reasoning_overrides,
+            effort=self.reasoning_effort,
+            model=self.model if model is None else model,
+        )
+
+    @property
+    def reasoning_label(self) -> str:
+        """The level asked of this configuration's model (`high`, `none`); "" when nothing is set."""
+        reasoning = self.reasoning_for()
+        return reasoning.label if reasoning is not None else ""
 
     @property
     def effective_context_window(self) -> int:
@@ -341,6 +387,9 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "delegation.base_url": "delegation_base_url",
         "plugins.enabled": "plugins_enabled",
         "plugins.disabled": "plugins_disabled",
+        "agent.reasoning_effort": "reasoning_effort",
+        "agent.reasoning_overrides": "reasoning_overrides",
+        "display.show_reasoning": "show_reasoning",
     }
     for key, name in pairs.items():
         value = _get(data, key)
@@ -391,9 +440,30 @@ def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
     return merged
 
 
+_FLAG_NAMES = {"reasoning_choice": "--reasoning"}
+"""Settings whose command-line flag is not named after them."""
+_REASONING_LEVELS = frozenset({"reasoning_effort", "reasoning_choice"})
+
+
+def _valid_overrides(value: Any, file: str, key: str, problems: list[ConfigProblem]) -> Any:
+    """`agent.reasoning_overrides` with each bad entry reported on its own line and left out, so one typo
+    does not discard the others."""
+    if not isinstance(value, dict):
+        return value
+    kept: dict[str, Any] = {}
+    for model, level in value.items():
+        if normalize_level(level) is None:
+            problems.append(ConfigProblem(file, f"{key}.{model}", str(level)[:80], ALLOWED_TEXT))
+        else:
+            kept[str(model)] = level
+    return kept
+
+
 def _validate_one(name: str, value: Any) -> tuple[bool, Any, str]:
     """Validate one field in isolation so a bad key never discards the good ones."""
     field_info = Settings.model_fields[name]
+    if name in _REASONING_LEVELS and normalize_level(value) is None:
+        return False, None, ALLOWED_TEXT
     try:
         checked = Settings.__pydantic_validator__.validate_assignment(Settings.model_construct(), name, value)
         return True, getattr(checked, name), ""
@@ -426,6 +496,8 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     }
 
     def put(name: str, value: Any, source: str, file: str, key: str) -> None:
+        if name == "reasoning_overrides":
+            value = _valid_overrides(value, file, key, problems)
         ok, checked, expected = _validate_one(name, value)
         if ok:
             values[name] = checked
@@ -483,9 +555,8 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
 
     for name, value in flags.items():
         if name in Settings.model_fields and name not in ("api_key", "hermes_home"):
-            put(
-                name, value, f"flag --{name.replace('_', '-')}", "command line", f"--{name.replace('_', '-')}"
-            )
+            flag = _FLAG_NAMES.get(name, f"--{name.replace('_', '-')}")
+            put(name, value, f"flag {flag}", "command line", flag)
 
     # Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else any
     # of the common keys. Hermes' aliases become its canonical names (`claude` -> `anthropic`).

@@ -850,7 +850,13 @@ class Agent:
         self.compressor.maybe(tools)
         while True:
             max_tokens = self._output_cap or self.settings.max_output_tokens
-            request = ModelRequest(messages=self._wire_messages(), tools=tools, max_tokens=max_tokens)
+            active = self._fallback_settings or self.settings
+            request = ModelRequest(
+                messages=self._wire_messages(),
+                tools=tools,
+                max_tokens=max_tokens,
+                reasoning=active.reasoning_for(self._active_model),
+            )
             self.ui.on_event(
                 ApiCallStarted(
                     iteration=iteration, model=self._active_model, max_iterations=self.budget.max_total

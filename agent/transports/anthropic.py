@@ -30,6 +30,7 @@ from agent.transports.base import (
 )
 from agent.transports.cache_control import CACHE_MARKER
 from agent.transports.endpoint import stale_timeout_for_context
+from agent.transports.reasoning import anthropic_fields
 from agent.transports.sse import ServerSentEvent, SSEDecoder
 from agent.transports.think_scrubber import ThinkScrubber
 
@@ -376,16 +377,21 @@ class AnthropicTransport(SDKClientHolder):
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = convert_messages(request.messages)
         system_blocks = apply_cache_control(system, messages)
+        max_tokens = request.max_tokens or self.max_tokens
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
-            "max_tokens": request.max_tokens or self.max_tokens,
+            "max_tokens": max_tokens,
             "stream": True,
         }
         if system_blocks:
             kwargs["system"] = system_blocks
         if request.tools:
             kwargs["tools"] = convert_tools(request.tools)
+        thinking = anthropic_fields(self.model, request.reasoning, max_tokens)
+        if "temperature" in thinking:  # no longer a parameter of the SDK's create(): sent in the body
+            kwargs["extra_body"] = {"temperature": thinking.pop("temperature")}
+        kwargs.update(thinking)
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:

@@ -45,4 +45,5 @@ def make_transport(settings: Settings) -> Transport:
         cache_control=endpoint.caches_in_envelope,
         # OpenRouter reports each call's cost in `usage.cost` when asked: its figure beats a price table.
         extra_body={"usage": {"include": True}} if endpoint.is_openrouter else None,
+        endpoint=endpoint,
     )

@@ -26,7 +26,8 @@ from agent.transports.base import (
     transport_errors,
 )
 from agent.transports.cache_control import mark_envelope
-from agent.transports.endpoint import stale_timeout_for_context
+from agent.transports.endpoint import Endpoint, stale_timeout_for_context
+from agent.transports.reasoning import chat_fields
 from agent.transports.sse import ServerSentEvent, SSEDecoder
 from agent.transports.think_scrubber import ThinkScrubber, scrub
 
@@ -260,8 +261,11 @@ class OpenAIChatTransport(SDKClientHolder):
         extra_headers: dict[str, str] | None = None,
         cache_control: bool = False,
         extra_body: dict[str, Any] | None = None,
+        endpoint: Endpoint | None = None,
     ) -> None:
         self.model = model
+        # Who is called (provider, URL, model): which reasoning fields it takes (`chat_fields`).
+        self.endpoint = endpoint or Endpoint("", base_url or "", model)
         self.base_url = base_url
         self._api_key = api_key
         self.stale_timeout = stale_timeout  # the endpoint's; a large request gets more (`stale_timeout_for`)
@@ -314,8 +318,10 @@ class OpenAIChatTransport(SDKClientHolder):
             kwargs["tools"] = request.tools
         if request.max_tokens:
             kwargs["max_tokens"] = request.max_tokens
-        if self.extra_body:
-            kwargs["extra_body"] = self.extra_body
+        body, top = chat_fields(self.endpoint, request.reasoning)
+        extra = {**self.extra_body, **body, **top}
+        if extra:
+            kwargs["extra_body"] = extra
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:

@@ -213,6 +213,8 @@ class ChatScreen(ChatLayout):
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
         self.status_bar.set_yolo(self.settings.yolo)
+        self.status_bar.set_reasoning(self.settings.reasoning_label)
+        self.transcript.show_reasoning = self.settings.show_reasoning
         if self.resume_id:
             # Before anything builds an agent: it builds the resumed one.
             open_session(self.command_context, self.resume_id)
