@@ -28,7 +28,7 @@ from agent.core.events import (
     TurnStarted,
     UsageUpdated,
 )
-from agent.core.messages import API_CONTENT, Message, ToolCall, Usage, strip_surrogates
+from agent.core.messages import API_CONTENT, REASONING_DETAILS, Message, ToolCall, Usage, strip_surrogates
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.images.routing import prepare_images, sees_images
@@ -1002,6 +1002,8 @@ class Agent:
         message.partial = False
         if incomplete:
             message.meta = {**message.meta, "incomplete": incomplete}
+        if response.reasoning_details:
+            message.meta = {**message.meta, REASONING_DETAILS: response.reasoning_details}
         if sink.message is None:
             self._append(message)
         else:

@@ -43,6 +43,9 @@ class ModelResponse:
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str | None = None
     usage: Usage | None = None
+    # The provider's reasoning items kept verbatim for replay (Hermes' `reasoning_details`): Anthropic's
+    # thinking blocks with their signatures and redacted blocks, OpenRouter's `reasoning_details`.
+    reasoning_details: list[dict[str, Any]] = field(default_factory=list)
 
 
 class StreamSink(Protocol):

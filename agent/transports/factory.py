@@ -33,6 +33,7 @@ def make_transport(settings: Settings) -> Transport:
             api_key=api_key,
             stale_timeout=stale,
             connect_timeout=settings.connect_timeout,
+            thinking_replay=endpoint.anthropic_thinking_replay,
         )
     from agent.transports.openai_chat import OpenAIChatTransport
 

@@ -35,6 +35,7 @@ __all__ = [
     "THINKING_BUDGET",
     "anthropic_fields",
     "chat_fields",
+    "chat_replay",
     "responses_fields",
     "supports_adaptive_thinking",
 ]
@@ -185,6 +186,29 @@ def chat_fields(endpoint: Endpoint, reasoning: Reasoning | None) -> tuple[dict[s
         elif effort:
             top["reasoning_effort"] = effort
     return body, top
+
+
+def chat_replay(messages: list[dict[str, Any]], endpoint: Endpoint) -> list[dict[str, Any]]:
+    """The messages with each assistant turn's kept `reasoning_details` sent back only where they are
+    taken: OpenRouter's own items (`reasoning.text`, `reasoning.encrypted`, ...) to OpenRouter and the Nous
+    portal, which need them for multi-turn reasoning; never Anthropic's blocks, never to a strict provider
+    (an unknown field is a 400 there)."""
+    takes = (
+        endpoint.is_openrouter or endpoint.host.endswith("nousresearch.com") or endpoint.provider == "nous"
+    )
+    out = messages
+    for i, msg in enumerate(messages):
+        details = msg.get("reasoning_details")
+        if details is None:
+            continue
+        if out is messages:
+            out = list(messages)
+        kept = [d for d in details if str(d.get("type", "")).startswith("reasoning.")] if takes else []
+        copy = {k: v for k, v in msg.items() if k != "reasoning_details"}
+        if kept:
+            copy["reasoning_details"] = kept
+        out[i] = copy
+    return out
 
 
 # -- Anthropic --------------------------------------------------------------------------------------------
