@@ -85,6 +85,9 @@ class Settings(BaseModel):
         ""  # a name from agent/core/providers.py, as Hermes names it ("" = infer from key/base_url)
     )
     base_url: str | None = None
+    # Hermes' model.api_mode: chat_completions | anthropic_messages | codex_responses ("" = chosen from the
+    # provider and URL, as Hermes chooses; see `api_mode`).
+    wire_api: Literal["", "chat_completions", "anthropic_messages", "codex_responses"] = ""
     api_key: SecretStr | None = None
     context_window: int | None = None
     max_iterations: int = Field(90, ge=1, le=10_000)
@@ -223,9 +226,24 @@ class Settings(BaseModel):
 
     @property
     def api_mode(self) -> str:
-        """Which wire protocol: the provider's (agent/core/providers.py), else Anthropic for a base URL
-        ending in /anthropic (MiniMax, DashScope...), else chat completions."""
+        """Which wire protocol, as Hermes chooses: `model.api_mode` when set (Responses only for a named
+        provider or an OpenAI / xAI URL, as Hermes ignores a stale one on a plain custom endpoint); the
+        Responses API for xAI and api.openai.com (GPT-5.x answers tool-using reasoning turns only there);
+        else the provider's (agent/core/providers.py), else Anthropic for a base URL ending in /anthropic
+        (MiniMax, DashScope...), else chat completions."""
         spec = providers.lookup(self.provider)
+        host = _url_host(self.effective_base_url or "")
+        responses_host = host in ("api.openai.com", "api.x.ai")
+        if self.wire_api == "codex_responses" and (
+            responses_host or (spec is not None and spec.name != "custom")
+        ):
+            return "codex_responses"
+        if self.wire_api == "anthropic_messages":
+            return "anthropic"
+        if self.wire_api == "chat_completions":
+            return "openai_chat"
+        if responses_host or (spec is not None and spec.name == "xai"):
+            return "codex_responses"
         if spec is not None and spec.protocol is not None and spec.name != "custom":
             return spec.protocol
         if self.base_url and self.base_url.rstrip("/").endswith("/anthropic"):
@@ -260,6 +278,15 @@ class Settings(BaseModel):
     @property
     def tui_config_path(self) -> Path:
         return self.hermes_home / "tui" / "config.yaml"
+
+
+def _url_host(url: str) -> str:
+    from urllib.parse import urlparse
+
+    try:
+        return (urlparse(url if "://" in url else f"https://{url}").hostname or "").lower()
+    except ValueError:
+        return ""
 
 
 def endpoint_settings(
@@ -343,7 +370,12 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     if isinstance(model, str):
         out["model"] = ("model", model)
     elif isinstance(model, dict):
-        for sub, name in (("default", "model"), ("provider", "provider"), ("base_url", "base_url")):
+        for sub, name in (
+            ("default", "model"),
+            ("provider", "provider"),
+            ("base_url", "base_url"),
+            ("api_mode", "wire_api"),
+        ):
             if model.get(sub) is not None:
                 out[name] = (f"model.{sub}", model[sub])
         if model.get("context_length") is not None:

@@ -11,8 +11,9 @@ protocol or sign-in (Codex Responses, AWS Bedrock, an OAuth login, Copilot's tok
 with the reason, so a Hermes config naming it gets one clear line ("provider 'bedrock' is not supported yet:
 ...") instead of a silent setup screen.
 
-Two deliberate differences from Hermes: `gemini` goes through Google's OpenAI-compatible endpoint (Hermes has
-its own native client), and `xai` through xAI's chat-completions endpoint (Hermes upgrades it to Responses).
+One deliberate difference from Hermes: `gemini` goes through Google's OpenAI-compatible endpoint (Hermes has
+its own native client). `xai` and api.openai.com use the Responses API, as in Hermes: `Settings.api_mode`
+chooses it over the `protocol` listed here.
 """
 
 from __future__ import annotations

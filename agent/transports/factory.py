@@ -35,6 +35,17 @@ def make_transport(settings: Settings) -> Transport:
             connect_timeout=settings.connect_timeout,
             thinking_replay=endpoint.anthropic_thinking_replay,
         )
+    if settings.api_mode == "codex_responses":
+        from agent.transports.responses import ResponsesTransport
+
+        return ResponsesTransport(
+            model=settings.model,
+            base_url=base_url,
+            api_key=api_key,
+            stale_timeout=stale,
+            connect_timeout=settings.connect_timeout,
+            xai=endpoint.host == "api.x.ai" or settings.provider == "xai",
+        )
     from agent.transports.openai_chat import OpenAIChatTransport
 
     return OpenAIChatTransport(
