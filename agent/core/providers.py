@@ -152,7 +152,8 @@ _TABLE: tuple[ProviderSpec, ...] = (
     # Known to Hermes, but another protocol or sign-in: a clear line rather than a silent setup screen.
     _p("openai-codex", "OpenAI Codex", "https://chatgpt.com/backend-api/codex", (), protocol=None,
        aliases=("codex", "openai_codex"),
-       unsupported="it needs the Codex Responses protocol and a ChatGPT sign-in"),
+       unsupported="it signs in with a ChatGPT account (OAuth); provider openai with OPENAI_API_KEY "
+                   "speaks the same Responses API"),
     _p("xai-oauth", "xAI Grok OAuth", "https://api.x.ai/v1", (), protocol=None,
        aliases=("x-ai-oauth", "grok-oauth", "xai-grok-oauth"),
        unsupported="it signs in with OAuth and speaks the Responses protocol "
