@@ -26,7 +26,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.transports.factory": ("make_transport",),
     # settings
     "agent.config.settings": ("ConfigProblem", "LoadedSettings", "Settings", "load_settings"),
-    "agent.config.home": ("hermes_home",),
+    "agent.config.home": ("ProfileError", "hermes_home", "profile_home"),
     "agent.config.yaml_files": (
         "YAML_ERRORS",
         "SettingNotSaved",
@@ -179,6 +179,7 @@ __all__ = [
     "ModelCatalog",
     "PluginManager",
     "ProcessInfo",
+    "ProfileError",
     "ReasoningDelta",
     "RestoreReport",
     "ScenarioError",
@@ -256,6 +257,7 @@ __all__ = [
     "personalities",
     "prewarm_engine",
     "print_mcp_servers",
+    "profile_home",
     "rank_paths",
     "recover_store",
     "render_todos",
@@ -294,7 +296,7 @@ if not TYPE_CHECKING:  # hidden from the type checker, which would otherwise tak
 if TYPE_CHECKING:
     from agent.approval.allowlist import rule_matches as approval_rule_matches
     from agent.checkpoints import Checkpoint, RestoreReport
-    from agent.config.home import hermes_home
+    from agent.config.home import ProfileError, hermes_home, profile_home
     from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
     from agent.config.reasoning import normalize_level as normalize_reasoning_level
     from agent.config.settings import ConfigProblem, LoadedSettings, Settings, load_settings

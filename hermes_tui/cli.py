@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-r", "--resume", metavar="ID_OR_TITLE", help="resume a session by id, id prefix or title")
     p.add_argument("--hermes-home", help="override $HERMES_HOME (default ~/.hermes)")
+    p.add_argument(
+        "-p",
+        "--profile",
+        metavar="NAME",
+        help="use Hermes' profile NAME ($HERMES_HOME/profiles/NAME); default: the active_profile Hermes set",
+    )
     return p
 
 
@@ -143,6 +149,16 @@ def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
+    from agent.api import ProfileError, profile_home
+
+    try:
+        profile = profile_home(args.profile, os.environ)
+    except ProfileError as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return 2
+    if profile is not None:  # as Hermes does: every module (and every subprocess) sees the profile's home
+        os.environ["HERMES_HOME"] = str(profile)
+        args.hermes_home = str(profile)
 
     if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
         from agent.api import ScenarioError, load_scenario_file
