@@ -326,6 +326,9 @@ class ResponsesTransport(SDKClientHolder):
     def _warm_client(self, client: Any) -> None:
         _ = client.responses.with_streaming_response
 
+    def stale_timeout_for(self, request: ModelRequest) -> float:
+        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
+
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         instructions, items = convert_input(request.messages)
         kwargs: dict[str, Any] = {
@@ -354,7 +357,7 @@ class ResponsesTransport(SDKClientHolder):
         body = {key: kwargs.pop(key) for key in ("input", "tools") if key in kwargs}
         kwargs["extra_body"] = body
         kwargs["input"] = []
-        stale_timeout = stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
+        stale_timeout = self.stale_timeout_for(request)
         if stale_timeout > self.stale_timeout:
             kwargs["timeout"] = self._timeout(openai, stale_timeout)
         pump(
