@@ -42,6 +42,7 @@ from hermes_tui.file_completion import FileCompletion
 from hermes_tui.first_frame import after_first_frame
 from hermes_tui.gc_policy import GcPolicy, policy_of
 from hermes_tui.screens.chat_context import ScreenCommandContext
+from hermes_tui.screens.chat_display import apply_display_settings
 from hermes_tui.screens.chat_flavour import apply_flavour
 from hermes_tui.screens.chat_layout import ChatLayout
 from hermes_tui.screens.chat_questions import QuestionPresenter
@@ -212,9 +213,7 @@ class ChatScreen(ChatLayout):
         self.pipeline.start()
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
-        self.status_bar.set_yolo(self.settings.yolo)
-        self.status_bar.set_reasoning(self.settings.reasoning_label)
-        self.transcript.show_reasoning = self.settings.show_reasoning
+        apply_display_settings(self.settings, self.status_bar, self.transcript)
         if self.resume_id:
             # Before anything builds an agent: it builds the resumed one.
             open_session(self.command_context, self.resume_id)
@@ -226,7 +225,6 @@ class ChatScreen(ChatLayout):
             after_first_frame(self, self._engine_ready)
         if self.store.read_only:  # browsing and search work; sending says why not
             self.transcript.add_notice("warn", self.store.read_only)
-        self.transcript.expand_diffs = self.settings.expand_diffs
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.paste_handler = self._on_paste
         self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
