@@ -30,7 +30,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.transports.factory": ("make_transport",),
     # settings
     "agent.config.settings": ("ConfigProblem", "LoadedSettings", "Settings", "load_settings"),
-    "agent.config.home": ("hermes_home",),
+    "agent.config.home": ("ProfileError", "hermes_home", "profile_home"),
     "agent.config.yaml_files": (
         "YAML_ERRORS",
         "SettingNotSaved",
@@ -39,6 +39,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "yaml_problem",
     ),
     "agent.config.model_catalog": ("ModelCatalog", "closest_models", "load_catalog"),
+    "agent.config.reasoning": ("normalize_level as normalize_reasoning_level",),
     "agent.prompts.personality": (
         "personalities",
         "choose as choose_personality",
@@ -195,6 +196,7 @@ __all__ = [
     "ModelCatalog",
     "PluginManager",
     "ProcessInfo",
+    "ProfileError",
     "ReasoningDelta",
     "RestoreReport",
     "ScenarioError",
@@ -268,6 +270,7 @@ __all__ = [
     "load_settings",
     "make_transport",
     "mcp_server_lines",
+    "normalize_reasoning_level",
     "note_left_running",
     "open_library",
     "open_store",
@@ -275,6 +278,7 @@ __all__ = [
     "personalities",
     "prewarm_engine",
     "print_mcp_servers",
+    "profile_home",
     "rank_paths",
     "recover_store",
     "render_todos",
@@ -320,8 +324,9 @@ if TYPE_CHECKING:
     from agent.children.leftovers import take as take_leftovers
     from agent.children.supervisor import SUPERVISOR
     from agent.children.supervisor import Child as SupervisedChild
-    from agent.config.home import hermes_home
+    from agent.config.home import ProfileError, hermes_home, profile_home
     from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
+    from agent.config.reasoning import normalize_level as normalize_reasoning_level
     from agent.config.settings import ConfigProblem, LoadedSettings, Settings, load_settings
     from agent.config.yaml_files import (
         YAML_ERRORS,

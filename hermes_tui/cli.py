@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="approve risky commands without asking (hard-blocked ones stay blocked)",
     )
+    p.add_argument(
+        "--reasoning",
+        metavar="LEVEL",
+        help="how hard the model thinks this run: none, minimal, low, medium, high, xhigh, max, ultra "
+        "(wins over agent.reasoning_effort and agent.reasoning_overrides)",
+    )
     p.add_argument("--max-iterations", type=int, help="model calls allowed per turn (default 90)")
     p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
     p.add_argument(
@@ -77,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-r", "--resume", metavar="ID_OR_TITLE", help="resume a session by id, id prefix or title")
     p.add_argument("--hermes-home", help="override $HERMES_HOME (default ~/.hermes)")
+    p.add_argument(
+        "-p",
+        "--profile",
+        metavar="NAME",
+        help="use Hermes' profile NAME ($HERMES_HOME/profiles/NAME); default: the active_profile Hermes set",
+    )
     return p
 
 
@@ -88,6 +100,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
         "api_key": args.api_key,
         "max_iterations": args.max_iterations,
         "hermes_home": args.hermes_home,
+        "reasoning_choice": getattr(args, "reasoning", None),
     }
     if args.yolo:
         flags["yolo"] = True
@@ -142,6 +155,16 @@ def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
+    from agent.api import ProfileError, profile_home
+
+    try:
+        profile = profile_home(args.profile, os.environ)
+    except ProfileError as exc:
+        print(f"hermes-tui: {exc}", file=sys.stderr)
+        return 2
+    if profile is not None:  # as Hermes does: every module (and every subprocess) sees the profile's home
+        os.environ["HERMES_HOME"] = str(profile)
+        args.hermes_home = str(profile)
 
     if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
         from agent.api import ScenarioError, load_scenario_file

@@ -91,6 +91,8 @@ class TurnView:
 
     @show.register
     def _reasoning_text(self, event: ReasoningDelta) -> None:
+        if not self.transcript.show_reasoning:
+            return
         if self._reasoning is None:
             self._reasoning = self.transcript.start_reasoning()
         self._reasoning.append(event.text)

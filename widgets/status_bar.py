@@ -168,6 +168,7 @@ class StatusBar(Widget):
         self.cost_unknown_calls = 0
         self.busy = False
         self.yolo = False
+        self.reasoning = ""
         self.hint = ""
         self._busy_since: float | None = None
         self._timer: Timer | None = None
@@ -212,6 +213,13 @@ class StatusBar(Widget):
         """Show the YOLO flag (approvals bypassed) in the error colour."""
         self.yolo = yolo
         self.refresh()
+
+    def set_reasoning(self, level: str) -> None:
+        """Show the reasoning level asked of the model (`high`, `none`); empty (the provider's default)
+        hides it."""
+        if level != self.reasoning:
+            self.reasoning = level
+            self.refresh()
 
     def set_hint(self, hint: str) -> None:
         """Show `hint` (keys that matter now, e.g. the queue's) after the model; empty hides it."""
@@ -268,6 +276,8 @@ class StatusBar(Widget):
             fields.append(_Field("yolo", Text(" ⚠ YOLO ", self._style("yolo")), 0, True))
         if self.model:
             fields.append(_Field("model", Text(f"⚕ {short_model_name(self.model)}", self._style("model")), 1))
+        if self.reasoning:
+            fields.append(_Field("reasoning", Text(f"◐ {self.reasoning}", self._style("dim")), 4))
         if self.hint:
             fields.append(_Field("hint", Text(self.hint, self._style("hint")), 2))
         percent = self.context_percent
@@ -294,7 +304,16 @@ class StatusBar(Widget):
             fields.append(_Field("cost", Text(format_cost(self.cost or 0.0, self.cost_unknown_calls)), 8))
         return fields
 
-    _LEFT_ORDER: ClassVar[tuple[str, ...]] = ("model", "hint", "context", "bar", "percent", "tokens", "cost")
+    _LEFT_ORDER: ClassVar[tuple[str, ...]] = (
+        "model",
+        "reasoning",
+        "hint",
+        "context",
+        "bar",
+        "percent",
+        "tokens",
+        "cost",
+    )
 
     def _assemble(self, fields: list[_Field]) -> tuple[Text, Text]:
         """The left part (model, context, usage) and the right part (YOLO, busy/idle) of the line."""

@@ -182,6 +182,9 @@ class Transcript(ScrollView, can_focus=True):
 
     expand_diffs: bool = True
     """File edits' panels open with their diff shown (the `display.expand_diffs` setting)."""
+    show_reasoning: bool = True
+    """The model's thinking is shown (Hermes' `display.show_reasoning`, `/reasoning show|hide`): hidden, a
+    turn's reasoning and a resumed session's are left out."""
     tool_icons: Mapping[str, str] = DEFAULT_TOOL_ICONS
     """The icon table new tool panels get (the theme's and the plugins'); `set_tool_icons` changes it."""
 
@@ -339,7 +342,8 @@ class Transcript(ScrollView, can_focus=True):
         """Replace the transcript with a stored session and show its end. Entries added right after the
         call follow the history. (Awaitable for callers written against a slower past; done at once.)"""
         self._reset()
-        entries = [self._entry_from_record(record) for record in records]
+        shown = (r for r in records if self.show_reasoning or r.kind != "reasoning")
+        entries = [self._entry_from_record(record) for record in shown]
         for entry in entries:
             self._append_entry(entry, estimate=True)
         self._regroup(0, len(self._entries))

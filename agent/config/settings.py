@@ -16,6 +16,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, Vali
 from agent.config import yaml_files
 from agent.config.home import hermes_home
 from agent.config.images import VisionSettings, load_vision_settings
+from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
 
@@ -84,6 +85,9 @@ class Settings(BaseModel):
         ""  # a name from agent/core/providers.py, as Hermes names it ("" = infer from key/base_url)
     )
     base_url: str | None = None
+    # Hermes' model.api_mode: chat_completions | anthropic_messages | codex_responses ("" = chosen from the
+    # provider and URL, as Hermes chooses; see `api_mode`).
+    wire_api: Literal["", "chat_completions", "anthropic_messages", "codex_responses"] = ""
     api_key: SecretStr | None = None
     api_key_source: str = ""
     model_chosen: bool = False
@@ -160,6 +164,14 @@ class Settings(BaseModel):
     code_execution_max_tool_calls: int = Field(50, ge=1, le=1000)
     # The Chromium the browser tools drive (`browser.executable_path`; None: the first one on PATH).
     browser_executable_path: str | None = None
+    # Reasoning (agent/config/reasoning.py): Hermes' agent.reasoning_effort ("" = the provider's default,
+    # "none" = off, or a level) and agent.reasoning_overrides (model -> level, any spelling of the model);
+    # `reasoning_choice` is the level chosen for this run (--reasoning, /reasoning), which wins over both.
+    reasoning_effort: str = ""
+    reasoning_overrides: dict[str, str] = Field(default_factory=dict)
+    reasoning_choice: str = ""
+    # Hermes' display.show_reasoning: the model's thinking is shown (a collapsed block) in the transcript.
+    show_reasoning: bool = True
     # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
     plugins_enabled: list[str] | None = None
     plugins_disabled: list[str] = Field(default_factory=list)
@@ -172,6 +184,43 @@ class Settings(BaseModel):
         if value is False:
             return "off"  # YAML reads a bare `off` as False
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("reasoning_effort", "reasoning_choice", mode="before")
+    @classmethod
+    def _reasoning_level(cls, value: Any) -> str:
+        level = normalize_level(value)
+        if level is None:
+            raise ValueError(ALLOWED_TEXT)
+        return level
+
+    @field_validator("reasoning_overrides", mode="before")
+    @classmethod
+    def _reasoning_overrides(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, str] = {}
+        for model, level in value.items():
+            normalized = normalize_level(level)
+            if normalized is None:
+                raise ValueError(f"{model}: {ALLOWED_TEXT}")
+            out[str(model)] = normalized
+        return out
+
+    def reasoning_for(self, model: str | None = None) -> Reasoning | None:
+        """The reasoning a call to `model` (default: this configuration's) asks for; None = the provider's
+        default, and nothing is sent."""
+        return resolve_reasoning(
+            chosen=self.reasoning_choice,
+            overrides=self.reasoning_overrides,
+            effort=self.reasoning_effort,
+            model=self.model if model is None else model,
+        )
+
+    @property
+    def reasoning_label(self) -> str:
+        """The level asked of this configuration's model (`high`, `none`); "" when nothing is set."""
+        reasoning = self.reasoning_for()
+        return reasoning.label if reasoning is not None else ""
 
     @property
     def effective_context_window(self) -> int:
@@ -187,9 +236,24 @@ class Settings(BaseModel):
 
     @property
     def api_mode(self) -> str:
-        """Which wire protocol: the provider's (agent/core/providers.py), else Anthropic for a base URL
-        ending in /anthropic (MiniMax, DashScope...), else chat completions."""
+        """Which wire protocol, as Hermes chooses: `model.api_mode` when set (Responses only for a named
+        provider or an OpenAI / xAI URL, as Hermes ignores a stale one on a plain custom endpoint); the
+        Responses API for xAI and api.openai.com (GPT-5.x answers tool-using reasoning turns only there);
+        else the provider's (agent/core/providers.py), else Anthropic for a base URL ending in /anthropic
+        (MiniMax, DashScope...), else chat completions."""
         spec = providers.lookup(self.provider)
+        host = _url_host(self.effective_base_url or "")
+        responses_host = host in ("api.openai.com", "api.x.ai")
+        if self.wire_api == "codex_responses" and (
+            responses_host or (spec is not None and spec.name != "custom")
+        ):
+            return "codex_responses"
+        if self.wire_api == "anthropic_messages":
+            return "anthropic"
+        if self.wire_api == "chat_completions":
+            return "openai_chat"
+        if responses_host or (spec is not None and spec.name == "xai"):
+            return "codex_responses"
         if spec is not None and spec.protocol is not None and spec.name != "custom":
             return spec.protocol
         if self.base_url and self.base_url.rstrip("/").endswith("/anthropic"):
@@ -224,6 +288,15 @@ class Settings(BaseModel):
     @property
     def tui_config_path(self) -> Path:
         return self.hermes_home / "tui" / "config.yaml"
+
+
+def _url_host(url: str) -> str:
+    from urllib.parse import urlparse
+
+    try:
+        return (urlparse(url if "://" in url else f"https://{url}").hostname or "").lower()
+    except ValueError:
+        return ""
 
 
 def endpoint_settings(
@@ -307,7 +380,12 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     if isinstance(model, str):
         out["model"] = ("model", model)
     elif isinstance(model, dict):
-        for sub, name in (("default", "model"), ("provider", "provider"), ("base_url", "base_url")):
+        for sub, name in (
+            ("default", "model"),
+            ("provider", "provider"),
+            ("base_url", "base_url"),
+            ("api_mode", "wire_api"),
+        ):
             if model.get(sub) is not None:
                 out[name] = (f"model.{sub}", model[sub])
         if model.get("context_length") is not None:
@@ -354,6 +432,9 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "code_execution.max_tool_calls": "code_execution_max_tool_calls",
         "plugins.enabled": "plugins_enabled",
         "plugins.disabled": "plugins_disabled",
+        "agent.reasoning_effort": "reasoning_effort",
+        "agent.reasoning_overrides": "reasoning_overrides",
+        "display.show_reasoning": "show_reasoning",
     }
     for key, name in pairs.items():
         value = _get(data, key)
@@ -404,9 +485,30 @@ def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
     return merged
 
 
+_FLAG_NAMES = {"reasoning_choice": "--reasoning"}
+"""Settings whose command-line flag is not named after them."""
+_REASONING_LEVELS = frozenset({"reasoning_effort", "reasoning_choice"})
+
+
+def _valid_overrides(value: Any, file: str, key: str, problems: list[ConfigProblem]) -> Any:
+    """`agent.reasoning_overrides` with each bad entry reported on its own line and left out, so one typo
+    does not discard the others."""
+    if not isinstance(value, dict):
+        return value
+    kept: dict[str, Any] = {}
+    for model, level in value.items():
+        if normalize_level(level) is None:
+            problems.append(ConfigProblem(file, f"{key}.{model}", str(level)[:80], ALLOWED_TEXT))
+        else:
+            kept[str(model)] = level
+    return kept
+
+
 def _validate_one(name: str, value: Any) -> tuple[bool, Any, str]:
     """Validate one field in isolation so a bad key never discards the good ones."""
     field_info = Settings.model_fields[name]
+    if name in _REASONING_LEVELS and normalize_level(value) is None:
+        return False, None, ALLOWED_TEXT
     try:
         checked = Settings.__pydantic_validator__.validate_assignment(Settings.model_construct(), name, value)
         return True, getattr(checked, name), ""
@@ -439,6 +541,8 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     }
 
     def put(name: str, value: Any, source: str, file: str, key: str) -> None:
+        if name == "reasoning_overrides":
+            value = _valid_overrides(value, file, key, problems)
         ok, checked, expected = _validate_one(name, value)
         if ok:
             values[name] = checked
@@ -499,9 +603,8 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
 
     for name, value in flags.items():
         if name in Settings.model_fields and name not in ("api_key", "hermes_home"):
-            put(
-                name, value, f"flag --{name.replace('_', '-')}", "command line", f"--{name.replace('_', '-')}"
-            )
+            flag = _FLAG_NAMES.get(name, f"--{name.replace('_', '-')}")
+            put(name, value, f"flag {flag}", "command line", flag)
 
     # Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else any
     # of the common keys. Hermes' aliases become its canonical names (`claude` -> `anthropic`).

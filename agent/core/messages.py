@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 API_CONTENT = "api_content"  # the meta key of a message's wire text when it differs from `content`
+REASONING_DETAILS = "reasoning_details"  # the meta key of a reply's provider reasoning items (Hermes' name)
 
 
 @dataclass
@@ -101,6 +102,14 @@ class Message:
         sidecar, so later requests repeat them byte for byte while `content` stays what was typed."""
         sidecar = self.meta.get(API_CONTENT)
         return sidecar if isinstance(sidecar, str) else self.content
+
+    @property
+    def reasoning_details(self) -> list[dict[str, Any]]:
+        """The provider's reasoning items of this reply, kept verbatim to be sent back (Anthropic's thinking
+        blocks with their signatures and redacted blocks, OpenRouter's `reasoning_details`); stored in
+        `meta` so a resumed session replays them too."""
+        details = self.meta.get(REASONING_DETAILS)
+        return [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
 
 
 def strip_surrogates(text: str) -> str:

@@ -11,8 +11,9 @@ protocol or sign-in (Codex Responses, AWS Bedrock, an OAuth login, Copilot's tok
 with the reason, so a Hermes config naming it gets one clear line ("provider 'bedrock' is not supported yet:
 ...") instead of a silent setup screen.
 
-Two deliberate differences from Hermes: `gemini` goes through Google's OpenAI-compatible endpoint (Hermes has
-its own native client), and `xai` through xAI's chat-completions endpoint (Hermes upgrades it to Responses).
+One deliberate difference from Hermes: `gemini` goes through Google's OpenAI-compatible endpoint (Hermes has
+its own native client). `xai` and api.openai.com use the Responses API, as in Hermes: `Settings.api_mode`
+chooses it over the `protocol` listed here.
 """
 
 from __future__ import annotations
@@ -151,7 +152,8 @@ _TABLE: tuple[ProviderSpec, ...] = (
     # Known to Hermes, but another protocol or sign-in: a clear line rather than a silent setup screen.
     _p("openai-codex", "OpenAI Codex", "https://chatgpt.com/backend-api/codex", (), protocol=None,
        aliases=("codex", "openai_codex"),
-       unsupported="it needs the Codex Responses protocol and a ChatGPT sign-in"),
+       unsupported="it signs in with a ChatGPT account (OAuth); provider openai with OPENAI_API_KEY "
+                   "speaks the same Responses API"),
     _p("xai-oauth", "xAI Grok OAuth", "https://api.x.ai/v1", (), protocol=None,
        aliases=("x-ai-oauth", "grok-oauth", "xai-grok-oauth"),
        unsupported="it signs in with OAuth and speaks the Responses protocol "

@@ -78,6 +78,15 @@ REASONING_PAD = " "
 """What a turn without reasoning sends to a provider that requires the field (an empty string is refused)."""
 
 
+def _thinking_only(row: dict[str, Any]) -> bool:
+    return (
+        row["role"] == "assistant"
+        and not row["tool_calls"]
+        and not row["content"].strip()
+        and bool(row["reasoning"].strip() or row["details"])
+    )
+
+
 def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) -> list[dict[str, Any]]:
     """Turn the stored transcript into a valid chat-completions message list (a new list of dicts).
 
@@ -102,6 +111,7 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
                     "content": _clean(msg.content),
                     "tool_calls": calls,
                     "reasoning": _clean(msg.reasoning),
+                    "details": msg.reasoning_details,
                 }
             )
         elif msg.role == "tool":
@@ -136,6 +146,11 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
                 answered.add(cid)
                 out.append(results.get(cid) or {"role": "tool", "tool_call_id": cid, "content": STUB_RESULT})
 
+    # Thinking-only replies (reasoning, nothing visible, no call) are left out, as Hermes does
+    # (`_drop_thinking_only_and_merge_users`): Anthropic refuses an assistant turn ending in thinking, and
+    # the users' messages either side of one merge below.
+    out = [row for row in out if not _thinking_only(row)]
+
     # Pass 3: merge consecutive same-role messages (never tool results: each answers its own call).
     merged: list[dict[str, Any]] = []
     for row in out:
@@ -153,6 +168,7 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
         ):
             prev["content"] = "\n\n".join(p for p in (prev["content"], row["content"]) if p)
             prev["reasoning"] = "\n\n".join(p for p in (prev["reasoning"], row["reasoning"]) if p)
+            prev["details"] = [*prev["details"], *row["details"]]
             prev["tool_calls"] = row["tool_calls"]
             continue
         merged.append(row)
@@ -171,6 +187,8 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
                 item["content"] = ""
             if reasoning_echo:
                 item["reasoning_content"] = row["reasoning"] or REASONING_PAD
+            if row["details"]:  # each transport keeps what its endpoint takes (`agent.transports.reasoning`)
+                item["reasoning_details"] = row["details"]
             wire.append(item)
         else:
             wire.append(row)

@@ -30,7 +30,7 @@ class PlannedToolCall:
 class Piece:
     """One content chunk of a streamed answer (the unit of `delay` and `after_chunks`)."""
 
-    kind: Literal["reasoning", "text", "tool_start", "tool_args"]
+    kind: Literal["redacted", "reasoning", "text", "tool_start", "tool_args"]
     text: str = ""
     index: int = 0
     """Tool call index for tool pieces."""
@@ -108,6 +108,8 @@ def make_plan(
     )
     size = call.chunk_size
     pieces = plan.pieces
+    if call.redacted_thinking:
+        pieces.append(Piece("redacted", call.redacted_thinking))
     pieces.extend(Piece("reasoning", c) for c in split_chunks(reasoning, size))
     pieces.extend(Piece("text", c) for c in call.text_chunks)
     for i, tc in enumerate(tool_calls):

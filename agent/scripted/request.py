@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 __all__ = ["Api", "RecordedRequest", "first_user_text"]
 
-Api = Literal["openai", "anthropic"]
+Api = Literal["openai", "anthropic", "responses"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class RecordedRequest:
 
 def first_user_text(body: dict[str, Any]) -> str:
     """The text of a request's first user message (OpenAI or Anthropic shape; text parts joined)."""
-    for message in body.get("messages") or []:
+    for message in body.get("messages") or body.get("input") or []:  # chat, messages, Responses
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
         content = message.get("content")

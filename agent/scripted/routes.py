@@ -24,6 +24,7 @@ from .scenario import Fault, ModelCall, Scenario
 from .wire import Abort, ChunkedWriter, Encoder, dumps
 from .wire_anthropic import AnthropicEncoder
 from .wire_openai import OpenAIEncoder
+from .wire_responses import ResponsesEncoder
 
 __all__ = ["ENCODERS", "Owner", "ScriptedHTTPServer", "ScriptedHandler"]
 
@@ -31,11 +32,13 @@ logger = logging.getLogger(__name__)
 
 _OPENAI_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 _ANTHROPIC_PATHS = frozenset({"/v1/messages", "/messages"})
+_RESPONSES_PATHS = frozenset({"/v1/responses", "/responses"})
 _MODELS_PATHS = frozenset({"/v1/models", "/models"})
 
 ENCODERS: dict[Api, type[Encoder]] = {
     "openai": OpenAIEncoder,
     "anthropic": AnthropicEncoder,
+    "responses": ResponsesEncoder,
 }
 
 
@@ -162,7 +165,13 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         raw = self._read_body()
         arrived = time.monotonic()  # before parsing and planning: a big scripted answer takes a while
         api: Api | None = (
-            "openai" if path in _OPENAI_PATHS else "anthropic" if path in _ANTHROPIC_PATHS else None
+            "openai"
+            if path in _OPENAI_PATHS
+            else "anthropic"
+            if path in _ANTHROPIC_PATHS
+            else "responses"
+            if path in _RESPONSES_PATHS
+            else None
         )
         if api is None:
             self._send_not_found(path)

@@ -174,6 +174,9 @@ class ModelCall(_Strict):
     first_delay: float = Field(default=0.0, ge=0)
     """Seconds before the first chunk (and before a non-streamed answer or an HTTP error)."""
     reasoning: str | None = None
+    redacted_thinking: str | None = None
+    """Opaque reasoning sent before the thinking: Anthropic's `redacted_thinking` block with this `data`;
+    on chat completions OpenRouter's `reasoning_details` item `{type: reasoning.encrypted, data}`."""
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
     finish_reason: FinishReason | None = None
     """Default: `tool_calls` when there are tool calls, else `stop`."""

@@ -1,5 +1,6 @@
-"""The Anthropic messages shape of a planned answer: `message_start`, content blocks (thinking with its
-signature, text, tool_use with `input_json_delta`), `message_delta`, `message_stop`; or one message body."""
+"""The Anthropic messages shape of a planned answer: `message_start`, content blocks (redacted thinking,
+thinking with its signature, text, tool_use with `input_json_delta`), `message_delta`, `message_stop`; or
+one message body."""
 
 from __future__ import annotations
 
@@ -85,6 +86,8 @@ class AnthropicEncoder:
 
     def piece(self, piece: Piece) -> bytes:
         out = b""
+        if piece.kind == "redacted":
+            return self._open_block("redacted_thinking", {"type": "redacted_thinking", "data": piece.text})
         if piece.kind == "reasoning":
             if self._block != "thinking":
                 out += self._open_block("thinking", {"type": "thinking", "thinking": "", "signature": ""})
@@ -126,6 +129,8 @@ class AnthropicEncoder:
     def full_body(self) -> dict[str, Any]:
         p = self.plan
         content: list[dict[str, Any]] = []
+        if p.call.redacted_thinking:
+            content.append({"type": "redacted_thinking", "data": p.call.redacted_thinking})
         if p.reasoning:
             content.append({"type": "thinking", "thinking": p.reasoning, "signature": p.signature})
         if p.text:

@@ -55,6 +55,9 @@ class OpenAIEncoder:
             return self._chunk({"content": piece.text})
         if piece.kind == "reasoning":
             return self._chunk({"reasoning_content": piece.text})
+        if piece.kind == "redacted":  # as OpenRouter streams an encrypted reasoning detail
+            detail = {"type": "reasoning.encrypted", "data": piece.text, "index": 0}
+            return self._chunk({"reasoning_details": [detail]})
         if piece.kind == "tool_start":
             tc = self.plan.tool_calls[piece.index]
             return self._chunk(

@@ -28,7 +28,7 @@ from agent.core.events import (
     TurnStarted,
     UsageUpdated,
 )
-from agent.core.messages import API_CONTENT, Message, ToolCall, Usage, strip_surrogates
+from agent.core.messages import API_CONTENT, REASONING_DETAILS, Message, ToolCall, Usage, strip_surrogates
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.images.routing import prepare_images, sees_images
@@ -862,7 +862,13 @@ class Agent:
         self.compressor.maybe(tools)
         while True:
             max_tokens = self._output_cap or self.settings.max_output_tokens
-            request = ModelRequest(messages=self._wire_messages(), tools=tools, max_tokens=max_tokens)
+            active = self._fallback_settings or self.settings
+            request = ModelRequest(
+                messages=self._wire_messages(),
+                tools=tools,
+                max_tokens=max_tokens,
+                reasoning=active.reasoning_for(self._active_model),
+            )
             self.ui.on_event(
                 ApiCallStarted(
                     iteration=iteration, model=self._active_model, max_iterations=self.budget.max_total
@@ -1009,6 +1015,8 @@ class Agent:
         message.partial = False
         if incomplete:
             message.meta = {**message.meta, "incomplete": incomplete}
+        if response.reasoning_details:
+            message.meta = {**message.meta, REASONING_DETAILS: response.reasoning_details}
         if sink.message is None:
             self._append(message)
         else:

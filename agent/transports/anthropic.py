@@ -30,6 +30,7 @@ from agent.transports.base import (
 )
 from agent.transports.cache_control import CACHE_MARKER
 from agent.transports.endpoint import stale_timeout_for_context
+from agent.transports.reasoning import anthropic_fields
 from agent.transports.sse import ServerSentEvent, SSEDecoder
 from agent.transports.think_scrubber import ThinkScrubber
 
@@ -54,8 +55,57 @@ def _tool_input(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """Chat-completions messages -> (system text, Anthropic messages)."""
+_THINKING = frozenset({"thinking", "redacted_thinking"})
+
+
+def _thinking_blocks(msg: dict[str, Any]) -> list[dict[str, Any]]:
+    """An assistant message's kept thinking blocks, as input blocks (only the fields the input takes); a
+    `reasoning_content` echo (Kimi, DeepSeek) becomes an unsigned one when there are none."""
+    blocks: list[dict[str, Any]] = []
+    for detail in msg.get("reasoning_details") or ():
+        kind = detail.get("type") if isinstance(detail, dict) else None
+        if kind == "thinking":
+            block = {"type": "thinking", "thinking": str(detail.get("thinking") or "")}
+            if detail.get("signature"):
+                block["signature"] = str(detail["signature"])
+            blocks.append(block)
+        elif kind == "redacted_thinking" and detail.get("data"):
+            blocks.append({"type": "redacted_thinking", "data": str(detail["data"])})
+    echo = msg.get("reasoning_content")
+    if not blocks and isinstance(echo, str):
+        blocks.append({"type": "thinking", "thinking": echo})
+    return blocks
+
+
+def _replay_thinking(out: list[dict[str, Any]], replay: str) -> None:
+    """Keep or drop each assistant turn's thinking blocks as the endpoint requires (see
+    `Endpoint.anthropic_thinking_replay`); the latest turn's signed blocks go back exactly as they came."""
+    latest = max((i for i, m in enumerate(out) if m["role"] == "assistant"), default=-1)
+    for i, msg in enumerate(out):
+        if msg["role"] != "assistant" or not any(b["type"] in _THINKING for b in msg["content"]):
+            continue
+        if replay == "as_is":
+            continue
+        kept: list[dict[str, Any]] = []
+        for block in msg["content"]:
+            if block["type"] not in _THINKING:
+                kept.append(block)
+            elif replay == "unsigned":
+                if not block.get("signature") and not block.get("data"):
+                    kept.append(block)
+            elif replay == "signed" and i == latest:
+                if block.get("signature") or block.get("data"):
+                    kept.append(block)
+                elif block.get("thinking"):  # unsigned: kept as text, so the reasoning is not lost
+                    kept.append({"type": "text", "text": block["thinking"]})
+        msg["content"] = kept or [{"type": "text", "text": "(thinking elided)"}]
+
+
+def convert_messages(
+    messages: list[dict[str, Any]], *, thinking_replay: str = "none"
+) -> tuple[str, list[dict[str, Any]]]:
+    """Chat-completions messages -> (system text, Anthropic messages). `thinking_replay`: what happens to
+    the assistant turns' kept thinking blocks (`Endpoint.anthropic_thinking_replay`)."""
     system_parts: list[str] = []
     out: list[dict[str, Any]] = []
     for msg in messages:
@@ -75,6 +125,7 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str
             )
             role = "user"
         elif role == "assistant":
+            blocks.extend(_thinking_blocks(msg))  # thinking comes first in an assistant turn
             if msg.get("content"):
                 blocks.append({"type": "text", "text": msg["content"]})
             for call in msg.get("tool_calls") or []:
@@ -117,6 +168,7 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str
             prev_ids = {b["id"] for b in out[i - 1]["content"] if b["type"] == "tool_use"}
         kept = [b for b in msg["content"] if b["type"] != "tool_result" or b["tool_use_id"] in prev_ids]
         msg["content"] = kept or [{"type": "text", "text": "(empty)"}]
+    _replay_thinking(out, thinking_replay)
     if out and out[0]["role"] != "user":
         out.insert(0, {"role": "user", "content": [{"type": "text", "text": "(conversation continues)"}]})
     return "\n\n".join(system_parts), out
@@ -125,8 +177,13 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str
 def apply_cache_control(system: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Mark the system prompt and the last three messages (4 breakpoints, Anthropic's maximum)."""
     for msg in messages[-3:]:
-        if msg["content"]:
-            msg["content"][-1] = {**msg["content"][-1], "cache_control": CACHE}
+        # Never on a thinking block: a marker there interferes with its signature.
+        at = next(
+            (i for i in range(len(msg["content"]) - 1, -1, -1) if msg["content"][i]["type"] not in _THINKING),
+            None,
+        )
+        if at is not None:
+            msg["content"][at] = {**msg["content"][at], "cache_control": CACHE}
     return [{"type": "text", "text": system, "cache_control": CACHE}] if system else []
 
 
@@ -170,6 +227,10 @@ class AnthropicAccumulator:
         self.saw_usage = False
         self._run: list[str] = []
         self._run_kind = ""  # "text" | "thinking" | ""
+        # Thinking and redacted-thinking blocks as they came, signatures included, for the next call of the
+        # turn (Anthropic rejects a tool-use turn whose thinking is missing or altered); by stream index.
+        self.details: list[dict[str, Any]] = []
+        self.thinking: dict[object, dict[str, Any]] = {}
 
     def handle(self, batch: list[Any]) -> None:
         for event in batch:
@@ -186,6 +247,13 @@ class AnthropicAccumulator:
                 self._text(delta.get("text"))
             elif dtype == "thinking_delta":
                 self._add("thinking", delta.get("thinking"))
+                kept = self.thinking.get(event.get("index"))
+                if kept is not None and isinstance(delta.get("thinking"), str):
+                    kept["thinking"] += delta["thinking"]
+            elif dtype == "signature_delta":
+                kept = self.thinking.get(event.get("index"))
+                if kept is not None and isinstance(delta.get("signature"), str):
+                    kept["signature"] = kept.get("signature", "") + delta["signature"]
             elif dtype == "input_json_delta":
                 slot = self.blocks.get(event.get("index"))
                 if slot is not None:
@@ -203,6 +271,14 @@ class AnthropicAccumulator:
                 self.sink.on_tool_start(len(self.tool_order) - 1, block["id"], block["name"])
             elif btype == "text" and block.get("text"):
                 self._text(block["text"])
+            elif btype == "thinking":
+                kept = {"type": "thinking", "thinking": "", "signature": str(block.get("signature") or "")}
+                self.thinking[event.get("index")] = kept
+                self.details.append(kept)
+                self._add("thinking", block.get("thinking"))
+                kept["thinking"] = str(block.get("thinking") or "")
+            elif btype == "redacted_thinking" and block.get("data"):
+                self.details.append({"type": "redacted_thinking", "data": str(block["data"])})
         elif kind == "message_delta":
             reason = _get(event.get("delta"), "stop_reason")
             if reason:
@@ -265,7 +341,10 @@ class AnthropicAccumulator:
         if usage is not None:
             # Anthropic's input_tokens excludes cached tokens; the context used includes them.
             usage.prompt_tokens += usage.cache_read_tokens + usage.cache_write_tokens
-        return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage)
+        details = [
+            d for d in self.details if d["type"] == "redacted_thinking" or d["thinking"] or d["signature"]
+        ]
+        return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage, details)
 
 
 def event_batches(response: Any, client: Any) -> Iterator[list[Any]]:
@@ -340,8 +419,10 @@ class AnthropicTransport(SDKClientHolder):
         stale_timeout: float = 180.0,
         connect_timeout: float = 30.0,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        thinking_replay: str = "none",
     ) -> None:
         self.model = model
+        self.thinking_replay = thinking_replay  # `Endpoint.anthropic_thinking_replay`
         self.base_url = base_url
         self._api_key = api_key
         self.stale_timeout = stale_timeout
@@ -374,18 +455,23 @@ class AnthropicTransport(SDKClientHolder):
         return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
 
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
-        system, messages = convert_messages(request.messages)
+        system, messages = convert_messages(request.messages, thinking_replay=self.thinking_replay)
         system_blocks = apply_cache_control(system, messages)
+        max_tokens = request.max_tokens or self.max_tokens
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
-            "max_tokens": request.max_tokens or self.max_tokens,
+            "max_tokens": max_tokens,
             "stream": True,
         }
         if system_blocks:
             kwargs["system"] = system_blocks
         if request.tools:
             kwargs["tools"] = convert_tools(request.tools)
+        thinking = anthropic_fields(self.model, request.reasoning, max_tokens)
+        if "temperature" in thinking:  # no longer a parameter of the SDK's create(): sent in the body
+            kwargs["extra_body"] = {"temperature": thinking.pop("temperature")}
+        kwargs.update(thinking)
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent.config.reasoning import Reasoning
 from agent.core.errors import InterruptedByUser, StaleStreamError
 from agent.core.messages import ToolCall, Usage
 
@@ -30,6 +31,9 @@ class ModelRequest:
     messages: list[dict[str, Any]]  # chat-completions shaped, already sanitized
     tools: list[dict[str, Any]]  # chat-completions function specs; [] = no tools
     max_tokens: int | None = None
+    # What the user asked of the model's thinking for this call (None: the provider's default); each
+    # transport sends it in its protocol's form (`agent.transports.reasoning`).
+    reasoning: Reasoning | None = None
 
 
 @dataclass
@@ -39,6 +43,9 @@ class ModelResponse:
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str | None = None
     usage: Usage | None = None
+    # The provider's reasoning items kept verbatim for replay (Hermes' `reasoning_details`): Anthropic's
+    # thinking blocks with their signatures and redacted blocks, OpenRouter's `reasoning_details`.
+    reasoning_details: list[dict[str, Any]] = field(default_factory=list)
 
 
 class StreamSink(Protocol):

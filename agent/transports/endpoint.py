@@ -24,6 +24,19 @@ LOCAL_STALE_TIMEOUT = 900.0
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0"})
 _LOCAL_SUFFIXES = (".local", ".localhost", ".internal", ".lan", ".home.arpa")
 _TAILSCALE = ipaddress.ip_network("100.64.0.0/10")
+_KIMI_MODEL_PREFIXES = (
+    "kimi-",
+    "kimi_",
+    "moonshot-",
+    "moonshot_",
+    "k1.",
+    "k1-",
+    "k2.",
+    "k2-",
+    "k25",
+    "k3.",
+    "k3-",
+)
 
 
 def _host(base_url: str) -> str:
@@ -95,6 +108,25 @@ class Endpoint:
         )
         mimo = provider == "xiaomi" or "mimo" in model or _host_is(host, "xiaomimimo.com")
         return deepseek or kimi or mimo
+
+    @property
+    def anthropic_thinking_replay(self) -> str:
+        """How thinking blocks go back to this Anthropic-protocol endpoint (Hermes'
+        `_manage_thinking_signatures`): `signed` (Anthropic itself: the latest reply's signed blocks as they
+        came, earlier ones dropped), `unsigned` (DeepSeek's /anthropic: only unsigned ones), `as_is` (Kimi
+        and Moonshot), `none` (any other endpoint: signatures are Anthropic's, others reject them)."""
+        host, model = self.host, self.model.strip().lower().rsplit("/", 1)[-1]
+        if (
+            any(_host_is(host, d) for d in ("api.kimi.com", "moonshot.ai", "moonshot.cn"))
+            or model == "k3"
+            or model.startswith(_KIMI_MODEL_PREFIXES)
+        ):
+            return "as_is"
+        if _host_is(host, "api.deepseek.com"):
+            return "unsigned"
+        if self.base_url.strip() and "anthropic.com" not in self.base_url.lower():
+            return "none"
+        return "signed"
 
     def stale_timeout(
         self, configured: float, *, explicit: bool, local: float = LOCAL_STALE_TIMEOUT

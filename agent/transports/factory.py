@@ -33,6 +33,18 @@ def make_transport(settings: Settings) -> Transport:
             api_key=api_key,
             stale_timeout=stale,
             connect_timeout=settings.connect_timeout,
+            thinking_replay=endpoint.anthropic_thinking_replay,
+        )
+    if settings.api_mode == "codex_responses":
+        from agent.transports.responses import ResponsesTransport
+
+        return ResponsesTransport(
+            model=settings.model,
+            base_url=base_url,
+            api_key=api_key,
+            stale_timeout=stale,
+            connect_timeout=settings.connect_timeout,
+            xai=endpoint.host == "api.x.ai" or settings.provider == "xai",
         )
     from agent.transports.openai_chat import OpenAIChatTransport
 
@@ -45,4 +57,5 @@ def make_transport(settings: Settings) -> Transport:
         cache_control=endpoint.caches_in_envelope,
         # OpenRouter reports each call's cost in `usage.cost` when asked: its figure beats a price table.
         extra_body={"usage": {"include": True}} if endpoint.is_openrouter else None,
+        endpoint=endpoint,
     )

@@ -26,7 +26,8 @@ from agent.transports.base import (
     transport_errors,
 )
 from agent.transports.cache_control import mark_envelope
-from agent.transports.endpoint import stale_timeout_for_context
+from agent.transports.endpoint import Endpoint, stale_timeout_for_context
+from agent.transports.reasoning import chat_fields, chat_replay
 from agent.transports.sse import ServerSentEvent, SSEDecoder
 from agent.transports.think_scrubber import ThinkScrubber, scrub
 
@@ -88,6 +89,7 @@ class ChatAccumulator:
         self.usage: Usage | None = None
         self.chunks = 0
         self.saw_done = False  # `[DONE]` arrived (set by the reader thread before the stream ends)
+        self.details: dict[Any, dict[str, Any]] = {}  # OpenRouter's reasoning_details, by index
         self.scrubber = ThinkScrubber()
 
     def mark_done(self) -> None:
@@ -114,6 +116,9 @@ class ChatAccumulator:
                             self._flush(run_kind, run)
                             run, run_kind = [], "reasoning"
                         run.append(reasoning)
+                    details = delta.get("reasoning_details")
+                    if isinstance(details, list):
+                        self._details(details)
                     content = delta.get("content")
                     if content and isinstance(content, str):
                         for is_reasoning, piece in self.scrubber.feed(content):
@@ -133,6 +138,23 @@ class ChatAccumulator:
                 if finish:
                     self.finish_reason = finish
         self._flush(run_kind, run)
+
+    def _details(self, items: list[Any]) -> None:
+        """OpenRouter's `reasoning_details` arrive in pieces per `index`: their text (summary, data) is
+        joined, their other fields (signature, format, id) kept as the last piece gave them."""
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            index = item.get("index", len(self.details))
+            kept = self.details.get(index)
+            if kept is None:
+                self.details[index] = dict(item)
+                continue
+            for key, value in item.items():
+                if key in ("text", "summary", "data") and isinstance(value, str):
+                    kept[key] = str(kept.get(key) or "") + value
+                elif value is not None:
+                    kept[key] = value
 
     def _flush(self, kind: str, run: list[str]) -> None:
         if not run:
@@ -184,6 +206,7 @@ class ChatAccumulator:
             tool_calls=calls,
             finish_reason=finish,
             usage=self.usage,
+            reasoning_details=list(self.details.values()),
         )
 
 
@@ -260,8 +283,11 @@ class OpenAIChatTransport(SDKClientHolder):
         extra_headers: dict[str, str] | None = None,
         cache_control: bool = False,
         extra_body: dict[str, Any] | None = None,
+        endpoint: Endpoint | None = None,
     ) -> None:
         self.model = model
+        # Who is called (provider, URL, model): which reasoning fields it takes (`chat_fields`).
+        self.endpoint = endpoint or Endpoint("", base_url or "", model)
         self.base_url = base_url
         self._api_key = api_key
         self.stale_timeout = stale_timeout  # the endpoint's; a large request gets more (`stale_timeout_for`)
@@ -303,7 +329,7 @@ class OpenAIChatTransport(SDKClientHolder):
         return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
 
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
-        messages = openai_messages(request.messages)  # images as image_url parts
+        messages = chat_replay(openai_messages(request.messages), self.endpoint)  # images as image_url parts
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": mark_envelope(messages) if self.cache_control else messages,
@@ -314,8 +340,10 @@ class OpenAIChatTransport(SDKClientHolder):
             kwargs["tools"] = request.tools
         if request.max_tokens:
             kwargs["max_tokens"] = request.max_tokens
-        if self.extra_body:
-            kwargs["extra_body"] = self.extra_body
+        body, top = chat_fields(self.endpoint, request.reasoning)
+        extra = {**self.extra_body, **body, **top}
+        if extra:
+            kwargs["extra_body"] = extra
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:

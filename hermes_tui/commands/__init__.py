@@ -25,6 +25,7 @@ from hermes_tui.commands.model import MODEL
 from hermes_tui.commands.palette import SlashCommandProvider
 from hermes_tui.commands.plugins import PLUGINS
 from hermes_tui.commands.processes import PROCESSES
+from hermes_tui.commands.reasoning import REASONING
 from hermes_tui.commands.registry import CommandRegistry
 from hermes_tui.commands.session import CLEAR, NEW, SESSIONS, STATUS, TITLE
 from hermes_tui.commands.tools import TOOLS
@@ -46,6 +47,7 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     NEW,
     SESSIONS,
     MODEL,
+    REASONING,
     STEER,
     ROLLBACK,
     PLUGINS,

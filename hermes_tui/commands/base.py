@@ -96,6 +96,8 @@ class RegistryAPI(Protocol):
 class TranscriptAPI(Protocol):
     """The parts of the transcript a command writes to."""
 
+    show_reasoning: bool
+
     def add_notice(
         self, kind: str, text: str, hint: str | None = None, *, multiline: bool = False
     ) -> object: ...
@@ -107,6 +109,7 @@ class StatusAPI(Protocol):
 
     def set_model(self, model: str) -> None: ...
     def set_yolo(self, yolo: bool) -> None: ...
+    def set_reasoning(self, level: str) -> None: ...
     def set_usage(
         self, prompt: int, completion: int, cost: float | None = None, unknown_calls: int = 0
     ) -> None: ...

@@ -48,6 +48,7 @@ def _checked(ctx: CommandContext, name: str, catalog: ModelCatalog) -> None:
         return
     ctx.session.switch_model(name)
     ctx.status.set_model(name)
+    ctx.status.set_reasoning(ctx.session.settings.reasoning_label)  # the new model's override, if any
     unchecked = "" if catalog.known else f" (not checked: {catalog.problem})"
     ctx.transcript.add_notice("info", f"Model switched to {name} for the next turn.{unchecked}")
 

@@ -43,6 +43,7 @@ from hermes_tui.first_frame import after_first_frame
 from hermes_tui.gc_policy import GcPolicy, policy_of
 from hermes_tui.prompt_history import load_prompt_history
 from hermes_tui.screens.chat_context import ScreenCommandContext
+from hermes_tui.screens.chat_display import apply_display_settings
 from hermes_tui.screens.chat_flavour import apply_flavour
 from hermes_tui.screens.chat_layout import ChatLayout
 from hermes_tui.screens.chat_questions import QuestionPresenter
@@ -213,7 +214,7 @@ class ChatScreen(ChatLayout):
         self.pipeline.start()
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
-        self.status_bar.set_yolo(self.settings.yolo)
+        apply_display_settings(self.settings, self.status_bar, self.transcript)
         if self.resume_id:
             # Before anything builds an agent: it builds the resumed one.
             open_session(self.command_context, self.resume_id)
@@ -225,7 +226,6 @@ class ChatScreen(ChatLayout):
             after_first_frame(self, self._engine_ready)
         if self.store.read_only:  # browsing and search work; sending says why not
             self.transcript.add_notice("warn", self.store.read_only)
-        self.transcript.expand_diffs = self.settings.expand_diffs
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.prompt_history = load_prompt_history(self.settings)
         self.prompt_input.paste_handler = self._on_paste

@@ -110,7 +110,7 @@ def test_envelope_marks_the_system_prompt_and_the_last_three_messages_with_text(
         ("openrouter", "anthropic/claude-sonnet-4", True),
         ("openrouter", "moonshotai/kimi-k2", True),
         ("openrouter", "openai/gpt-4o", False),
-        ("openai", "claude-sonnet-4", False),  # only gateways that honour the markers
+        ("deepseek", "claude-sonnet-4", False),  # only gateways that honour the markers
     ],
 )
 def test_claude_through_openrouter_gets_cache_markers(

@@ -89,7 +89,9 @@ def test_a_hermes_config_naming_the_provider_works_with_its_key(tmp_path: Path, 
     assert s.is_configured and s.unsupported_provider is None
     assert s.api_key is not None and s.api_key.get_secret_value() == "sk-test-key"
     assert loaded.sources["api_key"] == f"env {spec.key_env[-1]}"
-    assert s.effective_base_url == spec.base_url and s.api_mode == "openai_chat"
+    # xAI answers on the Responses API, as in Hermes (issue 30); the others on chat completions.
+    expected = "codex_responses" if name == "xai" else "openai_chat"
+    assert s.effective_base_url == spec.base_url and s.api_mode == expected
 
 
 def test_an_alias_becomes_the_canonical_name_and_its_protocol(tmp_path: Path) -> None:

@@ -1,0 +1,377 @@
+"""The OpenAI Responses API (Hermes' `api_mode: codex_responses`) over the official `openai` SDK, streamed.
+
+The third wire protocol beside chat completions and Anthropic's messages: xAI and GPT-5.x on api.openai.com
+answer tool-using, reasoning turns only here. The transcript stays in its one neutral shape and is converted
+on the wire as Hermes does: the system prompt becomes `instructions`, messages become `input` items (a
+`message` per turn, `function_call` for each call the model made, `function_call_output` for each result),
+`store: false` (nothing kept at OpenAI), and the encrypted reasoning items the provider sent (asked for
+with `include: ["reasoning.encrypted_content"]`) go back, in place, before the reply they came with, so the
+next call of the turn continues the same reasoning.
+
+The stream is read from the SDK's raw streaming response and decoded here (`agent.transports.sse`), as the
+other transports do: text and function-call argument deltas reach the sink as they come, the reasoning
+summary as reasoning; `response.completed` (or `response.incomplete`, at the output limit) ends it, and a
+stream without either is incomplete (retried by the loop).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from agent.core.errors import EmptyStreamError, StreamIncompleteError
+from agent.core.messages import ToolCall, Usage
+from agent.transports.base import (
+    ModelRequest,
+    ModelResponse,
+    SDKClientHolder,
+    StreamSink,
+    approx_tokens,
+    pump,
+    transport_errors,
+)
+from agent.transports.endpoint import stale_timeout_for_context
+from agent.transports.reasoning import responses_fields
+from agent.transports.sse import ServerSentEvent, SSEDecoder
+from agent.transports.think_scrubber import ThinkScrubber
+
+__all__ = ["ResponsesAccumulator", "ResponsesTransport", "convert_input"]
+
+DEFAULT_INSTRUCTIONS = "You are a helpful assistant."
+"""What `instructions` says when the conversation has no system prompt (the API requires one)."""
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else ""
+
+
+def convert_input(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """Chat-completions messages -> (instructions, Responses input items)."""
+    instructions: list[str] = []
+    items: list[dict[str, Any]] = []
+    for msg in messages:
+        role = msg.get("role")
+        if role == "system":
+            if msg.get("content"):
+                instructions.append(_text(msg["content"]))
+            continue
+        if role == "tool":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": str(msg.get("tool_call_id") or ""),
+                    "output": _text(msg.get("content")) or "(empty)",
+                }
+            )
+            continue
+        if role == "assistant":
+            for detail in msg.get("reasoning_details") or ():
+                if (
+                    isinstance(detail, dict)
+                    and detail.get("type") == "reasoning"
+                    and detail.get("encrypted_content")
+                ):
+                    items.append({k: v for k, v in detail.items() if k not in ("id", "status")})
+            if msg.get("content"):
+                items.append({"role": "assistant", "content": _text(msg["content"])})
+            for call in msg.get("tool_calls") or ():
+                fn = call.get("function") or {}
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": str(call.get("id") or ""),
+                        "name": str(fn.get("name") or ""),
+                        "arguments": str(fn.get("arguments") or "{}"),
+                    }
+                )
+            continue
+        items.append({"role": "user", "content": _text(msg.get("content"))})
+    return "\n\n".join(instructions).strip(), items
+
+
+def convert_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat-completions function specs -> Responses function tools (flat, not nested in `function`)."""
+    out = []
+    for tool in tools:
+        fn = tool.get("function") or {}
+        out.append(
+            {
+                "type": "function",
+                "name": fn.get("name", ""),
+                "description": fn.get("description", ""),
+                "parameters": fn.get("parameters") or {"type": "object", "properties": {}},
+                "strict": False,
+            }
+        )
+    return out
+
+
+def usage_from_responses(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+    usage = Usage(
+        prompt_tokens=int(raw.get("input_tokens") or 0), completion_tokens=int(raw.get("output_tokens") or 0)
+    )
+    details = raw.get("input_tokens_details")
+    if isinstance(details, dict):
+        usage.cache_read_tokens = int(details.get("cached_tokens") or 0)
+    out_details = raw.get("output_tokens_details")
+    if isinstance(out_details, dict):
+        usage.reasoning_tokens = int(out_details.get("reasoning_tokens") or 0)
+    return usage
+
+
+class ResponsesAccumulator:
+    """Folds Responses stream events (decoded JSON) into one response; consecutive deltas of one kind in
+    one network read reach the sink as one call."""
+
+    def __init__(self, sink: StreamSink) -> None:
+        self.sink = sink
+        self.scrubber = ThinkScrubber()
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[object, dict[str, Any]] = {}  # by output index: call_id, name, arguments
+        self.reasoning_items: list[dict[str, Any]] = []
+        self.status: str | None = None  # completed | incomplete, from the terminal event
+        self.incomplete_reason = ""
+        self.usage: Usage | None = None
+        self.events = 0
+        self._run: list[str] = []
+        self._run_kind = ""
+
+    def handle(self, batch: list[Any]) -> None:
+        for event in batch:
+            if isinstance(event, dict):
+                self.events += 1
+                self._event(event)
+        self._flush()
+
+    def _event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type", "")
+        if kind == "response.output_text.delta":
+            delta = event.get("delta")
+            if isinstance(delta, str) and delta:
+                for is_reasoning, piece in self.scrubber.feed(delta):
+                    self._add("reasoning" if is_reasoning else "text", piece)
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            self._add("reasoning", event.get("delta"))
+        elif kind == "response.function_call_arguments.delta":
+            call = self.calls.get(event.get("output_index"))
+            if call is not None and isinstance(event.get("delta"), str):
+                call["arguments"].append(event["delta"])
+        elif kind == "response.output_item.added":
+            item = event.get("item")
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                self._flush()
+                call = {
+                    "call_id": str(item.get("call_id") or ""),
+                    "name": str(item.get("name") or ""),
+                    "arguments": [],
+                }
+                self.calls[event.get("output_index")] = call
+                self.sink.on_tool_start(len(self.calls) - 1, call["call_id"], call["name"])
+        elif kind == "response.output_item.done":
+            item = event.get("item")
+            if isinstance(item, dict) and item.get("type") == "reasoning" and item.get("encrypted_content"):
+                self.reasoning_items.append(dict(item))
+            elif isinstance(item, dict) and item.get("type") == "function_call":
+                call = self.calls.get(event.get("output_index"))
+                if call is not None and isinstance(item.get("arguments"), str) and not call["arguments"]:
+                    call["arguments"].append(item["arguments"])
+        elif kind in ("response.completed", "response.incomplete"):
+            raw = event.get("response")
+            response: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            self.status = "incomplete" if kind == "response.incomplete" else "completed"
+            details = response.get("incomplete_details")
+            if isinstance(details, dict):
+                self.incomplete_reason = str(details.get("reason") or "")
+            self.usage = usage_from_responses(response.get("usage"))
+
+    def _add(self, kind: str, text: Any) -> None:
+        if not text or not isinstance(text, str):
+            return
+        if kind != self._run_kind:
+            self._flush()
+            self._run_kind = kind
+        self._run.append(text)
+
+    def _flush(self) -> None:
+        run, kind = self._run, self._run_kind
+        if not run:
+            return
+        self._run = []
+        text = "".join(run)
+        if kind == "text":
+            self.text.append(text)
+            self.sink.on_text(text)
+        else:
+            self.reasoning.append(text)
+            self.sink.on_reasoning(text)
+
+    def response(self) -> ModelResponse:
+        for is_reasoning, piece in self.scrubber.finish():
+            self._add("reasoning" if is_reasoning else "text", piece)
+        self._flush()
+        calls = [
+            ToolCall(
+                id=c["call_id"] or f"call_{i}", name=c["name"], arguments="".join(c["arguments"]) or "{}"
+            )
+            for i, c in enumerate(self.calls.values())
+            if c["name"]
+        ]
+        if self.status == "incomplete" and self.incomplete_reason == "content_filter":
+            finish: str | None = "content_filter"
+        elif self.status == "incomplete":
+            finish = "length"
+        elif calls:
+            finish = "tool_calls"
+        else:
+            finish = "stop" if self.status else None
+        return ModelResponse(
+            "".join(self.text), "".join(self.reasoning), calls, finish, self.usage, list(self.reasoning_items)
+        )
+
+
+def event_batches(response: Any, sdk: Any) -> Iterator[list[Any]]:
+    """The decoded events of a Responses stream, one list per network read. An `error` or
+    `response.failed` event raises the SDK's `APIError` (classified like any provider error); an event
+    that is not JSON raises `json.JSONDecodeError`; a broken connection raises `StreamIncompleteError`."""
+    timeouts, failures = transport_errors(sdk)
+    decoder = SSEDecoder()
+    try:
+        try:
+            for raw in response.iter_bytes():
+                events = decoder.feed(raw)
+                if events:
+                    yield from _decode(events, response, sdk)
+            yield from _decode(decoder.finish(), response, sdk)
+        except timeouts as err:
+            raise sdk.APITimeoutError(request=response.request) from err
+        except failures as err:
+            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
+    finally:
+        response.close()
+
+
+def _decode(events: list[ServerSentEvent], response: Any, sdk: Any) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for sse in events:
+        if not sse.data or sse.data.startswith("[DONE]"):
+            continue
+        try:
+            data = json.loads(sse.data)
+            if isinstance(data, dict) and data.get("type") in ("error", "response.failed"):
+                raise _stream_error(data, response, sdk)
+        except Exception:
+            if batch:
+                yield batch
+            raise
+        batch.append(data)
+    if batch:
+        yield batch
+
+
+def _stream_error(data: dict[str, Any], response: Any, sdk: Any) -> Exception:
+    error = data.get("error")
+    if error is None and isinstance(data.get("response"), dict):
+        error = data["response"].get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message:
+        message = "An error occurred during streaming"
+    api_error: Exception = sdk.APIError(message=message, request=response.request, body=error)
+    return api_error
+
+
+class ResponsesTransport(SDKClientHolder):
+    name = "responses"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None,
+        api_key: str | None,
+        stale_timeout: float = 180.0,
+        connect_timeout: float = 30.0,
+        xai: bool = False,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self._api_key = api_key
+        self.stale_timeout = stale_timeout
+        self.connect_timeout = connect_timeout
+        self.xai = xai  # xAI's Responses: its own effort range, no reasoning summary
+        SDKClientHolder.__init__(self)
+
+    def _create_client(self) -> Any:
+        import openai
+
+        return openai.OpenAI(
+            base_url=self.base_url,
+            api_key=self._api_key or "not-needed",
+            max_retries=0,
+            timeout=self._timeout(openai, self.stale_timeout),
+        )
+
+    def _timeout(self, sdk: Any, stale_timeout: float) -> Any:
+        return sdk.Timeout(
+            connect=self.connect_timeout, read=stale_timeout + 5, write=60.0, pool=self.connect_timeout
+        )
+
+    def _client_key(self) -> tuple[Any, ...]:
+        return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout)
+
+    def _warm_client(self, client: Any) -> None:
+        _ = client.responses.with_streaming_response
+
+    def stale_timeout_for(self, request: ModelRequest) -> float:
+        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
+
+    def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        instructions, items = convert_input(request.messages)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "instructions": instructions or DEFAULT_INSTRUCTIONS,
+            "input": items,
+            "store": False,
+            "stream": True,
+        }
+        if request.tools:
+            kwargs["tools"] = convert_tools(request.tools)
+            kwargs["tool_choice"] = "auto"
+            kwargs["parallel_tool_calls"] = True
+        if request.max_tokens:
+            kwargs["max_output_tokens"] = request.max_tokens
+        kwargs.update(responses_fields(self.model, request.reasoning, xai=self.xai))
+        return kwargs
+
+    def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
+        import openai
+
+        client = self._get_client()
+        acc = ResponsesAccumulator(sink)
+        kwargs = self.build_kwargs(request)
+        # `input` and `tools` as they are (JSON-shaped already): the SDK's transform is a deep copy.
+        body = {key: kwargs.pop(key) for key in ("input", "tools") if key in kwargs}
+        kwargs["extra_body"] = body
+        kwargs["input"] = []
+        stale_timeout = self.stale_timeout_for(request)
+        if stale_timeout > self.stale_timeout:
+            kwargs["timeout"] = self._timeout(openai, stale_timeout)
+        pump(
+            lambda: client.responses.with_streaming_response.create(**kwargs).__enter__(),
+            lambda opened: event_batches(opened.http_response, openai),
+            acc.handle,
+            acc.response,
+            interrupt=interrupt,
+            stale_timeout=stale_timeout,
+            on_idle=getattr(sink, "on_idle", None),
+            sink=sink,
+        )
+        if acc.events == 0:
+            raise EmptyStreamError("the stream ended without a single event")
+        if acc.status is None:
+            raise StreamIncompleteError("the stream ended without response.completed")
+        return acc.response()
