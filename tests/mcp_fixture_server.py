@@ -4,7 +4,8 @@ serves on stdin/stdout; `... http` serves streamable HTTP on 127.0.0.1 (an OS-ch
 
 Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
 destructive tool (`write_note`), an image and an embedded resource, an error result (`fail`), a call that
-never answers (`hang`) and one that kills the server mid-call (`crash`). `pid` says which process answered,
+never answers (`hang`) and one that kills the server mid-call (`crash`); `--noise` prints NOISE on stdout
+before the first message. `pid` says which process answered,
 so a test can tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
 file can stand for two servers.
 """
@@ -36,6 +37,11 @@ PNG_1PX = base64.b64encode(
         "a40000000049454e44ae426082"
     )
 ).decode()
+
+
+NOISE = b'a library\'s warning on stdout\n\xff\xfe\x80 not UTF-8 \xc3\n{"json": "but not JSON-RPC"}\n'
+"""What `--noise` prints before the first message, as real servers do: a library's warning, bytes that are
+not UTF-8, JSON that is not JSON-RPC (tests/agent/test_mcp_faults.py also puts it between messages)."""
 
 
 def build(prefix: str = "") -> MCPServer:
@@ -85,6 +91,13 @@ def build(prefix: str = "") -> MCPServer:
     def crash() -> str:
         os._exit(3)
 
+    @server.tool(
+        name=name("noisy"), description="Prints noise to stdout, then answers.", annotations=READ_ONLY
+    )
+    def noisy() -> str:
+        os.write(1, NOISE)
+        return "after the noise"
+
     @server.tool(name=name("pid"), description="The server's process id.", annotations=READ_ONLY)
     def pid() -> str:
         return str(os.getpid())
@@ -111,7 +124,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("transport", choices=("stdio", "http"))
     parser.add_argument("--prefix", default="")
+    parser.add_argument("--noise", action="store_true", help="print NOISE on stdout before serving")
     args = parser.parse_args()
+    if args.noise:
+        os.write(1, b"fixture server 1.0 starting\n" + NOISE)
     server = build(args.prefix)
     if args.transport == "stdio":
         server.run("stdio")
