@@ -177,6 +177,7 @@ class McpManager:
         self._closed = False
         self._known_groups: set[int] = set()
         self._pending: list[concurrent.futures.Future[None]] = []
+        self._relists: set[asyncio.Task[None]] = set()
         atexit.register(self._kill_leftovers)
 
     # ------------------------------------------------------------------------------------------ public
@@ -368,7 +369,34 @@ class McpManager:
 
         info = Implementation(name=CLIENT_NAME, version=client_version())
         transport = filtered(self._transport(srv.spec, stack), srv.spec.name, srv.noise, srv.ended.set)
-        return Client(transport, mode="legacy", client_info=info)
+        return Client(transport, mode="legacy", client_info=info, message_handler=self._on_message(srv))
+
+    def _on_message(self, srv: _Server) -> Callable[[Any], Any]:
+        """The server's notifications: `tools/list_changed` lists its tools again (the next request and
+        `/mcp` see the new list)."""
+
+        async def handle(message: Any) -> None:
+            root = getattr(message, "root", None)
+            method = getattr(message, "method", None) or getattr(root, "method", None)
+            if method == "notifications/tools/list_changed":
+                task = asyncio.get_running_loop().create_task(self._relist(srv))
+                self._relists.add(task)  # held until done: the loop keeps only a weak reference
+                task.add_done_callback(self._relists.discard)
+
+        return handle
+
+    async def _relist(self, srv: _Server) -> None:
+        client = srv.client
+        if client is None or srv.state != "connected":
+            return
+        try:
+            listed = await self._list_tools(client)
+        except Exception as exc:  # the old list stays; the next change tries again
+            log.warning("mcp: server '%s' changed its tools but could not list them: %s", srv.spec.name, exc)
+            return
+        if srv.client is client and srv.state == "connected":
+            self._register(srv, listed)
+            self._changed(srv)
 
     def _transport(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
         if spec.command:

@@ -145,6 +145,7 @@ RECORDER = textwrap.dedent(
     """
     import json, sys
     log = open(sys.argv[1], "a")
+    grown = False
     for line in sys.stdin:
         msg = json.loads(line)
         log.write(line); log.flush()
@@ -155,7 +156,18 @@ RECORDER = textwrap.dedent(
             result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
                       "serverInfo": {"name": "old", "version": "1.0"}}
         elif method == "tools/list":
-            result = {"tools": [{"name": "hello", "inputSchema": {"type": "object"}}]}
+            tools = [{"name": "hello", "inputSchema": {"type": "object"}},
+                     {"name": "as_task", "inputSchema": {"type": "object"},
+                      "execution": {"taskSupport": "required"}}]
+            if grown:
+                tools.append({"name": "extra", "inputSchema": {"type": "object"}})
+            result = {"tools": tools}
+        elif method == "tools/call" and msg["params"]["name"] == "grow":
+            grown = True
+            print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                              "result": {"content": [{"type": "text", "text": "grown"}]}}), flush=True)
+            print(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}), flush=True)
+            continue
         else:
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
                               "error": {"code": -32602, "message": f"unknown method {method}"}}), flush=True)
@@ -181,3 +193,51 @@ def test_initialize_comes_first_and_the_client_is_hermes_tui(hermes_home: Path, 
     assert not any(r.get("method") == "server/discover" for r in requests)
     info = requests[0]["params"]["clientInfo"]
     assert info["name"] == "hermes-tui" and info["version"] not in ("", "0")
+
+
+def test_a_tool_added_at_run_time_is_offered_and_task_only_tools_are_not(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    script, log = tmp_path / "recorder.py", tmp_path / "requests.jsonl"
+    script.write_text(RECORDER)
+    write_config(hermes_home, {"old": {"command": sys.executable, "args": [str(script), str(log)]}})
+    catalog = ToolsetCatalog()
+    manager = manager_for(hermes_home, catalog)
+    try:
+        status = by_name(manager)["old"]
+        assert status.tools == ("mcp_old_hello",)
+        assert "as_task (needs task support)" in status.skipped
+        assert manager.call("old", "grow", {}).text == "grown"
+        deadline = time.monotonic() + 10
+        while "mcp_old_extra" not in by_name(manager)["old"].tools and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert by_name(manager)["old"].tools == ("mcp_old_hello", "mcp_old_extra")
+        offered = [t.name for tools in catalog.dynamic().values() for t in tools]
+        assert "mcp_old_extra" in offered  # the next request's tool list
+    finally:
+        manager.close()
+
+
+def test_env_references_as_hermes_reads_them_and_shell_defaults() -> None:
+    from agent.mcp.config import parse_mcp_servers
+
+    raw = {"s": {"url": "${HOST:-http://127.0.0.1:9}/mcp", "headers": {"a": "${env:KEY}", "b": "${GONE}"}}}
+    (spec,) = parse_mcp_servers(raw, {"KEY": "k1"})
+    assert getattr(spec, "url", None) == "http://127.0.0.1:9/mcp"
+    assert getattr(spec, "headers", None) == {"a": "k1", "b": "${GONE}"}  # unset: kept as written
+    (spec,) = parse_mcp_servers(raw, {"HOST": "http://h"})
+    assert getattr(spec, "url", None) == "http://h/mcp"
+
+
+def test_structured_content_is_sent_once(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from agent.mcp.results import render_result
+
+    image = SimpleNamespace(type="image", data="aGk=", mime_type="image/png")
+    text = SimpleNamespace(type="text", text="two files")
+    repeated = {"content": [{"type": "image", "data": "aGk=" * 1000}]}
+    with_blocks = render_result(SimpleNamespace(content=[text, image], structured_content=repeated), tmp_path)
+    assert "aGk=aGk=" not in with_blocks.text and with_blocks.text.count("two files") == 1
+    only_json = render_result(SimpleNamespace(content=[], structured_content={"n": 2}), tmp_path)
+    assert '"n": 2' in only_json.text
