@@ -369,7 +369,8 @@ class McpManager:
 
         info = Implementation(name=CLIENT_NAME, version=client_version())
         transport = filtered(self._transport(srv.spec, stack), srv.spec.name, srv.noise, srv.ended.set)
-        return Client(transport, mode="legacy", client_info=info, message_handler=self._on_message(srv))
+        handler: Any = self._on_message(srv)  # the SDK's MessageHandlerFnT: an async callable of one message
+        return Client(transport, mode="legacy", client_info=info, message_handler=handler)
 
     def _on_message(self, srv: _Server) -> Callable[[Any], Any]:
         """The server's notifications: `tools/list_changed` lists its tools again (the next request and

@@ -130,3 +130,45 @@ def test_a_configured_window_wins_and_a_plain_server_says_none(hermes_home: Path
     assert agent.settings.context_window is None
     models = {"data": [{"id": "a", "max_model_len": 10}, {"id": "b", "max_model_len": 20}]}
     assert window_from_models(models, "b") == 20 and window_from_models(models, "c") is None
+
+
+def test_provider_errors_are_shown_whole_and_decoded() -> None:
+    from agent.core.errors import classify
+
+    class Upstream(Exception):
+        status_code = 502
+
+        def __init__(self) -> None:
+            super().__init__("bad gateway")
+            long = "the llama.cpp slot crashed while loading " * 4
+            self.body = {"message": f"upstream said:\\x0a{long}\\n(end)"}
+
+    line = classify(Upstream(), provider="custom").user_line()
+    assert "\\x0a" not in line and "\\n" not in line and "\n" not in line
+    assert "(end)" in line  # not cut at 80 characters
+
+
+def test_a_broken_stream_keeps_its_partial_reply_in_z(hermes_home: Path, tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cut = {"kind": "cut", "after_chunks": 3}
+    call = {"text": "The first half of the answer, then", "chunk_size": 5, "fault": cut}
+    scenario = tmp_path / "cut.json"
+    scenario.write_text(json.dumps({"name": "cut", "calls": [call] * 5}))
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "HERMES_HOME": str(hermes_home), "PYTHONPATH": root}
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli", "-z", "go", "--scenario", str(scenario)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("The first half"), (done.stdout, done.stderr)
+    assert done.stdout.strip() == "The first half"  # exactly what came
+    assert "(the reply printed is partial)" in done.stderr.splitlines()[-1]
