@@ -1,6 +1,6 @@
 """A real MCP server for the tests, written with the `mcp` SDK: `python tests/mcp_fixture_server.py stdio`
-serves on stdin/stdout; `... http` serves streamable HTTP on 127.0.0.1 (an OS-chosen port, printed as
-`PORT <n>` on stdout once it listens).
+serves on stdin/stdout; `... http` serves streamable HTTP (`... sse` the older HTTP+SSE, at /sse) on
+127.0.0.1 (an OS-chosen port, printed as `PORT <n>` on stdout once it listens).
 
 Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
 destructive tool (`write_note`), an image and an embedded resource, an error result (`fail`), a call that
@@ -105,14 +105,14 @@ def build(prefix: str = "") -> MCPServer:
     return server
 
 
-async def _serve_http(server: MCPServer) -> None:
+async def _serve_http(server: MCPServer, sse: bool = False) -> None:
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = server.streamable_http_app(host="127.0.0.1")
+    app = server.sse_app(host="127.0.0.1") if sse else server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uv = uvicorn.Server(config)
     sock.listen(64)
@@ -122,7 +122,7 @@ async def _serve_http(server: MCPServer) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("transport", choices=("stdio", "http"))
+    parser.add_argument("transport", choices=("stdio", "http", "sse"))
     parser.add_argument("--prefix", default="")
     parser.add_argument("--noise", action="store_true", help="print NOISE on stdout before serving")
     args = parser.parse_args()
@@ -132,7 +132,7 @@ def main() -> None:
     if args.transport == "stdio":
         server.run("stdio")
     else:
-        asyncio.run(_serve_http(server))
+        asyncio.run(_serve_http(server, sse=args.transport == "sse"))
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ class ToolFilter(BaseModel):
 class ServerSpec(BaseModel):
     """One server's configuration, validated."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     name: str
     command: str | None = None
@@ -74,6 +74,8 @@ class ServerSpec(BaseModel):
     enabled: bool = True
     tools: ToolFilter = Field(default_factory=ToolFilter)
     approval: Literal["never", "always"] | None = None
+    wire: str | None = Field(default=None, alias="transport")
+    """Hermes' `transport:` key: `sse` for a server on the older HTTP+SSE transport (else streamable HTTP)."""
 
     @field_validator("args", mode="before")
     @classmethod
@@ -114,8 +116,10 @@ class ServerSpec(BaseModel):
         return self
 
     @property
-    def transport(self) -> Literal["stdio", "http"]:
-        return "stdio" if self.command else "http"
+    def transport(self) -> Literal["stdio", "http", "sse"]:
+        if self.command:
+            return "stdio"
+        return "sse" if (self.wire or "").strip().lower() == "sse" else "http"
 
     @property
     def target(self) -> str:

@@ -415,6 +415,15 @@ class McpManager:
             )
             quiet_sdk_parse_errors()
             return stdio_client(params, errlog=errlog)
+        if spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(
+                spec.url or "",
+                headers=dict(spec.headers),
+                timeout=spec.connect_timeout,
+                sse_read_timeout=max(spec.timeout, 300.0),
+            )
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 

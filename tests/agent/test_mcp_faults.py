@@ -241,3 +241,30 @@ def test_structured_content_is_sent_once(tmp_path: Path) -> None:
     assert "aGk=aGk=" not in with_blocks.text and with_blocks.text.count("two files") == 1
     only_json = render_result(SimpleNamespace(content=[], structured_content={"n": 2}), tmp_path)
     assert '"n": 2' in only_json.text
+
+
+def test_an_sse_entry_works(hermes_home: Path) -> None:
+    """Hermes' `transport: sse` entries: the older HTTP+SSE transport, not streamable HTTP."""
+    import subprocess
+
+    fixture = stdio_entry()["args"]
+    assert isinstance(fixture, list)
+    proc = subprocess.Popen(
+        [sys.executable, fixture[0], "sse"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("PORT "), line
+        url = f"http://127.0.0.1:{int(line.split()[1])}/sse"
+        write_config(hermes_home, {"old": {"url": url, "transport": "sse"}})
+        manager = manager_for(hermes_home)
+        try:
+            status = by_name(manager)["old"]
+            assert status.state == "connected" and status.transport == "sse", status.error
+            assert manager.call("old", "echo", {"text": "over sse"}).text == "echo: over sse"
+        finally:
+            manager.close()
+    finally:
+        proc.kill()
+        proc.wait(10)
