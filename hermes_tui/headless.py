@@ -34,6 +34,7 @@ from agent.api import (
     ToolFinished,
     ToolStarted,
     is_success,
+    reply_marker,
 )
 from hermes_tui import exit_signals
 from widgets.text_safety import visible_controls
@@ -230,6 +231,10 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             _say("hermes-tui: interrupted")
             return 130
         detail = result.error.user_line() if result.error else result.exit_reason
+        if result.final_text and reply_marker(result.exit_reason):
+            # What streamed before the call failed for good is on stdout as it came (a pipe gets exactly
+            # the text); this line says it is partial, never passed off as whole.
+            detail += " (the reply printed is partial)"
         _say(f"hermes-tui: {detail}")
         return 1
 

@@ -1,10 +1,11 @@
 """A real MCP server for the tests, written with the `mcp` SDK: `python tests/mcp_fixture_server.py stdio`
-serves on stdin/stdout; `... http` serves streamable HTTP on 127.0.0.1 (an OS-chosen port, printed as
-`PORT <n>` on stdout once it listens).
+serves on stdin/stdout; `... http` serves streamable HTTP (`... sse` the older HTTP+SSE, at /sse) on
+127.0.0.1 (an OS-chosen port, printed as `PORT <n>` on stdout once it listens).
 
 Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
 destructive tool (`write_note`), an image and an embedded resource, an error result (`fail`), a call that
-never answers (`hang`) and one that kills the server mid-call (`crash`). `pid` says which process answered,
+never answers (`hang`) and one that kills the server mid-call (`crash`); `--noise` prints NOISE on stdout
+before the first message. `pid` says which process answered,
 so a test can tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
 file can stand for two servers.
 """
@@ -36,6 +37,11 @@ PNG_1PX = base64.b64encode(
         "a40000000049454e44ae426082"
     )
 ).decode()
+
+
+NOISE = b'a library\'s warning on stdout\n\xff\xfe\x80 not UTF-8 \xc3\n{"json": "but not JSON-RPC"}\n'
+"""What `--noise` prints before the first message, as real servers do: a library's warning, bytes that are
+not UTF-8, JSON that is not JSON-RPC (tests/agent/test_mcp_faults.py also puts it between messages)."""
 
 
 def build(prefix: str = "") -> MCPServer:
@@ -85,6 +91,13 @@ def build(prefix: str = "") -> MCPServer:
     def crash() -> str:
         os._exit(3)
 
+    @server.tool(
+        name=name("noisy"), description="Prints noise to stdout, then answers.", annotations=READ_ONLY
+    )
+    def noisy() -> str:
+        os.write(1, NOISE)
+        return "after the noise"
+
     @server.tool(name=name("pid"), description="The server's process id.", annotations=READ_ONLY)
     def pid() -> str:
         return str(os.getpid())
@@ -92,14 +105,14 @@ def build(prefix: str = "") -> MCPServer:
     return server
 
 
-async def _serve_http(server: MCPServer) -> None:
+async def _serve_http(server: MCPServer, sse: bool = False) -> None:
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = server.streamable_http_app(host="127.0.0.1")
+    app = server.sse_app(host="127.0.0.1") if sse else server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uv = uvicorn.Server(config)
     sock.listen(64)
@@ -109,14 +122,17 @@ async def _serve_http(server: MCPServer) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("transport", choices=("stdio", "http"))
+    parser.add_argument("transport", choices=("stdio", "http", "sse"))
     parser.add_argument("--prefix", default="")
+    parser.add_argument("--noise", action="store_true", help="print NOISE on stdout before serving")
     args = parser.parse_args()
+    if args.noise:
+        os.write(1, b"fixture server 1.0 starting\n" + NOISE)
     server = build(args.prefix)
     if args.transport == "stdio":
         server.run("stdio")
     else:
-        asyncio.run(_serve_http(server))
+        asyncio.run(_serve_http(server, sse=args.transport == "sse"))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,15 +235,34 @@ def _wrapped_message(body: dict[str, Any]) -> str:
     return raw
 
 
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[nrt])")
+_SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
+MESSAGE_CHARS = 1000
+"""A provider's message is shown whole up to this (one readable paragraph; a page of HTML is cut)."""
+
+
+def readable(message: str) -> str:
+    """A provider's message as one readable paragraph: the escapes some servers leave in it (`\\x0a`,
+    `\\n`, `\\u00e9`, from a body quoted as a Python or JSON string) decoded, whitespace runs made one
+    space, cut only past MESSAGE_CHARS."""
+
+    def decode(match: re.Match[str]) -> str:
+        code = match.group(1)
+        return _SIMPLE_ESCAPES.get(code) or chr(int(code[1:], 16))
+
+    text = " ".join(_ESCAPE.sub(decode, message).split())
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
+
+
 def _body_message(exc: Any, body: dict[str, Any]) -> str:
     """The most telling message for the user: the upstream's when an aggregator wrapped one."""
     wrapped = _wrapped_message(body)
     if wrapped:
-        return wrapped
+        return readable(wrapped)
     msg = body.get("message") or body.get("type")
     if msg:
-        return str(msg)
-    return str(getattr(exc, "message", "") or exc)
+        return readable(str(msg))
+    return readable(str(getattr(exc, "message", "") or exc))
 
 
 def _error_code(body: dict[str, Any]) -> str:
@@ -359,11 +379,11 @@ class _Failure:
         return self.error("timeout", True, hint, should_fallback=True)
 
     def format_error(self) -> ClassifiedError:
-        hint = f"The provider rejected the request: {self.message[:120]}"
+        hint = f"The provider rejected the request: {self.message}"
         return self.error("format_error", False, hint, should_fallback=True)
 
     def server_error(self) -> ClassifiedError:
-        hint = f"The provider had an error ({self.message[:80]})."
+        hint = f"The provider had an error ({self.message})."
         return self.error("server_error", True, hint, should_fallback=True)
 
 
@@ -407,7 +427,7 @@ def classify(
         return found
     name = type(exc).__name__
     return ClassifiedError(
-        "unknown", f"{name}: {message}", True, f"Unexpected error from the provider: {name}: {message[:120]}"
+        "unknown", f"{name}: {message}", True, f"Unexpected error from the provider: {name}: {message}"
     )
 
 
@@ -546,7 +566,7 @@ def _client_error(f: _Failure) -> ClassifiedError:
     as a 400 too."""
     text = f.text
     if _has(text, _PARAMETER_PATTERNS) or f.code in ("unsupported_parameter", "unknown_parameter"):
-        hint = f"The provider rejected a request parameter: {f.message[:120]}"
+        hint = f"The provider rejected a request parameter: {f.message}"
         return f.error("format_error", False, hint, should_fallback=True)
     if _has(text, _CONTEXT_PATTERNS) or f.code in _CONTEXT_CODES:
         return f.context_overflow()

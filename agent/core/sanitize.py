@@ -177,14 +177,14 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
     wire: list[dict[str, Any]] = []
     for row in merged:
         if row["role"] == "assistant":
-            item: dict[str, Any] = {"role": "assistant", "content": row["content"] or None}
+            # Text or "", never null: llama.cpp's server (and those built on it) rejects `content: null`
+            # beside `tool_calls`, and every provider accepts "" there (Hermes sends "" too).
+            item: dict[str, Any] = {"role": "assistant", "content": row["content"] or ""}
             if row["tool_calls"]:
                 item["tool_calls"] = [
                     {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                     for c in row["tool_calls"]
                 ]
-            elif item["content"] is None:
-                item["content"] = ""
             if reasoning_echo:
                 item["reasoning_content"] = row["reasoning"] or REASONING_PAD
             if row["details"]:  # each transport keeps what its endpoint takes (`agent.transports.reasoning`)

@@ -3,8 +3,9 @@
 Per server: `command`/`args`/`env`/`cwd` (a stdio server) or `url`/`headers` (streamable HTTP), `timeout`
 (seconds a tool call may take, default 300), `connect_timeout` (default 60), `enabled`, `tools: {include,
 exclude}` (include wins; a single string is a list of one), and ours: `approval: never|always` (default: ask
-for tools the server does not annotate read-only, or annotates destructive). `${VAR}` in any string is
-replaced from the environment and `$HERMES_HOME/.env`, as Hermes does. Keys we do not use (Hermes' `auth`,
+for tools the server does not annotate read-only, or annotates destructive). `${VAR}` (or `${env:VAR}`) in any
+string is replaced from the environment and `$HERMES_HOME/.env`, as Hermes does; `${VAR:-default}` takes the
+default when VAR is unset or empty. Keys we do not use (Hermes' `auth`,
 `sampling`, ...) are ignored, so a Hermes configuration loads unchanged.
 
 A broken entry never hides the others: it becomes a `ServerProblem` that `/mcp` shows in the server's place.
@@ -59,7 +60,7 @@ class ToolFilter(BaseModel):
 class ServerSpec(BaseModel):
     """One server's configuration, validated."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     name: str
     command: str | None = None
@@ -73,6 +74,8 @@ class ServerSpec(BaseModel):
     enabled: bool = True
     tools: ToolFilter = Field(default_factory=ToolFilter)
     approval: Literal["never", "always"] | None = None
+    wire: str | None = Field(default=None, alias="transport")
+    """Hermes' `transport:` key: `sse` for a server on the older HTTP+SSE transport (else streamable HTTP)."""
 
     @field_validator("args", mode="before")
     @classmethod
@@ -113,8 +116,10 @@ class ServerSpec(BaseModel):
         return self
 
     @property
-    def transport(self) -> Literal["stdio", "http"]:
-        return "stdio" if self.command else "http"
+    def transport(self) -> Literal["stdio", "http", "sse"]:
+        if self.command:
+            return "stdio"
+        return "sse" if (self.wire or "").strip().lower() == "sse" else "http"
 
     @property
     def target(self) -> str:
@@ -142,9 +147,23 @@ class McpConfig:
         return tuple(s for s in self.servers if isinstance(s, ServerSpec))
 
 
+def _reference(match: re.Match[str], env: dict[str, str]) -> str:
+    """One `${...}`: `${VAR}` and Cursor's `${env:VAR}` as Hermes reads them (unset: kept as written), and
+    the shell's `${VAR:-default}` (unset or empty: the default), which Hermes keeps as written."""
+    body = match.group(1).strip()
+    name, sep, default = body.partition(":-")
+    name = name.strip()
+    if name.startswith("env:"):
+        name = name[len("env:") :].strip()
+    value = env.get(name)
+    if sep:
+        return value if value else default
+    return value if value is not None else match.group(0)
+
+
 def _interpolate(value: Any, env: dict[str, str]) -> Any:
     if isinstance(value, str):
-        return _ENV_REF.sub(lambda m: env.get(m.group(1).strip(), m.group(0)), value)
+        return _ENV_REF.sub(lambda m: _reference(m, env), value)
     if isinstance(value, dict):
         return {k: _interpolate(v, env) for k, v in value.items()}
     if isinstance(value, list):

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from agent.children.supervisor import SUPERVISOR
 from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
+from agent.mcp.noise import STDIO_DECODING, NoiseCount, filtered, quiet_sdk_parse_errors
 from agent.mcp.processes import group_alive, kill_group, server_groups
 from agent.mcp.results import CallReport, CallStatus, render_result
 from agent.mcp.tools import McpToolInfo, build_tools
@@ -48,6 +49,32 @@ WAIT_SLICE = 0.05
 LIST_PAGES = 50
 CLOSE_TIMEOUT = 8.0
 GROUP_WATCH_INTERVAL = 0.05  # how often a connecting stdio server's process group is looked for
+
+RESTART_BACKOFF_MAX = 30.0
+"""A server that keeps exiting is started again at once the first time, then after 1, 2, 4 ... s (at most
+this), as the MCP clients of Claude Code and Codex back off; a call meanwhile is told when."""
+CLIENT_NAME = "hermes-tui"
+
+
+def restart_delay(exits: int) -> float:
+    """Seconds before a server that exited `exits` times in a row (without a good call since) is started."""
+    return 0.0 if exits <= 1 else min(RESTART_BACKOFF_MAX, 2.0 ** (exits - 2))
+
+
+def _import_sdk() -> None:
+    import mcp
+    import mcp.client.stdio
+    import mcp.client.streamable_http  # noqa: F401
+
+
+def client_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(CLIENT_NAME)
+    except PackageNotFoundError:
+        return "0"
+
 
 ServerState = Literal["disabled", "invalid", "connecting", "connected", "failed", "exited", "stopped"]
 
@@ -75,6 +102,10 @@ class ServerStatus:
     approval: str = ""
     calls: int = 0
     last_call: LastCall | None = None
+    last_error: str = ""  # the latest error, kept after the server connects again
+    last_error_at: float = 0.0  # time.time()
+    noise_lines: int = 0  # lines of the current connection that were not JSON-RPC (skipped)
+    noise_sample: str = ""
 
 
 class _Unavailable(Exception):
@@ -99,6 +130,12 @@ class _Server:
     gone: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     pgids: set[int] = field(default_factory=set)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)  # the transport's read stream ended
+    noise: NoiseCount = field(default_factory=NoiseCount)
+    last_error: str = ""
+    last_error_at: float = 0.0
+    exits: int = 0  # exits and failed starts in a row, without a good call since
+    retry_at: float = 0.0  # time.monotonic() before which it is not started again
 
 
 def _describe(exc: BaseException) -> str:
@@ -143,6 +180,7 @@ class McpManager:
         self._closed = False
         self._known_groups: set[int] = set()
         self._pending: list[concurrent.futures.Future[None]] = []
+        self._relists: set[asyncio.Task[None]] = set()
         atexit.register(self._kill_leftovers)
 
     # ------------------------------------------------------------------------------------------ public
@@ -303,6 +341,8 @@ class McpManager:
         srv.ready = asyncio.Event()
         srv.stop = asyncio.Event()
         srv.gone = asyncio.Event()
+        srv.ended = asyncio.Event()
+        srv.noise = NoiseCount()
         srv.state, srv.error = "connecting", ""
         srv.task = asyncio.get_running_loop().create_task(self._lifetime(srv), name=f"mcp-{srv.spec.name}")
 
@@ -321,10 +361,48 @@ class McpManager:
 
     # ------------------------------------------------------------------------------------------ a connection
 
-    def _client(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
-        """The SDK client for `spec` (imported here, on the loop thread: the SDK takes seconds to load)."""
-        from mcp import Client
+    def _client(self, srv: _Server, stack: contextlib.AsyncExitStack) -> Any:
+        """The SDK client for `srv` (imported here, on the loop thread: the SDK takes seconds to load).
 
+        It introduces itself as hermes-tui and starts with `initialize` (the spec's order: servers on older
+        SDKs answer a `server/discover` probe with an error); what its transport reads that is not
+        JSON-RPC is skipped (`agent.mcp.noise`)."""
+        from mcp import Client
+        from mcp.types import Implementation
+
+        info = Implementation(name=CLIENT_NAME, version=client_version())
+        transport = filtered(self._transport(srv.spec, stack), srv.spec.name, srv.noise, srv.ended.set)
+        handler: Any = self._on_message(srv)  # the SDK's MessageHandlerFnT: an async callable of one message
+        return Client(transport, mode="legacy", client_info=info, message_handler=handler)
+
+    def _on_message(self, srv: _Server) -> Callable[[Any], Any]:
+        """The server's notifications: `tools/list_changed` lists its tools again (the next request and
+        `/mcp` see the new list)."""
+
+        async def handle(message: Any) -> None:
+            root = getattr(message, "root", None)
+            method = getattr(message, "method", None) or getattr(root, "method", None)
+            if method == "notifications/tools/list_changed":
+                task = asyncio.get_running_loop().create_task(self._relist(srv))
+                self._relists.add(task)  # held until done: the loop keeps only a weak reference
+                task.add_done_callback(self._relists.discard)
+
+        return handle
+
+    async def _relist(self, srv: _Server) -> None:
+        client = srv.client
+        if client is None or srv.state != "connected":
+            return
+        try:
+            listed = await self._list_tools(client)
+        except Exception as exc:  # the old list stays; the next change tries again
+            log.warning("mcp: server '%s' changed its tools but could not list them: %s", srv.spec.name, exc)
+            return
+        if srv.client is client and srv.state == "connected":
+            self._register(srv, listed)
+            self._changed(srv)
+
+    def _transport(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
         if spec.command:
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
@@ -332,9 +410,23 @@ class McpManager:
             self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             errlog = stack.enter_context((self.log_dir / f"mcp-{spec.name}.log").open("a", encoding="utf-8"))
             params = StdioServerParameters(
-                command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
+                command=spec.command,
+                args=list(spec.args),
+                env=dict(spec.env) or None,
+                cwd=spec.cwd,
+                encoding_error_handler=STDIO_DECODING,
             )
-            return Client(stdio_client(params, errlog=errlog))
+            quiet_sdk_parse_errors()
+            return stdio_client(params, errlog=errlog)
+        if spec.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(
+                spec.url or "",
+                headers=dict(spec.headers),
+                timeout=spec.connect_timeout,
+                sse_read_timeout=max(spec.timeout, 300.0),
+            )
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
@@ -342,7 +434,7 @@ class McpManager:
             headers=dict(spec.headers),
             timeout=httpx2.Timeout(spec.connect_timeout, read=max(spec.timeout, 300.0)),
         )
-        return Client(streamable_http_client(spec.url or "", http_client=http))
+        return streamable_http_client(spec.url or "", http_client=http)
 
     async def _lifetime(self, srv: _Server) -> None:
         """Connect, list, register, then hold the connection until asked to stop or it breaks."""
@@ -351,6 +443,7 @@ class McpManager:
         try:
             import anyio
 
+            _import_sdk()  # seconds on a first connect: not counted against the server's connect_timeout
             # The scope holds the exit stack, so the client's task groups are left before the scope is.
             with anyio.CancelScope(deadline=anyio.current_time() + spec.connect_timeout) as scope:
                 async with contextlib.AsyncExitStack() as stack:
@@ -361,7 +454,7 @@ class McpManager:
                         else None
                     )
                     try:
-                        client = await stack.enter_async_context(self._client(spec, stack))
+                        client = await stack.enter_async_context(self._client(srv, stack))
                     finally:
                         if watch is not None:
                             watch.cancel()
@@ -374,10 +467,17 @@ class McpManager:
                     srv.client, srv.state, srv.error = client, "connected", ""
                     srv.ready.set()
                     self._changed(srv)
-                    await srv.stop.wait()
+                    await self._held(srv)
             if scope.cancelled_caught and not connected:
                 srv.state = "failed"
-                srv.error = f"no answer within {spec.connect_timeout:g} s (connect_timeout)"
+                srv.error = (
+                    f"no answer to the MCP handshake within {spec.connect_timeout:g} s (connect_timeout)"
+                )
+                if srv.noise.lines:
+                    srv.error += f"; it wrote only output that is not JSON-RPC ({srv.noise.first})"
+                else:
+                    tail = self._stderr_tail(spec)
+                    srv.error += f" (stderr: {tail})" if tail else ""
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -397,6 +497,9 @@ class McpManager:
                 srv.state = "stopped" if srv.stop.is_set() else "exited"
                 if srv.state == "exited" and not srv.error:
                     srv.error = "the connection closed"
+            if srv.state in ("exited", "failed"):
+                srv.exits += 1
+                srv.retry_at = time.monotonic() + restart_delay(srv.exits)
             srv.gone.set()
             srv.ready.set()
             self._changed(srv)
@@ -416,6 +519,19 @@ class McpManager:
         while not srv.pgids:
             self._note_groups(srv)
             await asyncio.sleep(GROUP_WATCH_INTERVAL)
+
+    async def _held(self, srv: _Server) -> None:
+        """Until asked to stop, or the server's output ends (it exited while idle: noticed now, so the next
+        call starts it again instead of failing on a dead connection)."""
+        stop = asyncio.ensure_future(srv.stop.wait())
+        ended = asyncio.ensure_future(srv.ended.wait())
+        try:
+            await asyncio.wait({stop, ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (stop, ended):
+                task.cancel()
+        if srv.ended.is_set() and not srv.stop.is_set():
+            srv.error = "the server exited (its output ended)"
 
     async def _list_tools(self, client: Any) -> list[McpToolInfo]:
         listed: list[McpToolInfo] = []
@@ -466,6 +582,12 @@ class McpManager:
                 if not task.done():
                     task.cancel()
             if srv.task is None or srv.task.done():
+                wait = srv.retry_at - time.monotonic()
+                if wait > 0:
+                    raise _Unavailable(
+                        f"the MCP server '{srv.spec.name}' exited {srv.exits} times in a row ({srv.error}); "
+                        f"it is started again in {math.ceil(wait)} s"
+                    )
                 self._launch(srv)
                 self._changed(srv)
         await srv.ready.wait()
@@ -504,6 +626,7 @@ class McpManager:
             for task in (call, watch):
                 if not task.done():
                     task.cancel()
+        srv.exits = 0  # it answered: a later exit is restarted at once again
         outcome = render_result(result, self.media_dir)
         return CallReport("error" if outcome.is_error else "ok", outcome.text)
 
@@ -522,6 +645,10 @@ class McpManager:
             approval=spec.approval or "by annotations",
             calls=srv.calls,
             last_call=srv.last_call,
+            last_error=srv.last_error,
+            last_error_at=srv.last_error_at,
+            noise_lines=srv.noise.lines,
+            noise_sample=srv.noise.first,
         )
 
     def _note_call(self, srv: _Server, tool: str, report: CallReport) -> None:
@@ -531,6 +658,8 @@ class McpManager:
         self._changed(srv)
 
     def _changed(self, srv: _Server) -> None:
+        if srv.error and srv.error != srv.last_error:
+            srv.last_error, srv.last_error_at = srv.error, time.time()
         if self.on_change is not None:
             try:
                 self.on_change(self._status_of(srv))

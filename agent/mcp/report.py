@@ -39,6 +39,14 @@ def server_lines(status: ServerStatus, now: float | None = None) -> list[str]:
         lines.append(f"  {status.target}")
     if status.error:
         lines.append(f"  error: {status.error}")
+    elif status.last_error:
+        lines.append(f"  last error: {status.last_error} ({format_age(status.last_error_at, now)})")
+    if status.noise_lines:
+        plural = "s" if status.noise_lines != 1 else ""
+        lines.append(
+            f"  skipped {status.noise_lines} line{plural} of output that is not JSON-RPC "
+            f"(first: {status.noise_sample})"
+        )
     if status.tools:
         lines.append(f"  tools ({len(status.tools)}): {', '.join(status.tools)}")
     if status.skipped:

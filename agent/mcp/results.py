@@ -3,9 +3,9 @@
 Text blocks are kept as they are. Images, audio and binary resources cannot travel in a text tool result:
 they are saved under `$HERMES_HOME/tui/cache/mcp/` and named by path (the user and the model can open them),
 so nothing is dropped silently. Text resources are included with their URI, resource links are listed.
-Structured content is added as JSON unless the text already says the same thing (the SDK mirrors a plain
-return value as `{"result": ...}` beside its text). `isError` makes the whole result an error. The usual
-tool-output budget truncates it later, in the executor, like any tool's.
+Structured content is sent only when there are no content blocks (servers repeat their content in it:
+`server-filesystem` puts an image's base64 there), as JSON. `isError` makes the whole result an error.
+The usual tool-output budget truncates it later, in the executor, like any tool's.
 """
 
 from __future__ import annotations
@@ -110,7 +110,9 @@ def render_result(result: Any, media_dir: Path) -> McpOutcome:
         else:
             parts.append(f"[{kind or type(block).__name__} content the client cannot show]")
     structured = getattr(result, "structured_content", None)
-    if structured is not None and not _redundant(structured, "\n".join(texts)):
+    # Sent once: the content blocks are the result's own text form (a server repeats them as structured
+    # content, an image's base64 included); the JSON only when there is nothing else.
+    if structured is not None and not parts and not _redundant(structured, "\n".join(texts)):
         dumped = json.dumps(structured, ensure_ascii=False, indent=2, default=str)
         parts.append(f"structured content:\n{dumped}" if parts else dumped)
     text = "\n".join(parts)

@@ -64,16 +64,19 @@ class McpToolInfo:
     input_schema: dict[str, Any]
     read_only: bool | None = None
     destructive: bool | None = None
+    needs_task: bool = False  # `execution.taskSupport: required`: only callable as a task, which we do not do
 
     @classmethod
     def from_sdk(cls, tool: Any) -> McpToolInfo:
         notes = getattr(tool, "annotations", None)
+        execution = getattr(tool, "execution", None)
         return cls(
             name=tool.name,
             description=tool.description or "",
             input_schema=dict(getattr(tool, "input_schema", None) or {}),
             read_only=getattr(notes, "read_only_hint", None),
             destructive=getattr(notes, "destructive_hint", None),
+            needs_task=getattr(execution, "task_support", None) == "required",
         )
 
 
@@ -123,6 +126,9 @@ def build_tools(
     skipped: list[str] = []
     for info in listed:
         name = tool_name(spec.name, info.name)
+        if info.needs_task:  # it would always fail: not offered, and /mcp says why
+            skipped.append(f"{info.name} (needs task support)")
+            continue
         if not spec.tools.allows(info.name) or taken(name):
             skipped.append(info.name)
             continue

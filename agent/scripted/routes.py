@@ -21,6 +21,7 @@ from .faults import break_body, break_stream, error_response, pause
 from .plan import Plan
 from .request import Api, RecordedRequest
 from .scenario import Fault, ModelCall, Scenario
+from .server_kinds import model_card_extras, overflows, props, rejection
 from .wire import Abort, ChunkedWriter, Encoder, dumps
 from .wire_anthropic import AnthropicEncoder
 from .wire_openai import OpenAIEncoder
@@ -149,6 +150,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
                             "created": 0,
                             "created_at": "1970-01-01T00:00:00Z",
                             "owned_by": "scripted",
+                            **model_card_extras(scenario),
                         }
                         for name in names
                     ],
@@ -157,6 +159,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
                     "last_id": names[-1],
                 },
             )
+        elif path == "/props" and (answer := props(self.server.owner.scenario)) is not None:
+            self._send_json(200, answer)
         else:
             self._send_not_found(path)
 
@@ -193,6 +197,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
                 ),
             )
             return
+        if api == "openai" and self._refused(body, raw, headers, path, arrived):
+            return
         call, plan, request = owner._next_call(path, headers, body, raw, api, arrived)
         if call is None or plan is None:
             self._send_json(
@@ -219,6 +225,26 @@ class ScriptedHandler(BaseHTTPRequestHandler):
                 self._send_json(
                     500, encoder_cls.error_body(f"scripted server: internal error: {exc!r}", "api_error")
                 )
+
+    def _refused(
+        self, body: dict[str, Any], raw: bytes, headers: dict[str, str], path: str, at: float
+    ) -> bool:
+        """A request the scenario's server kind answers by itself (no scripted call is taken)."""
+        owner = self.server.owner
+        error = rejection(owner.scenario, body)
+        empty = error is None and body.get("stream") is True and overflows(owner.scenario, raw)
+        if error is None and not empty:
+            return False
+        owner._record(path, headers, body, raw, "openai", None, at)
+        if error is not None:
+            self._send_json(500, error)
+            return True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        ChunkedWriter(self.wfile).end()
+        return True
 
     def end_headers(self) -> None:
         self._headers_sent = True

@@ -229,6 +229,12 @@ class Scenario(_Strict):
     model: str = "scripted"
     models: list[str] = Field(default_factory=list)
     """More model names `GET /models` lists after `model` (for the model picker)."""
+    server: Literal["openai", "llamacpp", "vllm"] = "openai"
+    """Which compatible server to behave as (`agent.scripted.server_kinds`): `llamacpp` refuses
+    `content: null` beside tool calls, streams nothing for a prompt over `n_ctx` and serves `/props`;
+    `vllm` gives `max_model_len` in its model list."""
+    n_ctx: int | None = Field(default=None, ge=1)
+    """The server's context window in tokens (llama.cpp's `n_ctx`, vLLM's `max_model_len`)."""
     calls: list[ModelCall] = Field(default_factory=list)
     fallback: ModelCall | None = None
     """Played whenever `calls` is exhausted. Without it, an exhausted scenario answers HTTP 500."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent.config.settings import Settings, endpoint_settings, next_fallback
 from agent.core import exit_reasons
 from agent.core.budget import IterationBudget
-from agent.core.errors import ClassifiedError, InterruptedByUser, backoff_delay, classify
+from agent.core.errors import ClassifiedError, EmptyStreamError, InterruptedByUser, backoff_delay, classify
 from agent.core.events import (
     ApiCallStarted,
     AssistantMessageDone,
@@ -57,6 +57,7 @@ from agent.transports.base import (
 )
 from agent.transports.endpoint import Endpoint
 from agent.transports.factory import make_transport
+from agent.transports.served_window import served_context_window
 from agent.usage.pricing import CallCost, CostTotal, call_cost
 from agent.usage.pricing import warm_up as warm_up_prices
 
@@ -152,6 +153,8 @@ class Agent:
         self.compressor = Compressor(
             self, wire=self._wire_messages, append=self._append, interrupt=self._interrupt
         )
+        self._served_windows: dict[tuple[str, str], int | None] = {}  # asked of local servers, once each
+        self._window_learned = False  # settings.context_window is the server's (not the configuration's)
         self._output_cap: int | None = None  # a larger output cap for the retry of a cut tool call
         self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
@@ -351,14 +354,35 @@ class Agent:
                 self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
             else:
                 self.settings = endpoint_settings(self.settings, provider, model, base_url)
+            if self._window_learned:  # the old model's window, said by its server: ask again
+                self.settings = self.settings.model_copy(update={"context_window": None})
+                self._window_learned = False
             self._restore_primary()  # closes the old transport: the next call builds one for these settings
         finally:
             self._busy.release()
+
+    def _learn_context_window(self) -> None:
+        """A local server's own window (llama.cpp's `/props`, vLLM's model card) for the context meter and
+        compression, when the configuration gives none; asked once per server and model."""
+        settings = self.settings
+        base = settings.effective_base_url
+        if settings.context_window or not base or settings.api_mode != "openai_chat":
+            return
+        key = (base, settings.model)
+        if key not in self._served_windows:
+            local = Endpoint(settings.provider or "", base, settings.model).is_local
+            secret = settings.api_key.get_secret_value() if settings.api_key else None
+            self._served_windows[key] = served_context_window(base, settings.model, secret) if local else None
+        found = self._served_windows[key]
+        if found:
+            self.settings = settings.model_copy(update={"context_window": found})
+            self._window_learned = True
 
     def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
         """One turn; `images` (stored with `agent.images.save_image`) go with the user's message."""
         with self._busy:
             self._interrupt.clear()
+            self._learn_context_window()
             self.compressor.new_turn()
             self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
             if self._fallback_index:
@@ -606,14 +630,18 @@ class Agent:
             incomplete = None
             if reply_outcomes.is_thinking_exhausted(response):
                 incomplete = exit_reasons.THINKING_EXHAUSTED
-            elif truncated and continuations >= MAX_CONTINUATIONS:
+            elif truncated and (continuations >= MAX_CONTINUATIONS or self._filled_context()):
                 incomplete = exit_reasons.TRUNCATED
             message = self._record_response(response, sink, cost, incomplete=incomplete)
             if incomplete == exit_reasons.THINKING_EXHAUSTED:
                 error = reply_outcomes.thinking_exhausted_error()
                 return finish(incomplete, "".join(parts), error)
             if incomplete == exit_reasons.TRUNCATED:
-                error = reply_outcomes.truncated_error(continuations)
+                error = (
+                    reply_outcomes.context_full_error(self.last_context_tokens, self.context_window)
+                    if self._filled_context()
+                    else reply_outcomes.truncated_error(continuations)
+                )
                 marker = exit_reasons.reply_marker(incomplete)
                 return finish(incomplete, "".join(parts) + response.text, error, marker)
             if response.tool_calls:
@@ -891,6 +919,10 @@ class Agent:
                     key_var=self._fallback_key_var(),
                     key_source=active.api_key_source,
                 )
+                if isinstance(exc, EmptyStreamError):
+                    used = max(estimate_tokens(request.messages, request.tools), self.last_context_tokens)
+                    window = self.settings.effective_context_window
+                    classified = reply_outcomes.empty_stream_overflow(used, window) or classified
                 if classified.reason == "image_too_large" and not self._shrink_images:
                     self._shrink_images = True  # for the rest of the session: the provider's limit is lower
                     self._discard(sink, classified)
@@ -957,6 +989,10 @@ class Agent:
                 )
             )
             return response, sink, cost
+
+    def _filled_context(self) -> bool:
+        """The last reply ended where the context window does (prompt and reply fill it)."""
+        return reply_outcomes.fills_context(self.last_context_tokens, self.context_window)
 
     def _backoff_wait(self, delay: float) -> bool:
         """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""

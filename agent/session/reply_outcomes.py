@@ -23,9 +23,12 @@ __all__ = [
     "EMPTY_NUDGE_AFTER_TOOLS",
     "UNKNOWN_TOOL_STRIKES",
     "content_filter_error",
+    "context_full_error",
     "cut_tool_call_cap",
     "cut_tool_call_error",
     "empty_response_error",
+    "empty_stream_overflow",
+    "fills_context",
     "is_empty",
     "is_thinking_exhausted",
     "nudge_messages",
@@ -38,6 +41,12 @@ CUT_TOOL_CALL_RETRIES = 4
 """A tool call cut at the output limit is never run: the call is asked again this many times, each with a
 doubled output cap (Hermes' numbers)."""
 UNKNOWN_TOOL_STRIKES = 3
+CONTEXT_FULL_SHARE = 0.95
+"""A `length`-cut reply whose prompt and reply use this share of the context window hit the window, not
+the output cap (the count is the server's own, or the bytes / 4 estimate)."""
+EMPTY_OVERFLOW_SHARE = 0.6
+"""An empty 200 stream for a request estimated at this share of the window or more is taken as llama.cpp's
+overflow (it says nothing else): the estimate (bytes / 4) can be well under the model's own count."""
 """Replies in a row whose every call names a tool that is not offered, before the turn stops (Hermes' 3)."""
 BUDGET_NO_SUMMARY = "I reached the iteration limit ({limit} model calls) and couldn't generate a summary."
 """The budget summary's text when the model gave none, even when asked twice (Hermes' words)."""
@@ -113,6 +122,39 @@ def truncated_error(continuations: int) -> ClassifiedError:
         f"The reply is still cut at the output limit after {continuations} continuations, so it is "
         "incomplete: raise max_output_tokens or ask for a shorter answer.",
     )
+
+
+def context_full_error(used: int, window: int) -> ClassifiedError:
+    """A reply cut where the context window ends (prompt plus reply filled it): asking the model to go
+    on would only send a longer prompt into the same wall."""
+    return ClassifiedError(
+        TRUNCATED,
+        f"the reply filled the context window ({used} of {window} tokens)",
+        False,
+        f"The reply stopped where the model's context window ends ({used:,} of {window:,} tokens), so it is "
+        "incomplete: /compress the conversation or start a /new session, then ask again.",
+    )
+
+
+def empty_stream_overflow(used: int, window: int) -> ClassifiedError | None:
+    """llama.cpp answers a prompt longer than its window with a 200 and an empty stream: near a full window
+    that is a context overflow (compress, then retry), not a server fault to retry as is."""
+    if window <= 0 or used < window * EMPTY_OVERFLOW_SHARE:
+        return None
+    return ClassifiedError(
+        "context_overflow",
+        f"the server sent an empty reply with the context near full ({used} of {window} tokens)",
+        True,
+        f"The conversation is too long for this model (the server sent an empty reply at about {used:,} of "
+        f"{window:,} tokens): /compress it, start a /new session, or pick a model with a larger context "
+        "window (model.context_length).",
+        should_compress=True,
+    )
+
+
+def fills_context(used: int, window: int) -> bool:
+    """True when a `length`-cut reply ended at the context window rather than at the output cap."""
+    return window > 0 and used >= window * CONTEXT_FULL_SHARE
 
 
 def cut_tool_call_cap(configured: int | None, retry: int) -> int:

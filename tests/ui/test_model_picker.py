@@ -1,9 +1,10 @@
-"""/model: a picker of the provider's models (its /models endpoint, cached); unknown names are refused with
-the closest ones; a provider that cannot list models takes any name."""
+"""/model: a picker of the provider's models (its /models endpoint, cached); an unlisted name is taken with a
+warning naming the closest ones; a provider that cannot list models takes any name."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -40,14 +41,35 @@ def test_the_list_is_cached_per_endpoint_without_the_key(hermes_home: Path, tmp_
     assert json.loads(cache)
 
 
-async def test_unknown_names_are_refused_with_the_closest(hermes_home: Path, tmp_path: Path) -> None:
+async def test_unlisted_names_are_taken_with_a_warning_and_the_closest(
+    hermes_home: Path, tmp_path: Path
+) -> None:
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "/model gpt-4o-mnii")
-        await wait_for(pilot, lambda: any("no model 'gpt-4o-mnii'" in n for n in _notices(app)))
-        assert any("Closest: gpt-4o-mini" in n for n in _notices(app))
-        assert chat(app).settings.model == "scripted"
+        await wait_for(pilot, lambda: any("does not list it" in n for n in _notices(app)))
+        assert any("closest listed: gpt-4o-mini" in n for n in _notices(app))
+        assert chat(app).settings.model == "gpt-4o-mnii"
 
     await run_chat({"name": "t", "models": MODELS, "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_a_listed_name_missing_from_a_stale_cache_is_asked_again(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """A local server restarted with another model keeps its address: the day-old list is read again."""
+    cache = hermes_home / "tui" / "models.json"
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        key = f"openai_chat {server.openai_base_url}"
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({key: {"at": time.time(), "models": ["old-model"]}}))
+        await submit(pilot, "/model smol")
+        await wait_for(pilot, lambda: any("Model switched to smol" in n for n in _notices(app)))
+        assert not any("does not list" in n for n in _notices(app))
+        assert "smol" in json.loads(cache.read_text())[key]["models"]
+
+    scenario = {"name": "t", "models": ["smol"], "calls": []}
+    await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
 
 async def test_the_picker_filters_and_picks(hermes_home: Path, tmp_path: Path) -> None:

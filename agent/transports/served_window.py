@@ -1,0 +1,74 @@
+"""The context window a local OpenAI-compatible server says it runs with, for the context meter and the
+compression threshold when the configuration does not give one (`model.context_length`).
+
+llama.cpp's server (and llama-cpp-python's when built with it) says `n_ctx` in `GET /props`
+(`default_generation_settings.n_ctx`, at the server's root, beside `/v1`); vLLM says `max_model_len` in the
+model's entry of `GET /v1/models`. A server that says neither leaves the window to the configuration's
+default. Asked once per endpoint and model, only of local endpoints, with a short timeout: never an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["PROBE_TIMEOUT", "served_context_window"]
+
+PROBE_TIMEOUT = 3.0
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _root(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def window_from_props(data: Any) -> int | None:
+    """`n_ctx` of llama.cpp's `/props` (newer builds also give it at the top level)."""
+    if not isinstance(data, dict):
+        return None
+    settings = data.get("default_generation_settings")
+    found = _positive(settings.get("n_ctx")) if isinstance(settings, dict) else None
+    return found or _positive(data.get("n_ctx"))
+
+
+def window_from_models(data: Any, model: str) -> int | None:
+    """`max_model_len` of `model`'s entry in a `/v1/models` answer (vLLM), or of the only entry."""
+    entries = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return None
+    cards = [e for e in entries if isinstance(e, dict)]
+    named = [e for e in cards if e.get("id") == model] or (cards if len(cards) == 1 else [])
+    for card in named:
+        found = _positive(card.get("max_model_len"))
+        if found:
+            return found
+    return None
+
+
+def served_context_window(base_url: str, model: str, api_key: str | None = None) -> int | None:
+    """The window the server at `base_url` says it has for `model`, or None (not said, or not reachable)."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        with httpx.Client(timeout=PROBE_TIMEOUT, headers=headers) as client:
+            found = _ask(client, f"{_root(base_url)}/props", window_from_props)
+            if found is None:
+                found = _ask(client, f"{base_url.rstrip('/')}/models", lambda d: window_from_models(d, model))
+            return found
+    except Exception:  # any network or decoding trouble: the window stays the configured default
+        return None
+
+
+def _ask(client: Any, url: str, read: Any) -> int | None:
+    response = client.get(url)
+    if response.status_code != 200:
+        return None
+    try:
+        found: int | None = read(response.json())
+    except ValueError:
+        return None
+    return found

@@ -1,0 +1,174 @@
+"""The OpenAI-compatible servers people run locally, as the scripted server plays them (`server: llamacpp`,
+`server: vllm`): a tool-using turn llama.cpp accepts, its empty overflow stream taken as an overflow, a reply
+that fills the window ended with one line, and the window each server says learned for the meter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
+from agent.scripted import ScriptedServer
+from agent.transports.served_window import window_from_models, window_from_props
+from tests.agent.helpers import make_agent
+
+
+def _notices(ui: Any) -> list[str]:
+    return [e.text for e in ui.of_type(StatusNotice)]
+
+
+def test_a_tool_calling_turn_completes_against_llamacpp(hermes_home: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("forty-two\n")
+    calls = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+        {"text": "The notes say forty-two."},
+    ]
+    with ScriptedServer({"name": "t", "server": "llamacpp", "calls": calls}) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("what do the notes say?")
+        second = server.requests[1].body
+    assert result.exit_reason == "completed", result.error
+    assert result.final_text == "The notes say forty-two."
+    asked = [m for m in second["messages"] if m["role"] == "assistant"]
+    assert asked and asked[0]["tool_calls"] and asked[0]["content"] == ""
+
+
+def test_the_scripted_llamacpp_refuses_null_content_as_llamacpp_does() -> None:
+    import httpx
+
+    with ScriptedServer({"name": "t", "server": "llamacpp", "calls": ["never played"]}) as server:
+        call = {"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{}"}}
+        body = {"model": "m", "messages": [{"role": "assistant", "content": None, "tool_calls": [call]}]}
+        answer = httpx.post(f"{server.openai_base_url}/chat/completions", json=body)
+        props = httpx.get(f"{server.base_url}/props").json()
+    assert answer.status_code == 500 and "NoneType" in answer.json()["error"]["message"]
+    assert window_from_props(props) == 4096
+
+
+def test_an_empty_stream_at_a_full_window_is_an_overflow_said_in_one_line(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """llama.cpp streams nothing for a prompt over n_ctx: not retried as a server fault (3 times, "closed
+    the stream without a reply"), but an overflow; with nothing to compress, one line."""
+    with ScriptedServer(
+        {"name": "t", "server": "llamacpp", "n_ctx": 20000, "calls": ["unreachable"]}
+    ) as server:
+        agent, _, ui = make_agent(server, hermes_home, tmp_path, max_retries=3)
+        result = agent.run_conversation("read this: " + "word " * 20000)
+        posts = len(server.requests)
+    assert result.exit_reason == "error:context_overflow", result.error
+    assert posts == 1  # never sent again as it was
+    assert result.error is not None and "too long for this model" in result.error.user_line()
+    assert not any("without a reply" in n for n in _notices(ui))
+    finished = ui.of_type(TurnFinished)[-1]
+    assert finished.error is not None and "\n" not in finished.error
+
+
+def test_an_empty_overflow_stream_is_compressed_then_retried(hermes_home: Path, tmp_path: Path) -> None:
+    history = [{"text": f"answer {i} " + "detail " * 250} for i in range(12)]
+    calls = [*history, {"text": "Summary of the middle."}, {"text": "final answer"}]
+    # The server counts 3 bytes a token: the 13th request (about 15,700) is over, the 12th is not; the
+    # client's estimate (4 bytes a token) stays under its compression threshold (0.9 of the window).
+    scenario = {"name": "t", "server": "llamacpp", "n_ctx": 15300, "calls": calls}
+    with ScriptedServer(scenario) as server:
+        agent, store, ui = make_agent(
+            server, hermes_home, tmp_path, compression_enabled=True, compression_threshold=0.9
+        )
+        for i in range(12):
+            agent.run_conversation(f"question {i}")
+        result = agent.run_conversation("one more")
+        requests = server.requests
+    assert result.exit_reason == "completed" and result.final_text == "final answer", (
+        _notices(ui),
+        [(r.call_index, len(r.raw) // 3) for r in requests],
+    )
+    assert requests[-3].call_index is None  # the overflowing request, answered by an empty stream
+    assert "tools" not in requests[-2].body  # the summary
+    assert any("Compressed" in n for n in _notices(ui))
+    assert any(m.meta.get("synthetic") == "compression" for m in store.load(agent.session_id).messages)
+
+
+def test_a_reply_that_fills_the_window_ends_with_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    cut = {"text": "a long answer that stops", "finish_reason": "length"}
+    cut["usage"] = {"prompt_tokens": 19000, "completion_tokens": 1000}
+    scenario = {"name": "t", "server": "llamacpp", "n_ctx": 20000, "calls": [cut, "never asked"]}
+    with ScriptedServer(scenario) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("write a lot")
+        posts = len(server.requests)
+    assert posts == 1  # not "continued" into the same wall
+    assert result.exit_reason == "truncated"
+    assert result.error is not None and "context window ends (20,000 of 20,000 tokens)" in result.error.hint
+
+
+def test_the_window_is_learned_from_llamacpp_props(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer({"name": "t", "server": "llamacpp", "n_ctx": 16384, "calls": ["hi"]}) as server:
+        agent, _, ui = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("hello")
+    assert agent.context_window == 16384
+    assert ui.of_type(UsageUpdated)[-1].context_window == 16384
+    agent.switch_model("another")
+    assert agent.settings.context_window is None  # the old model's window is not kept for the new one
+
+
+def test_the_window_is_learned_from_a_vllm_model_card(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = {"name": "t", "model": "scripted", "server": "vllm", "n_ctx": 32768, "calls": ["hi"]}
+    with ScriptedServer(scenario) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("hello")
+    assert agent.context_window == 32768
+
+
+def test_a_configured_window_wins_and_a_plain_server_says_none(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer({"name": "t", "server": "llamacpp", "n_ctx": 8192, "calls": ["hi"]}) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path, context_window=50000)
+        agent.run_conversation("hello")
+    assert agent.context_window == 50000
+    with ScriptedServer({"name": "t", "calls": ["hi"]}) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("hello")
+    assert agent.settings.context_window is None
+    models = {"data": [{"id": "a", "max_model_len": 10}, {"id": "b", "max_model_len": 20}]}
+    assert window_from_models(models, "b") == 20 and window_from_models(models, "c") is None
+
+
+def test_provider_errors_are_shown_whole_and_decoded() -> None:
+    from agent.core.errors import classify
+
+    class Upstream(Exception):
+        status_code = 502
+
+        def __init__(self) -> None:
+            super().__init__("bad gateway")
+            long = "the llama.cpp slot crashed while loading " * 4
+            self.body = {"message": f"upstream said:\\x0a{long}\\n(end)"}
+
+    line = classify(Upstream(), provider="custom").user_line()
+    assert "\\x0a" not in line and "\\n" not in line and "\n" not in line
+    assert "(end)" in line  # not cut at 80 characters
+
+
+def test_a_broken_stream_keeps_its_partial_reply_in_z(hermes_home: Path, tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    cut = {"kind": "cut", "after_chunks": 3}
+    call = {"text": "The first half of the answer, then", "chunk_size": 5, "fault": cut}
+    scenario = tmp_path / "cut.json"
+    scenario.write_text(json.dumps({"name": "cut", "calls": [call] * 5}))
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "HERMES_HOME": str(hermes_home), "PYTHONPATH": root}
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli", "-z", "go", "--scenario", str(scenario)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("The first half"), (done.stdout, done.stderr)
+    assert done.stdout.strip() == "The first half"  # exactly what came
+    assert "(the reply printed is partial)" in done.stderr.splitlines()[-1]
