@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
@@ -27,6 +28,8 @@ from widgets.timing import SIGNAL_EXIT_PATIENCE
 __all__ = ["EXIT_SIGNALS", "RESTORE_TERMINAL", "handled", "restore_terminal"]
 
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+LINGER = 2.0
+"""Seconds the process may take to end after the app ended on a signal, before it is ended directly."""
 
 RESTORE_TERMINAL = (
     "\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?1016l"  # mouse reporting off
@@ -97,6 +100,10 @@ class _Handler:
             return
         loop.call_soon_threadsafe(self.request_exit, code)
 
+    def linger(self, code: int) -> None:
+        time.sleep(LINGER)
+        self.hard_exit(code)
+
     def _watchdog(self, code: int) -> None:
         if not self.done.wait(self.patience):
             self.hard_exit(code)
@@ -133,3 +140,10 @@ def handled(
         handler.done.set()
         for number, old in previous.items():
             signal.signal(number, old)
+        if handler.received is not None:
+            # The app ended on a signal: the process must end too. After SIGHUP the terminal is gone and
+            # Textual's input thread (not a daemon) spins on the dead tty, so the interpreter's wait for
+            # it at exit never ended (found: apps at 19% CPU for half an hour after their tmux server was
+            # killed). A daemon watchdog ends the process if it is still here a moment later.
+            code = 128 + handler.received
+            threading.Thread(target=handler.linger, args=(code,), name="exit-linger", daemon=True).start()
