@@ -140,7 +140,7 @@ def handled(
         handler.done.set()
         for number, old in previous.items():
             signal.signal(number, old)
-        if handler.received is not None:
+        if handler.received is not None and restore:  # the TUI's (what holds Textual's threads)
             # The app ended on a signal: the process must end too. After SIGHUP the terminal is gone and
             # Textual's input thread (not a daemon) spins on the dead tty, so the interpreter's wait for
             # it at exit never ended (found: apps at 19% CPU for half an hour after their tmux server was

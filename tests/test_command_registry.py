@@ -43,7 +43,7 @@ def test_completions_and_help_list_builtins_in_order_then_skills_and_plugins_by_
         ("/zebra", "Deploy the zebra"),
     ]
     rows = registry.help_rows()
-    assert ("Commands", "/new", "Start a new conversation (the old one is kept)  (ctrl+n)") in rows
+    assert ("Commands", "/new", "Start a new session  (ctrl+n)") in rows
     assert ("Skills", "/axolotl", "Feed it") in rows and ("Plugins", "/forecast", "A forecast") in rows
     assert registry.reserved_names() >= {"help", "?", "quit", "q", "exit"}
 

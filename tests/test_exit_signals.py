@@ -32,8 +32,8 @@ _STUCK = textwrap.dedent(
     from agent.children.supervisor import SUPERVISOR
     from hermes_tui import exit_signals
     proc = SUPERVISOR.popen(["sleep", "300"], label="sleep")
-    print(proc.pid, flush=True)
     with exit_signals.handled(lambda code: None, via_loop=False, restore=False, patience=0.5):
+        print(proc.pid, flush=True)  # inside: the signal the test sends then finds the handler in place
         time.sleep(60)  # the orderly exit never comes
     """
 )

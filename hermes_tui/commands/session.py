@@ -90,9 +90,7 @@ def open_session(ctx: CommandContext, session_id: str) -> None:
     ctx.focus_prompt()
 
 
-NEW = SlashCommand(
-    "new", "Start a new conversation (the old one is kept)", new_session, key="ctrl+n", aliases=("reset",)
-)
+NEW = SlashCommand("new", "Start a new session", new_session, key="ctrl+n", aliases=("reset",))
 CLEAR = SlashCommand(
     "clear", "Start a fresh conversation; the old one is kept and resumable", new_session, key="ctrl+l"
 )

@@ -14,7 +14,7 @@ from pathlib import Path
 from agent.core.events import ChildEvent, ChildFinished, ChildStarted, ToolFinished, ToolStarted
 from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.tools.shell_process import group_alive
+from agent.children.groups import group_alive
 from tests.agent.helpers import make_agent, tool_results
 
 ROOT = Path(__file__).resolve().parents[2]

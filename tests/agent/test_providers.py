@@ -139,8 +139,8 @@ def test_a_provider_with_a_key_but_no_model_is_told_so(
 
 UNSUPPORTED = [
     ("bedrock", "Bedrock"),
-    ("openai-codex", "Codex Responses"),
-    ("codex", "Codex Responses"),
+    ("openai-codex", "Responses API"),
+    ("codex", "Responses API"),
     ("qwen-oauth", "OAuth"),
 ]
 
