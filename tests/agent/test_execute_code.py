@@ -11,10 +11,10 @@ import threading
 import time
 from pathlib import Path
 
+from agent.children.groups import group_alive
 from agent.core.events import ChildEvent, ChildFinished, ChildStarted, ToolFinished, ToolStarted
 from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.children.groups import group_alive
 from tests.agent.helpers import make_agent, tool_results
 
 ROOT = Path(__file__).resolve().parents[2]

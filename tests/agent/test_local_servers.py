@@ -4,10 +4,10 @@ that fills the window ended with one line, and the window each server says learn
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
 from agent.scripted import ScriptedServer
