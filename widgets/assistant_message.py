@@ -251,6 +251,7 @@ class AssistantMessage(LinesEntry):
         return self._document.source
 
     shown_text = source
+    copy_text = text
 
     @property
     def document(self) -> BlockDocument:

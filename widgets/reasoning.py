@@ -77,6 +77,8 @@ class ReasoningBlock(LinesEntry):
         raw = self._all[0] if self._all else ""
         return sanitize_display(raw)
 
+    copy_text = text
+
     @property
     def shown_text(self) -> str:
         """The reasoning drawn so far (leading and trailing blank lines left out)."""

@@ -30,6 +30,9 @@ TYPING_POLL = 0.1
 DOUBLE_CTRL_C = 2.0
 """Two Ctrl+C within this many seconds quit (the first interrupts or clears)."""
 
+COPY_TOAST = 2.0
+"""How long "Copied N characters" stays up (a copy of the selection or of the entry at the cursor)."""
+
 INPUT_QUIET_AFTER = 1.0
 """Seconds after the last input during which the input thread keeps the driver's own short `select`
 timeout (its escape-sequence parser may be waiting on it); after that it waits up to

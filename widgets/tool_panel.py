@@ -248,6 +248,11 @@ class ToolPanel(Entry):
         return self._output_parts[0] if self._output_parts else ""
 
     @property
+    def copy_text(self) -> str:
+        """The output (a command's, a file's), else the result line."""
+        return self.output or self._result
+
+    @property
     def dropped_chars(self) -> int:
         return self._dropped_chars
 

@@ -15,8 +15,8 @@ Ctrl+End go to its first and latest entry at once.
   "↓ new output" bar, drawn over the last row, says when more arrives below), reaching the bottom again or
   `scroll_to_latest()` (End) follows again.
 - Focus: the keyboard stays with the prompt (a click acts where it lands: a tool call's header toggles
-  it). Tab into the transcript shows a cursor over the entries that open and close (OptionList-style):
-  Up/Down move it, Enter/Space toggle.
+  it). Tab into the transcript shows a cursor over the entries (OptionList-style): Up/Down move it,
+  Enter/Space open or close a tool call or reasoning, `y` (or Enter on a message) copies the entry.
 - Time: one pacer (`self.pacer`, `widgets.pacer`, `PACER_HZ`) drives what moves (running tool calls'
   output and clocks, the spinner, the app's drain of the agent's events during a turn) while something
   does, and stops at rest; streaming replies and reasoning render through `LiveUpdates` on its deadlines.
@@ -161,7 +161,9 @@ class Transcript(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor_up", "Previous entry", show=False),
         Binding("down", "cursor_down", "Next entry", show=False),
-        Binding("enter,space", "toggle_cursor", "Expand/collapse", show=False),
+        Binding("enter", "activate_cursor", "Expand/collapse or copy", show=False),
+        Binding("space", "toggle_cursor", "Expand/collapse", show=False),
+        Binding("y", "copy_cursor", "Copy", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home,ctrl+home", "scroll_to_first", "First", show=False),
@@ -436,9 +438,9 @@ class Transcript(ScrollView, can_focus=True):
     @property
     def cursor_entry(self) -> Entry | None:
         """The entry under the keyboard cursor (shown while the transcript has the focus): the last one in
-        view that opens, until the user moves it."""
+        view that opens or can be copied, until the user moves it."""
         if self._cursor is None or not 0 <= self._cursor < len(self._entries):
-            candidates = self._toggleable()
+            candidates = self._selectable()
             self._cursor = self._last_in_view(candidates) if candidates and self.has_focus else None
         return None if self._cursor is None else self._entries[self._cursor]
 
@@ -456,8 +458,11 @@ class Transcript(ScrollView, can_focus=True):
         row = self._heights.offset(index) + entry.gap - int(self.scroll_y)
         return row if 0 <= row < self._rows else None
 
-    def _toggleable(self) -> list[int]:
-        return [i for i, entry in enumerate(self._entries) if entry.visible and entry.can_toggle]
+    def _selectable(self) -> list[int]:
+        """The entries the cursor visits: those that open and close, and those with text to copy."""
+        return [
+            i for i, entry in enumerate(self._entries) if entry.visible and (entry.can_toggle or entry.copy_text)
+        ]
 
     def _move_cursor(self, index: int | None) -> None:
         old, self._cursor = self._cursor, index
@@ -468,7 +473,7 @@ class Transcript(ScrollView, can_focus=True):
             self.scroll_to_entry(self._entries[index])
 
     def action_cursor_up(self) -> None:
-        candidates = self._toggleable()
+        candidates = self._selectable()
         if not candidates:
             self._page(-1)
             return
@@ -478,7 +483,7 @@ class Transcript(ScrollView, can_focus=True):
         self._move_cursor(earlier[-1] if earlier else self._cursor)
 
     def action_cursor_down(self) -> None:
-        candidates = self._toggleable()
+        candidates = self._selectable()
         if not candidates:
             self._page(1)
             return
@@ -493,6 +498,25 @@ class Transcript(ScrollView, can_focus=True):
             return
         if entry.toggle() and isinstance(entry, ToolPanel) and entry.expanded:
             self.scroll_to_entry(entry)
+
+    def action_activate_cursor(self) -> None:
+        """Enter: open or close the entry under the cursor; one that does not open (a message) is copied."""
+        entry = self.cursor_entry
+        if entry is not None and entry.can_toggle:
+            self.action_toggle_cursor()
+        else:
+            self.action_copy_cursor()
+
+    def action_copy_cursor(self) -> None:
+        """`y`: the entry under the cursor to the terminal's clipboard (OSC 52), whole, as the Ctrl+C copy
+        of a selection does."""
+        entry = self.cursor_entry
+        text = entry.copy_text if entry is not None else ""
+        if not text:
+            self.notify("Nothing to copy here", timeout=timing.COPY_TOAST)
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {len(text):,} characters", timeout=timing.COPY_TOAST)
 
     def _last_in_view(self, candidates: list[int]) -> int:
         bottom = self.scroll_y + self._rows

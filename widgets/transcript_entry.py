@@ -180,6 +180,12 @@ class Entry:
         """Expand or collapse; False when there was nothing to do."""
         return False
 
+    @property
+    def copy_text(self) -> str:
+        """What `y` (or Enter on an entry that does not open) copies at the transcript's cursor: the
+        entry's own text, whole, not the wrapped lines drawn ("": nothing worth copying)."""
+        return ""
+
     def click(self, y: int, x: int) -> bool:
         """A click on content line `y`, cell `x`; True if it did something (the view repaints)."""
         return self.toggle()

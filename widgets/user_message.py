@@ -52,6 +52,8 @@ class UserMessage(Entry):
         """The message as displayed (controls stripped, otherwise literal)."""
         return self._text
 
+    copy_text = text
+
     @property
     def images(self) -> tuple[str, ...]:
         """The attached images' badge labels."""

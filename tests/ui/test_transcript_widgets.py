@@ -749,6 +749,36 @@ async def test_the_cursor_walks_the_entries_that_open_and_enter_toggles_them() -
         assert background != plain  # the cursor's entry stands out
 
 
+async def test_y_and_enter_copy_the_message_at_the_cursor_whole() -> None:
+    app = TranscriptApp(prompt=True)
+    async with app.run_test(size=(40, 30)) as pilot:
+        transcript = app.transcript
+        question = "a question long enough that the transcript wraps it over several rows"
+        transcript.add_user(question)
+        reply = transcript.start_assistant()
+        reply.append("Use **this**:\n\n```sh\nmake test\n```")
+        await reply.finish()
+        panel = transcript.add_tool_panel("a", "terminal", 0)
+        panel.set_started({}, "ls")
+        panel.append_output("one\ntwo\n")
+        panel.set_finished("ok", 0.1, "2 lines")
+        transcript.add_notice("info", "a notice is not a stop of the cursor")
+        await pilot.pause()
+        transcript.focus()
+        await pilot.pause()
+        assert transcript.cursor_entry is panel  # the last one in view that opens or copies
+        await pilot.press("y")
+        assert app.clipboard == "one\ntwo\n"
+        await pilot.press("up")
+        assert transcript.cursor_entry is reply
+        await pilot.press("enter")  # a message does not open: Enter copies it, as its Markdown source
+        assert app.clipboard == "Use **this**:\n\n```sh\nmake test\n```"
+        await pilot.press("up", "y")
+        assert app.clipboard == question  # whole, not the wrapped rows
+        await pilot.press("down", "down", "enter")
+        assert panel.expanded and app.clipboard == question  # Enter on a tool call opens it
+
+
 async def test_mouse_selection_spans_entries_and_copies_what_is_shown() -> None:
     app = TranscriptApp()
     async with app.run_test(size=(60, 20)) as pilot:
