@@ -3,10 +3,10 @@ serves on stdin/stdout; `... http` serves streamable HTTP (`... sse` the older H
 127.0.0.1 (an OS-chosen port, printed as `PORT <n>` on stdout once it listens).
 
 Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
-destructive tool (`write_note`), an image and an embedded resource, an error result (`fail`), a call that
-never answers (`hang`) and one that kills the server mid-call (`crash`); `--noise` prints NOISE on stdout
-before the first message. `pid` says which process answered,
-so a test can tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
+destructive tool (`write_note`), an image (`picture`), audio (`sound`) and an embedded resource, an error
+result (`fail`), a call that never answers (`hang`) and one that kills the server mid-call (`crash`);
+`--noise` prints NOISE on stdout before the first message. `pid` says which process answered, so a test can
+tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
 file can stand for two servers.
 """
 
@@ -21,6 +21,7 @@ import sys
 
 from mcp.server import MCPServer
 from mcp.types import (
+    AudioContent,
     EmbeddedResource,
     ImageContent,
     TextContent,
@@ -38,6 +39,16 @@ PNG_1PX = base64.b64encode(
     )
 ).decode()
 
+WAV_SILENCE = base64.b64encode(
+    b"RIFF"
+    + (36 + 8).to_bytes(4, "little")
+    + b"WAVEfmt "
+    + (16).to_bytes(4, "little")
+    + bytes.fromhex("01000100401f0000803e000002001000")
+    + b"data"
+    + (8).to_bytes(4, "little")
+    + bytes(8)
+).decode()
 
 NOISE = b'a library\'s warning on stdout\n\xff\xfe\x80 not UTF-8 \xc3\n{"json": "but not JSON-RPC"}\n'
 """What `--noise` prints before the first message, as real servers do: a library's warning, bytes that are
@@ -68,6 +79,10 @@ def build(prefix: str = "") -> MCPServer:
             TextContent(type="text", text="a tiny picture"),
             ImageContent(type="image", data=PNG_1PX, mime_type="image/png"),
         ]
+
+    @server.tool(name=name("sound"), description="A short WAV clip.", annotations=READ_ONLY)
+    def sound() -> list[AudioContent]:
+        return [AudioContent(type="audio", data=WAV_SILENCE, mime_type="audio/wav")]
 
     @server.tool(name=name("document"), description="An embedded text resource.", annotations=READ_ONLY)
     def document() -> list[EmbeddedResource]:

@@ -627,8 +627,8 @@ class McpManager:
                 if not task.done():
                     task.cancel()
         srv.exits = 0  # it answered: a later exit is restarted at once again
-        outcome = render_result(result, self.media_dir)
-        return CallReport("error" if outcome.is_error else "ok", outcome.text)
+        outcome = render_result(result, self.media_dir, self.hermes_home)
+        return CallReport("error" if outcome.is_error else "ok", outcome.text, images=outcome.images)
 
     # ------------------------------------------------------------------------------------------ status
 

@@ -1155,7 +1155,7 @@ class Agent:
 def _ui_data(data: dict[str, Any]) -> dict[str, Any]:
     """The part of a tool's UI data worth keeping for a resumed transcript (diffs, exit codes, todos)."""
     keep: dict[str, Any] = {}
-    for key in ("diff", "exit_code", "todos", "path"):
+    for key in ("diff", "exit_code", "todos", "path", "images"):
         if key in data:
             keep[key] = data[key]
     return keep
