@@ -7,7 +7,7 @@ destructive tool (`write_note`), an image (`picture`), audio (`sound`) and an em
 result (`fail`), a call that never answers (`hang`) and one that kills the server mid-call (`crash`);
 `--noise` prints NOISE on stdout before the first message. `pid` says which process answered, so a test can
 tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
-file can stand for two servers.
+file can stand for two servers; `--instructions TEXT` is what the server tells the client to tell the model.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ NOISE = b'a library\'s warning on stdout\n\xff\xfe\x80 not UTF-8 \xc3\n{"json": 
 not UTF-8, JSON that is not JSON-RPC (tests/agent/test_mcp_faults.py also puts it between messages)."""
 
 
-def build(prefix: str = "") -> MCPServer:
-    server = MCPServer("fixture")
+def build(prefix: str = "", instructions: str | None = None) -> MCPServer:
+    server = MCPServer("fixture", instructions=instructions)
 
     def name(base: str) -> str:
         return f"{prefix}_{base}" if prefix else base
@@ -139,11 +139,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("transport", choices=("stdio", "http", "sse"))
     parser.add_argument("--prefix", default="")
+    parser.add_argument("--instructions", default=None, help="the server's InitializeResult.instructions")
     parser.add_argument("--noise", action="store_true", help="print NOISE on stdout before serving")
     args = parser.parse_args()
     if args.noise:
         os.write(1, b"fixture server 1.0 starting\n" + NOISE)
-    server = build(args.prefix)
+    server = build(args.prefix, args.instructions)
     if args.transport == "stdio":
         server.run("stdio")
     else:

@@ -136,6 +136,7 @@ class _Server:
     last_error_at: float = 0.0
     exits: int = 0  # exits and failed starts in a row, without a good call since
     retry_at: float = 0.0  # time.monotonic() before which it is not started again
+    instructions: str = ""  # the server's `InitializeResult.instructions`
 
 
 def _describe(exc: BaseException) -> str:
@@ -463,6 +464,8 @@ class McpManager:
                     listed = await self._list_tools(client)
                     scope.deadline = math.inf
                     connected = True
+                    instructions = getattr(client, "instructions", None)
+                    srv.instructions = instructions if isinstance(instructions, str) else ""
                     self._register(srv, listed)
                     srv.client, srv.state, srv.error = client, "connected", ""
                     srv.ready.set()
@@ -545,6 +548,8 @@ class McpManager:
         return listed
 
     def _register(self, srv: _Server, listed: list[McpToolInfo]) -> None:
+        """Its tools as the toolset `mcp-<server>`, with the server's `instructions` for new sessions'
+        prompts (`agent.prompts.sources.server_instructions_section` caps them)."""
         spec = srv.spec
         toolset = f"mcp-{spec.name}"
 
@@ -558,7 +563,8 @@ class McpManager:
         tools, skipped = build_tools(spec, listed, self.caller(), taken)
         srv.tools = tuple(t.name for t in tools)
         srv.skipped = tuple(skipped)
-        self.catalog.register(Toolset(toolset, f"MCP server {spec.name} ({spec.target})"), tools)
+        description = f"MCP server {spec.name} ({spec.target})"
+        self.catalog.register(Toolset(toolset, description, instructions=srv.instructions), tools)
 
     def _stderr_tail(self, spec: ServerSpec) -> str:
         if not spec.command:

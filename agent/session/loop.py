@@ -418,7 +418,12 @@ class Agent:
                 cwd=self.settings.cwd,
                 tools=[(t.name, t.description) for t in tools],
                 model=self.settings.model,
-                **session_prompt_parts(self.settings, {t.name for t in tools}, self.skills),
+                **session_prompt_parts(
+                    self.settings,
+                    {t.name for t in tools},
+                    self.skills,
+                    self.toolsets.active_instructions(),
+                ),
             )
         if not self.session_id:
             if self.store is not None:
