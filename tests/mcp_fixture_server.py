@@ -4,10 +4,11 @@ serves on stdin/stdout; `... http` serves streamable HTTP (`... sse` the older H
 
 Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
 destructive tool (`write_note`), an image (`picture`), audio (`sound`) and an embedded resource, an error
-result (`fail`), a call that never answers (`hang`) and one that kills the server mid-call (`crash`);
-`--noise` prints NOISE on stdout before the first message. `pid` says which process answered, so a test can
-tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
-file can stand for two servers; `--instructions TEXT` is what the server tells the client to tell the model.
+result (`fail`), a call that never answers (`hang`), one that kills the server mid-call (`crash`) and one
+that reports its progress (`steps`); `--noise` prints NOISE on stdout before the first message. `pid` says
+which process answered, so a test can tell a restarted server from the first one. `--prefix P` renames
+every tool to `P_<name>` so one file can stand for two servers; `--instructions TEXT` is what the server
+tells the client to tell the model.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import socket
 import sys
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import (
     AudioContent,
     EmbeddedResource,
@@ -112,6 +114,12 @@ def build(prefix: str = "", instructions: str | None = None) -> MCPServer:
     def noisy() -> str:
         os.write(1, NOISE)
         return "after the noise"
+
+    @server.tool(name=name("steps"), description="Reports its progress, then answers.", annotations=READ_ONLY)
+    async def steps(ctx: Context, n: int = 3) -> str:
+        for i in range(1, n + 1):
+            await ctx.report_progress(i, n, f"step {i}")
+        return f"{n} steps done"
 
     @server.tool(name=name("pid"), description="The server's process id.", annotations=READ_ONLY)
     def pid() -> str:

@@ -139,6 +139,22 @@ class _Server:
     instructions: str = ""  # the server's `InitializeResult.instructions`
 
 
+Progress = Callable[[float, float | None, str], None]
+"""Where a call's progress goes: (progress, total or None, message)."""
+
+
+def _progress_callback(on_progress: Progress) -> Callable[[float, float | None, str | None], Any]:
+    """The SDK's progress callback (async; its presence makes the request carry a `progressToken`)."""
+
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            on_progress(progress, total, message or "")
+        except Exception:  # a watcher's bug never breaks the call
+            log.exception("mcp: progress callback failed")
+
+    return progressed
+
+
 def _describe(exc: BaseException) -> str:
     """One line for an exception, looking inside exception groups (the SDK's task groups wrap them)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -236,16 +252,19 @@ class McpManager:
         *,
         interrupt: threading.Event | None = None,
         timeout: float | None = None,
+        on_progress: Progress | None = None,
     ) -> CallReport:
         """Run one tool call and wait for it: never longer than the server's `timeout`, never past an
-        interrupt. Every outcome is a report (the caller makes it a tool result); nothing raises."""
+        interrupt. Every outcome is a report (the caller makes it a tool result); nothing raises.
+        `on_progress` gets the server's progress notifications for the call (it is sent a progress token
+        when given), on the loop thread."""
         with self._lock:
             srv = self._servers.get(server)
         if srv is None or self._loop is None:
             return CallReport("unavailable", f"the MCP server '{server}' is not configured (any more)")
         limit = srv.spec.timeout if timeout is None else timeout
         started = time.monotonic()
-        future = asyncio.run_coroutine_threadsafe(self._call(srv, tool, arguments), self._loop)
+        future = asyncio.run_coroutine_threadsafe(self._call(srv, tool, arguments, on_progress), self._loop)
         report: CallReport | None = None
         waited = 0.0  # time the call itself has taken: (re)connecting is bounded by connect_timeout
         while report is None:
@@ -277,7 +296,7 @@ class McpManager:
         """What the registered tools call: the server, tool and arguments, with the call's context."""
 
         def call(server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> CallReport:
-            return self.call(server, tool, arguments, interrupt=ctx.interrupt)
+            return self.call(server, tool, arguments, interrupt=ctx.interrupt, on_progress=ctx.emit_progress)
 
         return call
 
@@ -601,14 +620,17 @@ class McpManager:
             raise _Unavailable(f"the MCP server '{srv.spec.name}' is not connected: {srv.error}")
         return srv.client
 
-    async def _call(self, srv: _Server, tool: str, arguments: dict[str, Any]) -> CallReport:
+    async def _call(
+        self, srv: _Server, tool: str, arguments: dict[str, Any], on_progress: Progress | None = None
+    ) -> CallReport:
         name = srv.spec.name
         try:
             client = await self._connected(srv)
         except _Unavailable as exc:
             return CallReport("unavailable", str(exc))
         gone = srv.gone
-        call = asyncio.ensure_future(client.call_tool(tool, arguments))
+        progress = _progress_callback(on_progress) if on_progress is not None else None
+        call = asyncio.ensure_future(client.call_tool(tool, arguments, progress_callback=progress))
         watch = asyncio.ensure_future(gone.wait())
         try:
             await asyncio.wait({call, watch}, return_when=asyncio.FIRST_COMPLETED)
