@@ -99,6 +99,8 @@ class ServerStatus:
     error: str = ""
     tools: tuple[str, ...] = ()  # the names offered to the model
     skipped: tuple[str, ...] = ()  # the server's tools left out (tools.include/exclude, a name clash)
+    prompts: tuple[str, ...] = ()  # the server's prompts by name, as it last listed them
+    resources: tuple[str, ...] = ()  # its resources (name, else URI), as it last listed them
     approval: str = ""
     calls: int = 0
     last_call: LastCall | None = None
@@ -122,6 +124,8 @@ class _Server:
     client: Any = None
     tools: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+    prompts: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()
     calls: int = 0
     last_call: LastCall | None = None
     task: asyncio.Task[None] | None = None
@@ -153,6 +157,45 @@ def _progress_callback(on_progress: Progress) -> Callable[[float, float | None, 
             log.exception("mcp: progress callback failed")
 
     return progressed
+
+
+ListKind = Literal["tools", "prompts", "resources"]
+_LIST_CHANGED: dict[str, ListKind] = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/prompts/list_changed": "prompts",
+    "notifications/resources/list_changed": "resources",
+}
+
+
+async def _list_names(
+    client: Any, kind: Literal["prompts", "resources"], *, quiet: bool = False
+) -> tuple[str, ...]:
+    """The names of a server's prompts (or resources: the name, else the URI), every page, asked of the
+    server (never the SDK's response cache: after a `list_changed` it may still hold the old list); () when
+    it does not advertise them. `quiet`: a failure is () too (at connect time: a server whose prompts cannot
+    be listed still serves its tools)."""
+    capabilities = getattr(client, "server_capabilities", None)
+    if getattr(capabilities, kind, None) is None:
+        return ()
+    names: list[str] = []
+    cursor: str | None = None
+    try:
+        for _page in range(LIST_PAGES):
+            if kind == "prompts":
+                page = await client.list_prompts(cursor=cursor, cache_mode="refresh")
+                names += [p.name for p in page.prompts]
+            else:
+                page = await client.list_resources(cursor=cursor, cache_mode="refresh")
+                names += [r.name or str(r.uri) for r in page.resources]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+    except Exception as exc:
+        if not quiet:
+            raise
+        log.warning("mcp: could not list %s: %s", kind, _describe(exc))
+        return ()
+    return tuple(names)
 
 
 def _describe(exc: BaseException) -> str:
@@ -397,30 +440,44 @@ class McpManager:
 
     def _on_message(self, srv: _Server) -> Callable[[Any], Any]:
         """The server's notifications: `tools/list_changed` lists its tools again (the next request and
-        `/mcp` see the new list)."""
+        `/mcp` see the new list), `prompts/list_changed` and `resources/list_changed` its prompts or
+        resources (`/mcp` shows them). Listed in a task of its own: the handler must return at once, the
+        listing is a request on the same connection."""
 
         async def handle(message: Any) -> None:
             root = getattr(message, "root", None)
             method = getattr(message, "method", None) or getattr(root, "method", None)
-            if method == "notifications/tools/list_changed":
-                task = asyncio.get_running_loop().create_task(self._relist(srv))
+            kind = _LIST_CHANGED.get(method or "")
+            if kind is not None:
+                task = asyncio.get_running_loop().create_task(self._relist(srv, kind))
                 self._relists.add(task)  # held until done: the loop keeps only a weak reference
                 task.add_done_callback(self._relists.discard)
 
         return handle
 
-    async def _relist(self, srv: _Server) -> None:
+    async def _relist(self, srv: _Server, kind: ListKind = "tools") -> None:
         client = srv.client
         if client is None or srv.state != "connected":
             return
         try:
-            listed = await self._list_tools(client)
+            if kind == "tools":
+                listed = await self._list_tools(client)
+            else:
+                names = await _list_names(client, kind)
         except Exception as exc:  # the old list stays; the next change tries again
-            log.warning("mcp: server '%s' changed its tools but could not list them: %s", srv.spec.name, exc)
+            log.warning(
+                "mcp: server '%s' changed its %s but could not list them: %s", srv.spec.name, kind, exc
+            )
             return
-        if srv.client is client and srv.state == "connected":
+        if srv.client is not client or srv.state != "connected":
+            return
+        if kind == "tools":
             self._register(srv, listed)
-            self._changed(srv)
+        elif kind == "prompts":
+            srv.prompts = names
+        else:
+            srv.resources = names
+        self._changed(srv)
 
     def _transport(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
         if spec.command:
@@ -486,6 +543,8 @@ class McpManager:
                     instructions = getattr(client, "instructions", None)
                     srv.instructions = instructions if isinstance(instructions, str) else ""
                     self._register(srv, listed)
+                    srv.prompts = await _list_names(client, "prompts", quiet=True)
+                    srv.resources = await _list_names(client, "resources", quiet=True)
                     srv.client, srv.state, srv.error = client, "connected", ""
                     srv.ready.set()
                     self._changed(srv)
@@ -559,7 +618,7 @@ class McpManager:
         listed: list[McpToolInfo] = []
         cursor: str | None = None
         for _page in range(LIST_PAGES):
-            page = await client.list_tools(cursor=cursor)
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")  # never a stale cached list
             listed += [McpToolInfo.from_sdk(t) for t in page.tools]
             cursor = page.next_cursor
             if not cursor:
@@ -670,6 +729,8 @@ class McpManager:
             error=srv.error,
             tools=srv.tools,
             skipped=srv.skipped,
+            prompts=srv.prompts,
+            resources=srv.resources,
             approval=spec.approval or "by annotations",
             calls=srv.calls,
             last_call=srv.last_call,
