@@ -1,8 +1,8 @@
 """The MCP servers as text: what `/mcp` and `hermes-tui mcp` show (one formatter for both).
 
 Per server: its state (connected, or the error in one line), where it is (command line or URL, never its
-env or headers), its tools as offered to the model, those left out, its prompts and resources (as last listed: a server's
-`list_changed` lists them again), its approval rule and its last call.
+env or headers), its tools as offered to the model, those left out, its prompts and resources (as last
+listed: a server's `list_changed` lists them again), its approval rule and its last call.
 """
 
 from __future__ import annotations

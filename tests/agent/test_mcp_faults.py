@@ -173,7 +173,8 @@ RECORDER = textwrap.dedent(
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
                               "result": {"content": [{"type": "text", "text": "grown"}]}}), flush=True)
             for kind in ("tools", "prompts", "resources"):
-                print(json.dumps({"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"}), flush=True)
+                note = {"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"}
+                print(json.dumps(note), flush=True)
             continue
         else:
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
