@@ -32,6 +32,7 @@ from agent.api import (
     ToolCallStarted,
     ToolFinished,
     ToolOutput,
+    ToolProgress,
     ToolStarted,
     TurnFinished,
     UsageUpdated,
@@ -169,6 +170,12 @@ class TurnView:
         panel = self._panels.get(event.call_id)
         if panel is not None:
             panel.append_output(event.chunk)
+
+    @show.register
+    def _tool_progress(self, event: ToolProgress) -> None:
+        panel = self._panels.get(event.call_id)
+        if panel is not None:
+            panel.set_progress(event.progress, event.total, event.message)
 
     @show.register
     def _tool_finished(self, event: ToolFinished) -> None:

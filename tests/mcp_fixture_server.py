@@ -3,11 +3,12 @@ serves on stdin/stdout; `... http` serves streamable HTTP (`... sse` the older H
 127.0.0.1 (an OS-chosen port, printed as `PORT <n>` on stdout once it listens).
 
 Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
-destructive tool (`write_note`), an image and an embedded resource, an error result (`fail`), a call that
-never answers (`hang`) and one that kills the server mid-call (`crash`); `--noise` prints NOISE on stdout
-before the first message. `pid` says which process answered,
-so a test can tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one
-file can stand for two servers.
+destructive tool (`write_note`), an image (`picture`), audio (`sound`) and an embedded resource, an error
+result (`fail`), a call that never answers (`hang`), one that kills the server mid-call (`crash`) and one
+that reports its progress (`steps`); `--noise` prints NOISE on stdout before the first message. `pid` says
+which process answered, so a test can tell a restarted server from the first one. `--prefix P` renames
+every tool to `P_<name>` so one file can stand for two servers; `--instructions TEXT` is what the server
+tells the client to tell the model.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import socket
 import sys
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import (
+    AudioContent,
     EmbeddedResource,
     ImageContent,
     TextContent,
@@ -38,14 +41,24 @@ PNG_1PX = base64.b64encode(
     )
 ).decode()
 
+WAV_SILENCE = base64.b64encode(
+    b"RIFF"
+    + (36 + 8).to_bytes(4, "little")
+    + b"WAVEfmt "
+    + (16).to_bytes(4, "little")
+    + bytes.fromhex("01000100401f0000803e000002001000")
+    + b"data"
+    + (8).to_bytes(4, "little")
+    + bytes(8)
+).decode()
 
 NOISE = b'a library\'s warning on stdout\n\xff\xfe\x80 not UTF-8 \xc3\n{"json": "but not JSON-RPC"}\n'
 """What `--noise` prints before the first message, as real servers do: a library's warning, bytes that are
 not UTF-8, JSON that is not JSON-RPC (tests/agent/test_mcp_faults.py also puts it between messages)."""
 
 
-def build(prefix: str = "") -> MCPServer:
-    server = MCPServer("fixture")
+def build(prefix: str = "", instructions: str | None = None) -> MCPServer:
+    server = MCPServer("fixture", instructions=instructions)
 
     def name(base: str) -> str:
         return f"{prefix}_{base}" if prefix else base
@@ -68,6 +81,10 @@ def build(prefix: str = "") -> MCPServer:
             TextContent(type="text", text="a tiny picture"),
             ImageContent(type="image", data=PNG_1PX, mime_type="image/png"),
         ]
+
+    @server.tool(name=name("sound"), description="A short WAV clip.", annotations=READ_ONLY)
+    def sound() -> list[AudioContent]:
+        return [AudioContent(type="audio", data=WAV_SILENCE, mime_type="audio/wav")]
 
     @server.tool(name=name("document"), description="An embedded text resource.", annotations=READ_ONLY)
     def document() -> list[EmbeddedResource]:
@@ -98,6 +115,12 @@ def build(prefix: str = "") -> MCPServer:
         os.write(1, NOISE)
         return "after the noise"
 
+    @server.tool(name=name("steps"), description="Reports its progress, then answers.", annotations=READ_ONLY)
+    async def steps(ctx: Context, n: int = 3) -> str:
+        for i in range(1, n + 1):
+            await ctx.report_progress(i, n, f"step {i}")
+        return f"{n} steps done"
+
     @server.tool(name=name("pid"), description="The server's process id.", annotations=READ_ONLY)
     def pid() -> str:
         return str(os.getpid())
@@ -124,11 +147,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("transport", choices=("stdio", "http", "sse"))
     parser.add_argument("--prefix", default="")
+    parser.add_argument("--instructions", default=None, help="the server's InitializeResult.instructions")
     parser.add_argument("--noise", action="store_true", help="print NOISE on stdout before serving")
     args = parser.parse_args()
     if args.noise:
         os.write(1, b"fixture server 1.0 starting\n" + NOISE)
-    server = build(args.prefix)
+    server = build(args.prefix, args.instructions)
     if args.transport == "stdio":
         server.run("stdio")
     else:

@@ -5,6 +5,8 @@ Lifecycle, driven by the app from agent events:
 - `ToolPanel(call_id, name, index)` on `ToolCallStarted`: state `preparing` ("preparing terminal…").
 - `set_started(arguments, summary)` on `ToolStarted`: state `running`, a live elapsed time (~4 Hz).
 - `append_output(chunk)` on `ToolOutput`: cheap (UI thread); the transcript's pacer draws it (~12 Hz).
+- `set_progress(progress, total, message)` on `ToolProgress` (an MCP server's progress notifications): the
+  header shows the message and `progress/total` beside the elapsed time while the tool runs.
   While running the body shows the last `TAIL_LINES` lines (tail-limited) unless expanded; at most
   `MAX_OUTPUT_CHARS` of output are kept in memory, with a note saying how much was dropped. Each output
   line is wrapped once and cached, only the open last line is drawn again, so a long expanded output
@@ -122,6 +124,8 @@ class ToolPanel(Entry):
     """Repaint the header's elapsed time every Nth pacer tick (12 Hz / 3 = 4 Hz)."""
     ANIMATE: ClassVar[bool] = True
     """False freezes the live elapsed time at 0.0s (snapshot tests)."""
+    PROGRESS_MESSAGE_CELLS: ClassVar[int] = 40
+    """The longest progress message the header shows (the summary keeps the rest of the line)."""
 
     def __init__(
         self,
@@ -167,6 +171,7 @@ class ToolPanel(Entry):
         self._window: tuple[object, ...] = ()
         self._header_line: tuple[tuple[object, ...], Line] | None = None
         self._nested: SubagentList | None = None
+        self._progress: tuple[float, float | None, str] | None = None
 
     @classmethod
     def from_snapshot(
@@ -313,6 +318,23 @@ class ToolPanel(Entry):
             self._status = "running"
             self._started_at = self._clock()
         self._changed()
+
+    def set_progress(self, progress: float, total: float | None, message: str = "") -> None:
+        """The tool's own progress (ToolProgress), shown in the header while it runs."""
+        self._progress = (progress, total, _one_line(sanitize_display(message or "")))
+        self._header_line = None
+        self.changed(0, 1)
+
+    @property
+    def progress_text(self) -> str:
+        """What the header shows of the tool's progress ("indexing · 3/10"), "" when it reported none."""
+        if self._progress is None or self._status != "running":
+            return ""
+        progress, total, message = self._progress
+        amount = _number(progress) + (f"/{_number(total)}" if total else "")
+        if len(message) > self.PROGRESS_MESSAGE_CELLS:
+            message = message[: self.PROGRESS_MESSAGE_CELLS - 1] + "…"
+        return f"{message} · {amount}" if message else amount
 
     def append_output(self, chunk: str) -> None:
         """Queue a chunk of live output (UI thread). Cheap; drawn on the pacer's next tick."""
@@ -606,6 +628,8 @@ class ToolPanel(Entry):
         else:
             left.append(self._tool_name, style=self._style("name"))
             duration = self.duration
+            if progress := self.progress_text:
+                right.append(f"{progress}  ", style=self._style("time"))
             if duration is not None:
                 right.append(format_elapsed(duration), style=self._style("time"))
             if self._status == "running":
@@ -768,6 +792,11 @@ def stable_icon(icon: str) -> str:
     `⚙️` is the one-cell `⚙` for Rich and the terminal alike (with VS16, Rich counts two cells and many
     terminals draw one)."""
     return icon.replace("\ufe0f", "")
+
+
+def _number(value: float) -> str:
+    """A progress count as people write it: 3, 2.5 (servers send floats)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _one_line(text: str) -> str:

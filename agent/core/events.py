@@ -85,6 +85,17 @@ class ToolOutput(AgentEvent):
 
 
 @dataclass(frozen=True)
+class ToolProgress(AgentEvent):
+    """A running tool's own account of its progress (an MCP server's progress notifications): `progress`
+    of `total` (None: unknown) and what it is doing now."""
+
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class ToolFinished(AgentEvent):
     call_id: str
     name: str

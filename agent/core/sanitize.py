@@ -118,6 +118,8 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
             rows.append(
                 {"role": "tool", "content": _clean(msg.content), "tool_call_id": msg.tool_call_id or ""}
             )
+            if msg.meta.get("images"):
+                rows[-1]["images"] = list(msg.meta["images"])  # what the tool returned (an MCP server's)
         elif msg.role in ("user", "system"):
             rows.append({"role": msg.role, "content": _clean(msg.content)})
             if msg.role == "user" and msg.meta.get("images"):

@@ -98,28 +98,48 @@ def _missing(ref: dict[str, Any]) -> str:
     return f"[image {ref.get('name', '')} is no longer available: its file was removed]"
 
 
+TOOL_IMAGES_INTRO = "The images returned by the tool calls above:"
+"""The text of the user message that carries tool results' images on chat completions."""
+
+
+def _openai_parts(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for ref in refs:
+        encoded = _encoded(ref, "openai")
+        if encoded is None:
+            parts.append({"type": "text", "text": _missing(ref)})
+        else:
+            mime, data = encoded
+            parts.append({"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}})
+    return parts
+
+
 def openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Chat-completions messages with each message's images as content parts (other messages as they are)."""
+    """Chat-completions messages with each message's images as content parts (other messages as they are).
+
+    A tool message cannot carry an image there (OpenAI takes `image_url` parts in user messages only), so
+    the images of a run of tool results follow it in one user message, as their `image_url` parts."""
     if not any("images" in m for m in messages):
         return messages
-    out = []
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []  # images of the tool results just before
     for message in messages:
+        if pending and message.get("role") != "tool":
+            out.append({"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_INTRO}, *pending]})
+            pending = []
         refs = message.get("images")
         if refs is None:
             out.append(message)
             continue
-        parts: list[dict[str, Any]] = []
-        if message.get("content"):
-            parts.append({"type": "text", "text": message["content"]})
-        for ref in refs:
-            encoded = _encoded(ref, "openai")
-            if encoded is None:
-                parts.append({"type": "text", "text": _missing(ref)})
-            else:
-                mime, data = encoded
-                parts.append({"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}})
         rest = {k: v for k, v in message.items() if k != "images"}
-        out.append({**rest, "content": parts})
+        if message.get("role") == "tool":
+            pending += _openai_parts(refs)
+            out.append(rest)
+            continue
+        text = [{"type": "text", "text": message["content"]}] if message.get("content") else []
+        out.append({**rest, "content": [*text, *_openai_parts(refs)]})
+    if pending:
+        out.append({"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_INTRO}, *pending]})
     return out
 
 

@@ -5,6 +5,7 @@ native when the main model supports vision) and learns the capability from `mode
 models.dev. We have no network lookups, so `auto` falls back to the model's name (`VISION_MODELS`): the
 known vision families of OpenAI, Anthropic, Google, Mistral, Qwen, Llama and the open VLMs.
 
+Images a tool returned (an MCP server's) ride on their tool message the same way and take the same route.
 A main model that does not see images gets, instead of each image, a note with its stored path; the model
 can then ask `vision_analyze`, which sends the image to the auxiliary vision model (`auxiliary.vision`), or
 to the main endpoint when the main model sees images itself.
@@ -81,11 +82,13 @@ def vision_settings(settings: Settings) -> Settings:
     )
 
 
-def image_note(ref: ImageRef, settings: Settings, *, vision_tool: bool) -> str:
+def image_note(ref: ImageRef, settings: Settings, *, vision_tool: bool, from_tool: bool = False) -> str:
     """What a model that does not see images is told instead of one: where the image is, and
-    `vision_analyze` only when that tool is offered (never a tool the model does not have)."""
+    `vision_analyze` only when that tool is offered (never a tool the model does not have). `from_tool`:
+    the image is one a tool returned (an MCP server's), not one the user attached."""
     path = ref.path(settings.hermes_home)
-    where = f"[The user attached an image: {ref.name} ({ref.width}×{ref.height}), saved at {path}."
+    who = "The tool returned an image" if from_tool else "The user attached an image"
+    where = f"[{who}: {ref.name} ({ref.width}×{ref.height}), saved at {path}."
     if vision_tool:
         return f"{where} This model cannot see images: call vision_analyze with that path to ask about it.]"
     return (
@@ -113,7 +116,8 @@ def prepare_images(
             out.append({**message, "images": [wire_ref(r, home, shrink=shrink) for r in refs]})
         else:
             rest = {k: v for k, v in message.items() if k != "images"}
-            notes = [image_note(r, settings, vision_tool=vision_tool) for r in refs]
+            tool = message.get("role") == "tool"
+            notes = [image_note(r, settings, vision_tool=vision_tool, from_tool=tool) for r in refs]
             out.append(
                 {**rest, "content": "\n\n".join(p for p in (message.get("content") or "", *notes) if p)}
             )

@@ -99,6 +99,8 @@ class ServerStatus:
     error: str = ""
     tools: tuple[str, ...] = ()  # the names offered to the model
     skipped: tuple[str, ...] = ()  # the server's tools left out (tools.include/exclude, a name clash)
+    prompts: tuple[str, ...] = ()  # the server's prompts by name, as it last listed them
+    resources: tuple[str, ...] = ()  # its resources (name, else URI), as it last listed them
     approval: str = ""
     calls: int = 0
     last_call: LastCall | None = None
@@ -122,6 +124,8 @@ class _Server:
     client: Any = None
     tools: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+    prompts: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()
     calls: int = 0
     last_call: LastCall | None = None
     task: asyncio.Task[None] | None = None
@@ -136,6 +140,62 @@ class _Server:
     last_error_at: float = 0.0
     exits: int = 0  # exits and failed starts in a row, without a good call since
     retry_at: float = 0.0  # time.monotonic() before which it is not started again
+    instructions: str = ""  # the server's `InitializeResult.instructions`
+
+
+Progress = Callable[[float, float | None, str], None]
+"""Where a call's progress goes: (progress, total or None, message)."""
+
+
+def _progress_callback(on_progress: Progress) -> Callable[[float, float | None, str | None], Any]:
+    """The SDK's progress callback (async; its presence makes the request carry a `progressToken`)."""
+
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            on_progress(progress, total, message or "")
+        except Exception:  # a watcher's bug never breaks the call
+            log.exception("mcp: progress callback failed")
+
+    return progressed
+
+
+ListKind = Literal["tools", "prompts", "resources"]
+_LIST_CHANGED: dict[str, ListKind] = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/prompts/list_changed": "prompts",
+    "notifications/resources/list_changed": "resources",
+}
+
+
+async def _list_names(
+    client: Any, kind: Literal["prompts", "resources"], *, quiet: bool = False
+) -> tuple[str, ...]:
+    """The names of a server's prompts (or resources: the name, else the URI), every page, asked of the
+    server (never the SDK's response cache: after a `list_changed` it may still hold the old list); () when
+    it does not advertise them. `quiet`: a failure is () too (at connect time: a server whose prompts cannot
+    be listed still serves its tools)."""
+    capabilities = getattr(client, "server_capabilities", None)
+    if getattr(capabilities, kind, None) is None:
+        return ()
+    names: list[str] = []
+    cursor: str | None = None
+    try:
+        for _page in range(LIST_PAGES):
+            if kind == "prompts":
+                page = await client.list_prompts(cursor=cursor, cache_mode="refresh")
+                names += [p.name for p in page.prompts]
+            else:
+                page = await client.list_resources(cursor=cursor, cache_mode="refresh")
+                names += [r.name or str(r.uri) for r in page.resources]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+    except Exception as exc:
+        if not quiet:
+            raise
+        log.warning("mcp: could not list %s: %s", kind, _describe(exc))
+        return ()
+    return tuple(names)
 
 
 def _describe(exc: BaseException) -> str:
@@ -235,16 +295,19 @@ class McpManager:
         *,
         interrupt: threading.Event | None = None,
         timeout: float | None = None,
+        on_progress: Progress | None = None,
     ) -> CallReport:
         """Run one tool call and wait for it: never longer than the server's `timeout`, never past an
-        interrupt. Every outcome is a report (the caller makes it a tool result); nothing raises."""
+        interrupt. Every outcome is a report (the caller makes it a tool result); nothing raises.
+        `on_progress` gets the server's progress notifications for the call (it is sent a progress token
+        when given), on the loop thread."""
         with self._lock:
             srv = self._servers.get(server)
         if srv is None or self._loop is None:
             return CallReport("unavailable", f"the MCP server '{server}' is not configured (any more)")
         limit = srv.spec.timeout if timeout is None else timeout
         started = time.monotonic()
-        future = asyncio.run_coroutine_threadsafe(self._call(srv, tool, arguments), self._loop)
+        future = asyncio.run_coroutine_threadsafe(self._call(srv, tool, arguments, on_progress), self._loop)
         report: CallReport | None = None
         waited = 0.0  # time the call itself has taken: (re)connecting is bounded by connect_timeout
         while report is None:
@@ -276,7 +339,7 @@ class McpManager:
         """What the registered tools call: the server, tool and arguments, with the call's context."""
 
         def call(server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> CallReport:
-            return self.call(server, tool, arguments, interrupt=ctx.interrupt)
+            return self.call(server, tool, arguments, interrupt=ctx.interrupt, on_progress=ctx.emit_progress)
 
         return call
 
@@ -377,30 +440,44 @@ class McpManager:
 
     def _on_message(self, srv: _Server) -> Callable[[Any], Any]:
         """The server's notifications: `tools/list_changed` lists its tools again (the next request and
-        `/mcp` see the new list)."""
+        `/mcp` see the new list), `prompts/list_changed` and `resources/list_changed` its prompts or
+        resources (`/mcp` shows them). Listed in a task of its own: the handler must return at once, the
+        listing is a request on the same connection."""
 
         async def handle(message: Any) -> None:
             root = getattr(message, "root", None)
             method = getattr(message, "method", None) or getattr(root, "method", None)
-            if method == "notifications/tools/list_changed":
-                task = asyncio.get_running_loop().create_task(self._relist(srv))
+            kind = _LIST_CHANGED.get(method or "")
+            if kind is not None:
+                task = asyncio.get_running_loop().create_task(self._relist(srv, kind))
                 self._relists.add(task)  # held until done: the loop keeps only a weak reference
                 task.add_done_callback(self._relists.discard)
 
         return handle
 
-    async def _relist(self, srv: _Server) -> None:
+    async def _relist(self, srv: _Server, kind: ListKind = "tools") -> None:
         client = srv.client
         if client is None or srv.state != "connected":
             return
         try:
-            listed = await self._list_tools(client)
+            if kind == "tools":
+                listed = await self._list_tools(client)
+            else:
+                names = await _list_names(client, kind)
         except Exception as exc:  # the old list stays; the next change tries again
-            log.warning("mcp: server '%s' changed its tools but could not list them: %s", srv.spec.name, exc)
+            log.warning(
+                "mcp: server '%s' changed its %s but could not list them: %s", srv.spec.name, kind, exc
+            )
             return
-        if srv.client is client and srv.state == "connected":
+        if srv.client is not client or srv.state != "connected":
+            return
+        if kind == "tools":
             self._register(srv, listed)
-            self._changed(srv)
+        elif kind == "prompts":
+            srv.prompts = names
+        else:
+            srv.resources = names
+        self._changed(srv)
 
     def _transport(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
         if spec.command:
@@ -463,7 +540,11 @@ class McpManager:
                     listed = await self._list_tools(client)
                     scope.deadline = math.inf
                     connected = True
+                    instructions = getattr(client, "instructions", None)
+                    srv.instructions = instructions if isinstance(instructions, str) else ""
                     self._register(srv, listed)
+                    srv.prompts = await _list_names(client, "prompts", quiet=True)
+                    srv.resources = await _list_names(client, "resources", quiet=True)
                     srv.client, srv.state, srv.error = client, "connected", ""
                     srv.ready.set()
                     self._changed(srv)
@@ -537,7 +618,7 @@ class McpManager:
         listed: list[McpToolInfo] = []
         cursor: str | None = None
         for _page in range(LIST_PAGES):
-            page = await client.list_tools(cursor=cursor)
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")  # never a stale cached list
             listed += [McpToolInfo.from_sdk(t) for t in page.tools]
             cursor = page.next_cursor
             if not cursor:
@@ -545,6 +626,8 @@ class McpManager:
         return listed
 
     def _register(self, srv: _Server, listed: list[McpToolInfo]) -> None:
+        """Its tools as the toolset `mcp-<server>`, with the server's `instructions` for new sessions'
+        prompts (`agent.prompts.sources.server_instructions_section` caps them)."""
         spec = srv.spec
         toolset = f"mcp-{spec.name}"
 
@@ -558,7 +641,8 @@ class McpManager:
         tools, skipped = build_tools(spec, listed, self.caller(), taken)
         srv.tools = tuple(t.name for t in tools)
         srv.skipped = tuple(skipped)
-        self.catalog.register(Toolset(toolset, f"MCP server {spec.name} ({spec.target})"), tools)
+        description = f"MCP server {spec.name} ({spec.target})"
+        self.catalog.register(Toolset(toolset, description, instructions=srv.instructions), tools)
 
     def _stderr_tail(self, spec: ServerSpec) -> str:
         if not spec.command:
@@ -595,14 +679,17 @@ class McpManager:
             raise _Unavailable(f"the MCP server '{srv.spec.name}' is not connected: {srv.error}")
         return srv.client
 
-    async def _call(self, srv: _Server, tool: str, arguments: dict[str, Any]) -> CallReport:
+    async def _call(
+        self, srv: _Server, tool: str, arguments: dict[str, Any], on_progress: Progress | None = None
+    ) -> CallReport:
         name = srv.spec.name
         try:
             client = await self._connected(srv)
         except _Unavailable as exc:
             return CallReport("unavailable", str(exc))
         gone = srv.gone
-        call = asyncio.ensure_future(client.call_tool(tool, arguments))
+        progress = _progress_callback(on_progress) if on_progress is not None else None
+        call = asyncio.ensure_future(client.call_tool(tool, arguments, progress_callback=progress))
         watch = asyncio.ensure_future(gone.wait())
         try:
             await asyncio.wait({call, watch}, return_when=asyncio.FIRST_COMPLETED)
@@ -627,8 +714,8 @@ class McpManager:
                 if not task.done():
                     task.cancel()
         srv.exits = 0  # it answered: a later exit is restarted at once again
-        outcome = render_result(result, self.media_dir)
-        return CallReport("error" if outcome.is_error else "ok", outcome.text)
+        outcome = render_result(result, self.media_dir, self.hermes_home)
+        return CallReport("error" if outcome.is_error else "ok", outcome.text, images=outcome.images)
 
     # ------------------------------------------------------------------------------------------ status
 
@@ -642,6 +729,8 @@ class McpManager:
             error=srv.error,
             tools=srv.tools,
             skipped=srv.skipped,
+            prompts=srv.prompts,
+            resources=srv.resources,
             approval=spec.approval or "by annotations",
             calls=srv.calls,
             last_call=srv.last_call,

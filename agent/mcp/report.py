@@ -1,7 +1,8 @@
 """The MCP servers as text: what `/mcp` and `hermes-tui mcp` show (one formatter for both).
 
 Per server: its state (connected, or the error in one line), where it is (command line or URL, never its
-env or headers), its tools as offered to the model, those left out, its approval rule and its last call.
+env or headers), its tools as offered to the model, those left out, its prompts and resources (as last
+listed: a server's `list_changed` lists them again), its approval rule and its last call.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def server_lines(status: ServerStatus, now: float | None = None) -> list[str]:
         lines.append(f"  tools ({len(status.tools)}): {', '.join(status.tools)}")
     if status.skipped:
         lines.append(f"  left out: {', '.join(status.skipped)}")
+    if status.prompts:
+        lines.append(f"  prompts ({len(status.prompts)}): {', '.join(status.prompts)}")
+    if status.resources:
+        lines.append(f"  resources ({len(status.resources)}): {', '.join(status.resources)}")
     if status.approval and status.state not in ("invalid",):
         lines.append(f"  approval: {status.approval}")
     if status.last_call is not None:

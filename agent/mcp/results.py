@@ -1,8 +1,12 @@
 """An MCP `CallToolResult` as the text the model reads.
 
-Text blocks are kept as they are. Images, audio and binary resources cannot travel in a text tool result:
-they are saved under `$HERMES_HOME/tui/cache/mcp/` and named by path (the user and the model can open them),
-so nothing is dropped silently. Text resources are included with their URI, resource links are listed.
+Text blocks are kept as they are. An image is stored as an attached image is (`agent.images.save_image`) and
+rides on the result as its reference (`McpOutcome.images`): the loop keeps it in the tool message's meta, and
+each transport sends it in its own form to a model that sees images, or a note with its path (the vision
+route) to one that does not (`agent.images.routing`); never as base64 text. Audio and binary resources are
+saved under `$HERMES_HOME/tui/cache/mcp/` and named by path in one line (the user and the model can open
+them), so nothing is dropped silently. Every payload's size is checked before it is decoded. Text resources
+are included with their URI, resource links are listed.
 Structured content is sent only when there are no content blocks (servers repeat their content in it:
 `server-filesystem` puts an image's base64 there), as JSON. `isError` makes the whole result an error.
 The usual tool-output budget truncates it later, in the executor, like any tool's.
@@ -19,6 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.core.humanize import format_size
+from agent.images.store import MAX_SOURCE_BYTES, ImageError, save_image
+
 __all__ = ["CallReport", "CallStatus", "McpOutcome", "render_result"]
 
 CallStatus = Literal["ok", "error", "timeout", "cancelled", "unavailable"]
@@ -31,6 +38,7 @@ class CallReport:
     status: CallStatus
     text: str
     duration: float = 0.0
+    images: tuple[dict[str, Any], ...] = ()  # the stored images' references (`ImageRef.to_meta()`)
 
 
 @dataclass(frozen=True)
@@ -40,14 +48,30 @@ class McpOutcome:
     text: str
     is_error: bool = False
     attachments: tuple[str, ...] = ()  # paths of saved images, audio and blobs
+    images: tuple[dict[str, Any], ...] = ()  # stored images for the model (`ImageRef.to_meta()`)
+
+
+MAX_PAYLOAD_B64 = MAX_SOURCE_BYTES * 4 // 3 + 4
+"""The longest base64 payload decoded (50 MB of bytes, the attached images' limit): checked on the text, so a
+server's multi-gigabyte blob is never decoded into memory. (Local to MCP results: a shared image-limit check
+may take its place.)"""
+
+
+def _decoded(data_b64: str) -> bytes | str:
+    """The payload's bytes, or why not (too large, not base64)."""
+    if len(data_b64) > MAX_PAYLOAD_B64:
+        return f"(not saved: {format_size(len(data_b64) * 3 // 4)} is over the 50 MB limit)"
+    try:
+        return base64.b64decode(data_b64, validate=False)
+    except (binascii.Error, ValueError) as exc:
+        return f"(could not decode: {exc})"
 
 
 def _save(data_b64: str, mime: str, media_dir: Path) -> str:
     """Decode and store a base64 payload under a content-derived name; returns the path or a reason."""
-    try:
-        raw = base64.b64decode(data_b64, validate=False)
-    except (binascii.Error, ValueError) as exc:
-        return f"(could not decode: {exc})"
+    raw = _decoded(data_b64)
+    if isinstance(raw, str):
+        return raw
     suffix = mimetypes.guess_extension(mime or "") or ".bin"
     path = media_dir / f"{hashlib.sha256(raw).hexdigest()[:16]}{suffix}"
     try:
@@ -78,16 +102,39 @@ def _redundant(structured: Any, text: str) -> bool:
     return any(parsed == c or text == str(c) for c in candidates)
 
 
-def render_result(result: Any, media_dir: Path) -> McpOutcome:
-    """`result` is the SDK's `CallToolResult` (duck-typed, so this module imports no SDK)."""
+def _image(block: Any, hermes_home: Path) -> tuple[str, dict[str, Any] | None]:
+    """An image block stored as an attached image: (the line naming it, its reference), or the line saying
+    why it could not be (too large, not base64, not an image Pillow reads: then it is not sent as one)."""
+    mime = str(getattr(block, "mime_type", "") or "image")
+    raw = _decoded(block.data)
+    if isinstance(raw, str):
+        return f"[image {mime}, {_size(block.data)} {raw}]", None
+    try:
+        ref = save_image(raw, hermes_home, name=f"mcp-image{mimetypes.guess_extension(mime) or '.png'}")
+    except (ImageError, OSError) as exc:
+        path = _save(block.data, mime, hermes_home / "tui" / "cache" / "mcp")
+        return f"[image {mime}, {_size(block.data)}, saved to {path}; not shown: {exc}]", None
+    size, where = format_size(ref.size), ref.path(hermes_home)
+    return f"[image {ref.mime} {ref.width}×{ref.height}, {size}, saved at {where}]", ref.to_meta()
+
+
+def render_result(result: Any, media_dir: Path, hermes_home: Path | None = None) -> McpOutcome:
+    """`result` is the SDK's `CallToolResult` (duck-typed, so this module imports no SDK). With
+    `hermes_home`, images are stored for the model (`McpOutcome.images`); without, saved like audio."""
     parts: list[str] = []
     texts: list[str] = []
     saved: list[str] = []
+    images: list[dict[str, Any]] = []
     for block in getattr(result, "content", None) or []:
         kind = getattr(block, "type", "")
         if kind == "text":
             texts.append(block.text)
             parts.append(block.text)
+        elif kind == "image" and hermes_home is not None:
+            line, ref = _image(block, hermes_home)
+            parts.append(line)
+            if ref is not None:
+                images.append(ref)
         elif kind in ("image", "audio"):
             path = _save(block.data, block.mime_type, media_dir)
             saved.append(path)
@@ -119,4 +166,4 @@ def render_result(result: Any, media_dir: Path) -> McpOutcome:
     is_error = bool(getattr(result, "is_error", False))
     if is_error and not text:
         text = "the MCP tool reported an error without a message"
-    return McpOutcome(text=text, is_error=is_error, attachments=tuple(saved))
+    return McpOutcome(text=text, is_error=is_error, attachments=tuple(saved), images=tuple(images))

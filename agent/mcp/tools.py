@@ -107,7 +107,9 @@ def _handler(spec: ServerSpec, info: McpToolInfo, name: str, call: Caller) -> Ca
             if not verdict.allowed:
                 return ToolResult(content=verdict.message, status="denied")
         report = call(spec.name, info.name, arguments, ctx)
-        data = {"server": spec.name, "mcp_tool": info.name}
+        data: dict[str, Any] = {"server": spec.name, "mcp_tool": info.name}
+        if report.images:  # kept on the tool message: each transport sends them in its own form
+            data["images"] = list(report.images)
         if report.status == "ok":
             return ToolResult(content=report.text, data=data)
         if report.status == "cancelled":

@@ -418,7 +418,12 @@ class Agent:
                 cwd=self.settings.cwd,
                 tools=[(t.name, t.description) for t in tools],
                 model=self.settings.model,
-                **session_prompt_parts(self.settings, {t.name for t in tools}, self.skills),
+                **session_prompt_parts(
+                    self.settings,
+                    {t.name for t in tools},
+                    self.skills,
+                    self.toolsets.active_instructions(),
+                ),
             )
         if not self.session_id:
             if self.store is not None:
@@ -1155,7 +1160,7 @@ class Agent:
 def _ui_data(data: dict[str, Any]) -> dict[str, Any]:
     """The part of a tool's UI data worth keeping for a resumed transcript (diffs, exit codes, todos)."""
     keep: dict[str, Any] = {}
-    for key in ("diff", "exit_code", "todos", "path"):
+    for key in ("diff", "exit_code", "todos", "path", "images"):
         if key in data:
             keep[key] = data[key]
     return keep

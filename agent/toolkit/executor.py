@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from agent.core.events import ToolFinished, ToolOutput, ToolStarted
+from agent.core.events import ToolFinished, ToolOutput, ToolProgress, ToolStarted
 from agent.core.messages import ToolCall
 from agent.core.ui import AgentUI
 from agent.toolkit.registry import Tool, ToolContext, ToolRegistry, ToolResult, summarize_call
@@ -198,7 +198,11 @@ class ToolExecutor:
             def emit_output(chunk: str) -> None:
                 ui.on_event(ToolOutput(call_id=call_id, chunk=chunk))
 
+            def emit_progress(progress: float, total: float | None, message: str) -> None:
+                ui.on_event(ToolProgress(call_id=call_id, progress=progress, total=total, message=message))
+
             ctx.emit_output = emit_output
+            ctx.emit_progress = emit_progress
             ctx.output_budget = self.result_budget
             if before_call is not None:
                 try:

@@ -52,6 +52,8 @@ class ToolContext:
     hermes_home: Path
     ui: AgentUI = field(default_factory=NullUI)
     emit_output: Callable[[str], None] = lambda chunk: None
+    # The tool's own progress (progress, total or None, message): the panel shows it while the call runs.
+    emit_progress: Callable[[float, float | None, str], None] = lambda progress, total, message: None
     store: SessionStoreProtocol | None = None
     approvals: ApprovalGate | None = None
     # Per-session mutable state owned by the agent (the todo list, ...), shared by reference.

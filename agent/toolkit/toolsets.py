@@ -40,6 +40,8 @@ class Toolset:
     `requires(settings)` returns None when the toolset can be used, else the reason it cannot ("no search
     backend configured"): `/tools` shows it and the toolset stays off whatever the configuration says.
     `on_by_default` offers it even when `toolsets:` does not name it (dynamic toolsets such as MCP servers).
+    `instructions` is what its provider tells the model about using it (an MCP server's `instructions`): a
+    session whose prompt is built while the toolset is on includes them.
     """
 
     name: str
@@ -47,6 +49,7 @@ class Toolset:
     includes: tuple[str, ...] = ()
     requires: Requirement | None = None
     on_by_default: bool = False
+    instructions: str = ""
 
     @property
     def is_bundle(self) -> bool:
@@ -303,6 +306,16 @@ class SessionToolsets:
 
     def active_names(self) -> set[str]:
         return {t.name for t in self.active_tools()}
+
+    def active_instructions(self) -> list[tuple[str, str]]:
+        """(toolset, instructions) of every enabled toolset whose provider gave some, in status order."""
+        definitions = self.catalog.definitions()
+        out = []
+        for status in self.statuses():
+            definition = definitions.get(status.name)
+            if status.enabled and definition is not None and definition.instructions.strip():
+                out.append((status.name, definition.instructions))
+        return out
 
     def schemas(self) -> list[dict[str, Any]]:
         """The tool list of the next request. A dynamic change since the last one is announced once."""

@@ -116,13 +116,10 @@ def convert_messages(
             continue
         blocks: list[dict[str, Any]] = []
         if role == "tool":
-            blocks.append(
-                {
-                    "type": "tool_result",
-                    "tool_use_id": msg["tool_call_id"],
-                    "content": msg.get("content") or "(empty)",
-                }
-            )
+            result: str | list[dict[str, Any]] = msg.get("content") or "(empty)"
+            if msg.get("images"):  # what the tool returned (an MCP server's): image blocks in its result
+                result = [{"type": "text", "text": result}, *anthropic_image_blocks(msg["images"])]
+            blocks.append({"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": result})
             role = "user"
         elif role == "assistant":
             blocks.extend(_thinking_blocks(msg))  # thinking comes first in an assistant turn

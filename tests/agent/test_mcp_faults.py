@@ -153,8 +153,14 @@ RECORDER = textwrap.dedent(
             continue
         method = msg.get("method")
         if method == "initialize":
-            result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+            caps = {"tools": {}, "prompts": {"listChanged": True}, "resources": {"listChanged": True}}
+            result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": caps,
                       "serverInfo": {"name": "old", "version": "1.0"}}
+        elif method == "prompts/list":
+            result = {"prompts": [{"name": "greet"}] + ([{"name": "farewell"}] if grown else [])}
+        elif method == "resources/list":
+            found = [{"uri": "note://1", "name": "first note"}]
+            result = {"resources": found + ([{"uri": "note://2", "name": ""}] if grown else [])}
         elif method == "tools/list":
             tools = [{"name": "hello", "inputSchema": {"type": "object"}},
                      {"name": "as_task", "inputSchema": {"type": "object"},
@@ -166,7 +172,9 @@ RECORDER = textwrap.dedent(
             grown = True
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
                               "result": {"content": [{"type": "text", "text": "grown"}]}}), flush=True)
-            print(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}), flush=True)
+            for kind in ("tools", "prompts", "resources"):
+                note = {"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"}
+                print(json.dumps(note), flush=True)
             continue
         else:
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
@@ -198,6 +206,10 @@ def test_initialize_comes_first_and_the_client_is_hermes_tui(hermes_home: Path, 
 def test_a_tool_added_at_run_time_is_offered_and_task_only_tools_are_not(
     hermes_home: Path, tmp_path: Path
 ) -> None:
+    """`tools/list_changed` reaches the next request's tool list; `prompts/` and `resources/list_changed`
+    what `/mcp` shows."""
+    from agent.mcp.report import server_lines
+
     script, log = tmp_path / "recorder.py", tmp_path / "requests.jsonl"
     script.write_text(RECORDER)
     write_config(hermes_home, {"old": {"command": sys.executable, "args": [str(script), str(log)]}})
@@ -207,11 +219,21 @@ def test_a_tool_added_at_run_time_is_offered_and_task_only_tools_are_not(
         status = by_name(manager)["old"]
         assert status.tools == ("mcp_old_hello",)
         assert "as_task (needs task support)" in status.skipped
+        assert status.prompts == ("greet",) and status.resources == ("first note",)
         assert manager.call("old", "grow", {}).text == "grown"
         deadline = time.monotonic() + 10
-        while "mcp_old_extra" not in by_name(manager)["old"].tools and time.monotonic() < deadline:
+
+        def relisted() -> bool:
+            now = by_name(manager)["old"]
+            return "mcp_old_extra" in now.tools and len(now.prompts) == 2 and len(now.resources) == 2
+
+        while not relisted() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert by_name(manager)["old"].tools == ("mcp_old_hello", "mcp_old_extra")
+        status = by_name(manager)["old"]
+        assert status.tools == ("mcp_old_hello", "mcp_old_extra")
+        assert status.prompts == ("greet", "farewell") and status.resources == ("first note", "note://2")
+        shown = server_lines(status)
+        assert "  prompts (2): greet, farewell" in shown and "  resources (2): first note, note://2" in shown
         offered = [t.name for tools in catalog.dynamic().values() for t in tools]
         assert "mcp_old_extra" in offered  # the next request's tool list
     finally:

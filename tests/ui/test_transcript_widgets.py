@@ -319,6 +319,21 @@ async def test_tool_panel_states_and_durations() -> None:
         assert panel.measure(78) == 2  # its gap and its header
 
 
+async def test_a_tool_panel_shows_the_tools_own_progress_while_it_runs() -> None:
+    clock = FakeClock()
+    panel = ToolPanel("c", "mcp_fx_steps", 0, clock=clock)
+    panel.set_started({}, "n=3")
+    clock.now += 2.0
+    panel.set_progress(2, 3, "indexing\x1b[31m files\n")
+    header = panel.render_header(80).plain
+    assert "indexing files · 2/3  2.0s" in header and "\x1b" not in header
+    panel.set_progress(0.5, None, "x" * 100)
+    assert panel.progress_text == "x" * (ToolPanel.PROGRESS_MESSAGE_CELLS - 1) + "… · 0.5"
+    assert panel.render_header(80).cell_len == 80
+    panel.set_finished("ok", 2.5, "3 steps done")
+    assert panel.progress_text == "" and "0.5" not in panel.render_header(80).plain
+
+
 async def test_tool_panel_header_truncates_the_summary_to_fit() -> None:
     panel = ToolPanel("c", "terminal", 0)
     panel.set_started({}, "find / -name '*.py' -exec grep -l TODO {} + | sort | uniq -c | sort -rn | head")

@@ -1,0 +1,97 @@
+"""Images and audio an MCP tool returns, end to end (the fixture server's `picture` and `sound`, the scripted
+model server recording what it was sent): an image reaches a model that sees images as an image part in the
+wire's own form (chat completions: an `image_url` data URL in a user message after the tool results;
+Anthropic: an image block inside the `tool_result`), a model that does not is told where the image is stored
+(the vision route), never the base64; audio is saved and named in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config.images import VisionSettings
+from agent.mcp import McpManager
+from agent.mcp.results import MAX_PAYLOAD_B64, render_result
+from agent.scripted import ScriptedServer
+from agent.toolkit.toolsets import CATALOG
+from tests.agent.helpers import api_overrides, make_agent, tool_results
+from tests.agent.test_mcp import call, manager_for, scenario, stdio_entry, write_config
+from tests.mcp_fixture_server import PNG_1PX
+
+pytestmark = pytest.mark.slow
+
+
+def _run(home: Path, cwd: Path, api: str, tool: str, **overrides: Any) -> list[dict[str, Any]]:
+    """One turn calling the fixture's `tool`; the bodies the model server received."""
+    write_config(home, {"fx": stdio_entry()})
+    manager: McpManager = manager_for(home, CATALOG)
+    try:
+        with ScriptedServer(scenario(call(f"mcp_fx_{tool}", "c1"), {"text": "seen"})) as server:
+            agent, _store, _ui = make_agent(server, home, cwd, **api_overrides(server, api), **overrides)
+            result = agent.run_conversation("use the tool")
+            bodies = [r.body for r in server.requests]
+        agent.close()
+    finally:
+        manager.close()
+    assert result.exit_reason == "completed", result.error
+    return bodies
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_an_image_reaches_a_vision_model_as_an_image_part(
+    hermes_home: Path, tmp_path: Path, api: str
+) -> None:
+    bodies = _run(hermes_home, tmp_path, api, "picture", vision=VisionSettings(supports_vision=True))
+    second = bodies[1]
+    assert PNG_1PX in json.dumps(second)  # the pixels travel as an image...
+    if api == "openai":
+        ((_, result),) = tool_results(second, api)
+        assert PNG_1PX not in result and "a tiny picture" in result  # ...never as text
+        messages = second["messages"]
+        at = next(i for i, m in enumerate(messages) if m["role"] == "tool")
+        follow = messages[at + 1]
+        assert follow["role"] == "user"
+        urls = [p["image_url"]["url"] for p in follow["content"] if p["type"] == "image_url"]
+        assert urls == [f"data:image/png;base64,{PNG_1PX}"]
+    else:
+        (turn,) = [m for m in second["messages"] if m["role"] == "user" and m is not second["messages"][0]]
+        (block,) = [b for b in turn["content"] if b["type"] == "tool_result"]
+        kinds = [b["type"] for b in block["content"]]
+        assert kinds == ["text", "image"] and "a tiny picture" in block["content"][0]["text"]
+        assert block["content"][1]["source"] == {"type": "base64", "media_type": "image/png", "data": PNG_1PX}
+
+
+def test_a_model_without_vision_is_told_where_the_image_is(hermes_home: Path, tmp_path: Path) -> None:
+    bodies = _run(hermes_home, tmp_path, "openai", "picture", vision=VisionSettings(supports_vision=False))
+    wire = json.dumps(bodies[1])
+    assert PNG_1PX not in wire and "image_url" not in wire
+    (_, result) = tool_results(bodies[1], "openai")[0]
+    assert "The tool returned an image" in result
+    path = Path(result.split("saved at ")[-1].split(".png")[0] + ".png")
+    assert path.is_file() and path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_audio_is_saved_and_named_in_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    bodies = _run(hermes_home, tmp_path, "openai", "sound")
+    (_, result) = tool_results(bodies[1], "openai")[0]
+    assert result.count("\n") == 0 and result.startswith("[audio audio/wav")
+    path = Path(result.split("saved to ")[-1].rstrip("]"))
+    assert path.is_file() and path.read_bytes()[:4] == b"RIFF"
+
+
+def test_a_payload_over_the_limit_is_not_decoded(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    class Huge(str):
+        """Over the limit in length without the memory: decoding it would fail the test."""
+
+        def __len__(self) -> int:
+            return MAX_PAYLOAD_B64 + 1
+
+    image = SimpleNamespace(type="image", data=Huge("AAAA"), mime_type="image/png")
+    outcome = render_result(SimpleNamespace(content=[image], structured_content=None), tmp_path, tmp_path)
+    assert outcome.images == () and "over the 50 MB limit" in outcome.text
+    assert not any(tmp_path.rglob("*.png"))
