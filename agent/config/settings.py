@@ -14,11 +14,13 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from agent.config import yaml_files
+from agent.config.cloud import CloudAccess, bedrock_access, vertex_access
 from agent.config.home import hermes_home
 from agent.config.images import VisionSettings, load_vision_settings
 from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
+from agent.core.errors import ProviderSetupError
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
@@ -175,6 +177,11 @@ class Settings(BaseModel):
     # Hermes' plugins.enabled (None: the key is missing, so no Hermes plugin loads) and plugins.disabled.
     plugins_enabled: list[str] | None = None
     plugins_disabled: list[str] = Field(default_factory=list)
+    # Claude on a cloud (agent/config/cloud.py): Hermes' `bedrock.region`, `vertex.project_id`,
+    # `vertex.region` ("" = from the environment, else the cloud's default).
+    bedrock_region: str = ""
+    vertex_project_id: str = ""
+    vertex_region: str = ""
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -267,8 +274,30 @@ class Settings(BaseModel):
 
     @property
     def unsupported_provider(self) -> str | None:
-        """One line when `provider` names a provider Hermes knows that we cannot talk to yet."""
-        return providers.unsupported_reason(self.provider)
+        """One line when `provider` names a provider Hermes knows that we cannot talk to yet, or a cloud
+        whose credentials (or model) will not do, naming what to set."""
+        reason = providers.unsupported_reason(self.provider)
+        if reason is not None:
+            return reason
+        try:
+            self.cloud_access()
+        except ProviderSetupError as exc:
+            return str(exc)
+        return None
+
+    def cloud_access(self) -> CloudAccess | None:
+        """How the SDK's Bedrock or Vertex client is built for this configuration (None: not a cloud);
+        raises ProviderSetupError with the line to show. The environment is read now (with
+        `$HERMES_HOME/.env` under it), as boto3 and google-auth would read it."""
+        spec = providers.lookup(self.provider)
+        if spec is None or not spec.platform:
+            return None
+        env = {**read_dotenv(self.hermes_home / ".env"), **os.environ}
+        if spec.platform == "bedrock":
+            return bedrock_access(
+                self.model, env, region=self.bedrock_region, bearer_token=self.api_key is not None
+            )
+        return vertex_access(self.model, env, project_id=self.vertex_project_id, region=self.vertex_region)
 
     @property
     def is_configured(self) -> bool:
@@ -279,6 +308,8 @@ class Settings(BaseModel):
         if self.api_key is not None or self.base_url:
             return True
         spec = providers.lookup(self.provider)
+        if spec is not None and spec.platform:
+            return True  # its credentials were found (`unsupported_provider` is None)
         return spec is not None and not spec.needs_key and bool(self.effective_base_url)
 
     @property
@@ -435,6 +466,9 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "agent.reasoning_effort": "reasoning_effort",
         "agent.reasoning_overrides": "reasoning_overrides",
         "display.show_reasoning": "show_reasoning",
+        "bedrock.region": "bedrock_region",
+        "vertex.project_id": "vertex_project_id",
+        "vertex.region": "vertex_region",
     }
     for key, name in pairs.items():
         value = _get(data, key)

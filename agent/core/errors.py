@@ -41,6 +41,11 @@ class StreamIncompleteError(Exception):
     arrived is only part of the reply."""
 
 
+class ProviderSetupError(Exception):
+    """The provider cannot be used as configured (a cloud's credentials missing, a model it does not serve,
+    a package not installed). The message is the one line the user gets, naming what to set; never a key."""
+
+
 class InterruptedByUser(Exception):
     """Raised inside the loop when the interrupt flag is seen; never escapes `run_conversation`."""
 
@@ -307,6 +312,15 @@ def key_variable(provider: str) -> str:
     return found[0] if found else "OPENAI_API_KEY"
 
 
+_CLOUD_AUTH_HINTS = {
+    "bedrock": "AWS Bedrock rejected the credentials: check AWS_PROFILE, AWS_ACCESS_KEY_ID and "
+    "AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK, and the model's access in the region.",
+    "vertex": "Google Vertex AI rejected the credentials: check the service account "
+    "(VERTEX_CREDENTIALS_PATH or GOOGLE_APPLICATION_CREDENTIALS), its project and region, and that the model "
+    "is enabled there.",
+}
+
+
 @dataclass(frozen=True)
 class _Failure:
     """One failed call as the rules read it."""
@@ -321,6 +335,8 @@ class _Failure:
     model: str
     key_source: str = ""
     """Where the key came from, as the settings say (`flag --api-key`, `env X`, `<home>/.env X`)."""
+    cloud: str = ""
+    """The cloud whose credentials sign the request (`bedrock`, `vertex`), "" for a key."""
 
     def error(self, reason: str, retryable: bool, hint: str, **flags: bool) -> ClassifiedError:
         retry_after = self.retry_after if retryable else None
@@ -358,6 +374,9 @@ class _Failure:
         return self.error("entitlement", False, hint, should_fallback=True)
 
     def auth(self) -> ClassifiedError:
+        if self.cloud:
+            hint = _CLOUD_AUTH_HINTS.get(self.cloud, "The cloud provider rejected the credentials.")
+            return self.error("auth", False, hint, should_fallback=True)
         if self.key_source.startswith("flag"):
             hint = (
                 "The API key given with --api-key was rejected: check it (typo, revoked, another provider's)."
@@ -417,6 +436,7 @@ def classify(
         where=base_url or provider or "the provider",
         model=model,
         key_source=key_source,
+        cloud=_cloud(provider),
     )
     found = _by_content(failure)
     if found is None and failure.status is not None:
@@ -431,10 +451,19 @@ def classify(
     )
 
 
+def _cloud(provider: str) -> str:
+    from agent.core.providers import lookup
+
+    spec = lookup(provider)
+    return spec.platform if spec is not None else ""
+
+
 def _known_exception(exc: BaseException, where: str) -> ClassifiedError | None:
     """Our own stream failures and the transports' timeout and connection errors (by type name)."""
     name = type(exc).__name__
     message = str(getattr(exc, "message", "") or exc)
+    if isinstance(exc, ProviderSetupError):
+        return ClassifiedError("auth", message, False, message, should_fallback=True)
     if isinstance(exc, StaleStreamError):
         return ClassifiedError(
             "timeout", message, True, f"The model stopped sending data ({message}).", should_fallback=True

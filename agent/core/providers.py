@@ -7,9 +7,14 @@ provider. Each used to carry its own little dict; now they all read `PROVIDERS`.
 
 The reference is Hermes 0.19's provider registry (`hermes_cli/auth.py`, `plugins/model-providers/*`): the same
 names and aliases, default URLs and key variables, in Hermes' priority order. A provider that needs another
-protocol or sign-in (Codex Responses, AWS Bedrock, an OAuth login, Copilot's token exchange) is listed too,
-with the reason, so a Hermes config naming it gets one clear line ("provider 'bedrock' is not supported yet:
-...") instead of a silent setup screen.
+protocol or sign-in (an OAuth login, Copilot's token exchange) is listed too, with the reason, so a Hermes
+config naming it gets one clear line ("provider 'copilot' is not supported yet: ...") instead of a silent
+setup screen.
+
+Claude on a cloud (`bedrock`, `vertex`) speaks the Anthropic protocol through the `anthropic` SDK's own
+clients (`platform`): the cloud's credentials instead of a key (`agent/config/cloud.py`), the model in the
+URL. Hermes sends Bedrock's other models through its Converse API and Vertex's Gemini through an
+OpenAI-compatible route; those are not supported here (one line says so).
 
 One deliberate difference from Hermes: `gemini` goes through Google's OpenAI-compatible endpoint (Hermes has
 its own native client). `xai` and api.openai.com use the Responses API, as in Hermes: `Settings.api_mode`
@@ -24,6 +29,7 @@ from typing import Literal
 
 __all__ = [
     "PROVIDERS",
+    "Platform",
     "Protocol",
     "ProviderSpec",
     "base_url_for",
@@ -35,6 +41,9 @@ __all__ = [
 ]
 
 Protocol = Literal["openai_chat", "anthropic"]
+Platform = Literal["", "bedrock", "vertex"]
+"""Where a Claude endpoint runs: "" for an Anthropic-protocol URL, else the cloud whose SDK client signs
+the request (AWS SigV4 or a bearer token for Bedrock, a Google OAuth token for Vertex)."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,8 @@ class ProviderSpec:
     aliases: tuple[str, ...] = ()
     prices_id: str = ""  # the provider's id in genai-prices ("" = look the model up by base URL)
     unsupported: str = ""
-    needs_key: bool = True  # local servers answer without one
+    needs_key: bool = True  # local servers answer without one; a cloud's credentials are not a key
+    platform: Platform = ""
 
     @property
     def supported(self) -> bool:
@@ -69,9 +79,20 @@ def _p(
     prices_id: str = "",
     unsupported: str = "",
     needs_key: bool = True,
+    platform: Platform = "",
 ) -> ProviderSpec:
     return ProviderSpec(
-        name, label, protocol, base_url, key_env, base_url_env, aliases, prices_id, unsupported, needs_key
+        name,
+        label,
+        protocol,
+        base_url,
+        key_env,
+        base_url_env,
+        aliases,
+        prices_id,
+        unsupported,
+        needs_key,
+        platform,
     )
 
 
@@ -170,12 +191,13 @@ _TABLE: tuple[ProviderSpec, ...] = (
     _p("copilot-acp", "GitHub Copilot ACP", "", (), protocol=None,
        aliases=("github-copilot-acp", "copilot-acp-agent"),
        unsupported="it runs Copilot as an ACP subprocess"),
-    _p("bedrock", "AWS Bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com", (), protocol=None,
-       base_url_env="BEDROCK_BASE_URL", aliases=("aws", "aws-bedrock", "amazon-bedrock", "amazon"),
-       prices_id="aws", unsupported="it needs AWS Bedrock's Converse API and AWS credentials"),
-    _p("vertex", "Google Vertex AI", "https://aiplatform.googleapis.com", (), protocol=None,
-       aliases=("google-vertex", "vertex-ai", "gcp-vertex"),
-       unsupported="it signs in with Google Cloud credentials (OAuth)"),
+    # Claude on a cloud: the base URL is the SDK's own (from the region) unless one is set.
+    _p("bedrock", "AWS Bedrock", "", ("AWS_BEARER_TOKEN_BEDROCK",), protocol="anthropic",
+       base_url_env="ANTHROPIC_BEDROCK_BASE_URL", aliases=("aws", "aws-bedrock", "amazon-bedrock", "amazon"),
+       prices_id="aws", needs_key=False, platform="bedrock"),
+    _p("vertex", "Google Vertex AI", "", (), protocol="anthropic", base_url_env="ANTHROPIC_VERTEX_BASE_URL",
+       aliases=("google-vertex", "vertex-ai", "gcp-vertex"), prices_id="anthropic", needs_key=False,
+       platform="vertex"),
 )
 # fmt: on
 

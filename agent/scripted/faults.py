@@ -66,7 +66,9 @@ def break_body(encoder: Encoder, fault: Fault, connection: socket.socket, stoppi
     raise Abort  # cut, or a stall that ended: close without an answer
 
 
-def error_response(encoder: Encoder, fault: Fault) -> tuple[int, list[tuple[str, str]], bytes]:
+def error_response(
+    encoder: Encoder | type[Encoder], fault: Fault
+) -> tuple[int, list[tuple[str, str]], bytes]:
     """An HTTP fault's status, headers (before the request-id ones) and JSON body."""
     data = dumps(encoder.error_body(fault.error_message, fault.error_type, fault.code)).encode()
     headers = [("Content-Type", "application/json"), ("Content-Length", str(len(data)))]

@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 __all__ = ["Api", "RecordedRequest", "first_user_text"]
 
-Api = Literal["openai", "anthropic", "responses"]
+Api = Literal["openai", "anthropic", "responses", "bedrock", "oauth"]
+"""`bedrock`: Claude's invoke routes on Bedrock (event-stream framing); Vertex's streamRawPredict speaks
+`anthropic`; `oauth`: a Google token request (a service account's JWT exchanged for an access token)."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import sys
 import threading
@@ -24,10 +25,19 @@ from .scenario import Fault, ModelCall, Scenario
 from .server_kinds import model_card_extras, overflows, props, rejection
 from .wire import Abort, ChunkedWriter, Encoder, dumps
 from .wire_anthropic import AnthropicEncoder
+from .wire_bedrock import BedrockEncoder
 from .wire_openai import OpenAIEncoder
 from .wire_responses import ResponsesEncoder
 
-__all__ = ["ENCODERS", "Owner", "ScriptedHTTPServer", "ScriptedHandler"]
+__all__ = [
+    "ENCODERS",
+    "SCRIPTED_ACCESS_TOKEN",
+    "Owner",
+    "ScriptedHTTPServer",
+    "ScriptedHandler",
+    "request_key",
+    "route_api",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -35,12 +45,48 @@ _OPENAI_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 _ANTHROPIC_PATHS = frozenset({"/v1/messages", "/messages"})
 _RESPONSES_PATHS = frozenset({"/v1/responses", "/responses"})
 _MODELS_PATHS = frozenset({"/v1/models", "/models"})
+BEDROCK_PATH = re.compile(r"^/model/(?P<model>[^/]+)/(?P<action>invoke|invoke-with-response-stream)$")
+"""Claude on Bedrock: the model id (URL-quoted) in the path; the stream route answers in event-stream."""
+VERTEX_PATH = re.compile(
+    r"^(?:/v1)?/projects/(?P<project>[^/]+)/locations/(?P<region>[^/]+)/publishers/anthropic/models/"
+    r"(?P<model>[^/:]+):(?P<action>streamRawPredict|rawPredict)$"
+)
+"""Claude on Vertex: project, region and model in the path; the body is the messages API's, as SSE."""
+TOKEN_PATH = "/token"
+"""A Google OAuth token endpoint (a service-account file's `token_uri` pointed here)."""
+SCRIPTED_ACCESS_TOKEN = "ya29.scripted-access-token"
 
 ENCODERS: dict[Api, type[Encoder]] = {
     "openai": OpenAIEncoder,
     "anthropic": AnthropicEncoder,
     "responses": ResponsesEncoder,
+    "bedrock": BedrockEncoder,
 }
+
+
+def route_api(path: str) -> tuple[Api | None, bool | None]:
+    """The API a POST path speaks, and whether the path itself says the answer streams (Bedrock's
+    routes: the SDK moves `stream` out of the body into the path); None: the body's `stream` says."""
+    if path in _OPENAI_PATHS:
+        return "openai", None
+    if path in _ANTHROPIC_PATHS:
+        return "anthropic", None
+    if path in _RESPONSES_PATHS:
+        return "responses", None
+    bedrock = BEDROCK_PATH.match(path)
+    if bedrock is not None:
+        return "bedrock", bedrock.group("action") == "invoke-with-response-stream"
+    if VERTEX_PATH.match(path) is not None:
+        return "anthropic", None
+    return None, None
+
+
+def request_key(headers: dict[str, str]) -> str:
+    """The key a request carries: a bearer token or Anthropic's `x-api-key` (SigV4 carries none)."""
+    auth = headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    return headers.get("x-api-key", "")
 
 
 class Owner(Protocol):
@@ -168,15 +214,10 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         raw = self._read_body()
         arrived = time.monotonic()  # before parsing and planning: a big scripted answer takes a while
-        api: Api | None = (
-            "openai"
-            if path in _OPENAI_PATHS
-            else "anthropic"
-            if path in _ANTHROPIC_PATHS
-            else "responses"
-            if path in _RESPONSES_PATHS
-            else None
-        )
+        if path == TOKEN_PATH:
+            self._answer_token(path, raw, arrived)
+            return
+        api, path_streams = route_api(path)
         if api is None:
             self._send_not_found(path)
             return
@@ -199,6 +240,16 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return
         if api == "openai" and self._refused(body, raw, headers, path, arrived):
             return
+        key_fault = owner.scenario.key_faults.get(request_key(headers))
+        if key_fault is not None:  # this key is refused, whatever the call: no call is taken
+            owner._record(path, headers, body, raw, api, None, arrived)
+            status, fault_headers, data = error_response(encoder_cls, key_fault)
+            self.send_response(status)
+            for name, value in fault_headers:
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+            return
         call, plan, request = owner._next_call(path, headers, body, raw, api, arrived)
         if call is None or plan is None:
             self._send_json(
@@ -212,7 +263,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return
         self._headers_sent = False
         try:
-            self._answer(encoder_cls(plan), plan, stream=body.get("stream") is True)
+            stream = path_streams if path_streams is not None else body.get("stream") is True
+            self._answer(encoder_cls(plan), plan, stream=stream)
             owner._answered(request)
         except Abort:
             self.close_connection = True
@@ -225,6 +277,21 @@ class ScriptedHandler(BaseHTTPRequestHandler):
                 self._send_json(
                     500, encoder_cls.error_body(f"scripted server: internal error: {exc!r}", "api_error")
                 )
+
+    def _answer_token(self, path: str, raw: bytes, arrived: float) -> None:
+        """A service account's token request (RFC 7523: a signed JWT for an access token), recorded with
+        the form's fields as its body; answered with a token valid for an hour."""
+        from urllib.parse import parse_qsl
+
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        form = dict(parse_qsl(raw.decode("utf-8", "replace")))
+        self.server.owner._record(path, headers, form, raw, "oauth", None, arrived)
+        if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" or "assertion" not in form:
+            self._send_json(400, {"error": "invalid_grant", "error_description": "scripted: expected a JWT"})
+            return
+        self._send_json(
+            200, {"access_token": SCRIPTED_ACCESS_TOKEN, "expires_in": 3600, "token_type": "Bearer"}
+        )
 
     def _refused(
         self, body: dict[str, Any], raw: bytes, headers: dict[str, str], path: str, at: float
@@ -274,7 +341,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         fault = call.fault if call.fault is not None and call.fault.kind is not None else None
         paced = call.delay > 0
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Content-Type", getattr(encoder, "content_type", "text/event-stream; charset=utf-8"))
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         if fault is not None and fault.kind == "close":

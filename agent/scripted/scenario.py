@@ -238,6 +238,16 @@ class Scenario(_Strict):
     calls: list[ModelCall] = Field(default_factory=list)
     fallback: ModelCall | None = None
     """Played whenever `calls` is exhausted. Without it, an exhausted scenario answers HTTP 500."""
+    key_faults: dict[str, Fault] = Field(default_factory=dict)
+    """Keys the server refuses, each with its HTTP fault (`status`: 401, 402, 429...): a request carrying
+    one (as a bearer token or `x-api-key`) gets the fault and takes no call; other keys play the calls."""
+
+    @model_validator(mode="after")
+    def _key_faults_are_http(self) -> Scenario:
+        for key, fault in self.key_faults.items():
+            if fault.status is None:
+                raise ValueError(f"key_faults.{key}: a key's fault is an HTTP error ('status')")
+        return self
 
 
 def split_chunks(text: str, size: int) -> list[str]:

@@ -1,7 +1,9 @@
 """The Anthropic messages API over the official `anthropic` SDK, streamed.
 
 The SDK owns the client, auth, headers, retries (off) and error types; the stream is read from its raw
-streaming response and decoded here (`agent.transports.sse`), without one model object per event.
+streaming response and decoded here (`agent.transports.sse`), without one model object per event. Claude on
+Bedrock or Vertex is the same transport with the SDK's cloud client (`agent.transports.claude_clouds`):
+only the client, the URL the model goes in, and Bedrock's event-stream framing differ.
 
 The transcript stays in one neutral (chat-completions) shape; it is converted here on the wire: the system
 prompt pulled out, assistant tool calls as `tool_use` blocks, tool results as `tool_result` blocks inside a
@@ -16,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from agent.config.cloud import CloudAccess
 from agent.core.errors import EmptyStreamError, StreamIncompleteError
 from agent.core.messages import ToolCall, Usage
 from agent.images.parts import anthropic_image_blocks
@@ -31,7 +34,7 @@ from agent.transports.base import (
 from agent.transports.cache_control import CACHE_MARKER
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.reasoning import anthropic_fields
-from agent.transports.sse import ServerSentEvent, SSEDecoder
+from agent.transports.sse import ServerSentEvent
 from agent.transports.think_scrubber import ThinkScrubber
 
 DEFAULT_MAX_TOKENS = 16_384
@@ -344,15 +347,18 @@ class AnthropicAccumulator:
         return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage, details)
 
 
-def event_batches(response: Any, client: Any) -> Iterator[list[Any]]:
+def event_batches(response: Any, client: Any, cloud: CloudAccess | None = None) -> Iterator[list[Any]]:
     """The decoded events of a messages stream, one list per network read, as the SDK's own stream sees
     them: `ping` and unnamed events skipped, an `error` event raised as the SDK's status error, an event
     that is not JSON raised as `json.JSONDecodeError` (what came before a failure is yielded first). A
-    connection that breaks while the body is read raises `StreamIncompleteError`."""
+    connection that breaks while the body is read raises `StreamIncompleteError`. `cloud`: Bedrock's
+    frames are AWS event-stream, not SSE."""
     import anthropic
 
+    from agent.transports.claude_clouds import stream_decoder
+
     timeouts, failures = transport_errors(anthropic)
-    decoder = SSEDecoder()
+    decoder = stream_decoder(cloud)
     try:
         try:
             for raw in response.iter_bytes():
@@ -417,8 +423,10 @@ class AnthropicTransport(SDKClientHolder):
         connect_timeout: float = 30.0,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         thinking_replay: str = "none",
+        cloud: CloudAccess | None = None,
     ) -> None:
         self.model = model
+        self.cloud = cloud  # Claude on Bedrock or Vertex: the SDK's cloud client (agent/config/cloud.py)
         self.thinking_replay = thinking_replay  # `Endpoint.anthropic_thinking_replay`
         self.base_url = base_url
         self._api_key = api_key
@@ -430,20 +438,19 @@ class AnthropicTransport(SDKClientHolder):
     def _create_client(self) -> Any:
         import anthropic
 
+        timeout = anthropic.Timeout(
+            connect=self.connect_timeout, read=self.stale_timeout + 5, write=60.0, pool=self.connect_timeout
+        )
+        if self.cloud is not None:
+            from agent.transports.claude_clouds import cloud_client
+
+            return cloud_client(self.cloud, base_url=self.base_url, api_key=self._api_key, timeout=timeout)
         return anthropic.Anthropic(
-            base_url=self.base_url,
-            api_key=self._api_key or "not-needed",
-            max_retries=0,
-            timeout=anthropic.Timeout(
-                connect=self.connect_timeout,
-                read=self.stale_timeout + 5,
-                write=60.0,
-                pool=self.connect_timeout,
-            ),
+            base_url=self.base_url, api_key=self._api_key or "not-needed", max_retries=0, timeout=timeout
         )
 
     def _client_key(self) -> tuple[Any, ...]:
-        return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout)
+        return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout, self.cloud)
 
     def _warm_client(self, client: Any) -> None:
         _ = client.messages.with_streaming_response
@@ -471,6 +478,20 @@ class AnthropicTransport(SDKClientHolder):
         kwargs.update(thinking)
         return kwargs
 
+    def _open(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        """The raw streaming response: the SDK sends the request (signing it for a cloud) and raises its own
+        errors for an HTTP error status, but leaves the body to us."""
+        try:
+            return client.messages.with_streaming_response.create(**kwargs).__enter__()
+        except Exception as exc:
+            if self.cloud is not None:
+                from agent.transports.claude_clouds import setup_failure
+
+                failure = setup_failure(self.cloud, exc)
+                if failure is not None:
+                    raise failure from None
+            raise
+
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
         client = self._get_client()
         acc = AnthropicAccumulator(sink)
@@ -483,10 +504,8 @@ class AnthropicTransport(SDKClientHolder):
                 connect=self.connect_timeout, read=stale_timeout + 5, write=60.0, pool=self.connect_timeout
             )
         pump(
-            # The raw streaming response: the SDK sends the request and raises its own errors for an HTTP
-            # error status, but leaves the body to us.
-            lambda: client.messages.with_streaming_response.create(**kwargs).__enter__(),
-            lambda opened: event_batches(opened.http_response, client),
+            lambda: self._open(client, kwargs),
+            lambda opened: event_batches(opened.http_response, client, self.cloud),
             acc.handle,
             acc.response,
             interrupt=interrupt,

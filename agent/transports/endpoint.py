@@ -5,6 +5,7 @@
   killed and retried forever. Large contexts get at least 240 s (over 50K tokens) or 300 s (over 100K).
 - Claude (and Kimi) through OpenRouter or the Nous portal on chat completions take Anthropic's
   `cache_control` markers in the message envelope (`agent.transports.cache_control`).
+- Claude on Bedrock or Vertex gets its thinking blocks back signed, as Anthropic's own API does.
 - DeepSeek, Kimi/Moonshot and Xiaomi MiMo thinking modes reject a replayed assistant turn without its
   `reasoning_content`; strict providers (Mistral and others) reject the field. So it is sent back to those
   three only.
@@ -58,6 +59,8 @@ class Endpoint:
     provider: str
     base_url: str
     model: str
+    platform: str = ""
+    """`bedrock` / `vertex`: Claude itself on a cloud, whatever the URL (a proxy, a test's loopback)."""
 
     @property
     def host(self) -> str:
@@ -124,6 +127,10 @@ class Endpoint:
             return "as_is"
         if _host_is(host, "api.deepseek.com"):
             return "unsigned"
+        if self.platform:
+            # Bedrock and Vertex serve Claude itself, which checks the signatures and requires a tool-use
+            # turn's thinking back. (Hermes strips them for Bedrock as a "third-party" URL.)
+            return "signed"
         if self.base_url.strip() and "anthropic.com" not in self.base_url.lower():
             return "none"
         return "signed"

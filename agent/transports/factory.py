@@ -13,12 +13,18 @@ __all__ = ["make_transport"]
 
 
 def make_transport(settings: Settings) -> Transport:
+    """Raises ProviderSetupError when a cloud's credentials or model will not do (the line to show)."""
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
-    if settings.api_mode == "anthropic":
+    cloud = settings.cloud_access()
+    if cloud is not None:
+        base_url = settings.base_url  # else the SDK's own, from the region
+    elif settings.api_mode == "anthropic":
         base_url = settings.effective_base_url
     else:
         base_url = settings.base_url or providers.base_url_for(settings.provider or "openai")
     endpoint = Endpoint(settings.provider or "", base_url or "", settings.model)
+    if cloud is not None:
+        endpoint = Endpoint(settings.provider, base_url or "", settings.model, platform=cloud.platform)
     # A timeout the user set (config, HERMES_STREAM_STALE_TIMEOUT) is theirs; else a local endpoint's.
     explicit = "stale_timeout" in settings.model_fields_set
     stale = endpoint.stale_timeout(
@@ -34,6 +40,7 @@ def make_transport(settings: Settings) -> Transport:
             stale_timeout=stale,
             connect_timeout=settings.connect_timeout,
             thinking_replay=endpoint.anthropic_thinking_replay,
+            cloud=cloud,
         )
     if settings.api_mode == "codex_responses":
         from agent.transports.responses import ResponsesTransport

@@ -138,7 +138,7 @@ def test_a_provider_with_a_key_but_no_model_is_told_so(
 
 
 UNSUPPORTED = [
-    ("bedrock", "Bedrock"),
+    ("copilot", "token exchange"),
     ("openai-codex", "Responses API"),
     ("codex", "Responses API"),
     ("qwen-oauth", "OAuth"),
@@ -166,7 +166,7 @@ def test_headless_names_the_unsupported_provider(tmp_path: Path) -> None:
     (home / "config.yaml").write_text("model:\n  default: anthropic.claude-v2\n  provider: bedrock\n")
     done = subprocess.run(
         [sys.executable, "-m", "hermes_tui.cli", "-z", "hi"],
-        env={"HERMES_HOME": str(home), "PATH": "/usr/bin:/bin"},
+        env={"HERMES_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
         capture_output=True,
         text=True,
         timeout=60,
@@ -174,8 +174,9 @@ def test_headless_names_the_unsupported_provider(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert lines == [
-        "hermes-tui: provider 'bedrock' (AWS Bedrock) is not supported yet: it needs AWS "
-        "Bedrock's Converse API and AWS credentials"
+        "hermes-tui: provider 'bedrock' (AWS Bedrock) has no AWS credentials: set AWS_PROFILE, or "
+        "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK (in the environment or "
+        "$HERMES_HOME/.env)"
     ]
 
 
