@@ -10,8 +10,10 @@ footer, a redirect loop, a 10 MB page, a binary, a PDF and one that never answer
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -255,3 +257,36 @@ class WebStandIn:
             handler.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+
+COUNTER_HTML = b"""<html><head><title>Counter</title></head><body><h1>Counter</h1><p>count is 0</p>
+<button onclick="document.querySelector('p').textContent='count is 1'">Add one</button></body></html>"""
+
+
+class _BrowserPages(BaseHTTPRequestHandler):
+    """`/` a page with a button that changes it; `/never` a page that never finishes loading."""
+
+    def do_GET(self) -> None:
+        if self.path == "/never":
+            self.server.hanging.wait(120)  # type: ignore[attr-defined]
+            return
+        WebStandIn._send(self, 200, COUNTER_HTML, "text/html")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def never_loading_site() -> Iterator[str]:
+    """A loopback site for the browser tools (its base URL): the counter page and one that never loads."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _BrowserPages)
+    server.daemon_threads = True
+    server.hanging = threading.Event()  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.hanging.set()  # type: ignore[attr-defined]
+        server.shutdown()
+        server.server_close()

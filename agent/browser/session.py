@@ -2,8 +2,9 @@
 thread that made them, and tools run on the executor's threads), Chromium started on first use and closed
 with the session.
 
-No orphans: Chromium is Playwright's driver's child, and the driver watches its pipe to us, so when this
-process dies (even by kill -9) the driver closes the browser; `close()` does it at once on a normal exit.
+No orphans: the driver and Chromium are process groups under the app's supervisor (`processes`), so the
+reaper stops them when this process dies without closing them (kill -9 included; the driver would also
+close the browser when its pipe to us closes); `close()` does it at once on a normal exit.
 A call waits in short slices and gives up on the session's interrupt (Esc), leaving the page as it is; a
 page that never loads ends at `NAVIGATION_TIMEOUT`.
 """
@@ -12,11 +13,15 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, TypeVar
 
+from agent.browser.processes import BrowserProcesses
 from agent.browser.url_policy import refusal
 
 __all__ = ["ACTION_TIMEOUT_MS", "NAVIGATION_TIMEOUT_MS", "BrowserInterrupted", "BrowserSession"]
@@ -42,6 +47,7 @@ class BrowserSession:
         self._page: Any = None
         self._browser: Any = None
         self._playwright: Any = None
+        self._processes: BrowserProcesses | None = None
         self.closed = False
 
     # ------------------------------------------------------------------ the browser thread
@@ -66,17 +72,27 @@ class BrowserSession:
             except Exception:
                 pass
         self._page = self._browser = self._playwright = None
+        processes, self._processes = self._processes, None
+        if processes is not None:
+            processes.stop()
+            shutil.rmtree(processes.folder, ignore_errors=True)
 
     def _start(self) -> None:
         from playwright.sync_api import sync_playwright
 
-        self._playwright = sync_playwright().start()
+        if self._processes is None:
+            self._processes = BrowserProcesses(Path(tempfile.mkdtemp(prefix="hermes_browser_")))
+        with self._processes.launching_driver():
+            self._playwright = sync_playwright().start()
         args = ["--disable-gpu", "--disable-dev-shm-usage"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
-        self._browser = self._playwright.chromium.launch(
-            executable_path=self.executable, headless=True, args=args
-        )
+        try:
+            self._browser = self._playwright.chromium.launch(
+                executable_path=self.executable, headless=True, args=args
+            )
+        finally:
+            self._processes.adopt_chromium()
         context = self._browser.new_context()
         context.route("**/*", self._guard)
         self._page = context.new_page()

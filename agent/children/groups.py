@@ -13,7 +13,7 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-__all__ = ["KILL_GRACE", "group_alive", "group_members", "signal_group", "stop_groups"]
+__all__ = ["KILL_GRACE", "group_alive", "group_leaders_below", "group_members", "signal_group", "stop_groups"]
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 _PROC = Path("/proc")
@@ -27,19 +27,53 @@ def group_members(pgid: int) -> list[int] | None:
     for entry in os.scandir(_PROC):
         if not entry.name.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
         # pid (comm) state ppid pgrp ...: comm may contain spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
+        fields = _stat_fields(entry.name)
         try:
-            if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            if (
+                fields is not None
+                and len(fields) >= 3
+                and int(fields[2]) == pgid
+                and fields[0] not in (b"Z", b"X")
+            ):
                 members.append(int(entry.name))
         except ValueError:
             continue
     return members
+
+
+def _stat_fields(pid: str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after `(comm)`: state, ppid, pgrp, session, ..."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def group_leaders_below(root: int) -> list[int]:
+    """The live processes below `root` (its children, theirs, ...) that lead a process group of their own:
+    what a child started detached (Playwright's driver starts Chromium so), for the supervisor to adopt.
+    [] without /proc."""
+    if not _PROC.is_dir():
+        return []
+    table: dict[int, tuple[int, int]] = {}  # pid -> (ppid, pgid)
+    for entry in os.scandir(_PROC):
+        if not entry.name.isdigit():
+            continue
+        fields = _stat_fields(entry.name)
+        try:
+            if fields is not None and len(fields) >= 3 and fields[0] not in (b"Z", b"X"):
+                table[int(entry.name)] = (int(fields[1]), int(fields[2]))
+        except ValueError:
+            continue
+    below: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, (ppid, _) in table.items() if ppid in frontier} - below
+        below |= frontier
+    return sorted(pid for pid in below if table[pid][1] == pid)
 
 
 def group_alive(pgid: int) -> bool:

@@ -4,7 +4,8 @@ watched for its end, the time limit and the interrupt, its output kept within He
 stdout keeps its first 40% and last 60% of `MAX_STDOUT_BYTES` (a script's final print is what matters
 most), counting what was dropped; stderr keeps its head. The environment is the parent's without
 anything that looks like a secret (Hermes' rule: the script reaches tools through the channel, never with
-the agent's keys). Killing takes the whole group: what the script started dies with it.
+the agent's keys). Killing takes the whole group: what the script started dies with it. The group is the
+supervisor's (`agent.children`) while it runs, so it is stopped also when the app dies mid-script.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from agent.children.supervisor import SUPERVISOR
 from agent.tools.shell_process import kill_group
 
 __all__ = ["MAX_STDERR_BYTES", "MAX_STDOUT_BYTES", "ScriptOutcome", "child_environment", "run_script"]
@@ -137,14 +139,14 @@ def run_script(
 ) -> ScriptOutcome:
     """Run `script` to its end, its time limit or the interrupt, whichever comes first."""
     started = time.monotonic()
-    proc = subprocess.Popen(
+    proc = SUPERVISOR.popen(
         [child_python(), str(script)],
+        label="execute_code script",
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        start_new_session=True,
     )
     assert proc.stdout is not None and proc.stderr is not None
     out = _HeadTail(int(MAX_STDOUT_BYTES * 0.4), MAX_STDOUT_BYTES - int(MAX_STDOUT_BYTES * 0.4))
@@ -170,6 +172,7 @@ def run_script(
             status = "timeout"
             break
     kill_group(proc, proc.pid)  # also after a clean exit: whatever the script left running in its group
+    SUPERVISOR.release(proc.pid)
     for reader in readers:
         reader.join(READER_GRACE)
     stdout, captured = out.text()

@@ -120,7 +120,13 @@ def test_navigate_returns_refs_and_a_click_on_a_ref_changes_the_page(
         result = agent.run_conversation("press the button")
         requests = server.requests
         assert _descendants() - before, "the browser runs while the session is open"
+        from agent.children.supervisor import SUPERVISOR
+
+        labels = {c.label for c in SUPERVISOR.children()}
+        assert {"browser driver (Playwright)", "browser (chromium)"} <= labels  # the reaper knows them
         agent.close()
+        labels = {c.label for c in SUPERVISOR.children()}
+        assert not labels & {"browser driver (Playwright)", "browser (chromium)"}
     assert result.exit_reason == "completed"
     results = {k: json.loads(v) for k, v in tool_results(requests[-1].body, "openai")}
     navigated = results["call_0"]

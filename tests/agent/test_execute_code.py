@@ -162,6 +162,8 @@ def test_an_interrupt_kills_the_script_and_what_it_started(hermes_home: Path, tm
         f"p = subprocess.Popen(['sleep', '300'])\nopen({str(pidfile)!r}, 'w').write(str(os.getpgrp()))\n"
         "while True:\n    time.sleep(1)\n"
     )
+    from agent.children.supervisor import SUPERVISOR
+
     with ScriptedServer(scenario(code)) as server:
         agent, _store, ui = make_agent(server, hermes_home, tmp_path)
         turn = threading.Thread(target=agent.run_conversation, args=("go",))
@@ -170,10 +172,14 @@ def test_an_interrupt_kills_the_script_and_what_it_started(hermes_home: Path, tm
         while not pidfile.exists() or not pidfile.read_text():
             assert time.monotonic() < deadline
             time.sleep(0.05)
+        pgid = int(pidfile.read_text())
+        # the script's group is the supervisor's while it runs (the reaper stops it after a kill -9)
+        assert [c.label for c in SUPERVISOR.children() if c.pgid == pgid] == ["execute_code script"]
         agent.interrupt()
         turn.join(30)
     assert not turn.is_alive()
-    assert not group_alive(int(pidfile.read_text()))
+    assert not group_alive(pgid)
+    assert all(c.pgid != pgid for c in SUPERVISOR.children())
     finished = [e for e in ui.of_type(ToolFinished) if e.name == "execute_code"]
     assert [f.status for f in finished] == ["cancelled"]
     assert "[execution interrupted" in finished[0].result

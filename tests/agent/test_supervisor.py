@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from agent.children.groups import group_alive, group_members
+from agent.children.groups import group_alive, group_leaders_below, group_members
 from agent.children.leftovers import Leftover, leftovers_path, record, summary, take
 from agent.children.reaper import parse
 from agent.children.supervisor import Supervisor
@@ -42,6 +42,24 @@ def test_a_child_leads_its_own_group_and_is_stopped_with_its_children(tmp_path: 
     proc.wait(timeout=5)
     assert not group_alive(proc.pid)
     assert sup.children() == []
+
+
+def test_the_groups_a_child_started_detached_are_found_below_it(tmp_path: Path) -> None:
+    """What Playwright's driver does with Chromium: a grandchild in a session of its own, found to adopt."""
+    sup = _supervisor(tmp_path)
+    code = (
+        "import subprocess, time; subprocess.Popen(['sleep', '303'], start_new_session=True); time.sleep(300)"
+    )
+    proc = sup.popen([sys.executable, "-c", code], label="driver")
+    try:
+        assert _wait(lambda: len(group_leaders_below(proc.pid)) == 1)
+        (detached,) = group_leaders_below(proc.pid)
+        assert os.getpgid(detached) == detached != proc.pid
+        assert group_leaders_below(os.getpid()).count(proc.pid) == 1  # the child itself leads one too
+        os.killpg(detached, signal.SIGKILL)
+    finally:
+        sup.stop(proc.pid)
+        proc.wait()
 
 
 def test_ended_keeps_what_a_command_left_running_until_stop_all(tmp_path: Path) -> None:

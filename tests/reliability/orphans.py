@@ -467,4 +467,107 @@ def subagent_trial() -> Trial:
     return trial
 
 
-__all__ = ["FAULTS", "ROOT", "headless_trial", "mcp_trial", "subagent_trial", "tui_trial"]
+__all__ = [
+    "FAULTS",
+    "ROOT",
+    "headless_trial",
+    "marked",
+    "mcp_trial",
+    "subagent_trial",
+    "tool_child_trial",
+    "tui_trial",
+]
+
+
+# ------------------------------------------------------------------------------- the browser and scripts
+
+LONG_SCRIPT = (
+    "import subprocess, time\n"
+    "subprocess.Popen(['sleep', '304'])  # the script's own child, in its group\n"
+    "print('started', flush=True)\n"
+    "time.sleep(600)\n"
+)
+TOOL_CHILD_MARKERS = {"browser": ("run-driver", "chromium"), "script": ("script.py", "sleep 304")}
+
+
+def marked(home: Path) -> list[int]:
+    """Every live process, anywhere, whose environment names this trial's HERMES_HOME: what the app
+    started and their children, also those reparented to init (Chromium's crash handlers are)."""
+    needle = f"HERMES_HOME={home}\0".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = Path(f"/proc/{entry.name}/environ").read_bytes()
+        except OSError:
+            continue
+        stat = _stat(int(entry.name))
+        if needle in environ and stat is not None and stat[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def tool_child_trial(kind: str) -> Trial:
+    """kill -9 of `-z` while the session's browser waits on a page that never loads, or while an
+    `execute_code` script sleeps: the driver, Chromium, the script and what it started are gone 2 s
+    later (by pid, by group, and by the trial's HERMES_HOME in any process's environment)."""
+    from tests.web_standins import never_loading_site
+
+    trial = Trial(f"orphans_{kind}_kill9")
+    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name, never_loading_site() as site:
+        tmp = Path(tmp_name)
+        home, cwd = tmp / "home", tmp / "cwd"
+        cwd.mkdir(parents=True)
+        if kind == "browser":
+            calls = [
+                {"name": "browser_navigate", "arguments": {"url": f"{site}/"}},
+                {"name": "browser_navigate", "arguments": {"url": f"{site}/never"}},
+            ]
+        else:
+            calls = [{"name": "execute_code", "arguments": {"code": LONG_SCRIPT}}]
+        steps: list[object] = [{"tool_calls": [call]} for call in calls]
+        path = tmp / "scenario.json"
+        path.write_text(json.dumps({"name": kind, "calls": [*steps, {"text": "done"}]}))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_tui.cli", "-z", "go", "--scenario", str(path)],
+            cwd=cwd,
+            env=_env(home),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            procs = _started(proc.pid, TOOL_CHILD_MARKERS[kind])
+            if procs is None:
+                trial.failures.append(f"the {kind} never started")
+                return trial
+            time.sleep(1.0 if kind == "browser" else 0.2)  # the browser adopted, the page waiting
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+            gone_at = time.monotonic()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        _check_gone(procs, gone_at, trial)
+        left = marked(home)
+        if left:
+            trial.failures.append(
+                "still running with the trial's HERMES_HOME: " + "; ".join(_cmdline(p)[:60] for p in left)
+            )
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        text = leftovers_text(home)
+        wanted = ("browser (chromium)",) if kind == "browser" else ("execute_code script",)
+        for label in wanted:
+            if label not in text:
+                trial.failures.append(f"the leftovers file does not name {label!r}: {text[:200]!r}")
+    return trial
+
+
+def leftovers_text(home: Path) -> str:
+    path = home / "tui" / "leftovers.jsonl"
+    return path.read_text() if path.exists() else ""

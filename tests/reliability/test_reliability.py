@@ -76,3 +76,16 @@ def test_no_mcp_server_outlives_the_app(target: str, fault: str) -> None:
 
 def test_a_killed_subagent_leaves_nothing_and_continue_finds_the_users_session() -> None:
     _held(orphans.subagent_trial())
+
+
+@pytest.mark.parametrize("kind", ["browser", "script"])
+def test_kill_9_leaves_no_browser_and_no_script(kind: str) -> None:
+    """kill -9 of `-z` while its browser waits on a page, or while an execute_code script runs: the
+    reaper stops the driver, Chromium, the script and what the script started."""
+    if kind == "browser":
+        from agent.browser.chromium import unavailable_reason
+        from agent.config.settings import Settings
+
+        if (why := unavailable_reason(Settings())) is not None:
+            pytest.skip(why)
+    _held(orphans.tool_child_trial(kind))
