@@ -201,6 +201,8 @@ def _run(argv: list[str]) -> int:
             enabled=settings.plugins_enabled,
             disabled=settings.plugins_disabled,
             cwd=settings.cwd,
+            hook_timeout=settings.plugin_hook_timeout,
+            load_timeout=settings.plugin_load_timeout,
         )
         manager.load()
         print(format_plugin_list(manager.plugins, plugin_dir=manager.plugin_dir))

@@ -168,7 +168,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         for status in mcp.status() if mcp is not None else []:
             if status.state in ("failed", "invalid"):
                 _say(f"hermes-tui: MCP server '{status.name}': {status.error}")
-        agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
+        try:
+            agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
+        except KeyboardInterrupt:  # the user's Ctrl+C while plugins load (a plugin's own is contained)
+            _say("hermes-tui: interrupted")
+            return 130
         stack.callback(agent.close)
         stack.callback(_stop_background, store)
         if args.continue_last or args.resume:

@@ -182,6 +182,9 @@ class Settings(BaseModel):
     bedrock_region: str = ""
     vertex_project_id: str = ""
     vertex_region: str = ""
+    # Seconds a plugin's hook, and its import with register(), may take before the plugin is disabled.
+    plugin_hook_timeout: float = Field(5.0, gt=0, le=600)
+    plugin_load_timeout: float = Field(10.0, gt=0, le=600)
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -463,6 +466,8 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "code_execution.max_tool_calls": "code_execution_max_tool_calls",
         "plugins.enabled": "plugins_enabled",
         "plugins.disabled": "plugins_disabled",
+        "plugins.hook_timeout": "plugin_hook_timeout",
+        "plugins.load_timeout": "plugin_load_timeout",
         "agent.reasoning_effort": "reasoning_effort",
         "agent.reasoning_overrides": "reasoning_overrides",
         "display.show_reasoning": "show_reasoning",

@@ -28,7 +28,7 @@ from agent.plugins.base import (
     PluginInfo,
 )
 from agent.plugins.manager import PluginContext, PluginManager
-from agent.plugins.report import describe_exception, format_plugin_list
+from agent.plugins.report import describe_exception, fault_line, format_plugin_list
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -41,5 +41,6 @@ __all__ = [
     "PluginInfo",
     "PluginManager",
     "describe_exception",
+    "fault_line",
     "format_plugin_list",
 ]

@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agent.plugins.base import HERMES_HOOKS, HERMES_UNFIRED_HOOKS, PluginCommand, PluginInfo
+from agent.plugins.containment import Outcome
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 
 __all__ = ["HermesPluginContext", "HermesTool", "accepted_kwargs", "call_hermes", "result_text"]
@@ -51,6 +52,10 @@ class _FreeArguments(BaseModel):
     """A Hermes tool's arguments: whatever JSON object the model sends (its schema is the plugin's)."""
 
     model_config = ConfigDict(extra="allow")
+
+
+Contain = Callable[[str, str, Callable[[], Any]], Outcome]
+"""`contain(plugin, what, call)`: the manager's way of running plugin code (`Containment.run`, logged)."""
 
 
 def accepted_kwargs(fn: Callable[..., Any]) -> frozenset[str] | None:
@@ -113,6 +118,18 @@ class HermesTool:
     emoji: str = ""
     accepts: frozenset[str] | None = field(default=None)
     user_task: Callable[[], str] = lambda: ""
+    contain: Contain | None = None
+    """How the manager runs this plugin's code (`containment`); None: called directly (a bare context)."""
+    disabled: str | None = None
+    """Why the plugin is disabled (a fault in one of its hooks), or None."""
+
+    def _guarded(self, what: str, call: Callable[[], Any]) -> Outcome:
+        if self.contain is not None:
+            return self.contain(self.plugin, what, call)
+        try:
+            return Outcome(value=call())
+        except Exception as exc:
+            return Outcome(error=exc)
 
     def as_tool(self) -> Tool:
         description = str(self.schema.get("description") or self.description or f"{self.name} (plugin)")
@@ -129,35 +146,45 @@ class HermesTool:
         )
 
     def _run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:
+        if self.disabled:
+            return ToolResult(content=json.dumps({"error": self.disabled}), status="error")
         arguments = dict(args.model_extra or {})
-        try:
-            out = call_hermes(
+        outcome = self._guarded(
+            f"tool {self.name}",
+            lambda: call_hermes(
                 self.handler,
                 arguments,
                 accepts=self.accepts,
                 task_id=ctx.session_id,
                 session_id=ctx.session_id,
                 user_task=self.user_task(),
-            )
-        except Exception as exc:  # Hermes' registry turns a raising handler into an error result too
+            ),
+        )
+        if outcome.error is not None:  # Hermes' registry turns a raising handler into an error result too
+            exc = outcome.error
             return ToolResult(
                 content=json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"}),
                 status="error",
             )
-        text = result_text(out)
+        text = result_text(outcome.value)
         return ToolResult(content=text, status="error" if _is_error(text) else "ok")
 
     def unavailable(self, env: Mapping[str, str]) -> str | None:
         """Why the tool cannot be offered now (a missing variable, its check_fn says no), or None."""
+        if self.disabled:
+            return self.disabled
         missing = [var for var in self.requires_env if not env.get(var)]
         if missing:
             return f"plugin {self.plugin}: {self.name} needs {', '.join(missing)}"
         if self.check_fn is not None:
-            try:
-                ok = bool(self.check_fn())
-            except Exception as exc:
+            check = self.check_fn
+            outcome = self._guarded(f"tool {self.name} check", lambda: bool(check()))
+            if outcome.error is not None:
+                exc = outcome.error
                 return f"plugin {self.plugin}: {self.name}'s check failed ({type(exc).__name__}: {exc})"
-            if not ok:
+            if outcome.timed_out:
+                return f"plugin {self.plugin}: {self.name}'s check did not return in time"
+            if not outcome.value:
                 return f"plugin {self.plugin}: {self.name} is not available (its check_fn said no)"
         return None
 

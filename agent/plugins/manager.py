@@ -15,9 +15,13 @@ manager calls both kinds of hook there, each with its own API's arguments:
   `post_llm_call` (a completed turn), `on_session_end` (every turn, as Hermes does), our `on_turn_end`.
 
 Hooks run in load order (our files sorted by name, Hermes' directory plugins, entry points), within a
-plugin in registration order. A plugin that fails to import or register is listed with its error (one
-line) and skipped; a hook that raises or returns the wrong type never breaks the caller: it counts as "no
-change" and is reported once per plugin and hook through `on_error(plugin, hook, message)`.
+plugin in registration order. All plugin code (import, `register`, hooks, tools, commands) runs contained
+(`containment`): whatever it raises, `BaseException`s included, never reaches the caller. A plugin that
+fails to import or register, or a hook that raises or does not return within `hook_timeout` seconds,
+disables its plugin (its hooks, tools and commands) with one line through `on_error(plugin, where,
+message)` (`where`: "load", a hook's name, or "" for the start's own reports); a hook returning the wrong
+type counts as "no change" and is reported once per plugin and hook. A plugin that ended the process
+(`os._exit`) is kept out on the next starts until it changes (`in_flight`).
 """
 
 from __future__ import annotations
@@ -36,8 +40,10 @@ from typing import Any
 
 from agent.core.messages import Message, ToolCall
 from agent.plugins.base import HOOK_NAMES, Block, Hook, PluginCommand, PluginInfo
+from agent.plugins.containment import Containment, Outcome
 from agent.plugins.discovery import Found, discover, why_off
 from agent.plugins.hermes import HermesPluginContext, HermesTool, accepted_kwargs, call_hermes, result_text
+from agent.plugins.in_flight import Quarantine
 from agent.plugins.report import describe_exception
 from agent.toolkit.registry import ToolResult
 
@@ -47,6 +53,11 @@ log = logging.getLogger("agent.plugins")
 
 ErrorCallback = Callable[[str, str, str], None]
 PLATFORM = "cli"  # what Hermes' hooks are told the platform is
+HOOK_TIMEOUT = 5.0
+"""Seconds a hook may take before it is abandoned and its plugin disabled (`plugins.hook_timeout`)."""
+LOAD_TIMEOUT = 10.0
+"""Seconds a plugin's import or `register` may take (`plugins.load_timeout`): the first frame is shown
+already, but the prompt waits for the engine."""
 
 
 class PluginContext:
@@ -104,8 +115,15 @@ class PluginManager:
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         builtin_tools: Iterable[str] = (),
+        hook_timeout: float = HOOK_TIMEOUT,
+        load_timeout: float = LOAD_TIMEOUT,
     ) -> None:
         self.hermes_home = Path(hermes_home)
+        self.hook_timeout = hook_timeout
+        self.load_timeout = load_timeout
+        self.containment = Containment(self.hermes_home)
+        self.quarantine = Quarantine(self.hermes_home / "tui" / "plugin_quarantine.json")
+        self._disabled: dict[str, str] = {}  # plugin -> why, for plugins disabled after a fault
         self.plugin_dir = self.hermes_home / "plugins"
         self.use_entry_points = entry_points
         self.on_error = on_error
@@ -168,8 +186,10 @@ class PluginManager:
         self._hooks = {}
         self._commands = {}
         self._tools = {}
+        self._disabled = {}
         with self._lock:
             self._reported.clear()
+        self.quarantine.add(self.containment.in_flight.take_ended())
         seen: dict[str, str] = {}
         for found in discover(
             self.hermes_home, cwd=self.cwd, env=self.env, entry_points=self.use_entry_points
@@ -203,33 +223,67 @@ class PluginManager:
             info.off = off
             return
         seen[found.name] = found.source
-        try:
-            obj = found.load()
-        except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            info.error = describe_exception(exc, near=found.source.split(" (")[0])
-            log.debug("plugin %s failed to load: %s", found.name, info.error)
+        quarantined = self.quarantine.reason(found.name, found.source)
+        if quarantined is not None:
+            info.off = quarantined
+            self._tell(found.name, "", quarantined)
             return
-        try:
+        self.containment.in_flight.know(found.name, found.source)
+        near = found.source.split(" (")[0]
+        outcome = self.containment.run(found.name, "import", found.load, timeout=self.load_timeout)
+        if outcome.ok:
+            obj = outcome.value
             if found.api == "hermes":
-                self._register_hermes(found, info, obj)
+                register = (
+                    getattr(obj, "register", None) if isinstance(obj, ModuleType) else _find_register(obj)
+                )
+                if not callable(register):
+                    info.error = "LookupError: no register() function"
             else:
-                self._register_native(info, obj)
-        except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            info.error = describe_exception(exc, near=found.source.split(" (")[0])
-            log.debug("plugin %s failed to register: %s", found.name, info.error)
+                register = _find_register(obj)
+            if info.error is None:
+                ctx: PluginContext | HermesPluginContext = (
+                    HermesPluginContext(
+                        info,
+                        found.manifest,
+                        builtin_tools=self.builtin_tools,
+                        user_task=lambda: self._turn.user_message,
+                    )
+                    if found.api == "hermes"
+                    else PluginContext(info.name, self.hermes_home)
+                )
+                if register is not None:
+                    outcome = self.containment.run(
+                        found.name, "register", lambda: register(ctx), timeout=self.load_timeout
+                    )
+                if outcome.ok:
+                    try:
+                        if isinstance(ctx, HermesPluginContext):
+                            self._register_hermes(info, ctx)
+                        else:
+                            self._register_native(info, obj, ctx, called=register is not None)
+                    except (LookupError, TypeError, ValueError) as exc:
+                        info.error = describe_exception(exc, near=near)
+        if not outcome.ok:
+            self.containment.log(found.name, "load", outcome, timeout=self.load_timeout)
+            info.error = (
+                describe_exception(outcome.error, near=near)
+                if outcome.error is not None
+                else f"did not finish loading within {self.load_timeout:g} s (abandoned)"
+            )
+        if info.error is not None:
+            log.debug("plugin %s failed to load: %s", found.name, info.error)
+            self._tell(found.name, "load", info.error)
             return
         info.loaded = True
 
-    def _register_native(self, info: PluginInfo, obj: Any) -> None:
-        ctx = PluginContext(info.name, self.hermes_home)
-        register = _find_register(obj)
-        if register is not None:
-            register(ctx)
-        elif isinstance(obj, ModuleType):
+    def _register_native(self, info: PluginInfo, obj: Any, ctx: PluginContext, *, called: bool) -> None:
+        """What `register(ctx)` added (`called`), or the module's bare hook functions."""
+        if not called:
+            if not isinstance(obj, ModuleType):
+                raise TypeError(
+                    f"entry point must be a module or a register(ctx) callable, got {type(obj).__name__}"
+                )
             for hook in HOOK_NAMES:
                 fn = getattr(obj, hook, None)
                 if callable(fn):
@@ -240,24 +294,11 @@ class PluginManager:
                     + ", ".join(HOOK_NAMES)
                     + ")"
                 )
-        else:
-            raise TypeError(
-                f"entry point must be a module or a register(ctx) callable, got {type(obj).__name__}"
-            )
         for name, fn in ctx._hooks:
             self._add_hook(info, Hook(info.name, name, fn, "hermes-tui", accepted_kwargs(fn)), name)
 
-    def _register_hermes(self, found: Found, info: PluginInfo, obj: Any) -> None:
-        register = getattr(obj, "register", None) if isinstance(obj, ModuleType) else _find_register(obj)
-        if not callable(register):
-            raise LookupError("no register() function")
-        ctx = HermesPluginContext(
-            info,
-            found.manifest,
-            builtin_tools=self.builtin_tools,
-            user_task=lambda: self._turn.user_message,
-        )
-        register(ctx)
+    def _register_hermes(self, info: PluginInfo, ctx: HermesPluginContext) -> None:
+        """What a Hermes plugin's `register(ctx)` added."""
         for name, fn in ctx.hooks:
             self._add_hook(info, Hook(info.name, name, fn, "hermes", accepted_kwargs(fn)), f"hermes.{name}")
         for tool in ctx.tools:
@@ -266,6 +307,7 @@ class PluginManager:
                     f"tool {tool.name}: plugin {self._tools[tool.name].plugin} registered it first"
                 )
                 continue
+            tool.contain = self._contain_tool
             self._tools[tool.name] = tool
             info.tools.append(tool.name)
         for command in ctx.commands:
@@ -487,10 +529,15 @@ class PluginManager:
         command = self._commands.get(name)
         if command is None:
             return f"No plugin command /{name}."
-        try:
-            out = call_hermes(command.handler, raw_args, accepts=None)
-        except Exception as exc:
-            return f"/{name} failed ({command.plugin}): {describe_exception(exc)}"
+        if command.plugin in self._disabled:
+            why = self._disabled[command.plugin]
+            return f"/{name} failed ({command.plugin}): the plugin is disabled ({why})"
+        outcome = self._contain_tool(
+            command.plugin, f"command /{name}", lambda: call_hermes(command.handler, raw_args, accepts=None)
+        )
+        if outcome.error is not None:
+            return f"/{name} failed ({command.plugin}): {describe_exception(outcome.error)}"
+        out = outcome.value
         if out is None:
             return None
         return out if isinstance(out, str) else result_text(out)
@@ -533,13 +580,56 @@ class PluginManager:
                 info.note_unsupported(what)
 
     def _call(self, hook: Hook, *args: Any, **kwargs: Any) -> tuple[bool, Any]:
-        try:
-            return True, call_hermes(hook.fn, *args, accepts=hook.accepts, **kwargs)
-        except Exception as exc:
-            self._report(hook, describe_exception(exc), exc_info=True)
-            return False, None
+        """Run one hook contained: a fault (anything raised, or no return within `hook_timeout`) disables
+        its plugin with one line."""
+        if hook.plugin in self._disabled:
+            return False, None  # disabled by an earlier hook of this very round
 
-    def _report(self, hook: Hook, message: str, *, exc_info: bool = False) -> None:
+        def call() -> Any:
+            return call_hermes(hook.fn, *args, accepts=hook.accepts, **kwargs)
+
+        outcome = self.containment.run(hook.plugin, hook.name, call, timeout=self.hook_timeout)
+        if outcome.ok:
+            return True, outcome.value
+        self.containment.log(hook.plugin, hook.name, outcome, timeout=self.hook_timeout)
+        if outcome.error is not None:
+            message = describe_exception(outcome.error)
+        else:
+            message = f"did not return within {self.hook_timeout:g} s (abandoned)"
+        self.disable(hook.plugin, hook.name, message)
+        return False, None
+
+    def disable(self, plugin: str, where: str, message: str) -> None:
+        """Take `plugin` out for the rest of this agent's life: its hooks are no longer called, its tools and
+        commands answer that it is disabled. Said once, in one line."""
+        with self._lock:
+            if plugin in self._disabled:
+                return
+            self._disabled[plugin] = f"{message}; disabled"
+            self._hooks = {
+                key: [hook for hook in hooks if hook.plugin != plugin] for key, hooks in self._hooks.items()
+            }
+        for tool in self._tools.values():
+            if tool.plugin == plugin:
+                tool.disabled = f"plugin {plugin} is disabled ({message})"
+        for info in self._plugins:
+            if info.name == plugin:
+                info.loaded = False
+                info.error = f"{where}: {message}" if where else message
+        log.info("plugin %s disabled after a fault in %s: %s", plugin, where, message)
+        self._tell(plugin, where, f"{message}; plugin disabled")
+
+    def _contain_tool(self, plugin: str, what: str, call: Callable[[], Any]) -> Outcome:
+        """A plugin tool's handler (or its check), contained; its traceback logged. A tool that fails is the
+        model's to handle (an error result), not a reason to disable the plugin."""
+        timeout = self.hook_timeout if what.endswith("check") else None
+        outcome = self.containment.run(plugin, what, call, timeout=timeout)
+        if not outcome.ok:
+            self.containment.log(plugin, what, outcome, timeout=timeout)
+        return outcome
+
+    def _report(self, hook: Hook, message: str) -> None:
+        """A hook's wrong return, once per plugin and hook (the plugin stays: nothing failed)."""
         key = (hook.plugin, hook.name)
         with self._lock:
             first = key not in self._reported
@@ -547,10 +637,13 @@ class PluginManager:
         if not first:
             log.debug("plugin %s hook %s: %s", hook.plugin, hook.name, message)
             return
-        log.info("plugin %s hook %s: %s", hook.plugin, hook.name, message, exc_info=exc_info)
+        log.info("plugin %s hook %s: %s", hook.plugin, hook.name, message)
+        self._tell(hook.plugin, hook.name, message)
+
+    def _tell(self, plugin: str, where: str, message: str) -> None:
         if self.on_error is not None:
             try:
-                self.on_error(hook.plugin, hook.name, message)
+                self.on_error(plugin, where, message)
             except Exception:
                 log.exception("plugin on_error callback failed")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.plugins.base import PluginInfo
 
-__all__ = ["describe_exception", "format_plugin_list"]
+__all__ = ["describe_exception", "fault_line", "format_plugin_list"]
 
 _PACKAGE = str(Path(__file__).resolve().parent)
 
@@ -22,6 +22,16 @@ def describe_exception(exc: BaseException, *, near: str | None = None) -> str:
     text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
     where = _location(exc, near)
     return f"{text} ({where})" if where else text
+
+
+def fault_line(plugin: str, where: str, message: str) -> str:
+    """The one line a plugin's fault is told with: `where` is "load", a hook's name, or "" (the start's
+    own report, such as a plugin that ended the app last time)."""
+    if where == "load":
+        return f"Plugin {plugin} failed to load: {message}"
+    if where:
+        return f"Plugin {plugin} failed in {where}: {message}"
+    return f"Plugin {plugin}: {message}"
 
 
 def _location(exc: BaseException, near: str | None) -> str | None:

@@ -171,6 +171,8 @@ class Agent:
             disabled=settings.plugins_disabled,
             cwd=settings.cwd,
             builtin_tools=registry.names,
+            hook_timeout=settings.plugin_hook_timeout,
+            load_timeout=settings.plugin_load_timeout,
         )
         self.plugins.load()
         if session_id:
@@ -185,8 +187,10 @@ class Agent:
     def _tools_changed(self, text: str) -> None:
         self.ui.on_event(StatusNotice(kind="info", text=text))
 
-    def _plugin_error(self, plugin: str, hook: str, message: str) -> None:
-        self.ui.on_event(StatusNotice(kind="warn", text=f"Plugin {plugin} failed in {hook}: {message}"))
+    def _plugin_error(self, plugin: str, where: str, message: str) -> None:
+        from agent.plugins import fault_line
+
+        self.ui.on_event(StatusNotice(kind="warn", text=fault_line(plugin, where, message)))
 
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""

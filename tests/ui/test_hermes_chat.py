@@ -163,3 +163,40 @@ async def test_a_plugin_rewriting_the_answer_is_shown(hermes_home: Path, tmp_pat
         cwd=tmp_path,
         plugins_enabled=["shout"],
     )
+
+
+async def test_faulty_plugins_leave_the_app_running_with_one_notice_each(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """A plugin raising KeyboardInterrupt on import, one raising SystemExit in a hook and one hanging in a
+    hook: the app keeps running, the turn completes, and each is one notice (no traceback on screen)."""
+    plugins = hermes_home / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "interrupter.py").write_text("raise KeyboardInterrupt('from the plugin')\n")
+    (plugins / "quitter.py").write_text("def pre_llm_call(**kw):\n    raise SystemExit(1)\n")
+    (plugins / "sleeper.py").write_text("import time\n\ndef on_turn_end(result):\n    time.sleep(30)\n")
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "hi")
+        await wait_for(pilot, lambda: any("sleeper" in n for n in _notices(app)), what="the hung hook")
+        await wait_for(pilot, lambda: not screen.busy, what="the turn's end")
+        notices = _notices(app)
+        for name, fault in [
+            ("interrupter", "failed to load: KeyboardInterrupt: from the plugin"),
+            ("quitter", "failed in pre_llm_call: SystemExit: 1"),
+            ("sleeper", "failed in on_turn_end: did not return within 0.5 s (abandoned); plugin disabled"),
+        ]:
+            lines = [n for n in notices if name in n]
+            assert len(lines) == 1 and fault in lines[0], (name, notices)
+        assert not any("Traceback" in n for n in notices)
+        assert [m.text for m in screen.transcript.entries_of(AssistantMessage)][-1] == "still here"
+        assert app.is_running
+
+    await run_chat(
+        {"name": "t", "calls": [{"text": "still here"}]},
+        body,
+        home=hermes_home,
+        cwd=tmp_path,
+        plugin_hook_timeout=0.5,
+    )
