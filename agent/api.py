@@ -34,9 +34,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.config.yaml_files": (
         "YAML_ERRORS",
         "SettingNotSaved",
+        "load_yaml",
         "save_env_value",
         "save_setting",
         "yaml_problem",
+    ),
+    # files the app reads on its own: regular files only, size-capped
+    "agent.core.bounded_files": (
+        "FileRefused",
+        "read_bytes as read_bounded_bytes",
+        "read_tail as read_bounded_tail",
+        "read_text as read_bounded_text",
     ),
     "agent.config.model_catalog": ("ModelCatalog", "closest_models", "load_catalog"),
     "agent.config.reasoning": ("normalize_level as normalize_reasoning_level",),

@@ -19,6 +19,7 @@ from agent.config.images import VisionSettings, load_vision_settings
 from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
+from agent.core.bounded_files import MAX_DOTENV_BYTES, read_text
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
@@ -334,8 +335,8 @@ def read_dotenv(path: Path) -> dict[str, str]:
     """A small .env reader: KEY=VALUE lines, optional `export`, quotes stripped, comments ignored."""
     values: dict[str, str] = {}
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text(path, limit=MAX_DOTENV_BYTES)
+    except OSError:  # missing, unreadable, or refused (a FIFO, a device, too large: logged once)
         return values
     for line in text.splitlines():
         line = line.strip()
