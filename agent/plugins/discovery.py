@@ -142,11 +142,14 @@ def _hermes_dirs(root: Path, source: str, prefix: str = "", depth: int = 0) -> I
         yield _hermes_found(child, manifest_file, source, prefix)
 
 
+_UNREADABLE: tuple[type[BaseException], ...] = (OSError, *YAML_ERRORS)
+
+
 def _hermes_found(directory: Path, manifest_file: Path, source: str, prefix: str) -> Found:
     try:
         data = load_yaml(read_text(manifest_file, limit=MAX_CONFIG_BYTES, errors="strict")) or {}
         problem = None if isinstance(data, dict) else "plugin.yaml is not a mapping"
-    except (OSError, *YAML_ERRORS) as exc:
+    except _UNREADABLE as exc:
         data, problem = {}, f"plugin.yaml cannot be read: {' '.join(str(exc).split())}"
     manifest: dict[str, Any] = data if isinstance(data, dict) else {}
     bare = str(manifest.get("name") or directory.name)

@@ -57,7 +57,8 @@ class JobsFileSource:
             tail, _size = read_bounded_tail(outputs[-1], limit=4 * OUTPUT_CHARS)
         except OSError:
             return ""
-        return tail.decode("utf-8", errors="replace")[-OUTPUT_CHARS:]
+        text: str = tail.decode("utf-8", errors="replace")
+        return text[-OUTPUT_CHARS:]
 
     def remove(self, job_id: str) -> bool:
         return self.jobs.remove(job_id)
