@@ -34,9 +34,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.config.yaml_files": (
         "YAML_ERRORS",
         "SettingNotSaved",
+        "load_yaml",
         "save_env_value",
         "save_setting",
         "yaml_problem",
+    ),
+    # files the app reads on its own: regular files only, size-capped
+    "agent.core.bounded_files": (
+        "FileRefused",
+        "read_bytes as read_bounded_bytes",
+        "read_tail as read_bounded_tail",
+        "read_text as read_bounded_text",
     ),
     "agent.config.model_catalog": ("ModelCatalog", "closest_models", "load_catalog"),
     "agent.config.reasoning": ("normalize_level as normalize_reasoning_level",),
@@ -108,7 +116,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.skills.library": ("Skill", "SkillScan"),
     "agent.plugins": ("PluginManager", "format_plugin_list"),
     "agent.mcp": ("McpManager", "ServerStatus", "load_mcp_config"),
-    "agent.mcp.report": ("NO_SERVERS as NO_MCP_SERVERS", "server_lines as mcp_server_lines"),
+    "agent.mcp.report": ("NO_SERVERS as NO_MCP_SERVERS", "masked_lines as mcp_server_lines"),
     "agent.mcp.session": ("connected_servers as connected_mcp_servers", "print_mcp_servers"),
     # images, the project's files, what calls cost
     "agent.images": ("ImageError", "ImageRef", "save_image"),
@@ -184,6 +192,7 @@ __all__ = [
     "CronJobs",
     "CronStoreError",
     "FileIndex",
+    "FileRefused",
     "FirstDelta",
     "HermesHistory",
     "HermesHistoryError",
@@ -270,6 +279,7 @@ __all__ = [
     "load_mcp_config",
     "load_scenario_file",
     "load_settings",
+    "load_yaml",
     "make_transport",
     "mcp_server_lines",
     "normalize_reasoning_level",
@@ -282,6 +292,9 @@ __all__ = [
     "print_mcp_servers",
     "profile_home",
     "rank_paths",
+    "read_bounded_bytes",
+    "read_bounded_tail",
+    "read_bounded_text",
     "recover_store",
     "render_todos",
     "render_usage_text",
@@ -333,10 +346,15 @@ if TYPE_CHECKING:
     from agent.config.yaml_files import (
         YAML_ERRORS,
         SettingNotSaved,
+        load_yaml,
         save_env_value,
         save_setting,
         yaml_problem,
     )
+    from agent.core.bounded_files import FileRefused
+    from agent.core.bounded_files import read_bytes as read_bounded_bytes
+    from agent.core.bounded_files import read_tail as read_bounded_tail
+    from agent.core.bounded_files import read_text as read_bounded_text
     from agent.core.events import (
         AgentEvent,
         ApiCallStarted,
@@ -379,7 +397,7 @@ if TYPE_CHECKING:
     from agent.images.store import refs_of as image_refs_of
     from agent.mcp import McpManager, ServerStatus, load_mcp_config
     from agent.mcp.report import NO_SERVERS as NO_MCP_SERVERS
-    from agent.mcp.report import server_lines as mcp_server_lines
+    from agent.mcp.report import masked_lines as mcp_server_lines
     from agent.mcp.session import connected_servers as connected_mcp_servers
     from agent.mcp.session import print_mcp_servers
     from agent.plugins import PluginManager, format_plugin_list

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
@@ -42,8 +43,8 @@ class PromptHistory(list[str]):
             del self[: len(self) - KEPT]
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as file:
-                file.write(json.dumps({"cwd": self.cwd, "text": text}, ensure_ascii=False) + "\n")
+            line = json.dumps({"cwd": self.cwd, "text": text}, ensure_ascii=False) + "\n"
+            _append(self.path, line.encode("utf-8", "replace"))
             if self.path.stat().st_size > MAX_BYTES:
                 _cut_back(self.path)
         except OSError as exc:
@@ -63,10 +64,10 @@ def load_prompt_history(settings: _Where) -> PromptHistory:
     cwd = str(settings.cwd)
     entries: list[str] = []
     try:
-        with path.open("rb") as file:
-            size = file.seek(0, os.SEEK_END)
-            file.seek(max(0, size - TAIL_BYTES))
-            lines = file.read().splitlines()
+        from agent.api import read_bounded_tail  # a FIFO or a device in its place is refused, never waited on
+
+        tail, size = read_bounded_tail(path, limit=TAIL_BYTES)
+        lines = tail.splitlines()
         if size > TAIL_BYTES:
             lines = lines[1:]  # the first may be cut in the middle
         for raw in lines:
@@ -82,6 +83,19 @@ def load_prompt_history(settings: _Where) -> PromptHistory:
     except OSError as exc:
         log.warning("prompt history: could not read %s: %s", path, exc)
     return PromptHistory(path, cwd, entries[-KEPT:])
+
+
+def _append(path: Path, data: bytes) -> None:
+    """Append to the file if it is a regular one: O_NONBLOCK, so a FIFO put in its place fails at once
+    (ENXIO without a reader) instead of blocking the prompt, and anything but a file is left alone."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o600)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def _cut_back(path: Path) -> None:

@@ -24,6 +24,8 @@ from typing import Any
 from textual.theme import Theme
 
 VERSION = 1
+SNAPSHOT_BYTES = 64 * 1024
+"""The snapshot is a few hundred bytes; anything larger (or not a regular file) is not ours."""
 _THEME_COLOURS = (
     "primary",
     "secondary",
@@ -80,7 +82,9 @@ def snapshot_or_default(hermes_home: Path) -> StartupSnapshot:
 
 def read_snapshot(hermes_home: Path) -> StartupSnapshot | None:
     try:
-        data = json.loads(snapshot_path(hermes_home).read_text(encoding="utf-8"))
+        from agent.api import read_bounded_bytes
+
+        data = json.loads(read_bounded_bytes(snapshot_path(hermes_home), limit=SNAPSHOT_BYTES))
         return _from_json(data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
@@ -91,7 +95,7 @@ def write_snapshot(hermes_home: Path, snapshot: StartupSnapshot) -> None:
     path = snapshot_path(hermes_home)
     text = json.dumps(_to_json(snapshot), indent=1, sort_keys=True)
     try:
-        if path.exists() and path.read_text(encoding="utf-8") == text:
+        if path.is_file() and path.read_bytes() == text.encode("utf-8"):
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_name(f".{path.name}.{os.getpid()}")

@@ -25,7 +25,7 @@ import yaml
 from pydantic import ValidationError
 from textual.color import Color, ColorParseError
 
-from agent.api import YAML_ERRORS, yaml_problem
+from agent.api import YAML_ERRORS, FileRefused, load_yaml, read_bounded_text, yaml_problem
 from themes.model import COLOR_KEYS, SpinnerSpec, ThemeSpec, luminance, normalize_hex
 
 __all__ = [
@@ -156,13 +156,15 @@ def _read_mapping(path: Path) -> tuple[dict[str, Any], str]:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise ThemeError(path, None, None, f"the file is too large for a theme ({size} bytes)")
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded_text(path, limit=MAX_FILE_BYTES, errors="strict")
+    except FileRefused as exc:
+        raise ThemeError(path, None, None, f"cannot read the file ({exc.reason})") from None
     except UnicodeDecodeError as exc:
         raise ThemeError(path, None, None, f"the file is not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise ThemeError(path, None, None, f"cannot read the file ({exc.strerror or exc})") from None
     try:
-        data = yaml.load(text, Loader=_Loader)
+        data = load_yaml(text)  # safe, alias expansion bounded
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

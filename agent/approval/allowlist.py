@@ -17,7 +17,8 @@ from typing import Any
 
 import yaml
 
-from agent.config.yaml_files import YAML_ERRORS
+from agent.config.yaml_files import MAX_YAML_BYTES, YAML_ERRORS, load_yaml
+from agent.core.bounded_files import read_text
 from agent.core.fileio import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def load_allowlist(config_path: Path | str | None) -> list[str]:
         return []
     path = Path(config_path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(read_text(path, limit=MAX_YAML_BYTES, errors="strict"))
     except FileNotFoundError:
         return []
     except _UNREADABLE as exc:
@@ -110,7 +111,7 @@ def save_allowlist_rule(config_path: Path | str, rule: str) -> bool:
         data: dict[str, Any] = {}
         if path.exists():
             try:
-                loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+                loaded = load_yaml(read_text(path, limit=MAX_YAML_BYTES, errors="strict"))
             except _UNREADABLE as exc:
                 log.warning("approval: not saving the allow rule, cannot read %s: %s", path, exc)
                 return False

@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent.core.bounded_files import read_text
+
 __all__ = ["ProfileError", "hermes_home", "hermes_root", "profile_home"]
 
 _PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -47,7 +49,7 @@ def profile_home(name: str | None, env: Mapping[str, str]) -> Path | None:
         if home and Path(home).expanduser().parent.name == "profiles":
             return None
         try:
-            name = (root / "active_profile").read_text(encoding="utf-8").strip()
+            name = read_text(root / "active_profile", limit=4096, errors="strict").strip()
         except (OSError, UnicodeDecodeError):
             return None
         source = f"{root / 'active_profile'}"

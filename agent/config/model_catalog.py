@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.config.settings import Settings
+from agent.core.bounded_files import MAX_CONFIG_BYTES, read_bytes
 from agent.core.fileio import atomic_write_bytes
 
 __all__ = ["ModelCatalog", "closest_models", "load_catalog"]
@@ -80,7 +81,7 @@ def _reason(exc: Exception) -> str:
 
 def _read_cache(path: Path) -> dict[str, object]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path, limit=MAX_CONFIG_BYTES).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

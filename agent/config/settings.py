@@ -21,6 +21,8 @@ from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, res
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
 from agent.core.errors import ProviderSetupError
+from agent.core.bounded_files import MAX_DOTENV_BYTES, read_text
+from agent.core.secrets import SECRETS, looks_secret_name, redact_logs
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
@@ -187,6 +189,12 @@ class Settings(BaseModel):
     plugin_load_timeout: float = Field(10.0, gt=0, le=600)
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
+
+    def register_secrets(self) -> None:
+        """Give the redactor (`agent.core.secrets.SECRETS`) the keys these settings hold: the provider's,
+        the web backends', the vision model's."""
+        keys = (self.api_key, self.web.tavily_api_key, self.web.exa_api_key, self.web.firecrawl_api_key)
+        SECRETS.add(*(k.get_secret_value() for k in (*keys, self.vision.api_key) if k is not None))
 
     @field_validator("approvals_mode", mode="before")
     @classmethod
@@ -368,8 +376,8 @@ def read_dotenv(path: Path) -> dict[str, str]:
     """A small .env reader: KEY=VALUE lines, optional `export`, quotes stripped, comments ignored."""
     values: dict[str, str] = {}
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text(path, limit=MAX_DOTENV_BYTES)
+    except OSError:  # missing, unreadable, or refused (a FIFO, a device, too large: logged once)
         return values
     for line in text.splitlines():
         line = line.strip()
@@ -695,4 +703,25 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
             sources["model"] = "default for provider"
     for name in Settings.model_fields:
         sources.setdefault(name, "default")
+    register_config_secrets(merged_env, hermes_data, tui_data)
+    settings.register_secrets()
+    redact_logs()
     return LoadedSettings(settings=settings, problems=problems, sources=sources)
+
+
+def register_config_secrets(env: dict[str, str], *documents: Any) -> None:
+    """Every secret the configuration holds, for the redactor (`agent.core.secrets`): environment and
+    `.env` values under secret-looking names, and config values under secret-looking keys at any depth
+    (`model.api_key`, a custom provider's `api_key`, an MCP server's `headers`/`env` entries)."""
+    SECRETS.add_environment(env)
+    stack: list[Any] = list(documents)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, str) and looks_secret_name(str(key)):
+                    SECRETS.add(value)
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, dict | list))

@@ -21,22 +21,31 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from agent.core.bounded_files import MAX_CONFIG_BYTES, MAX_DOTENV_BYTES, FileRefused, read_bytes, read_text
 from agent.core.fileio import atomic_write_text
 
 __all__ = [
     "MAX_YAML_BYTES",
+    "MAX_YAML_EXPANSION",
     "YAML_ERRORS",
     "SettingNotSaved",
+    "YamlAliasBomb",
     "YamlRead",
+    "load_yaml",
     "read_yaml_mapping",
     "save_env_value",
     "save_setting",
     "yaml_problem",
 ]
 
-MAX_YAML_BYTES = 4 * 1024 * 1024
+MAX_YAML_BYTES = MAX_CONFIG_BYTES
 """A config or scenario file larger than this is refused unread (nobody writes 4 MiB of settings)."""
+MAX_YAML_EXPANSION = 1_000_000
+"""How many nodes aliases may add to a YAML document once expanded (the file's own nodes not counted):
+real files reuse an anchor a few times; the 1 KB "billion laughs" front matter adds a billion, and
+anything that then walks the data (str(), json.dumps, a validator) spends gigabytes on it."""
 
 
 YAML_ERRORS: tuple[type[BaseException], ...] = (
@@ -47,6 +56,65 @@ YAML_ERRORS: tuple[type[BaseException], ...] = (
     RecursionError,  # nesting thousands of levels deep
 )
 """What `yaml.safe_load` can raise on text a person (or a broken editor) wrote: catch all of it."""
+
+
+class YamlAliasBomb(yaml.YAMLError):
+    """A document whose aliases expand past MAX_YAML_EXPANSION nodes (a YAMLError: reported as bad YAML)."""
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if isinstance(node, SequenceNode) else []
+
+
+def _walk(root: Node) -> tuple[int, int]:
+    """(distinct nodes, nodes once every alias is expanded) of a composed document, counted without
+    expanding anything: a depth-first walk entering each node once, a collection's size summed from its
+    children's after them (a node reached again through itself, a cycle, counts once), stopping once the
+    expansion passes the bound."""
+    sizes: dict[int, int] = {}
+    entered: set[int] = set()
+    stack: list[tuple[Node, list[Node] | None]] = [(root, None)]
+    while stack:
+        node, children = stack.pop()
+        if children is None:
+            if id(node) in entered:
+                continue
+            entered.add(id(node))
+            children = _children(node)
+            stack.append((node, children))
+            for child in children:
+                if id(child) in entered:
+                    continue
+                if isinstance(child, ScalarNode):
+                    entered.add(id(child))
+                    sizes[id(child)] = 1
+                else:
+                    stack.append((child, None))
+            continue
+        total = 1 + sum(sizes.get(id(child), 1) for child in children)
+        sizes[id(node)] = total
+        if total - len(entered) > MAX_YAML_EXPANSION:
+            return len(entered), total
+    return len(entered), sizes.get(id(root), 1)
+
+
+class _BoundedSafeLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader (libyaml's when present: ~10x faster) refusing an alias bomb after composing the
+    document and before constructing any of it."""
+
+    def construct_document(self, node: Node) -> Any:
+        distinct, expanded = _walk(node)
+        if expanded - distinct > MAX_YAML_EXPANSION:
+            raise YamlAliasBomb(f"its aliases expand to over {MAX_YAML_EXPANSION:,} nodes (an alias bomb)")
+        return super().construct_document(node)
+
+
+def load_yaml(text: str) -> Any:
+    """`yaml.safe_load(text)` with alias expansion bounded: the one way the app loads YAML it did not write.
+    Raises what safe_load raises, and YamlAliasBomb."""
+    return yaml.load(text, Loader=_BoundedSafeLoader)
 
 
 @dataclass
@@ -86,7 +154,9 @@ def read_yaml_mapping(path: Path, *, missing_ok: bool = True) -> YamlRead:
         size = path.stat().st_size
         if size > MAX_YAML_BYTES:
             return YamlRead(where="(file)", problem=f"a config file under 4 MiB (it has {size:,} bytes)")
-        raw = path.read_bytes()
+        raw = read_bytes(path, limit=MAX_YAML_BYTES)
+    except FileRefused as exc:
+        return YamlRead(where="(file)", problem=f"a regular file under 4 MiB ({exc.reason})")
     except (FileNotFoundError, NotADirectoryError):  # under a file: there is no such file either
         return YamlRead() if missing_ok else YamlRead(where="(file)", problem="an existing file")
     except OSError as exc:
@@ -99,7 +169,7 @@ def read_yaml_mapping(path: Path, *, missing_ok: bool = True) -> YamlRead:
     if "\x00" in text:
         return YamlRead(where="(file)", problem="text (the file holds NUL bytes: it looks binary)")
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except YAML_ERRORS as exc:
         where, what = yaml_problem(exc)
         return YamlRead(where=where, problem=what)
@@ -128,11 +198,11 @@ def save_setting(path: Path, key: str, value: object) -> None:
     text = ""
     try:
         if path.exists():
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path, limit=MAX_YAML_BYTES, errors="strict")
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingNotSaved(f"cannot read the settings file ({exc})") from exc
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
+        data = load_yaml(text) if text.strip() else {}
     except YAML_ERRORS as exc:
         raise SettingNotSaved("the settings file is not valid YAML; fix it first") from exc
     if data is None:
@@ -175,7 +245,7 @@ def save_env_value(path: Path, name: str, value: str) -> None:
     lines: list[str] = []
     try:
         if path.exists():
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = read_text(path, limit=MAX_DOTENV_BYTES).splitlines()
     except OSError as exc:
         raise SettingNotSaved(f"cannot read {path} ({exc.strerror or exc})") from exc
     entry = f"{name}={value}"

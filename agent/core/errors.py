@@ -78,8 +78,10 @@ class ClassifiedError:
         return "fallback" if self.should_fallback else "stop"
 
     def user_line(self) -> str:
+        from agent.core.secrets import redact  # an error body may quote the key it refused
+
         detail = f" ({self.status_code})" if self.status_code else ""
-        return f"{self.hint}{detail}" if self.hint else self.message
+        return redact(f"{self.hint}{detail}" if self.hint else self.message)
 
 
 # The providers' own words, lower case. Each list is matched against the error's whole text: the

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agent.core.bounded_files import MAX_CONFIG_BYTES, read_bytes
 from agent.cron.schedule import local_now, next_run, parse_schedule
 
 __all__ = ["CronJobs", "CronStoreError", "Job"]
@@ -120,7 +121,7 @@ class CronJobs:
 
     def _load(self) -> list[dict[str, Any]]:
         try:
-            text = self.path.read_text(encoding="utf-8-sig")
+            text = read_bytes(self.path, limit=MAX_CONFIG_BYTES).decode("utf-8-sig")
         except FileNotFoundError:
             return []
         except OSError as exc:

@@ -205,4 +205,11 @@ def load_mcp_config(hermes_home: Path, env: dict[str, str] | None = None) -> Mcp
     problems: list[ConfigProblem] = []
     data = read_yaml_mapping(hermes_home / "config.yaml", problems)
     merged = {**read_dotenv(hermes_home / ".env"), **(dict(os.environ) if env is None else env)}
-    return McpConfig(parse_mcp_servers(data.get("mcp_servers"), merged), tuple(problems))
+    servers = parse_mcp_servers(data.get("mcp_servers"), merged)
+    from agent.core.secrets import SECRETS
+
+    for spec in servers:  # the redactor masks them wherever they would show (`/mcp`, results, logs)
+        if isinstance(spec, ServerSpec):
+            SECRETS.add_environment(spec.env)
+            SECRETS.add(*spec.headers.values())
+    return McpConfig(servers, tuple(problems))

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 
 from agent.core.humanize import format_age, format_elapsed
+from agent.core.secrets import redact
 from agent.mcp.manager import ServerStatus
 
 __all__ = ["format_servers", "server_lines"]
@@ -68,11 +69,17 @@ def server_lines(status: ServerStatus, now: float | None = None) -> list[str]:
     return lines
 
 
+def masked_lines(status: ServerStatus, now: float | None = None) -> list[str]:
+    """`server_lines` with every known secret masked: a command line's `--token X`, a URL's key, an error
+    quoting a header (the env and headers themselves are never shown)."""
+    return [redact(line) for line in server_lines(status, now)]
+
+
 def format_servers(statuses: Sequence[ServerStatus], now: float | None = None) -> str:
     if not statuses:
         return NO_SERVERS
     connected = sum(1 for s in statuses if s.state == "connected")
     lines = [f"MCP servers: {connected} of {len(statuses)} connected"]
     for status in statuses:
-        lines += server_lines(status, now)
+        lines += masked_lines(status, now)
     return "\n".join(lines)

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from agent.config.yaml_files import YAML_ERRORS, load_yaml
+from agent.core.bounded_files import MAX_CONFIG_BYTES, read_head, read_text
 from agent.plugins.base import ENTRY_POINT_GROUP, HERMES_ENTRY_POINT_GROUP, Api
 
 __all__ = ["Found", "discover", "project_plugins_enabled", "why_off"]
@@ -142,11 +142,14 @@ def _hermes_dirs(root: Path, source: str, prefix: str = "", depth: int = 0) -> I
         yield _hermes_found(child, manifest_file, source, prefix)
 
 
+_UNREADABLE: tuple[type[BaseException], ...] = (OSError, *YAML_ERRORS)
+
+
 def _hermes_found(directory: Path, manifest_file: Path, source: str, prefix: str) -> Found:
     try:
-        data = yaml.safe_load(manifest_file.read_text(encoding="utf-8")) or {}
+        data = load_yaml(read_text(manifest_file, limit=MAX_CONFIG_BYTES, errors="strict")) or {}
         problem = None if isinstance(data, dict) else "plugin.yaml is not a mapping"
-    except (OSError, yaml.YAMLError) as exc:
+    except _UNREADABLE as exc:
         data, problem = {}, f"plugin.yaml cannot be read: {' '.join(str(exc).split())}"
     manifest: dict[str, Any] = data if isinstance(data, dict) else {}
     bare = str(manifest.get("name") or directory.name)
@@ -154,7 +157,10 @@ def _hermes_found(directory: Path, manifest_file: Path, source: str, prefix: str
     kind = str(manifest.get("kind") or "standalone").strip().lower()
     init = directory / "__init__.py"
     if kind == "standalone" and "kind" not in manifest and init.is_file():
-        head = init.read_text(encoding="utf-8", errors="replace")[:8192]
+        try:
+            head = read_head(init, limit=8192)[0].decode("utf-8", "replace")
+        except OSError:
+            head = ""
         if "register_memory_provider" in head or "MemoryProvider" in head:
             kind = "exclusive"  # Hermes routes these to its memory-provider discovery
         elif "register_provider" in head and "ProviderProfile" in head:

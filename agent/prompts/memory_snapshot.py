@@ -54,6 +54,15 @@ def render_target(target: str, entries: list[str], limit: int) -> str:
     return "\n".join(lines)
 
 
+def _entries(hermes_home: Path, target: str) -> list[str]:
+    """One file's entries; an unreadable or refused one (a FIFO, a device, too large: the reader logs one
+    line) costs its own entries, never the other file's or the session."""
+    try:
+        return load_entries(hermes_home, target)
+    except OSError:
+        return []
+
+
 def memory_snapshot(
     hermes_home: Path,
     *,
@@ -65,9 +74,9 @@ def memory_snapshot(
     """The fenced memory section for a new system prompt, or "" when there is nothing to show."""
     parts = []
     if memory_enabled:
-        parts.append(render_target("memory", load_entries(hermes_home, "memory"), memory_limit))
+        parts.append(render_target("memory", _entries(hermes_home, "memory"), memory_limit))
     if user_enabled:
-        parts.append(render_target("user", load_entries(hermes_home, "user"), user_limit))
+        parts.append(render_target("user", _entries(hermes_home, "user"), user_limit))
     parts = [p for p in parts if p]
     if not parts:
         return ""

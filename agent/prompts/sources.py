@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.prompts.system import CONTEXT_FILE_CAP
+from agent.prompts.system import CONTEXT_FILE_CAP, read_capped_text
 
 if TYPE_CHECKING:
     from agent.config.settings import Settings
@@ -68,7 +68,7 @@ def server_instructions_section(found: Sequence[tuple[str, str]]) -> str:
 def load_soul(hermes_home: Path) -> str | None:
     """`$HERMES_HOME/SOUL.md`: the identity Hermes puts first in the prompt instead of its own, or None."""
     try:
-        text = (hermes_home / SOUL_FILE).read_text(encoding="utf-8", errors="replace").strip()
+        text = read_capped_text(hermes_home / SOUL_FILE).strip()
     except OSError:
         return None
     if len(text) > CONTEXT_FILE_CAP:

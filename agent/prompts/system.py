@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from agent.core.bounded_files import read_head
+
 CONTEXT_FILE_CAP = 20_000
 # Project instructions, Hermes' order: the first kind present is the one read.
 HERMES_FILES = (".hermes.md", "HERMES.md")  # the working directory, then its parents up to the git root
@@ -66,6 +68,13 @@ def find_context_files(cwd: Path) -> list[Path]:
     return [cursorrules, *rules] if cursorrules.is_file() else rules
 
 
+def read_capped_text(path: Path) -> str:
+    """An instruction file's text, enough of it to hold CONTEXT_FILE_CAP characters (the caller truncates
+    to that): a huge file is not read whole, a FIFO or a device is refused (FileRefused, an OSError)."""
+    head, _more = read_head(path, limit=4 * CONTEXT_FILE_CAP + 4)  # UTF-8: at most 4 bytes a character
+    return head.decode("utf-8", errors="replace")
+
+
 def _strip_frontmatter(text: str) -> str:
     """A `---` YAML header (Cursor's rule metadata, Hermes' future settings) is not instructions."""
     body = text.lstrip("\ufeff")
@@ -81,7 +90,7 @@ def context_sections(cwd: Path) -> list[str]:
     sections = []
     for path in find_context_files(cwd):
         try:
-            text = _strip_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
+            text = _strip_frontmatter(read_capped_text(path))
         except OSError:
             continue
         if not text.strip():

@@ -117,6 +117,7 @@ class Agent:
         """`budget`: a child agent's share of its parent's (`parent.budget.child(n)`, see agent.core.budget);
         without one, every turn gets a fresh budget of `settings.max_iterations` calls."""
         self.settings = settings
+        settings.register_secrets()  # the redactor masks this session's keys wherever text leaves it
         self.ui: AgentUI = ui or NullUI()
         self.store = store
         if registry is None:

@@ -18,55 +18,21 @@ import dataclasses
 import json
 import logging
 import os
-import re
 import threading
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent.core.secrets import REDACTED, redact
+
 log = logging.getLogger(__name__)
-
-REDACTED = "[REDACTED]"
-
-_KEY_NAMES = (
-    r"api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|bearer[_-]?token|"
-    r"token|secret|client[_-]?secret|password|passwd|x-api-key"
-)
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    # Anthropic first (it is also an `sk-` key), then OpenAI/OpenRouter/DeepSeek-style `sk-...` keys.
-    (re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{8,}"), "sk-ant-" + REDACTED),
-    (re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{16,}"), "sk-" + REDACTED),
-    # Authorization headers.
-    (re.compile(r"(?i)\b(bearer)(\s+)(?=[A-Za-z._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{8,}"), r"\1\2" + REDACTED),
-    # Other well-known token shapes.
-    (re.compile(r"\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b"), r"\1_" + REDACTED),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "github_pat_" + REDACTED),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}\b"), "xox-" + REDACTED),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "AKIA" + REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), "AIza" + REDACTED),
-    (re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), "hf_" + REDACTED),
-    # key=value / key: value / "key": "value" with a long, secret-looking value.
-    (
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9_\-])([A-Za-z0-9_\-]*?(?:" + _KEY_NAMES + r"))(\\?[\"']?\s*[:=]\s*\\?[\"']?)"
-            r"([A-Za-z0-9_\-+/.=~]{16,})"
-        ),
-        r"\1\2" + REDACTED,
-    ),
-]
 
 
 def redact_secrets(text: str, extra: Iterable[str] = ()) -> str:
-    """Replace credential-looking substrings (and every exact string in `extra`) with a redaction marker."""
-    if not text or not isinstance(text, str):
-        return text
-    for secret in extra:
-        if secret and len(secret) >= 8 and secret in text:
-            text = text.replace(secret, REDACTED)
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    """Credential-looking substrings, every secret the process knows and every string in `extra` masked
+    (`agent.core.secrets`, the one redactor)."""
+    return redact(text, extra)
 
 
 class TrajectoryWriter:

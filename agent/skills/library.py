@@ -13,17 +13,25 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from agent.config.yaml_files import YAML_ERRORS
+from agent.config.yaml_files import YAML_ERRORS, load_yaml
+from agent.core.bounded_files import FileRefused, read_bytes, read_text
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256_000  # a SKILL.md larger than this is refused (Hermes writes at most 100,000 chars)
+MAX_SKILLS = 2_000
+"""A scan stops after this many SKILL.md files (Hermes' own hub has a few hundred skills): a home holding
+ten thousand costs seconds per scan and a prompt index nobody reads."""
+MAX_SCAN_DIRS = 50_000
+"""...and after walking this many folders (a skills folder that is a link to `/` or a huge tree)."""
+SCAN_SECONDS = 5.0
+"""...and after this long (a slow or network file system): the scan runs in a thread, never before the
+first frame, but a turn waits for it."""
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -34,7 +42,6 @@ EXCLUDED_DIRS = frozenset(
 GENERAL = "general"  # the category of a skill directly under skills/
 _PLATFORMS = {"macos": "darwin", "linux": "linux", "windows": "win32"}
 _FENCE_END = re.compile(r"\n---[ \t]*(?:\n|$)")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster per skill
 
 
 class SkillFormatError(ValueError):
@@ -50,7 +57,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     if end is None:
         raise SkillFormatError("the YAML front matter is not closed by a line '---'")
     try:
-        data = yaml.load(text[3 : end.start()], Loader=_LOADER)  # a safe loader (C or Python)
+        data = load_yaml(text[3 : end.start()])  # safe, with alias expansion bounded
     except YAML_ERRORS as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -119,7 +126,7 @@ class Skill:
 
     def read(self) -> str:
         """The whole SKILL.md, front matter included (what an edit or patch works on)."""
-        return self.skill_md.read_text(encoding="utf-8", errors="replace")
+        return read_text(self.skill_md, limit=MAX_SKILL_BYTES)
 
     def body(self) -> str:
         try:
@@ -161,12 +168,11 @@ class SkillScan:
 
 def _load_skill(skill_md: Path, root: Path) -> Skill:
     try:
-        size = skill_md.stat().st_size
+        raw = read_bytes(skill_md, limit=MAX_SKILL_BYTES)
+    except FileRefused as exc:
+        raise SkillFormatError(exc.reason) from None
     except OSError as exc:
         raise SkillFormatError(f"cannot be read ({exc.strerror or exc})") from None
-    if size > MAX_SKILL_BYTES:
-        raise SkillFormatError(f"too large ({size:,} bytes; the limit is {MAX_SKILL_BYTES:,})")
-    raw = skill_md.read_bytes()
     if b"\x00" in raw:
         raise SkillFormatError("a binary file, not text")
     try:
@@ -196,14 +202,21 @@ def _load_skill(skill_md: Path, root: Path) -> Skill:
 
 
 def scan_skills(root: Path) -> SkillScan:
-    """Every skill under `root` (sorted by path), and every SKILL.md that could not be read as one."""
+    """Every skill under `root` (sorted by path), and every SKILL.md that could not be read as one; bounded
+    by MAX_SKILLS, MAX_SCAN_DIRS and SCAN_SECONDS, past which one problem says what was left unread."""
     skills: list[Skill] = []
     problems: list[SkillProblem] = []
     seen: dict[str, Path] = {}
     visited: set[str] = set()
     if not root.is_dir():
         return SkillScan()
+    deadline = time.monotonic() + SCAN_SECONDS
+    found = 0
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        stop = _scan_limit(found, len(visited), deadline)
+        if stop:
+            problems.append(SkillProblem(root, f"{stop}; the rest of the folder was not read"))
+            break
         real = os.path.realpath(dirpath)
         if real in visited:  # a symlink loop
             dirnames[:] = []
@@ -216,6 +229,7 @@ def scan_skills(root: Path) -> SkillScan:
         if not has_skill:
             continue
         skill_md = Path(dirpath) / SKILL_FILE
+        found += 1
         try:
             skill = _load_skill(skill_md, root)
         except SkillFormatError as exc:
@@ -229,6 +243,17 @@ def scan_skills(root: Path) -> SkillScan:
         seen[skill.name] = skill_md
         skills.append(skill)
     return SkillScan(tuple(skills), tuple(problems))
+
+
+def _scan_limit(found: int, walked: int, deadline: float) -> str:
+    """Why a scan must stop here (one line), or ''."""
+    if found >= MAX_SKILLS:
+        return f"stopped after {MAX_SKILLS:,} skills (the limit)"
+    if walked >= MAX_SCAN_DIRS:
+        return f"stopped after {MAX_SCAN_DIRS:,} folders (the limit)"
+    if time.monotonic() > deadline:
+        return f"stopped after {SCAN_SECONDS:g} s (the limit)"
+    return ""
 
 
 class SkillLibrary:

@@ -15,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from agent.config.yaml_files import YAML_ERRORS
+from agent.config.yaml_files import MAX_YAML_BYTES, YAML_ERRORS, load_yaml
+from agent.core.bounded_files import read_text
 from agent.core.fileio import atomic_write_text
 
 
@@ -55,12 +56,12 @@ def _edited(text: str, names: list[str]) -> str | None:
 def save_disabled_skills(config_path: Path, names: list[str]) -> str | None:
     """Set `skills.disabled` to `names`; returns a one-line error, or None when saved."""
     try:
-        text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
+        text = read_text(config_path, limit=MAX_YAML_BYTES, errors="strict") if config_path.exists() else ""
         mode = stat.S_IMODE(config_path.stat().st_mode) if config_path.exists() else 0o600
     except (OSError, UnicodeDecodeError) as exc:
         return f"{config_path}: not saved, the file cannot be read ({exc})"
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
+        data = load_yaml(text) if text.strip() else {}
     except YAML_ERRORS:
         return f"{config_path}: not saved, the file is not valid YAML; fix it first"
     data = {} if data is None else data

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.core.bounded_files import read_head, read_text
 from agent.skills.library import (
     MAX_NAME_LENGTH,
     NAME_RE,
@@ -142,10 +143,12 @@ def resolve_inside(skill: Skill, relative: str) -> Path | str:
 
 
 def _read_capped(path: Path) -> str:
-    data = path.read_bytes()
+    data, more = read_head(path, limit=MAX_FILE_BYTES)  # a FIFO or a device is refused (an OSError)
     if b"\x00" in data[:8192]:
-        return f"[binary file, {len(data):,} bytes]"
+        return f"[binary file, {path.stat().st_size:,} bytes]"
     text = data.decode("utf-8", errors="replace")
+    if more:
+        return text[:MAX_VIEW_CHARS] + f"\n[... truncated: the file is over {MAX_FILE_BYTES:,} bytes]"
     if len(text) > MAX_VIEW_CHARS:
         return text[:MAX_VIEW_CHARS] + f"\n[... truncated: {len(text) - MAX_VIEW_CHARS:,} more characters]"
     return text
@@ -161,7 +164,7 @@ def skill_view(args: SkillViewArgs, ctx: ToolContext) -> ToolResult:
         target = resolve_inside(skill, args.file_path)
         if isinstance(target, str):
             return ToolResult.error(f"{target}: {args.file_path!r}.")
-        if not target.is_file():
+        if not target.exists():  # a FIFO or a device is refused by the read below, with its reason
             names = ", ".join(skill.supporting_files()) or "(none)"
             return ToolResult.error(f"{skill.name} has no file {args.file_path!r}. Its files: {names}.")
         try:
@@ -302,7 +305,7 @@ def _patch(args: SkillManageArgs, ctx: ToolContext, skill: Skill, library: Skill
         target = skill.skill_md
     if not target.is_file():
         return ToolResult.error(f"{_shown(library, target)} does not exist.")
-    old = target.read_text(encoding="utf-8", errors="replace")
+    old = read_text(target, limit=MAX_FILE_BYTES)
     count = old.count(args.old_string)
     if count == 0:
         return ToolResult.error(
@@ -334,7 +337,7 @@ def _write_file(args: SkillManageArgs, ctx: ToolContext, skill: Skill, library: 
         return ToolResult.error(f"the file is over {MAX_FILE_BYTES:,} bytes.")
     if target.is_dir():
         return ToolResult.error(f"{_shown(library, target)} is a folder.")
-    old = target.read_text(encoding="utf-8", errors="replace") if target.is_file() else ""
+    old = read_text(target, limit=MAX_FILE_BYTES) if target.is_file() else ""
     return _write(ctx, library, target, old, content, f"Wrote {_shown(library, target)}.")
 
 
@@ -379,7 +382,7 @@ def skill_manage(args: SkillManageArgs, ctx: ToolContext) -> ToolResult:
             return target
         if not target.is_file():
             return ToolResult.error(f"{_shown(library, target)} does not exist.")
-        old = target.read_text(encoding="utf-8", errors="replace")
+        old = read_text(target, limit=MAX_FILE_BYTES)
         return _remove(ctx, library, target, old, f"Removed {_shown(library, target)}.", folder=False)
     return _remove(
         ctx, library, skill.directory, skill.read(), f"Deleted the skill {skill.name}.", folder=True

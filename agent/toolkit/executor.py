@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from agent.core.events import ToolFinished, ToolOutput, ToolProgress, ToolStarted
 from agent.core.messages import ToolCall
+from agent.core.secrets import SECRETS
 from agent.core.ui import AgentUI
 from agent.toolkit.registry import Tool, ToolContext, ToolRegistry, ToolResult, summarize_call
 from agent.toolkit.truncate import truncate_middle
@@ -196,7 +197,7 @@ class ToolExecutor:
             call_id = call.id
 
             def emit_output(chunk: str) -> None:
-                ui.on_event(ToolOutput(call_id=call_id, chunk=chunk))
+                ui.on_event(ToolOutput(call_id=call_id, chunk=SECRETS.redact(chunk)))
 
             def emit_progress(progress: float, total: float | None, message: str) -> None:
                 ui.on_event(ToolProgress(call_id=call_id, progress=progress, total=total, message=message))
@@ -212,6 +213,10 @@ class ToolExecutor:
             result = self.registry.run(tool_, args, ctx)
             if hooks is not None and hooks.has_hooks("after_tool"):
                 result = hooks.after_tool(call, result, duration=time.monotonic() - started)
+        # What the model, the store, the trajectory and the screen get: known secrets and credential
+        # shapes masked (a web backend's error quoting its key, a server printing its environment).
+        result.content = SECRETS.redact(result.content)
+        result.data = SECRETS.redact_data(dict(result.data))
         budget = self.result_budget
         if (tool := item.tool) is not None and tool.max_result_chars is not None:
             budget = tool.max_result_chars

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent.core.bounded_files import MAX_MEMORY_BYTES, read_text
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.tools.files import atomic_write
 
@@ -69,7 +70,7 @@ def parse_entries(text: str) -> list[str]:
 def load_entries(hermes_home: Path, target: str) -> list[str]:
     """The entries of MEMORY.md ("memory") or USER.md ("user"); [] when the file does not exist."""
     try:
-        return parse_entries(memory_path(hermes_home, target).read_text(encoding="utf-8", errors="replace"))
+        return parse_entries(read_text(memory_path(hermes_home, target), limit=MAX_MEMORY_BYTES))
     except FileNotFoundError:
         return []
 
@@ -143,7 +144,10 @@ def memory(args: MemoryArgs, ctx: ToolContext) -> ToolResult:
             f"the {LABELS[target]} is switched off ({SWITCH_KEYS[target]}: false in config.yaml)."
         )
     limit = memory_limits(ctx)[target]
-    entries = load_entries(ctx.hermes_home, target)
+    try:
+        entries = load_entries(ctx.hermes_home, target)
+    except OSError as exc:  # a FIFO, a device or an oversized file in its place: left as it is
+        return ToolResult.error(f"the {LABELS[target]} file cannot be used: {exc.strerror or exc}.")
     content = _clean_content(args.content or "")
     old_text = (args.old_text or "").strip()
 

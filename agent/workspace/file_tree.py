@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.core.bounded_files import MAX_CONFIG_BYTES, read_text
+
 __all__ = [
     "FileIndex",
     "GitIgnore",
@@ -102,7 +104,7 @@ class GitIgnore:
 
     def add_file(self, gitignore: Path, base: str) -> None:
         try:
-            text = gitignore.read_text(encoding="utf-8", errors="replace")
+            text = read_text(gitignore, limit=MAX_CONFIG_BYTES)
         except OSError:
             return
         for raw in text.splitlines():

@@ -51,7 +51,14 @@ class JobsFileSource:
         outputs = self.jobs.outputs(job_id)
         if not outputs:
             return ""
-        return outputs[-1].read_text(encoding="utf-8", errors="replace")[-OUTPUT_CHARS:]
+        from agent.api import read_bounded_tail
+
+        try:
+            tail, _size = read_bounded_tail(outputs[-1], limit=4 * OUTPUT_CHARS)
+        except OSError:
+            return ""
+        text: str = tail.decode("utf-8", errors="replace")
+        return text[-OUTPUT_CHARS:]
 
     def remove(self, job_id: str) -> bool:
         return self.jobs.remove(job_id)
