@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agent.images.store import ImageRef
+from agent.images.store import ImageError, ImageRef, open_checked
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,11 @@ def _b64_len(n: int) -> int:
 def encode(path: str, mime: str, max_bytes: int, max_side: int) -> tuple[str, str]:
     """(mime, base64) of the image at `path`, shrunk until it fits `max_bytes` and `max_side`.
 
-    Raises OSError when the file is gone (the store was cleaned up)."""
+    Raises OSError when the file is gone (the store was cleaned up), ImageError when it cannot be decoded."""
     data = Path(path).read_bytes()
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as img:
+    with open_checked(data, Path(path).name) as img:  # ImageError: too large to decode (never stored so)
         width, height = img.size
         if _b64_len(len(data)) <= max_bytes and max(width, height) <= max_side:
             return mime, base64.b64encode(data).decode("ascii")
@@ -90,7 +90,7 @@ def _encoded(ref: dict[str, Any], wire: str) -> tuple[str, str] | None:
     limit = _limit(ref, wire)
     try:
         return encode(str(ref["path"]), str(ref["mime"]), limit.max_bytes, limit.max_side)
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, ImageError):
         return None
 
 

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.core.humanize import format_size
 
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
+
 MAX_SOURCE_BYTES = 50 * 1024 * 1024
+MAX_PIXELS = 50_000_000
+"""The most pixels an image may have to be decoded (50 megapixels: 8660×5773, ~200 MB as RGBA)."""
 KEPT_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
@@ -96,10 +104,8 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
         name = name or "image.png"
         if len(data) > MAX_SOURCE_BYTES:
             raise ImageError(f"the image is {format_size(len(data))}: images over 50 MB are not attached")
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as img:
+    with open_checked(data, name) as img:
+        try:
             img.load()
             fmt = (img.format or "").upper()
             width, height = img.size
@@ -107,9 +113,8 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
                 out = io.BytesIO()
                 img.save(out, format="PNG")
                 data, fmt = out.getvalue(), "PNG"
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
-        reason = "not an image Pillow can read" if isinstance(exc, UnidentifiedImageError) else str(exc)
-        raise ImageError(f"{name} is {reason}") from None
+        except (OSError, ValueError) as exc:
+            raise ImageError(f"{name} is {exc}") from None
     ref = ImageRef(
         sha256=_sha256(data),
         mime=KEPT_FORMATS[fmt],
@@ -127,6 +132,41 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
             fh.write(data)
         os.replace(tmp, target)
     return ref
+
+
+def pixel_limit() -> int:
+    """Ours, or Pillow's bomb guard if someone set it lower."""
+    from PIL import Image
+
+    guard = Image.MAX_IMAGE_PIXELS
+    return min(MAX_PIXELS, guard) if guard else MAX_PIXELS
+
+
+@contextmanager
+def open_checked(data: bytes, name: str) -> Iterator[PILImage]:
+    """The image, opened (its header read, nothing decoded) and checked against `pixel_limit()`; raises
+    ImageError with one line for anything Pillow cannot read or that is too large to decode."""
+    from PIL import Image, UnidentifiedImageError
+
+    # Pillow warns (on stderr) past MAX_IMAGE_PIXELS and raises past twice that: both are refusals here.
+    warnings.filterwarnings("error", category=Image.DecompressionBombWarning)
+    try:
+        img = Image.open(io.BytesIO(data))
+    except UnidentifiedImageError:
+        raise ImageError(f"{name} is not an image Pillow can read") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise ImageError(f"{name} is refused: {' '.join(str(exc).split())}") from None
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise ImageError(f"{name} is {' '.join(str(exc).split())}") from None
+    with img:
+        width, height = img.size
+        limit = pixel_limit()
+        if width * height > limit:
+            raise ImageError(
+                f"{name} is {width}×{height} ({width * height / 1e6:.0f} megapixels): images over "
+                f"{limit / 1e6:.0f} megapixels are not decoded"
+            )
+        yield img
 
 
 def _sha256(data: bytes) -> str:

@@ -231,13 +231,11 @@ class ChatScreen(ChatLayout):
         self.prompt_input.paste_handler = self._on_paste
         self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
         self.prompt_input.focus()
-        if self._first_images:
-            self.attachments.add(Path(name) for name in self._first_images)
-            self._first_images = ()
+        first, self._first_message = self._first_message, None  # sent once its images (--image) are attached
         self.post_message(self.PromptReady())  # reaches the app after the focus it just asked for
-        if self._first_message:
-            self.call_after_refresh(self.submit, self._first_message)
-            self._first_message = None
+        send = (lambda: self.call_after_refresh(self.submit, first)) if first else None
+        self.attachments.add((Path(name) for name in self._first_images), then=send)
+        self._first_images = ()
 
     def _engine_ready(self) -> None:
         self.status_bar.set_yolo(self.agent.yolo)

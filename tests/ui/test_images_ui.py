@@ -167,3 +167,35 @@ async def test_the_image_flag_attaches_to_the_first_message(hermes_home: Path, t
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_for(pilot, lambda: server.requests, what="the first message's request")
             assert len(_image_parts(server, 0)) == 1
+
+
+async def test_huge_images_are_refused_in_one_line_off_the_ui_thread(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import threading
+
+    from hermes_tui import attachments
+    from tests.image_bombs import png_bomb, tiff_header
+
+    png_bomb(tmp_path / "bomb.png")
+    tiff_header(tmp_path / "scan.tiff")
+    _png(tmp_path / "fine.png")
+    threads: list[str] = []
+    real = attachments.save_image
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(attachments, "save_image", recorded)
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/image bomb.png scan.tiff fine.png")
+        await wait_for(pilot, lambda: len(_badges(app)) == 1, what="the one fine image")
+        assert _badges(app)[0].startswith("📎 fine.png")
+        shown = screen_text(app)
+        assert "Not attached: bomb.png is refused: Image size (169000000 pixels)" in shown
+        assert "Not attached: scan.tiff is refused: Image size (100000000 pixels)" in shown
+        assert threads and threading.main_thread().name not in threads  # never on the UI's thread
+
+    await run_chat({"calls": ["ok"]}, body, home=hermes_home, cwd=tmp_path)
