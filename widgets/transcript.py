@@ -461,7 +461,9 @@ class Transcript(ScrollView, can_focus=True):
     def _selectable(self) -> list[int]:
         """The entries the cursor visits: those that open and close, and those with text to copy."""
         return [
-            i for i, entry in enumerate(self._entries) if entry.visible and (entry.can_toggle or entry.copy_text)
+            i
+            for i, entry in enumerate(self._entries)
+            if entry.visible and (entry.can_toggle or entry.copy_text)
         ]
 
     def _move_cursor(self, index: int | None) -> None:

@@ -20,8 +20,8 @@ from agent.config.images import VisionSettings, load_vision_settings
 from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
-from agent.core.errors import ProviderSetupError
 from agent.core.bounded_files import MAX_DOTENV_BYTES, read_text
+from agent.core.errors import ProviderSetupError
 from agent.core.secrets import SECRETS, looks_secret_name, redact_logs
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
