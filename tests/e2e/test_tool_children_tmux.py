@@ -1,0 +1,106 @@
+"""execute_code and the browser in a real terminal (issue 32): a script's nested tool calls and the
+browser's actions show in the tool panels, Esc stops a long script and a page that never loads within
+about a second, and after Ctrl+Q nothing the app started runs (by the test's HERMES_HOME in any process's
+environment: the script, its children, the Playwright driver, Chromium and its crash handlers)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.browser.chromium import unavailable_reason
+from agent.config.settings import Settings
+from agent.scripted import ScriptedServer
+from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
+from tests.reliability.orphans import marked
+from tests.web_standins import never_loading_site
+
+pytestmark = [
+    *needs_tmux,
+    pytest.mark.skipif(
+        unavailable_reason(Settings()) is not None, reason=str(unavailable_reason(Settings()))
+    ),
+]
+
+NESTED = (
+    "from hermes_tools import read_file, terminal\n"
+    "print(read_file('notes.txt')['total_lines'])\n"
+    "print(terminal('echo nested-echo')['output'])\n"
+)
+LONG = "import time\nprint('sleeping', flush=True)\ntime.sleep(600)\n"
+
+
+def _call(name: str, **arguments: object) -> dict[str, object]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def _esc_stops(tmux: Tmux, running: str, done: str) -> float:
+    """Esc once `running` shows; seconds until a line with `running` also says `done`."""
+    tmux.wait_for(running, timeout=60)
+    time.sleep(0.5)
+    pressed = time.monotonic()
+    tmux.keys("Escape")
+    tmux.wait_until(
+        lambda shown: any(running in line and done in line for line in shown.splitlines()),
+        f"{running!r} never said {done!r}",
+        timeout=10,
+    )
+    return time.monotonic() - pressed
+
+
+def test_scripts_and_the_browser_in_the_panels_esc_stops_them_and_quit_leaves_nothing(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
+    with never_loading_site() as site:
+        scenario = {
+            "name": "tool-children",
+            "calls": [
+                _call("execute_code", code=NESTED),
+                {"text": "Script one done."},
+                {"text": "Scripts and pages"},  # the session's title, asked after the first turn
+                _call("browser_navigate", url=f"{site}/"),
+                _call("browser_click", ref="@e4"),
+                {"text": "Clicked it."},
+                _call("execute_code", code=LONG),  # interrupted: the turn ends without a reply
+                _call("browser_navigate", url=f"{site}/never"),
+            ],
+        }
+        server = ScriptedServer(scenario).start()
+        command = (
+            f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
+            f"--provider custom --api-key k --cwd {tmp_path} --yolo"
+        )
+        tmux = Tmux((140, 50), command, app_env(hermes_home))
+        tmux_pid = int(tmux._run("display", "-p", "#{pid}").strip() or 0)  # the terminal itself
+        try:
+            tmux.wait_for("Message Hermes")
+            tmux.keys("run the script", "Enter")
+            shown = tmux.wait_for("Script one done.", timeout=60)
+            time.sleep(2.0)  # the title call
+            assert "read_file" in shown and "terminal" in shown, shown  # the nested calls, in the panel
+            tmux.keys("click the button", "Enter")
+            shown = tmux.wait_for("Clicked it.", timeout=90)
+            assert "browser_navigate" in shown and "browser_click" in shown, shown
+            tmux.keys("sleep long", "Enter")
+            took = _esc_stops(tmux, "time.sleep(600)", "cancelled")
+            assert took < 2.0, f"the script took {took:.1f} s to stop"
+            assert "interrupted" in tmux.screen()  # the script's panel says so
+            tmux.keys("open the slow page", "Enter")
+            time.sleep(1.0)
+            took = _esc_stops(tmux, "/never", "cancelled")
+            assert took < 2.0, f"the page took {took:.1f} s to stop"
+            print("BROWSER-ESC\n" + tmux.screen())
+            assert marked(hermes_home), "the browser runs while the app does"
+            tmux.keys("C-q")
+            deadline = time.monotonic() + 20
+            while set(marked(hermes_home)) - {tmux_pid} and time.monotonic() < deadline:
+                time.sleep(0.1)
+            left = [pid for pid in marked(hermes_home) if pid != tmux_pid]
+            assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes()[:80] for pid in left]
+        finally:
+            tmux.close()
+            server.stop()
