@@ -715,8 +715,12 @@ def register_config_secrets(env: dict[str, str], *documents: Any) -> None:
     (`model.api_key`, a custom provider's `api_key`, an MCP server's `headers`/`env` entries)."""
     SECRETS.add_environment(env)
     stack: list[Any] = list(documents)
+    seen: set[int] = set()  # YAML anchors can make a list contain itself (`key: &a [*a]`)
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, dict):
             for key, value in node.items():
                 if isinstance(value, str) and looks_secret_name(str(key)):
