@@ -136,7 +136,11 @@ def test_navigate_returns_refs_and_a_click_on_a_ref_changes_the_page(
     assert results["call_1"] == {"success": True, "clicked": "@e4"}
     assert "count is 1" in results["call_2"]["snapshot"]
     assert results["call_3"]["success"] is False and "file://" in results["call_3"]["error"]
-    assert not (_descendants() - before), "nothing of the browser is left after the session closes"
+    from agent.children.supervisor import SUPERVISOR
+
+    reaper = {SUPERVISOR.reaper_pid}  # one per process, kept while it lives: not the browser's
+    left = {pid: Path(f"/proc/{pid}/cmdline").read_bytes()[:200] for pid in _descendants() - before - reaper}
+    assert not left, f"nothing of the browser is left after the session closes: {left}"
 
 
 @needs_browser
