@@ -28,20 +28,12 @@ from agent.api import (
     attached_block,
     run_terminal,
 )
+from widgets.prompt_input import shell_command
 
 __all__ = ["ShellRun", "ShellRunner", "shell_command"]
 
 CONTEXT_CHARS = 20_000  # of one command's output, attached to the next message
 _ids = itertools.count(1)
-
-
-def shell_command(text: str) -> str | None:
-    """The command of a `!` line, or None (`!!` or a lone `!` is ordinary text)."""
-    stripped = text.strip()
-    if not stripped.startswith("!") or stripped.startswith("!!"):
-        return None
-    command = stripped[1:].strip()
-    return command or None
 
 
 @dataclass

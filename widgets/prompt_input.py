@@ -78,6 +78,15 @@ def fit_placeholder(variants: Sequence[str], width: int) -> str:
     return next((text for text in variants if cell_len(text) <= width), variants[-1])
 
 
+def shell_command(text: str) -> str | None:
+    """The command of a `!` line (the user's own shell command), or None (`!!` or a lone `!` is text)."""
+    stripped = text.strip()
+    if not stripped.startswith("!") or stripped.startswith("!!"):
+        return None
+    command = stripped[1:].strip()
+    return command or None
+
+
 def normalize_paste(text: str) -> str:
     """Pasted text with `\\n` line endings and no leaked bracketed-paste markers (Hermes #7316)."""
     for marker in _PASTE_MARKERS:
@@ -725,6 +734,10 @@ class PromptBar(Widget):
         &:focus-within {
             border: round $border;
         }
+        &.-shell {
+            border: round $warning;
+            border-title-color: $warning;
+        }
         #prompt-row {
             height: auto;
         }
@@ -772,6 +785,15 @@ class PromptBar(Widget):
         # Query rather than test `is_mounted`: the symbol may change between compose and mount.
         for static in self.query("#prompt-symbol").results(Static):
             static.update(Text(symbol))
+
+    @on(TextArea.Changed, "#prompt-input")
+    def _mark_shell_mode(self) -> None:
+        """A `!` line runs in the user's shell: the box says so while one is typed (Claude Code's cue)."""
+        first = self.input.document.get_line(0)
+        shell = first.lstrip().startswith("!") and not first.lstrip().startswith("!!")
+        if shell != self.has_class("-shell"):
+            self.set_class(shell, "-shell")
+            self.border_title = "! shell command: runs in your shell, Esc stops it" if shell else None
 
     def focus_input(self) -> None:
         """Give the keyboard to the input."""

@@ -59,3 +59,24 @@ async def test_escape_stops_a_long_command(hermes_home: Path, tmp_path: Path) ->
         assert screen.transcript.entries_of(ToolPanel)[0].is_finished
 
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_the_prompt_box_marks_a_shell_line_while_it_is_typed() -> None:
+    from textual.app import App, ComposeResult
+
+    from widgets.prompt_input import PromptBar
+
+    class BarApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield PromptBar()
+
+    app = BarApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        bar = app.query_one(PromptBar)
+        bar.focus_input()
+        await pilot.press("!", "l", "s")
+        assert bar.has_class("-shell") and "shell" in str(bar.border_title)
+        await pilot.press("home", "!")  # `!!ls` is ordinary text
+        assert not bar.has_class("-shell") and not bar.border_title
+        await pilot.press("home", "delete", "delete")
+        assert bar.input.text == "ls" and not bar.has_class("-shell")
