@@ -252,6 +252,7 @@ class AssistantMessage(LinesEntry):
 
     shown_text = source
     copy_text = text
+    CAN_COPY = True
 
     @property
     def document(self) -> BlockDocument:

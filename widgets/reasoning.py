@@ -78,6 +78,7 @@ class ReasoningBlock(LinesEntry):
         return sanitize_display(raw)
 
     copy_text = text
+    CAN_COPY = True
 
     @property
     def shown_text(self) -> str:

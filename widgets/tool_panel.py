@@ -254,7 +254,8 @@ class ToolPanel(Entry):
 
     @property
     def copy_text(self) -> str:
-        """The output (a command's, a file's), else the result line."""
+        """The output (a command's, a file's), else the result line (the cursor reaches a panel as one
+        that opens: `CAN_COPY` stays off)."""
         return self.output or self._result
 
     @property

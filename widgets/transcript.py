@@ -463,7 +463,7 @@ class Transcript(ScrollView, can_focus=True):
         return [
             i
             for i, entry in enumerate(self._entries)
-            if entry.visible and (entry.can_toggle or entry.copy_text)
+            if entry.visible and (entry.can_toggle or entry.CAN_COPY)
         ]
 
     def _move_cursor(self, index: int | None) -> None:

@@ -180,6 +180,10 @@ class Entry:
         """Expand or collapse; False when there was nothing to do."""
         return False
 
+    CAN_COPY: ClassVar[bool] = False
+    """The transcript's cursor stops here to copy (a class flag: `copy_text` of every reply costs a join
+    of its whole text, too much for each cursor move over a long session)."""
+
     @property
     def copy_text(self) -> str:
         """What `y` (or Enter on an entry that does not open) copies at the transcript's cursor: the

@@ -53,6 +53,7 @@ class UserMessage(Entry):
         return self._text
 
     copy_text = text
+    CAN_COPY = True
 
     @property
     def images(self) -> tuple[str, ...]:
