@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from agent.config.images import VisionSettings
+from agent.core import providers
 from agent.images.paths import image_paths
 from agent.images.store import ImageError, ImageRef, refs_of, save_image
 from agent.scripted import ScriptedServer
@@ -236,7 +237,7 @@ def test_vision_is_configured_with_hermes_keys_and_tools_says_what_is_missing(tm
     assert not loaded.problems and not sees_images(settings)
     aux = vision_settings(settings)
     assert (aux.model, aux.provider, aux.stale_timeout) == ("google/gemini-2.5-flash", "openrouter", 30)
-    assert aux.base_url == "https://openrouter.ai/api/v1"
+    assert aux.base_url == providers.base_url_for("openrouter", {})  # the provider table's own endpoint
 
     (home / "config.yaml").write_text("model:\n  default: local-llama\n  supports_vision: no\n")
     bare = load_settings({}, env={"HERMES_HOME": str(home)}).settings
