@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import events
 from textual.widgets import Input, TextArea
 
-from hermes_tui.textual_compat import bubbles_on
+from hermes_tui.textual_compat import bubbles_on, parent_if_stop_is_ambiguous
 from widgets import timing
 
 if TYPE_CHECKING:
@@ -292,10 +292,23 @@ class _Journey:
         if message is not self.event:
             return
         bubbles = bubbles_on(pump, message, top=self.order.app)  # Textual's own rule (textual_compat)
+        parent = parent_if_stop_is_ambiguous(pump, message) if bubbles else None
+        # A screen's handler may have stopped it (the chat's redirect of typing to the prompt): if the parent
+        # has not handled it by the time this callback, queued after it, runs, it stopped here. Without this
+        # the next key waited out the whole settle patience (1 s).
+        if parent is not None and parent.call_later(partial(self._unless_passed_on, pump)):
+            return
         if not bubbles:
             try:
                 self.order._consumed(self.event, pump, self.path)
             finally:  # whatever happens, the keys after this one are not held up
+                self.end()
+
+    def _unless_passed_on(self, pump: MessagePump) -> None:
+        if self.order._journey is self:
+            try:
+                self.order._consumed(self.event, pump, self.path)
+            finally:
                 self.end()
 
     def end(self) -> None:

@@ -33,6 +33,7 @@ from widgets.approval_dialog import ApprovalDialog  # noqa: E402
 from widgets.assistant_message import AssistantMessage  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
 from widgets.tool_panel import ToolPanel  # noqa: E402
+from widgets.transcript import Transcript  # noqa: E402
 
 OUT = ROOT / "screenshots"
 SIZES = [(120, 40), (80, 24)]
@@ -634,6 +635,79 @@ async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
     return to_png(svg)
 
 
+LONG_COMMAND = " && \\\n".join(f"rm -rf build/stage-{n:02d}/cache" for n in range(45))
+LONG_SCENARIO = {
+    "name": "long-approval",
+    "calls": [
+        {
+            "text": "Cleaning the stages.",
+            "tool_calls": [{"name": "terminal", "arguments": {"command": LONG_COMMAND}}],
+        },
+        {"text": "Cleaned."},
+    ],
+}
+SELECTION_SCENARIO = {
+    "name": "selection",
+    "calls": [
+        {
+            "text": (
+                "The tests fail because `parse_date` drops the time zone.\n\n"
+                "- `tests/test_dates.py::test_utc` expects `+00:00`\n"
+                "- the parser returns a naive datetime\n\n"
+                "Fix: pass `tzinfo=timezone.utc` when the string ends in `Z`."
+            )
+        }
+    ],
+}
+
+
+async def long_approval_run(size: tuple[int, int], workdir: Path) -> Path:
+    """A 45-line risky command: the dialog shows it whole, scrollable, with how much is below."""
+    with ScriptedServer(json.dumps(LONG_SCENARIO)) as server:
+        app = HermesApp(
+            scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
+        )
+        async with app.run_test(size=size) as pilot:
+            chat = await chat_screen(pilot, app)
+            chat.prompt_input.text = "clean the build stages"
+            chat.prompt_input.focus()
+            await pilot.press("enter")
+            dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
+            await wait_for(pilot, lambda: dialog.is_armed)
+            await pilot.pause(0.3)
+            png = snap(app, "27-approval-long", size)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not chat.busy)
+    return png
+
+
+async def selection_run(size: tuple[int, int], workdir: Path) -> Path:
+    """Text selected with the mouse across the question and the reply: visible, ready for Ctrl+C."""
+    with ScriptedServer(json.dumps(SELECTION_SCENARIO)) as server:
+        app = HermesApp(
+            scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
+        )
+        async with app.run_test(size=size) as pilot:
+            chat = await chat_screen(pilot, app)
+            chat.prompt_input.text = "why do the date tests fail?"
+            chat.prompt_input.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not chat.busy)
+            await pilot.pause(0.3)
+            rows = [
+                strip.text
+                for strip in (chat.transcript.render_line(y) for y in range(chat.transcript.size.height))
+            ]
+            start = next(n for n, row in enumerate(rows) if "why do the date" in row)
+            end = next(n for n, row in enumerate(rows) if "naive datetime" in row)
+            await pilot.mouse_down(Transcript, offset=(4, start))
+            await pilot.hover(Transcript, offset=(30, end))
+            await pilot.mouse_up(Transcript, offset=(30, end))
+            await pilot.pause(0.3)
+            png = snap(app, "28-selection", size)
+    return png
+
+
 SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
 GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "panels", "themes")
 
@@ -676,6 +750,10 @@ def main(argv: list[str] | None = None) -> int:
         if "panels" in wanted:
             with tempfile.TemporaryDirectory() as tmp:
                 made.append(asyncio.run(panels_run(size, Path(tmp))))
+            with tempfile.TemporaryDirectory() as tmp:
+                made.append(asyncio.run(long_approval_run(size, Path(tmp))))
+            with tempfile.TemporaryDirectory() as tmp:
+                made.append(asyncio.run(selection_run(size, Path(tmp))))
         if "senses" in wanted:
             # Its own process: background processes belong to the process that started them, as in the app.
             tag = f"{size[0]}x{size[1]}"

@@ -374,7 +374,7 @@ class ChatScreen(ChatLayout):
             self.controller.ctrl_c()
 
     def on_key(self, event: events.Key) -> None:
-        redirect_typing(event, self.app.focused, self.prompt_input, self.transcript)
+        redirect_typing(event, self.app.focused, self.prompt_input, self.transcript, self.active_bindings)
 
     @on(PromptInput.ScrollTranscript)
     def _scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:

@@ -8,7 +8,7 @@ screen (which builds them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -269,14 +269,28 @@ class ScreenEngine:
 
 
 def redirect_typing(
-    event: events.Key, focused: Widget | None, prompt: PromptInput, transcript: Transcript
+    event: events.Key,
+    focused: Widget | None,
+    prompt: PromptInput,
+    transcript: Transcript,
+    focused_bindings: Collection[str] = (),
 ) -> None:
     """Typing never goes nowhere: a character that reached the chat screen unhandled (the focus is on a
-    tool panel, the transcript...) goes to the prompt, which takes the focus back."""
-    if not event.is_printable or event.character is None or focused is prompt:
+    tool panel, the transcript...) goes to the prompt, which takes the focus back, and so do the keys typed
+    after it in the same burst."""
+    if not event.is_printable or event.character is None:
+        return
+    if focused is prompt:
+        # The prompt inserts its own keys and stops them, so a key that reaches the screen now was queued
+        # to the widget that had the focus before an earlier key of the same burst moved it here.
+        if not (prompt.read_only or prompt.disabled):
+            event.stop()
+            prompt.insert(event.character)
         return
     if focused is not None and transcript not in focused.ancestors_with_self:
         return  # a question card's choices, the queue's keys: theirs
+    if event.key in focused_bindings:
+        return  # the transcript's own keys (`y` copies the entry at its cursor), which come after on_key
     event.stop()
     prompt.focus()
     prompt.insert(event.character)

@@ -14,7 +14,7 @@ re-verify what it lists (DEVELOPERS.md, "Upgrading Textual").
 from __future__ import annotations
 
 from hermes_tui.textual_compat import guard
-from hermes_tui.textual_compat.bubbling import bubbles_on
+from hermes_tui.textual_compat.bubbling import bubbles_on, parent_if_stop_is_ambiguous
 from hermes_tui.textual_compat.command_palette import GuardedCommandPalette, can_page
 from hermes_tui.textual_compat.frames import FrameSignal
 from hermes_tui.textual_compat.guard import CompatStatus, active
@@ -27,6 +27,7 @@ __all__ = [
     "bubbles_on",
     "can_page",
     "install",
+    "parent_if_stop_is_ambiguous",
     "status",
 ]
 

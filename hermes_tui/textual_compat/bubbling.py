@@ -13,7 +13,7 @@ from textual.message_pump import MessagePump
 
 from hermes_tui.textual_compat.guard import active
 
-__all__ = ["bubbles_on"]
+__all__ = ["bubbles_on", "parent_if_stop_is_ambiguous"]
 
 
 def bubbles_on(pump: MessagePump, message: Message, *, top: MessagePump) -> bool:
@@ -32,3 +32,17 @@ def bubbles_on(pump: MessagePump, message: Message, *, top: MessagePump) -> bool
         and pump.is_parent_active
         and pump.is_attached
     )
+
+
+def parent_if_stop_is_ambiguous(pump: MessagePump, message: Message) -> MessagePump | None:
+    """The parent, when after `pump` handled `message` its stop flag cannot say whether it went on: the
+    sender is the parent (a key the app forwarded, handled by a screen), so Textual itself stops it on its
+    way up, and a handler that stopped it leaves the same flag. The parent's queue is in order, so a
+    callback queued on the parent now runs after the message if it was passed on. None otherwise (and on an
+    unverified Textual)."""
+    if not active():
+        return None
+    parent = pump._parent
+    if parent is not None and message._stop_propagation and message._sender is parent:
+        return parent
+    return None

@@ -6,6 +6,7 @@ the keys after it to that screen, and an editing key (Ctrl+U) must act before th
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from agent.store import SessionStore
@@ -140,5 +141,26 @@ def test_alt_enter_and_backslash_enter_insert_newlines(tmp_path: Path, hermes_ho
         shown = tmux.wait_until(lambda s: "three" in s, "the third line never showed")
         assert prompt_lines(shown) == ["one", "two", "three"]
         assert "Hermes asks" not in shown and "esc to interrupt" not in shown  # nothing was sent
+    finally:
+        tmux.close()
+
+
+def test_typing_in_the_transcript_goes_to_the_prompt_at_once(tmp_path: Path, hermes_home: Path) -> None:
+    """Tab moves into the transcript; a word typed there in one burst lands in the prompt whole and at
+    once (its first letter moves the focus, and the letters after it used to wait out the key order's
+    one-second patience each)."""
+    tmux = start(tmp_path, hermes_home)
+    try:
+        tmux.keys("warm up")  # the first burst after the start waits for the app to settle: not measured
+        tmux.wait_until(lambda s: prompt_line(s).startswith("warm up"), "the first typing never landed")
+        tmux.keys("C-u", "Tab")
+        time.sleep(0.3)
+        typed = time.monotonic()
+        tmux.keys("okay then")
+        tmux.wait_until(
+            lambda s: prompt_line(s).startswith("okay then"), "the typing never reached the prompt"
+        )
+        took = time.monotonic() - typed
+        assert took < 0.6, f"the burst took {took:.2f} s to land"
     finally:
         tmux.close()

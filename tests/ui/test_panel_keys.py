@@ -136,3 +136,30 @@ async def test_a_call_wrapped_in_itself_is_titled_once(hermes_home: Path, tmp_pa
         assert "terminal  echo hi" in shown
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_the_transcript_keys_work_in_the_whole_app_and_other_typing_goes_to_the_prompt(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """Tab into the transcript, then `y` copies and Space opens a panel: the chat screen's redirect of
+    typing to the prompt must leave the transcript's own keys alone (it sees them first)."""
+    (tmp_path / "x.txt").write_text("alpha\n")
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        first, _patch, _last = await _finished_turn(pilot, app)
+        view = chat(app)
+        await pilot.press("tab")
+        assert view.focused is view.transcript
+        view.transcript.select(first)
+        await pilot.pause()
+        await pilot.press("space")
+        await wait_for(pilot, lambda: first.expanded, what="Space opened the panel at the cursor")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "first-output" in (app.clipboard or ""), what="y copied its output")
+        assert view.prompt_input.text == ""  # neither key was typed into the prompt
+        await pilot.press("o", "k")  # one burst: the first moves the focus, the second follows at once
+        await pilot.pause()
+        assert view.focused is view.prompt_input, view.focused
+        assert view.prompt_input.text == "ok", view.prompt_input.text
+
+    await run_chat({"name": "t", "calls": _calls()}, body, home=hermes_home, cwd=tmp_path, size=(100, 40))
