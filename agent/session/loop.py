@@ -38,6 +38,7 @@ from agent.prompts.system import build_system_prompt
 from agent.session import reply_outcomes
 from agent.session.call_sink import CallSink
 from agent.session.compression import Compressor, estimate_tokens, wire_view
+from agent.session.key_pool import KeyPool
 from agent.session.nudges import LearningNudges
 from agent.skills.invoke import skill_invocation
 from agent.skills.library import Skill, SkillLibrary
@@ -52,6 +53,7 @@ from agent.transports.base import (
     ModelRequest,
     ModelResponse,
     PartialInterrupt,
+    SDKClientHolder,
     Transport,
     approx_tokens,
 )
@@ -127,6 +129,8 @@ class Agent:
         self.registry = registry
         self.executor = ToolExecutor(registry, result_budget=settings.tool_output_budget)
         self._transport = transport
+        # Several keys for the primary provider (Hermes' credential pool): None with one key.
+        self.key_pool: KeyPool | None = KeyPool.for_settings(settings) if transport is None else None
         self._interrupt = threading.Event()
         self._busy = threading.Lock()
         self.source = source
@@ -323,7 +327,14 @@ class Agent:
     def transport(self) -> Transport:
         if self._transport is None:
             self._transport = make_transport(self.settings)
+            if self.key_pool is not None:
+                self._use_key(self.key_pool.current_key)
         return self._transport
+
+    def _use_key(self, key: str) -> None:
+        """The primary transport sends `key` from now on (the credential pool chose it)."""
+        if isinstance(self._transport, SDKClientHolder):
+            self._transport.use_api_key(key)
 
     def close_browser(self) -> None:
         """Close the session's browser, if a browser tool started one (at exit, and in `close`)."""
@@ -354,6 +365,7 @@ class Agent:
         if not self._busy.acquire(blocking=False):
             raise RuntimeError("the model cannot change while a turn runs")
         try:
+            before = (self.settings.provider, self.settings.effective_base_url)
             if provider is None or provider == self.settings.provider:
                 url = self.settings.base_url if base_url is None else base_url
                 self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
@@ -362,6 +374,8 @@ class Agent:
             if self._window_learned:  # the old model's window, said by its server: ask again
                 self.settings = self.settings.model_copy(update={"context_window": None})
                 self._window_learned = False
+            if (self.settings.provider, self.settings.effective_base_url) != before:  # its own keys
+                self.key_pool = KeyPool.for_settings(self.settings)
             self._restore_primary()  # closes the old transport: the next call builds one for these settings
         finally:
             self._busy.release()
@@ -898,6 +912,10 @@ class Agent:
         sink = sink or CallSink(self.ui, self.store, self.session_id)
         attempt = 0
         self.compressor.maybe(tools)
+        if self.key_pool is not None and not self._fallback_index:
+            first = self.key_pool.begin_call()  # a key whose rest is over comes back first
+            if first is not None and self._transport is not None:
+                self._use_key(first)
         while True:
             max_tokens = self._output_cap or self.settings.max_output_tokens
             active = self._fallback_settings or self.settings
@@ -933,6 +951,19 @@ class Agent:
                     used = max(estimate_tokens(request.messages, request.tools), self.last_context_tokens)
                     window = self.settings.effective_context_window
                     classified = reply_outcomes.empty_stream_overflow(used, window) or classified
+                if self.key_pool is not None and not self._fallback_index:
+                    turn = self.key_pool.after_failure(
+                        classified,
+                        api_mode=self.settings.api_mode,
+                        retry_left=classified.retryable and attempt < self.settings.max_retries,
+                    )
+                    if turn.key is not None:  # another key at once: not one of the call's retries
+                        self._discard(sink, classified)
+                        self._use_key(turn.key)
+                        self.ui.on_event(StatusNotice(kind="retry", text=turn.notice))
+                        continue
+                    if turn.note:
+                        classified = replace(classified, hint=f"{classified.hint} {turn.note}".strip())
                 if classified.reason == "image_too_large" and not self._shrink_images:
                     self._shrink_images = True  # for the rest of the session: the provider's limit is lower
                     self._discard(sink, classified)
