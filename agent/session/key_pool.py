@@ -50,7 +50,11 @@ class KeyTurn:
 class KeyPool:
     """The session's keys for its primary provider, which one is in use, and which rest until when."""
 
-    def __init__(self, keys: list[PoolKey], *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, keys: list[PoolKey], *, clock: Callable[[], float] = time.time, keep_on_403: bool = False
+    ) -> None:
+        """`keep_on_403`: Anthropic's own API, whose 403 is an entitlement refusal (see above)."""
+        self.keep_on_403 = keep_on_403
         self._keys = [k.key for k in keys]
         self._until = [k.cooling_until for k in keys]
         self.clock = clock
@@ -67,7 +71,9 @@ class KeyPool:
             return None
         primary = settings.api_key.get_secret_value() if settings.api_key else None
         keys = pool_keys(settings.hermes_home, settings.provider, settings.effective_base_url, primary)
-        return cls(keys) if len(keys) > 1 else None
+        if len(keys) < 2:
+            return None
+        return cls(keys, keep_on_403=settings.provider == "anthropic" and settings.api_mode == "anthropic")
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -97,12 +103,12 @@ class KeyPool:
         self._current = first
         return self.current_key
 
-    def after_failure(self, classified: ClassifiedError, *, api_mode: str, retry_left: bool) -> KeyTurn:
+    def after_failure(self, classified: ClassifiedError, *, retry_left: bool) -> KeyTurn:
         """What a failed call means for the key in use (module docstring)."""
         reason = classified.reason
         if reason not in _ROTATING:
             return KeyTurn()
-        if reason == "auth" and classified.status_code == 403 and api_mode == "anthropic":
+        if reason == "auth" and classified.status_code == 403 and self.keep_on_403:
             return KeyTurn()
         if reason == "rate_limit" and not self.resting(self._current):
             usage_limit = "usage limit" in classified.message.lower()

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from pydantic import SecretStr
+
 from agent.config.settings import Settings, endpoint_settings, next_fallback
 from agent.core import exit_reasons
 from agent.core.budget import IterationBudget
@@ -326,10 +328,15 @@ class Agent:
     @property
     def transport(self) -> Transport:
         if self._transport is None:
-            self._transport = make_transport(self.settings)
-            if self.key_pool is not None:
-                self._use_key(self.key_pool.current_key)
+            self._transport = make_transport(self._keyed_settings())
         return self._transport
+
+    def _keyed_settings(self) -> Settings:
+        """`settings` with the credential pool's key in use: side calls (titles, smart approval) go out with
+        the key that is not resting."""
+        if self.key_pool is None:
+            return self.settings
+        return self.settings.model_copy(update={"api_key": SecretStr(self.key_pool.current_key)})
 
     def _use_key(self, key: str) -> None:
         """The primary transport sends `key` from now on (the credential pool chose it)."""
@@ -490,7 +497,7 @@ class Agent:
             interrupt=self._interrupt,
             hermes_home=self.settings.hermes_home,
             # smart mode's reviewing model: the session's own endpoint, on a transport of its own
-            smart=SmartApprover(lambda: make_transport(self.settings))
+            smart=SmartApprover(lambda: make_transport(self._keyed_settings()))
             if self.settings.approvals_mode == "smart"
             else None,
         )
@@ -812,7 +819,7 @@ class Agent:
             return
         from agent.session.titles import retitle_in_background
 
-        settings = self.settings
+        settings = self._keyed_settings()
         retitle_in_background(
             self.store, self.session_id, lambda: make_transport(settings), first_user, first_reply
         )
@@ -952,11 +959,8 @@ class Agent:
                     window = self.settings.effective_context_window
                     classified = reply_outcomes.empty_stream_overflow(used, window) or classified
                 if self.key_pool is not None and not self._fallback_index:
-                    turn = self.key_pool.after_failure(
-                        classified,
-                        api_mode=self.settings.api_mode,
-                        retry_left=classified.retryable and attempt < self.settings.max_retries,
-                    )
+                    retry_left = classified.retryable and attempt < self.settings.max_retries
+                    turn = self.key_pool.after_failure(classified, retry_left=retry_left)
                     if turn.key is not None:  # another key at once: not one of the call's retries
                         self._discard(sink, classified)
                         self._use_key(turn.key)

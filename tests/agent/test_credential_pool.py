@@ -20,7 +20,7 @@ from agent.core.events import StatusNotice
 from agent.core.secrets import SECRETS
 from agent.scripted import ScriptedServer
 from agent.scripted.routes import request_key
-from agent.session.key_pool import KeyPool
+from agent.session.key_pool import KeyPool, KeyTurn
 from tests.agent.helpers import API_PARAMS, error_lines, make_agent
 
 KEY_A = "pool-key-alpha-0123456789"
@@ -240,8 +240,65 @@ def test_a_key_hermes_left_resting_is_not_sent(hermes_home: Path, tmp_path: Path
 
 
 def test_anthropic_403_is_an_entitlement_and_keeps_the_key() -> None:
-    pool = KeyPool([PoolKey(KEY_A), PoolKey(KEY_B)])
     forbidden = ClassifiedError("auth", "forbidden", False, "refused", status_code=403)
-    assert pool.after_failure(forbidden, api_mode="anthropic", retry_left=False).key is None
-    assert pool.current_key == KEY_A
-    assert pool.after_failure(forbidden, api_mode="openai_chat", retry_left=False).key == KEY_B
+    anthropic = KeyPool([PoolKey(KEY_A), PoolKey(KEY_B)], keep_on_403=True)
+    assert anthropic.after_failure(forbidden, retry_left=False).key is None
+    assert anthropic.current_key == KEY_A
+    other = KeyPool([PoolKey(KEY_A), PoolKey(KEY_B)])
+    assert other.after_failure(forbidden, retry_left=False).key == KEY_B
+
+
+def test_pool_for_anthropic_settings_keeps_its_key_on_403(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer({"name": "t"}) as server:
+        write_pool(hermes_home, "anthropic", [entry(KEY_B, 0, server.anthropic_base_url)])
+        agent, _store, _ui = make_agent(
+            server, hermes_home, tmp_path, api_key=KEY_A, api="anthropic", model="claude-test"
+        )
+        assert agent.key_pool is not None and agent.key_pool.keep_on_403
+        assert len(agent.key_pool) == 2
+
+
+@pytest.mark.parametrize(
+    ("message", "retry_left"), [("Rate limit reached", False), ("Weekly usage limit reached", True)]
+)
+def test_a_429_rotates_at_once_without_a_retry_left_or_on_a_usage_limit(
+    message: str, retry_left: bool
+) -> None:
+    pool = KeyPool([PoolKey(KEY_A), PoolKey(KEY_B)])
+    limited = ClassifiedError("rate_limit", message, True, "Rate limited", status_code=429)
+    turn = pool.after_failure(limited, retry_left=retry_left)
+    assert turn.key == KEY_B and "Key 1 of 2 was rate-limited (429); it rests 60 min" in turn.notice
+    assert KEY_A not in turn.notice and KEY_B not in turn.notice
+
+
+def test_a_first_429_with_a_retry_left_stays_on_the_key() -> None:
+    pool = KeyPool([PoolKey(KEY_A), PoolKey(KEY_B)])
+    limited = ClassifiedError("rate_limit", "Rate limit reached", True, "Rate limited", status_code=429)
+    assert pool.after_failure(limited, retry_left=True) == KeyTurn()
+    assert pool.after_failure(limited, retry_left=True).key == KEY_B
+
+
+def test_every_key_rate_limited_the_backoff_notice_counts_the_keys(
+    hermes_home: Path, tmp_path: Path, fast_backoff: list[float]
+) -> None:
+    faults = {k: {"status": 429, "message": f"Rate limit reached for {k}"} for k in (KEY_A, KEY_B)}
+    with ScriptedServer({"name": "t", "key_faults": faults, "fallback": {"text": "never"}}) as server:
+        agent, _store, ui = pooled_agent(server, hermes_home, tmp_path, "openai", KEY_B, max_retries=3)
+        result = agent.run_conversation("hi")
+        # A: retry, then rests; B: retry, then rests; then the call's last retry, on B, and the error.
+        assert sent_keys(server) == [KEY_A, KEY_A, KEY_B, KEY_B, KEY_B]
+    assert result.exit_reason == "error:rate_limit"
+    notices = [e.text for e in ui.of_type(StatusNotice)]
+    assert any("All 2 keys of the credential pool were tried" in n and "attempt 3 of 3" in n for n in notices)
+    assert "All 2 keys" in error_lines(ui)[-1]
+    assert not any(k in repr(ui.events) for k in (KEY_A, KEY_B))
+
+
+def test_switching_provider_takes_that_providers_pool(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer({"name": "t"}) as server:
+        agent, _store, _ui = pooled_agent(server, hermes_home, tmp_path, "openai", KEY_B)
+        assert agent.key_pool is not None
+        agent.switch_model("claude-test", provider="anthropic", base_url=server.anthropic_base_url)
+        assert agent.key_pool is None  # no anthropic pool in auth.json
+        agent.switch_model("scripted", provider="openai", base_url=server.openai_base_url)
+        assert agent.key_pool is not None and len(agent.key_pool) == 2
