@@ -8,6 +8,7 @@ import json
 import logging
 import sqlite3
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -92,12 +93,13 @@ def pooled_agent(
 
 def test_pool_read_in_hermes_order_with_what_cannot_be_used_left_out(hermes_home: Path) -> None:
     url = "https://api.example.test/v1"
+    fresh = f"pool-fresh-{uuid.uuid4().hex}"  # never registered before this test
     now = time.time()
     write_pool(
         hermes_home,
         "openrouter",
         [
-            entry(KEY_C, 2, url),
+            entry(fresh, 2, url),
             entry(KEY_B, 1, url + "/"),  # the same URL
             entry(KEY_A, 0, url),  # the run's own key again: counted once
             entry("pool-oauth-token-0123456789", 3, url, auth_type="oauth"),
@@ -114,9 +116,9 @@ def test_pool_read_in_hermes_order_with_what_cannot_be_used_left_out(hermes_home
             {"priority": "not a number", "access_token": "pool-malformed-0123456789"},
         ],
     )
-    SECRETS.clear()
+    assert fresh not in SECRETS.values
     keys = pool_keys(hermes_home, "openrouter", url, KEY_A)
-    assert [k.key for k in keys] == [KEY_A, KEY_B, KEY_C, "pool-resting-0123456789"]
+    assert [k.key for k in keys] == [KEY_A, KEY_B, fresh, "pool-resting-0123456789"]
     assert keys[3].cooling_until == pytest.approx(now - 60 + COOLDOWN_429)
     assert keys[0].cooling_until == keys[1].cooling_until == 0.0
     assert all(k.key in SECRETS.values for k in keys)  # masked wherever text leaves the engine
