@@ -64,6 +64,11 @@ class ClassifiedError:
     should_compress: bool = False
     should_fallback: bool = False
 
+    def __post_init__(self) -> None:
+        from agent.core.secrets import redact  # a provider's message may quote the key it refused
+
+        object.__setattr__(self, "message", redact(self.message))
+
     @property
     def exit_reason(self) -> str:
         return self.reason if self.reason in _BARE_EXIT_REASONS else f"error:{self.reason}"

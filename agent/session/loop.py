@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from pydantic import SecretStr
+
 from agent.config.settings import Settings, endpoint_settings, next_fallback
 from agent.core import exit_reasons
 from agent.core.budget import IterationBudget
@@ -38,6 +40,7 @@ from agent.prompts.system import build_system_prompt
 from agent.session import reply_outcomes
 from agent.session.call_sink import CallSink
 from agent.session.compression import Compressor, estimate_tokens, wire_view
+from agent.session.key_pool import KeyPool
 from agent.session.nudges import LearningNudges
 from agent.skills.invoke import skill_invocation
 from agent.skills.library import Skill, SkillLibrary
@@ -52,6 +55,7 @@ from agent.transports.base import (
     ModelRequest,
     ModelResponse,
     PartialInterrupt,
+    SDKClientHolder,
     Transport,
     approx_tokens,
 )
@@ -127,6 +131,8 @@ class Agent:
         self.registry = registry
         self.executor = ToolExecutor(registry, result_budget=settings.tool_output_budget)
         self._transport = transport
+        # Several keys for the primary provider (Hermes' credential pool): None with one key.
+        self.key_pool: KeyPool | None = KeyPool.for_settings(settings) if transport is None else None
         self._interrupt = threading.Event()
         self._busy = threading.Lock()
         self.source = source
@@ -322,8 +328,20 @@ class Agent:
     @property
     def transport(self) -> Transport:
         if self._transport is None:
-            self._transport = make_transport(self.settings)
+            self._transport = make_transport(self._keyed_settings())
         return self._transport
+
+    def _keyed_settings(self) -> Settings:
+        """`settings` with the credential pool's key in use: side calls (titles, smart approval) go out with
+        the key that is not resting."""
+        if self.key_pool is None:
+            return self.settings
+        return self.settings.model_copy(update={"api_key": SecretStr(self.key_pool.current_key)})
+
+    def _use_key(self, key: str) -> None:
+        """The primary transport sends `key` from now on (the credential pool chose it)."""
+        if isinstance(self._transport, SDKClientHolder):
+            self._transport.use_api_key(key)
 
     def close_browser(self) -> None:
         """Close the session's browser, if a browser tool started one (at exit, and in `close`)."""
@@ -354,6 +372,7 @@ class Agent:
         if not self._busy.acquire(blocking=False):
             raise RuntimeError("the model cannot change while a turn runs")
         try:
+            before = (self.settings.provider, self.settings.effective_base_url)
             if provider is None or provider == self.settings.provider:
                 url = self.settings.base_url if base_url is None else base_url
                 self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
@@ -362,6 +381,8 @@ class Agent:
             if self._window_learned:  # the old model's window, said by its server: ask again
                 self.settings = self.settings.model_copy(update={"context_window": None})
                 self._window_learned = False
+            if (self.settings.provider, self.settings.effective_base_url) != before:  # its own keys
+                self.key_pool = KeyPool.for_settings(self.settings)
             self._restore_primary()  # closes the old transport: the next call builds one for these settings
         finally:
             self._busy.release()
@@ -476,7 +497,7 @@ class Agent:
             interrupt=self._interrupt,
             hermes_home=self.settings.hermes_home,
             # smart mode's reviewing model: the session's own endpoint, on a transport of its own
-            smart=SmartApprover(lambda: make_transport(self.settings))
+            smart=SmartApprover(lambda: make_transport(self._keyed_settings()))
             if self.settings.approvals_mode == "smart"
             else None,
         )
@@ -798,7 +819,7 @@ class Agent:
             return
         from agent.session.titles import retitle_in_background
 
-        settings = self.settings
+        settings = self._keyed_settings()
         retitle_in_background(
             self.store, self.session_id, lambda: make_transport(settings), first_user, first_reply
         )
@@ -898,6 +919,10 @@ class Agent:
         sink = sink or CallSink(self.ui, self.store, self.session_id)
         attempt = 0
         self.compressor.maybe(tools)
+        if self.key_pool is not None and not self._fallback_index:
+            first = self.key_pool.begin_call()  # a key whose rest is over comes back first
+            if first is not None and self._transport is not None:
+                self._use_key(first)
         while True:
             max_tokens = self._output_cap or self.settings.max_output_tokens
             active = self._fallback_settings or self.settings
@@ -933,6 +958,16 @@ class Agent:
                     used = max(estimate_tokens(request.messages, request.tools), self.last_context_tokens)
                     window = self.settings.effective_context_window
                     classified = reply_outcomes.empty_stream_overflow(used, window) or classified
+                if self.key_pool is not None and not self._fallback_index:
+                    retry_left = classified.retryable and attempt < self.settings.max_retries
+                    turn = self.key_pool.after_failure(classified, retry_left=retry_left)
+                    if turn.key is not None:  # another key at once: not one of the call's retries
+                        self._discard(sink, classified)
+                        self._use_key(turn.key)
+                        self.ui.on_event(StatusNotice(kind="retry", text=turn.notice))
+                        continue
+                    if turn.note:
+                        classified = replace(classified, hint=f"{classified.hint} {turn.note}".strip())
                 if classified.reason == "image_too_large" and not self._shrink_images:
                     self._shrink_images = True  # for the rest of the session: the provider's limit is lower
                     self._discard(sink, classified)

@@ -438,16 +438,12 @@ class AnthropicTransport(SDKClientHolder):
     def _create_client(self) -> Any:
         import anthropic
 
-        timeout = anthropic.Timeout(
-            connect=self.connect_timeout, read=self.stale_timeout + 5, write=60.0, pool=self.connect_timeout
-        )
         if self.cloud is not None:
             from agent.transports.claude_clouds import cloud_client
 
+            timeout = self._timeout(anthropic)
             return cloud_client(self.cloud, base_url=self.base_url, api_key=self._api_key, timeout=timeout)
-        return anthropic.Anthropic(
-            base_url=self.base_url, api_key=self._api_key or "not-needed", max_retries=0, timeout=timeout
-        )
+        return anthropic.Anthropic(**self._sdk_options(anthropic))
 
     def _client_key(self) -> tuple[Any, ...]:
         return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout, self.cloud)
@@ -500,9 +496,7 @@ class AnthropicTransport(SDKClientHolder):
         if stale_timeout > self.stale_timeout:
             import anthropic
 
-            kwargs["timeout"] = anthropic.Timeout(
-                connect=self.connect_timeout, read=stale_timeout + 5, write=60.0, pool=self.connect_timeout
-            )
+            kwargs["timeout"] = self._timeout(anthropic, stale_timeout)
         pump(
             lambda: self._open(client, kwargs),
             lambda opened: event_batches(opened.http_response, client, self.cloud),

@@ -98,8 +98,18 @@ client from here instead of paying for the import and the construction on the fi
 _PREWARMED_LOCK = threading.Lock()
 
 
+WRITE_TIMEOUT = 60.0
+"""Seconds a request body may take to send (a large context over a slow link)."""
+
+
 class SDKClientHolder:
-    """Owns one lazily created SDK client (created on first use, closed with the transport)."""
+    """Owns one lazily created SDK client (created on first use, closed with the transport), and what
+    every transport builds it from: the base URL, the key and the two timeouts."""
+
+    base_url: str | None
+    _api_key: str | None
+    stale_timeout: float
+    connect_timeout: float
 
     def __init__(self) -> None:
         self._client: Any = None
@@ -107,6 +117,39 @@ class SDKClientHolder:
 
     def _create_client(self) -> Any:
         raise NotImplementedError
+
+    def _timeout(self, sdk: Any, stale_timeout: float | None = None) -> Any:
+        """The SDK's `Timeout` (openai's and anthropic's have one shape): a read may wait a little longer
+        than the stale-stream timeout, which the pump enforces itself and reports as such."""
+        stale = self.stale_timeout if stale_timeout is None else stale_timeout
+        return sdk.Timeout(
+            connect=self.connect_timeout, read=stale + 5, write=WRITE_TIMEOUT, pool=self.connect_timeout
+        )
+
+    def _sdk_options(self, sdk: Any) -> dict[str, Any]:
+        """The client constructor's common arguments. No SDK retries: the loop retries, with interruptible
+        backoff and user-visible notices. The SDKs refuse an empty key, which a local server does not
+        need."""
+        return {
+            "base_url": self.base_url,
+            "api_key": self._api_key or "not-needed",
+            "max_retries": 0,
+            "timeout": self._timeout(sdk),
+        }
+
+    def use_api_key(self, key: str) -> None:
+        """Send the next requests with `key` (the credential pool moved on): the client built with the old
+        key is closed and the next request builds one with the new key."""
+        with self._lock:
+            if key == self._api_key:
+                return
+            self._api_key = key
+            client, self._client = self._client, None
+        if client is not None:
+            try:
+                client.close()
+            except Exception:
+                pass
 
     def _client_key(self) -> tuple[Any, ...]:
         """Everything `_create_client` builds the client from: equal keys, interchangeable clients."""

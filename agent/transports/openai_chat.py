@@ -300,23 +300,7 @@ class OpenAIChatTransport(SDKClientHolder):
     def _create_client(self) -> Any:
         import openai
 
-        return openai.OpenAI(
-            base_url=self.base_url,
-            api_key=self._api_key or "not-needed",
-            max_retries=0,  # the loop retries, with interruptible backoff and user-visible notices
-            timeout=openai.Timeout(
-                connect=self.connect_timeout,
-                read=self.stale_timeout + 5,
-                write=60.0,
-                pool=self.connect_timeout,
-            ),
-            default_headers=self.extra_headers or None,
-        )
-
-    def _timeout(self, sdk: Any, stale_timeout: float) -> Any:
-        return sdk.Timeout(
-            connect=self.connect_timeout, read=stale_timeout + 5, write=60.0, pool=self.connect_timeout
-        )
+        return openai.OpenAI(**self._sdk_options(openai), default_headers=self.extra_headers or None)
 
     def _client_key(self) -> tuple[Any, ...]:
         headers = tuple(sorted(self.extra_headers.items()))

@@ -308,17 +308,7 @@ class ResponsesTransport(SDKClientHolder):
     def _create_client(self) -> Any:
         import openai
 
-        return openai.OpenAI(
-            base_url=self.base_url,
-            api_key=self._api_key or "not-needed",
-            max_retries=0,
-            timeout=self._timeout(openai, self.stale_timeout),
-        )
-
-    def _timeout(self, sdk: Any, stale_timeout: float) -> Any:
-        return sdk.Timeout(
-            connect=self.connect_timeout, read=stale_timeout + 5, write=60.0, pool=self.connect_timeout
-        )
+        return openai.OpenAI(**self._sdk_options(openai))
 
     def _client_key(self) -> tuple[Any, ...]:
         return (self.name, self.base_url, self._api_key, self.stale_timeout, self.connect_timeout)
