@@ -64,6 +64,9 @@ class Field:
     def label(self) -> str:
         title = str(self.schema.get("title") or self.name)
         bits = [self.kind if self.kind != "array" else "one or more, comma-separated"]
+        low, high = self.schema.get("minimum"), self.schema.get("maximum")
+        if low is not None or high is not None:
+            bits.append(f"{'' if low is None else low} to {'' if high is None else high}".strip())
         if self.required:
             bits.append("required")
         if "default" in self.schema:
