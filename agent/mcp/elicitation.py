@@ -19,9 +19,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
 
 from agent.core.events import StatusNotice
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from agent.mcp.config import ElicitationSpec
     from agent.toolkit.registry import ToolContext
 
-__all__ = ["DECLINE", "SKIP", "ElicitationHandler", "FieldError", "coerce", "fields_of"]
+__all__ = ["DECLINE", "SKIP", "ElicitationHandler", "FieldError", "OpenQuestions", "coerce", "fields_of"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,29 @@ Value = str | int | float | bool | list[str] | None
 
 class FieldError(ValueError):
     """An answer that does not fit its field; the message is shown with the question asked again."""
+
+
+class OpenQuestions:
+    """How many of a server's questions wait for the user now: the manager does not count that time against
+    the tool call's `timeout` (the user reading a form is not the server being slow)."""
+
+    def __init__(self) -> None:
+        self._open = 0
+        self._lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        return self._open > 0
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            self._open += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._open -= 1
 
 
 @dataclass(frozen=True)
@@ -166,6 +192,7 @@ class ElicitationHandler:
     spec: ElicitationSpec
     context: Callable[[], ToolContext | None]
     clock: Callable[[], float] = time.monotonic
+    asking: OpenQuestions = dataclass_field(default_factory=OpenQuestions)
 
     async def __call__(self, context: Any, params: Any) -> Any:
         """The SDK's `ElicitationFnT`: the questions are asked off the loop (they block)."""
@@ -222,7 +249,8 @@ class ElicitationHandler:
             return None
         request = ClarifyRequest(question=question, choices=choices, timeout=left, cancel=ctx.interrupt)
         try:
-            return ctx.ui.ask_clarify(request)
+            with self.asking.held():
+                return ctx.ui.ask_clarify(request)
         except Exception:
             log.exception("mcp: the UI could not ask the elicitation question")
             return None

@@ -13,6 +13,10 @@ by the next call of one of them. `reload(config)` applies a changed configuratio
 settings changed reconnect, unless `force`), `close()` stops everything, and stdio servers' process groups
 are killed at exit if the loop could not stop them.
 
+A call carries its `ToolContext`: while it runs, the server's sampling and elicitation requests are answered
+with it (`agent.mcp.sampling`, `agent.mcp.elicitation`), and the time its questions wait for the user is not
+counted against the call's `timeout`.
+
 The SDK is imported on the loop thread when the first server connects, never by importing this module
 (it costs seconds), so the app's first frame does not wait for it.
 """
@@ -153,6 +157,10 @@ class _Server:
         latest)."""
         calls = self.calls_open
         return calls[-1] if calls else None
+
+    def asking(self) -> bool:
+        """True while the server's question (elicitation, a sampling approval) waits for the user."""
+        return any(h is not None and h.asking.is_open for h in (self.sampling, self.elicitation))
 
     def __post_init__(self) -> None:
         spec = self.spec
@@ -358,8 +366,8 @@ class McpManager:
             try:
                 report = future.result(timeout=WAIT_SLICE)
             except TimeoutError:
-                if srv.state != "connecting":
-                    waited += WAIT_SLICE
+                if srv.state != "connecting" and not srv.asking():
+                    waited += WAIT_SLICE  # the user's time to answer the server is not the call's
                 if interrupt is not None and interrupt.is_set():
                     future.cancel()
                     report = CallReport(

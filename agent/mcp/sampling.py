@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.core.events import StatusNotice
+from agent.mcp.elicitation import OpenQuestions
 from agent.mcp.tools import normalize_schema, sanitize
 
 if TYPE_CHECKING:
@@ -167,6 +168,7 @@ class SamplingHandler:
     _stamps: list[float] = field(default_factory=list)
     _rounds: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    asking: OpenQuestions = field(default_factory=OpenQuestions)
     metrics: dict[str, int] = field(
         default_factory=lambda: {"requests": 0, "errors": 0, "tokens_used": 0, "tool_use_count": 0}
     )
@@ -265,12 +267,13 @@ class SamplingHandler:
         shown = json.dumps(
             {"model": model, "max_tokens": max_tokens, "conversation": _shown(messages)}, ensure_ascii=False
         )
-        verdict = ctx.approvals.review_tool_call(
-            sampling_tool_name(self.server),
-            shown,
-            f"the MCP server '{self.server}' asks the model for a completion (sampling)",
-            subject="MCP sampling request",
-        )
+        with self.asking.held():
+            verdict = ctx.approvals.review_tool_call(
+                sampling_tool_name(self.server),
+                shown,
+                f"the MCP server '{self.server}' asks the model for a completion (sampling)",
+                subject="MCP sampling request",
+            )
         if not verdict.allowed:
             raise SamplingRefused(
                 f"the user did not allow sampling for MCP server '{self.server}' ({verdict.decision.value})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -21,18 +22,20 @@ pytestmark = pytest.mark.slow
 class Answers(RecordingUI):
     """Answers the clarify questions in order (None: the user pressed Escape)."""
 
-    def __init__(self, *answers: str | None, interactive: bool = True) -> None:
+    def __init__(self, *answers: str | None, interactive: bool = True, think: float = 0.0) -> None:
         super().__init__()
         self.answers = list(answers)
         self.interactive = interactive  # type: ignore[misc]
+        self.think = think
 
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
         self.clarify_requests.append(request)
+        time.sleep(self.think)
         return self.answers.pop(0) if self.answers else None
 
 
-def _ask(home: Path, tool: str, ui: Answers) -> str:
-    write_config(home, {"fx": stdio_entry()})
+def _ask(home: Path, tool: str, ui: Answers, **entry: object) -> str:
+    write_config(home, {"fx": stdio_entry(**entry)})
     manager = manager_for(home)
     ctx = ToolContext(
         cwd=home, session_id="s", call_id="c1", interrupt=threading.Event(), hermes_home=home, ui=ui
@@ -68,6 +71,10 @@ def test_decline_escape_and_unattended(hermes_home: Path) -> None:
     assert _ask(hermes_home, "ask", unattended) == "decline" and not unattended.clarify_requests
     assert _ask(hermes_home, "confirm", Answers("Accept")) == "accept"
     assert _ask(hermes_home, "confirm", Answers(DECLINE)) == "decline"
+
+
+def test_the_time_the_user_takes_is_not_the_calls_timeout(hermes_home: Path) -> None:
+    assert _ask(hermes_home, "confirm", Answers("Accept", think=1.5), timeout=1) == "accept"
 
 
 def test_outside_a_call_the_server_is_declined(hermes_home: Path) -> None:

@@ -183,3 +183,26 @@ def test_hermes_config_keys_and_the_sliding_window() -> None:
     assert handler.allow_rate() and handler.allow_rate() and not handler.allow_rate()
     now[0] = 61.0
     assert handler.allow_rate()
+
+
+def test_headless_samples_as_hermes_does_and_declines_elicitation(hermes_home: Path, tmp_path: Path) -> None:
+    """`hermes-tui -z` with the fixture server: nobody to ask, so sampling runs (Hermes' default) and an
+    elicitation is declined; stderr says both."""
+    from tests.agent.test_headless import _run
+
+    write_config(hermes_home, {"fx": stdio_entry()})
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        scenario(
+            call("mcp_fx_sample", "c1", prompt="hi"),
+            {"text": "from the model"},
+            call("mcp_fx_ask", "c2"),
+            {"text": "all done"},
+        )
+    )
+    proc = _run(["-z", "go", "--scenario", str(plan)], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "all done" in proc.stdout
+    assert "┊ MCP server 'fx' sampled" in proc.stderr
+    assert "┊ MCP server 'fx' asked for input (declined: nobody to answer): Who are you?" in proc.stderr
+    assert "Traceback" not in proc.stderr
