@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import json
 import os
 import socket
 import sys
@@ -34,6 +35,7 @@ from mcp.types import (
     SamplingMessage,
     TextContent,
     TextResourceContents,
+    Tool,
     ToolAnnotations,
 )
 from pydantic import BaseModel, Field
@@ -146,21 +148,45 @@ def build(prefix: str = "", instructions: str | None = None) -> MCPServer:
     @server.tool(
         name=name("sample"), description="Asks the client's model, returns its answer.", annotations=READ_ONLY
     )
-    async def sample(ctx: Context, prompt: str, max_tokens: int = 100, times: int = 1) -> str:
+    async def sample(
+        ctx: Context,
+        prompt: str,
+        max_tokens: int = 100,
+        times: int = 1,
+        image: bool = False,
+        tool: bool = False,
+    ) -> str:
+        """`image`: the picture goes with the prompt; `tool`: the model is offered the server's `lookup`."""
+        content: list[TextContent | ImageContent] = [TextContent(type="text", text=prompt)]
+        if image:
+            content.append(ImageContent(type="image", data=PNG_1PX, mime_type="image/png"))
+        extra: dict = {}
+        if tool:
+            lookup = Tool(
+                name="lookup",
+                description="Look a word up.",
+                input_schema={"type": "object", "properties": {"word": {"type": "string"}}},
+            )
+            extra["tools"] = [lookup]
         answers = []
         for _ in range(times):
             try:
                 result = await ctx.session.create_message(
-                    [SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+                    [SamplingMessage(role="user", content=content if image else content[0])],
                     max_tokens=max_tokens,
                     system_prompt="You answer for the fixture server.",
                     model_preferences=ModelPreferences(hints=[ModelHint(name="some-model")]),
+                    **extra,
                 )
             except MCPError as exc:
                 answers.append(f"sampling refused: {exc.error.message}")
                 continue
-            text = getattr(result.content, "text", "")
-            answers.append(f"sampled ({result.model}, {result.stop_reason}): {text}")
+            blocks = result.content if isinstance(result.content, list) else [result.content]
+            said = " ".join(
+                getattr(b, "text", "") or f"{getattr(b, 'name', '')}({json.dumps(getattr(b, 'input', {}))})"
+                for b in blocks
+            )
+            answers.append(f"sampled ({result.model}, {result.stop_reason}): {said}")
         return "\n".join(answers)
 
     @server.tool(

@@ -206,3 +206,57 @@ def test_headless_samples_as_hermes_does_and_declines_elicitation(hermes_home: P
     assert "┊ MCP server 'fx' sampled" in proc.stderr
     assert "┊ MCP server 'fx' asked for input (declined: nobody to answer): Who are you?" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_tool_use_is_returned_and_bounded_by_max_tool_rounds(hermes_home: Path, tmp_path: Path) -> None:
+    lookup = {"tool_calls": [{"name": "lookup", "arguments": {"word": "pond"}, "id": "t1"}]}
+    bodies, result = _turn(
+        hermes_home,
+        tmp_path,
+        stdio_entry(approval="never", sampling={"max_tool_rounds": 1}),
+        [
+            call("mcp_fx_sample", "c1", prompt="define pond", tool=True, times=2),
+            lookup,
+            lookup,
+            {"text": "ok"},
+        ],
+        RecordingUI(),
+    )
+    assert len(bodies) == 4  # as in Hermes the rounds are counted on the reply: the model was asked twice
+    assert [t["function"]["name"] for t in bodies[1]["tools"]] == ["lookup"]
+    first, second = result.splitlines()
+    assert first == 'sampled (scripted, toolUse): lookup({"word": "pond"})'
+    assert second == "sampling refused: Tool loop limit exceeded for server 'fx' (max 1 rounds)"
+
+
+def test_an_image_in_the_request_reaches_the_model_as_an_image(hermes_home: Path, tmp_path: Path) -> None:
+    from agent.config.images import VisionSettings
+    from tests.mcp_fixture_server import PNG_1PX
+
+    write_config(hermes_home, {"fx": stdio_entry(approval="never")})
+    manager = manager_for(hermes_home, CATALOG)
+    calls = [call("mcp_fx_sample", "c1", prompt="what is it?", image=True), {"text": "a dot"}, {"text": "ok"}]
+    try:
+        with ScriptedServer(scenario(*calls)) as server:
+            agent, _, _ = make_agent(
+                server, hermes_home, tmp_path, vision=VisionSettings(supports_vision=True)
+            )
+            agent.run_conversation("go")
+            sampled = server.requests[1].body
+        agent.close()
+    finally:
+        manager.close()
+    user = sampled["messages"][-1]
+    assert user["role"] == "user" and [p["type"] for p in user["content"]] == ["text", "image_url"]
+    assert user["content"][1]["image_url"]["url"] == f"data:image/png;base64,{PNG_1PX}"
+
+
+def test_a_slow_model_is_cut_at_the_sampling_timeout(hermes_home: Path, tmp_path: Path) -> None:
+    _, result = _turn(
+        hermes_home,
+        tmp_path,
+        stdio_entry(approval="never", sampling={"timeout": 1}),
+        [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "late", "first_delay": 3}, {"text": "ok"}],
+        RecordingUI(),
+    )
+    assert result == "sampling refused: Sampling LLM call timed out after 1s for server 'fx'"
