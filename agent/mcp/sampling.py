@@ -84,8 +84,9 @@ def convert_messages(
 ) -> list[dict[str, Any]]:
     """The server's `SamplingMessage`s as the loop's wire messages (chat-completions shaped): text as
     content, tool use as an assistant's `tool_calls`, tool results as `tool` messages, images as stored
-    image references (`save_image(base64, mime)` -> a wire ref, or None when it cannot be stored) that each
-    transport sends in its own form. Audio is named, not sent (no transport takes it)."""
+    images (`save_image(base64, mime)` -> the `ImageRef` meta, or None when it cannot be stored) that the
+    vision route and each transport then send in their own form. Audio is named, not sent (no transport
+    takes it)."""
     out: list[dict[str, Any]] = []
     system = getattr(params, "system_prompt", None)
     if system:
@@ -221,7 +222,12 @@ class SamplingHandler:
             )
         if model != settings.model:
             settings = settings.model_copy(update={"model": model})
-        messages = convert_messages(params, self._image_saver(ctx))
+        from agent.images.routing import prepare_images
+
+        # the vision route, as for the conversation's own images: pixels for a model that sees them
+        messages = prepare_images(
+            convert_messages(params, self._image_saver(ctx)), settings, vision_tool=False
+        )
         tools = _tools(params)
         max_tokens = min(int(params.max_tokens), self.spec.max_tokens_cap)
         self._approve(ctx, messages, model, max_tokens)
@@ -247,14 +253,13 @@ class SamplingHandler:
 
     def _image_saver(self, ctx: ToolContext) -> Callable[[str, str], dict[str, Any] | None]:
         def save(data_b64: str, mime: str) -> dict[str, Any] | None:
-            from agent.images.parts import wire_ref
             from agent.images.store import ImageError, decode_base64, save_image
 
             try:
                 ref = save_image(decode_base64(data_b64, "the image"), ctx.hermes_home, name="mcp-sampling")
             except (ImageError, OSError):
                 return None
-            return wire_ref(ref, ctx.hermes_home)
+            return ref.to_meta()
 
         return save
 

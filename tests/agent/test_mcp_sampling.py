@@ -229,7 +229,10 @@ def test_tool_use_is_returned_and_bounded_by_max_tool_rounds(hermes_home: Path, 
     assert second == "sampling refused: Tool loop limit exceeded for server 'fx' (max 1 rounds)"
 
 
-def test_an_image_in_the_request_reaches_the_model_as_an_image(hermes_home: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("vision", [True, False])
+def test_an_image_in_the_request_takes_the_vision_route(
+    hermes_home: Path, tmp_path: Path, vision: bool
+) -> None:
     from agent.config.images import VisionSettings
     from tests.mcp_fixture_server import PNG_1PX
 
@@ -239,7 +242,7 @@ def test_an_image_in_the_request_reaches_the_model_as_an_image(hermes_home: Path
     try:
         with ScriptedServer(scenario(*calls)) as server:
             agent, _, _ = make_agent(
-                server, hermes_home, tmp_path, vision=VisionSettings(supports_vision=True)
+                server, hermes_home, tmp_path, vision=VisionSettings(supports_vision=vision)
             )
             agent.run_conversation("go")
             sampled = server.requests[1].body
@@ -247,6 +250,10 @@ def test_an_image_in_the_request_reaches_the_model_as_an_image(hermes_home: Path
     finally:
         manager.close()
     user = sampled["messages"][-1]
+    if not vision:  # a note with the stored image's path, never the pixels
+        assert user["role"] == "user" and PNG_1PX not in json.dumps(sampled)
+        assert user["content"].startswith("what is it?") and "image" in user["content"][len("what is it?") :]
+        return
     assert user["role"] == "user" and [p["type"] for p in user["content"]] == ["text", "image_url"]
     assert user["content"][1]["image_url"]["url"] == f"data:image/png;base64,{PNG_1PX}"
 
