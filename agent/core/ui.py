@@ -42,6 +42,9 @@ class ClarifyRequest:
     choices: tuple[str, ...]
     timeout: float
     cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+    free_text_first: bool = False
+    """The answer is usually typed (an MCP form's text field): the card opens on its input, the choices
+    (Decline, Skip) one Esc away."""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ server's message and its requested schema (a flat object: strings, numbers, inte
 multi-select enums, as the spec allows) become questions on the clarify card, one a field, and the answers
 are returned as `accept` with content checked against the schema (types, enums, bounds, lengths, required
 fields). An answer that does not fit is asked again with the reason, at most `ATTEMPTS` times. Every
-question offers "Decline" (the user refuses: `decline`); an optional field offers "Skip". Escape, an
+question offers "Decline" (the user refuses: `decline`); an optional field offers "Skip"; a field with
+nothing to pick opens on the card's text input (those two are one Esc away). Escape, an
 interrupt or the timeout (`elicitation.timeout`, Hermes' 300 s for the whole form) is `cancel`. With nobody
 to ask (`hermes-tui -z`) the request is declined, as Hermes' prompt fails closed; URL-mode requests are
 declined too (as in Hermes: opening a browser is out of scope).
@@ -247,7 +248,10 @@ class ElicitationHandler:
         left = deadline - self.clock()
         if left <= 0:
             return None
-        request = ClarifyRequest(question=question, choices=choices, timeout=left, cancel=ctx.interrupt)
+        typed = not any(c not in (DECLINE, SKIP) for c in choices)  # nothing to pick: the answer is typed
+        request = ClarifyRequest(
+            question=question, choices=choices, timeout=left, cancel=ctx.interrupt, free_text_first=typed
+        )
         try:
             with self.asking.held():
                 return ctx.ui.ask_clarify(request)

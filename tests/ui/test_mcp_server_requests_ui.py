@@ -53,11 +53,10 @@ async def test_elicitation_is_answered_on_clarify_cards(hermes_home: Path, tmp_p
         seen: list[ClarifyPrompt] = []
         name = await _card(pilot, app, seen)
         assert "MCP server 'fx' asks: Who are you?" in name.request.question
-        await pilot.press("2")  # "Other": type the answer
+        assert name.is_free_text  # nothing to pick: the card opens on its input
         await pilot.press(*"Ada", "enter")
         age = await _card(pilot, app, seen)
         assert "Age (integer, 0 to 150, required)" in age.request.question
-        await pilot.press("2")
         await pilot.press(*"36", "enter")
         colour = await _card(pilot, app, seen)
         assert colour.choices[:3] == ("red", "green", "blue")
@@ -66,7 +65,10 @@ async def test_elicitation_is_answered_on_clarify_cards(hermes_home: Path, tmp_p
         await pilot.press("1")  # yes
         escaped = await _card(pilot, app, seen)  # the second call asks again: Escape this time
         assert escaped is not subscribe
-        await pilot.press("escape")
+        await pilot.press("escape")  # from the input to the choices (Decline)
+        await pilot.pause()
+        assert not escaped.is_answered and not escaped.is_free_text
+        await pilot.press("escape")  # and the question is dismissed
         await wait_for(pilot, lambda: not chat(app).busy, 30, "turn end")
         first = next(m for m in server.requests[1].body["messages"] if m.get("tool_call_id") == "c1")
         assert json.loads(first["content"].removeprefix("accept: ")) == {
