@@ -71,6 +71,8 @@ if TYPE_CHECKING:
 
 
 class HeadlessUI:
+    interactive = False  # nobody answers: MCP elicitation is declined, sampling runs as in Hermes
+
     def __init__(self, err: TextIO | None = None) -> None:
         self.err = err if err is not None else sys.stderr  # the stderr of the moment, not of import time
         self._lock = threading.Lock()

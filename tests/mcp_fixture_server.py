@@ -4,11 +4,12 @@ serves on stdin/stdout; `... http` serves streamable HTTP (`... sse` the older H
 
 Its tools cover what the client must handle: plain text (`echo`, read-only), structured output (`add`), a
 destructive tool (`write_note`), an image (`picture`), audio (`sound`) and an embedded resource, an error
-result (`fail`), a call that never answers (`hang`), one that kills the server mid-call (`crash`) and one
-that reports its progress (`steps`); `--noise` prints NOISE on stdout before the first message. `pid` says
-which process answered, so a test can tell a restarted server from the first one. `--prefix P` renames
-every tool to `P_<name>` so one file can stand for two servers; `--instructions TEXT` is what the server
-tells the client to tell the model.
+result (`fail`), a call that never answers (`hang`), one that kills the server mid-call (`crash`) and one that
+reports its progress (`steps`), one that asks the client's model (`sample`: sampling) and one that asks the
+user (`ask`: elicitation, `confirm`: a form without fields), `capabilities` what the client declared;
+`--noise` prints NOISE on stdout before the first message. `pid` says which process answered, so a test can
+tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one file can
+stand for two servers; `--instructions TEXT` is what the server tells the client to tell the model.
 """
 
 from __future__ import annotations
@@ -16,22 +17,45 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import json
 import os
 import socket
 import sys
+from typing import Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.shared.exceptions import MCPError
 from mcp.types import (
     AudioContent,
     EmbeddedResource,
     ImageContent,
+    ModelHint,
+    ModelPreferences,
+    SamplingMessage,
     TextContent,
     TextResourceContents,
+    Tool,
     ToolAnnotations,
 )
+from pydantic import BaseModel, Field
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+class Profile(BaseModel):
+    """What `ask` elicits: a flat schema of a string, an integer with bounds, an enum and an optional flag."""
+
+    name: str = Field(description="your name")
+    age: int = Field(ge=0, le=150)
+    colour: Literal["red", "green", "blue"]
+    subscribe: bool = False
+
+
+class Nothing(BaseModel):
+    """`confirm`: a request with no fields (accept or decline)."""
+
+
 DESTRUCTIVE = ToolAnnotations(destructive_hint=True, read_only_hint=False)
 PNG_1PX = base64.b64encode(
     bytes.fromhex(
@@ -120,6 +144,69 @@ def build(prefix: str = "", instructions: str | None = None) -> MCPServer:
         for i in range(1, n + 1):
             await ctx.report_progress(i, n, f"step {i}")
         return f"{n} steps done"
+
+    @server.tool(
+        name=name("sample"), description="Asks the client's model, returns its answer.", annotations=READ_ONLY
+    )
+    async def sample(
+        ctx: Context,
+        prompt: str,
+        max_tokens: int = 100,
+        times: int = 1,
+        image: bool = False,
+        tool: bool = False,
+    ) -> str:
+        """`image`: the picture goes with the prompt; `tool`: the model is offered the server's `lookup`."""
+        content: list[TextContent | ImageContent] = [TextContent(type="text", text=prompt)]
+        if image:
+            content.append(ImageContent(type="image", data=PNG_1PX, mime_type="image/png"))
+        extra: dict = {}
+        if tool:
+            lookup = Tool(
+                name="lookup",
+                description="Look a word up.",
+                input_schema={"type": "object", "properties": {"word": {"type": "string"}}},
+            )
+            extra["tools"] = [lookup]
+        answers = []
+        for _ in range(times):
+            try:
+                result = await ctx.session.create_message(
+                    [SamplingMessage(role="user", content=content if image else content[0])],
+                    max_tokens=max_tokens,
+                    system_prompt="You answer for the fixture server.",
+                    model_preferences=ModelPreferences(hints=[ModelHint(name="some-model")]),
+                    **extra,
+                )
+            except MCPError as exc:
+                answers.append(f"sampling refused: {exc.error.message}")
+                continue
+            blocks = result.content if isinstance(result.content, list) else [result.content]
+            said = " ".join(
+                getattr(b, "text", "") or f"{getattr(b, 'name', '')}({json.dumps(getattr(b, 'input', {}))})"
+                for b in blocks
+            )
+            answers.append(f"sampled ({result.model}, {result.stop_reason}): {said}")
+        return "\n".join(answers)
+
+    @server.tool(
+        name=name("ask"), description="Asks the user for a name, an age and a colour.", annotations=READ_ONLY
+    )
+    async def ask(ctx: Context) -> str:
+        result = await ctx.elicit("Who are you?", Profile)
+        if result.action == "accept":
+            return f"accept: {result.data.model_dump_json()}"
+        return result.action
+
+    @server.tool(name=name("confirm"), description="Asks the user to confirm.", annotations=READ_ONLY)
+    async def confirm(ctx: Context) -> str:
+        result = await ctx.elicit("Go ahead?", Nothing)
+        return result.action
+
+    @server.tool(name=name("capabilities"), description="What the client declared.", annotations=READ_ONLY)
+    def capabilities(ctx: Context) -> str:
+        caps = ctx.session.client_capabilities
+        return caps.model_dump_json(exclude_none=True) if caps is not None else "{}"
 
     @server.tool(name=name("pid"), description="The server's process id.", annotations=READ_ONLY)
     def pid() -> str:

@@ -6,9 +6,10 @@ blocked until the card posts `ClarifyPrompt.Answered`, so the card always ends w
 the answer, or `None` on Escape, timeout or interrupt (`request.cancel`).
 
 Choices come from the model (at most 4 in Hermes); "Other (type your answer)" is always added and opens a
-one-line input. Digits pick a choice directly, as in the Hermes CLI; Up/Down + Enter and clicks work too.
-Like the approval dialog, keys in the first `GUARD_SECONDS` are ignored, so a user typing in the prompt when
-the card appears does not answer it by accident.
+one-line input (a request with `free_text_first` opens on the input, its choices one Esc away). Digits pick
+a choice directly, as in the Hermes CLI; Up/Down + Enter and clicks work too. Like the approval dialog, keys
+in the first `GUARD_SECONDS` are ignored, so a user typing in the prompt when the card appears does not
+answer it by accident.
 """
 
 from __future__ import annotations
@@ -192,9 +193,8 @@ class ClarifyPrompt(QuestionCard[ClarifyRequest], Widget, can_focus=False):
             options = self.query_one("#clarify-choices", OptionList)
             options.highlighted = 0
             options.focus()
-        else:
-            self.add_class("-free-text")
-            self.query_one("#clarify-input", Input).focus()
+        if not self.choices or self.request.free_text_first:
+            self.show_free_text()
         self._start_question()
 
     def _on_cancelled(self) -> None:

@@ -204,8 +204,11 @@ class ApprovalGate:
             suggested_rule=suggest_write_rule(command, str(resolved.parent)),
         )
 
-    def review_tool_call(self, tool_name: str, arguments: str, reason: str) -> Verdict:
-        """A call of a tool that is neither a shell command nor a file write (an MCP server's tool).
+    def review_tool_call(
+        self, tool_name: str, arguments: str, reason: str, *, subject: str | None = None
+    ) -> Verdict:
+        """A call of a tool that is neither a shell command nor a file write (an MCP server's tool, or its
+        sampling request, `subject` saying which).
 
         The user sees `tool_name arguments`; "this session" approves every call of `tool_name` for the
         session and "always" saves the rule `tool_name` (deny and allow rules match the tool's name as a
@@ -221,7 +224,7 @@ class ApprovalGate:
             deny_texts=[tool_name, command],
             noun="tool call",
             allow_rule=tool_name,
-            subject="MCP tool call" if tool_name.startswith("mcp_") else "tool call",
+            subject=subject or ("MCP tool call" if tool_name.startswith("mcp_") else "tool call"),
         )
 
     def approve_session(self, keys: list[str] | tuple[str, ...]) -> None:

@@ -46,16 +46,6 @@ class SmartVerdict(StrEnum):
     ESCALATE = "escalate"
 
 
-class _Either:
-    """Stops the review call on a timeout or on the user's interrupt (the transport polls `is_set`)."""
-
-    def __init__(self, own: threading.Event, outer: threading.Event | None) -> None:
-        self._own, self._outer = own, outer
-
-    def is_set(self) -> bool:
-        return self._own.is_set() or (self._outer is not None and self._outer.is_set())
-
-
 class SmartApprover:
     """One review call per flagged command, through `transport_factory()` (closed afterwards)."""
 
@@ -68,7 +58,7 @@ class SmartApprover:
     def review(
         self, command: str, reasons: list[str], interrupt: threading.Event | None = None
     ) -> SmartVerdict:
-        from agent.transports.base import ModelRequest, SilentSink
+        from agent.transports.base import ModelRequest, complete_once
 
         flagged = "; ".join(reasons) or "a risky pattern"
         request = ModelRequest(
@@ -85,24 +75,13 @@ class SmartApprover:
             tools=[],
             max_tokens=MAX_ANSWER_TOKENS,
         )
-        stop = threading.Event()
-        timer = threading.Timer(self.timeout, stop.set)
-        timer.daemon = True
-        transport = None
         try:
-            transport = self.transport_factory()
-            timer.start()
-            response = transport.stream(request, SilentSink(), _Either(stop, interrupt))  # type: ignore[arg-type]
+            response = complete_once(
+                self.transport_factory, request, timeout=self.timeout, interrupt=interrupt
+            )
             return _verdict(response.text)
         except Exception:
             return SmartVerdict.ESCALATE
-        finally:
-            timer.cancel()
-            if transport is not None:
-                try:
-                    transport.close()
-                except Exception:
-                    pass
 
 
 def _verdict(answer: str) -> SmartVerdict:

@@ -42,6 +42,9 @@ class ClarifyRequest:
     choices: tuple[str, ...]
     timeout: float
     cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+    free_text_first: bool = False
+    """The answer is usually typed (an MCP form's text field): the card opens on its input, the choices
+    (Decline, Skip) one Esc away."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,10 @@ class ApprovalRequest:
 
 
 class AgentUI(Protocol):
+    """A UI may say `interactive = False` (no one can answer a question: `hermes-tui -z`); without the
+    attribute it is taken as interactive. What a server asks of the user (MCP elicitation, sampling) follows
+    Hermes' behaviour for a session nobody watches then, instead of a question that cannot be answered."""
+
     def on_event(self, event: AgentEvent) -> None: ...
 
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
@@ -75,6 +82,8 @@ class AgentUI(Protocol):
 
 class NullUI:
     """Collects nothing, asks nobody: clarify gets no answer, risky actions are denied (fail closed)."""
+
+    interactive = False
 
     def on_event(self, event: AgentEvent) -> None:
         pass
@@ -88,6 +97,8 @@ class NullUI:
 
 class RecordingUI(NullUI):
     """Keeps every event (tests, headless traces). Answers come from optional callables."""
+
+    interactive = True
 
     def __init__(self, clarify_answer: str | None = None, approval: ApprovalDecision = ApprovalDecision.DENY):
         self.events: list[AgentEvent] = []

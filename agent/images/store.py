@@ -83,6 +83,26 @@ def refs_of(meta: dict[str, Any] | None) -> list[ImageRef]:
     return [ref for item in items if (ref := ImageRef.from_meta(item)) is not None]
 
 
+def check_size(size: int, name: str) -> None:
+    """The one size limit of an image (or any payload the app decodes: an MCP server's audio, a blob):
+    ImageError past `MAX_SOURCE_BYTES`, before anything is read into memory or decoded."""
+    if size > MAX_SOURCE_BYTES:
+        raise ImageError(f"{name} is {format_size(size)}: over the {MAX_SOURCE_BYTES // 2**20} MB limit")
+
+
+def decode_base64(data_b64: str, name: str) -> bytes:
+    """A base64 payload's bytes (an MCP server's image): its size is checked on the text first
+    (`check_size`), so a multi-gigabyte string is never decoded; ImageError when too large or not base64."""
+    import base64
+    import binascii
+
+    check_size(len(data_b64) * 3 // 4, name)
+    try:
+        return base64.b64decode(data_b64, validate=False)
+    except (binascii.Error, ValueError) as exc:
+        raise ImageError(f"{name} is not base64: {exc}") from None
+
+
 def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = None) -> ImageRef:
     """Validate an image file (or bytes) and store it by content; raises ImageError with the reason."""
     if isinstance(source, Path):
@@ -92,8 +112,7 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
             size = path.stat().st_size
             if not path.is_file():
                 raise ImageError(f"{path} is not a file")
-            if size > MAX_SOURCE_BYTES:
-                raise ImageError(f"{path.name} is {format_size(size)}: images over 50 MB are not attached")
+            check_size(size, path.name)
             data = path.read_bytes()
         except FileNotFoundError:
             raise ImageError(f"no such file: {path}") from None
@@ -102,8 +121,7 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
     else:
         data = source
         name = name or "image.png"
-        if len(data) > MAX_SOURCE_BYTES:
-            raise ImageError(f"the image is {format_size(len(data))}: images over 50 MB are not attached")
+        check_size(len(data), name)
     with open_checked(data, name) as img:
         try:
             img.load()

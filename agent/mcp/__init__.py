@@ -8,6 +8,8 @@
   approval rule; they are registered as the dynamic toolset `mcp-<server>`.
 - `results`: a call's result (text, images, resources, structured content, errors) as tool-result text.
 - `processes`: the stdio servers' process groups, so none outlives the app.
+- `sampling`, `elicitation`: what a server may ask during one of its tool calls (a completion of the
+  session's model, input from the user), answered with that call's context (its model, approvals and UI).
 
 Importing this package does not import the SDK (seconds of imports): the manager loads it on its own
 thread when the first server connects.

@@ -5,14 +5,18 @@ Per server: `command`/`args`/`env`/`cwd` (a stdio server) or `url`/`headers` (st
 exclude}` (include wins; a single string is a list of one), and ours: `approval: never|always` (default: ask
 for tools the server does not annotate read-only, or annotates destructive). `${VAR}` (or `${env:VAR}`) in any
 string is replaced from the environment and `$HERMES_HOME/.env`, as Hermes does; `${VAR:-default}` takes the
-default when VAR is unset or empty. Keys we do not use (Hermes' `auth`,
-`sampling`, ...) are ignored, so a Hermes configuration loads unchanged.
+default when VAR is unset or empty. Hermes' `sampling:` (the server may ask the session's model for a
+completion: `enabled`, `model`, `max_tokens_cap`, `timeout`, `max_rpm`, `allowed_models`, `max_tool_rounds`,
+`log_level`) and `elicitation:` (it may ask the user for input: `enabled`, `timeout`) are read with Hermes'
+defaults (`agent.mcp.sampling`, `agent.mcp.elicitation` use them). Keys we do not use (Hermes' `auth`, ...)
+are ignored, so a Hermes configuration loads unchanged.
 
 A broken entry never hides the others: it becomes a `ServerProblem` that `/mcp` shows in the server's place.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -23,7 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent.config.settings import ConfigProblem, read_dotenv, read_yaml_mapping
 
-__all__ = ["McpConfig", "ServerProblem", "ServerSpec", "load_mcp_config", "parse_mcp_servers"]
+__all__ = [
+    "ElicitationSpec",
+    "McpConfig",
+    "SamplingSpec",
+    "ServerProblem",
+    "ServerSpec",
+    "load_mcp_config",
+    "parse_mcp_servers",
+]
 
 DEFAULT_TOOL_TIMEOUT = 300.0
 DEFAULT_CONNECT_TIMEOUT = 60.0
@@ -57,6 +69,73 @@ class ToolFilter(BaseModel):
         return tool not in self.exclude
 
 
+def _number(value: Any, default: float, minimum: float) -> float:
+    """Hermes' `_safe_numeric`: a YAML string ("10") is read as a number, anything unreadable or not finite is
+    the default, and a value below `minimum` is `minimum`."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return max(number, minimum) if math.isfinite(number) else default
+
+
+class SamplingSpec(BaseModel):
+    """`sampling:` of one server, with Hermes' defaults (`SamplingHandler`): on unless `enabled: false`."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    enabled: bool = True
+    model: str | None = None  # the model sampling uses instead of the session's
+    max_tokens_cap: int = 4096  # a request's max_tokens is cut to this
+    timeout: float = 30.0  # seconds the model call may take
+    max_rpm: int = 10  # requests per minute (a sliding window)
+    allowed_models: tuple[str, ...] = ()  # empty: any
+    max_tool_rounds: int = 5  # tool-use replies in a row (0: none)
+    log_level: str = "info"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hermes_numbers(cls, data: Any) -> Any:
+        if isinstance(data, bool):  # `sampling: false` / `elicitation: off`
+            return {"enabled": data}
+        if not isinstance(data, dict):
+            return {} if data is None else data
+        out = dict(data)
+        for key, default, minimum in (
+            ("max_tokens_cap", 4096, 1),
+            ("timeout", 30.0, 1),
+            ("max_rpm", 10, 1),
+            ("max_tool_rounds", 5, 0),
+        ):
+            if key in out:
+                number = _number(out[key], default, minimum)
+                out[key] = number if key == "timeout" else int(number)
+        if "allowed_models" in out:
+            out["allowed_models"] = tuple(_names(out["allowed_models"]))
+        return out
+
+
+class ElicitationSpec(BaseModel):
+    """`elicitation:` of one server, with Hermes' defaults (`ElicitationHandler`): on, 300 s to answer."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    enabled: bool = True
+    timeout: float = 300.0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hermes_numbers(cls, data: Any) -> Any:
+        if isinstance(data, bool):  # `sampling: false` / `elicitation: off`
+            return {"enabled": data}
+        if not isinstance(data, dict):
+            return {} if data is None else data
+        out = dict(data)
+        if "timeout" in out:
+            out["timeout"] = _number(out["timeout"], 300.0, 1)
+        return out
+
+
 class ServerSpec(BaseModel):
     """One server's configuration, validated."""
 
@@ -76,6 +155,8 @@ class ServerSpec(BaseModel):
     approval: Literal["never", "always"] | None = None
     wire: str | None = Field(default=None, alias="transport")
     """Hermes' `transport:` key: `sse` for a server on the older HTTP+SSE transport (else streamable HTTP)."""
+    sampling: SamplingSpec = Field(default_factory=SamplingSpec)
+    elicitation: ElicitationSpec = Field(default_factory=ElicitationSpec)
 
     @field_validator("args", mode="before")
     @classmethod
@@ -95,7 +176,7 @@ class ServerSpec(BaseModel):
             raise ValueError("a mapping of names to values")
         return {str(k): str(v) for k, v in value.items()}
 
-    @field_validator("tools", mode="before")
+    @field_validator("tools", "sampling", "elicitation", mode="before")
     @classmethod
     def _tools(cls, value: Any) -> Any:
         return {} if value is None else value

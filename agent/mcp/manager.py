@@ -13,6 +13,10 @@ by the next call of one of them. `reload(config)` applies a changed configuratio
 settings changed reconnect, unless `force`), `close()` stops everything, and stdio servers' process groups
 are killed at exit if the loop could not stop them.
 
+A call carries its `ToolContext`: while it runs, the server's sampling and elicitation requests are answered
+with it (`agent.mcp.sampling`, `agent.mcp.elicitation`), and the time its questions wait for the user is not
+counted against the call's `timeout`.
+
 The SDK is imported on the loop thread when the first server connects, never by importing this module
 (it costs seconds), so the app's first frame does not wait for it.
 """
@@ -34,9 +38,11 @@ from typing import Any, Literal
 
 from agent.children.supervisor import SUPERVISOR
 from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
+from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.noise import STDIO_DECODING, NoiseCount, filtered, quiet_sdk_parse_errors
 from agent.mcp.processes import group_alive, kill_group, server_groups
 from agent.mcp.results import CallReport, CallStatus, render_result
+from agent.mcp.sampling import SamplingHandler
 from agent.mcp.tools import McpToolInfo, build_tools
 from agent.toolkit.registry import ToolContext
 from agent.toolkit.toolsets import CATALOG, Toolset, ToolsetCatalog
@@ -141,6 +147,29 @@ class _Server:
     exits: int = 0  # exits and failed starts in a row, without a good call since
     retry_at: float = 0.0  # time.monotonic() before which it is not started again
     instructions: str = ""  # the server's `InitializeResult.instructions`
+    calls_open: list[ToolContext] = field(default_factory=list)  # the tool calls in flight, oldest first
+    sampling: SamplingHandler | None = None  # None: `sampling.enabled: false` (not advertised)
+    elicitation: ElicitationHandler | None = None
+
+    def current_call(self) -> ToolContext | None:
+        """The tool call a server-initiated request (sampling, elicitation) belongs to: the latest one in
+        flight (a server asks during the call it is serving; with several at once, as Hermes does, the
+        latest)."""
+        calls = self.calls_open
+        return calls[-1] if calls else None
+
+    def asking(self) -> bool:
+        """True while the server's question (elicitation, a sampling approval) waits for the user."""
+        return any(h is not None and h.asking.is_open for h in (self.sampling, self.elicitation))
+
+    def __post_init__(self) -> None:
+        spec = self.spec
+        if spec.sampling.enabled:
+            self.sampling = SamplingHandler(
+                spec.name, spec.sampling, self.current_call, approval=spec.approval
+            )
+        if spec.elicitation.enabled:
+            self.elicitation = ElicitationHandler(spec.name, spec.elicitation, self.current_call)
 
 
 Progress = Callable[[float, float | None, str], None]
@@ -296,15 +325,38 @@ class McpManager:
         interrupt: threading.Event | None = None,
         timeout: float | None = None,
         on_progress: Progress | None = None,
+        context: ToolContext | None = None,
     ) -> CallReport:
         """Run one tool call and wait for it: never longer than the server's `timeout`, never past an
         interrupt. Every outcome is a report (the caller makes it a tool result); nothing raises.
         `on_progress` gets the server's progress notifications for the call (it is sent a progress token
-        when given), on the loop thread."""
+        when given), on the loop thread. `context`: the call's own (its session's model, approvals and UI),
+        which the server's sampling and elicitation requests during the call use."""
         with self._lock:
             srv = self._servers.get(server)
         if srv is None or self._loop is None:
             return CallReport("unavailable", f"the MCP server '{server}' is not configured (any more)")
+        if context is not None:
+            with self._lock:
+                srv.calls_open.append(context)
+        try:
+            return self._wait(srv, server, tool, arguments, interrupt, timeout, on_progress)
+        finally:
+            if context is not None:
+                with self._lock:
+                    srv.calls_open[:] = [c for c in srv.calls_open if c is not context]
+
+    def _wait(
+        self,
+        srv: _Server,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        interrupt: threading.Event | None,
+        timeout: float | None,
+        on_progress: Progress | None,
+    ) -> CallReport:
+        assert self._loop is not None
         limit = srv.spec.timeout if timeout is None else timeout
         started = time.monotonic()
         future = asyncio.run_coroutine_threadsafe(self._call(srv, tool, arguments, on_progress), self._loop)
@@ -314,8 +366,8 @@ class McpManager:
             try:
                 report = future.result(timeout=WAIT_SLICE)
             except TimeoutError:
-                if srv.state != "connecting":
-                    waited += WAIT_SLICE
+                if srv.state != "connecting" and not srv.asking():
+                    waited += WAIT_SLICE  # the user's time to answer the server is not the call's
                 if interrupt is not None and interrupt.is_set():
                     future.cancel()
                     report = CallReport(
@@ -339,7 +391,9 @@ class McpManager:
         """What the registered tools call: the server, tool and arguments, with the call's context."""
 
         def call(server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> CallReport:
-            return self.call(server, tool, arguments, interrupt=ctx.interrupt, on_progress=ctx.emit_progress)
+            return self.call(
+                server, tool, arguments, interrupt=ctx.interrupt, on_progress=ctx.emit_progress, context=ctx
+            )
 
         return call
 
@@ -436,7 +490,27 @@ class McpManager:
         info = Implementation(name=CLIENT_NAME, version=client_version())
         transport = filtered(self._transport(srv.spec, stack), srv.spec.name, srv.noise, srv.ended.set)
         handler: Any = self._on_message(srv)  # the SDK's MessageHandlerFnT: an async callable of one message
-        return Client(transport, mode="legacy", client_info=info, message_handler=handler)
+        return Client(
+            transport,
+            mode="legacy",
+            client_info=info,
+            message_handler=handler,
+            **self._server_requests(srv),
+        )
+
+    def _server_requests(self, srv: _Server) -> dict[str, Any]:
+        """The callbacks for what the server may ask of us, each advertised only when enabled (the SDK
+        declares a capability exactly when its callback is given): sampling, with tool use as Hermes
+        declares it, and elicitation (form mode; URL mode is declined)."""
+        from mcp.types import SamplingCapability, SamplingToolsCapability
+
+        out: dict[str, Any] = {}
+        if srv.sampling is not None:
+            out["sampling_callback"] = srv.sampling
+            out["sampling_capabilities"] = SamplingCapability(tools=SamplingToolsCapability())
+        if srv.elicitation is not None:
+            out["elicitation_callback"] = srv.elicitation
+        return out
 
     def _on_message(self, srv: _Server) -> Callable[[Any], Any]:
         """The server's notifications: `tools/list_changed` lists its tools again (the next request and

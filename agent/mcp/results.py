@@ -14,8 +14,6 @@ The usual tool-output budget truncates it later, in the executor, like any tool'
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
 import mimetypes
@@ -24,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.core.humanize import format_size
-from agent.images.store import MAX_SOURCE_BYTES, ImageError, save_image
+from agent.images.store import ImageError, decode_base64, save_image
 
 __all__ = ["CallReport", "CallStatus", "McpOutcome", "render_result"]
 
@@ -51,25 +49,18 @@ class McpOutcome:
     images: tuple[dict[str, Any], ...] = ()  # stored images for the model (`ImageRef.to_meta()`)
 
 
-MAX_PAYLOAD_B64 = MAX_SOURCE_BYTES * 4 // 3 + 4
-"""The longest base64 payload decoded (50 MB of bytes, the attached images' limit): checked on the text, so a
-server's multi-gigabyte blob is never decoded into memory. (Local to MCP results: a shared image-limit check
-may take its place.)"""
-
-
-def _decoded(data_b64: str) -> bytes | str:
-    """The payload's bytes, or why not (too large, not base64)."""
-    if len(data_b64) > MAX_PAYLOAD_B64:
-        return f"(not saved: {format_size(len(data_b64) * 3 // 4)} is over the 50 MB limit)"
+def _decoded(data_b64: str, what: str) -> bytes | str:
+    """The payload's bytes, or why not (too large: checked on the text by the image store's one limit, so a
+    server's multi-gigabyte blob is never decoded into memory; not base64)."""
     try:
-        return base64.b64decode(data_b64, validate=False)
-    except (binascii.Error, ValueError) as exc:
-        return f"(could not decode: {exc})"
+        return decode_base64(data_b64, what)
+    except ImageError as exc:
+        return f"(not saved: {exc})"
 
 
 def _save(data_b64: str, mime: str, media_dir: Path) -> str:
     """Decode and store a base64 payload under a content-derived name; returns the path or a reason."""
-    raw = _decoded(data_b64)
+    raw = _decoded(data_b64, mime or "the payload")
     if isinstance(raw, str):
         return raw
     suffix = mimetypes.guess_extension(mime or "") or ".bin"
@@ -106,7 +97,7 @@ def _image(block: Any, hermes_home: Path) -> tuple[str, dict[str, Any] | None]:
     """An image block stored as an attached image: (the line naming it, its reference), or the line saying
     why it could not be (too large, not base64, not an image Pillow reads: then it is not sent as one)."""
     mime = str(getattr(block, "mime_type", "") or "image")
-    raw = _decoded(block.data)
+    raw = _decoded(block.data, "the image")
     if isinstance(raw, str):
         return f"[image {mime}, {_size(block.data)} {raw}]", None
     try:

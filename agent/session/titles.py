@@ -71,12 +71,8 @@ def generate_title(
     unless `close=False` (pass that when the factory hands out a shared transport). Blocking: call it from
     a background thread.
     """
-    transport = None
-    interrupt = threading.Event()
-    timer = threading.Timer(max(0.0, float(timeout)), interrupt.set)
-    timer.daemon = True
     try:
-        from agent.transports.base import ModelRequest, SilentSink
+        from agent.transports.base import ModelRequest, complete_once
 
         user = _excerpt(first_user)
         if not user:
@@ -90,21 +86,28 @@ def generate_title(
             tools=[],
             max_tokens=MAX_TITLE_TOKENS,
         )
-        transport = transport_factory()
-        timer.start()
-        response = transport.stream(request, SilentSink(), interrupt)
-        if interrupt.is_set():
-            return None
+        factory = transport_factory if close else _unclosed(transport_factory)
+        response = complete_once(factory, request, timeout=timeout)
         return clean_title(getattr(response, "text", "") or "")
     except Exception:  # a title is never worth an error: the caller falls back
         return None
-    finally:
-        timer.cancel()
-        if close and transport is not None:
-            try:
-                transport.close()
-            except Exception:  # closing a finished client must not turn a title into None
-                pass
+
+
+class _Unclosed:
+    """A shared transport lent to one call: `close()` leaves it open for its owner."""
+
+    def __init__(self, transport: Any) -> None:
+        self._transport = transport
+
+    def stream(self, *args: Any, **kwargs: Any) -> Any:
+        return self._transport.stream(*args, **kwargs)
+
+    def close(self) -> None:
+        pass
+
+
+def _unclosed(factory: Callable[[], Any]) -> Callable[[], Any]:
+    return lambda: _Unclosed(factory())
 
 
 def fallback_title(first_user: str) -> str:

@@ -92,6 +92,57 @@ class SilentSink:
         pass
 
 
+class EitherEvent:
+    """Set when either event is (the transport polls `is_set`): a side call's own deadline, or the user's
+    interrupt of the turn it serves."""
+
+    def __init__(self, own: threading.Event, outer: threading.Event | None = None) -> None:
+        self._own, self._outer = own, outer
+
+    def is_set(self) -> bool:
+        return self._own.is_set() or (self._outer is not None and self._outer.is_set())
+
+
+class SideCallTimeout(TimeoutError):
+    """A side call (`complete_once`) took longer than its `timeout`."""
+
+
+def complete_once(
+    transport_factory: Callable[[], Transport],
+    request: ModelRequest,
+    *,
+    timeout: float,
+    interrupt: threading.Event | None = None,
+) -> ModelResponse:
+    """One model call off the conversation (a smart-approval review, an MCP server's sampling request) on a
+    transport of its own, closed afterwards, its deltas dropped: the response, or `SideCallTimeout` after
+    `timeout` seconds, `InterruptedByUser` on the interrupt, the transport's own errors otherwise.
+    Blocking: call it from a worker thread."""
+    stop = threading.Event()
+    timer = threading.Timer(max(0.0, float(timeout)), stop.set)
+    timer.daemon = True
+    transport = None
+    try:
+        transport = transport_factory()
+        timer.start()
+        try:
+            response = transport.stream(request, SilentSink(), EitherEvent(stop, interrupt))  # type: ignore[arg-type]
+        except InterruptedByUser:
+            if stop.is_set() and not (interrupt is not None and interrupt.is_set()):
+                raise SideCallTimeout(f"no answer within {timeout:g} s") from None
+            raise
+        if stop.is_set() and not (interrupt is not None and interrupt.is_set()):
+            raise SideCallTimeout(f"no answer within {timeout:g} s")
+        return response
+    finally:
+        timer.cancel()
+        if transport is not None:
+            try:
+                transport.close()
+            except Exception:  # closing a finished client must not turn an answer into an error
+                pass
+
+
 _PREWARMED: dict[tuple[Any, ...], Any] = {}
 """SDK clients built ahead of time, by configuration; the first transport with that configuration takes its
 client from here instead of paying for the import and the construction on the first request."""

@@ -6,7 +6,9 @@ on the wire as Hermes does: the system prompt becomes `instructions`, messages b
 `message` per turn, `function_call` for each call the model made, `function_call_output` for each result),
 `store: false` (nothing kept at OpenAI), and the encrypted reasoning items the provider sent (asked for
 with `include: ["reasoning.encrypted_content"]`) go back, in place, before the reply they came with, so the
-next call of the turn continues the same reasoning.
+next call of the turn continues the same reasoning. Images (attached by the user, or returned by a tool)
+are `input_image` parts with a data URL, laid out as on chat completions (`agent.images.parts`: a tool
+result's images follow the run of results in one user message).
 
 The stream is read from the SDK's raw streaming response and decoded here (`agent.transports.sse`), as the
 other transports do: text and function-call argument deltas reach the sink as they come, the reasoning
@@ -23,6 +25,7 @@ from typing import Any
 
 from agent.core.errors import EmptyStreamError, StreamIncompleteError
 from agent.core.messages import ToolCall, Usage
+from agent.images.parts import openai_messages
 from agent.transports.base import (
     ModelRequest,
     ModelResponse,
@@ -47,11 +50,27 @@ def _text(content: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
+def _user_content(content: Any) -> str | list[dict[str, Any]]:
+    """A user message's content: its text, or (with images) its chat-completions parts as Responses input
+    parts: `input_text`, and `input_image` with the data URL."""
+    if not isinstance(content, list):
+        return _text(content)
+    parts: list[dict[str, Any]] = []
+    for part in content:
+        if part.get("type") == "image_url":
+            parts.append(
+                {"type": "input_image", "image_url": str((part.get("image_url") or {}).get("url", ""))}
+            )
+        elif part.get("type") == "text":
+            parts.append({"type": "input_text", "text": str(part.get("text") or "")})
+    return parts
+
+
 def convert_input(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """Chat-completions messages -> (instructions, Responses input items)."""
     instructions: list[str] = []
     items: list[dict[str, Any]] = []
-    for msg in messages:
+    for msg in openai_messages(messages):  # images as content parts, tool results' after their run
         role = msg.get("role")
         if role == "system":
             if msg.get("content"):
@@ -87,7 +106,7 @@ def convert_input(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, A
                     }
                 )
             continue
-        items.append({"role": "user", "content": _text(msg.get("content"))})
+        items.append({"role": "user", "content": _user_content(msg.get("content"))})
     return "\n\n".join(instructions).strip(), items
 
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from agent.config.images import VisionSettings
+from agent.images.store import MAX_SOURCE_BYTES
 from agent.mcp import McpManager
-from agent.mcp.results import MAX_PAYLOAD_B64, render_result
+from agent.mcp.results import render_result
 from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG
 from tests.agent.helpers import api_overrides, make_agent, tool_results
@@ -89,7 +90,7 @@ def test_a_payload_over_the_limit_is_not_decoded(tmp_path: Path) -> None:
         """Over the limit in length without the memory: decoding it would fail the test."""
 
         def __len__(self) -> int:
-            return MAX_PAYLOAD_B64 + 1
+            return MAX_SOURCE_BYTES * 4 // 3 + 8
 
     image = SimpleNamespace(type="image", data=Huge("AAAA"), mime_type="image/png")
     outcome = render_result(SimpleNamespace(content=[image], structured_content=None), tmp_path, tmp_path)

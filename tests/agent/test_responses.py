@@ -94,3 +94,45 @@ def test_chosen_where_hermes_chooses_it() -> None:
         provider="openai", base_url="http://127.0.0.1:8000/v1", model="m", wire_api="chat_completions"
     )
     assert forced.api_mode == "openai_chat"
+
+
+def test_images_are_input_image_parts(hermes_home: Path, tmp_path: Path) -> None:
+    """An attached image rides in the user's message, a tool's image (an MCP server's) in one user message
+    after the run of results, both as `input_image` data URLs; never as text in the function output."""
+    import base64
+
+    from agent.config.images import VisionSettings
+    from agent.images.store import save_image
+    from agent.toolkit.toolsets import CATALOG
+    from tests.agent.test_mcp import call, manager_for, scenario, stdio_entry, write_config
+    from tests.mcp_fixture_server import PNG_1PX
+
+    write_config(hermes_home, {"fx": stdio_entry()})
+    manager = manager_for(hermes_home, CATALOG)
+    url = f"data:image/png;base64,{PNG_1PX}"
+    try:
+        with ScriptedServer(scenario(call("mcp_fx_picture", "c1"), {"text": "seen"})) as server:
+            agent, _store, _ui = _agent(
+                server, hermes_home, tmp_path, vision=VisionSettings(supports_vision=True)
+            )
+            ref = save_image(base64.b64decode(PNG_1PX), hermes_home, name="dot.png")
+            result = agent.run_conversation("what is this?", images=[ref])
+            first, second = (r.body for r in server.requests)
+        agent.close()
+    finally:
+        manager.close()
+    assert result.exit_reason == "completed", result.error
+    assert first["input"][-1] == {
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "what is this?"},
+            {"type": "input_image", "image_url": url},
+        ],
+    }
+    items = second["input"]
+    at = next(i for i, item in enumerate(items) if item.get("type") == "function_call_output")
+    assert PNG_1PX not in items[at]["output"] and "a tiny picture" in items[at]["output"]
+    follow = items[at + 1]
+    assert follow["role"] == "user"
+    assert [p["type"] for p in follow["content"]] == ["input_text", "input_image"]
+    assert follow["content"][1]["image_url"] == url
