@@ -206,8 +206,9 @@ class ProcessRegistry:
         if keep_in is not None:
             keep_in.mkdir(parents=True, exist_ok=True, mode=0o700)
             log_path = keep_in / f"background-{os.getpid()}-{pid}.log"
-            output = open(log_path, "wb")  # noqa: SIM115 - the child holds it; ours is closed below
-            os.chmod(log_path, 0o600)
+            # Private like the other logs (output can hold anything); ours is closed once the child has it.
+            output = os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")
+            os.chmod(log_path, 0o600)  # a file left by an earlier run keeps its mode otherwise
         try:
             proc = SUPERVISOR.popen(
                 [shell(), "-c", command],
