@@ -206,8 +206,10 @@ def _tmux_session(socket: str, env: dict[str, str], command: str) -> int:
     return int(_tmux(socket, env, "display", "-p", "-t", "t", "#{pane_pid}").strip() or 0)
 
 
-def _check_marked(home: Path, trial: Trial) -> None:
-    """Nothing anywhere runs with the trial's HERMES_HOME (what was reparented to init included)."""
+def _check_marked(home: Path, trial: Trial, within: float = 0.0) -> None:
+    """Nothing anywhere runs with the trial's HERMES_HOME (what was reparented to init included), at once
+    or within `within` seconds (the test's own tmux server and shell going after `kill-server`)."""
+    _wait(lambda: not marked(home), within)
     left = marked(home)
     if left:
         trial.failures.append(
@@ -318,7 +320,6 @@ def tui_trial(fault: str, *, during_turn: bool = False, exit_within: float = 30.
             if gone_at - fault_at > exit_within:
                 trial.failures.append(f"the app took {gone_at - fault_at:.1f} s to exit after {fault}")
             _check_gone(procs, gone_at, trial)
-            _check_marked(home, trial)
             if fault in ("sigterm", "sigint"):
                 _wait(lambda: "app-exit-" in _screen(socket, env), 5, 0.1)
                 shown = _screen(socket, env)
@@ -330,6 +331,9 @@ def tui_trial(fault: str, *, during_turn: bool = False, exit_within: float = 30.
                     trial.failures.append(f"the quit did not say what it stopped: {shown.strip()[-300:]!r}")
         finally:
             _tmux(socket, env, "kill-server")
+        # Nothing with the trial's HERMES_HOME once its terminal is gone too (the tmux server and the pane's
+        # shell have it: they are the test's, and go with `kill-server`; for SIGHUP that was the fault).
+        _check_marked(home, trial, within=GONE_WITHIN)
         _check_leftovers(home, fault, trial)
         _check_note(home / "tui" / "state.db", fault, trial)
         check_store(home / "tui" / "state.db", trial)
