@@ -143,6 +143,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    # untrusted text made safe: secrets masked, terminal controls neutralised (one implementation each)
+    "agent.core.secrets": ("redact as redact_secrets", "redact_data as redact_secrets_in"),
+    "agent.core.text_safety": (
+        "KEPT_CONTROLS",
+        "PASTE_KEEP",
+        "StreamSanitizer",
+        "control_token",
+        "is_kept as is_kept_char",
+        "sanitize_display",
+        "visible_controls",
+    ),
     # the scripted model server (`--demo`, `--scenario`)
     "agent.scripted": (
         "DEMO_MODEL",
@@ -168,7 +179,9 @@ def _table() -> dict[str, tuple[str, str]]:
 _WHERE = _table()
 __all__ = [
     "DEMO_MODEL",
+    "KEPT_CONTROLS",
     "NO_MCP_SERVERS",
+    "PASTE_KEEP",
     "PROCESSES",
     "ROLLBACK_HINT",
     "SUPERVISOR",
@@ -227,6 +240,7 @@ __all__ = [
     "StoreError",
     "StreamDiscarded",
     "StreamResumed",
+    "StreamSanitizer",
     "StreamStalled",
     "SupervisedChild",
     "TerminalArgs",
@@ -256,6 +270,7 @@ __all__ = [
     "choose_personality",
     "closest_models",
     "connected_mcp_servers",
+    "control_token",
     "current_personality",
     "default_registry",
     "demo_scenario_path",
@@ -272,6 +287,7 @@ __all__ = [
     "hermes_home",
     "image_paths",
     "image_refs_of",
+    "is_kept_char",
     "is_success",
     "leftovers_path",
     "leftovers_summary",
@@ -296,12 +312,15 @@ __all__ = [
     "read_bounded_tail",
     "read_bounded_text",
     "recover_store",
+    "redact_secrets",
+    "redact_secrets_in",
     "render_todos",
     "render_usage_text",
     "reply_marker",
     "result_status",
     "run_due_jobs",
     "run_terminal",
+    "sanitize_display",
     "save_env_value",
     "save_image",
     "save_setting",
@@ -309,6 +328,7 @@ __all__ = [
     "split_attached",
     "summarize_call",
     "take_leftovers",
+    "visible_controls",
     "warm_schemas",
     "warm_up_prices",
     "with_attached",
@@ -389,6 +409,17 @@ if TYPE_CHECKING:
         format_tokens,
     )
     from agent.core.messages import Message, ToolCall, Usage
+    from agent.core.secrets import redact as redact_secrets
+    from agent.core.secrets import redact_data as redact_secrets_in
+    from agent.core.text_safety import (
+        KEPT_CONTROLS,
+        PASTE_KEEP,
+        StreamSanitizer,
+        control_token,
+        sanitize_display,
+        visible_controls,
+    )
+    from agent.core.text_safety import is_kept as is_kept_char
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
     from agent.cron.jobs import CronJobs, CronStoreError, Job
     from agent.cron.schedule import ScheduleError

@@ -8,6 +8,9 @@ around tool arguments and output are always longer than any backtick run inside 
 
 `export_json` is lossless: the session row and every stored message field, so it round-trips.
 
+Both mask secrets with the engine's one redactor, and the Markdown neutralises terminal controls with the
+display's one neutraliser (`_safe`): an export is a file that is shown, pasted and shared.
+
 Pure functions over a `SessionStore`; no textual import, so the CLI and the chat screen can both use them.
 """
 
@@ -28,8 +31,11 @@ from agent.api import (
     ToolCatalog,
     atomic_write_text,
     format_elapsed,
+    redact_secrets,
+    redact_secrets_in,
     reply_marker,
     result_status,
+    sanitize_display,
     summarize_call,
 )
 from agent.api import image_refs_of as refs_of
@@ -147,6 +153,14 @@ def _pretty_arguments(arguments: str) -> tuple[str, str]:
     return json.dumps(value, indent=2, ensure_ascii=False), "json"
 
 
+def _safe(text: str) -> str:
+    """What an export may hold of stored text: known secrets and credential shapes masked (a key typed in
+    a message, an old session stored before the redactor), terminal controls neutralised as the chat
+    shows them (a file someone `cat`s must not retitle their terminal). The engine's one redactor and
+    the display's one neutraliser."""
+    return sanitize_display(redact_secrets(text)) if text else text
+
+
 def _quote(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.splitlines() or [""])
 
@@ -250,7 +264,7 @@ def export_markdown(
         if message.role == "tool" and id(message) not in used:
             # A result whose call is not in the transcript (should not happen; kept rather than lost).
             blocks.append(_tool_block(message.tool_name or "tool", "", None, message))
-    return "\n\n".join(blocks) + "\n"
+    return _safe("\n\n".join(blocks) + "\n")  # the whole document: titles and summaries too
 
 
 # ------------------------------------------------------------------------------------------ json
@@ -271,7 +285,8 @@ def export_json(store: SessionStoreProtocol, session_id: str) -> str:
         "session": dataclasses.asdict(loaded.info),
         "messages": [_message_dict(m, s) for m, s in zip(loaded.messages, seqs, strict=False)],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False)
+    # Lossless but for secrets: every string redacted (JSON escapes the controls itself).
+    return json.dumps(redact_secrets_in(document), indent=2, ensure_ascii=False)
 
 
 def message_from_dict(data: dict[str, Any]) -> Message:

@@ -252,4 +252,6 @@ def _stop_background(store: SessionStoreProtocol) -> None:
     stopped = PROCESSES.shutdown()
     for info in stopped:
         _say(f"hermes-tui: {info.stopped_line()}")
+    for info in PROCESSES.kept_running():
+        _say(f"hermes-tui: {info.kept_line()}")
     note_left_running(store, stopped)

@@ -79,6 +79,7 @@ class SessionService:
             self._agent.close_browser()  # no Chromium outlives the app
         stopped = PROCESSES.shutdown()
         EXIT_REPORT.add(info.stopped_line() for info in stopped)  # said once the terminal is back
+        EXIT_REPORT.add(info.kept_line() for info in PROCESSES.kept_running())
         note_left_running(self.store, stopped)
 
     def _replace(self) -> None:

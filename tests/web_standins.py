@@ -5,7 +5,9 @@ real services answer to the requests `agent.web` sends: SearXNG `GET /searxng/se
 `POST /tavily/search`, Exa `POST /exa/search`, Firecrawl `POST /firecrawl/v2/search` and `/v2/scrape`. It
 records every request (method, path, headers, JSON body) so a test can check what was sent, and refuses a
 request without the expected key. The pages (`/pages/...`) include an article between navigation and a
-footer, a redirect loop, a 10 MB page, a binary, a PDF and one that never answers in time.
+footer, a redirect loop, a 10 MB page, a binary, a PDF, one with terminal escapes in its title and text
+(`/pages/escapes`) and one that never answers in time. Tavily's refusal can quote the key it refused
+(`quote_refused_key`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,23 @@ temperatures over several weeks, and found the change within hours.</p>
 
 BIG_BYTES = 10 * 1024 * 1024
 
+ESCAPES_TITLE = "Breaking \x1b[31mred\x1b[0m news\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07 today"
+ESCAPES_HTML = f"""<!doctype html>
+<html><head><title>{ESCAPES_TITLE}</title></head><body><main><article>
+<h1>Breaking news</h1>
+<p>The council voted\x07 on the\x08 new bridge after a long debate about its cost and
+the traffic it would carry into the old town centre.</p>
+<p>Work starts in the spring and should take two years, the mayor said.</p>
+</article></main></body></html>"""
+ESCAPES_TEXT = (
+    "Build log\r\n\x1b[2J\x1b[H\x1b[1;32mPASS\x1b[0m unit tests\x00\r\n"
+    "\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\ here\x9b31m for the \x07report\n"
+)
+"""A page whose title and text carry terminal controls (colours, a window title, an OSC 52 clipboard
+write, BEL, backspace), and a plain-text one (`/pages/escapes.txt`, not through an HTML parser) with
+clear-screen, a hyperlink, NUL, CR LF and an 8-bit CSI: stored and exported, they must be neutralised as
+shown."""
+
 
 def _results(query: str, backend: str) -> list[dict[str, str]]:
     return [
@@ -74,6 +93,8 @@ class WebStandIn:
 
     requests: list[Recorded] = field(default_factory=list)
     slow_seconds: float = 5.0
+    quote_refused_key: bool = False
+    """Tavily's refusal quotes the key it refused (some backends' errors do)."""
 
     def __post_init__(self) -> None:
         self._server: ThreadingHTTPServer | None = None
@@ -158,9 +179,11 @@ class WebStandIn:
             self._json(handler, {"query": query, "results": rows})
         elif path == "/tavily/search" and method == "POST":
             if headers.get("authorization") != f"Bearer {KEYS['tavily']}":
-                return self._json(
-                    handler, {"detail": {"error": "Unauthorized: missing or invalid API key."}}, 401
-                )
+                error = "Unauthorized: missing or invalid API key."
+                if self.quote_refused_key:  # as some backends do: the app must mask it (issue 33)
+                    sent = headers.get("authorization", "").removeprefix("Bearer ")
+                    error = f"Unauthorized: invalid API key {sent!r}."
+                return self._json(handler, {"detail": {"error": error}}, 401)
             rows = [
                 {"title": r["title"], "url": r["url"], "content": r["snippet"], "score": 0.9}
                 for r in _results(body["query"], "tavily")
@@ -229,6 +252,10 @@ class WebStandIn:
             self._send(handler, 200, bytes(range(256)) * 64, "application/octet-stream")
         elif name == "report.pdf":
             self._send(handler, 200, b"%PDF-1.7\n" + b"\x00\x01binary" * 500, "application/pdf")
+        elif name == "escapes":
+            self._send(handler, 200, ESCAPES_HTML.encode(), "text/html; charset=utf-8")
+        elif name == "escapes.txt":
+            self._send(handler, 200, ESCAPES_TEXT.encode(), "text/plain; charset=utf-8")
         elif name == "notes.txt":
             self._send(handler, 200, b"plain notes\nline two\n", "text/plain; charset=utf-8")
         elif name == "data.json":

@@ -116,6 +116,10 @@ class Settings(BaseModel):
     clarify_timeout: float = Field(120.0, gt=0)
     tool_output_budget: int = Field(50_000, ge=1_000)
     terminal_timeout: float = Field(180.0, gt=0, le=600)
+    # Background processes (`terminal` with `background: true`) kept running when the app ends, on
+    # purpose: each entry is matched as a substring of the command (`npm run dev`, `http.server`).
+    # Everything else the app started is stopped with it.
+    terminal_keep_on_exit: list[str] = Field(default_factory=list)
     yolo: bool = False
     skin: str = "default"
     # File edits' tool panels open with their diff shown (Hermes-style key `display.expand_diffs`).
@@ -457,6 +461,7 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         "display.expand_diffs": "expand_diffs",
         "clarify.timeout": "clarify_timeout",
         "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
+        "terminal.keep_on_exit": "terminal_keep_on_exit",  # ours: Hermes has no such key
         "compression.enabled": "compression_enabled",
         "compression.threshold": "compression_threshold",
         "compression.target_ratio": "compression_target_ratio",

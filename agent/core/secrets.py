@@ -31,6 +31,7 @@ __all__ = [
     "SecretRegistry",
     "looks_secret_name",
     "redact",
+    "redact_data",
     "redact_logs",
 ]
 
@@ -144,7 +145,13 @@ SECRETS = SecretRegistry()
 
 
 def redact(text: str, extra: Iterable[str] = ()) -> str:
+    """`text` with every secret the process knows (and every credential shape) masked."""
     return SECRETS.redact(text, extra)
+
+
+def redact_data(value: Any) -> Any:
+    """A copy of JSON-like data with every string in it redacted (a JSON export, a tool's data)."""
+    return SECRETS.redact_data(value)
 
 
 class _RedactingFilter(logging.Filter):

@@ -43,6 +43,7 @@ from agent.mcp.noise import STDIO_DECODING, NoiseCount, filtered, quiet_sdk_pars
 from agent.mcp.processes import group_alive, kill_group, server_groups
 from agent.mcp.results import CallReport, CallStatus, render_result
 from agent.mcp.sampling import SamplingHandler
+from agent.mcp.stderr_log import RedactedStderrLog
 from agent.mcp.tools import McpToolInfo, build_tools
 from agent.toolkit.registry import ToolContext
 from agent.toolkit.toolsets import CATALOG, Toolset, ToolsetCatalog
@@ -559,7 +560,8 @@ class McpManager:
             from mcp.client.stdio import stdio_client
 
             self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            errlog = stack.enter_context((self.log_dir / f"mcp-{spec.name}.log").open("a", encoding="utf-8"))
+            # Its stderr goes to the log through the redactor (a server may print its `env` or a header).
+            errlog = stack.enter_context(RedactedStderrLog(self.log_dir / f"mcp-{spec.name}.log"))
             params = StdioServerParameters(
                 command=spec.command,
                 args=list(spec.args),

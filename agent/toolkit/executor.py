@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from agent.core.events import ToolFinished, ToolOutput, ToolProgress, ToolStarted
 from agent.core.messages import ToolCall
 from agent.core.secrets import SECRETS
+from agent.core.text_safety import sanitize_display
 from agent.core.ui import AgentUI
 from agent.toolkit.registry import Tool, ToolContext, ToolRegistry, ToolResult, summarize_call
 from agent.toolkit.truncate import truncate_middle
@@ -213,9 +214,11 @@ class ToolExecutor:
             result = self.registry.run(tool_, args, ctx)
             if hooks is not None and hooks.has_hooks("after_tool"):
                 result = hooks.after_tool(call, result, duration=time.monotonic() - started)
-        # What the model, the store, the trajectory and the screen get: known secrets and credential
-        # shapes masked (a web backend's error quoting its key, a server printing its environment).
-        result.content = SECRETS.redact(result.content)
+        # What the model, the store, the trajectory, the exports and the screen get: known secrets and
+        # credential shapes masked (a web backend's error quoting its key, a server printing its
+        # environment), and terminal controls neutralised as the screen shows them (a page title with
+        # `ESC [31m` or an OSC sequence must not reach a file someone later `cat`s).
+        result.content = sanitize_display(SECRETS.redact(result.content))
         result.data = SECRETS.redact_data(dict(result.data))
         budget = self.result_budget
         if (tool := item.tool) is not None and tool.max_result_chars is not None:

@@ -10,6 +10,12 @@ still alive is sent SIGTERM, then SIGKILL, all at once; `note_left_running()` th
 of its processes were stopped, so a resumed session (and its model) knows why `proc_3` is gone. Each
 process is a child of `agent.children.supervisor`, which stops it however else the app ends (an
 exception, a signal, kill -9).
+
+Except on purpose: a command matching an entry of `terminal.keep_on_exit` (a substring, as Claude Code lets
+a background shell be kept) is *kept*: released from the supervisor as soon as it starts (so no exit path,
+kill -9 included, stops it), its output written to a log file instead of a pipe to the app (a pipe would
+kill it with SIGPIPE at its first line after the app is gone, a dev server's next request log), and the
+quit says it was kept and where its output goes.
 """
 
 from __future__ import annotations
@@ -23,9 +29,10 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -111,6 +118,7 @@ class BackgroundProcess:
     ended: float | None = None
     killed: bool = False
     stdin_open: bool = True
+    kept: Path | None = None  # kept running after the app (`terminal.keep_on_exit`): its log file
 
     @property
     def status(self) -> Status:
@@ -133,6 +141,7 @@ class BackgroundProcess:
             exit_code=self.exit_code,
             runtime=self.runtime,
             lines=self.output.line_count,
+            kept=str(self.kept) if self.kept is not None else "",
         )
 
 
@@ -149,6 +158,7 @@ class ProcessInfo:
     exit_code: int | None
     runtime: float
     lines: int
+    kept: str = ""  # the log file of a process kept running after the app, else ""
 
     def line(self) -> str:
         state = self.status if self.exit_code is None else f"{self.status} ({self.exit_code})"
@@ -157,6 +167,13 @@ class ProcessInfo:
     def stopped_line(self) -> str:
         """What a quit says about it (on stderr, once the terminal is back)."""
         return f"stopped background process {self.id}: {self.command}"
+
+    def kept_line(self) -> str:
+        """What a quit says about one it leaves running on purpose."""
+        return (
+            f"kept background process {self.id} running (terminal.keep_on_exit): {self.command} "
+            f"(pid {self.pid}, output in {self.kept})"
+        )
 
 
 class ProcessRegistry:
@@ -169,19 +186,44 @@ class ProcessRegistry:
 
     # ------------------------------------------------------------------ starting
 
-    def spawn(self, command: str, *, cwd: Path, env: dict[str, str], session_id: str) -> BackgroundProcess:
-        """Start `command` in its own process group with a stdin pipe; raises OSError if it cannot."""
+    def spawn(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        session_id: str,
+        keep_in: Path | None = None,
+    ) -> BackgroundProcess:
+        """Start `command` in its own process group with a stdin pipe; raises OSError if it cannot.
+
+        With `keep_in` (a directory) it is kept running after the app: its output goes to a log file there
+        and the supervisor lets it go (see the module doc)."""
         with self._lock:
             pid = f"proc_{next(self._ids)}"
-        proc = SUPERVISOR.popen(
-            [shell(), "-c", command],
-            label=f"background process {pid}: {command}",
-            cwd=str(cwd),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
+        log_path: Path | None = None
+        output: int | IO[bytes] = subprocess.PIPE
+        if keep_in is not None:
+            keep_in.mkdir(parents=True, exist_ok=True, mode=0o700)
+            log_path = keep_in / f"background-{os.getpid()}-{pid}.log"
+            # Private like the other logs (output can hold anything); ours is closed once the child has it.
+            output = os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")
+            os.chmod(log_path, 0o600)  # a file left by an earlier run keeps its mode otherwise
+        try:
+            proc = SUPERVISOR.popen(
+                [shell(), "-c", command],
+                label=f"background process {pid}: {command}",
+                cwd=str(cwd),
+                stdin=subprocess.PIPE,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        finally:
+            if not isinstance(output, int):
+                output.close()
+        if log_path is not None:
+            SUPERVISOR.release(proc.pid)  # kept on purpose: no exit path stops it
         with self._lock:
             bg = BackgroundProcess(
                 id=pid,
@@ -192,12 +234,21 @@ class ProcessRegistry:
                 started=time.time(),
                 proc=proc,
                 output=OutputLog(),
+                kept=log_path,
             )
             self._procs[pid] = bg
-        assert proc.stdout is not None
-        fd = os.dup(proc.stdout.fileno())
-        proc.stdout.close()
-        threading.Thread(target=_read_output, args=(fd, bg.output), name=f"{pid}-output", daemon=True).start()
+        if log_path is not None:
+            reader = threading.Thread(
+                target=_tail_log, args=(log_path, bg), name=f"{pid}-output", daemon=True
+            )
+        else:
+            assert proc.stdout is not None
+            fd = os.dup(proc.stdout.fileno())
+            proc.stdout.close()
+            reader = threading.Thread(
+                target=_read_output, args=(fd, bg.output), name=f"{pid}-output", daemon=True
+            )
+        reader.start()
         threading.Thread(target=self._wait_exit, args=(bg,), name=f"{pid}-wait", daemon=True).start()
         return bg
 
@@ -277,14 +328,19 @@ class ProcessRegistry:
         return None
 
     def shutdown(self) -> builtins.list[ProcessInfo]:
-        """Stop every process group still alive (all at once); the snapshots of those that were."""
-        alive = self.running()
+        """Stop every process group still alive (all at once) but the kept ones; the snapshots of those
+        that were stopped."""
+        alive = [bg for bg in self.running() if bg.kept is None]
         for bg in alive:
             bg.killed = bg.exit_code is None or bg.killed
         _stop_groups(alive)
         for bg in alive:
             self.wait(bg, KILL_GRACE)
         return [bg.info() for bg in alive]
+
+    def kept_running(self) -> builtins.list[ProcessInfo]:
+        """The processes kept running after the app (`terminal.keep_on_exit`) that still run."""
+        return [bg.info() for bg in self.running() if bg.kept is not None]
 
     def forget(self) -> None:
         """Drop finished processes from the list (tests; a long app run could call it too)."""
@@ -296,8 +352,7 @@ PROCESSES = ProcessRegistry()
 
 
 def _read_output(fd: int, log: OutputLog) -> None:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    cleaner = StreamCleaner()
+    add = _decode_into(log)
     try:
         while True:
             try:
@@ -308,14 +363,47 @@ def _read_output(fd: int, log: OutputLog) -> None:
                 break
             if not data:
                 break
-            log.add(cleaner.feed(decoder.decode(data)))
-        log.add(cleaner.feed(decoder.decode(b"", final=True)) + cleaner.flush())
+            add(data, False)
+        add(b"", True)
     finally:
         log.closed.set()
         try:
             os.close(fd)
         except OSError:
             pass
+
+
+def _decode_into(log: OutputLog) -> Callable[[bytes, bool], None]:
+    """A feeder of raw output into `log`: UTF-8 decoded incrementally, escapes cleaned as a pipe's are."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    cleaner = StreamCleaner()
+
+    def add(data: bytes, final: bool) -> None:
+        """Decode, clean and keep `data`; `final` flushes what the decoder and the cleaner held."""
+        text = cleaner.feed(decoder.decode(data, final=final))
+        log.add(text + cleaner.flush() if final else text)
+
+    return add
+
+
+def _tail_log(path: Path, bg: BackgroundProcess, poll: float = 0.1) -> None:
+    """A kept process's output, read from its log file as it grows, until it has exited."""
+    add = _decode_into(bg.output)
+    try:
+        with open(path, "rb") as log_file:
+            while True:
+                data = log_file.read(65536)
+                if data:
+                    add(data, False)
+                    continue
+                if bg.proc.poll() is not None:
+                    add(log_file.read(), True)
+                    break
+                time.sleep(poll)
+    except OSError:
+        pass
+    finally:
+        bg.output.closed.set()
 
 
 def _stop_groups(procs: list[BackgroundProcess]) -> None:
@@ -360,11 +448,19 @@ def note_left_running(store: SessionStoreProtocol | None, stopped: list[ProcessI
 # Starting one (terminal's background mode)
 
 
+def keep_on_exit(command: str, names: list[str]) -> bool:
+    """Whether the user asked to keep `command` running after the app (`terminal.keep_on_exit`): one of
+    `names` appears in it (blank entries name nothing)."""
+    return any(name.strip() and name.strip() in command for name in names)
+
+
 def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
     """`terminal(command, background=true)` once approved: start it, return the id and the first lines."""
     registry = registry_of(ctx)
+    keep = keep_on_exit(command, ctx.settings.terminal_keep_on_exit if ctx.settings is not None else [])
+    keep_in = ctx.hermes_home / "tui" / "logs" if keep else None
     try:
-        bg = registry.spawn(command, cwd=cwd, env=environment(), session_id=ctx.session_id)
+        bg = registry.spawn(command, cwd=cwd, env=environment(), session_id=ctx.session_id, keep_in=keep_in)
     except OSError as exc:
         return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
     deadline = time.monotonic() + STARTUP_WAIT
@@ -388,10 +484,14 @@ def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
     if bg.exit_code is not None:
         parts.append(f"[it has already exited with code {bg.exit_code}]")
     else:
+        until = (
+            f"keeps running after hermes-tui exits (terminal.keep_on_exit names it; output in {bg.kept})"
+            if bg.kept is not None
+            else "is stopped when hermes-tui exits"
+        )
         parts.append(
             f"[running. Check on it with process(action='poll', id='{bg.id}'), wait for it with "
-            f"action='wait', stop it with action='kill'. It keeps running across turns and is stopped when "
-            "hermes-tui exits.]"
+            f"action='wait', stop it with action='kill'. It keeps running across turns and {until}.]"
         )
     data = {"process_id": bg.id, "pid": bg.pid, "background": True, "cwd": str(cwd)}
     if bg.exit_code is not None:

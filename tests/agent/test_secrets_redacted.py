@@ -125,3 +125,22 @@ def test_mcp_status_lines_mask_a_secret_in_the_command_line() -> None:
         name="x", state="failed", target=f"server --token {MCP_ENV}", error=f"bad {MCP_ENV}"
     )
     assert MCP_ENV not in format_servers([status])
+
+
+def test_an_mcp_servers_stderr_reaches_its_log_masked(tmp_path: Path) -> None:
+    """The SDK gives the child `errlog` as its stderr: what the child prints goes through the redactor,
+    and the log is complete once the context closes (the manager reads its tail for the error line)."""
+    import subprocess
+    import sys
+
+    from agent.mcp.stderr_log import RedactedStderrLog
+
+    SECRETS.add(MCP_ENV)
+    path = tmp_path / "mcp-x.log"
+    with RedactedStderrLog(path) as errlog:
+        script = (
+            f"import sys; print('token is {MCP_ENV}', file=sys.stderr); print('last line', file=sys.stderr)"
+        )
+        subprocess.run([sys.executable, "-c", script], stderr=errlog, check=True)
+    text = path.read_text()
+    assert MCP_ENV not in text and f"token is {REDACTED}\n" in text and text.endswith("last line\n")

@@ -10,6 +10,7 @@ session keeps a note of what was stopped. The store holds to the campaign's inva
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -19,8 +20,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.reliability.campaign import ROOT, Trial, _env, check_store
 
@@ -173,6 +176,52 @@ def _check_note(db: Path, fault: str, trial: Trial) -> None:
         trial.failures.append("no note of the stopped processes in the session")
 
 
+@contextlib.contextmanager
+def _trial_dirs() -> Iterator[tuple[Path, Path, Path]]:
+    """(tmp, home, cwd) of one trial: a fresh temporary directory with an empty working directory."""
+    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
+        tmp = Path(tmp_name)
+        home, cwd = tmp / "home", tmp / "cwd"
+        cwd.mkdir(parents=True)
+        yield tmp, home, cwd
+
+
+def _start_z(args: list[str], home: Path, cwd: Path, **popen: Any) -> subprocess.Popen[str]:
+    """`hermes-tui <args>` (a `-z` run) in `cwd` with the trial's HERMES_HOME."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "hermes_tui.cli", *args], cwd=cwd, env=_env(home), text=True, **popen
+    )
+
+
+def _tmux_env(home: Path) -> dict[str, str]:
+    """The trial's environment for a tmux server of its own (nothing of the test's own tmux inherited)."""
+    env = {k: v for k, v in _env(home).items() if not k.startswith("TMUX")}
+    env["TERM"] = "xterm-256color"
+    return env
+
+
+def _tmux_session(socket: str, env: dict[str, str], command: str) -> int:
+    """A detached 120x40 tmux session running `command`; its pane's pid (0 when tmux failed)."""
+    _tmux(socket, env, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command)
+    return int(_tmux(socket, env, "display", "-p", "-t", "t", "#{pane_pid}").strip() or 0)
+
+
+def _check_marked(home: Path, trial: Trial, within: float = 0.0) -> None:
+    """Nothing anywhere runs with the trial's HERMES_HOME (what was reparented to init included), at once
+    or within `within` seconds (the test's own tmux server and shell going after `kill-server`)."""
+    _wait(lambda: not marked(home), within)
+    left = marked(home)
+    if left:
+        trial.failures.append(
+            "still running with the trial's HERMES_HOME: " + "; ".join(_cmdline(p)[:60] for p in left)
+        )
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def _scenario_file(tmp: Path, during_turn: bool) -> Path:
     path = tmp / "scenario.json"
     path.write_text(json.dumps(scenario(during_turn)))
@@ -182,19 +231,9 @@ def _scenario_file(tmp: Path, during_turn: bool) -> Path:
 def headless_trial(fault: str) -> Trial:
     """`-z` mid-turn with two background processes, then the fault."""
     trial = Trial(f"orphans_z_{fault}")
-    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
-        tmp = Path(tmp_name)
-        home, cwd = tmp / "home", tmp / "cwd"
-        cwd.mkdir(parents=True)
+    with _trial_dirs() as (tmp, home, cwd):
         args = ["-z", "start them", "--scenario", str(_scenario_file(tmp, True)), "--yolo"]
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hermes_tui.cli", *args],
-            cwd=cwd,
-            env=_env(home),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = _start_z(args, home, cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             procs = _started(proc.pid)
             if procs is None:
@@ -231,27 +270,20 @@ def _tmux(socket: str, env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def tui_trial(fault: str, *, during_turn: bool = False) -> Trial:
+def tui_trial(fault: str, *, during_turn: bool = False, exit_within: float = 30.0) -> Trial:
     """The TUI in a real terminal (tmux), two background processes running, then the fault. SIGHUP is
-    the terminal itself going away (the tmux server killed)."""
+    the terminal itself going away (the tmux server killed). The app must be gone within `exit_within`
+    seconds of the fault, and nothing it started (nor anything with its HERMES_HOME) 2 s after that."""
     trial = Trial(f"orphans_tui_{fault}")
     if shutil.which("tmux") is None:
         trial.failures.append("tmux is not installed")
         return trial
-    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
-        tmp = Path(tmp_name)
-        home, cwd = tmp / "home", tmp / "cwd"
-        cwd.mkdir(parents=True)
-        env = {k: v for k, v in _env(home).items() if not k.startswith("TMUX")}
-        env["TERM"] = "xterm-256color"
+    with _trial_dirs() as (tmp, home, cwd):
+        env = _tmux_env(home)
         socket = f"hermes-rel-{uuid.uuid4().hex[:8]}"
         app = f"{sys.executable} -m hermes_tui.cli --scenario {_scenario_file(tmp, during_turn)} --yolo"
-        command = f"cd {cwd} && {app}; echo app-exit-$?; sleep 60"
-        _tmux(
-            socket, env, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command
-        )
+        pane = _tmux_session(socket, env, f"cd {cwd} && {app}; echo app-exit-$?; sleep 60")
         try:
-            pane = int(_tmux(socket, env, "display", "-p", "-t", "t", "#{pane_pid}").strip() or 0)
             app_pid = 0
 
             def found_app() -> bool:
@@ -275,6 +307,7 @@ def tui_trial(fault: str, *, during_turn: bool = False) -> Trial:
                 return trial
             if not during_turn:
                 _wait(lambda: "Both are running." in _screen(socket, env), 30, 0.1)
+            fault_at = time.monotonic()
             if fault == "sighup":
                 _tmux(socket, env, "kill-server")  # the terminal window closed
             else:
@@ -284,6 +317,8 @@ def tui_trial(fault: str, *, during_turn: bool = False) -> Trial:
                 trial.failures.append(f"the app still runs 30 s after {fault}")
                 os.kill(app_pid, signal.SIGKILL)
             gone_at = time.monotonic()
+            if gone_at - fault_at > exit_within:
+                trial.failures.append(f"the app took {gone_at - fault_at:.1f} s to exit after {fault}")
             _check_gone(procs, gone_at, trial)
             if fault in ("sigterm", "sigint"):
                 _wait(lambda: "app-exit-" in _screen(socket, env), 5, 0.1)
@@ -296,6 +331,9 @@ def tui_trial(fault: str, *, during_turn: bool = False) -> Trial:
                     trial.failures.append(f"the quit did not say what it stopped: {shown.strip()[-300:]!r}")
         finally:
             _tmux(socket, env, "kill-server")
+        # Nothing with the trial's HERMES_HOME once its terminal is gone too (the tmux server and the pane's
+        # shell have it: they are the test's, and go with `kill-server`; for SIGHUP that was the fault).
+        _check_marked(home, trial, within=GONE_WITHIN)
         _check_leftovers(home, fault, trial)
         _check_note(home / "tui" / "state.db", fault, trial)
         check_store(home / "tui" / "state.db", trial)
@@ -333,22 +371,12 @@ def mcp_trial(target: str, fault: str) -> Trial:
     """`-z` (waiting for the servers to connect) or the TUI (connected after its first frame) with a
     server that has a child of its own and ignores EOF, and a real one; then kill -9 or SIGHUP."""
     trial = Trial(f"orphans_mcp_{target}_{fault}")
-    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
-        tmp = Path(tmp_name)
-        home, cwd = tmp / "home", tmp / "cwd"
-        cwd.mkdir(parents=True)
+    with _trial_dirs() as (tmp, home, cwd):
         _mcp_home(home, tmp)
         sig = signal.SIGKILL if fault == "kill9" else signal.SIGHUP
         if target == "z":
             args = ["-z", "hi", "--scenario", str(_scenario_file(tmp, False)), "--yolo"]
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "hermes_tui.cli", *args],
-                cwd=cwd,
-                env=_env(home),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
+            proc = _start_z(args, home, cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             try:
                 procs = _started(proc.pid, MCP_MARKERS)
                 if procs is None:
@@ -366,13 +394,11 @@ def mcp_trial(target: str, fault: str) -> Trial:
             if "Traceback" in err:
                 trial.failures.append(f"traceback: {err.strip().splitlines()[-1]}")
             return trial
-        env = {k: v for k, v in _env(home).items() if not k.startswith("TMUX")}
-        env["TERM"] = "xterm-256color"
+        env = _tmux_env(home)
         socket = f"hermes-rel-{uuid.uuid4().hex[:8]}"
         app = f"cd {cwd} && exec {sys.executable} -m hermes_tui.cli --scenario {_scenario_file(tmp, False)}"
-        _tmux(socket, env, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", app)
+        pane = _tmux_session(socket, env, app)
         try:
-            pane = int(_tmux(socket, env, "display", "-p", "-t", "t", "#{pane_pid}").strip() or 0)
             procs = _started(pane, MCP_MARKERS) if pane else None
             if procs is None:
                 trial.failures.append("the MCP servers never started")
@@ -412,20 +438,11 @@ def subagent_trial() -> Trial:
     """kill -9 of `-z` while its subagent's terminal command runs: the command goes with it, the store
     holds, and the next `-c` continues the user's conversation, not the subagent's."""
     trial = Trial("orphans_subagent_kill9")
-    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name:
-        tmp = Path(tmp_name)
-        home, cwd = tmp / "home", tmp / "cwd"
-        cwd.mkdir(parents=True)
+    with _trial_dirs() as (tmp, home, cwd):
         path = tmp / "subagent.json"
         path.write_text(json.dumps(SUBAGENT_SCENARIO))
         args = ["-z", "delegate it", "--scenario", str(path), "--yolo"]
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hermes_tui.cli", *args],
-            cwd=cwd,
-            env=_env(home),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        proc = _start_z(args, home, cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             procs = _started(proc.pid, ("sleep 302",))
             if procs is None:
@@ -515,10 +532,7 @@ def tool_child_trial(kind: str) -> Trial:
     from tests.web_standins import never_loading_site
 
     trial = Trial(f"orphans_{kind}_kill9")
-    with tempfile.TemporaryDirectory(prefix="hermes-rel-") as tmp_name, never_loading_site() as site:
-        tmp = Path(tmp_name)
-        home, cwd = tmp / "home", tmp / "cwd"
-        cwd.mkdir(parents=True)
+    with _trial_dirs() as (tmp, home, cwd), never_loading_site() as site:
         if kind == "browser":
             calls = [
                 {"name": "browser_navigate", "arguments": {"url": f"{site}/"}},
@@ -529,10 +543,10 @@ def tool_child_trial(kind: str) -> Trial:
         steps: list[object] = [{"tool_calls": [call]} for call in calls]
         path = tmp / "scenario.json"
         path.write_text(json.dumps({"name": kind, "calls": [*steps, {"text": "done"}]}))
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hermes_tui.cli", "-z", "go", "--scenario", str(path)],
-            cwd=cwd,
-            env=_env(home),
+        proc = _start_z(
+            ["-z", "go", "--scenario", str(path)],
+            home,
+            cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -550,16 +564,7 @@ def tool_child_trial(kind: str) -> Trial:
                 proc.kill()
                 proc.wait()
         _check_gone(procs, gone_at, trial)
-        left = marked(home)
-        if left:
-            trial.failures.append(
-                "still running with the trial's HERMES_HOME: " + "; ".join(_cmdline(p)[:60] for p in left)
-            )
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        _check_marked(home, trial)
         text = leftovers_text(home)
         wanted = ("browser (chromium)",) if kind == "browser" else ("execute_code script",)
         for label in wanted:

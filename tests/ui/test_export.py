@@ -197,3 +197,28 @@ def test_markdown_names_the_images_a_message_carried(store: SessionStore) -> Non
     text = export_markdown(store, sid)
     assert "**You:**\n\n> what is this?\n>\n> [image: shot.png · 64×48 · 2.0 KB]" in text
     assert "base64" not in export_json(store, sid)
+
+
+def test_exports_mask_known_secrets_and_neutralise_controls_in_typed_and_assistant_text(
+    store: SessionStore,
+) -> None:
+    """Text stored before the redactor knew a key, or typed by the user, or written by the model, is
+    masked by the one redactor in both exports; the Markdown neutralises terminal controls as shown."""
+    from agent.core.secrets import REDACTED, SECRETS
+
+    key = "typedkey-0a9b8c7d6e5f"
+    SECRETS.add(key)
+    try:
+        sid = store.create_session(model="m", provider="p", cwd="/w", system_prompt="s", title="keys")
+        store.append_message(sid, Message("user", f"use \x1b]0;title\x07my key {key} please"))
+        store.append_message(
+            sid, Message("assistant", f"Set \x1b[31mKEY={key}\x1b[0m.", reasoning=f"they gave {key}")
+        )
+        markdown = export_markdown(store, sid)
+        document = export_json(store, sid)
+    finally:
+        SECRETS.clear()
+    assert key not in markdown and key not in document
+    assert markdown.count(REDACTED) == 3 and document.count(REDACTED) >= 3  # JSON: the preview too
+    assert "\x1b" not in markdown and "\x07" not in markdown
+    assert "> use my key [REDACTED] please" in markdown and f"Set KEY={REDACTED}." in markdown
