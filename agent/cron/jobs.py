@@ -102,6 +102,18 @@ class Job:
             return "once" if completed == 0 else "1/1"
         return f"{completed}/{times}" if completed else f"{times} times"
 
+    def claimed(self, now: datetime) -> bool:
+        """Whether a runner (this process's `cronjob run`, Hermes' gateway) holds a fresh claim on it; a
+        malformed, future-dated or stale claim holds nothing (Hermes' rule)."""
+        claim = self.raw.get("fire_claim")
+        if not isinstance(claim, dict) or not isinstance(claim.get("at"), str):
+            return False
+        try:
+            age = (now - datetime.fromisoformat(claim["at"])).total_seconds()
+        except (TypeError, ValueError):
+            return False
+        return 0 <= age < CLAIM_TTL_SECONDS
+
     def is_due(self, now: datetime) -> bool:
         if not self.enabled or self.state == "paused" or self.next_run_at is None:
             return False
@@ -324,14 +336,8 @@ class CronJobs:
                 return "Job no longer exists; nothing to run."
             if not raw.get("enabled", True) or raw.get("state") == "paused":
                 return "Job is paused/disabled; resume it before running."
-            claim = raw.get("fire_claim")
-            if isinstance(claim, dict) and isinstance(claim.get("at"), str):
-                try:
-                    age = (now - datetime.fromisoformat(claim["at"])).total_seconds()
-                except (TypeError, ValueError):
-                    age = -1.0  # a malformed claim is overwritten
-                if 0 <= age < CLAIM_TTL_SECONDS:
-                    return "Job is already being fired by the scheduler; not run again."
+            if Job(raw).claimed(now):
+                return "Job is already being fired by the scheduler; not run again."
             raw["fire_claim"] = {"at": now.isoformat(), "by": socket.gethostname()}
             if raw["schedule"].get("kind") in ("cron", "interval"):
                 raw["next_run_at"] = next_run(raw["schedule"], now.isoformat(), now) or raw.get("next_run_at")
@@ -340,7 +346,7 @@ class CronJobs:
 
     def due(self, now: datetime | None = None) -> list[Job]:
         now = now or local_now()
-        return [job for job in self.list_jobs() if job.is_due(now)]
+        return [job for job in self.list_jobs() if job.is_due(now) and not job.claimed(now)]
 
     def mark_run(
         self, job_id: str, *, ok: bool, error: str | None = None, now: datetime | None = None

@@ -168,6 +168,12 @@ def test_a_claim_is_taken_once_and_freed_by_the_run(hermes_home: Path) -> None:
     jobs.mark_run(job.id, ok=True, now=NOW + timedelta(minutes=10))
     assert jobs.claim(job.id, NOW + timedelta(minutes=11)) is None
     assert jobs.claim("missing", NOW) == "Job no longer exists; nothing to run."
+    # a one-shot being run is not due for another runner (a tick of the daemon) while the claim is fresh
+    once = jobs.create("once", NOW.isoformat(), now=NOW)
+    assert once.id in [j.id for j in jobs.due(NOW + timedelta(minutes=1))]
+    assert jobs.claim(once.id, NOW + timedelta(minutes=1)) is None
+    assert once.id not in [j.id for j in jobs.due(NOW + timedelta(minutes=2))]
+    assert once.id in [j.id for j in jobs.due(NOW + timedelta(minutes=7))]  # a runner that died
 
 
 def test_an_update_reschedules_unless_paused_and_never_touches_a_broken_entry(hermes_home: Path) -> None:
