@@ -310,3 +310,38 @@ def test_the_tool_lists_past_a_broken_entry(hermes_home: Path, tmp_path: Path) -
     assert answer["skipped"] == ["skipped job 'noprompt1' (entry 2) of jobs.json: it has no prompt"]
     (refused,) = _play(hermes_home, tmp_path, [{"action": "remove", "job_id": "noprompt1"}])
     assert refused["success"] is False and "not found" in refused["error"]
+
+
+def test_esc_during_cronjob_run_stops_the_jobs_session(hermes_home: Path, tmp_path: Path) -> None:
+    import threading
+    import time
+
+    jobs = CronJobs(hermes_home)
+    job = jobs.create("Count the quokkas slowly", "every 1d")
+    run = {"action": "run", "job_id": job.id}
+    scenario = {
+        "name": "run",
+        "calls": [
+            {"tool_calls": [{"name": "cronjob", "id": "c1", "arguments": run}]},
+            {"match": "Count the quokkas", "fault": {"kind": "stall"}},  # the job's model never answers
+            {"text": "unreached"},
+        ],
+    }
+    with ScriptedServer(scenario) as server:
+        agent, store, _ui = make_agent(server, hermes_home, tmp_path)
+        turn = threading.Thread(target=agent.run_conversation, args=("run it",))
+        try:
+            turn.start()
+            assert server.wait_for_requests(2, timeout=30), "the job's session asked its model"
+            agent.interrupt()
+            started = time.monotonic()
+            turn.join(20)
+            took = time.monotonic() - started
+        finally:
+            agent.close()
+            store.close()
+    assert not turn.is_alive() and took < 10, took
+    after = jobs.get(job.id)
+    assert after is not None and after.raw["last_status"] == "error" and "fire_claim" not in after.raw
+    (output,) = jobs.outputs(job.id)
+    assert "**Error:**" in output.read_text()
