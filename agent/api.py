@@ -25,7 +25,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.session.prewarm": ("prewarm_engine",),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
-    "agent.cron.jobs": ("CronJobs", "CronStoreError", "Job"),
+    "agent.cron.jobs": ("CronJobs", "CronStoreError", "Job", "JobList"),
     "agent.cron.schedule": ("ScheduleError",),
     "agent.transports.factory": ("make_transport",),
     # settings
@@ -212,6 +212,7 @@ __all__ = [
     "ImageError",
     "ImageRef",
     "Job",
+    "JobList",
     "JobRun",
     "LoadedSettings",
     "McpManager",
@@ -421,7 +422,7 @@ if TYPE_CHECKING:
     )
     from agent.core.text_safety import is_kept as is_kept_char
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
-    from agent.cron.jobs import CronJobs, CronStoreError, Job
+    from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
     from agent.images import ImageError, ImageRef, save_image
     from agent.images.paths import image_paths

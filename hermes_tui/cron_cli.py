@@ -4,7 +4,9 @@ file, so a Hermes user's jobs appear).
 `list` prints one line per job; `run` runs the due jobs now, each as a headless session (stored and
 searchable, its answer in `cron/output/`); `daemon` does that once a minute in the foreground until
 Ctrl+C, as Hermes' gateway would. A run denies risky commands unless `--yolo` (nobody is there to
-approve). Exit 0, or 1 with one line when the job file cannot be read or a job failed.
+approve). An entry of the file that cannot be used (a wrong type, no prompt, a schedule that cannot fire,
+not an object) is one line on stderr naming it and why, and the other jobs are listed and run. Exit 0, or
+1 with one line when the job file cannot be read at all or a job failed.
 """
 
 from __future__ import annotations
@@ -37,10 +39,13 @@ def run_cron(action: str, args: argparse.Namespace, loaded: LoadedSettings) -> i
     settings = loaded.settings
     jobs = CronJobs(settings.hermes_home)
     try:
-        listed = jobs.list_jobs()
+        listing = jobs.scan()
     except CronStoreError as exc:
         _say(f"hermes-tui: cron: {exc}")
         return 1
+    for broken in listing.broken:  # on stderr: stdout stays one job a line
+        _say(f"hermes-tui: cron: {broken.line()}")
+    listed = listing.jobs
     if action == "list":
         if not listed:
             print(f"No scheduled jobs ({jobs.path}).")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import signal
 import sys
 import threading
@@ -69,6 +70,24 @@ def _answer(text: str, out: TextIO) -> None:
 if TYPE_CHECKING:
     from agent.api import SessionStoreProtocol
 
+FAILURE_CHARS = 200
+
+
+def _failure_reason(result: str) -> str:
+    """A failed call's reason in one line: Hermes-style JSON's `error`, else the result's first line
+    (without the usual `Error: `): nobody sees the tool panel in a headless run."""
+    text = result.strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("error"), str):
+            text = data["error"]
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = line.removeprefix("Error: ")
+    return line if len(line) <= FAILURE_CHARS else line[: FAILURE_CHARS - 1] + "…"
+
 
 class HeadlessUI:
     interactive = False  # nobody answers: MCP elicitation is declined, sampling runs as in Hermes
@@ -87,7 +106,8 @@ class HeadlessUI:
             self._summaries[event.call_id] = event.summary
         elif isinstance(event, ToolFinished):
             summary = self._summaries.pop(event.call_id, "")
-            self._line(f"┊ {event.name}: {summary} ({event.status}, {event.duration:.1f}s)")
+            why = f": {_failure_reason(event.result)}" if event.status == "error" else ""
+            self._line(f"┊ {event.name}: {summary} ({event.status}, {event.duration:.1f}s){why}")
         elif isinstance(event, StatusNotice) and event.kind in ("warn", "retry", "error", "info"):
             self._line(f"┊ {event.text.removesuffix(ROLLBACK_HINT)}")
         elif isinstance(event, StreamStalled):

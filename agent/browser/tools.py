@@ -169,7 +169,9 @@ def browser_navigate(args: NavigateArgs, ctx: ToolContext) -> ToolResult:
         return _failure(f"Navigation refused: {why}")
 
     def go(page: Any) -> ToolResult:
-        page.goto(args.url.strip(), wait_until="domcontentloaded")
+        browser = ctx.state.browser
+        assert isinstance(browser, BrowserSession)  # `_act` made it
+        browser.navigate(args.url.strip())
         if why := refusal(page.url):  # where a redirect took it
             page.goto("about:blank")
             return _failure(f"Navigation refused after a redirect: {why}")

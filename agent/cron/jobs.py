@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import re
+import socket
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -22,13 +23,27 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.bounded_files import MAX_CONFIG_BYTES, read_bytes
-from agent.cron.schedule import local_now, next_run, parse_schedule
+from agent.cron.entries import BrokenEntry, broken_entry, entry_problem
+from agent.cron.schedule import ScheduleError, local_now, next_run, parse_schedule
 
-__all__ = ["CronJobs", "CronStoreError", "Job"]
+__all__ = ["AmbiguousJobReference", "CronJobs", "CronStoreError", "Job", "JobList"]
+
+CLAIM_TTL_SECONDS = 300  # Hermes' claim TTL: a runner that died holding a claim blocks the job this long
 
 
 class CronStoreError(Exception):
     """jobs.json cannot be read (not JSON, not Hermes' shape): one line saying so."""
+
+
+class AmbiguousJobReference(LookupError):
+    """A job name that several jobs have (Hermes' message: use the id)."""
+
+    def __init__(self, ref: str, matches: list[Job]) -> None:
+        self.matches = matches
+        ids = ", ".join(m.id for m in matches)
+        super().__init__(
+            f"Job name '{ref}' is ambiguous — matches {len(matches)} jobs: {ids}. Use the job ID instead."
+        )
 
 
 @dataclass(frozen=True)
@@ -87,6 +102,18 @@ class Job:
             return "once" if completed == 0 else "1/1"
         return f"{completed}/{times}" if completed else f"{times} times"
 
+    def claimed(self, now: datetime) -> bool:
+        """Whether a runner (this process's `cronjob run`, Hermes' gateway) holds a fresh claim on it; a
+        malformed, future-dated or stale claim holds nothing (Hermes' rule)."""
+        claim = self.raw.get("fire_claim")
+        if not isinstance(claim, dict) or not isinstance(claim.get("at"), str):
+            return False
+        try:
+            age = (now - datetime.fromisoformat(claim["at"])).total_seconds()
+        except (TypeError, ValueError):
+            return False
+        return 0 <= age < CLAIM_TTL_SECONDS
+
     def is_due(self, now: datetime) -> bool:
         if not self.enabled or self.state == "paused" or self.next_run_at is None:
             return False
@@ -97,6 +124,14 @@ class Job:
         if when.tzinfo is None:
             when = when.replace(tzinfo=now.tzinfo)
         return when <= now
+
+
+@dataclass
+class JobList:
+    """jobs.json read: the jobs this process can use and the entries it skips (each one line)."""
+
+    jobs: list[Job]
+    broken: list[BrokenEntry]
 
 
 class CronJobs:
@@ -119,21 +154,31 @@ class CronJobs:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _load(self) -> list[dict[str, Any]]:
+    def _load(self) -> list[Any]:
+        """Every entry of the file as it is, usable or not (a save writes the broken ones back as they
+        were: nothing a person wrote is lost)."""
         try:
             text = read_bytes(self.path, limit=MAX_CONFIG_BYTES).decode("utf-8-sig")
         except FileNotFoundError:
             return []
         except OSError as exc:
             raise CronStoreError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        except ValueError as exc:  # not UTF-8, or larger than any job file
+            raise CronStoreError(f"cannot read {self.path}: {exc}") from None
         try:
             data = json.loads(text, strict=False) if text.strip() else {"jobs": []}
         except ValueError as exc:
             raise CronStoreError(f"{self.path} is not valid JSON ({exc})") from None
         jobs = data.get("jobs", []) if isinstance(data, dict) else data
         if not isinstance(jobs, list):
-            raise CronStoreError(f"{self.path}: expected {{'jobs': [...]}}")
-        return [job for job in jobs if isinstance(job, dict)]
+            raise CronStoreError(f"{self.path}: expected {{'jobs': [...]}}, got {type(jobs).__name__}")
+        return jobs
+
+    @staticmethod
+    def _find(entries: list[Any], job_id: str) -> dict[str, Any] | None:
+        """The usable entry with this id (a broken one is never changed)."""
+        usable = (e for e in entries if isinstance(e, dict) and entry_problem(e) is None)
+        return next((e for e in usable if e.get("id") == job_id), None)
 
     def _save(self, jobs: list[dict[str, Any]]) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".jobs_", suffix=".tmp")
@@ -151,12 +196,34 @@ class CronJobs:
 
     # ------------------------------------------------------------------ operations
 
+    def scan(self) -> JobList:
+        """The usable jobs and the skipped entries, in the file's order."""
+        listing = JobList([], [])
+        for index, raw in enumerate(self._load()):
+            broken = broken_entry(index, raw)
+            if broken is None:
+                listing.jobs.append(Job(raw))
+            else:
+                listing.broken.append(broken)
+        return listing
+
     def list_jobs(self, include_disabled: bool = True) -> list[Job]:
-        jobs = [Job(raw) for raw in self._load()]
+        jobs = self.scan().jobs
         return jobs if include_disabled else [j for j in jobs if j.enabled]
 
     def get(self, job_id: str) -> Job | None:
         return next((j for j in self.list_jobs() if j.id == job_id), None)
+
+    def resolve(self, ref: str) -> Job | None:
+        """A job by id, else by name without regard to case (Hermes' `resolve_job_ref`); a name that
+        several jobs have raises `AmbiguousJobReference`."""
+        jobs = self.list_jobs()
+        if found := next((j for j in jobs if j.id == ref), None):
+            return found
+        named = [j for j in jobs if j.name.lower() == ref.lower()]
+        if len(named) > 1:
+            raise AmbiguousJobReference(ref, named)
+        return named[0] if named else None
 
     def create(
         self,
@@ -215,30 +282,71 @@ class CronJobs:
     def remove(self, job_id: str) -> bool:
         with self._locked():
             jobs = self._load()
-            kept = [j for j in jobs if j.get("id") != job_id]
+            kept = [j for j in jobs if not (isinstance(j, dict) and j.get("id") == job_id)]
             if len(kept) == len(jobs):
                 return False
             self._save(kept)
         return True
 
     def set_paused(self, job_id: str, paused: bool, reason: str | None = None) -> Job | None:
+        """Hermes' `pause_job` / `resume_job`: a resumed job's next run is computed from now."""
+        changes: dict[str, Any] = {
+            "enabled": not paused,
+            "state": "paused" if paused else "scheduled",
+            "paused_at": local_now().isoformat() if paused else None,
+            "paused_reason": reason if paused else None,
+        }
+        return self._change(job_id, changes, reschedule=not paused)
+
+    def update(self, job_id: str, changes: dict[str, Any]) -> Job | None:
+        """Hermes' `update_job`: the changed fields over the job; a new schedule gets its next run (a
+        one-shot time already past raises `ScheduleError`) unless the job is paused."""
+        return self._change(job_id, changes, reschedule="schedule" in changes)
+
+    def _change(self, job_id: str, changes: dict[str, Any], *, reschedule: bool) -> Job | None:
         with self._locked():
             jobs = self._load()
-            for raw in jobs:
-                if raw.get("id") == job_id:
-                    raw["enabled"] = not paused
-                    raw["state"] = "paused" if paused else "scheduled"
-                    raw["paused_at"] = local_now().isoformat() if paused else None
-                    raw["paused_reason"] = reason if paused else None
-                    if not paused:
-                        raw["next_run_at"] = next_run(raw.get("schedule") or {})
-                    self._save(jobs)
-                    return Job(raw)
+            raw = self._find(jobs, job_id)
+            if raw is None:
+                return None
+            updated = {**raw, **changes}
+            if reschedule and updated.get("state") != "paused":
+                updated["next_run_at"] = next_run(updated["schedule"])
+            if (
+                updated.get("enabled", True)
+                and updated.get("state") != "paused"
+                and not updated.get("next_run_at")
+            ):
+                updated["next_run_at"] = next_run(updated["schedule"])
+                if updated["next_run_at"] is None:
+                    raise ScheduleError("the job's schedule never fires again: give it a new schedule")
+            jobs[jobs.index(raw)] = updated
+            self._save(jobs)
+            return Job(updated)
+
+    def claim(self, job_id: str, now: datetime | None = None) -> str | None:
+        """Hermes' `claim_job_for_fire` before running a job outside the schedule: at most one runner
+        (this process or Hermes' gateway) fires it; a recurring job's next run moves on. None when
+        claimed, else why not."""
+        now = now or local_now()
+        with self._locked():
+            jobs = self._load()
+            raw = self._find(jobs, job_id)
+            if raw is None:
+                return "Job no longer exists; nothing to run."
+            if not raw.get("enabled", True) or raw.get("state") == "paused":
+                return "Job is paused/disabled; resume it before running."
+            if Job(raw).claimed(now):
+                return "Job is already being fired by the scheduler; not run again."
+            raw["fire_claim"] = {"at": now.isoformat(), "by": socket.gethostname()}
+            if raw["schedule"].get("kind") in ("cron", "interval"):
+                raw["next_run_at"] = next_run(raw["schedule"], now.isoformat(), now) or raw.get("next_run_at")
+            self._save(jobs)
         return None
 
     def due(self, now: datetime | None = None) -> list[Job]:
         now = now or local_now()
-        return [job for job in self.list_jobs() if job.is_due(now)]
+        return [job for job in self.list_jobs() if job.is_due(now) and not job.claimed(now)]
 
     def mark_run(
         self, job_id: str, *, ok: bool, error: str | None = None, now: datetime | None = None
@@ -249,8 +357,9 @@ class CronJobs:
         with self._locked():
             jobs = self._load()
             for index, raw in enumerate(jobs):
-                if raw.get("id") != job_id:
+                if not isinstance(raw, dict) or raw.get("id") != job_id or entry_problem(raw):
                     continue
+                raw.pop("fire_claim", None)
                 raw["last_run_at"] = now.isoformat()
                 raw["last_status"] = "ok" if ok else "error"
                 raw["last_error"] = None if ok else error

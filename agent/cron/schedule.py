@@ -13,7 +13,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-__all__ = ["ScheduleError", "local_now", "next_run", "parse_schedule"]
+__all__ = ["ScheduleError", "local_now", "next_run", "parse_schedule", "schedule_problem"]
 
 _DURATION = re.compile(r"^(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$")
 _CRON_FIELD = re.compile(r"^[\d*\-,/]+$")
@@ -135,6 +135,44 @@ def parse_schedule(text: str, now: datetime | None = None) -> dict[str, Any]:
         raise ScheduleError(f"invalid schedule '{schedule}': {_FORMS}") from None
     run_at = now + timedelta(minutes=minutes)
     return {"kind": "once", "run_at": run_at.isoformat(), "display": f"once in {schedule}"}
+
+
+def _type_name(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def schedule_problem(schedule: object) -> str | None:
+    """Why a stored (parsed) schedule from jobs.json cannot fire, in a few words; None when it can.
+
+    A hand-edited file can hold anything: the job is skipped with this reason rather than crashing a
+    listing or firing at a wrong time."""
+    if not isinstance(schedule, dict):
+        return f"its schedule is {_type_name(schedule)}, not Hermes' parsed schedule object"
+    kind = schedule.get("kind")
+    if kind == "once":
+        run_at = schedule.get("run_at")
+        if not isinstance(run_at, str):
+            return "its one-shot schedule has no run_at time"
+        try:
+            datetime.fromisoformat(run_at)
+        except ValueError:
+            return f"its schedule's run_at {run_at!r} is not a time"
+        return None
+    if kind == "interval":
+        minutes = schedule.get("minutes")
+        if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes <= 0:
+            return f"its interval schedule's minutes {minutes!r} is not a positive whole number"
+        return None
+    if kind == "cron":
+        expr = schedule.get("expr")
+        if not isinstance(expr, str):
+            return "its cron schedule has no expression"
+        try:
+            CronExpression(expr)
+        except ValueError as exc:
+            return f"its cron expression {expr!r} is invalid: {exc}"
+        return None
+    return f"its schedule kind {kind!r} is not once, interval or cron"
 
 
 def _aware(text: str, now: datetime) -> datetime | None:

@@ -24,6 +24,7 @@ from agent.cron.schedule import local_now
 
 if TYPE_CHECKING:
     from agent.config.settings import Settings
+    from agent.session.loop import Agent
     from agent.store import SessionStoreProtocol
 
 __all__ = ["CronDaemon", "JobRun", "run_due_jobs", "run_job"]
@@ -50,8 +51,23 @@ def _document(job: Job, now: datetime, answer: str, error: str | None) -> str:
     return text
 
 
+def _stop_on(interrupt: threading.Event, agent: Agent, done: threading.Event) -> None:
+    """Pass an interrupt from outside (Esc on the `cronjob run` call that started this run) to the job's
+    agent, which stops within one poll slice."""
+    while not done.wait(0.05):
+        if interrupt.is_set():
+            agent.interrupt()
+            return
+
+
 def run_job(
-    job: Job, settings: Settings, *, store: SessionStoreProtocol | None, ui: AgentUI, jobs: CronJobs
+    job: Job,
+    settings: Settings,
+    *,
+    store: SessionStoreProtocol | None,
+    ui: AgentUI,
+    jobs: CronJobs,
+    interrupt: threading.Event | None = None,
 ) -> JobRun:
     """Run one job now, record the run in jobs.json and its output beside it."""
     from agent.session.loop import Agent
@@ -63,6 +79,9 @@ def run_job(
     started = local_now()
     agent = Agent(settings.model_copy(update=update), ui=ui, store=store, source="cron")
     agent.registry.unregister("cronjob")
+    done = threading.Event()
+    if interrupt is not None:
+        threading.Thread(target=_stop_on, args=(interrupt, agent, done), daemon=True).start()
     try:
         result = agent.run_conversation(job.prompt)
         session_id = result.session_id
@@ -72,6 +91,7 @@ def run_job(
         result, session_id = None, agent.session_id
         error: str | None = f"{type(exc).__name__}: {exc}"
     finally:
+        done.set()
         agent.close()
     answer = result.final_text if result is not None else ""
     ok = result is not None and is_success(result.exit_reason)

@@ -1,5 +1,6 @@
 """`/cron`: the scheduled jobs of `$HERMES_HOME/cron/jobs.json` (Hermes' file: a Hermes user's jobs appear),
-the highlighted one's prompt and its last output; pause/resume and remove (asked first).
+the highlighted one's prompt and its last output; pause/resume and remove (asked first). An entry of the
+file that cannot be used is one line above the details (named, with the reason); the others are listed.
 
 The screen shows data and acts through `CronSource` (over `agent.api.CronJobs`); running them is
 `hermes-tui cron run` / `cron daemon`'s, as the hint says. A job file that cannot be read is one line.
@@ -18,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.api import CronJobs, CronStoreError, Job
+from agent.api import CronJobs, CronStoreError, Job, JobList
 from hermes_tui.screens.modals import ConfirmModal
 from widgets.card import card_css
 from widgets.text_safety import sanitize_display
@@ -29,7 +30,7 @@ OUTPUT_CHARS = 4000
 
 
 class CronSource(Protocol):
-    def list(self) -> list[Job]: ...
+    def scan(self) -> JobList: ...
 
     def last_output(self, job_id: str) -> str: ...
 
@@ -44,8 +45,8 @@ class JobsFileSource:
     def __init__(self, hermes_home: Path) -> None:
         self.jobs = CronJobs(hermes_home)
 
-    def list(self) -> list[Job]:
-        return self.jobs.list_jobs()
+    def scan(self) -> JobList:
+        return self.jobs.scan()
 
     def last_output(self, job_id: str) -> str:
         outputs = self.jobs.outputs(job_id)
@@ -95,6 +96,7 @@ class CronScreen(ModalScreen[None]):
     }
     CronScreen #job-box { height: auto; max-height: 20; border-top: solid $border-blurred; }
     CronScreen #job { color: $foreground-muted; }
+    CronScreen #skipped { color: $warning; height: auto; max-height: 5; }
     CronScreen .hint { color: $foreground-muted; }
     """
     )
@@ -108,6 +110,7 @@ class CronScreen(ModalScreen[None]):
         with Vertical() as card:
             card.border_title = "Scheduled jobs"
             yield OptionList(id="jobs")
+            yield Static(id="skipped")
             with VerticalScroll(id="job-box"):
                 yield Static(id="job")
             yield Static(
@@ -132,13 +135,18 @@ class CronScreen(ModalScreen[None]):
 
     def action_refresh(self) -> None:
         detail = self.query_one("#job", Static)
+        skipped = self.query_one("#skipped", Static)
         try:
-            self._jobs = self.source.list()
+            listing = self.source.scan()
         except (CronStoreError, OSError) as exc:
             self._jobs = []
             self.options.set_options([])
+            skipped.update("")
             detail.update(Text(f"The job file cannot be read: {exc}"))
             return
+        self._jobs = listing.jobs
+        skipped.update(Text("\n".join(sanitize_display(b.line()) for b in listing.broken)))
+        skipped.display = bool(listing.broken)
         self.options.set_options([job_option(j) for j in self._jobs])
         if self._jobs:
             self.options.highlighted = 0

@@ -193,3 +193,46 @@ def test_a_page_that_never_loads_is_one_line_and_the_browser_goes_on(
         assert fine.status == "ok" and "count is 0" in json.loads(fine.content)["snapshot"]
     finally:
         tools.close_browser(ctx.state)
+
+
+@needs_browser
+def test_after_an_interrupted_navigation_the_next_call_works_at_once(tmp_path: Path) -> None:
+    """Esc during a page that never loads: the browser's thread stops waiting too, so the session's next
+    navigation does not queue behind the 30 s navigation timeout."""
+    import time
+
+    from agent.browser import tools
+    from agent.toolkit.registry import ToolContext
+    from agent.toolkit.state import SessionState
+    from tests.web_standins import never_loading_site
+
+    def context(interrupt: threading.Event) -> ToolContext:
+        return ToolContext(
+            cwd=tmp_path,
+            session_id="s",
+            call_id="c",
+            interrupt=interrupt,
+            hermes_home=tmp_path,
+            settings=Settings(),
+            state=state,
+        )
+
+    state = SessionState()
+    with never_loading_site() as site:
+        try:
+            first = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/"), context(threading.Event()))
+            assert first.status == "ok"  # the browser is up: what follows times the navigation alone
+            esc = threading.Event()
+            threading.Timer(1.5, esc.set).start()
+            stuck = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/never"), context(esc))
+            assert stuck.status == "cancelled" and "interrupted" in stuck.content
+            started = time.monotonic()
+            fine = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/"), context(threading.Event()))
+            took = time.monotonic() - started
+            assert fine.status == "ok", fine.content
+            assert json.loads(fine.content)["url"] == f"{site}/" and took < 3.0, took
+            # the page is the good one, not the pending load committing later
+            snap = tools.browser_snapshot(tools.SnapshotArgs(), context(threading.Event()))
+            assert snap.status == "ok" and "Add one" in snap.content
+        finally:
+            tools.close_browser(state)

@@ -158,7 +158,10 @@ def test_an_invalid_schedule_from_the_model_is_one_clear_line(hermes_home: Path,
     scenario = _create_scenario(tmp_path / "c.json", "whenever")
     proc = cli(["-z", "schedule it", "--scenario", str(scenario)], tmp_path, hermes_home)
     assert proc.returncode == 0, proc.stderr
-    assert "┊ cronjob: create (error" in proc.stderr
+    (line,) = [ln for ln in proc.stderr.splitlines() if "cronjob" in ln]
+    assert line.startswith("┊ cronjob: create (error, ") and line.endswith(
+        "s): invalid schedule 'whenever': use '30m', 'every 2h', '0 9 * * *' or '2026-02-03T14:00'"
+    )
     assert not (hermes_home / "cron" / "jobs.json").exists()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -42,3 +43,47 @@ async def test_the_cron_screen_lists_pauses_and_removes_jobs(hermes_home: Path, 
         await wait_for(pilot, lambda: not isinstance(app.screen, CronScreen), 10, "the screen closed")
 
     await run_chat(SCENARIO, body, home=hermes_home, cwd=tmp_path, size=(120, 40))
+
+
+async def test_a_broken_entry_is_one_line_and_the_other_jobs_are_listed(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    jobs = CronJobs(hermes_home)
+    jobs.create("Report on the quokkas", "every 2h", name="quokka report")
+    jobs.create("Water the plants", "0 9 * * *", name="plants")
+    data = json.loads(jobs.path.read_text())
+    data["jobs"].insert(1, {"id": "badsched", "prompt": "x", "schedule": {"kind": "weekly"}})
+    data["jobs"].append(["not", "a", "job"])
+    jobs.path.write_text(json.dumps(data))
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/cron")
+        await wait_for(pilot, lambda: isinstance(app.screen, CronScreen), 10, "the cron screen")
+        await wait_for(pilot, lambda: "quokka report" in screen_text(app), 10, "the jobs")
+        text = screen_text(app)
+        assert "plants" in text
+        assert "skipped job 'badsched' (entry 2) of jobs.json: its schedule kind 'weekly'" in text
+        assert "skipped entry 4 of jobs.json: it is list, not a job object" in text
+        # the highlighted job is the first good one, and acting on it works past the broken entries
+        await pilot.press("down")
+        await pilot.press("p")
+        paused = [j for j in jobs.list_jobs() if j.name == "plants"]
+        assert paused and paused[0].state == "paused"
+        assert json.loads(jobs.path.read_text())["jobs"][1]["schedule"] == {"kind": "weekly"}
+
+    await run_chat(SCENARIO, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
+
+
+async def test_a_jobs_file_that_is_not_json_is_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    (hermes_home / "cron").mkdir()
+    (hermes_home / "cron" / "jobs.json").write_text("{not json")
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/cron")
+        await wait_for(pilot, lambda: isinstance(app.screen, CronScreen), 10, "the cron screen")
+        await wait_for(pilot, lambda: "cannot be read" in screen_text(app), 10, "the line")
+        assert "is not valid JSON" in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CronScreen), 10, "the screen closed")
+
+    await run_chat(SCENARIO, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
