@@ -229,9 +229,10 @@ class Scenario(_Strict):
     model: str = "scripted"
     models: list[str] = Field(default_factory=list)
     """More model names `GET /models` lists after `model` (for the model picker)."""
-    server: Literal["openai", "llamacpp", "vllm"] = "openai"
+    server: Literal["openai", "llamacpp", "llama-cpp-python", "vllm"] = "openai"
     """Which compatible server to behave as (`agent.scripted.server_kinds`): `llamacpp` refuses
-    `content: null` beside tool calls, streams nothing for a prompt over `n_ctx` and serves `/props`;
+    `content: null` beside tool calls, streams nothing for a prompt over `n_ctx` and serves `/props`
+    (`llama-cpp-python` the same without `/props`);
     `vllm` gives `max_model_len` in its model list."""
     n_ctx: int | None = Field(default=None, ge=1)
     """The server's context window in tokens (llama.cpp's `n_ctx`, vLLM's `max_model_len`)."""

@@ -957,7 +957,11 @@ class Agent:
                 if isinstance(exc, EmptyStreamError):
                     used = max(estimate_tokens(request.messages, request.tools), self.last_context_tokens)
                     window = self.settings.effective_context_window
-                    classified = reply_outcomes.empty_stream_overflow(used, window) or classified
+                    overflow = reply_outcomes.empty_stream_overflow(used, window)
+                    if overflow is not None:
+                        classified = overflow
+                    elif not self.settings.context_window and self._endpoint().is_local:
+                        classified = reply_outcomes.empty_stream_unknown_window(classified, used)
                 if self.key_pool is not None and not self._fallback_index:
                     retry_left = classified.retryable and attempt < self.settings.max_retries
                     turn = self.key_pool.after_failure(classified, retry_left=retry_left)

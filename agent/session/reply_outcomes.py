@@ -9,6 +9,7 @@ loop, the headless runner and the TUI say the same thing about them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from agent.core.errors import ClassifiedError
@@ -28,6 +29,7 @@ __all__ = [
     "cut_tool_call_error",
     "empty_response_error",
     "empty_stream_overflow",
+    "empty_stream_unknown_window",
     "fills_context",
     "is_empty",
     "is_thinking_exhausted",
@@ -150,6 +152,17 @@ def empty_stream_overflow(used: int, window: int) -> ClassifiedError | None:
         "window (model.context_length).",
         should_compress=True,
     )
+
+
+def empty_stream_unknown_window(classified: ClassifiedError, used: int) -> ClassifiedError:
+    """An empty stream from a local server whose window nobody told us (llama-cpp-python has no `/props`):
+    the likeliest cause is a request longer than its `n_ctx`, which a bare "closed without a reply" hides."""
+    hint = (
+        f"{classified.hint} A local server sends nothing when the request (about {used:,} tokens here) does "
+        "not fit its context window: if so, start it with a larger n_ctx, or give its n_ctx as "
+        "model.context_length so the conversation is compressed to fit."
+    )
+    return replace(classified, hint=hint)
 
 
 def fills_context(used: int, window: int) -> bool:

@@ -64,6 +64,21 @@ def test_an_empty_stream_at_a_full_window_is_an_overflow_said_in_one_line(
     assert finished.error is not None and "\n" not in finished.error
 
 
+def test_an_empty_stream_from_a_server_that_hides_its_window_names_n_ctx(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """llama-cpp-python has no `/props`: the window stays the default, so an empty stream is retried as a
+    server fault, but the line it ends with says what a local server's empty stream most likely means."""
+    scenario = {"name": "t", "server": "llama-cpp-python", "n_ctx": 2000, "calls": ["unreachable"]}
+    with ScriptedServer(scenario) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path, max_retries=1)
+        result = agent.run_conversation("read this: " + "word " * 3000)
+    assert agent.settings.context_window is None  # nothing learned
+    assert result.error is not None
+    line = result.error.user_line()
+    assert "without a reply" in line and "n_ctx" in line and "model.context_length" in line, line
+
+
 def test_an_empty_overflow_stream_is_compressed_then_retried(hermes_home: Path, tmp_path: Path) -> None:
     history = [{"text": f"answer {i} " + "detail " * 250} for i in range(12)]
     calls = [*history, {"text": "Summary of the middle."}, {"text": "final answer"}]
