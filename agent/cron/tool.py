@@ -205,15 +205,23 @@ def _update(args: CronjobArgs, job: Job, jobs: CronJobs) -> ToolResult:
 def _run(job: Job, ctx: ToolContext, jobs: CronJobs) -> ToolResult:
     """Hermes' run: the job runs now, here, as its own cron session (claimed first, so Hermes' gateway
     does not fire it at the same time); the answer is the job after the run."""
-    from agent.session.cron_run import run_job
+    from agent.cron.run import run_job
 
-    if ctx.settings is None:
+    if ctx.settings is None or ctx.new_agent is None:
         return _failure("cannot run a job here: no settings for its session")
     skipped = jobs.claim(job.id)
     ran = None
     if skipped is None:
         ctx.emit_progress(0, None, f"running job {job.name}")
-        ran = run_job(job, ctx.settings, store=ctx.store, ui=NullUI(), jobs=jobs, interrupt=ctx.interrupt)
+        ran = run_job(
+            job,
+            ctx.settings,
+            new_agent=ctx.new_agent,
+            store=ctx.store,
+            ui=NullUI(),
+            jobs=jobs,
+            interrupt=ctx.interrupt,
+        )
     after = jobs.get(job.id)
     result = job_summary(after or Job({"id": job.id}))
     result["executed"] = ran is not None
