@@ -52,6 +52,7 @@ from textual.widgets.text_area import Edit, EditResult, Selection
 
 from agent.api import format_size
 from widgets import timing
+from widgets.history_search import HistorySearch
 from widgets.paste_store import PasteStore, TokenSpan, is_big
 from widgets.text_safety import PASTE_KEEP, visible_controls
 
@@ -186,6 +187,9 @@ class PromptInput(TextArea):
         Binding("ctrl+end", "scroll_transcript('latest')", "Latest", show=False),
         # Ctrl+D: delete to the right, as in TextArea; on an empty prompt it quits, as EOF does in a shell.
         Binding("ctrl+d", "delete_right_or_quit", "Delete / quit", show=False),
+        # Ctrl+R with text typed: the earlier prompts that contain it (`check_action`); on an empty prompt
+        # it goes on to the screen, which opens the sessions browser.
+        Binding("ctrl+r", "history_search", "Search history", show=False, id="prompt.history_search"),
     ]
 
     DEFAULT_CSS = """
@@ -303,6 +307,8 @@ class PromptInput(TextArea):
         self._mention_start: tuple[int, int] | None = None  # where the `@` being completed starts
         self._completions_suppressed = False
         self._history_index: int | None = None
+        self.search: HistorySearch | None = None
+        """The Ctrl+R history search under way (`widgets.history_search`), or None."""
         self._draft = ""
         # Set by the screen: takes a paste that is not text to insert (image files dropped on the terminal,
         # an empty paste when the clipboard holds an image) and returns True when it did.
@@ -383,6 +389,10 @@ class PromptInput(TextArea):
         """Send / newline in order with the characters typed before them (see SUBMIT_KEYS); any other key
         goes on to TextArea's own handler, which runs after this one unless `prevent_default` was called."""
         self._blink_again()
+        if self.search is not None and event.key != "ctrl+r" and self._end_search(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in self.SUBMIT_KEYS:
             event.stop()
             event.prevent_default()
@@ -442,6 +452,34 @@ class PromptInput(TextArea):
         self._load(text)
 
     # ---------------------------------------------------------------------------------------------- history
+
+    class SearchChanged(Message):
+        """The history search began, moved or ended: the bar shows `title` (None: no search)."""
+
+        def __init__(self, title: str | None) -> None:
+            super().__init__()
+            self.title = title
+
+    def action_history_search(self) -> None:
+        """Ctrl+R: the newest earlier prompt containing what is typed; again, the next older one."""
+        search = self.search
+        if search is None:
+            search = self.search = HistorySearch(query=self.text.strip(), draft=self.text)
+        if search.step(self.prompt_history) or search.index is None:
+            self._history_index = None
+        if search.index is not None:
+            self._load(self.prompt_history[search.index])
+        self.post_message(self.SearchChanged(search.title(self.prompt_history)))
+
+    def _end_search(self, key: str) -> bool:
+        """Any key but Ctrl+R ends the search: Esc restores what was typed, Enter keeps the match to edit
+        (as Claude Code's does), and both stop there (True); any other key keeps the match and acts on it."""
+        search, self.search = self.search, None
+        self.post_message(self.SearchChanged(None))
+        if search is not None and key == "escape":
+            self._load(search.draft)
+            return True
+        return key in self.SUBMIT_KEYS
 
     @property
     def history_index(self) -> int | None:
@@ -594,6 +632,8 @@ class PromptInput(TextArea):
             return self.completions_visible
         if action == "expand_paste":
             return self._token_to_expand() is not None
+        if action == "history_search":
+            return self.search is not None or bool(self.text.strip() and self.prompt_history)
         return super().check_action(action, parameters)
 
     def action_complete(self) -> None:
@@ -738,6 +778,10 @@ class PromptBar(Widget):
             border: round $warning;
             border-title-color: $warning;
         }
+        &.-searching {
+            border: round $accent;
+            border-title-color: $accent;
+        }
         #prompt-row {
             height: auto;
         }
@@ -786,13 +830,21 @@ class PromptBar(Widget):
         for static in self.query("#prompt-symbol").results(Static):
             static.update(Text(symbol))
 
+    @on(PromptInput.SearchChanged)
+    def _show_search(self, event: PromptInput.SearchChanged) -> None:
+        event.stop()
+        self.set_class(event.title is not None, "-searching")
+        self.border_title = event.title
+        if event.title is None:
+            self._mark_shell_mode()
+
     @on(TextArea.Changed, "#prompt-input")
     def _mark_shell_mode(self) -> None:
         """A `!` line runs in the user's shell: the box says so while one is typed (Claude Code's cue)."""
         first = self.input.document.get_line(0)
         shell = first.lstrip().startswith("!") and not first.lstrip().startswith("!!")
-        if shell != self.has_class("-shell"):
-            self.set_class(shell, "-shell")
+        self.set_class(shell, "-shell")
+        if self.input.search is None:  # else the search's title is shown until it ends
             self.border_title = "! shell command: runs in your shell, Esc stops it" if shell else None
 
     def focus_input(self) -> None:

@@ -32,3 +32,36 @@ def test_up_after_a_restart_shows_the_last_prompt(tmp_path: Path, hermes_home: P
         second.wait_until(lambda s: prompt_line(s) == "/status", "Up did not bring back the last prompt")
     finally:
         second.close()
+
+
+def test_ctrl_r_after_a_restart_finds_an_earlier_prompt_by_a_piece_of_it(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    marker = tmp_path / "exited"
+    first = Tmux((120, 40), demo_command(tmp_path, marker=marker), app_env(hermes_home))
+    try:
+        first.wait_for("Message Hermes")
+        first.keys("/status", "Enter")
+        first.wait_for("provider")
+        first.keys("/help", "Enter")
+        first.wait_for("Help: keys and commands")
+        first.keys("Escape")
+        time.sleep(0.3)
+        first.keys("C-q")
+        deadline = time.monotonic() + 15
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert marker.exists(), "the first run did not quit"
+    finally:
+        first.close()
+    second = Tmux((120, 40), demo_command(tmp_path), app_env(hermes_home))
+    try:
+        second.wait_for("F1 help")
+        second.keys("stat", "C-r")  # one burst: the piece, then the search
+        shown = second.wait_until(lambda s: prompt_line(s) == "/status", "Ctrl+R did not find /status")
+        assert "history search 'stat'" in shown
+        second.keys("Enter")  # kept to edit, not run
+        time.sleep(0.5)
+        assert prompt_line(second.screen()) == "/status"
+    finally:
+        second.close()
