@@ -50,7 +50,8 @@ class HistorySearch:
             return f"{shown}: no earlier prompt has it · Esc back"
         matches = [i for i, entry in enumerate(history) if _has(entry, self.query)]
         where = f"{sum(1 for i in matches if i >= self.index)} of {len(matches)}"
-        more = "no older match" if self.exhausted else "Ctrl+R older"
+        oldest = self.exhausted or older_match(history, self.query, self.index) is None
+        more = "no older match" if oldest else "Ctrl+R older"
         return f"{shown}: {where} · {more} · Enter keep · Esc back"
 
 

@@ -26,7 +26,9 @@ def test_older_match_skips_the_query_itself_and_ignores_case() -> None:
     search = HistorySearch(query="run", draft="run")
     assert search.step(HISTORY) and search.index == 2
     assert "1 of 2" in search.title(HISTORY)
+    assert "Ctrl+R older" in search.title(HISTORY)
     assert search.step(HISTORY) and search.index == 0 and "2 of 2" in search.title(HISTORY)
+    assert "no older match" in search.title(HISTORY)  # said before the next Ctrl+R finds nothing
     assert not search.step(HISTORY) and search.index == 0 and "no older match" in search.title(HISTORY)
 
 
