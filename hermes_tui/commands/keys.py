@@ -11,6 +11,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("Enter", "send (queued while the agent works)"),
             ("Shift+Enter", "newline (also Ctrl+J, Alt+Enter)"),
             ("Up / Down", "history (Up on an empty prompt: last queued first)"),
+            ("Ctrl+R", "with text typed: the earlier prompts that contain it (again: older)"),
             ("Shift+Tab", "to the queue: e edit, x remove, s steer now"),
             ("Tab", "complete a / command"),
             ("Ctrl+O", "expand a [Pasted #N] token into editable text"),
@@ -37,7 +38,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
         "Screens",
         (
-            ("Ctrl+R", "sessions: browse, search, resume (with text typed: earlier prompts that have it)"),
+            ("Ctrl+R", "sessions: browse, search, resume (on an empty prompt)"),
             ("Ctrl+P", "command palette"),
             ("F1", "this help"),
             ("Ctrl+Q", "quit"),
