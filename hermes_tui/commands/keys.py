@@ -37,7 +37,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
         "Screens",
         (
-            ("Ctrl+R", "sessions: browse, search, resume (with text typed: earlier prompts that have it)"),
+            ("Ctrl+R", "sessions: browse, search, resume; with text typed, earlier prompts with it"),
             ("Ctrl+P", "command palette"),
             ("F1", "this help"),
             ("Ctrl+Q", "quit"),
