@@ -12,16 +12,18 @@ from dataclasses import dataclass
 __all__ = ["HistorySearch", "older_match"]
 
 
-def _has(entry: str, query: str) -> bool:
-    """`entry` contains `query` (any case) and is not just the query (finding what is typed is no help)."""
-    folded, needle = entry.casefold(), query.casefold()
-    return needle in folded and folded.strip() != needle.strip()
+def _has(entry: str, query: str, typed: str) -> bool:
+    """`entry` contains `query` (any case) and is not just what was typed in the prompt when the search
+    began (finding that is no help; once the fragment is narrowed, an entry equal to it is a real find)."""
+    folded = entry.casefold()
+    return query.casefold() in folded and folded.strip() != typed.casefold().strip()
 
 
-def older_match(history: Sequence[str], query: str, before: int) -> int | None:
-    """The newest entry older than index `before` that has `query`."""
+def older_match(history: Sequence[str], query: str, before: int, typed: str | None = None) -> int | None:
+    """The newest entry older than index `before` that has `query` and is not `typed` (default: `query`)."""
+    skip = query if typed is None else typed
     for index in range(min(before, len(history)) - 1, -1, -1):
-        if _has(history[index], query):
+        if _has(history[index], query, skip):
             return index
     return None
 
@@ -38,19 +40,26 @@ class HistorySearch:
 
     def step(self, history: Sequence[str]) -> bool:
         """Move to the next older match; False (and `exhausted`) when there is none."""
-        found = older_match(history, self.query, len(history) if self.index is None else self.index)
+        before = len(history) if self.index is None else self.index
+        found = older_match(history, self.query, before, self.draft)
         self.exhausted = found is None
         if found is not None:
             self.index = found
         return found is not None
 
+    def narrow(self, history: Sequence[str], query: str) -> bool:
+        """Typing (or Backspace) in the search changes the fragment: look again from the newest prompt, as
+        bash's reverse-i-search does; False (and `index` None) when no earlier prompt has it."""
+        self.query, self.index = query, None
+        return self.step(history)
+
     def title(self, history: Sequence[str]) -> str:
         shown = f"history search '{_short(self.query)}'"
         if self.index is None:
             return f"{shown}: no earlier prompt has it · Esc back"
-        matches = [i for i, entry in enumerate(history) if _has(entry, self.query)]
+        matches = [i for i, entry in enumerate(history) if _has(entry, self.query, self.draft)]
         where = f"{sum(1 for i in matches if i >= self.index)} of {len(matches)}"
-        oldest = self.exhausted or older_match(history, self.query, self.index) is None
+        oldest = self.exhausted or older_match(history, self.query, self.index, self.draft) is None
         more = "no older match" if oldest else "Ctrl+R older"
         return f"{shown}: {where} · {more} · Enter keep · Esc back"
 

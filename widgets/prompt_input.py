@@ -389,6 +389,10 @@ class PromptInput(TextArea):
         """Send / newline in order with the characters typed before them (see SUBMIT_KEYS); any other key
         goes on to TextArea's own handler, which runs after this one unless `prevent_default` was called."""
         self._blink_again()
+        if self.search is not None and self._narrow_search(event):
+            event.stop()
+            event.prevent_default()
+            return
         if self.search is not None and event.key != "ctrl+r" and self._end_search(event.key):
             event.stop()
             event.prevent_default()
@@ -471,9 +475,29 @@ class PromptInput(TextArea):
             self._load(self.prompt_history[search.index])
         self.post_message(self.SearchChanged(search.title(self.prompt_history)))
 
+    def _narrow_search(self, event: events.Key) -> bool:
+        """A character typed during the search adds to its fragment, Backspace takes one off (bash's and
+        Claude Code's reverse-i-search); the newest prompt with the new fragment is shown. True when handled.
+        Handled here, in key order, so a burst typed after Ctrl+R lands in the fragment in the order typed."""
+        search = self.search
+        if search is None:
+            return False
+        if event.key == "backspace":
+            query = search.query[:-1]
+        elif event.is_printable and event.character is not None and event.key not in self.SUBMIT_KEYS:
+            query = search.query + event.character
+        else:
+            return False
+        search.narrow(self.prompt_history, query)
+        if search.index is not None:  # none found: the last match stays shown, the title says none has it
+            self._load(self.prompt_history[search.index])
+        self.post_message(self.SearchChanged(search.title(self.prompt_history)))
+        return True
+
     def _end_search(self, key: str) -> bool:
         """Any key but Ctrl+R ends the search: Esc restores what was typed, Enter keeps the match to edit
-        (as Claude Code's does), and both stop there (True); any other key keeps the match and acts on it."""
+        (as Claude Code's does), and both stop there (True); any other key (an arrow, Ctrl+A…) keeps the
+        match and acts on it; characters and Backspace narrow the search instead (`_narrow_search`)."""
         search, self.search = self.search, None
         self.post_message(self.SearchChanged(None))
         if search is not None and key == "escape":

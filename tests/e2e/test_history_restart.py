@@ -57,8 +57,10 @@ def test_ctrl_r_after_a_restart_finds_an_earlier_prompt_by_a_piece_of_it(
     second = Tmux((120, 40), demo_command(tmp_path), app_env(hermes_home))
     try:
         second.wait_for("F1 help")
-        second.keys("stat", "C-r")  # one burst: the piece, then the search
-        shown = second.wait_until(lambda s: prompt_line(s) == "/status", "Ctrl+R did not find /status")
+        second.keys("e", "C-r")  # one burst: the piece, then the search
+        second.wait_until(lambda s: prompt_line(s) == "/help", "Ctrl+R did not find /help")
+        second.keys("BSpace", "stat")  # typing during the search narrows it, in the order typed
+        shown = second.wait_until(lambda s: prompt_line(s) == "/status", "typing did not narrow to /status")
         assert "history search 'stat'" in shown
         second.keys("Enter")  # kept to edit, not run
         time.sleep(0.5)

@@ -334,3 +334,18 @@ def test_images_attached_and_sent(snap_compare: Any, tmp_path: Path, size: tuple
         await _settle(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_prompt_history_search(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """Ctrl+R narrowed by typing: the match in the prompt, the piece and where it is in the bar's title."""
+
+    async def run_before(pilot: Any) -> None:
+        screen = _chat(pilot)
+        prompt = screen.prompt_input
+        prompt.prompt_history[:] = ["run the unit tests", "git status", "run the lint", "explain calc.py"]
+        prompt.focus()
+        await pilot.press(*"run", "ctrl+r", *" the")
+        await _settle(pilot, screen)
+
+    assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)

@@ -81,3 +81,39 @@ async def test_no_match_says_so_and_an_empty_prompt_opens_the_sessions(
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen), what="the sessions browser")
 
     await run_chat({"name": "t", "calls": ["never"]}, body, home=hermes_home, cwd=tmp_path)
+
+
+def test_narrowing_looks_again_from_the_newest_and_finds_an_entry_equal_to_the_fragment() -> None:
+    search = HistorySearch(query="git", draft="git")
+    assert search.step(HISTORY) and search.index == 4
+    assert search.narrow(HISTORY, "git status") and search.index == 4  # no longer what was typed
+    assert search.step(HISTORY) and search.index == 1
+    assert not search.narrow(HISTORY, "git statusz") and search.index is None
+    assert "no earlier prompt has it" in search.title(HISTORY)
+
+
+async def test_typing_during_the_search_narrows_it_and_backspace_widens_it(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        prompt = chat(app).prompt_input
+        bar = app.screen.query_one(PromptBar)
+        await _typed(pilot, app, "run")
+        await pilot.press("ctrl+r", *" the u")  # one burst: the search, then the fragment grows in order
+        await wait_for(pilot, lambda: prompt.text == "run the unit tests", what="the narrowed match")
+        assert "history search 'run the u'" in str(bar.border_title) and prompt.search is not None
+        await pilot.press(*["backspace"] * 6)
+        await wait_for(pilot, lambda: prompt.text == "run the lint", what="widened back to 'run'")
+        assert "history search 'run'" in str(bar.border_title)
+        await pilot.press("z", "z")  # nothing has it: the last match stays, the title says so
+        await wait_for(pilot, lambda: "no earlier prompt has it" in str(bar.border_title), what="no match")
+        assert prompt.text == "run the lint" and "'runzz'" in str(bar.border_title)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: prompt.text == "run" and prompt.search is None, what="restored")
+        await pilot.press("ctrl+r", *" the u", "enter")
+        await wait_for(
+            pilot, lambda: prompt.text == "run the unit tests" and prompt.search is None, what="kept"
+        )
+        assert not server.requests and not bar.border_title
+
+    await run_chat({"name": "t", "calls": ["never"]}, body, home=hermes_home, cwd=tmp_path)
