@@ -16,7 +16,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -613,25 +614,34 @@ ALWAYS_SCENARIO = {
 }
 
 
-async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
-    """ "Always allow" on a risky command: the rule offered as an editable pattern."""
-    with ScriptedServer(json.dumps(ALWAYS_SCENARIO)) as server:
+@asynccontextmanager
+async def asked(
+    scenario: dict[str, Any], size: tuple[int, int], workdir: Path, prompt: str
+) -> AsyncIterator[tuple[HermesApp, Any, ChatScreen]]:
+    """The app on `scenario`'s scripted model, `prompt` just sent: (app, pilot, chat screen)."""
+    with ScriptedServer(json.dumps(scenario)) as server:
         app = HermesApp(
             scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
         )
         async with app.run_test(size=size) as pilot:
             chat = await chat_screen(pilot, app)
-            chat.prompt_input.text = "push the fix"
+            chat.prompt_input.text = prompt
             chat.prompt_input.focus()
             await pilot.press("enter")
-            dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
-            await wait_for(pilot, lambda: dialog.is_armed)
-            await pilot.press("left", "enter")  # from Deny to "Always allow…", pressed
-            await pilot.pause(0.3)
-            svg = OUT / f"26-always-allow-{size[0]}x{size[1]}.svg"
-            app.save_screenshot(str(svg))
-            await pilot.press("escape", "escape")
-            await wait_for(pilot, lambda: not chat.busy)
+            yield app, pilot, chat
+
+
+async def panels_run(size: tuple[int, int], workdir: Path) -> Path:
+    """ "Always allow" on a risky command: the rule offered as an editable pattern."""
+    async with asked(ALWAYS_SCENARIO, size, workdir, "push the fix") as (app, pilot, chat):
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
+        await wait_for(pilot, lambda: dialog.is_armed)
+        await pilot.press("left", "enter")  # from Deny to "Always allow…", pressed
+        await pilot.pause(0.3)
+        svg = OUT / f"26-always-allow-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(str(svg))
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: not chat.busy)
     return to_png(svg)
 
 
@@ -663,48 +673,32 @@ SELECTION_SCENARIO = {
 
 async def long_approval_run(size: tuple[int, int], workdir: Path) -> Path:
     """A 45-line risky command: the dialog shows it whole, scrollable, with how much is below."""
-    with ScriptedServer(json.dumps(LONG_SCENARIO)) as server:
-        app = HermesApp(
-            scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
-        )
-        async with app.run_test(size=size) as pilot:
-            chat = await chat_screen(pilot, app)
-            chat.prompt_input.text = "clean the build stages"
-            chat.prompt_input.focus()
-            await pilot.press("enter")
-            dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
-            await wait_for(pilot, lambda: dialog.is_armed)
-            await pilot.pause(0.3)
-            png = snap(app, "27-approval-long", size)
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: not chat.busy)
+    async with asked(LONG_SCENARIO, size, workdir, "clean the build stages") as (app, pilot, chat):
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
+        await wait_for(pilot, lambda: dialog.is_armed)
+        await pilot.pause(0.3)
+        png = snap(app, "27-approval-long", size)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not chat.busy)
     return png
 
 
 async def selection_run(size: tuple[int, int], workdir: Path) -> Path:
     """Text selected with the mouse across the question and the reply: visible, ready for Ctrl+C."""
-    with ScriptedServer(json.dumps(SELECTION_SCENARIO)) as server:
-        app = HermesApp(
-            scripted_settings(server, hermes_home=workdir / "home", cwd=workdir, auto_title=False)
-        )
-        async with app.run_test(size=size) as pilot:
-            chat = await chat_screen(pilot, app)
-            chat.prompt_input.text = "why do the date tests fail?"
-            chat.prompt_input.focus()
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: not chat.busy)
-            await pilot.pause(0.3)
-            rows = [
-                strip.text
-                for strip in (chat.transcript.render_line(y) for y in range(chat.transcript.size.height))
-            ]
-            start = next(n for n, row in enumerate(rows) if "why do the date" in row)
-            end = next(n for n, row in enumerate(rows) if "naive datetime" in row)
-            await pilot.mouse_down(Transcript, offset=(4, start))
-            await pilot.hover(Transcript, offset=(30, end))
-            await pilot.mouse_up(Transcript, offset=(30, end))
-            await pilot.pause(0.3)
-            png = snap(app, "28-selection", size)
+    async with asked(SELECTION_SCENARIO, size, workdir, "why do the date tests fail?") as (app, pilot, chat):
+        await wait_for(pilot, lambda: not chat.busy)
+        await pilot.pause(0.3)
+        rows = [
+            strip.text
+            for strip in (chat.transcript.render_line(y) for y in range(chat.transcript.size.height))
+        ]
+        start = next(n for n, row in enumerate(rows) if "why do the date" in row)
+        end = next(n for n, row in enumerate(rows) if "naive datetime" in row)
+        await pilot.mouse_down(Transcript, offset=(4, start))
+        await pilot.hover(Transcript, offset=(30, end))
+        await pilot.mouse_up(Transcript, offset=(30, end))
+        await pilot.pause(0.3)
+        png = snap(app, "28-selection", size)
     return png
 
 

@@ -79,6 +79,16 @@ def _number(value: Any, default: float, minimum: float) -> float:
     return max(number, minimum) if math.isfinite(number) else default
 
 
+def _switch_or_mapping(data: Any) -> Any:
+    """`sampling: false` / `elicitation: off` as `{enabled: ...}`, nothing as `{}`, a mapping as a copy to
+    normalise (anything else is left for pydantic to refuse)."""
+    if isinstance(data, bool):
+        return {"enabled": data}
+    if not isinstance(data, dict):
+        return {} if data is None else data
+    return dict(data)
+
+
 class SamplingSpec(BaseModel):
     """`sampling:` of one server, with Hermes' defaults (`SamplingHandler`): on unless `enabled: false`."""
 
@@ -96,11 +106,9 @@ class SamplingSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _hermes_numbers(cls, data: Any) -> Any:
-        if isinstance(data, bool):  # `sampling: false` / `elicitation: off`
-            return {"enabled": data}
-        if not isinstance(data, dict):
-            return {} if data is None else data
-        out = dict(data)
+        out = _switch_or_mapping(data)
+        if not isinstance(out, dict):
+            return out
         for key, default, minimum in (
             ("max_tokens_cap", 4096, 1),
             ("timeout", 30.0, 1),
@@ -126,11 +134,9 @@ class ElicitationSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _hermes_numbers(cls, data: Any) -> Any:
-        if isinstance(data, bool):  # `sampling: false` / `elicitation: off`
-            return {"enabled": data}
-        if not isinstance(data, dict):
-            return {} if data is None else data
-        out = dict(data)
+        out = _switch_or_mapping(data)
+        if not isinstance(out, dict):
+            return out
         if "timeout" in out:
             out["timeout"] = _number(out["timeout"], 300.0, 1)
         return out

@@ -11,13 +11,17 @@ from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
 pytestmark = needs_tmux
 
 
-def test_up_after_a_restart_shows_the_last_prompt(tmp_path: Path, hermes_home: Path) -> None:
+def _first_run(tmp_path: Path, home: Path, commands: list[tuple[str, str]]) -> None:
+    """A run that types each (command, text it shows) and quits with Ctrl+Q: the history to find later."""
     marker = tmp_path / "exited"
-    first = Tmux((120, 40), demo_command(tmp_path, marker=marker), app_env(hermes_home))
+    first = Tmux((120, 40), demo_command(tmp_path, marker=marker), app_env(home))
     try:
         first.wait_for("Message Hermes")
-        first.keys("/status", "Enter")  # a command is history too, and needs no model turn
-        first.wait_for("provider")
+        for command, shows in commands:  # commands are history too, and need no model turn
+            first.keys(command, "Enter")
+            first.wait_for(shows)
+            first.keys("Escape")  # closes a screen the command opened; on the prompt it does nothing
+            time.sleep(0.3)
         first.keys("C-q")
         deadline = time.monotonic() + 15
         while not marker.exists() and time.monotonic() < deadline:
@@ -25,6 +29,10 @@ def test_up_after_a_restart_shows_the_last_prompt(tmp_path: Path, hermes_home: P
         assert marker.exists(), "the first run did not quit"
     finally:
         first.close()
+
+
+def test_up_after_a_restart_shows_the_last_prompt(tmp_path: Path, hermes_home: Path) -> None:
+    _first_run(tmp_path, hermes_home, [("/status", "provider")])
     second = Tmux((120, 40), demo_command(tmp_path), app_env(hermes_home))
     try:
         second.wait_for("F1 help")
@@ -37,23 +45,7 @@ def test_up_after_a_restart_shows_the_last_prompt(tmp_path: Path, hermes_home: P
 def test_ctrl_r_after_a_restart_finds_an_earlier_prompt_by_a_piece_of_it(
     tmp_path: Path, hermes_home: Path
 ) -> None:
-    marker = tmp_path / "exited"
-    first = Tmux((120, 40), demo_command(tmp_path, marker=marker), app_env(hermes_home))
-    try:
-        first.wait_for("Message Hermes")
-        first.keys("/status", "Enter")
-        first.wait_for("provider")
-        first.keys("/help", "Enter")
-        first.wait_for("Help: keys and commands")
-        first.keys("Escape")
-        time.sleep(0.3)
-        first.keys("C-q")
-        deadline = time.monotonic() + 15
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert marker.exists(), "the first run did not quit"
-    finally:
-        first.close()
+    _first_run(tmp_path, hermes_home, [("/status", "provider"), ("/help", "Help: keys and commands")])
     second = Tmux((120, 40), demo_command(tmp_path), app_env(hermes_home))
     try:
         second.wait_for("F1 help")
