@@ -32,10 +32,12 @@ from pathlib import Path
 from agent.core.messages import strip_surrogates
 from agent.scripted import ScriptedServer
 from agent.store.opening import open_store
+from tests.reliability.procs import Proc, alive, descendants, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("child.py")
 APIS = ("openai", "anthropic")
+REAPED_WITHIN = 10.0  # seconds: the reaper's grace between SIGTERM and SIGKILL, with room on a loaded machine
 
 
 @dataclass
@@ -178,8 +180,10 @@ def kill9_trial(kind: str, rng: random.Random, api: str = "openai") -> Trial:
                 trial.failures.append(f"the child never reached its phase: {proc.stderr.read()[-300:]}")
                 return trial
             time.sleep(delay)  # the fault's moment: random by design, not a wait for a condition
+            started = descendants(proc.pid)  # the tool's commands and the reaper, which outlives the child
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
+            _check_reaped(started, trial)
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -188,6 +192,24 @@ def kill9_trial(kind: str, rng: random.Random, api: str = "openai") -> Trial:
         _lost(home / "tui" / "state.db", log.lines, trial)
         check_store(home / "tui" / "state.db", trial)
     return trial
+
+
+def _check_reaped(started: list[Proc], trial: Trial) -> None:
+    """Everything the killed child started ends within REAPED_WITHIN: the reaper stops the tool's commands
+    (SIGTERM, then SIGKILL after its grace) and writes the leftovers file into the home, so the trial's
+    folder can only be removed once it is done."""
+    wait_until(lambda: not alive(started), REAPED_WITHIN)
+    left = alive(started)
+    if not left:
+        return
+    trial.failures.append(
+        f"alive {REAPED_WITHIN:g} s after kill -9: " + "; ".join(f"{p.pid} {p.cmdline[:60]}" for p in left)
+    )
+    for p in left:  # the next trial must not inherit them
+        try:
+            os.killpg(p.pgid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _lost(db: Path, lines: list[list[str]], trial: Trial) -> None:

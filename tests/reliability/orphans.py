@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.reliability.campaign import ROOT, Trial, _env, check_store
+from tests.reliability.procs import Proc, alive, cmdline, descendants, pid_gone, read_stat, wait_until
 
 GONE_WITHIN = 2.0  # seconds after the app is gone
 SERVER = "python3 -m http.server 0 --bind 127.0.0.1"
@@ -50,77 +51,6 @@ def scenario(during_turn: bool) -> dict[str, object]:
     return {"name": "orphans", "calls": [start, reply]}
 
 
-@dataclass(frozen=True)
-class Proc:
-    pid: int
-    start: int  # clock ticks after boot: a pid reused later has another
-    pgid: int
-    cmdline: str
-
-
-def _stat(pid: int) -> tuple[str, int, int, int] | None:
-    """(state, ppid, pgid, start time) of a live process, None when gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    fields = raw[raw.rfind(b")") + 2 :].split()
-    return fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[19])
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def descendants(root: int) -> list[Proc]:
-    """Every live process below `root` (by parent pid), zombies left out."""
-    table: dict[int, tuple[str, int, int, int]] = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            stat = _stat(int(entry.name))
-            if stat is not None:
-                table[int(entry.name)] = stat
-    found: list[Proc] = []
-    frontier = [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (state, ppid, pgid, start) in table.items():
-            if ppid == parent and state not in ("Z", "X"):
-                found.append(Proc(pid, start, pgid, _cmdline(pid)))
-                frontier.append(pid)
-    return found
-
-
-def alive(procs: list[Proc]) -> list[Proc]:
-    """Those still running: the same pid with the same start time, or anything in one of their groups
-    that is not the test's own."""
-    left = []
-    for p in procs:
-        stat = _stat(p.pid)
-        if stat is not None and stat[0] not in ("Z", "X") and stat[3] == p.start:
-            left.append(p)
-    groups = {p.pgid for p in procs} - {os.getpgrp()}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            stat = _stat(int(entry.name))
-            fresh = all(p.pid != int(entry.name) for p in left)
-            if stat and stat[2] in groups and stat[0] not in ("Z", "X") and fresh:
-                left.append(Proc(int(entry.name), stat[3], stat[2], _cmdline(int(entry.name))))
-    return left
-
-
-def _wait(condition: object, timeout: float, step: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return True
-        time.sleep(step)
-    return bool(condition())  # type: ignore[operator]
-
-
 def _started(app_pid: int, markers: tuple[str, ...] = MARKERS) -> list[Proc] | None:
     """The app's processes once one runs for each of `markers` (None: they never did)."""
     found: list[Proc] = []
@@ -130,16 +60,11 @@ def _started(app_pid: int, markers: tuple[str, ...] = MARKERS) -> list[Proc] | N
         found = descendants(app_pid)
         return all(any(marker in p.cmdline for p in found) for marker in markers)
 
-    return found if _wait(ready, 60, 0.1) else None
-
-
-def _pid_gone(pid: int) -> bool:
-    stat = _stat(pid)
-    return stat is None or stat[0] in ("Z", "X")
+    return found if wait_until(ready, 60, 0.1) else None
 
 
 def _check_gone(procs: list[Proc], gone_at: float, trial: Trial) -> None:
-    _wait(lambda: not alive(procs), max(0.0, gone_at + GONE_WITHIN - time.monotonic()))
+    wait_until(lambda: not alive(procs), max(0.0, gone_at + GONE_WITHIN - time.monotonic()))
     left = alive(procs)
     if left:
         trial.failures.append(
@@ -209,11 +134,11 @@ def _tmux_session(socket: str, env: dict[str, str], command: str) -> int:
 def _check_marked(home: Path, trial: Trial, within: float = 0.0) -> None:
     """Nothing anywhere runs with the trial's HERMES_HOME (what was reparented to init included), at once
     or within `within` seconds (the test's own tmux server and shell going after `kill-server`)."""
-    _wait(lambda: not marked(home), within)
+    wait_until(lambda: not marked(home), within)
     left = marked(home)
     if left:
         trial.failures.append(
-            "still running with the trial's HERMES_HOME: " + "; ".join(_cmdline(p)[:60] for p in left)
+            "still running with the trial's HERMES_HOME: " + "; ".join(cmdline(p)[:60] for p in left)
         )
         for pid in left:
             try:
@@ -294,10 +219,10 @@ def tui_trial(fault: str, *, during_turn: bool = False, exit_within: float = 30.
                         return True
                 return False
 
-            if not pane or not _wait(found_app, 30):
+            if not pane or not wait_until(found_app, 30):
                 trial.failures.append("the app never started")
                 return trial
-            _wait(lambda: "Message Hermes" in _screen(socket, env), 30, 0.1)
+            wait_until(lambda: "Message Hermes" in _screen(socket, env), 30, 0.1)
             _tmux(socket, env, "send-keys", "-t", "t", "start them", "Enter")
             procs = _started(app_pid)
             if procs is None:
@@ -306,14 +231,14 @@ def tui_trial(fault: str, *, during_turn: bool = False, exit_within: float = 30.
                 )
                 return trial
             if not during_turn:
-                _wait(lambda: "Both are running." in _screen(socket, env), 30, 0.1)
+                wait_until(lambda: "Both are running." in _screen(socket, env), 30, 0.1)
             fault_at = time.monotonic()
             if fault == "sighup":
                 _tmux(socket, env, "kill-server")  # the terminal window closed
             else:
                 sig = {"kill9": signal.SIGKILL, "sigterm": signal.SIGTERM}.get(fault, signal.SIGINT)
                 os.kill(app_pid, sig)
-            if not _wait(lambda: _pid_gone(app_pid), 30):
+            if not wait_until(lambda: pid_gone(app_pid), 30):
                 trial.failures.append(f"the app still runs 30 s after {fault}")
                 os.kill(app_pid, signal.SIGKILL)
             gone_at = time.monotonic()
@@ -321,7 +246,7 @@ def tui_trial(fault: str, *, during_turn: bool = False, exit_within: float = 30.
                 trial.failures.append(f"the app took {gone_at - fault_at:.1f} s to exit after {fault}")
             _check_gone(procs, gone_at, trial)
             if fault in ("sigterm", "sigint"):
-                _wait(lambda: "app-exit-" in _screen(socket, env), 5, 0.1)
+                wait_until(lambda: "app-exit-" in _screen(socket, env), 5, 0.1)
                 shown = _screen(socket, env)
                 if _tmux(socket, env, "display", "-p", "-t", "t", "#{alternate_on}").strip() != "0":
                     trial.failures.append("the terminal was left in the alternate screen")
@@ -410,7 +335,7 @@ def mcp_trial(target: str, fault: str) -> Trial:
                 _tmux(socket, env, "kill-server")
             else:
                 os.kill(pane, sig)
-            if not _wait(lambda: _pid_gone(pane), 30):
+            if not wait_until(lambda: pid_gone(pane), 30):
                 trial.failures.append(f"the app still runs 30 s after {fault}")
             _check_gone(procs, time.monotonic(), trial)
         finally:
@@ -519,7 +444,7 @@ def marked(home: Path) -> list[int]:
             environ = Path(f"/proc/{entry.name}/environ").read_bytes()
         except OSError:
             continue
-        stat = _stat(int(entry.name))
+        stat = read_stat(int(entry.name))
         if needle in environ and stat is not None and stat[0] not in ("Z", "X"):
             found.append(int(entry.name))
     return found

@@ -16,10 +16,11 @@ import pytest
 
 from tests.reliability import orphans
 from tests.reliability.campaign import _env
+from tests.reliability.procs import cmdline
 
 
 def _running(marker: str, home: Path) -> list[int]:
-    return [pid for pid in orphans.marked(home) if marker in orphans._cmdline(pid)]
+    return [pid for pid in orphans.marked(home) if marker in cmdline(pid)]
 
 
 @pytest.mark.slow

@@ -1,0 +1,92 @@
+"""What runs on this machine, read from `/proc`: the processes a trial started and whether they are gone.
+
+Shared by the kill -9 trials (`campaign`) and the orphan trials (`orphans`): both must know that nothing
+they started outlives them, and that nothing still writes into a trial's folder when it is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int
+    start: int  # clock ticks after boot: a pid reused later has another
+    pgid: int
+    cmdline: str
+
+
+def read_stat(pid: int) -> tuple[str, int, int, int] | None:
+    """(state, ppid, pgid, start time) of a live process, None when gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    return fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[19])
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _table() -> dict[int, tuple[str, int, int, int]]:
+    table: dict[int, tuple[str, int, int, int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            stat = read_stat(int(entry.name))
+            if stat is not None:
+                table[int(entry.name)] = stat
+    return table
+
+
+def descendants(root: int) -> list[Proc]:
+    """Every live process below `root` (by parent pid), zombies left out."""
+    table = _table()
+    found: list[Proc] = []
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (state, ppid, pgid, start) in table.items():
+            if ppid == parent and state not in ("Z", "X"):
+                found.append(Proc(pid, start, pgid, cmdline(pid)))
+                frontier.append(pid)
+    return found
+
+
+def alive(procs: list[Proc]) -> list[Proc]:
+    """Those still running: the same pid with the same start time, or anything in one of their groups
+    that is not the test's own."""
+    left = []
+    for p in procs:
+        stat = read_stat(p.pid)
+        if stat is not None and stat[0] not in ("Z", "X") and stat[3] == p.start:
+            left.append(p)
+    groups = {p.pgid for p in procs} - {os.getpgrp()}
+    for pid, (state, _ppid, pgid, start) in _table().items():
+        fresh = all(p.pid != pid for p in left)
+        if pgid in groups and state not in ("Z", "X") and fresh:
+            left.append(Proc(pid, start, pgid, cmdline(pid)))
+    return left
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return condition()
+
+
+def pid_gone(pid: int) -> bool:
+    stat = read_stat(pid)
+    return stat is None or stat[0] in ("Z", "X")
