@@ -28,7 +28,10 @@ from tests.reliability.campaign import ROOT, Trial, _env, check_store
 from tests.reliability.procs import Proc, alive, cmdline, descendants, pid_gone, read_stat, wait_until
 
 GONE_WITHIN = 2.0  # seconds after the app is gone
-SERVER = "python3 -m http.server 0 --bind 127.0.0.1"
+# The dev server logs to a file, not to the app's pipe: with PYTHONUNBUFFERED its banner, written a moment
+# after it appears in /proc, would hit a closed pipe after a kill -9 of the app and end it by itself
+# before the reaper looks, and the leftovers file would rightly not name it (seen on a loaded machine).
+SERVER = "python3 -m http.server 0 --bind 127.0.0.1 > http.log 2>&1"
 MARKERS = ("sleep 300", "http.server")
 
 FAULTS = ("kill9", "sigterm", "sighup", "sigint")
