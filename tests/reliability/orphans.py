@@ -307,7 +307,6 @@ def mcp_trial(target: str, fault: str) -> Trial:
                 if procs is None:
                     trial.failures.append("the MCP servers never started")
                     return trial
-                time.sleep(0.5)  # past the adoption window (see the TUI case below)
                 os.kill(proc.pid, sig)
                 _, err = proc.communicate(timeout=30)
                 gone_at = time.monotonic()
@@ -328,9 +327,8 @@ def mcp_trial(target: str, fault: str) -> Trial:
             if procs is None:
                 trial.failures.append("the MCP servers never started")
                 return trial
-            # The manager adopts a server's group by polling (GROUP_WATCH_INTERVAL) while it connects: a
-            # kill within that first moment is a known window, not what this case measures.
-            time.sleep(0.5)
+            # No pause: a server runs only once its group is registered (the gate); the moments around its
+            # spawn are `mcp_spawn_trial`'s.
             if fault == "sighup":
                 _tmux(socket, env, "kill-server")
             else:
