@@ -7,7 +7,8 @@ leave it, and whatever it started, running for ever. So such a child is started 
 
 1. leads a session and process group of its own (it already does when started with
    `start_new_session=True`);
-2. connects to the app's socket (in a private 0700 directory) and sends its pid;
+2. connects to the app's socket (in a private 0700 directory, which it then removes: a kill -9 of the
+   app leaves no directory behind) and sends its pid;
 3. waits for the app's one-byte go, sent once the group is registered with the supervisor, so with the
    reaper. When the app is gone first, the socket reads EOF (the app's end closes with it; its parent pid
    is checked too) and the gate exits without starting anything;
@@ -73,7 +74,10 @@ def main(argv: list[str]) -> int:
 def _let_go(channel: _socket.socket, path: str, parent: int) -> bool:
     """Announce this process to the app and wait for its go; False when the app is gone (or said no)."""
     try:
-        channel.connect(path)
+        try:
+            channel.connect(path)
+        finally:  # connected or refused (the app is gone), the socket's name is not needed any more
+            _remove(path)
         channel.sendall(f"{os.getpid()}\n".encode())
         while True:
             try:
@@ -170,11 +174,17 @@ class Gate:
             if sock is not None:
                 sock.close()
         self._conn = None
-        for remove, path in ((os.unlink, self.path), (os.rmdir, self._dir)):
-            try:
-                remove(path)
-            except OSError:
-                pass
+        _remove(self.path)
+
+
+def _remove(path: str) -> None:
+    """The socket's name and its private directory (quiet when already gone: the gate and the app both
+    remove them)."""
+    for remove, name in ((os.unlink, path), (os.rmdir, os.path.dirname(path))):
+        try:
+            remove(name)
+        except OSError:
+            pass
 
 
 def _leads_own_group_below_us(pid: int) -> bool:
