@@ -13,7 +13,15 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-__all__ = ["KILL_GRACE", "group_alive", "group_leaders_below", "group_members", "signal_group", "stop_groups"]
+__all__ = [
+    "KILL_GRACE",
+    "group_alive",
+    "group_leaders_below",
+    "group_members",
+    "signal_group",
+    "stat_fields",
+    "stop_groups",
+]
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 _PROC = Path("/proc")
@@ -28,7 +36,7 @@ def group_members(pgid: int) -> list[int] | None:
         if not entry.name.isdigit():
             continue
         # pid (comm) state ppid pgrp ...: comm may contain spaces and parentheses.
-        fields = _stat_fields(entry.name)
+        fields = stat_fields(entry.name)
         try:
             if (
                 fields is not None
@@ -42,7 +50,7 @@ def group_members(pgid: int) -> list[int] | None:
     return members
 
 
-def _stat_fields(pid: str) -> list[bytes] | None:
+def stat_fields(pid: int | str) -> list[bytes] | None:
     """The fields of /proc/PID/stat after `(comm)`: state, ppid, pgrp, session, ..."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -62,7 +70,7 @@ def group_leaders_below(root: int) -> list[int]:
     for entry in os.scandir(_PROC):
         if not entry.name.isdigit():
             continue
-        fields = _stat_fields(entry.name)
+        fields = stat_fields(entry.name)
         try:
             if fields is not None and len(fields) >= 3 and fields[0] not in (b"Z", b"X"):
                 table[int(entry.name)] = (int(fields[1]), int(fields[2]))

@@ -41,7 +41,7 @@ from typing import IO, Any, NoReturn
 from agent.children.groups import KILL_GRACE, group_alive, stop_groups
 from agent.children.leftovers import Leftover, leftovers_path, record
 
-__all__ = ["SUPERVISOR", "Child", "Supervisor"]
+__all__ = ["SUPERVISOR", "Child", "Supervisor", "bare_python"]
 
 LABEL_CAP = 200
 _ROOT = Path(__file__).resolve().parents[2]  # the directory `agent` is imported from
@@ -240,12 +240,17 @@ class Supervisor:
 
 
 def _reaper_argv(report: Path) -> list[str]:
-    """A bare interpreter (no site-packages, no PYTHON* variables) running this very source tree's reaper."""
+    return bare_python("reaper", str(report))
+
+
+def bare_python(module: str, *args: str) -> list[str]:
+    """The command line running `agent.children.<module>`'s `main(args)` in a bare interpreter (no
+    site-packages, no PYTHON* variables) from this very source tree: the reaper and the gate."""
     code = (
         f"import sys; sys.path.insert(0, {str(_ROOT)!r}); "
-        "from agent.children.reaper import main; sys.exit(main(sys.argv[1:]))"
+        f"from agent.children.{module} import main; sys.exit(main(sys.argv[1:]))"
     )
-    return [sys.executable, "-S", "-E", "-c", code, str(report)]
+    return [sys.executable, "-S", "-E", "-c", code, *args]
 
 
 SUPERVISOR = Supervisor()

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.children.gate import Gate
 from agent.children.supervisor import SUPERVISOR
 from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
 from agent.mcp.elicitation import ElicitationHandler
@@ -55,7 +56,7 @@ log = logging.getLogger(__name__)
 WAIT_SLICE = 0.05
 LIST_PAGES = 50
 CLOSE_TIMEOUT = 8.0
-GROUP_WATCH_INTERVAL = 0.05  # how often a connecting stdio server's process group is looked for
+GROUP_WATCH_INTERVAL = 0.05  # without a gate: how often a connecting stdio server's group is looked for
 
 RESTART_BACKOFF_MAX = 30.0
 """A server that keeps exiting is started again at once the first time, then after 1, 2, 4 ... s (at most
@@ -479,7 +480,7 @@ class McpManager:
 
     # ------------------------------------------------------------------------------------------ a connection
 
-    def _client(self, srv: _Server, stack: contextlib.AsyncExitStack) -> Any:
+    def _client(self, srv: _Server, stack: contextlib.AsyncExitStack, gate: Gate | None) -> Any:
         """The SDK client for `srv` (imported here, on the loop thread: the SDK takes seconds to load).
 
         It introduces itself as hermes-tui and starts with `initialize` (the spec's order: servers on older
@@ -489,7 +490,7 @@ class McpManager:
         from mcp.types import Implementation
 
         info = Implementation(name=CLIENT_NAME, version=client_version())
-        transport = filtered(self._transport(srv.spec, stack), srv.spec.name, srv.noise, srv.ended.set)
+        transport = filtered(self._transport(srv.spec, stack, gate), srv.spec.name, srv.noise, srv.ended.set)
         handler: Any = self._on_message(srv)  # the SDK's MessageHandlerFnT: an async callable of one message
         return Client(
             transport,
@@ -554,18 +555,22 @@ class McpManager:
             srv.resources = names
         self._changed(srv)
 
-    def _transport(self, spec: ServerSpec, stack: contextlib.AsyncExitStack) -> Any:
+    def _transport(self, spec: ServerSpec, stack: contextlib.AsyncExitStack, gate: Gate | None) -> Any:
         if spec.command:
             from mcp import StdioServerParameters
-            from mcp.client.stdio import stdio_client
+            from mcp.client.stdio import get_default_environment, stdio_client
 
             self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             # Its stderr goes to the log through the redactor (a server may print its `env` or a header).
             errlog = stack.enter_context(RedactedStderrLog(self.log_dir / f"mcp-{spec.name}.log"))
+            env = get_default_environment() | dict(spec.env)  # what the SDK would give it
+            command, args = spec.command, list(spec.args)
+            if gate is not None:  # the gate becomes `command args` once the manager has adopted it
+                command, *args = gate.argv(command, args, env)
             params = StdioServerParameters(
-                command=spec.command,
-                args=list(spec.args),
-                env=dict(spec.env) or None,
+                command=command,
+                args=args,
+                env=env,
                 cwd=spec.cwd,
                 encoding_error_handler=STDIO_DECODING,
             )
@@ -600,18 +605,25 @@ class McpManager:
             # The scope holds the exit stack, so the client's task groups are left before the scope is.
             with anyio.CancelScope(deadline=anyio.current_time() + spec.connect_timeout) as scope:
                 async with contextlib.AsyncExitStack() as stack:
-                    # The server runs before it answers: under the supervisor from its first moments.
-                    watch = (
-                        asyncio.get_running_loop().create_task(self._watch_groups(srv))
-                        if spec.command
-                        else None
-                    )
+                    # A stdio server is under the supervisor before it runs: started through the gate,
+                    # it becomes the server once `_admit` has adopted its group (without a gate: its
+                    # group is looked for from its first moments).
+                    gate = self._gate(stack) if spec.command else None
+                    watch = None
+                    if spec.command:
+                        admission = self._admit(srv, gate) if gate else self._watch_groups(srv)
+                        watch = asyncio.get_running_loop().create_task(admission)
                     try:
-                        client = await stack.enter_async_context(self._client(srv, stack))
+                        client = await stack.enter_async_context(self._client(srv, stack, gate))
+                    except Exception as exc:
+                        failure = gate.exec_error() if gate is not None else None
+                        if failure is not None:  # the command could not be run: said as a spawn says it
+                            raise failure from exc
+                        raise
                     finally:
                         if watch is not None:
                             watch.cancel()
-                    if spec.command:
+                    if spec.command and gate is None:
                         self._note_groups(srv)
                     listed = await self._list_tools(client)
                     scope.deadline = math.inf
@@ -661,18 +673,40 @@ class McpManager:
             srv.ready.set()
             self._changed(srv)
 
-    def _note_groups(self, srv: _Server) -> None:
-        """The process groups of `srv`'s stdio server, found among our children, put under the supervisor."""
-        if not srv.spec.command:
-            return
-        found = server_groups([srv.spec.command, *srv.spec.args], exclude=self._known_groups)
-        srv.pgids |= found
-        self._known_groups |= found
-        for pgid in found:
+    def _gate(self, stack: contextlib.AsyncExitStack) -> Gate | None:
+        """The gate a stdio server starts through (Linux), closed with the connection; None elsewhere, or
+        when its socket cannot be made (the server then starts as it is, its group looked for)."""
+        if not Gate.supported():
+            return None
+        try:
+            return stack.enter_context(Gate())
+        except OSError as exc:
+            log.warning("mcp: starting a server without its gate: %s", exc)
+            return None
+
+    async def _admit(self, srv: _Server, gate: Gate) -> None:
+        """The gate's group under the supervisor (so with the reaper), then the gate may become the server."""
+        try:
+            await gate.admit(lambda pgid: self._adopt(srv, {pgid}))
+        except (OSError, ConnectionError) as exc:  # it is not let go: it exits, and the connect fails
+            log.warning("mcp: server '%s' could not be admitted: %s", srv.spec.name, exc)
+
+    def _adopt(self, srv: _Server, groups: set[int]) -> None:
+        srv.pgids |= groups
+        self._known_groups |= groups
+        for pgid in groups:
             SUPERVISOR.adopt(pgid, f"MCP server '{srv.spec.name}'")
 
+    def _note_groups(self, srv: _Server) -> None:
+        """Without a gate: the process groups of `srv`'s stdio server, found among our children, put under
+        the supervisor."""
+        if not srv.spec.command:
+            return
+        self._adopt(srv, server_groups([srv.spec.command, *srv.spec.args], exclude=self._known_groups))
+
     async def _watch_groups(self, srv: _Server) -> None:
-        """While the connection is being made: note the server's group as soon as it is started."""
+        """Without a gate, while the connection is being made: note the server's group as soon as it is
+        started (a kill -9 of the app before that leaves it running)."""
         while not srv.pgids:
             self._note_groups(srv)
             await asyncio.sleep(GROUP_WATCH_INTERVAL)

@@ -19,7 +19,7 @@ from agent.mcp import McpManager, load_mcp_config
 from agent.mcp.manager import restart_delay
 from agent.mcp.report import format_servers
 from agent.toolkit.toolsets import ToolsetCatalog
-from tests.agent.test_mcp import READY, by_name, manager_for, stdio_entry, write_config
+from tests.agent.test_mcp import FIXTURE, READY, by_name, manager_for, stdio_entry, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -290,3 +290,35 @@ def test_an_sse_entry_works(hermes_home: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_a_server_that_cannot_start_says_why_in_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    """The command is looked up on the PATH of the server's own `env:`, as a plain spawn does; what cannot
+    run says why in the one line a failed spawn gave (the server starts through the gate on Linux)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    found = bin_dir / "fixture-server"
+    found.write_text(f"#!/bin/sh\nexec {sys.executable} {FIXTURE} stdio\n")
+    found.chmod(0o755)
+    not_executable = tmp_path / "server.py"
+    not_executable.write_text("print('never')\n")
+    not_executable.chmod(0o644)
+    path_env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    write_config(
+        hermes_home,
+        {
+            "on_path": {"command": "fixture-server", "env": path_env},
+            "missing": {"command": "no-such-mcp-server", "env": path_env},
+            "absent": {"command": str(tmp_path / "gone")},
+            "denied": {"command": str(not_executable)},
+        },
+    )
+    manager = manager_for(hermes_home)
+    try:
+        status = by_name(manager)
+        assert status["on_path"].state == "connected"
+        assert status["missing"].error == "command not found: no-such-mcp-server"
+        assert status["absent"].error == f"command not found: {tmp_path / 'gone'}"
+        assert status["denied"].error == f"permission denied: {not_executable}"
+    finally:
+        manager.close()

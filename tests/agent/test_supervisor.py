@@ -181,3 +181,51 @@ def test_the_next_start_tells_what_a_crash_left_once(tmp_path: Path) -> None:
     assert "stopped at" in first.stderr and "proc_1: npm run dev" in first.stderr
     second = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert "npm run dev" not in second.stderr
+
+
+async def test_the_gate_becomes_its_command_only_once_admitted(tmp_path: Path) -> None:
+    """Same pid and group as the gate, registered before it runs, with the signals and environment a
+    plain spawn gives (Python's own start ignores SIGPIPE and coerces a C locale's LC_CTYPE)."""
+    from agent.children.gate import Gate
+
+    out = tmp_path / "out"
+    script = f"grep SigIgn /proc/$$/status > {out}; echo pid=$$ >> {out}; env >> {out}"
+    env = {"PATH": os.environ["PATH"]}
+    with Gate() as gate:
+        argv = gate.argv("sh", ["-c", script], env)
+        proc = subprocess.Popen(argv, env=env, start_new_session=True)
+        registered: list[int] = []
+
+        def register(pgid: int) -> None:
+            assert not out.exists()  # still the gate
+            registered.append(pgid)
+
+        assert await gate.admit(register) == proc.pid
+        assert proc.wait(10) == 0
+        assert gate.exec_error() is None
+    text = out.read_text()
+    assert registered == [proc.pid] and f"pid={proc.pid}" in text
+    assert "SigIgn:\t0000000000000000" in text
+    assert "LC_CTYPE" not in text
+
+
+async def test_a_gate_whose_app_closed_its_end_never_runs_its_command(tmp_path: Path) -> None:
+    from agent.children.gate import Gate
+
+    ran = tmp_path / "ran"
+    with Gate() as gate:
+        proc = subprocess.Popen(gate.argv("touch", [str(ran)], dict(os.environ)), start_new_session=True)
+    assert proc.wait(10) == 1  # its connection refused, or closed unanswered: it never ran `touch`
+    assert not ran.exists()
+
+
+async def test_a_gate_whose_command_cannot_run_says_why(tmp_path: Path) -> None:
+    from agent.children.gate import EXEC_FAILED, Gate
+
+    with Gate() as gate:
+        argv = gate.argv("no-such-command-here", [], dict(os.environ))
+        proc = subprocess.Popen(argv, start_new_session=True)
+        await gate.admit(lambda pgid: None)
+        assert proc.wait(10) == EXEC_FAILED
+        error = gate.exec_error()
+    assert isinstance(error, FileNotFoundError) and error.filename == "no-such-command-here"

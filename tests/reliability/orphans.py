@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -309,7 +310,6 @@ def mcp_trial(target: str, fault: str) -> Trial:
                 if procs is None:
                     trial.failures.append("the MCP servers never started")
                     return trial
-                time.sleep(0.5)  # past the adoption window (see the TUI case below)
                 os.kill(proc.pid, sig)
                 _, err = proc.communicate(timeout=30)
                 gone_at = time.monotonic()
@@ -330,9 +330,8 @@ def mcp_trial(target: str, fault: str) -> Trial:
             if procs is None:
                 trial.failures.append("the MCP servers never started")
                 return trial
-            # The manager adopts a server's group by polling (GROUP_WATCH_INTERVAL) while it connects: a
-            # kill within that first moment is a known window, not what this case measures.
-            time.sleep(0.5)
+            # No pause: a server runs only once its group is registered (the gate); the moments around its
+            # spawn are `mcp_spawn_trial`'s.
             if fault == "sighup":
                 _tmux(socket, env, "kill-server")
             else:
@@ -343,6 +342,93 @@ def mcp_trial(target: str, fault: str) -> Trial:
         finally:
             _tmux(socket, env, "kill-server")
     return trial
+
+
+SPAWN_KILLS = 8  # kill -9s per run of `mcp_spawn_trial`
+
+
+def processes_marked(marker: str) -> list[int]:
+    """Every live process, anywhere (init's adopted orphans included), with `marker` in its command line
+    or its environment."""
+    needle = marker.encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            proc = Path("/proc", entry.name)
+            seen = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        stat = read_stat(int(entry.name))
+        if needle in seen and stat is not None and stat[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def mcp_spawn_trial(rng: random.Random, kills: int = SPAWN_KILLS) -> Trial:
+    """kill -9 of a process running the MCP manager (`mcp_child.py`) at moments around its stdio server's
+    spawn: before it, as the server's process appears (before the manager could have registered its group
+    with the supervisor), and a little after. The server spawns a child and ignores EOF; 2 s after the kill
+    nothing with the kill's marker (in its command line or environment) may run, nor anything with the
+    trial's HERMES_HOME (the reaper)."""
+    trial = Trial("orphans_mcp_spawn_kill9")
+    for attempt in range(kills):
+        _spawn_kill(attempt, rng, trial)
+    return trial
+
+
+def _spawn_kill(attempt: int, rng: random.Random, trial: Trial) -> None:
+    with _trial_dirs() as (tmp, home, cwd):
+        marker = f"hermes-spawn-{uuid.uuid4().hex[:12]}"
+        mute = tmp / "mute_server.py"
+        mute.write_text(MUTE_SERVER)
+        server = {
+            "command": sys.executable,
+            "args": [str(mute), marker],
+            "env": {"HERMES_SPAWN_MARK": marker},
+            "connect_timeout": 120,
+        }
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.yaml").write_text(json.dumps({"mcp_servers": {"mute": server}}))
+        child = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "reliability" / "mcp_child.py"), str(home)],
+            cwd=cwd,
+            env=_env(home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            assert child.stdout is not None
+            if child.stdout.readline().strip() != "go":
+                trial.failures.append(f"kill {attempt}: the manager never started")
+                return
+            if attempt % 2:  # anywhere from before the spawn to well after it
+                delay = rng.uniform(0, 0.25)
+                moment = f"{delay:.3f} s after go"
+            else:  # as soon as the server's process shows, or a few ms later
+                wait_until(lambda: bool(processes_marked(marker)), 30, 0.001)
+                delay = rng.choice([0.0, 0.0, rng.uniform(0, 0.03)])
+                moment = f"{delay:.3f} s after the server's process appeared"
+            time.sleep(delay)
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(10)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        wait_until(lambda: not processes_marked(marker) and not marked(home), GONE_WITHIN)
+        left = processes_marked(marker)
+        if left:
+            trial.failures.append(
+                f"kill {attempt} ({moment}): alive {GONE_WITHIN:g} s after: "
+                + "; ".join(f"{pid} {cmdline(pid)[-70:]}" for pid in left)
+            )
+        for pid in left + marked(home):  # the next kill (and test) must not inherit them
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: not marked(home), 5)  # nothing writes into the folder as it is removed
 
 
 # ---------------------------------------------------------------------------------------------- subagents
@@ -416,7 +502,9 @@ __all__ = [
     "ROOT",
     "headless_trial",
     "marked",
+    "mcp_spawn_trial",
     "mcp_trial",
+    "processes_marked",
     "subagent_trial",
     "tool_child_trial",
     "tui_trial",

@@ -89,3 +89,9 @@ def test_kill_9_leaves_no_browser_and_no_script(kind: str) -> None:
         if (why := unavailable_reason(Settings())) is not None:
             pytest.skip(why)
     _held(orphans.tool_child_trial(kind))
+
+
+def test_no_mcp_server_outlives_an_app_killed_around_its_spawn() -> None:
+    """kill -9 before, during and just after a stdio server's spawn (before the manager registered it
+    too): the server and its child never outlive the app."""
+    _held(orphans.mcp_spawn_trial(random.Random("mcp-spawn")))
