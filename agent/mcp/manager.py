@@ -29,6 +29,7 @@ import concurrent.futures
 import contextlib
 import logging
 import math
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -37,11 +38,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.children.gate import Gate
+from agent.children.groups import group_alive, signal_group
 from agent.children.supervisor import SUPERVISOR
 from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.noise import STDIO_DECODING, NoiseCount, filtered, quiet_sdk_parse_errors
-from agent.mcp.processes import group_alive, kill_group, server_groups
+from agent.mcp.processes import server_groups
 from agent.mcp.results import CallReport, CallStatus, render_result
 from agent.mcp.sampling import SamplingHandler
 from agent.mcp.stderr_log import RedactedStderrLog
@@ -876,6 +878,6 @@ class McpManager:
         """At exit: any stdio server group still running is killed (the SDK's shutdown could not run)."""
         for pgid in list(self._known_groups):
             if group_alive(pgid):
-                kill_group(pgid)
+                signal_group(pgid, signal.SIGKILL)
             SUPERVISOR.release(pgid)
         self._known_groups.clear()

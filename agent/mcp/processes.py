@@ -9,44 +9,25 @@ and the SDK's own shutdown is all there is.
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Collection
 from pathlib import Path
 
-__all__ = ["child_groups", "group_alive", "kill_group", "process_groups", "server_groups"]
+from agent.children.groups import stat_fields
+
+__all__ = ["child_groups", "server_groups"]
 
 _PROC = Path("/proc")
 
 
 def _stat(pid: int) -> tuple[int, int] | None:
     """(parent pid, process group) of `pid`, or None when it is gone (or a zombie: it runs nothing)."""
+    fields = stat_fields(pid)
     try:
-        raw = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    # The command name (field 2) is in parentheses and may contain spaces: split after its last ')'.
-    fields = raw[raw.rfind(")") + 2 :].split()
-    try:
-        if fields[0] == "Z":
+        if fields is None or fields[0] in (b"Z", b"X"):
             return None
         return int(fields[1]), int(fields[2])
     except (IndexError, ValueError):
         return None
-
-
-def process_groups() -> dict[int, int]:
-    """Every live (not zombie) process -> its process group."""
-    out: dict[int, int] = {}
-    try:
-        entries = list(_PROC.iterdir())
-    except OSError:
-        return out
-    for entry in entries:
-        if entry.name.isdigit():
-            stat = _stat(int(entry.name))
-            if stat is not None:
-                out[int(entry.name)] = stat[1]
-    return out
 
 
 def child_groups(parent: int | None = None) -> set[int]:
@@ -65,19 +46,6 @@ def child_groups(parent: int | None = None) -> set[int]:
         if stat is not None and stat[0] == parent and stat[1] == pid:
             groups.add(pid)
     return groups
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any process of group `pgid` still runs (zombies waiting to be reaped do not count)."""
-    return pgid in process_groups().values()
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL a whole process group (a server and anything it started); quiet when it is already gone."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _cmdline(pid: int) -> list[str]:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.children.groups import group_alive
 from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.mcp import McpManager, load_mcp_config
-from agent.mcp.processes import group_alive
 from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG, ToolsetCatalog
 from tests.agent.helpers import make_agent, tool_results
