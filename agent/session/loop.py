@@ -19,7 +19,14 @@ from pydantic import SecretStr
 from agent.config.settings import Settings, endpoint_settings, next_fallback
 from agent.core import exit_reasons
 from agent.core.budget import IterationBudget
-from agent.core.errors import ClassifiedError, EmptyStreamError, InterruptedByUser, backoff_delay, classify
+from agent.core.errors import (
+    ClassifiedError,
+    EmptyStreamError,
+    InterruptedByUser,
+    backoff_delay,
+    classify,
+    stated_context_window,
+)
 from agent.core.events import (
     ApiCallStarted,
     AssistantMessageDone,
@@ -402,6 +409,17 @@ class Agent:
         found = self._served_windows[key]
         if found:
             self.settings = settings.model_copy(update={"context_window": found})
+            self._window_learned = True
+
+    def _learn_stated_window(self, exc: BaseException) -> None:
+        """The window an overflow error states (llama-cpp-python has no `/props`, but its refusal says
+        "maximum context length is 2048 tokens"), when the configuration gives none: the meter and the
+        compression that follows aim at it. Not while a fallback answers: the window is the primary's."""
+        if self.settings.context_window or self._fallback_index:
+            return
+        stated = stated_context_window(exc)
+        if stated:
+            self.settings = self.settings.model_copy(update={"context_window": stated})
             self._window_learned = True
 
     def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
@@ -954,6 +972,8 @@ class Agent:
                     key_var=self._fallback_key_var(),
                     key_source=active.api_key_source,
                 )
+                if classified.reason == "context_overflow":
+                    self._learn_stated_window(exc)
                 if isinstance(exc, EmptyStreamError):
                     used = max(estimate_tokens(request.messages, request.tools), self.last_context_tokens)
                     window = self.settings.effective_context_window

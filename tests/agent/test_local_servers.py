@@ -125,7 +125,7 @@ def test_an_overflow_of_a_server_that_hides_its_window_is_said_in_one_line(
         agent, _, ui = make_agent(server, hermes_home, tmp_path, max_retries=3)
         result = agent.run_conversation("read this: " + "word " * 3000)
         streamed = [r.body.get("stream") for r in server.requests]
-    assert agent.settings.context_window is None  # nothing learned
+    assert agent.context_window == 2000  # learned from the refusal: "maximum context length is 2000 tokens"
     assert result.exit_reason == "error:context_overflow", result.error
     assert streamed == [True, False]
     assert result.error is not None and "too long for this model" in result.error.user_line()
@@ -203,6 +203,45 @@ def test_an_empty_overflow_stream_is_compressed_then_retried(hermes_home: Path, 
     assert "tools" not in requests[-2].body  # the summary
     assert any("Compressed" in n for n in _notices(ui))
     assert any(m.meta.get("synthetic") == "compression" for m in store.load(agent.session_id).messages)
+
+
+def test_an_overflow_of_llama_cpp_python_is_compressed_then_retried(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """No `/props`, so no window before the overflow: its refusal (asked unstreamed) states it, the middle
+    of the conversation is summarized, and the request fits."""
+    history = [{"text": f"answer {i} " + "detail " * 250} for i in range(12)]
+    calls = [*history, {"text": "Summary of the middle."}, {"text": "final answer"}]
+    scenario = {"name": "t", "server": "llama-cpp-python", "n_ctx": 7800, "calls": calls}
+    with ScriptedServer(scenario) as server:
+        agent, _, ui = make_agent(server, hermes_home, tmp_path, toolsets=["todo"], compression_enabled=True)
+        for i in range(12):
+            agent.run_conversation(f"question {i}")
+        assert agent.settings.context_window is None
+        result = agent.run_conversation("one more")
+        requests = server.requests
+    assert result.exit_reason == "completed" and result.final_text == "final answer", _notices(ui)
+    assert agent.context_window == 7800
+    assert [r.body.get("stream") for r in requests[:2]] == [True, False]  # tools: sent whole from then on
+    overflow, summary = requests[-3], requests[-2]
+    assert overflow.call_index is None and overflow.body["stream"] is False  # refused, saying its window
+    assert "tools" not in summary.body
+    assert any("Compressed" in n for n in _notices(ui))
+
+
+def test_the_window_llamacpp_states_in_its_refusal_is_read() -> None:
+    from agent.core.errors import stated_context_window
+
+    class Refused(Exception):
+        def __init__(self, body: Any) -> None:
+            super().__init__("Error code: 400")
+            self.body = body
+
+    llamacpp = {"error": {"type": "exceed_context_size_error", "n_prompt_tokens": 9000, "n_ctx": 4096}}
+    assert stated_context_window(Refused(llamacpp)) == 4096
+    openai = {"message": "This model's maximum context length is 128,000 tokens. However, ..."}
+    assert stated_context_window(Refused(openai)) == 128000
+    assert stated_context_window(Refused({"message": "too long"})) is None
 
 
 def test_a_reply_that_fills_the_window_ends_with_one_line(hermes_home: Path, tmp_path: Path) -> None:
