@@ -430,7 +430,7 @@ class Agent:
                 session=self.session_usage.copy(),
                 context_tokens=max(refused, self.last_context_tokens),
                 context_window=stated,
-                session_cost=self.session_cost.usd,
+                session_cost=self.session_cost.usd or None,  # no call priced yet: no "$0" for a local model
                 session_unknown_calls=self.session_cost.unknown_calls,
             )
         )

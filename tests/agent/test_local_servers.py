@@ -126,7 +126,8 @@ def test_an_overflow_of_a_server_that_hides_its_window_is_said_in_one_line(
         result = agent.run_conversation("read this: " + "word " * 3000)
         streamed = [r.body.get("stream") for r in server.requests]
     assert agent.context_window == 2000  # learned from the refusal: "maximum context length is 2000 tokens"
-    assert ui.of_type(UsageUpdated)[-1].context_window == 2000  # the meter is told at once
+    told = ui.of_type(UsageUpdated)[-1]
+    assert told.context_window == 2000 and told.session_cost is None  # the meter is told at once
     assert result.exit_reason == "error:context_overflow", result.error
     assert streamed == [True, False]
     assert result.error is not None and "too long for this model" in result.error.user_line()
