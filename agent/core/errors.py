@@ -413,6 +413,37 @@ class _Failure:
         return self.error("server_error", True, hint, should_fallback=True)
 
 
+_STATED_WINDOW = re.compile(r"maximum context length is (\d[\d,]*) tokens", re.IGNORECASE)
+
+
+def _n_ctx(value: Any) -> int | None:
+    """llama.cpp's `n_ctx` field anywhere in an error body."""
+    if isinstance(value, dict):
+        found = value.get("n_ctx")
+        if isinstance(found, int) and not isinstance(found, bool) and found > 0:
+            return found
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            if (inner := _n_ctx(item)) is not None:
+                return inner
+    return None
+
+
+def stated_context_window(exc: BaseException) -> int | None:
+    """The context window an overflow error states, or None: OpenAI's wording, which vLLM and
+    llama-cpp-python use too ("This model's maximum context length is 2048 tokens"), or llama.cpp's
+    `n_ctx` beside its `exceed_context_size_error`."""
+    body = getattr(exc, "body", None)
+    found = _n_ctx(body)
+    if found is not None:
+        return found
+    text = f"{exc} {json.dumps(body, default=str) if body is not None else ''}"
+    match = _STATED_WINDOW.search(text)
+    window = int(match.group(1).replace(",", "")) if match else 0
+    return window if window > 0 else None
+
+
 def classify(
     exc: BaseException,
     *,

@@ -3,14 +3,18 @@
 A message stores an `ImageRef` (hash, type, name, size) in its `meta`, never the bytes: the transcript, the
 FTS index and exports stay text, and the same screenshot attached twice is one file. Formats the providers
 take (PNG, JPEG, GIF, WebP) are kept as they are; anything else Pillow reads (BMP, TIFF, ...) is stored as
-PNG. Pillow is imported on first use only.
+PNG. A PNG whose optional (ancillary) chunk fails its checksum is kept without that chunk, as the PNG
+specification lets a decoder do (Pillow refuses the whole file; browsers show it): the MCP reference server's
+`get-tiny-image` sends one. Pillow is imported on first use only.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import struct
 import warnings
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
 MAX_SOURCE_BYTES = 50 * 1024 * 1024
 MAX_PIXELS = 50_000_000
 """The most pixels an image may have to be decoded (50 megapixels: 8660×5773, ~200 MB as RGBA)."""
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 KEPT_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
@@ -122,6 +127,7 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
         data = source
         name = name or "image.png"
         check_size(len(data), name)
+    data = without_broken_ancillary_chunks(data)
     with open_checked(data, name) as img:
         try:
             img.load()
@@ -150,6 +156,34 @@ def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = No
             fh.write(data)
         os.replace(tmp, target)
     return ref
+
+
+def without_broken_ancillary_chunks(data: bytes) -> bytes:
+    """A PNG without its ancillary chunks (a lowercase first letter: colour profile, text, EXIF, ...) whose
+    CRC is wrong, which the PNG specification lets a decoder skip. Anything else is left as it is, for Pillow
+    to judge: another format, a PNG without such a chunk, and what follows a chunk whose length does not fit
+    (the walk stops there)."""
+    if not data.startswith(PNG_SIGNATURE):
+        return data
+    kept = [PNG_SIGNATURE]
+    dropped = False
+    at = len(PNG_SIGNATURE)
+    while at < len(data):
+        length = struct.unpack(">I", data[at : at + 4])[0] if at + 12 <= len(data) else len(data)
+        end = at + 12 + length
+        if end > len(data):
+            kept.append(data[at:])
+            break
+        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", data[at + 8 + length : end])
+        if kind[:1].islower() and zlib.crc32(kind + body) != crc:
+            dropped = True
+        else:
+            kept.append(data[at:end])
+        at = end
+        if kind == b"IEND":
+            break
+    return b"".join(kept) if dropped else data
 
 
 def pixel_limit() -> int:

@@ -59,6 +59,8 @@ WAIT_SLICE = 0.05
 LIST_PAGES = 50
 CLOSE_TIMEOUT = 8.0
 GROUP_WATCH_INTERVAL = 0.05  # without a gate: how often a connecting stdio server's group is looked for
+RELIST_PATIENCE = 10.0
+"""Seconds a call waits, after its result, for the listing its server's `tools/list_changed` asked for."""
 
 RESTART_BACKOFF_MAX = 30.0
 """A server that keeps exiting is started again at once the first time, then after 1, 2, 4 ... s (at most
@@ -154,6 +156,7 @@ class _Server:
     calls_open: list[ToolContext] = field(default_factory=list)  # the tool calls in flight, oldest first
     sampling: SamplingHandler | None = None  # None: `sampling.enabled: false` (not advertised)
     elicitation: ElicitationHandler | None = None
+    relists: set[asyncio.Task[None]] = field(default_factory=set)  # listings a `list_changed` asked for
 
     def current_call(self) -> ToolContext | None:
         """The tool call a server-initiated request (sampling, elicitation) belongs to: the latest one in
@@ -273,7 +276,6 @@ class McpManager:
         self._closed = False
         self._known_groups: set[int] = set()
         self._pending: list[concurrent.futures.Future[None]] = []
-        self._relists: set[asyncio.Task[None]] = set()
         atexit.register(self._kill_leftovers)
 
     # ------------------------------------------------------------------------------------------ public
@@ -492,15 +494,14 @@ class McpManager:
         from mcp.types import Implementation
 
         info = Implementation(name=CLIENT_NAME, version=client_version())
-        transport = filtered(self._transport(srv.spec, stack, gate), srv.spec.name, srv.noise, srv.ended.set)
-        handler: Any = self._on_message(srv)  # the SDK's MessageHandlerFnT: an async callable of one message
-        return Client(
-            transport,
-            mode="legacy",
-            client_info=info,
-            message_handler=handler,
-            **self._server_requests(srv),
+        transport = filtered(
+            self._transport(srv.spec, stack, gate),
+            srv.spec.name,
+            srv.noise,
+            srv.ended.set,
+            on_message=self._on_message(srv),
         )
+        return Client(transport, mode="legacy", client_info=info, **self._server_requests(srv))
 
     def _server_requests(self, srv: _Server) -> dict[str, Any]:
         """The callbacks for what the server may ask of us, each advertised only when enabled (the SDK
@@ -516,22 +517,32 @@ class McpManager:
             out["elicitation_callback"] = srv.elicitation
         return out
 
-    def _on_message(self, srv: _Server) -> Callable[[Any], Any]:
-        """The server's notifications: `tools/list_changed` lists its tools again (the next request and
-        `/mcp` see the new list), `prompts/list_changed` and `resources/list_changed` its prompts or
-        resources (`/mcp` shows them). Listed in a task of its own: the handler must return at once, the
-        listing is a request on the same connection."""
+    def _on_message(self, srv: _Server) -> Callable[[Any], None]:
+        """The server's notifications, seen in the order they arrive (`agent.mcp.noise.filtered`):
+        `tools/list_changed` lists its tools again (the next request and `/mcp` see the new list),
+        `prompts/list_changed` and `resources/list_changed` its prompts or resources (`/mcp` shows them).
+        Listed in a task of its own (the listing is a request on the same connection), started before the
+        session reads the next message: a call whose server changed its tools while serving it waits for
+        that listing before it returns (`_relisted`)."""
 
-        async def handle(message: Any) -> None:
+        def seen(item: Any) -> None:
+            message = getattr(item, "message", item)  # the SDK's SessionMessage
             root = getattr(message, "root", None)
             method = getattr(message, "method", None) or getattr(root, "method", None)
-            kind = _LIST_CHANGED.get(method or "")
+            kind = _LIST_CHANGED.get(method if isinstance(method, str) else "")
             if kind is not None:
                 task = asyncio.get_running_loop().create_task(self._relist(srv, kind))
-                self._relists.add(task)  # held until done: the loop keeps only a weak reference
-                task.add_done_callback(self._relists.discard)
+                srv.relists.add(task)  # held until done: the loop keeps only a weak reference
+                task.add_done_callback(srv.relists.discard)
 
-        return handle
+        return seen
+
+    async def _relisted(self, srv: _Server) -> None:
+        """Wait (at most `RELIST_PATIENCE`) for the listings the server's `list_changed` notifications asked
+        for: a tool a call added is offered by the request that follows the call."""
+        pending = [task for task in srv.relists if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=RELIST_PATIENCE)
 
     async def _relist(self, srv: _Server, kind: ListKind = "tools") -> None:
         client = srv.client
@@ -820,11 +831,13 @@ class McpManager:
                     f"the MCP server '{name}' closed the connection during {tool} (it may have crashed: "
                     f"{why}); it is started again on the next call",
                 )
+            await self._relisted(srv)
             return CallReport("error", f"the MCP call {name}/{tool} failed: {_describe(exc)}")
         finally:
             for task in (call, watch):
                 if not task.done():
                     task.cancel()
+        await self._relisted(srv)
         srv.exits = 0  # it answered: a later exit is restarted at once again
         outcome = render_result(result, self.media_dir, self.hermes_home)
         return CallReport("error" if outcome.is_error else "ok", outcome.text, images=outcome.images)

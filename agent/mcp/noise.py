@@ -7,6 +7,10 @@ decoded strictly, one invalid byte ends its reader and the connection then waits
 server's stdout is decoded with replacement characters (`STDIO_DECODING`), the transport's read stream is
 wrapped here to drop those values before the session sees them, and the SDK's own traceback for them is
 filtered out of its logger (`quiet_sdk_parse_errors`).
+
+The same wrapper is where the client sees the server's messages in the order they arrived (`on_message`): the
+SDK hands notifications to tasks of their own, so a `tools/list_changed` sent before a call's response may be
+handled after the call has returned; seen here, it is known before the response is.
 """
 
 from __future__ import annotations
@@ -66,11 +70,16 @@ def quiet_sdk_parse_errors() -> None:
 
 @contextlib.asynccontextmanager
 async def filtered(
-    transport: Any, server: str, count: NoiseCount, on_end: Callable[[], None] | None = None
+    transport: Any,
+    server: str,
+    count: NoiseCount,
+    on_end: Callable[[], None] | None = None,
+    on_message: Callable[[Any], None] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """`transport` (an SDK transport: read and write streams) with every non-message dropped from its read
     stream: the first one of a connection logged in one line naming the server, all of them counted.
-    `on_end` is called when the read stream ends (a stdio server's output closed: it exited)."""
+    `on_end` is called when the read stream ends (a stdio server's output closed: it exited); `on_message`
+    with each message, in the order received, before the session is given it."""
     import anyio
 
     async with transport as (read, write):
@@ -89,6 +98,11 @@ async def filtered(
                                 count.first,
                             )
                         continue
+                    if on_message is not None:
+                        try:
+                            on_message(item)
+                        except Exception:  # an observer's bug never breaks the connection
+                            log.exception("mcp: server '%s': a message observer failed", server)
                     try:
                         await sender.send(item)
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):

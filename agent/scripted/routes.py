@@ -22,7 +22,7 @@ from .faults import break_body, break_stream, error_response, pause
 from .plan import Plan
 from .request import Api, RecordedRequest
 from .scenario import Fault, ModelCall, Scenario
-from .server_kinds import model_card_extras, overflows, props, rejection
+from .server_kinds import model_card_extras, props, rejection, streams_nothing, tools_unseen
 from .wire import Abort, ChunkedWriter, Encoder, dumps
 from .wire_anthropic import AnthropicEncoder
 from .wire_bedrock import BedrockEncoder
@@ -109,7 +109,14 @@ class Owner(Protocol):
     ) -> RecordedRequest: ...
 
     def _next_call(
-        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes, api: Api, arrived: float
+        self,
+        path: str,
+        headers: dict[str, str],
+        body: dict[str, Any],
+        raw: bytes,
+        api: Api,
+        arrived: float,
+        instead: ModelCall | None = None,
     ) -> tuple[ModelCall | None, Plan | None, RecordedRequest]: ...
 
     def _answered(self, request: RecordedRequest) -> None: ...
@@ -250,7 +257,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data)
             return
-        call, plan, request = owner._next_call(path, headers, body, raw, api, arrived)
+        instead = tools_unseen(owner.scenario, body) if api == "openai" else None
+        call, plan, request = owner._next_call(path, headers, body, raw, api, arrived, instead)
         if call is None or plan is None:
             self._send_json(
                 500,
@@ -298,13 +306,13 @@ class ScriptedHandler(BaseHTTPRequestHandler):
     ) -> bool:
         """A request the scenario's server kind answers by itself (no scripted call is taken)."""
         owner = self.server.owner
-        error = rejection(owner.scenario, body)
-        empty = error is None and body.get("stream") is True and overflows(owner.scenario, raw)
+        error = rejection(owner.scenario, body, raw)
+        empty = error is None and streams_nothing(owner.scenario, body, raw)
         if error is None and not empty:
             return False
         owner._record(path, headers, body, raw, "openai", None, at)
         if error is not None:
-            self._send_json(500, error)
+            self._send_json(*error)
             return True
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")

@@ -232,7 +232,7 @@ class Scenario(_Strict):
     server: Literal["openai", "llamacpp", "llama-cpp-python", "vllm"] = "openai"
     """Which compatible server to behave as (`agent.scripted.server_kinds`): `llamacpp` refuses
     `content: null` beside tool calls, streams nothing for a prompt over `n_ctx` and serves `/props`
-    (`llama-cpp-python` the same without `/props`);
+    (`llama-cpp-python` the same without `/props`, and answers tools sent without a `tool_choice` in text);
     `vllm` gives `max_model_len` in its model list."""
     n_ctx: int | None = Field(default=None, ge=1)
     """The server's context window in tokens (llama.cpp's `n_ctx`, vLLM's `max_model_len`)."""

@@ -231,15 +231,25 @@ class ScriptedServer:
                 logger.exception("scripted server: on_request callback failed")
 
     def _next_call(
-        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes, api: Api, arrived: float
+        self,
+        path: str,
+        headers: dict[str, str],
+        body: dict[str, Any],
+        raw: bytes,
+        api: Api,
+        arrived: float,
+        instead: ModelCall | None = None,
     ) -> tuple[ModelCall | None, Plan | None, RecordedRequest]:
-        """Take the next call, record the request, and plan the answer (all under the lock)."""
+        """Take the next call, record the request, and plan the answer (all under the lock). `instead`: the
+        server kind's own answer (`server_kinds.tools_unseen`), played without taking a scenario call."""
         with self._recorded:
             scenario = self._scenario
             call_index: int | None = None
             call: ModelCall | None
-            call_index = pick_call(scenario.calls, self._taken, body)
-            if call_index is not None:
+            call_index = pick_call(scenario.calls, self._taken, body) if instead is None else None
+            if instead is not None:
+                call = instead
+            elif call_index is not None:
                 call = scenario.calls[call_index]
                 self._taken.add(call_index)
             else:

@@ -6,15 +6,27 @@ llama.cpp (and llama-cpp-python, and servers built on them) refuse an assistant 
 than `n_ctx` with an empty 200 stream (the error is raised after the headers went out); llama.cpp's says
 its window in `GET /props`, llama-cpp-python's nowhere. vLLM says it as `max_model_len` in its model card
 (`GET /v1/models`). Neither refusal takes a scripted call: the request is recorded and answered here.
+llama-cpp-python's chat formats put the tools in the prompt only when the request names a `tool_choice`:
+without one its model never sees them, so a request with tools and no choice is answered here with text
+(`tools_unseen`), never with the scenario's tool call; with `tool_choice: auto` (its chatml-function-calling
+format) it can answer only unstreamed, and a streamed request gets an empty stream.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .scenario import Scenario
+from .scenario import ModelCall, Scenario
 
-__all__ = ["model_card_extras", "overflows", "props", "rejection"]
+__all__ = [
+    "TOOLS_UNSEEN_TEXT",
+    "model_card_extras",
+    "overflows",
+    "props",
+    "rejection",
+    "streams_nothing",
+    "tools_unseen",
+]
 
 LLAMA_KINDS = ("llamacpp", "llama-cpp-python")
 """llama.cpp's own server, and llama-cpp-python's (the same refusals, no `/props`: its window is unknown)."""
@@ -22,8 +34,10 @@ LLAMA_KINDS = ("llamacpp", "llama-cpp-python")
 NULL_CONTENT_ERROR = 'can only concatenate str (not "NoneType") to str'
 
 
-def rejection(scenario: Scenario, body: dict[str, Any]) -> dict[str, Any] | None:
-    """The error body llama.cpp answers with (HTTP 500), or None when it takes the request."""
+def rejection(scenario: Scenario, body: dict[str, Any], raw: bytes) -> tuple[int, dict[str, Any]] | None:
+    """The HTTP status and error body llama.cpp answers with, or None when it takes the request: a null
+    `content` (500), or a prompt over its window asked for unstreamed (400: said plainly, window included;
+    streamed, the same overflow is an empty stream, `streams_nothing`)."""
     if scenario.server not in LLAMA_KINDS:
         return None
     for message in body.get("messages") or ():
@@ -32,8 +46,46 @@ def rejection(scenario: Scenario, body: dict[str, Any]) -> dict[str, Any] | None
             and message.get("role") == "assistant"
             and message.get("content") is None
         ):
-            return {"error": {"code": 500, "message": NULL_CONTENT_ERROR, "type": "server_error"}}
+            return 500, {"error": {"code": 500, "message": NULL_CONTENT_ERROR, "type": "server_error"}}
+    if body.get("stream") is not True and overflows(scenario, raw):
+        asked, window = len(raw) // 3, scenario.n_ctx
+        if scenario.server == "llamacpp":
+            said = "the request exceeds the available context size, try increasing it"
+            error = {"code": 400, "message": said, "type": "exceed_context_size_error"}
+            return 400, {"error": {**error, "n_prompt_tokens": asked, "n_ctx": window}}
+        said = (
+            f"This model's maximum context length is {window} tokens. However, you requested {asked} tokens "
+            f"({asked} in the messages, None in the completion). Please reduce the length of the messages or "
+            "completion."
+        )
+        error = {"message": said, "type": "invalid_request_error", "param": "messages"}
+        return 400, {"error": {**error, "code": "context_length_exceeded"}}
     return None
+
+
+def streams_nothing(scenario: Scenario, body: dict[str, Any], raw: bytes) -> bool:
+    """True when the server answers a streamed request with a 200 and no event at all (its error comes
+    after the headers): a prompt over the window (llama.cpp and llama-cpp-python), or tools with
+    `tool_choice: auto` (llama-cpp-python's chatml-function-calling: "Automatic streaming tool choice is
+    not supported")."""
+    if body.get("stream") is not True:
+        return False
+    auto_tools = bool(body.get("tools")) and body.get("tool_choice") == "auto"
+    return overflows(scenario, raw) or (scenario.server == "llama-cpp-python" and auto_tools)
+
+
+TOOLS_UNSEEN_TEXT = "I have no tools to call."
+"""What the scripted llama-cpp-python answers a request whose tools its prompt left out."""
+
+
+def tools_unseen(scenario: Scenario, body: dict[str, Any]) -> ModelCall | None:
+    """llama-cpp-python's answer to a request with tools but no `tool_choice` (or `none`): its prompt left
+    the tools out, so its model answers in text; None when the request's tools reach the model."""
+    if scenario.server != "llama-cpp-python" or not body.get("tools"):
+        return None
+    if body.get("tool_choice") not in (None, "none"):
+        return None
+    return ModelCall(text=TOOLS_UNSEEN_TEXT)
 
 
 def overflows(scenario: Scenario, raw: bytes) -> bool:

@@ -19,7 +19,14 @@ from pydantic import SecretStr
 from agent.config.settings import Settings, endpoint_settings, next_fallback
 from agent.core import exit_reasons
 from agent.core.budget import IterationBudget
-from agent.core.errors import ClassifiedError, EmptyStreamError, InterruptedByUser, backoff_delay, classify
+from agent.core.errors import (
+    ClassifiedError,
+    EmptyStreamError,
+    InterruptedByUser,
+    backoff_delay,
+    classify,
+    stated_context_window,
+)
 from agent.core.events import (
     ApiCallStarted,
     AssistantMessageDone,
@@ -403,6 +410,30 @@ class Agent:
         if found:
             self.settings = settings.model_copy(update={"context_window": found})
             self._window_learned = True
+
+    def _learn_stated_window(self, exc: BaseException, request: ModelRequest) -> None:
+        """The window an overflow error states (llama-cpp-python has no `/props`, but its refusal says
+        "maximum context length is 2048 tokens"), when the configuration gives none: the meter (told at
+        once, with the refused request's size) and the compression that follows aim at it. Not while a
+        fallback answers: the window is the primary's."""
+        if self.settings.context_window or self._fallback_index:
+            return
+        stated = stated_context_window(exc)
+        if not stated:
+            return
+        self.settings = self.settings.model_copy(update={"context_window": stated})
+        self._window_learned = True
+        refused = estimate_tokens(request.messages, request.tools)
+        self.ui.on_event(
+            UsageUpdated(
+                call=Usage(),
+                session=self.session_usage.copy(),
+                context_tokens=max(refused, self.last_context_tokens),
+                context_window=stated,
+                session_cost=self.session_cost.usd or None,  # no call priced yet: no "$0" for a local model
+                session_unknown_calls=self.session_cost.unknown_calls,
+            )
+        )
 
     def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
         """One turn; `images` (stored with `agent.images.save_image`) go with the user's message."""
@@ -954,6 +985,8 @@ class Agent:
                     key_var=self._fallback_key_var(),
                     key_source=active.api_key_source,
                 )
+                if classified.reason == "context_overflow":
+                    self._learn_stated_window(exc, request)
                 if isinstance(exc, EmptyStreamError):
                     used = max(estimate_tokens(request.messages, request.tools), self.last_context_tokens)
                     window = self.settings.effective_context_window

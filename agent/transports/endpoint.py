@@ -6,6 +6,10 @@
 - Claude (and Kimi) through OpenRouter or the Nous portal on chat completions take Anthropic's
   `cache_control` markers in the message envelope (`agent.transports.cache_control`).
 - Claude on Bedrock or Vertex gets its thinking blocks back signed, as Anthropic's own API does.
+- A custom or local endpoint is told `tool_choice: auto` beside its tools: llama-cpp-python's server puts the
+  tools in the prompt only when a request names a choice (without one its chat formats leave them out and
+  the model can never call one); OpenAI, vLLM, llama.cpp's own server, Ollama and LM Studio take `auto` as
+  their default, so saying it changes nothing there.
 - DeepSeek, Kimi/Moonshot and Xiaomi MiMo thinking modes reject a replayed assistant turn without its
   `reasoning_content`; strict providers (Mistral and others) reject the field. So it is sent back to those
   three only.
@@ -84,6 +88,11 @@ class Endpoint:
             or address.is_link_local
             or (address.version == 4 and address in _TAILSCALE)
         )
+
+    @property
+    def names_tool_choice(self) -> bool:
+        """Requests with tools say `tool_choice: auto` (llama-cpp-python's server hides tools without it)."""
+        return self.provider in ("custom", "lmstudio") or self.is_local
 
     @property
     def is_openrouter(self) -> bool:

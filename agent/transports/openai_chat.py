@@ -295,6 +295,7 @@ class OpenAIChatTransport(SDKClientHolder):
         self.extra_headers = extra_headers or {}
         self.cache_control = cache_control  # Anthropic markers in the envelope (Claude through OpenRouter)
         self.extra_body = extra_body or {}
+        self.whole_with_tools = False  # requests with tools are sent unstreamed (`stream`)
         SDKClientHolder.__init__(self)
 
     def _create_client(self) -> Any:
@@ -322,6 +323,8 @@ class OpenAIChatTransport(SDKClientHolder):
         }
         if request.tools:
             kwargs["tools"] = request.tools
+            if self.endpoint.names_tool_choice:
+                kwargs["tool_choice"] = "auto"
         if request.max_tokens:
             kwargs["max_tokens"] = request.max_tokens
         body, top = chat_fields(self.endpoint, request.reasoning)
@@ -331,10 +334,29 @@ class OpenAIChatTransport(SDKClientHolder):
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
+        """One model call, streamed. A local server that sends nothing at all is asked again once without
+        streaming: llama-cpp-python cannot stream a reply whose tools the model chooses (it fails after the
+        headers, every time: its requests with tools are then sent whole, `whole_with_tools`), and a llama
+        server's overflow, an empty stream, is a plain error (`context_length_exceeded`) when not streamed."""
+        kwargs = untransformed(self.build_kwargs(request))
+        whole = self.whole_with_tools and bool(request.tools)
+        try:
+            return self._exchange(_unstreamed(kwargs) if whole else kwargs, request, sink, interrupt)
+        except EmptyStreamError:
+            if whole or not self.endpoint.is_local:
+                raise
+        response = self._exchange(_unstreamed(kwargs), request, sink, interrupt)
+        if request.tools:
+            self.whole_with_tools = True
+        return response
+
+    def _exchange(
+        self, kwargs: dict[str, Any], request: ModelRequest, sink: StreamSink, interrupt: threading.Event
+    ) -> ModelResponse:
         client = self._get_client()
         sdk = _sdk()
         acc = ChatAccumulator(sink)
-        kwargs = untransformed(self.build_kwargs(request))
+        kwargs = dict(kwargs)
         stale_timeout = self.stale_timeout_for(request)
         if stale_timeout > self.stale_timeout:
             kwargs["timeout"] = self._timeout(sdk, stale_timeout)
@@ -373,6 +395,13 @@ class OpenAIChatTransport(SDKClientHolder):
             # Servers that omit the finish reason but send `[DONE]` are fine; neither means a cut reply.
             raise StreamIncompleteError("the stream ended without a finish reason or [DONE]")
         return acc.response()
+
+
+def _unstreamed(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The same request asking for the whole reply at once (`stream: false`, no stream options)."""
+    out = {key: value for key, value in kwargs.items() if key != "stream_options"}
+    out["stream"] = False
+    return out
 
 
 def untransformed(kwargs: dict[str, Any]) -> dict[str, Any]:

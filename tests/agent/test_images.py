@@ -246,3 +246,31 @@ def test_vision_is_configured_with_hermes_keys_and_tools_says_what_is_missing(tm
     (home / "config.yaml").write_text("agent:\n  image_input_mode: pixels\n")
     problems = load_settings({}, env={"HERMES_HOME": str(home)}).problems
     assert [p.key for p in problems] == ["agent.image_input_mode"]
+
+
+def test_only_a_broken_optional_png_chunk_is_dropped(hermes_home: Path, tmp_path: Path):
+    import struct
+    import zlib
+
+    from agent.images.store import without_broken_ancillary_chunks
+
+    good = _png(tmp_path / "a.png").read_bytes()
+    assert without_broken_ancillary_chunks(good) is good
+    at = 8 + 12 + 13  # after the signature and IHDR
+
+    def chunk(kind: bytes, body: bytes, crc_ok: bool) -> bytes:
+        crc = zlib.crc32(kind + body) ^ (0 if crc_ok else 1)
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc & 0xFFFFFFFF)
+
+    text = chunk(b"tEXt", b"Comment\x00hi", crc_ok=True)
+    broken_text = chunk(b"tEXt", b"Comment\x00bye", crc_ok=False)
+    mixed = good[:at] + text + broken_text + good[at:]
+    assert without_broken_ancillary_chunks(mixed) == good[:at] + text + good[at:]
+    (tmp_path / "mixed.png").write_bytes(mixed)
+    assert save_image(tmp_path / "mixed.png", hermes_home).size == len(good) + len(text)
+    # A critical chunk (uppercase) that fails its CRC is not repaired: the file is refused.
+    ihdr_broken = good[:29] + bytes([good[29] ^ 1]) + good[30:]
+    (tmp_path / "bad.png").write_bytes(ihdr_broken)
+    assert without_broken_ancillary_chunks(ihdr_broken) is ihdr_broken
+    with pytest.raises(ImageError):
+        save_image(tmp_path / "bad.png", hermes_home)

@@ -33,6 +33,55 @@ def test_a_tool_calling_turn_completes_against_llamacpp(hermes_home: Path, tmp_p
     assert asked and asked[0]["tool_calls"] and asked[0]["content"] == ""
 
 
+def test_a_tool_calling_turn_completes_against_llama_cpp_python(hermes_home: Path, tmp_path: Path) -> None:
+    """llama-cpp-python's chat formats leave the tools out of the prompt unless the request names a
+    `tool_choice`: a local endpoint is told `auto`, so its model sees them; its chatml-function-calling
+    format answers that only unstreamed (a streamed one is an empty stream), so the request is sent again
+    whole, and so are the session's next requests with tools."""
+    (tmp_path / "notes.txt").write_text("forty-two\n")
+    calls = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+        {"text": "The notes say forty-two."},
+    ]
+    with ScriptedServer({"name": "t", "server": "llama-cpp-python", "calls": calls}) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path)
+        result = agent.run_conversation("what do the notes say?")
+        bodies = [r.body for r in server.requests]
+    assert result.exit_reason == "completed", result.error
+    assert result.final_text == "The notes say forty-two."
+    assert [b.get("tool_choice") for b in bodies] == ["auto", "auto", "auto"]
+    assert [b.get("stream") for b in bodies] == [True, False, False]
+    assert "stream_options" not in bodies[1]
+    asked = [m for m in bodies[2]["messages"] if m["role"] == "assistant"]
+    assert asked and asked[0]["tool_calls"] and asked[0]["content"] == ""
+
+
+def test_the_scripted_llama_cpp_python_hides_tools_sent_without_a_choice() -> None:
+    import httpx
+
+    from agent.scripted.server_kinds import TOOLS_UNSEEN_TEXT
+
+    tool = {"type": "function", "function": {"name": "x", "parameters": {"type": "object"}}}
+    calls = [{"tool_calls": [{"name": "x", "arguments": {}}]}]
+    with ScriptedServer({"name": "t", "server": "llama-cpp-python", "calls": calls}) as server:
+        said = [{"role": "user", "content": "hi"}]
+        body: dict[str, Any] = {"model": "m", "messages": said, "tools": [tool]}
+        unseen = httpx.post(f"{server.openai_base_url}/chat/completions", json=body).json()
+        seen = httpx.post(f"{server.openai_base_url}/chat/completions", json={**body, "tool_choice": "auto"})
+    assert unseen["choices"][0]["message"]["content"] == TOOLS_UNSEEN_TEXT
+    assert seen.json()["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "x"
+
+
+def test_only_custom_and_local_endpoints_are_told_the_tool_choice() -> None:
+    from agent.transports.endpoint import Endpoint
+
+    assert Endpoint("custom", "https://llm.example.com/v1", "m").names_tool_choice
+    assert Endpoint("", "http://127.0.0.1:8000/v1", "m").names_tool_choice
+    assert Endpoint("lmstudio", "http://127.0.0.1:1234/v1", "m").names_tool_choice
+    assert not Endpoint("openai", "https://api.openai.com/v1", "gpt-4o").names_tool_choice
+    assert not Endpoint("openrouter", "https://openrouter.ai/api/v1", "a/b").names_tool_choice
+
+
 def test_the_scripted_llamacpp_refuses_null_content_as_llamacpp_does() -> None:
     import httpx
 
@@ -49,7 +98,8 @@ def test_an_empty_stream_at_a_full_window_is_an_overflow_said_in_one_line(
     hermes_home: Path, tmp_path: Path
 ) -> None:
     """llama.cpp streams nothing for a prompt over n_ctx: not retried as a server fault (3 times, "closed
-    the stream without a reply"), but an overflow; with nothing to compress, one line."""
+    the stream without a reply"), but asked once unstreamed, which llama.cpp refuses as an overflow; with
+    nothing to compress, one line."""
     with ScriptedServer(
         {"name": "t", "server": "llamacpp", "n_ctx": 20000, "calls": ["unreachable"]}
     ) as server:
@@ -57,23 +107,70 @@ def test_an_empty_stream_at_a_full_window_is_an_overflow_said_in_one_line(
         result = agent.run_conversation("read this: " + "word " * 20000)
         posts = len(server.requests)
     assert result.exit_reason == "error:context_overflow", result.error
-    assert posts == 1  # never sent again as it was
+    assert posts == 2  # never sent again as it was: once more unstreamed, where the overflow is said
     assert result.error is not None and "too long for this model" in result.error.user_line()
     assert not any("without a reply" in n for n in _notices(ui))
     finished = ui.of_type(TurnFinished)[-1]
     assert finished.error is not None and "\n" not in finished.error
 
 
-def test_an_empty_stream_from_a_server_that_hides_its_window_names_n_ctx(
+def test_an_overflow_of_a_server_that_hides_its_window_is_said_in_one_line(
     hermes_home: Path, tmp_path: Path
 ) -> None:
-    """llama-cpp-python has no `/props`: the window stays the default, so an empty stream is retried as a
-    server fault, but the line it ends with says what a local server's empty stream most likely means."""
+    """llama-cpp-python has no `/props`: the window stays the default and the overflow's empty stream says
+    nothing, but asked unstreamed it refuses the request as too long (`context_length_exceeded`): one line,
+    no retries of a request that cannot fit."""
     scenario = {"name": "t", "server": "llama-cpp-python", "n_ctx": 2000, "calls": ["unreachable"]}
     with ScriptedServer(scenario) as server:
-        agent, _, _ = make_agent(server, hermes_home, tmp_path, max_retries=1)
+        agent, _, ui = make_agent(server, hermes_home, tmp_path, max_retries=3)
         result = agent.run_conversation("read this: " + "word " * 3000)
-    assert agent.settings.context_window is None  # nothing learned
+        streamed = [r.body.get("stream") for r in server.requests]
+    assert agent.context_window == 2000  # learned from the refusal: "maximum context length is 2000 tokens"
+    told = ui.of_type(UsageUpdated)[-1]
+    assert told.context_window == 2000 and told.session_cost is None  # the meter is told at once
+    assert result.exit_reason == "error:context_overflow", result.error
+    assert streamed == [True, False]
+    assert result.error is not None and "too long for this model" in result.error.user_line()
+    assert not any("without a reply" in n for n in _notices(ui))
+
+
+def test_a_server_that_sends_nothing_streamed_or_not_is_named_with_n_ctx(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """A local server that answers every request with an empty event stream (`stream: false` too): retried
+    as a server fault, and the line it ends with says what a local server's empty stream most likely means."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    streams: list[bool] = []
+
+    class Empty(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_error(404)
+
+        def do_POST(self) -> None:
+            import json
+
+            streams.append(json.loads(self.rfile.read(int(self.headers["Content-Length"])))["stream"])
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Empty)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        with ScriptedServer({"name": "t", "calls": []}) as server:
+            url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+            agent, _, _ = make_agent(server, hermes_home, tmp_path, max_retries=1, base_url=url)
+            result = agent.run_conversation("hello")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert streams == [True, False, True, False]  # each try asked again unstreamed
     assert result.error is not None
     line = result.error.user_line()
     assert "without a reply" in line and "n_ctx" in line and "model.context_length" in line, line
@@ -108,6 +205,45 @@ def test_an_empty_overflow_stream_is_compressed_then_retried(hermes_home: Path, 
     assert "tools" not in requests[-2].body  # the summary
     assert any("Compressed" in n for n in _notices(ui))
     assert any(m.meta.get("synthetic") == "compression" for m in store.load(agent.session_id).messages)
+
+
+def test_an_overflow_of_llama_cpp_python_is_compressed_then_retried(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """No `/props`, so no window before the overflow: its refusal (asked unstreamed) states it, the middle
+    of the conversation is summarized, and the request fits."""
+    history = [{"text": f"answer {i} " + "detail " * 250} for i in range(12)]
+    calls = [*history, {"text": "Summary of the middle."}, {"text": "final answer"}]
+    scenario = {"name": "t", "server": "llama-cpp-python", "n_ctx": 7800, "calls": calls}
+    with ScriptedServer(scenario) as server:
+        agent, _, ui = make_agent(server, hermes_home, tmp_path, toolsets=["todo"], compression_enabled=True)
+        for i in range(12):
+            agent.run_conversation(f"question {i}")
+        assert agent.settings.context_window is None
+        result = agent.run_conversation("one more")
+        requests = server.requests
+    assert result.exit_reason == "completed" and result.final_text == "final answer", _notices(ui)
+    assert agent.context_window == 7800
+    assert [r.body.get("stream") for r in requests[:2]] == [True, False]  # tools: sent whole from then on
+    overflow, summary = requests[-3], requests[-2]
+    assert overflow.call_index is None and overflow.body["stream"] is False  # refused, saying its window
+    assert "tools" not in summary.body
+    assert any("Compressed" in n for n in _notices(ui))
+
+
+def test_the_window_llamacpp_states_in_its_refusal_is_read() -> None:
+    from agent.core.errors import stated_context_window
+
+    class Refused(Exception):
+        def __init__(self, body: Any) -> None:
+            super().__init__("Error code: 400")
+            self.body = body
+
+    llamacpp = {"error": {"type": "exceed_context_size_error", "n_prompt_tokens": 9000, "n_ctx": 4096}}
+    assert stated_context_window(Refused(llamacpp)) == 4096
+    openai = {"message": "This model's maximum context length is 128,000 tokens. However, ..."}
+    assert stated_context_window(Refused(openai)) == 128000
+    assert stated_context_window(Refused({"message": "too long"})) is None
 
 
 def test_a_reply_that_fills_the_window_ends_with_one_line(hermes_home: Path, tmp_path: Path) -> None:

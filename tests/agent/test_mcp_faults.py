@@ -143,7 +143,7 @@ def test_a_server_killed_while_idle_is_noticed_and_restarted_by_the_next_call(he
 
 RECORDER = textwrap.dedent(
     """
-    import json, sys
+    import json, sys, time
     log = open(sys.argv[1], "a")
     grown = False
     for line in sys.stdin:
@@ -163,18 +163,20 @@ RECORDER = textwrap.dedent(
             result = {"resources": found + ([{"uri": "note://2", "name": ""}] if grown else [])}
         elif method == "tools/list":
             tools = [{"name": "hello", "inputSchema": {"type": "object"}},
+                     {"name": "grow", "inputSchema": {"type": "object"}},
                      {"name": "as_task", "inputSchema": {"type": "object"},
                       "execution": {"taskSupport": "required"}}]
-            if grown:
+            if grown:  # listed slowly: the call must wait for the listing, not race it
+                time.sleep(0.5)
                 tools.append({"name": "extra", "inputSchema": {"type": "object"}})
             result = {"tools": tools}
         elif method == "tools/call" and msg["params"]["name"] == "grow":
-            grown = True
-            print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
-                              "result": {"content": [{"type": "text", "text": "grown"}]}}), flush=True)
+            grown = True  # told while the call runs, as the SDKs' servers do (the answer comes last)
             for kind in ("tools", "prompts", "resources"):
                 note = {"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"}
                 print(json.dumps(note), flush=True)
+            print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                              "result": {"content": [{"type": "text", "text": "grown"}]}}), flush=True)
             continue
         else:
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
@@ -206,8 +208,8 @@ def test_initialize_comes_first_and_the_client_is_hermes_tui(hermes_home: Path, 
 def test_a_tool_added_at_run_time_is_offered_and_task_only_tools_are_not(
     hermes_home: Path, tmp_path: Path
 ) -> None:
-    """`tools/list_changed` reaches the next request's tool list; `prompts/` and `resources/list_changed`
-    what `/mcp` shows."""
+    """`tools/list_changed` sent during a call reaches the tool list before the call returns (the request
+    that follows the call offers the new tool); `prompts/` and `resources/list_changed` what `/mcp` shows."""
     from agent.mcp.report import server_lines
 
     script, log = tmp_path / "recorder.py", tmp_path / "requests.jsonl"
@@ -217,20 +219,12 @@ def test_a_tool_added_at_run_time_is_offered_and_task_only_tools_are_not(
     manager = manager_for(hermes_home, catalog)
     try:
         status = by_name(manager)["old"]
-        assert status.tools == ("mcp_old_hello",)
+        assert status.tools == ("mcp_old_hello", "mcp_old_grow")
         assert "as_task (needs task support)" in status.skipped
         assert status.prompts == ("greet",) and status.resources == ("first note",)
         assert manager.call("old", "grow", {}).text == "grown"
-        deadline = time.monotonic() + 10
-
-        def relisted() -> bool:
-            now = by_name(manager)["old"]
-            return "mcp_old_extra" in now.tools and len(now.prompts) == 2 and len(now.resources) == 2
-
-        while not relisted() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        status = by_name(manager)["old"]
-        assert status.tools == ("mcp_old_hello", "mcp_old_extra")
+        status = by_name(manager)["old"]  # at once: no waiting for the listing after the call
+        assert status.tools == ("mcp_old_hello", "mcp_old_grow", "mcp_old_extra")
         assert status.prompts == ("greet", "farewell") and status.resources == ("first note", "note://2")
         shown = server_lines(status)
         assert "  prompts (2): greet, farewell" in shown and "  resources (2): first note, note://2" in shown

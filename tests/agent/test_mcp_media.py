@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent.config.images import VisionSettings
-from agent.images.store import MAX_SOURCE_BYTES
+from agent.images.store import MAX_SOURCE_BYTES, ImageRef
 from agent.mcp import McpManager
 from agent.mcp.results import render_result
 from agent.scripted import ScriptedServer
@@ -96,3 +96,35 @@ def test_a_payload_over_the_limit_is_not_decoded(tmp_path: Path) -> None:
     outcome = render_result(SimpleNamespace(content=[image], structured_content=None), tmp_path, tmp_path)
     assert outcome.images == () and "over the 50 MB limit" in outcome.text
     assert not any(tmp_path.rglob("*.png"))
+
+
+def _with_broken_profile(png: bytes) -> bytes:
+    """`png` with an `iCCP` chunk whose CRC is wrong after its header, as the MCP reference server's
+    `get-tiny-image` PNG has (Pillow refuses such a file; browsers show it)."""
+    import struct
+    import zlib
+
+    body = b"icc\x00\x00" + zlib.compress(b"not a real profile")
+    crc = (zlib.crc32(b"iCCP" + body) ^ 0xFFFF) & 0xFFFFFFFF
+    chunk = struct.pack(">I", len(body)) + b"iCCP" + body + struct.pack(">I", crc)
+    at = 8 + 12 + 13  # the signature, then IHDR
+    return png[:at] + chunk + png[at:]
+
+
+def test_an_image_with_a_broken_optional_chunk_is_still_an_image(tmp_path: Path) -> None:
+    import base64
+    import io
+    from types import SimpleNamespace
+
+    from PIL import Image
+
+    png = base64.b64decode(PNG_1PX)
+    broken = _with_broken_profile(png)
+    with pytest.raises(Image.UnidentifiedImageError):  # Pillow alone refuses it
+        Image.open(io.BytesIO(broken)).load()
+    image = SimpleNamespace(type="image", data=base64.b64encode(broken).decode(), mime_type="image/png")
+    outcome = render_result(SimpleNamespace(content=[image], structured_content=None), tmp_path, tmp_path)
+    (meta,) = outcome.images
+    ref = ImageRef.from_meta(meta)
+    assert ref is not None and "not shown" not in outcome.text and (ref.width, ref.height) == (1, 1)
+    assert ref.path(tmp_path).read_bytes() == png  # kept without the broken chunk, the rest as it was
