@@ -198,6 +198,13 @@ def build(prefix: str = "", instructions: str | None = None) -> MCPServer:
             return f"accept: {result.data.model_dump_json()}"
         return result.action
 
+    @server.tool(
+        name=name("sign_in"), description="Sends the user to a page to sign in.", annotations=READ_ONLY
+    )
+    async def sign_in(ctx: Context, url: str = "https://login.example.test/device?code=HX-42") -> str:
+        result = await ctx.elicit_url("Sign in to let the server read your calendar.", url, "sign-in-1")
+        return result.action
+
     @server.tool(name=name("confirm"), description="Asks the user to confirm.", annotations=READ_ONLY)
     async def confirm(ctx: Context) -> str:
         result = await ctx.elicit("Go ahead?", Nothing)

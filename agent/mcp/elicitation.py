@@ -8,8 +8,14 @@ fields). An answer that does not fit is asked again with the reason, at most `AT
 question offers "Decline" (the user refuses: `decline`); an optional field offers "Skip"; a field with
 nothing to pick opens on the card's text input (those two are one Esc away). Escape, an
 interrupt or the timeout (`elicitation.timeout`, Hermes' 300 s for the whole form) is `cancel`. With nobody
-to ask (`hermes-tui -z`) the request is declined, as Hermes' prompt fails closed; URL-mode requests are
-declined too (as in Hermes: opening a browser is out of scope).
+to ask (`hermes-tui -z`) the request is declined, as Hermes' prompt fails closed.
+
+A URL-mode request (a sign-in or a payment the server wants done out of band, never through the model) is
+a card showing the whole address and the server's reason: "I'll open it" is `accept` (the user consents to
+go there; nothing is opened for them, as the spec asks of a client that cannot show the page itself),
+"Decline" is `decline`, Escape `cancel`. Only http and https addresses are offered; anything else is
+declined with a notice. (Hermes declines every URL-mode request; the SDK declares URL mode whenever a
+handler is given, so declining them all would offer servers' URL flows that always fail.)
 
 The card is asked through the tool call's `AgentUI.ask_clarify` (the TUI shows it; this worker thread never
 touches a widget).
@@ -27,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from agent.core.events import StatusNotice
 from agent.core.ui import ClarifyRequest
@@ -35,12 +42,22 @@ if TYPE_CHECKING:
     from agent.mcp.config import ElicitationSpec
     from agent.toolkit.registry import ToolContext
 
-__all__ = ["DECLINE", "SKIP", "ElicitationHandler", "FieldError", "OpenQuestions", "coerce", "fields_of"]
+__all__ = [
+    "DECLINE",
+    "OPEN_URL",
+    "SKIP",
+    "ElicitationHandler",
+    "FieldError",
+    "OpenQuestions",
+    "coerce",
+    "fields_of",
+]
 
 log = logging.getLogger(__name__)
 
 DECLINE = "Decline (tell the server no)"
 SKIP = "Skip (leave it empty)"
+OPEN_URL = "I'll open it"
 ATTEMPTS = 3
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _TRUE = {"true", "yes", "y", "1", "on"}
@@ -207,8 +224,7 @@ class ElicitationHandler:
         message = str(getattr(params, "message", "") or f"The MCP server '{self.server}' asks for input")
         ctx = self.context()
         if getattr(params, "mode", "form") == "url":
-            self._notice(ctx, f"MCP server '{self.server}' asked to open a URL (declined: not supported)")
-            return "decline", None
+            return self._ask_url(ctx, message, str(getattr(params, "url", "") or ""))
         if ctx is None or not getattr(ctx.ui, "interactive", True):
             self._notice(
                 ctx, f"MCP server '{self.server}' asked for input (declined: nobody to answer): {message}"
@@ -241,6 +257,26 @@ class ElicitationHandler:
             else:
                 return "cancel", None
         return "accept", content
+
+    def _ask_url(self, ctx: ToolContext | None, message: str, url: str) -> tuple[str, None]:
+        """A URL-mode request: ("accept", None) when the user will open the page, else decline/cancel."""
+        if urlsplit(url).scheme.lower() not in ("http", "https") or not urlsplit(url).netloc:
+            self._notice(
+                ctx, f"MCP server '{self.server}' asked to open a non-web address (declined): {url!r}"
+            )
+            return "decline", None
+        if ctx is None or not getattr(ctx.ui, "interactive", True):
+            self._notice(ctx, f"MCP server '{self.server}' asked to open {url} (declined: nobody to answer)")
+            return "decline", None
+        question = (
+            f"MCP server '{self.server}' asks you to open this page in your browser "
+            f"({urlsplit(url).hostname}):\n{url}\n{message}\n"
+            "(hermes-tui does not open it: what you do there stays between you and that site)"
+        )
+        answer = self._question(ctx, question, (OPEN_URL, DECLINE), self.clock() + self.spec.timeout)
+        if answer is None:
+            return "cancel", None
+        return ("accept", None) if answer == OPEN_URL else ("decline", None)
 
     def _question(
         self, ctx: ToolContext, question: str, choices: tuple[str, ...], deadline: float

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.events import StatusNotice
 from agent.core.ui import ClarifyRequest, RecordingUI
-from agent.mcp.elicitation import DECLINE, SKIP, FieldError, coerce, fields_of
+from agent.mcp.elicitation import DECLINE, OPEN_URL, SKIP, FieldError, coerce, fields_of
 from agent.toolkit.registry import ToolContext
 from tests.agent.test_mcp import manager_for, stdio_entry, write_config
 
@@ -34,14 +35,18 @@ class Answers(RecordingUI):
         return self.answers.pop(0) if self.answers else None
 
 
-def _ask(home: Path, tool: str, ui: Answers, **entry: object) -> str:
+def notices(ui: RecordingUI) -> list[str]:
+    return [event.text for event in ui.of_type(StatusNotice)]
+
+
+def _ask(home: Path, tool: str, ui: Answers, args: dict[str, object] | None = None, **entry: object) -> str:
     write_config(home, {"fx": stdio_entry(**entry)})
     manager = manager_for(home)
     ctx = ToolContext(
         cwd=home, session_id="s", call_id="c1", interrupt=threading.Event(), hermes_home=home, ui=ui
     )
     try:
-        return manager.call("fx", tool, {}, context=ctx).text
+        return manager.call("fx", tool, args or {}, context=ctx).text
     finally:
         manager.close()
 
@@ -71,6 +76,29 @@ def test_decline_escape_and_unattended(hermes_home: Path) -> None:
     assert _ask(hermes_home, "ask", unattended) == "decline" and not unattended.clarify_requests
     assert _ask(hermes_home, "confirm", Answers("Accept")) == "accept"
     assert _ask(hermes_home, "confirm", Answers(DECLINE)) == "decline"
+
+
+def test_a_url_request_shows_the_whole_address_and_the_user_decides(hermes_home: Path) -> None:
+    ui = Answers(OPEN_URL)
+    assert _ask(hermes_home, "sign_in", ui) == "accept"
+    (request,) = ui.clarify_requests
+    assert "https://login.example.test/device?code=HX-42" in request.question
+    assert "(login.example.test)" in request.question  # the site named apart from the path
+    assert "Sign in to let the server read your calendar." in request.question
+    assert request.choices == (OPEN_URL, DECLINE)
+    assert _ask(hermes_home, "sign_in", Answers(DECLINE)) == "decline"
+    assert _ask(hermes_home, "sign_in", Answers(None)) == "cancel"  # Escape
+    unattended = Answers(interactive=False)
+    assert _ask(hermes_home, "sign_in", unattended) == "decline" and not unattended.clarify_requests
+    assert "asked to open https://login.example.test" in notices(unattended)[-1]
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "javascript:alert(1)", "https://", "ftp://x.test/a"])
+def test_a_url_request_for_a_non_web_address_is_declined_unasked(hermes_home: Path, url: str) -> None:
+    ui = Answers(OPEN_URL)
+    assert _ask(hermes_home, "sign_in", ui, {"url": url}) == "decline"
+    assert not ui.clarify_requests
+    assert "non-web address (declined)" in notices(ui)[-1]
 
 
 def test_the_time_the_user_takes_is_not_the_calls_timeout(hermes_home: Path) -> None:

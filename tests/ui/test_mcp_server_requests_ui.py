@@ -119,3 +119,23 @@ async def test_sampling_asks_on_the_approval_dialog(hermes_home: Path, tmp_path:
         assert results["c2"].startswith("sampling refused: the user did not allow sampling")
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(110, 40))
+
+
+async def test_a_url_request_shows_the_address_on_a_card(hermes_home: Path, tmp_path: Path) -> None:
+    config = {"mcp_servers": {"fx": {"command": sys.executable, "args": [str(FIXTURE), "stdio"]}}}
+    (hermes_home / "config.yaml").write_text(json.dumps(config))
+    calls = [{"tool_calls": [{"name": "mcp_fx_sign_in", "arguments": {}, "id": "c1"}]}, {"text": "ok"}]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await wait_for(pilot, lambda: "mcp-fx" in CATALOG.dynamic(), 60, "the MCP server's tools")
+        await submit(pilot, "read my calendar")
+        card = await _card(pilot, app, [])
+        shown = card.request.question
+        assert "https://login.example.test/device?code=HX-42" in shown and "(login.example.test)" in shown
+        assert not card.is_free_text  # two choices to pick from, not a typed answer
+        await pilot.press("1")  # I'll open it
+        await wait_for(pilot, lambda: not chat(app).busy, 30, "turn end")
+        result = next(m for m in server.requests[1].body["messages"] if m.get("tool_call_id") == "c1")
+        assert result["content"] == "accept"
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(110, 40))
