@@ -32,7 +32,7 @@ from pathlib import Path
 from agent.core.messages import strip_surrogates
 from agent.scripted import ScriptedServer
 from agent.store.opening import open_store
-from tests.reliability.procs import Proc, alive, descendants, wait_until
+from tests.reliability.procs import Proc, descendants, listed, outliving
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("child.py")
@@ -198,18 +198,9 @@ def _check_reaped(started: list[Proc], trial: Trial) -> None:
     """Everything the killed child started ends within REAPED_WITHIN: the reaper stops the tool's commands
     (SIGTERM, then SIGKILL after its grace) and writes the leftovers file into the home, so the trial's
     folder can only be removed once it is done."""
-    wait_until(lambda: not alive(started), REAPED_WITHIN)
-    left = alive(started)
-    if not left:
-        return
-    trial.failures.append(
-        f"alive {REAPED_WITHIN:g} s after kill -9: " + "; ".join(f"{p.pid} {p.cmdline[:60]}" for p in left)
-    )
-    for p in left:  # the next trial must not inherit them
-        try:
-            os.killpg(p.pgid, signal.SIGKILL)
-        except OSError:
-            pass
+    left = outliving(started, REAPED_WITHIN)
+    if left:
+        trial.failures.append(f"alive {REAPED_WITHIN:g} s after kill -9: {listed(left)}")
 
 
 def _lost(db: Path, lines: list[list[str]], trial: Trial) -> None:

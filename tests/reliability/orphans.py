@@ -26,7 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from tests.reliability.campaign import ROOT, Trial, _env, check_store
-from tests.reliability.procs import Proc, alive, cmdline, descendants, pid_gone, read_stat, wait_until
+from tests.reliability.procs import (
+    Proc,
+    cmdline,
+    descendants,
+    listed,
+    outliving,
+    pid_gone,
+    read_stat,
+    wait_until,
+)
 
 GONE_WITHIN = 2.0  # seconds after the app is gone
 # The dev server logs to a file, not to the app's pipe: with PYTHONUNBUFFERED its banner, written a moment
@@ -67,17 +76,9 @@ def _started(app_pid: int, markers: tuple[str, ...] = MARKERS) -> list[Proc] | N
 
 
 def _check_gone(procs: list[Proc], gone_at: float, trial: Trial) -> None:
-    wait_until(lambda: not alive(procs), max(0.0, gone_at + GONE_WITHIN - time.monotonic()))
-    left = alive(procs)
+    left = outliving(procs, gone_at + GONE_WITHIN - time.monotonic())
     if left:
-        trial.failures.append(
-            f"alive {GONE_WITHIN:g} s after the app: " + "; ".join(f"{p.pid} {p.cmdline[:60]}" for p in left)
-        )
-        for p in left:  # the next trial must not inherit them
-            try:
-                os.killpg(p.pgid, signal.SIGKILL)
-            except OSError:
-                pass
+        trial.failures.append(f"alive {GONE_WITHIN:g} s after the app: {listed(left)}")
 
 
 def _check_leftovers(home: Path, fault: str, trial: Trial) -> None:

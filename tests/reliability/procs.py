@@ -7,6 +7,7 @@ they started outlives them, and that nothing still writes into a trial's folder 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,3 +91,21 @@ def wait_until(condition: Callable[[], bool], timeout: float, step: float = 0.05
 def pid_gone(pid: int) -> bool:
     stat = read_stat(pid)
     return stat is None or stat[0] in ("Z", "X")
+
+
+def outliving(procs: list[Proc], timeout: float) -> list[Proc]:
+    """Those of `procs` still running after up to `timeout` seconds, each group then killed so the next
+    trial does not inherit it."""
+    wait_until(lambda: not alive(procs), max(0.0, timeout))
+    left = alive(procs)
+    for p in left:
+        try:
+            os.killpg(p.pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    return left
+
+
+def listed(procs: list[Proc]) -> str:
+    """`pid command…` of each, for a failure line."""
+    return "; ".join(f"{p.pid} {p.cmdline[:60]}" for p in procs)
