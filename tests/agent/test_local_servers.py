@@ -78,8 +78,9 @@ def test_only_custom_and_local_endpoints_are_told_the_tool_choice() -> None:
     assert Endpoint("custom", "https://llm.example.com/v1", "m").names_tool_choice
     assert Endpoint("", "http://127.0.0.1:8000/v1", "m").names_tool_choice
     assert Endpoint("lmstudio", "http://127.0.0.1:1234/v1", "m").names_tool_choice
-    assert not Endpoint("openai", "https://api.openai.com/v1", "gpt-4o").names_tool_choice
-    assert not Endpoint("openrouter", "https://openrouter.ai/api/v1", "a/b").names_tool_choice
+    # A named provider at its default endpoint (base_url empty: no real host named in a test).
+    assert not Endpoint("openai", "", "gpt-4o").names_tool_choice
+    assert not Endpoint("openrouter", "", "a/b").names_tool_choice
 
 
 def test_the_scripted_llamacpp_refuses_null_content_as_llamacpp_does() -> None:
