@@ -408,8 +408,12 @@ class Agent:
             self._served_windows[key] = served_context_window(base, settings.model, secret) if local else None
         found = self._served_windows[key]
         if found:
-            self.settings = settings.model_copy(update={"context_window": found})
-            self._window_learned = True
+            self._use_served_window(found)
+
+    def _use_served_window(self, window: int) -> None:
+        """The server's own window as the session's (forgotten when the model changes: `switch_model`)."""
+        self.settings = self.settings.model_copy(update={"context_window": window})
+        self._window_learned = True
 
     def _learn_stated_window(self, exc: BaseException, request: ModelRequest) -> None:
         """The window an overflow error states (llama-cpp-python has no `/props`, but its refusal says
@@ -421,8 +425,7 @@ class Agent:
         stated = stated_context_window(exc)
         if not stated:
             return
-        self.settings = self.settings.model_copy(update={"context_window": stated})
-        self._window_learned = True
+        self._use_served_window(stated)
         refused = estimate_tokens(request.messages, request.tools)
         self.ui.on_event(
             UsageUpdated(

@@ -17,12 +17,17 @@ def _notices(ui: Any) -> list[str]:
     return [e.text for e in ui.of_type(StatusNotice)]
 
 
-def test_a_tool_calling_turn_completes_against_llamacpp(hermes_home: Path, tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("forty-two\n")
-    calls = [
+def _read_the_notes(cwd: Path) -> list[dict[str, Any]]:
+    """A tool-calling turn: the model reads notes.txt (written in `cwd`), then says what it holds."""
+    (cwd / "notes.txt").write_text("forty-two\n")
+    return [
         {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
         {"text": "The notes say forty-two."},
     ]
+
+
+def test_a_tool_calling_turn_completes_against_llamacpp(hermes_home: Path, tmp_path: Path) -> None:
+    calls = _read_the_notes(tmp_path)
     with ScriptedServer({"name": "t", "server": "llamacpp", "calls": calls}) as server:
         agent, _, _ = make_agent(server, hermes_home, tmp_path)
         result = agent.run_conversation("what do the notes say?")
@@ -38,11 +43,7 @@ def test_a_tool_calling_turn_completes_against_llama_cpp_python(hermes_home: Pat
     `tool_choice`: a local endpoint is told `auto`, so its model sees them; its chatml-function-calling
     format answers that only unstreamed (a streamed one is an empty stream), so the request is sent again
     whole, and so are the session's next requests with tools."""
-    (tmp_path / "notes.txt").write_text("forty-two\n")
-    calls = [
-        {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
-        {"text": "The notes say forty-two."},
-    ]
+    calls = _read_the_notes(tmp_path)
     with ScriptedServer({"name": "t", "server": "llama-cpp-python", "calls": calls}) as server:
         agent, _, _ = make_agent(server, hermes_home, tmp_path)
         result = agent.run_conversation("what do the notes say?")

@@ -28,12 +28,12 @@ from typing import Any
 from tests.reliability.campaign import ROOT, Trial, _env, check_store
 from tests.reliability.procs import (
     Proc,
+    carrying,
     cmdline,
     descendants,
     listed,
     outliving,
     pid_gone,
-    read_stat,
     wait_until,
 )
 
@@ -351,20 +351,7 @@ SPAWN_KILLS = 8  # kill -9s per run of `mcp_spawn_trial`
 def processes_marked(marker: str) -> list[int]:
     """Every live process, anywhere (init's adopted orphans included), with `marker` in its command line
     or its environment."""
-    needle = marker.encode()
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            proc = Path("/proc", entry.name)
-            seen = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
-        except OSError:
-            continue
-        stat = read_stat(int(entry.name))
-        if needle in seen and stat is not None and stat[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
+    return carrying(marker.encode(), in_cmdline=True)
 
 
 def mcp_spawn_trial(rng: random.Random, kills: int = SPAWN_KILLS) -> Trial:
@@ -526,19 +513,7 @@ TOOL_CHILD_MARKERS = {"browser": ("run-driver", "chromium"), "script": ("script.
 def marked(home: Path) -> list[int]:
     """Every live process, anywhere, whose environment names this trial's HERMES_HOME: what the app
     started and their children, also those reparented to init (Chromium's crash handlers are)."""
-    needle = f"HERMES_HOME={home}\0".encode()
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = Path(f"/proc/{entry.name}/environ").read_bytes()
-        except OSError:
-            continue
-        stat = read_stat(int(entry.name))
-        if needle in environ and stat is not None and stat[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
+    return carrying(f"HERMES_HOME={home}\0".encode())
 
 
 def tool_child_trial(kind: str) -> Trial:

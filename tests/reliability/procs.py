@@ -39,6 +39,25 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def carrying(needle: bytes, *, in_cmdline: bool = False) -> list[int]:
+    """Every live process, anywhere (init's adopted orphans included; this one left out), with `needle` in
+    its environment, or in its command line too when `in_cmdline`."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            seen = Path(f"/proc/{entry.name}/environ").read_bytes()
+            if in_cmdline:
+                seen += Path(f"/proc/{entry.name}/cmdline").read_bytes()
+        except OSError:
+            continue
+        stat = read_stat(int(entry.name))
+        if needle in seen and stat is not None and stat[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
 def _table() -> dict[int, tuple[str, int, int, int]]:
     table: dict[int, tuple[str, int, int, int]] = {}
     for entry in os.scandir("/proc"):
