@@ -37,12 +37,12 @@ from agent.api import (
     TurnFinished,
     UsageUpdated,
 )
-from widgets.assistant_message import AssistantMessage
-from widgets.reasoning import ReasoningBlock
 from widgets.status_bar import StatusBar
-from widgets.subagent_list import SubagentList
-from widgets.tool_panel import ToolPanel
-from widgets.transcript import Transcript
+from widgets.transcript.entries.reasoning import ReasoningBlock
+from widgets.transcript.entries.reply import AssistantMessage
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.tool_call import ToolPanel
+from widgets.transcript.view import Transcript
 
 __all__ = ["TurnView"]
 

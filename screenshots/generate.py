@@ -29,12 +29,12 @@ sys.path.insert(0, str(ROOT))
 from agent.config.settings import Settings  # noqa: E402
 from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
+from hermes_tui.screens.approval import ApprovalDialog  # noqa: E402
 from hermes_tui.screens.chat import ChatScreen  # noqa: E402
-from widgets.approval_dialog import ApprovalDialog  # noqa: E402
-from widgets.assistant_message import AssistantMessage  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
-from widgets.tool_panel import ToolPanel  # noqa: E402
-from widgets.transcript import Transcript  # noqa: E402
+from widgets.transcript.entries.reply import AssistantMessage  # noqa: E402
+from widgets.transcript.entries.tool_call import ToolPanel  # noqa: E402
+from widgets.transcript.view import Transcript  # noqa: E402
 
 OUT = ROOT / "screenshots"
 SIZES = [(120, 40), (80, 24)]
@@ -411,7 +411,7 @@ REACH_SCENARIO = {
 async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     """Subagents nested in a running delegate_task panel, then `/mcp` with the test suite's MCP server."""
     from hermes_tui.screens.mcp import McpScreen
-    from widgets.subagent_list import SubagentList
+    from widgets.transcript.entries.subagents import SubagentList
 
     home = workdir / "home"
     home.mkdir()

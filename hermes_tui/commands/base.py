@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from hermes_tui.chat_controller import ChatController
     from hermes_tui.mcp_service import McpService
     from hermes_tui.session_service import SessionService
-    from widgets.transcript_record import TranscriptRecord
+    from widgets.transcript.record import TranscriptRecord
 
 __all__ = ["Command", "CommandContext", "RegistryAPI", "SlashCommand", "StatusAPI", "TranscriptAPI"]
 

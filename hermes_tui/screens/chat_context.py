@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_tui.gc_policy import GcPolicy
-from widgets import timing
+from widgets.support import timing
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from hermes_tui.mcp_service import McpService
     from hermes_tui.session_service import SessionService
     from hermes_tui.tool_icons import ToolIcons
-    from widgets.prompt_input import PromptInput
+    from widgets.prompt.input import PromptInput
     from widgets.status_bar import StatusBar
-    from widgets.transcript import Transcript
-    from widgets.transcript_record import TranscriptRecord
+    from widgets.transcript.record import TranscriptRecord
+    from widgets.transcript.view import Transcript
 
 __all__ = ["ScreenCommandContext"]
 

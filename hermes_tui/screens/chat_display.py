@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent.api import Settings
     from widgets.status_bar import StatusBar
-    from widgets.transcript import Transcript
+    from widgets.transcript.view import Transcript
 
 __all__ = ["apply_display_settings"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hermes_tui.tool_icons import ToolIcons
 from themes.model import ThemeSpec
-from widgets.prompt_input import PromptBar
-from widgets.transcript import Transcript
+from widgets.prompt.input import PromptBar
+from widgets.transcript.view import Transcript
 
 __all__ = ["apply_flavour"]
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.api import ApprovalAnswer, ApprovalDecision
-from widgets.approval_dialog import ApprovalDialog
+from hermes_tui.screens.approval import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 
 if TYPE_CHECKING:

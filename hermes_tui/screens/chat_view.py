@@ -17,9 +17,9 @@ from textual.widget import Widget
 from agent.api import badge_line, expand_mentions, with_attached
 from hermes_tui.notifications import request_attention
 from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
-from widgets import timing
-from widgets.assistant_message import AssistantMessage
 from widgets.queued_messages import QueuedMessages
+from widgets.support import timing
+from widgets.transcript.entries.reply import AssistantMessage
 
 if TYPE_CHECKING:
     from textual import events
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from hermes_tui.event_pipeline import EventPipeline
     from hermes_tui.session_service import SessionService
     from hermes_tui.turn_view import TurnView
-    from widgets.prompt_input import PromptInput
+    from widgets.prompt.input import PromptInput
     from widgets.status_bar import StatusBar
-    from widgets.transcript import Transcript
+    from widgets.transcript.view import Transcript
 
 __all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
 

@@ -21,8 +21,8 @@ from textual.widgets.option_list import Option
 
 from agent.api import CronJobs, CronStoreError, Job, JobList
 from hermes_tui.screens.modals import ConfirmModal
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from widgets.cards.look import card_css
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["CronScreen", "CronSource", "JobsFileSource"]
 

@@ -17,8 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from widgets.cards.look import card_css
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["PersonalityPicker"]
 

@@ -13,7 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from hermes_tui.screens.modals import ConfirmModal
-from widgets.card import card_css
+from widgets.cards.look import card_css
 
 if TYPE_CHECKING:
     from agent.api import Checkpoint

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Select, Static
 
 from agent.api import SettingNotSaved, save_env_value, save_setting
-from widgets.card import card_css
+from widgets.cards.look import card_css
 
 SetupChoice = Literal["demo", "quit", "configured"]
 

@@ -18,8 +18,8 @@ from agent.scripted import ScriptedServer  # noqa: E402
 from hermes_tui import textual_compat  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
 from tests.ui.harness import chat, run_chat, submit, wait_for  # noqa: E402
-from widgets.assistant_message import AssistantMessage  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
+from widgets.transcript.entries.reply import AssistantMessage  # noqa: E402
 
 LONG = "\n\n".join(f"Paragraph {n}: " + "words " * 30 for n in range(40)) + "\n\nTHE END"
 CALLS = [

@@ -32,8 +32,8 @@ from agent.core.ui import ApprovalRequest, ClarifyRequest
 from hermes_tui.app import HermesApp
 from hermes_tui.bridge import ApprovalAsked, ClarifyAsked
 from hermes_tui.screens.chat import ChatScreen
-from widgets.spinner import Spinner
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.thinking import Spinner
+from widgets.transcript.entries.tool_call import ToolPanel
 
 SIZES = [(120, 40), (80, 24)]
 
@@ -111,8 +111,8 @@ async def _settle(pilot: Any, screen: ChatScreen) -> None:
     """Wait until every streamed widget has drained its buffer and the layout is stable."""
     import time
 
-    from widgets.assistant_message import AssistantMessage
-    from widgets.reasoning import ReasoningBlock
+    from widgets.transcript.entries.reasoning import ReasoningBlock
+    from widgets.transcript.entries.reply import AssistantMessage
 
     screen.prompt_input.cursor_blink = False  # a blinking cursor makes every picture a coin toss
     deadline = time.monotonic() + 10

@@ -12,8 +12,8 @@ from hermes_tui.screens.modals import ConfirmModal
 from hermes_tui.screens.rollback import RollbackScreen
 from hermes_tui.screens.sessions import ExportPathModal, SessionsScreen
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.notice import NoticeLine
 from widgets.queued_messages import QueuedMessages
+from widgets.transcript.entries.notice import NoticeLine
 
 
 def _notices(app: HermesApp) -> list[str]:

@@ -12,13 +12,13 @@ from agent.approval import load_allowlist
 from agent.core.ui import ApprovalDecision
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from hermes_tui.screens.approval import ApprovalDialog
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.approval_dialog import ApprovalDialog
-from widgets.assistant_message import AssistantMessage
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.queued_messages import QueuedMessages
-from widgets.tool_panel import ToolPanel
-from widgets.user_message import UserMessage
+from widgets.transcript.entries.reply import AssistantMessage
+from widgets.transcript.entries.tool_call import ToolPanel
+from widgets.transcript.entries.user_message import UserMessage
 
 
 def _replies(app: HermesApp) -> list[AssistantMessage]:

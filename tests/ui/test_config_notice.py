@@ -8,7 +8,7 @@ from agent.config.settings import ConfigProblem
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, chat_settings, submit, wait_for
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeLine
 
 PROBLEMS = [ConfigProblem("/h/config.yaml", f"key{i}", "bad", "a number") for i in range(6)]
 

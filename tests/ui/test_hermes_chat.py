@@ -16,8 +16,8 @@ from hermes_tui.screens.sessions import SessionsScreen
 from hermes_tui.screens.usage import UsageScreen
 from tests.hermes_home_fixture import QUOKKA_SESSION, copy_hermes_home_0_19
 from tests.ui.harness import chat, run_chat, submit, wait_for
-from widgets.assistant_message import AssistantMessage
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeLine
+from widgets.transcript.entries.reply import AssistantMessage
 
 PLUGINS = Path(__file__).resolve().parent.parent / "fixtures" / "hermes_plugins"
 

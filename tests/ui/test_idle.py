@@ -18,8 +18,8 @@ from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.bridge import EventsReady, UIBridge
 from tests.ui.harness import chat, run_chat, submit, wait_for
-from widgets.assistant_message import AssistantMessage
-from widgets.prompt_input import PromptInput
+from widgets.prompt.input import PromptInput
+from widgets.transcript.entries.reply import AssistantMessage
 
 IDLE_WINDOW = 2.0
 """Seconds of idle observed (an observation window, not a wait for something: nothing may happen in it)."""

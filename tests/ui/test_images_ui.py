@@ -17,7 +17,7 @@ from hermes_tui.app import HermesApp
 from hermes_tui.commands.session import open_session
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.attachment_bar import AttachmentBadge, AttachmentBar
-from widgets.user_message import UserMessage
+from widgets.transcript.entries.user_message import UserMessage
 
 
 def _png(path: Path, size: tuple[int, int] = (64, 48)) -> Path:

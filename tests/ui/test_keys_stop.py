@@ -8,8 +8,8 @@ from textual.pilot import Pilot
 
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from hermes_tui.screens.approval import ApprovalDialog
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.queued_messages import QueuedMessages
 
@@ -137,7 +137,7 @@ async def test_focus_is_never_lost_in_the_chat(hermes_home: Path, tmp_path: Path
     calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo hi"}}]}, {"text": "done"}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
-        from widgets.tool_panel import ToolPanel
+        from widgets.transcript.entries.tool_call import ToolPanel
 
         screen = chat(app)
         await submit(pilot, "run it")

@@ -23,8 +23,8 @@ from hermes_tui.screens.skills import SkillsScreen
 from hermes_tui.screens.tools import ToolsScreen
 from tests.hermes_home_fixture import write_hermes_home
 from tests.ui.harness import chat, chat_settings, run_chat, screen_text, submit, wait_for
-from widgets.notice import NoticeLine
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.notice import NoticeLine
+from widgets.transcript.entries.tool_call import ToolPanel
 
 
 def _notices(app: HermesApp) -> list[str]:

@@ -15,9 +15,9 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from widgets.assistant_message import AssistantMessage
-from widgets.markdown_view.render import Line
-from widgets.transcript import Transcript
+from widgets.transcript.entries.reply import AssistantMessage
+from widgets.transcript.markdown.render import Line
+from widgets.transcript.view import Transcript
 
 pytestmark = pytest.mark.anyio
 

@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, chat_settings, run_chat, screen_text, wait_for
-from widgets.notice import NoticeLine
-from widgets.user_message import UserMessage
+from widgets.transcript.entries.notice import NoticeLine
+from widgets.transcript.entries.user_message import UserMessage
 
 
 def _tree(cwd: Path) -> None:

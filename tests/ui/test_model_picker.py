@@ -15,7 +15,7 @@ from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
 from hermes_tui.screens.model_picker import ModelPicker
 from tests.ui.harness import chat, chat_settings, run_chat, submit, wait_for
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeLine
 
 MODELS = ["gpt-4o", "gpt-4o-mini", "o3-mini", "claude-sonnet-4.5"]
 

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.tool_call import ToolPanel
 
 
 def _calls() -> list[dict[str, Any]]:

@@ -9,9 +9,9 @@ from textual.app import App, ComposeResult
 
 from hermes_tui.tool_icons import ToolIcons
 from themes.loader import builtin_themes
-from widgets.reasoning import ReasoningBlock
-from widgets.tool_panel import DEFAULT_TOOL_ICONS, ToolPanel, stable_icon
-from widgets.transcript import Transcript
+from widgets.transcript.entries.reasoning import ReasoningBlock
+from widgets.transcript.entries.tool_call import DEFAULT_TOOL_ICONS, ToolPanel, stable_icon
+from widgets.transcript.view import Transcript
 
 VS16 = "\ufe0f"
 

@@ -16,9 +16,9 @@ from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, run_chat, screen_text, wait_for
-from widgets.paste_store import MAX_CHARS, MAX_LINES, PasteStore, is_big
-from widgets.prompt_input import PLACEHOLDERS, PromptBar, PromptInput
-from widgets.user_message import UserMessage
+from widgets.prompt.input import PLACEHOLDERS, PromptBar, PromptInput
+from widgets.prompt.pastes import MAX_CHARS, MAX_LINES, PasteStore, is_big
+from widgets.transcript.entries.user_message import UserMessage
 
 LOG = "\n".join(f"log line {i}: something happened" for i in range(214))
 

@@ -14,8 +14,8 @@ from agent.store import SessionStore
 from agent.store.opening import open_store
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, chat_settings, run_chat, submit, wait_for
-from widgets.assistant_message import AssistantMessage
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeLine
+from widgets.transcript.entries.reply import AssistantMessage
 
 SLOW_REPLY = {"text": "word " * 400, "chunk_size": 5, "delay": 0.02}
 

@@ -16,8 +16,8 @@ from hermes_tui.app import HermesApp
 from hermes_tui.screens.mcp import McpScreen, ServerList
 from hermes_tui.screens.sessions.rows import nest_subagents
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.subagent_list import SubagentList
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.tool_call import ToolPanel
 
 FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
 GOALS = ("count the python files", "list the tests")

@@ -10,9 +10,9 @@ from textual.pilot import Pilot
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, run_chat, submit, wait_for
-from widgets.notice import NoticeLine
-from widgets.reasoning import ReasoningBlock
 from widgets.status_bar import StatusBar
+from widgets.transcript.entries.notice import NoticeLine
+from widgets.transcript.entries.reasoning import ReasoningBlock
 
 
 def _notices(app: HermesApp) -> list[str]:

@@ -17,8 +17,8 @@ from hermes_tui.history import records_from_messages
 from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
 from hermes_tui.screens.sessions.rows import RowStyles, SessionRow
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.assistant_message import AssistantMessage
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.reply import AssistantMessage
+from widgets.transcript.entries.tool_call import ToolPanel
 
 
 def _idle(app: HermesApp) -> bool:
@@ -97,7 +97,7 @@ async def test_a_stalled_stream_says_no_data_on_the_spinner_line(
 async def test_the_spinner_counts_the_seconds_without_data() -> None:
     from textual.app import App, ComposeResult
 
-    from widgets.transcript import Transcript
+    from widgets.transcript.view import Transcript
 
     class One(App[None]):
         def compose(self) -> ComposeResult:

@@ -17,7 +17,7 @@ from pathlib import Path
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, chat_settings, submit, wait_for
-from widgets.assistant_message import AssistantMessage
+from widgets.transcript.entries.reply import AssistantMessage
 
 API, HOME, CWD = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 SDK = "anthropic" if API == "anthropic" else "openai"

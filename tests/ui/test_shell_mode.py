@@ -10,7 +10,7 @@ from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.shell_mode import shell_command
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.tool_call import ToolPanel
 
 
 def test_what_counts_as_a_shell_line() -> None:
@@ -64,7 +64,7 @@ async def test_escape_stops_a_long_command(hermes_home: Path, tmp_path: Path) ->
 async def test_the_prompt_box_marks_a_shell_line_while_it_is_typed() -> None:
     from textual.app import App, ComposeResult
 
-    from widgets.prompt_input import PromptBar
+    from widgets.prompt.input import PromptBar
 
     class BarApp(App[None]):
         def compose(self) -> ComposeResult:

@@ -14,9 +14,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from widgets.spinner import Spinner
-from widgets.tool_panel import ToolPanel
-from widgets.transcript import Transcript
+from widgets.transcript.entries.thinking import Spinner
+from widgets.transcript.entries.tool_call import ToolPanel
+from widgets.transcript.view import Transcript
 
 REPLY = """## Plan
 

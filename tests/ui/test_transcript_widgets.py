@@ -20,16 +20,16 @@ from textual.color import Color
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from widgets.assistant_message import AssistantMessage
-from widgets.notice import NoticeLine
-from widgets.reasoning import ReasoningBlock
-from widgets.spinner import Spinner
-from widgets.subagent_list import SubagentList
-from widgets.text_safety import StreamSanitizer, sanitize_display
-from widgets.tool_panel import ToolPanel
-from widgets.transcript import Transcript, TranscriptRecord
-from widgets.transcript_record import ToolSnapshot
-from widgets.user_message import UserMessage
+from widgets.support.text_safety import StreamSanitizer, sanitize_display
+from widgets.transcript.entries.notice import NoticeLine
+from widgets.transcript.entries.reasoning import ReasoningBlock
+from widgets.transcript.entries.reply import AssistantMessage
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.thinking import Spinner
+from widgets.transcript.entries.tool_call import ToolPanel
+from widgets.transcript.entries.user_message import UserMessage
+from widgets.transcript.record import ToolSnapshot
+from widgets.transcript.view import Transcript, TranscriptRecord
 
 
 class FakeClock:
@@ -617,7 +617,7 @@ async def test_correcting_estimated_heights_never_moves_what_the_user_reads() ->
 
 
 async def test_pageup_in_the_prompt_scrolls_and_ctrl_home_ctrl_end_jump() -> None:
-    from widgets.prompt_input import PromptInput
+    from widgets.prompt.input import PromptInput
 
     class Chat(App[None]):
         def compose(self) -> ComposeResult:

@@ -3,9 +3,9 @@
 Why it is built this way (design.md §4, §9): layout cost grows with the number of mounted widgets, not
 with bytes, and a conversation of a thousand entries as a thousand widgets needed a window of mounted
 entries, placeholders and eight workarounds on Textual's internals. Here the transcript is ONE widget, as
-Textual scales `Log`, `OptionList` and `DataTable`: its entries are models (`widgets.transcript_entry`:
+Textual scales `Log`, `OptionList` and `DataTable`: its entries are models (`widgets.transcript.entries.base`:
 a user message, a reply, reasoning, a tool call, a notice), each with a line cache, laid out on one
-virtual canvas (`widgets.transcript_layout.EntryHeights`); the view owns `virtual_size` and
+virtual canvas (`widgets.transcript.model.EntryHeights`); the view owns `virtual_size` and
 `render_line`. An entry not drawn at the current width has an estimated height, made exact when it
 first comes into view (`_settle`, before each paint), without moving what the user is looking at (the
 top line in view is the anchor). The scrollbar covers the whole conversation; Home/End and Ctrl+Home/
@@ -17,8 +17,8 @@ Ctrl+End go to its first and latest entry at once.
 - Focus: the keyboard stays with the prompt (a click acts where it lands: a tool call's header toggles
   it). Tab into the transcript shows a cursor over the entries (OptionList-style): Up/Down move it,
   Enter/Space open or close a tool call or reasoning, `y` (or Enter on a message) copies the entry.
-- Time: one pacer (`self.pacer`, `widgets.pacer`, `PACER_HZ`) drives what moves (running tool calls'
-  output and clocks, the spinner, the app's drain of the agent's events during a turn) while something
+- Time: one pacer (`self.pacer`, `widgets.transcript.pacer`, `PACER_HZ`) drives what moves (running tool
+  calls' output and clocks, the spinner, the app's drain of the agent's events during a turn) while something
   does, and stops at rest; streaming replies and reasoning render through `LiveUpdates` on its deadlines.
 - Selection: every line carries its canvas offsets, so a mouse selection spans entries and copies what
   the user sees.
@@ -43,18 +43,23 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from widgets import timing
-from widgets.assistant_message import MARKDOWN_CLASSES, AssistantMessage, build_markdown_style, markdown_css
-from widgets.markdown_view.render import Line, MarkdownStyle, render_text
-from widgets.notice import NoticeLine
-from widgets.pacer import Pacer
-from widgets.reasoning import ReasoningBlock
-from widgets.spinner import Spinner
-from widgets.tool_panel import DEFAULT_TOOL_ICONS, ToolPanel
-from widgets.transcript_entry import Entry, blank_line, pad_line
-from widgets.transcript_layout import EntryHeights
-from widgets.transcript_record import EntryKind, TranscriptRecord
-from widgets.user_message import UserMessage
+from widgets.support import timing
+from widgets.transcript.entries.base import Entry, blank_line, pad_line
+from widgets.transcript.entries.notice import NoticeLine
+from widgets.transcript.entries.reasoning import ReasoningBlock
+from widgets.transcript.entries.reply import (
+    MARKDOWN_CLASSES,
+    AssistantMessage,
+    build_markdown_style,
+    markdown_css,
+)
+from widgets.transcript.entries.thinking import Spinner
+from widgets.transcript.entries.tool_call import DEFAULT_TOOL_ICONS, ToolPanel
+from widgets.transcript.entries.user_message import UserMessage
+from widgets.transcript.markdown.render import Line, MarkdownStyle, render_text
+from widgets.transcript.model import EntryHeights
+from widgets.transcript.pacer import Pacer
+from widgets.transcript.record import EntryKind, TranscriptRecord
 
 __all__ = ["EntryKind", "Transcript", "TranscriptRecord"]
 
@@ -203,7 +208,7 @@ class Transcript(ScrollView, can_focus=True):
         self._panels: dict[str, ToolPanel] = {}
         self._live: list[Entry] = []
         self.pacer = Pacer(self, self.PACER_HZ)
-        """The one clock of what moves on screen (`widgets.pacer`)."""
+        """The one clock of what moves on screen (`widgets.transcript.pacer`)."""
         self._frame = 0
         self._generation = 0
         self._styles: dict[tuple[str, bool], Style] = {}

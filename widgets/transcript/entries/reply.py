@@ -29,13 +29,13 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.widget import Widget
 
-from widgets import timing
-from widgets.markdown_view.blocks import Block, BlockDocument
-from widgets.markdown_view.lines import LineStack
-from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
-from widgets.text_safety import StreamSanitizer, component_text_style, sanitize_display
-from widgets.transcript_entry import LinesEntry, LiveUpdates, Painter
-from widgets.transcript_record import TranscriptRecord
+from widgets.support import timing
+from widgets.support.text_safety import StreamSanitizer, component_text_style, sanitize_display
+from widgets.transcript.entries.base import LinesEntry, LiveUpdates, Painter
+from widgets.transcript.markdown.blocks import Block, BlockDocument
+from widgets.transcript.markdown.lines import LineStack
+from widgets.transcript.markdown.render import Line, MarkdownStyle, render_markdown_block
+from widgets.transcript.record import TranscriptRecord
 
 __all__ = ["MARKDOWN_CLASSES", "AssistantMessage", "MarkdownView", "build_markdown_style", "markdown_css"]
 

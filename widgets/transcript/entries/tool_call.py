@@ -36,13 +36,13 @@ from rich.style import Style
 from rich.text import Text
 
 from agent.api import format_elapsed
-from widgets.markdown_view.lines import LineStack
-from widgets.markdown_view.render import Line, render_plain, render_text
-from widgets.markdown_view.text_lines import TextLine, TextLines
-from widgets.subagent_list import SubagentList
-from widgets.text_safety import StreamSanitizer, sanitize_display
-from widgets.transcript_entry import Entry, pad_line
-from widgets.transcript_record import ToolSnapshot, TranscriptRecord
+from widgets.support.text_safety import StreamSanitizer, sanitize_display
+from widgets.transcript.entries.base import Entry, pad_line
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.markdown.lines import LineStack
+from widgets.transcript.markdown.render import Line, render_plain, render_text
+from widgets.transcript.markdown.text_lines import TextLine, TextLines
+from widgets.transcript.record import ToolSnapshot, TranscriptRecord
 
 __all__ = ["DEFAULT_TOOL_ICONS", "FINAL_STATUSES", "ToolPanel", "ToolSnapshot", "stable_icon"]
 

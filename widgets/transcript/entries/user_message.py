@@ -10,10 +10,10 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from widgets.markdown_view.render import Line, render_text
-from widgets.text_safety import sanitize_display
-from widgets.transcript_entry import Entry, pad_line
-from widgets.transcript_record import TranscriptRecord
+from widgets.support.text_safety import sanitize_display
+from widgets.transcript.entries.base import Entry, pad_line
+from widgets.transcript.markdown.render import Line, render_text
+from widgets.transcript.record import TranscriptRecord
 
 __all__ = ["UserMessage"]
 

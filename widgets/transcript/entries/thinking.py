@@ -21,10 +21,10 @@ from rich.style import Style
 from rich.text import Text
 
 from agent.api import format_elapsed
-from widgets import timing
+from widgets.support import timing
 
 if TYPE_CHECKING:
-    from widgets.transcript_entry import Painter
+    from widgets.transcript.entries.base import Painter
 
 __all__ = ["Spinner"]
 
