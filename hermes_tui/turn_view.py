@@ -38,10 +38,10 @@ from agent.api import (
     UsageUpdated,
 )
 from widgets.status_bar import StatusBar
-from widgets.transcript.entries.reasoning import ReasoningBlock
-from widgets.transcript.entries.reply import AssistantMessage
+from widgets.transcript.entries.reasoning import ReasoningEntry
+from widgets.transcript.entries.reply import ReplyEntry
 from widgets.transcript.entries.subagents import SubagentList
-from widgets.transcript.entries.tool_call import ToolPanel
+from widgets.transcript.entries.tool_call import ToolCallEntry
 from widgets.transcript.view import Transcript
 
 __all__ = ["TurnView"]
@@ -65,10 +65,10 @@ class TurnView:
         self.transcript = transcript
         self.status_bar = status_bar
         self._on_turn_finished = on_turn_finished
-        self._assistant: AssistantMessage | None = None
-        self._reasoning: ReasoningBlock | None = None
-        self._panels_by_index: dict[int, ToolPanel] = {}
-        self._panels: dict[str, ToolPanel] = {}
+        self._assistant: ReplyEntry | None = None
+        self._reasoning: ReasoningEntry | None = None
+        self._panels_by_index: dict[int, ToolCallEntry] = {}
+        self._panels: dict[str, ToolCallEntry] = {}
         self._stall_spinner = False  # the spinner came back only to say the stream went quiet
 
     def start_turn(self) -> None:

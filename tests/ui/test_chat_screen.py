@@ -16,13 +16,13 @@ from hermes_tui.screens.approval import ApprovalDialog
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.queued_messages import QueuedMessages
-from widgets.transcript.entries.reply import AssistantMessage
-from widgets.transcript.entries.tool_call import ToolPanel
-from widgets.transcript.entries.user_message import UserMessage
+from widgets.transcript.entries.reply import ReplyEntry
+from widgets.transcript.entries.tool_call import ToolCallEntry
+from widgets.transcript.entries.user_message import UserMessageEntry
 
 
-def _replies(app: HermesApp) -> list[AssistantMessage]:
-    return list(chat(app).transcript.entries_of(AssistantMessage))
+def _replies(app: HermesApp) -> list[ReplyEntry]:
+    return list(chat(app).transcript.entries_of(ReplyEntry))
 
 
 def _idle(app: HermesApp) -> bool:
@@ -48,7 +48,7 @@ async def test_spinner_until_first_delta_then_markdown_equals_scenario(
         assert len(replies) == 1
         await wait_for(pilot, lambda: replies[0].is_finished)
         assert replies[0].text == text
-        assert [u.text for u in screen.transcript.entries_of(UserMessage)] == ["hello"]
+        assert [u.text for u in screen.transcript.entries_of(UserMessageEntry)] == ["hello"]
 
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
@@ -70,7 +70,7 @@ async def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_p
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "go")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
-        panels = list(chat(app).transcript.entries_of(ToolPanel))
+        panels = list(chat(app).transcript.entries_of(ToolCallEntry))
         assert [p.call_id for p in panels] == ["c1", "c2", "c3"]
         assert [p.tool_name for p in panels] == ["read_file", "terminal", "read_file"]
         assert all(p.status == "ok" for p in panels)
@@ -276,7 +276,7 @@ async def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, t
         assert "[bold red]not bold[/]" in shown
         assert "[link=http://x]y[/link]" in shown
         assert "and red and" in shown  # the escape sequences are stripped, their text kept
-        panel = chat(app).transcript.entries_of(ToolPanel)[0]
+        panel = chat(app).transcript.entries_of(ToolCallEntry)[0]
         assert "[b]x[/b]" in panel.result and "\x1b" not in panel.result
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
@@ -331,7 +331,7 @@ async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="sent")
         assert server.requests[0].body["messages"][-1]["content"] == paste
-        user = screen.transcript.entries_of(UserMessage)[0]
+        user = screen.transcript.entries_of(UserMessageEntry)[0]
         assert user.text == paste and user.is_collapsible and not user.expanded
         assert "more lines" in screen_text(app)
 

@@ -137,12 +137,12 @@ async def test_focus_is_never_lost_in_the_chat(hermes_home: Path, tmp_path: Path
     calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo hi"}}]}, {"text": "done"}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
-        from widgets.transcript.entries.tool_call import ToolPanel
+        from widgets.transcript.entries.tool_call import ToolCallEntry
 
         screen = chat(app)
         await submit(pilot, "run it")
         panel = await wait_for(
-            pilot, lambda: next(iter(screen.transcript.entries_of(ToolPanel)), None), what="tool panel"
+            pilot, lambda: next(iter(screen.transcript.entries_of(ToolCallEntry)), None), what="tool panel"
         )
         await wait_for(pilot, lambda: not screen.busy, what="turn end")
         transcript = screen.transcript

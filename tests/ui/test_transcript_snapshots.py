@@ -14,8 +14,8 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from widgets.transcript.entries.thinking import Spinner
-from widgets.transcript.entries.tool_call import ToolPanel
+from widgets.transcript.entries.thinking import ThinkingLine
+from widgets.transcript.entries.tool_call import ToolCallEntry
 from widgets.transcript.view import Transcript
 
 REPLY = """## Plan
@@ -88,10 +88,10 @@ class TranscriptSnapshotApp(App[None]):
 @pytest.fixture(autouse=True)
 def static_animations() -> Iterator[None]:
     """No wall-clock or random frames in snapshots."""
-    spinner, panel = Spinner.ANIMATE, ToolPanel.ANIMATE
-    Spinner.ANIMATE = ToolPanel.ANIMATE = False
+    spinner, panel = ThinkingLine.ANIMATE, ToolCallEntry.ANIMATE
+    ThinkingLine.ANIMATE = ToolCallEntry.ANIMATE = False
     yield
-    Spinner.ANIMATE, ToolPanel.ANIMATE = spinner, panel
+    ThinkingLine.ANIMATE, ToolCallEntry.ANIMATE = spinner, panel
 
 
 async def _populate(pilot: Pilot) -> None:

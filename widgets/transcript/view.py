@@ -45,17 +45,13 @@ from textual.strip import Strip
 
 from widgets.support import timing
 from widgets.transcript.entries.base import Entry, blank_line, pad_line
-from widgets.transcript.entries.notice import NoticeLine
-from widgets.transcript.entries.reasoning import ReasoningBlock
-from widgets.transcript.entries.reply import (
-    MARKDOWN_CLASSES,
-    AssistantMessage,
-    build_markdown_style,
-    markdown_css,
-)
-from widgets.transcript.entries.thinking import Spinner
-from widgets.transcript.entries.tool_call import DEFAULT_TOOL_ICONS, ToolPanel
-from widgets.transcript.entries.user_message import UserMessage
+from widgets.transcript.entries.notice import NoticeEntry
+from widgets.transcript.entries.reasoning import ReasoningEntry
+from widgets.transcript.entries.reply import ReplyEntry
+from widgets.transcript.entries.thinking import ThinkingLine
+from widgets.transcript.entries.tool_call import DEFAULT_TOOL_ICONS, ToolCallEntry
+from widgets.transcript.entries.user_message import UserMessageEntry
+from widgets.transcript.markdown.look import MARKDOWN_CLASSES, build_markdown_style, markdown_css
 from widgets.transcript.markdown.render import Line, MarkdownStyle, render_text
 from widgets.transcript.model import EntryHeights
 from widgets.transcript.pacer import Pacer
@@ -205,7 +201,7 @@ class Transcript(ScrollView, can_focus=True):
         self._new_output = False
         self._cursor: int | None = None
         self._scrolling = False  # the view moves itself (following, an anchor kept): not the user
-        self._panels: dict[str, ToolPanel] = {}
+        self._panels: dict[str, ToolCallEntry] = {}
         self._live: list[Entry] = []
         self.pacer = Pacer(self, self.PACER_HZ)
         """The one clock of what moves on screen (`widgets.transcript.pacer`)."""
@@ -216,34 +212,34 @@ class Transcript(ScrollView, can_focus=True):
         self._styles_stale = True
         self._base: Style | None = None
         self._markdown: MarkdownStyle | None = None
-        self._spinner = Spinner(on_change=self._spinner_changed)
+        self._spinner = ThinkingLine(on_change=self._spinner_changed)
         self._spinner.painter = self
         self._drawn: dict[int, Strip] = {}  # canvas line -> its strip, offsets applied (`render_line`)
 
     # ----------------------------------------------------------------------------------------- app API
 
-    def add_user(self, text: str, images: Sequence[str] = ()) -> UserMessage:
+    def add_user(self, text: str, images: Sequence[str] = ()) -> UserMessageEntry:
         """Show the user's message (`images`: badge labels), and follow the bottom again (the user acted)."""
-        message = self._add(UserMessage(text, images=images))
+        message = self._add(UserMessageEntry(text, images=images))
         self.scroll_to_latest()
         return message
 
-    def start_assistant(self) -> AssistantMessage:
+    def start_assistant(self) -> ReplyEntry:
         """A new streaming reply segment; feed it with `append()` and end it with `finish()`."""
-        return self._add(AssistantMessage())
+        return self._add(ReplyEntry())
 
-    def start_reasoning(self) -> ReasoningBlock:
+    def start_reasoning(self) -> ReasoningEntry:
         """A new streaming reasoning block (collapsed); feed it with `append()`, end with `finish()`."""
-        return self._add(ReasoningBlock())
+        return self._add(ReasoningEntry())
 
-    def add_tool_panel(self, call_id: str, name: str, index: int = 0) -> ToolPanel:
+    def add_tool_panel(self, call_id: str, name: str, index: int = 0) -> ToolCallEntry:
         """A panel for a tool call, placed in the model's call order among the current call's panels.
 
         Idempotent per `call_id`: a second call returns the existing panel.
         """
         if call_id and (existing := self._panels.get(call_id)) is not None:
             return existing
-        panel = ToolPanel(call_id, name, index, expand_diffs=self.expand_diffs, icons=self.tool_icons)
+        panel = ToolCallEntry(call_id, name, index, expand_diffs=self.expand_diffs, icons=self.tool_icons)
         if call_id:
             self._panels[call_id] = panel
         before = self._panel_successor(index)
@@ -253,10 +249,10 @@ class Transcript(ScrollView, can_focus=True):
         """The icon table changed (a theme, the session's plugins): new panels and those shown use it."""
         self.tool_icons = icons
         for entry in self._entries:
-            if isinstance(entry, ToolPanel):
+            if isinstance(entry, ToolCallEntry):
                 entry.set_icons(icons)
 
-    def tool_panel(self, call_id: str, *, index: int | None = None) -> ToolPanel | None:
+    def tool_panel(self, call_id: str, *, index: int | None = None) -> ToolCallEntry | None:
         """The panel for `call_id`; with `index`, also a panel created without an id at that index (its id
         is then set to `call_id`)."""
         panel = self._panels.get(call_id)
@@ -270,29 +266,29 @@ class Transcript(ScrollView, can_focus=True):
                 return candidate
         return None
 
-    def last_turn_panels(self) -> list[ToolPanel]:
+    def last_turn_panels(self) -> list[ToolCallEntry]:
         """The tool panels of the last turn: those after the last user message."""
-        panels: list[ToolPanel] = []
+        panels: list[ToolCallEntry] = []
         for entry in reversed(self._entries):
-            if isinstance(entry, UserMessage):
+            if isinstance(entry, UserMessageEntry):
                 break
-            if isinstance(entry, ToolPanel):
+            if isinstance(entry, ToolCallEntry):
                 panels.append(entry)
         panels.reverse()
         return panels
 
-    def latest_panel(self) -> ToolPanel | None:
+    def latest_panel(self) -> ToolCallEntry | None:
         """The newest tool panel with something to show below its header."""
         for entry in reversed(self._entries):
-            if isinstance(entry, ToolPanel) and entry.has_body:
+            if isinstance(entry, ToolCallEntry) and entry.has_body:
                 return entry
         return None
 
-    def toggle_panel(self) -> ToolPanel | None:
+    def toggle_panel(self) -> ToolCallEntry | None:
         """Expand or collapse the panel under the cursor (when the transcript has the focus), else the
         latest one with a body; the panel, if any."""
         cursor = self.cursor_entry if self.has_focus else None
-        panel = cursor if isinstance(cursor, ToolPanel) else self.latest_panel()
+        panel = cursor if isinstance(cursor, ToolCallEntry) else self.latest_panel()
         if panel is None or not panel.set_expanded(not panel.expanded):
             return None
         if panel.expanded:
@@ -308,11 +304,11 @@ class Transcript(ScrollView, can_focus=True):
 
     def add_notice(
         self, kind: str, text: str, hint: str | None = None, *, multiline: bool = False
-    ) -> NoticeLine:
+    ) -> NoticeEntry:
         """A notice (info, warn, retry, error, interrupted, success); `multiline` for a listing."""
-        return self._add(NoticeLine(kind, text, hint=hint, multiline=multiline))
+        return self._add(NoticeEntry(kind, text, hint=hint, multiline=multiline))
 
-    def show_spinner(self) -> Spinner:
+    def show_spinner(self) -> ThinkingLine:
         """Show the thinking spinner below the last entry and start it."""
         self._spinner.display = True
         self._spinner.start()
@@ -325,7 +321,7 @@ class Transcript(ScrollView, can_focus=True):
         self._spinner.display = False
 
     @property
-    def spinner(self) -> Spinner:
+    def spinner(self) -> ThinkingLine:
         return self._spinner
 
     @property
@@ -503,7 +499,7 @@ class Transcript(ScrollView, can_focus=True):
         entry = self.cursor_entry
         if entry is None:
             return
-        if entry.toggle() and isinstance(entry, ToolPanel) and entry.expanded:
+        if entry.toggle() and isinstance(entry, ToolCallEntry) and entry.expanded:
             self.scroll_to_entry(entry)
 
     def action_activate_cursor(self) -> None:
@@ -643,7 +639,7 @@ class Transcript(ScrollView, can_focus=True):
         entry.detach()
         del self._entries[index]
         self._heights.remove(index)
-        if isinstance(entry, ToolPanel) and self._panels.get(entry.call_id) is entry:
+        if isinstance(entry, ToolCallEntry) and self._panels.get(entry.call_id) is entry:
             del self._panels[entry.call_id]
         if entry in self._live:
             self._live.remove(entry)
@@ -891,7 +887,7 @@ class Transcript(ScrollView, can_focus=True):
         position = len(self._entries) if at is None else at
         self._entries.insert(position, entry)
         entry.attach(self)
-        if isinstance(entry, ToolPanel) and entry.call_id:
+        if isinstance(entry, ToolCallEntry) and entry.call_id:
             self._panels.setdefault(entry.call_id, entry)
         width = self._width
         if width > 0 and not estimate:
@@ -926,15 +922,17 @@ class Transcript(ScrollView, can_focus=True):
 
     def _entry_from_record(self, record: TranscriptRecord) -> Entry:
         if record.kind == "user":
-            return UserMessage(record.text, images=record.images, expanded=record.expanded)
+            return UserMessageEntry(record.text, images=record.images, expanded=record.expanded)
         if record.kind == "assistant":
-            return AssistantMessage(record.text, finished=True)
+            return ReplyEntry(record.text, finished=True)
         if record.kind == "reasoning":
-            return ReasoningBlock(record.text, finished=True, expanded=record.expanded)
+            return ReasoningEntry(record.text, finished=True, expanded=record.expanded)
         if record.kind == "tool" and record.tool is not None:
-            return ToolPanel.from_snapshot(record.tool, expand_diffs=self.expand_diffs, icons=self.tool_icons)
+            return ToolCallEntry.from_snapshot(
+                record.tool, expand_diffs=self.expand_diffs, icons=self.tool_icons
+            )
         # Only a multi-line notice keeps a newline in its text.
-        return NoticeLine(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
+        return NoticeEntry(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
 
     def _reset(self) -> None:
         self._forget_drawn(0)
@@ -948,11 +946,11 @@ class Transcript(ScrollView, can_focus=True):
         self._cursor = None
         self._new_output = False
 
-    def _current_panels(self) -> list[ToolPanel]:
+    def _current_panels(self) -> list[ToolCallEntry]:
         """The trailing run of tool panels of the current model call (indices strictly increasing)."""
-        panels: list[ToolPanel] = []
+        panels: list[ToolCallEntry] = []
         for entry in reversed(self._entries):
-            if not isinstance(entry, ToolPanel):
+            if not isinstance(entry, ToolCallEntry):
                 break
             if panels and entry.index >= panels[-1].index:
                 break
@@ -960,7 +958,7 @@ class Transcript(ScrollView, can_focus=True):
         panels.reverse()
         return panels
 
-    def _panel_successor(self, index: int) -> ToolPanel | None:
+    def _panel_successor(self, index: int) -> ToolCallEntry | None:
         """The current-call panel the new panel must go before to keep call order, if any."""
         for panel in self._current_panels():
             if panel.index > index:
@@ -973,7 +971,7 @@ class Transcript(ScrollView, can_focus=True):
         for position in range(start, end):
             entry = self._entries[position]
             previous = self._entries[position - 1] if position else None
-            grouped = isinstance(entry, ToolPanel) and isinstance(previous, ToolPanel)
+            grouped = isinstance(entry, ToolCallEntry) and isinstance(previous, ToolCallEntry)
             if grouped != entry.grouped:
                 entry.grouped = grouped
                 if self._width > 0 and self._heights.is_exact(position):

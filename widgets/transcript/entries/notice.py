@@ -12,10 +12,10 @@ from widgets.transcript.entries.base import Entry, pad_line
 from widgets.transcript.markdown.render import Line, render_text
 from widgets.transcript.record import TranscriptRecord
 
-__all__ = ["NoticeLine"]
+__all__ = ["NoticeEntry"]
 
 
-class NoticeLine(Entry):
+class NoticeEntry(Entry):
     """A short notice coloured by kind (component classes `notice--info`, `notice--warn`, `notice--error`,
     `notice--retry`, `notice--interrupted`, `notice--success`), so a theme decides the colours. The text is
     literal (`Text`), never markup.

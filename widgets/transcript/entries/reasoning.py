@@ -22,10 +22,10 @@ from widgets.transcript.markdown.render import Line, render_plain, render_text
 from widgets.transcript.markdown.text_lines import TextLine, TextLines
 from widgets.transcript.record import TranscriptRecord
 
-__all__ = ["ReasoningBlock"]
+__all__ = ["ReasoningEntry"]
 
 
-class ReasoningBlock(LinesEntry):
+class ReasoningEntry(LinesEntry):
     """Streaming, collapsible reasoning text. Click or Enter toggles."""
 
     KIND: ClassVar[str] = "reasoning"

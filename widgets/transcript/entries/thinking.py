@@ -5,8 +5,8 @@ pacer moves it at most `FPS` frames a second, and only while it is running, show
 and verb change every `CHANGE_EVERY` seconds, like Hermes' `KawaiiSpinner`.
 
 Faces and verbs are constructor parameters and attributes, so a skin/theme can replace them. Snapshot
-tests set `Spinner.ANIMATE = False` (or pass `animate=False`): the line is then fully static (first frame,
-first face and verb, "0.0s"). `TEXTUAL_ANIMATIONS=none` stops the glyph animation but keeps the elapsed
+tests set `ThinkingLine.ANIMATE = False` (or pass `animate=False`): the line is then fully static (first
+frame, first face and verb, "0.0s"). `TEXTUAL_ANIMATIONS=none` stops the glyph animation but keeps the elapsed
 time.
 """
 
@@ -26,10 +26,10 @@ from widgets.support import timing
 if TYPE_CHECKING:
     from widgets.transcript.entries.base import Painter
 
-__all__ = ["Spinner"]
+__all__ = ["ThinkingLine"]
 
 
-class Spinner:
+class ThinkingLine:
     """`⠹ (◔_◔) pondering… 3.2s · esc to interrupt`"""
 
     FRAMES: ClassVar[tuple[str, ...]] = ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏")

@@ -15,10 +15,10 @@ from widgets.transcript.entries.base import Entry, pad_line
 from widgets.transcript.markdown.render import Line, render_text
 from widgets.transcript.record import TranscriptRecord
 
-__all__ = ["UserMessage"]
+__all__ = ["UserMessageEntry"]
 
 
-class UserMessage(Entry):
+class UserMessageEntry(Entry):
     """What the user typed, as plain `Text` (a pasted `[bold]` stays literal).
 
     A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) or `COLLAPSE_CHARS` characters
