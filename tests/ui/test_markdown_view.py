@@ -17,6 +17,7 @@ from textual.widgets import Input
 
 from widgets.transcript.entries.reply import ReplyEntry
 from widgets.transcript.markdown.render import Line
+from widgets.transcript.styles import StyleLender
 from widgets.transcript.view import Transcript
 
 pytestmark = pytest.mark.anyio
@@ -73,8 +74,8 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float
 
 def width_of(reply: ReplyEntry) -> int:
     painter = reply.painter
-    assert isinstance(painter, Transcript)
-    return painter.entry_width
+    assert isinstance(painter, StyleLender) and isinstance(painter.owner, Transcript)
+    return painter.owner.entry_width
 
 
 def lines(reply: ReplyEntry) -> list[Line]:

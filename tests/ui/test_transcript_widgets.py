@@ -569,7 +569,7 @@ async def test_a_resumed_1200_entry_session_is_one_widget_and_its_scrollbar_cove
         transcript = app.transcript
         await transcript.load_history(history(1200))
         await pilot.pause()
-        assert transcript.entry_count == 1200
+        assert len(transcript.entries) == 1200
         assert list(transcript.query("*")) == []  # no widget per entry, no placeholder
         assert "Answer 1197" in shown(transcript) or "notice 1199" in shown(transcript)
         assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y
@@ -824,7 +824,7 @@ async def test_mouse_selection_spans_entries_and_copies_what_is_shown() -> None:
             assert style.color is None or style.color != style.bgcolor, (
                 "selected text in its background's colour"
             )
-            assert style.bgcolor != transcript.base_style.bgcolor  # and the selection shows
+            assert style.bgcolor != transcript.painter.base_style.bgcolor  # and the selection shows
 
 
 async def test_records_keep_every_entry_and_a_cleared_transcript_starts_over() -> None:
@@ -849,7 +849,7 @@ async def test_records_keep_every_entry_and_a_cleared_transcript_starts_over() -
         assert "📎 shot.png" in shown(transcript)
         await transcript.clear()
         await pilot.pause()
-        assert transcript.entry_count == 0 and transcript.records() == []
+        assert len(transcript.entries) == 0 and transcript.records() == []
         assert shown(transcript).strip() == ""
 
 

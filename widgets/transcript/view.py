@@ -3,13 +3,15 @@
 Why it is built this way (design.md §4, §9): layout cost grows with the number of mounted widgets, not
 with bytes, and a conversation of a thousand entries as a thousand widgets needed a window of mounted
 entries, placeholders and eight workarounds on Textual's internals. Here the transcript is ONE widget, as
-Textual scales `Log`, `OptionList` and `DataTable`: its entries are models (`widgets.transcript.entries.base`:
+Textual scales `Log`, `OptionList` and `DataTable`: its entries are models (`widgets.transcript.entries`:
 a user message, a reply, reasoning, a tool call, a notice), each with a line cache, laid out on one
-virtual canvas (`widgets.transcript.model.EntryHeights`); the view owns `virtual_size` and
-`render_line`. An entry not drawn at the current width has an estimated height, made exact when it
-first comes into view (`_settle`, before each paint), without moving what the user is looking at (the
-top line in view is the anchor). The scrollbar covers the whole conversation; Home/End and Ctrl+Home/
-Ctrl+End go to its first and latest entry at once.
+virtual canvas (`widgets.transcript.model`: the entries, the tool calls by id, their heights); the view
+owns `virtual_size` and `render_line`, and the collaborators it holds do one thing each: `EntryCursor`
+(`cursor`), `CanvasSelection` (`selection`), `StyleLender` (`styles`: what entries draw with),
+`EntryFactory` (`factory`) and `Motion` (`motion`: what moves, on the pacer). An entry not drawn at the
+current width has an estimated height, made exact when it first comes into view (`_settle`, before each
+paint), without moving what the user is looking at (the top line in view is the anchor). The scrollbar
+covers the whole conversation; Home/End and Ctrl+Home/Ctrl+End go to its first and latest entry at once.
 
 - Following: while the view is at the bottom it follows new content; scrolling up stops that (the
   "↓ new output" bar, drawn over the last row, says when more arrives below), reaching the bottom again or
@@ -18,8 +20,9 @@ Ctrl+End go to its first and latest entry at once.
   it). Tab into the transcript shows a cursor over the entries (OptionList-style): Up/Down move it,
   Enter/Space open or close a tool call or reasoning, `y` (or Enter on a message) copies the entry.
 - Time: one pacer (`self.pacer`, `widgets.transcript.pacer`, `PACER_HZ`) drives what moves (running tool
-  calls' output and clocks, the spinner, the app's drain of the agent's events during a turn) while something
-  does, and stops at rest; streaming replies and reasoning render through `LiveUpdates` on its deadlines.
+  calls' output and clocks, the thinking line, the app's drain of the agent's events during a turn) while
+  something does, and stops at rest; streaming replies and reasoning render through `LiveUpdates` on its
+  deadlines.
 - Selection: every line carries its canvas offsets, so a mouse selection spans entries and copies what
   the user sees.
 
@@ -32,11 +35,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from typing import ClassVar, TypeVar
 
-from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
@@ -44,6 +45,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from widgets.support import timing
+from widgets.transcript.cursor import EntryCursor
 from widgets.transcript.entries.base import Entry, blank_line, pad_line
 from widgets.transcript.entries.notice import NoticeEntry
 from widgets.transcript.entries.reasoning import ReasoningEntry
@@ -51,11 +53,14 @@ from widgets.transcript.entries.reply import ReplyEntry
 from widgets.transcript.entries.thinking import ThinkingLine
 from widgets.transcript.entries.tool_call import DEFAULT_TOOL_ICONS, ToolCallEntry
 from widgets.transcript.entries.user_message import UserMessageEntry
-from widgets.transcript.markdown.look import MARKDOWN_CLASSES, build_markdown_style, markdown_css
-from widgets.transcript.markdown.render import Line, MarkdownStyle, render_text
-from widgets.transcript.model import EntryHeights
+from widgets.transcript.factory import EntryFactory
+from widgets.transcript.markdown.render import Line
+from widgets.transcript.model import TranscriptModel
+from widgets.transcript.motion import Motion
 from widgets.transcript.pacer import Pacer
 from widgets.transcript.record import EntryKind, TranscriptRecord
+from widgets.transcript.selection import CanvasSelection
+from widgets.transcript.styles import COMPONENT_CLASSES, TRANSCRIPT_CSS, StyleLender
 
 __all__ = ["EntryKind", "Transcript", "TranscriptRecord"]
 
@@ -73,82 +78,18 @@ class _Done:
 _DONE = _Done()
 
 
-_STYLES = """
-Transcript {
-    height: 1fr;
-    padding: 0;
-    scrollbar-size-vertical: 1;
-    scrollbar-gutter: stable;  /* the width never changes when the scrollbar comes: no re-wrap mid-stream */
-    color: $foreground;
-    & > .transcript--reply { color: $foreground; }
-    & > .transcript--cursor { background: $primary 15%; }
-    & > .transcript--new-output { background: $primary 25%; color: $foreground; }
-    & > .transcript--user { background: $boost; color: $foreground; }
-    & > .user-message--border { color: $primary; }
-    & > .user-message--more { color: $text-muted; text-style: italic; }
-    & > .user-message--image { color: $text-accent; text-style: bold; }
-    & > .reasoning--base { color: $text-muted; }
-    & > .reasoning--title { color: $text-secondary; text-style: bold; }
-    & > .reasoning--meta { color: $text-muted; }
-    & > .reasoning--body { color: $text-muted; text-style: italic; }
-    & > .notice--info { color: $text-muted; }
-    & > .notice--warn { color: $text-warning; }
-    & > .notice--retry { color: $text-warning; }
-    & > .notice--error { color: $text-error; }
-    & > .notice--interrupted { color: $text-warning; }
-    & > .notice--success { color: $text-success; }
-    & > .notice--hint { color: $text-muted; }
-    & > .transcript--tool { color: $foreground; }
-    & > .tool-panel--body { color: $foreground 80%; }
-    & > .tool-panel--border-body { color: $foreground 20%; }
-    & > .tool-panel--border-error { color: $error 70%; }
-    & > .tool-panel--border-denied { color: $error 70%; }
-    & > .tool-panel--border-running { color: $accent 60%; }
-    & > .tool-panel--chevron { color: $text-muted; }
-    & > .tool-panel--name { color: $text-primary; text-style: bold; }
-    & > .tool-panel--summary { color: $foreground 85%; }
-    & > .tool-panel--preparing { color: $text-muted; text-style: italic; }
-    & > .tool-panel--time { color: $text-muted; }
-    & > .tool-panel--running { color: $accent; }
-    & > .tool-panel--ok { color: $success; }
-    & > .tool-panel--error { color: $error; }
-    & > .tool-panel--cancelled { color: $warning; }
-    & > .tool-panel--denied { color: $error; }
-    & > .tool-panel--note { color: $text-muted; text-style: italic; }
-    & > .tool-panel--error-text { color: $text-error; }
-    & > .tool-panel--diff-add { color: $success; }
-    & > .tool-panel--diff-del { color: $error; }
-    & > .tool-panel--diff-hunk { color: $accent; }
-    & > .tool-panel--diff-meta { color: $text-muted; text-style: bold; }
-    & > .tool-panel--todo-pending { color: $foreground; }
-    & > .tool-panel--todo-active { color: $accent; text-style: bold; }
-    & > .tool-panel--todo-done { color: $success; }
-    & > .tool-panel--todo-cancelled { color: $text-muted; text-style: strike; }
-    & > .subagents--border { color: $accent 40%; }
-    & > .subagents--goal { color: $foreground; text-style: bold; }
-    & > .subagents--running { color: $accent; }
-    & > .subagents--ok { color: $success; }
-    & > .subagents--error { color: $error; }
-    & > .subagents--cancelled { color: $warning; }
-    & > .subagents--muted { color: $text-muted; }
-    & > .subagents--text { color: $text-muted; text-style: italic; }
-    & > .spinner--glyph { color: $accent; }
-    & > .spinner--face { color: $secondary; }
-    & > .spinner--verb { color: $foreground; text-style: italic; }
-    & > .spinner--elapsed { color: $text-muted; }
-    & > .spinner--hint { color: $text-muted; }
-    & > .spinner--stall { color: $text-warning; }
-}
-"""
+class _DrawnLines(dict[int, Strip]):
+    """Canvas line -> its strip, offsets applied: kept across scrolls, as `Log` keeps its lines."""
 
-
-def _component_classes() -> set[str]:
-    names = {
-        line.strip().split("{")[0].strip().removeprefix("& > .")
-        for line in _STYLES.splitlines()
-        if line.strip().startswith("& > .")
-    }
-    return names | set(MARKDOWN_CLASSES)
+    def forget(self, start: int, end: int | None = None) -> None:
+        """Canvas lines from `start` (to `end`) changed or moved: draw them again."""
+        if not self:
+            return
+        if start <= 0 and end is None:
+            self.clear()
+            return
+        for y in [y for y in self if y >= start and (end is None or y < end)]:
+            del self[y]
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -156,19 +97,19 @@ class Transcript(ScrollView, can_focus=True):
 
     FOCUS_ON_CLICK = False  # a click acts on it; the keyboard stays with the prompt (Tab navigates here)
 
-    DEFAULT_CSS = _STYLES + markdown_css("Transcript")
-    COMPONENT_CLASSES: ClassVar[set[str]] = _component_classes()
+    DEFAULT_CSS = TRANSCRIPT_CSS
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(COMPONENT_CLASSES)
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Previous entry", show=False),
-        Binding("down", "cursor_down", "Next entry", show=False),
+        Binding("up", "cursor(-1)", "Previous entry", show=False),
+        Binding("down", "cursor(1)", "Next entry", show=False),
         Binding("enter", "activate_cursor", "Expand/collapse or copy", show=False),
         Binding("space", "toggle_cursor", "Expand/collapse", show=False),
         Binding("y", "copy_cursor", "Copy", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "scroll_to_first", "First", show=False),
-        Binding("end,ctrl+end", "scroll_to_latest", "Latest", show=False),
+        Binding("pageup", "go('page_up')", "Page up", show=False),
+        Binding("pagedown", "go('page_down')", "Page down", show=False),
+        Binding("home,ctrl+home", "go('first')", "First", show=False),
+        Binding("end,ctrl+end", "go('latest')", "Latest", show=False),
     ]
 
     PACER_HZ: ClassVar[float] = timing.PACER_HZ
@@ -193,28 +134,22 @@ class Transcript(ScrollView, can_focus=True):
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._entries: list[Entry] = []
-        self._index: dict[int, int] = {}  # id(entry) -> its position
-        self._heights = EntryHeights()
-        self._width = 0  # the content width every height is for (0: not laid out yet)
+        self._drawn = _DrawnLines()
+        self.model = TranscriptModel(moved=self._drawn.forget)
+        """The entries, the tool calls by id and where each is on the canvas (`widgets.transcript.model`)."""
         self._following = True
         self._new_output = False
-        self._cursor: int | None = None
         self._scrolling = False  # the view moves itself (following, an anchor kept): not the user
-        self._panels: dict[str, ToolCallEntry] = {}
-        self._live: list[Entry] = []
         self.pacer = Pacer(self, self.PACER_HZ)
         """The one clock of what moves on screen (`widgets.transcript.pacer`)."""
-        self._frame = 0
-        self._generation = 0
-        self._styles: dict[tuple[str, bool], Style] = {}
-        self._signature: tuple[Style, ...] | None = None
-        self._styles_stale = True
-        self._base: Style | None = None
-        self._markdown: MarkdownStyle | None = None
+        self.painter = StyleLender(self, self)
+        """What the entries draw with (`widgets.transcript.styles`)."""
+        self.cursor = EntryCursor(self, self.model)
+        self.factory = EntryFactory(self)
+        self._selection = CanvasSelection(self, self.model, self.MARGIN)
         self._spinner = ThinkingLine(on_change=self._spinner_changed)
-        self._spinner.painter = self
-        self._drawn: dict[int, Strip] = {}  # canvas line -> its strip, offsets applied (`render_line`)
+        self._spinner.painter = self.painter
+        self.motion = Motion(self.pacer, self.PACER_HZ, self._spinner, self._spinner_moved)
 
     # ----------------------------------------------------------------------------------------- app API
 
@@ -233,62 +168,29 @@ class Transcript(ScrollView, can_focus=True):
         return self._add(ReasoningEntry())
 
     def add_tool_panel(self, call_id: str, name: str, index: int = 0) -> ToolCallEntry:
-        """A panel for a tool call, placed in the model's call order among the current call's panels.
+        """A tool call's entry, placed in the model's call order among the current call's.
 
-        Idempotent per `call_id`: a second call returns the existing panel.
+        Idempotent per `call_id`: a second call returns the existing entry.
         """
-        if call_id and (existing := self._panels.get(call_id)) is not None:
+        if call_id and (existing := self.model.tool_call(call_id)) is not None:
             return existing
-        panel = ToolCallEntry(call_id, name, index, expand_diffs=self.expand_diffs, icons=self.tool_icons)
-        if call_id:
-            self._panels[call_id] = panel
-        before = self._panel_successor(index)
-        return self._add(panel, at=None if before is None else self._position(before))
+        return self._add(self.factory.tool_call(call_id, name, index), at=self.model.call_position(index))
 
     def set_tool_icons(self, icons: Mapping[str, str]) -> None:
         """The icon table changed (a theme, the session's plugins): new panels and those shown use it."""
         self.tool_icons = icons
-        for entry in self._entries:
-            if isinstance(entry, ToolCallEntry):
-                entry.set_icons(icons)
+        self.model.set_tool_icons(icons)
 
     def tool_panel(self, call_id: str, *, index: int | None = None) -> ToolCallEntry | None:
-        """The panel for `call_id`; with `index`, also a panel created without an id at that index (its id
-        is then set to `call_id`)."""
-        panel = self._panels.get(call_id)
-        if panel is not None or index is None:
-            return panel
-        for candidate in reversed(self._current_panels()):
-            if candidate.index == index and not candidate.call_id:
-                candidate.set_call_id(call_id)
-                if call_id:
-                    self._panels[call_id] = candidate
-                return candidate
-        return None
-
-    def last_turn_panels(self) -> list[ToolCallEntry]:
-        """The tool panels of the last turn: those after the last user message."""
-        panels: list[ToolCallEntry] = []
-        for entry in reversed(self._entries):
-            if isinstance(entry, UserMessageEntry):
-                break
-            if isinstance(entry, ToolCallEntry):
-                panels.append(entry)
-        panels.reverse()
-        return panels
-
-    def latest_panel(self) -> ToolCallEntry | None:
-        """The newest tool panel with something to show below its header."""
-        for entry in reversed(self._entries):
-            if isinstance(entry, ToolCallEntry) and entry.has_body:
-                return entry
-        return None
+        """The entry of call `call_id`; with `index`, also one made without an id at that index (its id is
+        then set to `call_id`)."""
+        return self.model.tool_call(call_id, index=index)
 
     def toggle_panel(self) -> ToolCallEntry | None:
         """Expand or collapse the panel under the cursor (when the transcript has the focus), else the
         latest one with a body; the panel, if any."""
-        cursor = self.cursor_entry if self.has_focus else None
-        panel = cursor if isinstance(cursor, ToolCallEntry) else self.latest_panel()
+        cursor = self.cursor.entry if self.has_focus else None
+        panel = cursor if isinstance(cursor, ToolCallEntry) else self.model.latest_call_with_body()
         if panel is None or not panel.set_expanded(not panel.expanded):
             return None
         if panel.expanded:
@@ -298,9 +200,7 @@ class Transcript(ScrollView, can_focus=True):
     def toggle_last_turn_panels(self) -> int:
         """Expand every panel of the last turn if any is collapsed, else collapse them all; how many
         changed (0: the last turn has no panel with a body)."""
-        panels = [panel for panel in self.last_turn_panels() if panel.has_body]
-        expand = any(not panel.expanded for panel in panels)
-        return sum(panel.set_expanded(expand) for panel in panels)
+        return self.model.toggle_last_turn_calls()
 
     def add_notice(
         self, kind: str, text: str, hint: str | None = None, *, multiline: bool = False
@@ -309,14 +209,14 @@ class Transcript(ScrollView, can_focus=True):
         return self._add(NoticeEntry(kind, text, hint=hint, multiline=multiline))
 
     def show_spinner(self) -> ThinkingLine:
-        """Show the thinking spinner below the last entry and start it."""
+        """Show the thinking line below the last entry and start it."""
         self._spinner.display = True
         self._spinner.start()
-        self._sync_pacer()
+        self.motion.sync()
         return self._spinner
 
     def hide_spinner(self) -> None:
-        """Stop and hide the spinner."""
+        """Stop and hide the thinking line."""
         self._spinner.stop()
         self._spinner.display = False
 
@@ -327,29 +227,25 @@ class Transcript(ScrollView, can_focus=True):
     @property
     def entries(self) -> Sequence[Entry]:
         """Every entry, oldest first."""
-        return self._entries
+        return self.model.entries
 
     def entries_of(self, kind: type[E]) -> list[E]:
         """The entries of one kind, oldest first."""
-        return [entry for entry in self._entries if isinstance(entry, kind)]
-
-    @property
-    def entry_count(self) -> int:
-        return len(self._entries)
+        return self.model.of_kind(kind)
 
     def records(self) -> list[TranscriptRecord]:
         """Every entry as plain data, oldest first (for export/copy and tests)."""
-        return [record for entry in self._entries if (record := entry.record()) is not None]
+        return self.model.records()
 
     def load_history(self, records: Iterable[TranscriptRecord]) -> Awaitable[None]:
         """Replace the transcript with a stored session and show its end. Entries added right after the
         call follow the history. (Awaitable for callers written against a slower past; done at once.)"""
         self._reset()
-        shown = (r for r in records if self.show_reasoning or r.kind != "reasoning")
-        entries = [self._entry_from_record(record) for record in shown]
+        entries = self.factory.from_records(records)
         for entry in entries:
-            self._append_entry(entry, estimate=True)
-        self._regroup(0, len(self._entries))
+            entry.attach(self.painter)
+            self.motion.add(entry)
+        self.model.extend(entries)
         self._changed_height()
         self.scroll_to_latest()
         return _DONE
@@ -377,53 +273,42 @@ class Transcript(ScrollView, can_focus=True):
         """Jump to the newest content and follow it again. (Awaitable for older callers.)"""
         self._following = True
         self._new_output = False
-        self._scroll_end()
+        self._set_scroll(self.max_scroll_y)
         return _DONE
-
-    def action_scroll_to_latest(self) -> None:
-        self.scroll_to_latest()
 
     def scroll_to_first(self) -> None:
         """Jump to the first entry (the view stops following)."""
         self._following = False
         self._set_scroll(0)
 
-    def action_scroll_to_first(self) -> None:
-        self.scroll_to_first()
-
-    def action_page_up(self) -> None:
-        self._page(-1)
-
-    def action_page_down(self) -> None:
-        self._page(1)
+    def action_go(self, where: str) -> None:
+        self.go(where)
 
     def go(self, where: str) -> None:
-        """Where the prompt's PageUp/PageDown and Ctrl+Home/Ctrl+End send the view (`page_up`,
-        `page_down`, `first`, `latest`)."""
+        """Where PageUp/PageDown and Home/End (and the prompt's PageUp/PageDown, Ctrl+Home/Ctrl+End) send
+        the view: `page_up`, `page_down`, `first`, `latest`."""
         if where == "first":
             self.scroll_to_first()
         elif where == "latest":
             self.scroll_to_latest()
         else:
-            self._page(-1 if where == "page_up" else 1)
+            self.page(-1 if where == "page_up" else 1)
 
     def page(self, direction: int) -> None:
-        """Scroll a page up (-1) or down (1): the prompt's PageUp/PageDown come here too."""
-        self._page(direction)
-
-    def _page(self, direction: int) -> None:
-        height = max(1, self._rows - 1)
+        """Scroll a page up (-1) or down (1)."""
+        height = max(1, self.rows - 1)
         self.scroll_to(y=self.scroll_y + direction * height, animate=False, immediate=True)
 
     def scroll_to_entry(self, entry: Entry) -> None:
         """Bring `entry` into view (its top, or as much of it as fits)."""
-        index = self._index.get(id(entry))
-        if index is None or self._width <= 0:
+        model = self.model
+        index = model.position(entry)
+        if index is None or model.width <= 0:
             return
-        self._measure(index)
-        top = self._heights.offset(index) + entry.gap
-        bottom = self._heights.offset(index + 1)
-        view = self._rows
+        model.measure(index)
+        top = model.heights.offset(index) + entry.gap
+        bottom = model.heights.offset(index + 1)
+        view = self.rows
         y = self.scroll_y
         if top < y:
             target = top
@@ -438,65 +323,27 @@ class Transcript(ScrollView, can_focus=True):
 
     @property
     def cursor_entry(self) -> Entry | None:
-        """The entry under the keyboard cursor (shown while the transcript has the focus): the last one in
-        view that opens or can be copied, until the user moves it."""
-        if self._cursor is None or not 0 <= self._cursor < len(self._entries):
-            candidates = self._selectable()
-            self._cursor = self._last_in_view(candidates) if candidates and self.has_focus else None
-        return None if self._cursor is None else self._entries[self._cursor]
+        """The entry under the keyboard cursor (shown while the transcript has the focus)."""
+        return self.cursor.entry
 
     def select(self, entry: Entry) -> None:
         """Put the keyboard cursor on `entry` (shown while the transcript has the focus)."""
-        index = self._index.get(id(entry))
-        if index is not None:
-            self._move_cursor(index)
+        self.cursor.select(entry)
 
     def row_of(self, entry: Entry) -> int | None:
         """The row of the view where `entry`'s first line (after its gap) is, if it is in view."""
-        index = self._index.get(id(entry))
+        index = self.model.position(entry)
         if index is None:
             return None
-        row = self._heights.offset(index) + entry.gap - int(self.scroll_y)
-        return row if 0 <= row < self._rows else None
+        row = self.model.heights.offset(index) + entry.gap - int(self.scroll_y)
+        return row if 0 <= row < self.rows else None
 
-    def _selectable(self) -> list[int]:
-        """The entries the cursor visits: those that open and close, and those with text to copy."""
-        return [
-            i
-            for i, entry in enumerate(self._entries)
-            if entry.visible and (entry.can_toggle or entry.CAN_COPY)
-        ]
-
-    def _move_cursor(self, index: int | None) -> None:
-        old, self._cursor = self._cursor, index
-        for position in {old, index}:
-            if position is not None and 0 <= position < len(self._entries):
-                self._refresh_entry(position)
-        if index is not None:
-            self.scroll_to_entry(self._entries[index])
-
-    def action_cursor_up(self) -> None:
-        candidates = self._selectable()
-        if not candidates:
-            self._page(-1)
-            return
-        if self.cursor_entry is None or self._cursor is None:
-            return
-        earlier = [i for i in candidates if i < self._cursor]
-        self._move_cursor(earlier[-1] if earlier else self._cursor)
-
-    def action_cursor_down(self) -> None:
-        candidates = self._selectable()
-        if not candidates:
-            self._page(1)
-            return
-        if self.cursor_entry is None or self._cursor is None:
-            return
-        later = [i for i in candidates if i > self._cursor]
-        self._move_cursor(later[0] if later else self._cursor)
+    def action_cursor(self, direction: int) -> None:
+        """Up (-1) / Down (1): the previous or next entry that opens or can be copied."""
+        self.cursor.step(direction)
 
     def action_toggle_cursor(self) -> None:
-        entry = self.cursor_entry
+        entry = self.cursor.entry
         if entry is None:
             return
         if entry.toggle() and isinstance(entry, ToolCallEntry) and entry.expanded:
@@ -504,7 +351,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def action_activate_cursor(self) -> None:
         """Enter: open or close the entry under the cursor; one that does not open (a message) is copied."""
-        entry = self.cursor_entry
+        entry = self.cursor.entry
         if entry is not None and entry.can_toggle:
             self.action_toggle_cursor()
         else:
@@ -513,7 +360,7 @@ class Transcript(ScrollView, can_focus=True):
     def action_copy_cursor(self) -> None:
         """`y`: the entry under the cursor to the terminal's clipboard (OSC 52), whole, as the Ctrl+C copy
         of a selection does."""
-        entry = self.cursor_entry
+        entry = self.cursor.entry
         text = entry.copy_text if entry is not None else ""
         if not text:
             self.notify("Nothing to copy here", timeout=timing.COPY_TOAST)
@@ -521,15 +368,9 @@ class Transcript(ScrollView, can_focus=True):
         self.app.copy_to_clipboard(text)
         self.notify(f"Copied {len(text):,} characters", timeout=timing.COPY_TOAST)
 
-    def _last_in_view(self, candidates: list[int]) -> int:
-        bottom = self.scroll_y + self._rows
-        shown = [i for i in candidates if self._heights.offset(i) < bottom]
-        return shown[-1] if shown else candidates[0]
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
+    @on(events.Focus)
+    @on(events.Blur)
+    def _cursor_shows_with_focus(self) -> None:
         self.refresh()
 
     # ----------------------------------------------------------------------------------------- mouse
@@ -538,143 +379,76 @@ class Transcript(ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        if self.new_output_shown and offset.y >= self._rows:
+        if self.new_output_shown and offset.y >= self.rows:
             event.stop()
             self.scroll_to_latest()
             return
+        heights = self.model.heights
         y = int(self.scroll_y) + offset.y
-        index = self._heights.index_at(y)
-        if index < 0 or y >= self._heights.total:
+        index = heights.index_at(y)
+        if index < 0 or y >= heights.total:
             return
-        entry = self._entries[index]
-        line = y - self._heights.offset(index) - entry.gap
+        entry = self.model[index]
+        line = y - heights.offset(index) - entry.gap
         if line >= 0 and entry.click(line, offset.x - self.MARGIN):
             event.stop()
             if self.has_focus:
-                self._move_cursor(index)
+                self.cursor.move_to(index)
 
-    # ----------------------------------------------------------------------------------------- painter
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return self._selection.text(selection)
 
-    @property
-    def console(self) -> Console:
-        return self.app.console
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
-    @property
-    def generation(self) -> int:
-        return self._generation
-
-    @property
-    def base_style(self) -> Style:
-        """The view's own colour and background (`rich_style` walks every ancestor: kept until styles
-        change, as it is under every row)."""
-        if self._base is None:
-            self._base = self.rich_style
-        return self._base
-
-    @property
-    def scrolls(self) -> bool:
-        return self.max_scroll_y > 0
-
-    @property
-    def markdown_style(self) -> MarkdownStyle:
-        """The replies' Markdown look, built once per style generation and shared by every reply."""
-        if self._markdown is None:
-            self._markdown = build_markdown_style(self, self.entry_style("transcript--reply"))
-        return self._markdown
-
-    def span_style(self, component: str) -> Style:
-        """A component's style for a span of text: its attributes, and its colour blended (Textual's
-        partial style cannot blend `$text-muted` or a colour with alpha; the full one carries the
-        background too, which would paint over the cursor's)."""
-        key = (component, False)
-        style = self._styles.get(key)
-        if style is None:
-            partial = self.get_component_rich_style(component, partial=True)
-            if partial.color is not None:
-                partial = partial + Style(color=self.get_component_rich_style(component).color)
-            style = self._styles[key] = partial
-        return style
-
-    def entry_style(self, component: str) -> Style:
-        """An entry's own style: the view's, with the component's colour, attributes and background."""
-        key = (component, True)
-        style = self._styles.get(key)
-        if style is None:
-            full = self.get_component_rich_style(component)
-            style = self.base_style + self.span_style(component) + Style(bgcolor=full.bgcolor)
-            self._styles[key] = style
-        return style
+    # ----------------------------------------------------------------------------------------- entries' owner
 
     def input_pending(self) -> bool:
         pending: Callable[[], bool] | None = getattr(self.app, "input_pending", None)
         return bool(pending is not None and pending())
 
     def entry_changed(self, entry: Entry, first: int = 0, last: int | None = None) -> None:
-        index = self._index.get(id(entry))
-        if index is None or self._width <= 0:
+        """`entry`'s content lines from `first` (to `last`) changed, its height perhaps too (the painter's
+        report)."""
+        model = self.model
+        index = model.position(entry)
+        if index is None or model.width <= 0:
             if index is not None:
                 self.refresh()
             return
-        top = self._heights.offset(index)
-        bottom = top + self._heights.height(index)
-        delta = self._measure(index, force=True)
+        top = model.heights.offset(index)
+        bottom = top + model.heights.height(index)
+        delta = model.measure(index, force=True)
         gap = entry.gap
         if delta:
             if not self._following and bottom <= self.scroll_y:
-                self._shift(delta)  # above the view: what the user reads stays where it is
+                self._set_scroll(self.scroll_y + delta)  # above the view: what the user reads stays put
             self._changed_height(from_line=top + gap + first)
             self._note_new_output(index)
             return
-        height = self._heights.height(index) - gap - first
+        height = model.heights.height(index) - gap - first
         count = height if last is None else min(height, last - first)
         if count > 0:
-            self._forget_drawn(top + gap + first, top + gap + first + count)
+            self._drawn.forget(top + gap + first, top + gap + first + count)
             self.refresh_lines(top + gap + first, count)
         self._note_new_output(index)
 
     def remove_entry(self, entry: Entry) -> None:
-        index = self._index.get(id(entry))
+        """Take `entry` out (a withdrawn stream)."""
+        index = self.model.remove(entry)
         if index is None:
             return
         entry.detach()
-        del self._entries[index]
-        self._heights.remove(index)
-        if isinstance(entry, ToolCallEntry) and self._panels.get(entry.call_id) is entry:
-            del self._panels[entry.call_id]
-        if entry in self._live:
-            self._live.remove(entry)
-        if self._cursor is not None and self._cursor >= index:
-            self._cursor = max(0, self._cursor - 1) if self._entries else None
-        self._reindex(index)
-        self._regroup(index - 1, index + 1)
-        self._changed_height(from_line=self._heights.offset(index) if index < len(self._entries) else 0)
+        self.motion.discard(entry)
+        self.cursor.removed(index)
+        self._changed_height(from_line=self.model.heights.offset(index) if index < len(self.model) else 0)
 
     # ----------------------------------------------------------------------------------------- Textual
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._styles_stale = True  # looked at before the next paint (component styles come after this)
+        self.painter.styles_updated()  # looked at before the next paint (component styles come after this)
         self.refresh()
-
-    def _check_styles(self) -> None:
-        """Styles were updated (a theme, a hot reload, the focus): a new generation only if what entries
-        draw with changed (a focus change usually changes nothing they use, and costs nothing then)."""
-        if not self._styles_stale:
-            return
-        self._styles_stale = False
-        self._styles = {}
-        self._base = None
-        signature = (
-            self.rich_style,
-            *(self.get_component_rich_style(name) for name in sorted(self.COMPONENT_CLASSES)),
-        )
-        if signature != self._signature:
-            self._signature = signature
-            self._generation += 1
-            self._forget_drawn(0)
-            self._markdown = None
-            for entry in self._entries:
-                entry.on_style_change()
 
     def on_mount(self) -> None:
         self._spinner.animation_level = self.app.animation_level
@@ -682,7 +456,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def on_unmount(self) -> None:
         self.pacer.stop()
-        for entry in self._entries:
+        for entry in self.model.entries:
             entry.detach()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -712,7 +486,7 @@ class Transcript(ScrollView, can_focus=True):
         x1, x2 = crop.column_span
         full = (x1, x2) == (0, self.size.width)
         region = self.scrollable_content_region  # looked up once a pass, not once a row
-        base, selection = self.base_style, self.text_selection
+        base, selection = self.painter.base_style, self.text_selection
         drawn_width = self._drawn_width
         strips: list[Strip] = []
         for y in crop.line_range:
@@ -723,7 +497,7 @@ class Transcript(ScrollView, can_focus=True):
         return strips
 
     @property
-    def _rows(self) -> int:
+    def rows(self) -> int:
         """Rows of the view that show the canvas (the last `MARGIN` are the margin above the prompt)."""
         return max(1, self.scrollable_content_region.height - self.MARGIN)
 
@@ -741,42 +515,44 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         region = self.scrollable_content_region
-        return self._row(y, self.base_style, self._drawn_width, region.height, self.text_selection)
+        return self._row(y, self.painter.base_style, self._drawn_width, region.height, self.text_selection)
 
     def _row(self, y: int, base: Style, full: int, view: int, selection: Selection | None) -> Strip:
         """Row `y` of the view, `full` cells wide (`view` rows tall), the margins drawn here."""
-        width = self._width or max(1, full - 2 * self.MARGIN)
+        model = self.model
+        width = model.width or max(1, full - 2 * self.MARGIN)
         if y >= view - self.MARGIN:  # the margin above the prompt, where "↓ new output" shows
             if self.new_output_shown:
-                return self._new_output_strip(full)
+                return self.painter.bar(self.NEW_OUTPUT, full)
             return Strip(blank_line(full, base), full)
         canvas_y = int(self.scroll_y) + y
         drawn = self._drawn.get(canvas_y)
-        if drawn is not None and selection is None and not self._cursor_shown_at(canvas_y):
+        if drawn is not None and selection is None and not self.cursor.shown_at(canvas_y):
             return drawn  # the view scrolled: the same canvas line, drawn before
-        total = self._heights.total
+        heights = model.heights
+        total = heights.total
         line: Line | None = None
         cursor = False
         if canvas_y < total:
-            index = self._heights.index_at(canvas_y)
-            if not self._heights.is_exact(index):
-                self._measure(index)
-                total = self._heights.total
-            entry = self._entries[index]
-            offset = canvas_y - self._heights.offset(index)
-            if offset < self._heights.height(index):
+            index = heights.index_at(canvas_y)
+            if not heights.is_exact(index):
+                model.measure(index)
+                total = heights.total
+            entry = model[index]
+            offset = canvas_y - heights.offset(index)
+            if offset < heights.height(index):
                 line = entry.line(offset, width)
-                cursor = self.has_focus and offset >= entry.gap and entry is self.cursor_entry
+                cursor = self.has_focus and offset >= entry.gap and entry is self.cursor.entry
         elif self._spinner.display and canvas_y - total == 1:
-            line = pad_line(self._spinner_line(width - 2), width, 1, 1, base)
+            line = pad_line(self._spinner.line(width - 2), width, 1, 1, base)
         segments: Line = line or blank_line(width, base)
         if cursor:
-            segments = tuple(Segment.apply_style(segments, post_style=self._cursor_style()))
+            segments = tuple(Segment.apply_style(segments, post_style=self.painter.cursor_style()))
         margin = (Segment(" " * self.MARGIN, base),)
         strip = Strip((*margin, *segments, Segment(" " * max(0, full - width - self.MARGIN), base)), full)
         plain = not cursor and canvas_y < total
         if selection is not None and (span := selection.get_span(canvas_y)) is not None:
-            strip = self._select(strip, *span)
+            strip = self._selection.paint(strip, *span)
             plain = False
         strip = strip.apply_offsets(0, canvas_y)
         if plain:
@@ -785,233 +561,66 @@ class Transcript(ScrollView, can_focus=True):
             self._drawn[canvas_y] = strip
         return strip
 
-    def _cursor_shown_at(self, canvas_y: int) -> bool:
-        """The keyboard cursor's highlight is on this canvas line (never drawn from `_drawn`)."""
-        if not self.has_focus or self._cursor is None or not 0 <= self._cursor < len(self._entries):
-            return False
-        top = self._heights.offset(self._cursor)
-        return top <= canvas_y < top + self._heights.height(self._cursor)
-
-    def _forget_drawn(self, start: int, end: int | None = None) -> None:
-        """Canvas lines from `start` (to `end`) changed or moved: draw them again."""
-        drawn = self._drawn
-        if not drawn:
-            return
-        if start <= 0 and end is None:
-            drawn.clear()
-            return
-        for y in [y for y in drawn if y >= start and (end is None or y < end)]:
-            del drawn[y]
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        start = 0 if selection.start is None else selection.start.y
-        end = self._heights.total if selection.end is None else selection.end.y
-        width = self._width or 80
-        rows: list[str] = []
-        for y in range(0, end + 1):
-            rows.append(self._line_text(y, width) if y >= start else "")
-        return selection.extract("\n".join(rows)), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        self.refresh()
-
     # ----------------------------------------------------------------------------------------- internals
 
-    def _line_text(self, y: int, width: int) -> str:
-        if y >= self._heights.total:
-            return ""
-        index = self._heights.index_at(y)
-        self._measure(index)
-        offset = y - self._heights.offset(index)
-        entry = self._entries[index]
-        text = "".join(segment.text for segment in entry.line(offset, width))
-        return (" " * self.MARGIN + text).rstrip()  # as drawn: the selection's columns count the margin
-
-    def _select(self, strip: Strip, start: int, end: int) -> Strip:
-        """`strip` with characters [start, end) (end -1: to the end) in the screen's selection style."""
-        text = Text.assemble(
-            *((segment.text, segment.style or "") for segment in strip if segment.text), end=""
-        )
-        text.stylize(self._selection_style(), start, len(text) if end < 0 else end)
-        return Strip(text.render(self.app.console))
-
-    def _selection_style(self) -> Style:
-        """The screen's selection background, and its foreground only where the theme sets one: Textual's
-        default foreground is `transparent` (keep the text's colour), which as a whole Rich style painted
-        the text in the background's colour, so a selection showed as a blank bar in every theme."""
-        screen = self.screen
-        full = screen.get_component_rich_style("screen--selection")
-        foreground = screen.get_component_styles("screen--selection").color
-        return Style(bgcolor=full.bgcolor, color=full.color if foreground.a > 0 else None)
-
-    def _cursor_style(self) -> Style:
-        bgcolor = self.get_component_rich_style("transcript--cursor").bgcolor
-        return Style(bgcolor=bgcolor)
-
-    def _new_output_strip(self, width: int) -> Strip:
-        style = self.get_component_rich_style("transcript--new-output")
-        label = self.NEW_OUTPUT[:width]
-        left = max(0, (width - len(label)) // 2)
-        return Strip([Segment(" " * left + label + " " * max(0, width - left - len(label)), style)], width)
-
-    def _spinner_line(self, width: int) -> Line:
-        text = self._spinner.render()
-        text.truncate(max(1, width), overflow="ellipsis")
-        lines = render_text(self.app.console, text, max(1, width), self.base_style)
-        return lines[0] if lines else ()
-
     def _spinner_changed(self) -> None:
-        self._sync_pacer()
+        self.motion.sync()
         if not self.is_mounted:
             return
-        if self._spinner.display != self._spinner_shown:
+        shown = self.virtual_size.height > self.model.heights.total + self.MARGIN
+        if self._spinner.display != shown:
             self._changed_height()
         elif self._spinner.display:
-            self.refresh_lines(self._heights.total + 1)
+            self._spinner_moved()
 
-    @property
-    def _spinner_shown(self) -> bool:
-        return self.virtual_size.height > self._heights.total + self.MARGIN
-
-    def _position(self, entry: Entry) -> int:
-        return self._index[id(entry)]
-
-    def _reindex(self, start: int = 0) -> None:
-        for position in range(start, len(self._entries)):
-            self._index[id(self._entries[position])] = position
-        live = {id(entry) for entry in self._entries}
-        for key in [key for key in self._index if key not in live]:
-            del self._index[key]
-
-    def _append_entry(self, entry: Entry, *, estimate: bool, at: int | None = None) -> None:
-        position = len(self._entries) if at is None else at
-        self._entries.insert(position, entry)
-        entry.attach(self)
-        if isinstance(entry, ToolCallEntry) and entry.call_id:
-            self._panels.setdefault(entry.call_id, entry)
-        width = self._width
-        if width > 0 and not estimate:
-            self._heights.insert(position, entry.measure(width), exact=True)
-        else:  # not laid out yet: the first paint estimates every height at the real width
-            self._heights.insert(position, entry.estimate(width) if width > 0 else 0, exact=False)
-        if at is None:
-            self._index[id(entry)] = position
-        else:
-            self._reindex(position)
-        if entry.is_live:
-            self._live.append(entry)
+    def _spinner_moved(self) -> None:
+        self.refresh_lines(self.model.heights.total + 1)
 
     def _add(self, entry: E, *, at: int | None = None) -> E:
-        self._append_entry(entry, estimate=False, at=at)
-        position = self._index[id(entry)]
-        self._regroup(position, position + 2)
-        if self._cursor is not None and at is not None and self._cursor >= position:
-            self._cursor += 1
-        self._changed_height(from_line=self._heights.offset(position))
+        entry.attach(self.painter)
+        model = self.model
+        position = model.insert(entry, at)
+        self.motion.add(entry)
+        model.regroup(position, position + 2)
+        if at is not None:
+            self.cursor.inserted(position)
+        self._changed_height(from_line=model.heights.offset(position))
         self._note_new_output(position)
-        self._sync_pacer()
+        self.motion.sync()
         return entry
 
     def _note_new_output(self, index: int) -> None:
         """Output changed below the view while the user reads above: the bar says so."""
         if self._following or self._new_output or not self.is_mounted:
             return
-        if self._heights.offset(index) >= self.scroll_y + self._rows:
+        if self.model.heights.offset(index) >= self.scroll_y + self.rows:
             self._new_output = True
-            self.refresh_lines(int(self.scroll_y) + self._rows)
-
-    def _entry_from_record(self, record: TranscriptRecord) -> Entry:
-        if record.kind == "user":
-            return UserMessageEntry(record.text, images=record.images, expanded=record.expanded)
-        if record.kind == "assistant":
-            return ReplyEntry(record.text, finished=True)
-        if record.kind == "reasoning":
-            return ReasoningEntry(record.text, finished=True, expanded=record.expanded)
-        if record.kind == "tool" and record.tool is not None:
-            return ToolCallEntry.from_snapshot(
-                record.tool, expand_diffs=self.expand_diffs, icons=self.tool_icons
-            )
-        # Only a multi-line notice keeps a newline in its text.
-        return NoticeEntry(record.notice_kind, record.text, hint=record.hint, multiline="\n" in record.text)
+            self.refresh_lines(int(self.scroll_y) + self.rows)
 
     def _reset(self) -> None:
-        self._forget_drawn(0)
-        for entry in self._entries:
+        self._drawn.forget(0)
+        for entry in self.model.clear():
             entry.detach()
-        self._entries = []
-        self._index = {}
-        self._heights.clear()
-        self._panels = {}
-        self._live = []
-        self._cursor = None
+        self.motion.clear()
+        self.cursor.index = None
         self._new_output = False
-
-    def _current_panels(self) -> list[ToolCallEntry]:
-        """The trailing run of tool panels of the current model call (indices strictly increasing)."""
-        panels: list[ToolCallEntry] = []
-        for entry in reversed(self._entries):
-            if not isinstance(entry, ToolCallEntry):
-                break
-            if panels and entry.index >= panels[-1].index:
-                break
-            panels.append(entry)
-        panels.reverse()
-        return panels
-
-    def _panel_successor(self, index: int) -> ToolCallEntry | None:
-        """The current-call panel the new panel must go before to keep call order, if any."""
-        for panel in self._current_panels():
-            if panel.index > index:
-                return panel
-        return None
-
-    def _regroup(self, start: int, end: int) -> None:
-        """Consecutive tool panels sit together (no blank line between them)."""
-        start, end = max(0, start), min(len(self._entries), end)
-        for position in range(start, end):
-            entry = self._entries[position]
-            previous = self._entries[position - 1] if position else None
-            grouped = isinstance(entry, ToolCallEntry) and isinstance(previous, ToolCallEntry)
-            if grouped != entry.grouped:
-                entry.grouped = grouped
-                if self._width > 0 and self._heights.is_exact(position):
-                    self._heights.set(position, entry.measure(self._width), exact=True)
-                else:
-                    self._heights.set(position, entry.estimate(self._width or 80), exact=False)
-
-    def _measure(self, index: int, *, force: bool = False) -> int:
-        """Make entry `index`'s height exact at the current width; returns by how much it changed."""
-        if self._width <= 0 or (self._heights.is_exact(index) and not force):
-            return 0
-        delta = self._heights.set(index, self._entries[index].measure(self._width), exact=True)
-        if delta:
-            self._forget_drawn(self._heights.offset(index))  # this entry and all after it moved
-        return delta
-
-    def _refresh_entry(self, index: int) -> None:
-        self.refresh_lines(self._heights.offset(index), self._heights.height(index))
 
     def _set_scroll(self, y: float) -> None:
         """Move the view (not a user's scroll)."""
+        if not self.is_mounted:
+            return
         self._scrolling = True
         try:
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
         finally:
             self._scrolling = False
 
-    def _shift(self, delta: int) -> None:
-        self._set_scroll(self.scroll_y + delta)
-
-    def _scroll_end(self) -> None:
-        if self.is_mounted:
-            self._set_scroll(self.max_scroll_y)
-
     def _changed_height(self, from_line: int = 0) -> None:
         """The canvas changed height: a new virtual size, the view kept at the bottom while following."""
-        self._forget_drawn(from_line)
+        self._drawn.forget(from_line)
         self._set_canvas_height()
         if self._following and self.scroll_y != self.max_scroll_y:
-            self._scroll_end()  # the scroll repaints the whole view (Textual's `watch_scroll_y`)
+            self._set_scroll(self.max_scroll_y)  # the scroll repaints the whole view (`watch_scroll_y`)
             self.refresh()
         else:
             # Only the lines from the change down: while a reply fills a view that does not scroll yet,
@@ -1030,7 +639,7 @@ class Transcript(ScrollView, can_focus=True):
         grows (measured: a third of the UI thread while streaming). Otherwise the scrollbar is told its new
         proportions directly, and the transcript repaints only itself."""
         spinner = 2 if self._spinner.display else 0
-        size = Size(max(self._width, 1), self._heights.total + spinner + self.MARGIN)
+        size = Size(max(self.model.width, 1), self.model.heights.total + spinner + self.MARGIN)
         old = self.virtual_size
         if old == size:
             return False
@@ -1047,65 +656,36 @@ class Transcript(ScrollView, can_focus=True):
     def _settle(self) -> None:
         """Before a paint: heights for the current width, the entries in view (and a screen around them)
         measured exactly, and the view kept on the line the user was reading (or at the bottom)."""
-        width = self.entry_width
         if self.scrollable_content_region.width <= 0:
             return
-        self._check_styles()
+        model = self.model
+        if self.painter.restyle():  # a new style generation: every line is drawn again
+            self._drawn.forget(0)
+            for entry in model.entries:
+                entry.on_style_change()
         view = max(1, self.scrollable_content_region.height)
-        anchor = None if self._following else self._heights.anchor_at(int(self.scroll_y))
-        changed = False
-        if width != self._width:
-            self._width = width
-            self._heights.forget_exact([entry.estimate(width) for entry in self._entries])
-            self._forget_drawn(0)
-            changed = True
-        if not self._entries:
+        anchor = None if self._following else model.heights.anchor_at(int(self.scroll_y))
+        changed = model.relayout(self.entry_width)
+        if not len(model):
             if changed:
                 self._changed_height()
             return
-        if self._following:
-            # From the end up, until the view and a screen above it are exact.
-            index, covered = len(self._entries) - 1, 0
-            while index >= 0 and covered < view * (1 + self.SETTLE_SCREENS):
-                changed |= bool(self._measure(index))
-                covered += self._heights.height(index)
-                index -= 1
-        else:
-            top = self._heights.y_of(anchor) if anchor is not None else int(self.scroll_y)
-            first = self._heights.index_at(max(0, top - view * self.SETTLE_SCREENS))
-            index = first
-            while index < len(self._entries) and self._heights.offset(index) < top + view * (
-                1 + self.SETTLE_SCREENS
-            ):
-                changed |= bool(self._measure(index))
-                index += 1
+        top = (
+            None
+            if self._following
+            else model.heights.y_of(anchor)
+            if anchor is not None
+            else int(self.scroll_y)
+        )
+        changed |= model.settle(view, top=top, screens=self.SETTLE_SCREENS)
         changed |= self._set_canvas_height()
         if self._following:
             if self.scroll_y != self.max_scroll_y:
-                self._scroll_end()
+                self._set_scroll(self.max_scroll_y)
         elif anchor is not None:
-            target = self._heights.y_of(anchor)
+            target = model.heights.y_of(anchor)
             if target != int(self.scroll_y):
                 self._set_scroll(target)
                 changed = True
         if changed:
             self.refresh()
-
-    # ----------------------------------------------------------------------------------------- the pacer
-
-    def _sync_pacer(self) -> None:
-        self._live = [entry for entry in self._live if entry.is_live]
-        wanted = bool(self._live) or self._spinner.is_animating
-        self.pacer.tick_for("transcript", self._tick if wanted else None)
-
-    def _tick(self) -> None:
-        self._frame += 1
-        for entry in list(self._live):
-            entry.tick(self._frame)
-        spinner = self._spinner
-        if spinner.is_animating:
-            every = max(1, round(self.PACER_HZ / spinner.fps))
-            if self._frame % every == 0:
-                spinner.tick()
-                self.refresh_lines(self._heights.total + 1)
-        self._sync_pacer()

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from agent.api import format_elapsed
 from widgets.support import timing
+from widgets.transcript.markdown.render import Line, render_text
 
 if TYPE_CHECKING:
     from widgets.transcript.entries.base import Painter
@@ -244,3 +245,13 @@ class ThinkingLine:
         if self.hint:
             line.append(f" · {self.hint}", style=hint_style)
         return line
+
+    def line(self, width: int) -> Line:
+        """The line drawn at most `width` cells wide, with the painter's console and base style."""
+        painter = self.painter
+        if painter is None:
+            return ()
+        text = self.render()
+        text.truncate(max(1, width), overflow="ellipsis")
+        lines = render_text(painter.console, text, max(1, width), painter.base_style)
+        return lines[0] if lines else ()
