@@ -164,6 +164,21 @@ def test_the_last_turn_calls_open_and_close_together() -> None:
     assert model.latest_call_with_body() is calls[-1]
 
 
+def test_revealing_an_entry_moves_the_view_only_as_far_as_needed() -> None:
+    model = TranscriptModel()
+    model.relayout(40)
+    entries = attached(*(UserMessageEntry(f"line {n}") for n in range(30)))
+    for entry in entries:
+        model.insert(entry)
+    target = entries[20]
+    first = model.heights.offset(20) + target.gap
+    end = model.heights.offset(21)
+    assert model.reveal(target, first, 10) is None  # already at the top of the view
+    assert model.reveal(target, first + 1, 10) == first  # above the view: its first line at the top
+    assert model.reveal(target, 0, 10) == end - 10  # below: its last line at the bottom
+    assert model.reveal(UserMessageEntry("elsewhere"), 0, 10) is None
+
+
 def test_a_line_as_text() -> None:
     model = TranscriptModel()
     model.relayout(40)

@@ -330,6 +330,21 @@ class TranscriptModel:
             self._moved(self.heights.offset(index))  # this entry and all after it moved
         return delta
 
+    def reveal(self, entry: Entry, top: float, rows: int) -> int | None:
+        """Where a view of `rows` rows starting at canvas line `top` must start to show `entry` (its first
+        line after the gap, or as much of it as fits); None: it is in view already, or not here."""
+        index = self.position(entry)
+        if index is None or self.width <= 0:
+            return None
+        self.measure(index)
+        first = self.heights.offset(index) + entry.gap
+        end = self.heights.offset(index + 1)
+        if first < top:
+            return first
+        if end > top + rows:
+            return min(first, end - rows)
+        return None
+
     def relayout(self, width: int) -> bool:
         """Lay out at `width`: every height an estimate until measured again; True if the width changed."""
         if width == self.width:

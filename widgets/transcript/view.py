@@ -301,23 +301,10 @@ class Transcript(ScrollView, can_focus=True):
 
     def scroll_to_entry(self, entry: Entry) -> None:
         """Bring `entry` into view (its top, or as much of it as fits)."""
-        model = self.model
-        index = model.position(entry)
-        if index is None or model.width <= 0:
-            return
-        model.measure(index)
-        top = model.heights.offset(index) + entry.gap
-        bottom = model.heights.offset(index + 1)
-        view = self.rows
-        y = self.scroll_y
-        if top < y:
-            target = top
-        elif bottom > y + view:
-            target = min(top, bottom - view)
-        else:
-            return
-        self._following = False
-        self._set_scroll(target)
+        target = self.model.reveal(entry, self.scroll_y, self.rows)
+        if target is not None:
+            self._following = False
+            self._set_scroll(target)
 
     # ----------------------------------------------------------------------------------------- the cursor
 
