@@ -67,7 +67,7 @@ class PickerScreen(ModalScreen[ResultT]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "move":
             return self.FILTERED  # without a filter the focused list takes Up/Down itself
-        return True
+        return super().check_action(action, parameters)
 
     def action_move(self, step: int) -> None:
         """Up/Down from the filter field: the list's highlight moves, within its options."""
