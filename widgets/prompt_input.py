@@ -366,6 +366,21 @@ class PromptInput(TextArea):
         self.refresh_completions()
         return result
 
+    def undo(self) -> None:
+        """TextArea's undo sizes the view before it puts the cursor back: undoing an edit that added lines
+        (Ctrl+O's expanded paste) left the cursor on a line that no longer exists while the scrollbar went
+        away, and "The document line index 1 is out of bounds" ended the app with the draft. The cursor
+        waits at the one place every document has; the undo then sets it where it was before the edit."""
+        if self.history.undo_stack:
+            self.selection = Selection.cursor((0, 0))
+        super().undo()
+
+    def redo(self) -> None:
+        """As `undo`: a redone deletion shrinks the document under the cursor the same way."""
+        if self.history.redo_stack:
+            self.selection = Selection.cursor((0, 0))
+        super().redo()
+
     async def on_paste(self, event: events.Paste) -> None:
         """Insert the whole paste as one edit, with normalised line endings (TextArea's handler does not
         run: `prevent_default`)."""
