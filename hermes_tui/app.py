@@ -46,6 +46,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
     COMMANDS: ClassVar = App.COMMANDS | {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        # As in a shell: the terminal restored, the process stopped, `fg` redraws it. A text field holding
+        # text keeps Ctrl+Z for undo (`PromptInput.check_action`).
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False),
     ]
 
     settings: Settings

@@ -190,6 +190,9 @@ class PromptInput(TextArea):
         # Ctrl+R with text typed: the earlier prompts that contain it (`check_action`); on an empty prompt
         # it goes on to the screen, which opens the sessions browser.
         Binding("ctrl+r", "history_search", "Search history", show=False, id="prompt.history_search"),
+        # Ctrl+Z undoes while the prompt holds text (`check_action`); on an empty prompt it goes on to the
+        # app, which suspends the process as a shell's programs do (`fg` resumes).
+        Binding("ctrl+z", "undo", "Undo", show=False, id="prompt.undo"),
     ]
 
     DEFAULT_CSS = """
@@ -673,6 +676,8 @@ class PromptInput(TextArea):
             return self._token_to_expand() is not None
         if action == "history_search":
             return self.search is not None or bool(self.text.strip() and self.prompt_history)
+        if action == "undo":
+            return not self._is_empty()
         return super().check_action(action, parameters)
 
     def action_complete(self) -> None:
