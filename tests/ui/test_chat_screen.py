@@ -106,6 +106,9 @@ async def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> N
         assert card not in list(chat(app).query(ClarifyPrompt))
         tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
         assert '"user_response": "green"' in tool["content"] or "green" in tool["content"]
+        (panel,) = chat(app).transcript.entries_of(ToolPanel)  # the answer shows, not the question alone
+        assert panel.expanded
+        assert panel.rendered_text(90).splitlines()[-2:] == ["   │ Which one?", "   │ → green"]
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
