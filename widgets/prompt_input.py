@@ -403,6 +403,18 @@ class PromptInput(TextArea):
         self.move_cursor(result.end_location)
         self.focus()
 
+    def take_typing(self, event: events.Key | events.Paste) -> None:
+        """A key or paste meant for the prompt that reached another screen (a dialog that took the keyboard
+        mid-sentence): a character goes in at the cursor, Backspace deletes one, a paste is a paste."""
+        if self.read_only:
+            return
+        if isinstance(event, events.Paste):
+            self.post_message(events.Paste(event.text))
+        elif event.key == "backspace":
+            self.action_delete_left()
+        elif event.is_printable and event.character:
+            self.insert(event.character)
+
     def on_key(self, event: events.Key) -> None:
         """Send / newline in order with the characters typed before them (see SUBMIT_KEYS); any other key
         goes on to TextArea's own handler, which runs after this one unless `prevent_default` was called."""

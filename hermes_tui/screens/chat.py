@@ -132,9 +132,7 @@ class ChatScreen(ChatLayout):
         self.commands: CommandRegistry = new_registry()  # built-ins; the session's plugins and skills join
         self.command_context = ScreenCommandContext(self)
         self.tool_icons = ToolIcons()
-        self.questions = QuestionPresenter(
-            lambda: self.app, lambda: self.controller, lambda: self.FREEZE_QUESTIONS
-        )
+        self.questions = QuestionPresenter(self)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -155,6 +156,37 @@ async def test_letters_never_approve(hermes_home: Path, tmp_path: Path) -> None:
 
 async def test_escape_denies(hermes_home: Path, tmp_path: Path) -> None:
     await _approval_run(hermes_home, tmp_path, ["wait", "escape"], expect_exists=True)
+
+
+async def test_typing_and_pasting_into_the_approval_dialog_lands_in_the_prompt(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """The dialog took the keyboard mid-sentence: what the user goes on typing or pasting (digits that
+    are not a choice and Backspace included) goes into their message, never into an answer."""
+    target = tmp_path / "victim"
+    target.mkdir()
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {target}"}}]},
+        {"text": "finished"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        prompt = chat(app).prompt_input
+        await submit(pilot, "delete it")
+        dialog = await wait_for(
+            pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
+        )
+        await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
+        await pilot.press(*"then run 2 testz", "backspace", "s")
+        app.screen.post_message(events.Paste(" and the linter"))
+        await wait_for(pilot, lambda: prompt.text == "then run 2 tests and the linter", what="the typing")
+        assert app.screen is dialog and not dialog.is_answered
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        assert target.exists()
+        assert prompt.text == "then run 2 tests and the linter"
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
 async def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
