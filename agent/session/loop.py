@@ -163,6 +163,7 @@ class Agent:
         self._shared_budget = budget
         self.budget = budget or IterationBudget(settings.max_iterations)
         self._wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
+        self._last_exit: str | None = None  # why the last turn ended (a resumed session's too)
         self._active_endpoint = (settings.provider, settings.base_url)  # a fallback's during one
         self.compressor = Compressor(
             self, wire=self._wire_messages, append=self._append, interrupt=self._interrupt
@@ -281,6 +282,7 @@ class Agent:
         self.session_id = info.id
         self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
+        self._last_exit = info.exit_reason
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
@@ -568,9 +570,12 @@ class Agent:
                 self.session_id, text, list(self.messages), first_turn, self._active_model
             )
         context = self._turn_context(text, plugin_context)
+        # After Esc the model has its partial reply (or nothing) and would take it as finished: it is told,
+        # as Claude Code tells it, before what the user says next.
+        note = exit_reasons.INTERRUPTED_NOTE if self._last_exit in exit_reasons.INTERRUPTED_NAMES else ""
         self._turn_user_index = len(self.messages) - 1
-        if context:
-            self._keep_api_content(self.messages[-1], f"{text}\n\n{context}")
+        if context or note:
+            self._keep_api_content(self.messages[-1], "\n\n".join(p for p in (note, text, context) if p))
         self.ui.on_event(TurnStarted(session_id=self.session_id, user_message=text))
         if images and not sees_images(self.settings) and "vision_analyze" not in self.toolsets.active_names():
             notice = (
@@ -588,6 +593,7 @@ class Agent:
             reason: str, final: str, error: ClassifiedError | None = None, marker: str | None = None
         ) -> TurnResult:
             self._wire_nudge = []
+            self._last_exit = reason
             self._set_status(exit_reasons.session_status(reason))
             if self.store is not None:
                 try:

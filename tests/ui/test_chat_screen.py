@@ -271,6 +271,10 @@ async def test_escape_interrupts_a_slow_stream_and_next_message_works(
         await wait_for(pilot, lambda: _idle(app) and len(_replies(app)) == 2, what="second turn")
         await wait_for(pilot, lambda: _replies(app)[1].is_finished)
         assert _replies(app)[1].text == "second answer"
+        *_, kept, asked = server.requests[1].body["messages"]  # the model is told it was cut off
+        assert kept == {"role": "assistant", "content": partial}
+        assert asked == {"role": "user", "content": "[Request interrupted by user]\n\nagain"}
+        assert "Request interrupted" not in screen_text(app)  # the transcript shows what was typed
 
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
