@@ -48,7 +48,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
     COMMANDS: ClassVar = App.COMMANDS | {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
-        # As in a shell: the terminal restored, the process stopped, `fg` redraws it. A text field holding
+        # As in a shell: the terminal restored, the process stopped, `fg` redraws it. The prompt holding
         # text keeps Ctrl+Z for undo (`PromptInput.check_action`).
         Binding("ctrl+z", "suspend_process", "Suspend", show=False),
     ]
