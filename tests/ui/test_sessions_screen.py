@@ -7,6 +7,7 @@ tiny app that records what the screen dismissed with.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -767,7 +768,12 @@ async def test_the_preview_draws_a_reply_as_markdown_not_raw(store: SessionStore
 
 
 async def test_the_preview_shows_a_clarify_answer_not_the_question_alone(store: SessionStore) -> None:
-    payload = '{"question": "Which database?", "choices_offered": ["sqlite", "postgres"], "user_response": "postgres"}'
+    offered = {
+        "question": "Which database?",
+        "choices_offered": ["sqlite", "postgres"],
+        "user_response": "postgres",
+    }
+    payload = json.dumps(offered)
     add_session(
         store,
         "Picking a database",
