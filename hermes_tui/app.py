@@ -144,13 +144,13 @@ class HermesApp(textual_compat.FrameSignal[int]):
         """The palette's entries beside the slash commands: only what the app does its own way. Textual's
         Screenshot saved through `deliver_screenshot` (to ~/Downloads, "Failed to save screenshot" where
         there is none), its Theme listed Textual's themes and saved nothing (`/theme` is ours), and its
-        Keys and Maximize panels were a second, different help (F1 is ours)."""
+        Keys and Maximize panels were a second, different help (F1 is ours). No Quit: it sorted first, so
+        Ctrl+P then Enter quit (Ctrl+Q and `/quit` are there)."""
         yield SystemCommand(
             "Screenshot",
             "Save an SVG picture of the screen (in the working directory, else $HERMES_HOME/screenshots)",
             lambda: self.set_timer(0.1, self.action_screenshot),  # once the palette has closed
         )
-        yield SystemCommand("Quit", "Quit hermes-tui (Ctrl+Q: a running turn ends first)", self.action_quit)
 
     async def on_event(self, event: events.Event) -> None:
         if self.key_order.takes(event):
