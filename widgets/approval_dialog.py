@@ -424,7 +424,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         self._letter_at = self._clock()
         self._send_aside(event)
         if self.accepts_input:
-            where = "goes to your message, not to this" if self.aside is not None else "does not answer this"
+            where = "goes to your message" if self.aside is not None else "does not answer this"
             self.query_one("#approval-hint", Static).update(
                 Text(f"Typing {where}: ←→ and Enter, or 1-5 · Esc denies")
             )
