@@ -41,7 +41,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Ctrl+R", "sessions: browse, search, resume (on an empty prompt)"),
             ("Ctrl+P", "command palette"),
-            ("Ctrl+Z", "suspend (on an empty prompt or outside it); fg resumes"),
+            ("Ctrl+Z", "suspend (empty prompt or outside it); fg resumes"),
             ("F1", "this help"),
             ("Ctrl+Q", "quit"),
         ),
