@@ -113,6 +113,7 @@ class Turn:
         self.output_cap: int | None = None  # a larger output cap for the retry of a cut tool call
         self.carried: CallSink | None = None  # an empty reply's sink: its partial row serves the next try
         self._threshold_checked = False  # the first request was measured by `_pre_compression`
+        self._first_tools: list[dict[str, Any]] | None = None  # the tools it measured, for that request
 
     def run(self) -> TurnResult:
         self._enter()
@@ -163,7 +164,8 @@ class Turn:
     def _pre_compression(self) -> None:
         """Compress before the first request when the conversation is over the threshold (each later
         request is measured by its model call)."""
-        self.session.compressor.maybe(self.session.toolsets.schemas())
+        self._first_tools = self.session.toolsets.schemas()
+        self.session.compressor.maybe(self._first_tools)
         self._threshold_checked = True
 
     def _loop(self) -> TurnResult:
@@ -173,7 +175,9 @@ class Turn:
                 return self._after("interrupted", self._joined())
             if not session.budget.consume():
                 return self._budget_summary()
-            tools = session.toolsets.schemas()  # per request: /tools and dynamic toolsets apply at once
+            # per request: /tools and dynamic toolsets apply at once
+            tools = self._first_tools if self._first_tools is not None else session.toolsets.schemas()
+            self._first_tools = None
             self.api_calls += 1
             try:
                 response, sink, cost = self._call(tools, self.api_calls, self.carried)
