@@ -65,3 +65,10 @@ def test_importing_a_light_name_does_not_import_the_loop() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_agent_is_the_sessions_older_name() -> None:
+    """The UI's call sites say `Agent`; the engine's class is `Session` (one object, two names)."""
+    from agent.session.session import Session
+
+    assert api.Agent is api.Session is Session
