@@ -56,7 +56,7 @@ def _scenario() -> dict[str, object]:
     def tool(command: str, match: str) -> dict[str, object]:
         return {"match": match, "tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}
 
-    slow = {"match": "alpha", "text": "alpha " * 400, "chunk_size": 6, "delay": 0.05}  # ~20 s unless stopped
+    slow = {"match": "alpha", "text": "alpha " * 1200, "chunk_size": 6, "delay": 0.05}  # ~60 s unless stopped
     return {
         "name": "two sessions",
         "calls": [
