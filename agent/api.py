@@ -114,6 +114,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "agent.tools.terminal": ("TerminalArgs", "run_terminal", "MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT"),
     "agent.tools.todo": ("render_todos",),
+    "agent.tools.clarify": ("clarify_answer",),
     "agent.checkpoints": ("Checkpoint", "RestoreReport"),
     "agent.skills.library": ("Skill", "SkillScan"),
     "agent.plugins": ("PluginManager", "format_plugin_list"),
@@ -272,6 +273,7 @@ __all__ = [
     "builtin_tools",
     "check_store",
     "choose_personality",
+    "clarify_answer",
     "closest_models",
     "connected_mcp_servers",
     "control_token",
@@ -473,6 +475,7 @@ if TYPE_CHECKING:
         warm_schemas,
     )
     from agent.toolkit.toolsets import ToolsetStatus
+    from agent.tools.clarify import clarify_answer
     from agent.tools.processes import PROCESSES, ProcessInfo, note_left_running
     from agent.tools.terminal import MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT
     from agent.tools.terminal import TerminalArgs, run_terminal

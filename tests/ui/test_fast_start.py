@@ -111,6 +111,7 @@ def test_the_command_line_has_one_start_drawn_from_the_snapshot_or_the_defaults(
     monkeypatch.setattr(
         app_module, "run_fast_app", lambda args, snapshot, load: started.append(snapshot) or 0
     )
+    monkeypatch.setattr(cli, "missing_terminal", lambda: None)  # pytest holds stdin and stdout
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "none"))
     assert cli._run([]) == 0
     assert started == [DEFAULT_SNAPSHOT]
