@@ -154,15 +154,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "sanitize_display",
         "visible_controls",
     ),
-    # the scripted model server (`--demo`, `--scenario`)
-    "agent.scripted": (
-        "DEMO_MODEL",
-        "ScenarioError",
-        "ScriptedServer",
-        "demo_scenario_path",
-        "load_scenario_file",
-        "scripted_settings",
-    ),
 }
 
 
@@ -178,7 +169,6 @@ def _table() -> dict[str, tuple[str, str]]:
 
 _WHERE = _table()
 __all__ = [
-    "DEMO_MODEL",
     "KEPT_CONTROLS",
     "NO_MCP_SERVERS",
     "PASTE_KEEP",
@@ -223,9 +213,7 @@ __all__ = [
     "ProfileError",
     "ReasoningDelta",
     "RestoreReport",
-    "ScenarioError",
     "ScheduleError",
-    "ScriptedServer",
     "SearchHit",
     "SearchQuery",
     "ServerStatus",
@@ -274,7 +262,6 @@ __all__ = [
     "control_token",
     "current_personality",
     "default_registry",
-    "demo_scenario_path",
     "expand_mentions",
     "format_absolute",
     "format_age",
@@ -294,7 +281,6 @@ __all__ = [
     "leftovers_summary",
     "load_catalog",
     "load_mcp_config",
-    "load_scenario_file",
     "load_settings",
     "load_yaml",
     "make_transport",
@@ -325,7 +311,6 @@ __all__ = [
     "save_env_value",
     "save_image",
     "save_setting",
-    "scripted_settings",
     "split_attached",
     "summarize_call",
     "take_leftovers",
@@ -436,14 +421,6 @@ if TYPE_CHECKING:
     from agent.prompts.personality import choose as choose_personality
     from agent.prompts.personality import current_name as current_personality
     from agent.prompts.personality import personalities
-    from agent.scripted import (
-        DEMO_MODEL,
-        ScenarioError,
-        ScriptedServer,
-        demo_scenario_path,
-        load_scenario_file,
-        scripted_settings,
-    )
     from agent.session.catalogue import builtin_tools, default_registry
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
     from agent.session.loop import ROLLBACK_HINT, Agent, TurnResult

@@ -23,11 +23,12 @@ from hermes_tui.gc_policy import GcPolicy
 from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
-    from agent.api import ConfigProblem, LoadedSettings, ScriptedServer, ServerStatus, SessionStore, Settings
+    from agent.api import ConfigProblem, LoadedSettings, ServerStatus, SessionStore, Settings
     from hermes_tui.mcp_service import McpChanged, McpService
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
     from hermes_tui.startup_snapshot import StartupSnapshot
+    from scripted import ScriptedServer
     from themes.apply import ThemeManager
 
 
@@ -431,7 +432,7 @@ def _demo_starter(
     servers: list[ScriptedServer] = []
 
     def start_demo() -> Settings:
-        from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+        from scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
         if not servers:
             servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))

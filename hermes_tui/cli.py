@@ -167,7 +167,7 @@ def _run(argv: list[str]) -> int:
         args.hermes_home = str(profile)
 
     if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
-        from agent.api import ScenarioError, load_scenario_file
+        from scripted import ScenarioError, load_scenario_file
 
         try:
             args.scenario = load_scenario_file(args.scenario)  # the server plays the checked scenario

@@ -17,8 +17,8 @@ from agent.core.events import (
     ToolFinished,
     TurnFinished,
 )
-from agent.scripted import ScriptedServer
 from agent.session.loop import BUDGET_PROMPT, CONTINUE_PROMPT
+from scripted import ScriptedServer
 from tests.agent.helpers import (
     API_PARAMS,
     api_overrides,
