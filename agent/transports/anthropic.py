@@ -29,12 +29,12 @@ from agent.transports.base import (
     StreamSink,
     approx_tokens,
     pump,
-    transport_errors,
 )
 from agent.transports.cache_control import CACHE_MARKER
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.reasoning import anthropic_fields
 from agent.transports.sse import ServerSentEvent
+from agent.transports.stream_reader import SKIP, read_batches, status_error
 from agent.transports.think_scrubber import ThinkScrubber
 
 DEFAULT_MAX_TOKENS = 16_384
@@ -104,62 +104,49 @@ def _replay_thinking(out: list[dict[str, Any]], replay: str) -> None:
         msg["content"] = kept or [{"type": "text", "text": "(thinking elided)"}]
 
 
-def convert_messages(
-    messages: list[dict[str, Any]], *, thinking_replay: str = "none"
-) -> tuple[str, list[dict[str, Any]]]:
-    """Chat-completions messages -> (system text, Anthropic messages). `thinking_replay`: what happens to
-    the assistant turns' kept thinking blocks (`Endpoint.anthropic_thinking_replay`)."""
-    system_parts: list[str] = []
-    out: list[dict[str, Any]] = []
-    for msg in messages:
-        role = msg["role"]
-        if role == "system":
-            if msg.get("content"):
-                system_parts.append(msg["content"])
-            continue
-        blocks: list[dict[str, Any]] = []
-        if role == "tool":
-            result: str | list[dict[str, Any]] = msg.get("content") or "(empty)"
-            if msg.get("images"):  # what the tool returned (an MCP server's): image blocks in its result
-                result = [{"type": "text", "text": result}, *anthropic_image_blocks(msg["images"])]
-            blocks.append({"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": result})
-            role = "user"
-        elif role == "assistant":
-            blocks.extend(_thinking_blocks(msg))  # thinking comes first in an assistant turn
-            if msg.get("content"):
-                blocks.append({"type": "text", "text": msg["content"]})
-            for call in msg.get("tool_calls") or []:
-                fn = call["function"]
-                blocks.append(
-                    {
-                        "type": "tool_use",
-                        "id": call["id"],
-                        "name": fn["name"],
-                        "input": _tool_input(fn["arguments"]),
-                    }
-                )
-        else:
-            blocks.extend(anthropic_image_blocks(msg.get("images") or []))
-            if msg.get("content"):
-                blocks.append({"type": "text", "text": msg["content"]})
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == role:
-            prev = out[-1]["content"]
-            # Tool results must come first in a user turn.
-            if role == "user" and any(b["type"] == "tool_result" for b in blocks):
-                results = [b for b in prev if b["type"] == "tool_result"] + [
-                    b for b in blocks if b["type"] == "tool_result"
-                ]
-                others = [b for b in prev if b["type"] != "tool_result"] + [
-                    b for b in blocks if b["type"] != "tool_result"
-                ]
-                out[-1]["content"] = results + others
-            else:
-                prev.extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
-    # Orphans: a tool_result whose tool_use is not in the previous assistant turn is dropped.
+def _wire_turn(msg: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """One non-system chat-completions message as (Anthropic role, content blocks): a tool result is a
+    `tool_result` block in a user turn, an assistant's calls `tool_use` blocks after its thinking and
+    text, a user's images before its text."""
+    role = msg["role"]
+    blocks: list[dict[str, Any]] = []
+    if role == "tool":
+        result: str | list[dict[str, Any]] = msg.get("content") or "(empty)"
+        if msg.get("images"):  # what the tool returned (an MCP server's): image blocks in its result
+            result = [{"type": "text", "text": result}, *anthropic_image_blocks(msg["images"])]
+        return "user", [{"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": result}]
+    if role == "assistant":
+        blocks.extend(_thinking_blocks(msg))  # thinking comes first in an assistant turn
+    else:
+        blocks.extend(anthropic_image_blocks(msg.get("images") or []))
+    if msg.get("content"):
+        blocks.append({"type": "text", "text": msg["content"]})
+    for call in (msg.get("tool_calls") or []) if role == "assistant" else ():
+        fn = call["function"]
+        blocks.append(
+            {"type": "tool_use", "id": call["id"], "name": fn["name"], "input": _tool_input(fn["arguments"])}
+        )
+    return role, blocks
+
+
+def _append_turn(out: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    """Add a turn, merged into the previous one of the same role (the API wants roles to alternate); tool
+    results come first in a merged user turn."""
+    if not out or out[-1]["role"] != role:
+        out.append({"role": role, "content": blocks})
+        return
+    prev = out[-1]["content"]
+    if role == "user" and any(b["type"] == "tool_result" for b in blocks):
+        merged = prev + blocks
+        out[-1]["content"] = [b for b in merged if b["type"] == "tool_result"] + [
+            b for b in merged if b["type"] != "tool_result"
+        ]
+    else:
+        prev.extend(blocks)
+
+
+def _drop_orphan_results(out: list[dict[str, Any]]) -> None:
+    """A tool_result whose tool_use is not in the previous assistant turn is dropped."""
     for i, msg in enumerate(out):
         if msg["role"] != "user":
             continue
@@ -168,6 +155,24 @@ def convert_messages(
             prev_ids = {b["id"] for b in out[i - 1]["content"] if b["type"] == "tool_use"}
         kept = [b for b in msg["content"] if b["type"] != "tool_result" or b["tool_use_id"] in prev_ids]
         msg["content"] = kept or [{"type": "text", "text": "(empty)"}]
+
+
+def convert_messages(
+    messages: list[dict[str, Any]], *, thinking_replay: str = "none"
+) -> tuple[str, list[dict[str, Any]]]:
+    """Chat-completions messages -> (system text, Anthropic messages). `thinking_replay`: what happens to
+    the assistant turns' kept thinking blocks (`Endpoint.anthropic_thinking_replay`)."""
+    system_parts: list[str] = []
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg["role"] == "system":
+            if msg.get("content"):
+                system_parts.append(msg["content"])
+            continue
+        role, blocks = _wire_turn(msg)
+        if blocks:
+            _append_turn(out, role, blocks)
+    _drop_orphan_results(out)
     _replay_thinking(out, thinking_replay)
     if out and out[0]["role"] != "user":
         out.insert(0, {"role": "user", "content": [{"type": "text", "text": "(conversation continues)"}]})
@@ -349,65 +354,21 @@ class AnthropicAccumulator:
 
 def event_batches(response: Any, client: Any, cloud: CloudAccess | None = None) -> Iterator[list[Any]]:
     """The decoded events of a messages stream, one list per network read, as the SDK's own stream sees
-    them: `ping` and unnamed events skipped, an `error` event raised as the SDK's status error, an event
-    that is not JSON raised as `json.JSONDecodeError` (what came before a failure is yielded first). A
-    connection that breaks while the body is read raises `StreamIncompleteError`. `cloud`: Bedrock's
+    them (`agent.transports.stream_reader`): `ping` and unnamed events skipped, an `error` event raised as
+    the SDK's status error, an event that is not JSON raised as `json.JSONDecodeError`. `cloud`: Bedrock's
     frames are AWS event-stream, not SSE."""
     import anthropic
 
     from agent.transports.claude_clouds import stream_decoder
 
-    timeouts, failures = transport_errors(anthropic)
-    decoder = stream_decoder(cloud)
-    try:
-        try:
-            for raw in response.iter_bytes():
-                events = decoder.feed(raw)
-                if events:
-                    yield from _decode(events, response, client)
-            yield from _decode(decoder.finish(), response, client)
-        except timeouts as err:
-            raise anthropic.APITimeoutError(request=response.request) from err
-        except failures as err:
-            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
-    finally:
-        response.close()
-
-
-def _decode(events: list[ServerSentEvent], response: Any, client: Any) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for sse in events:
+    def parse(sse: ServerSentEvent) -> Any:
         if sse.event == "ping" or sse.event is None:
-            continue
-        try:
-            if sse.event == "error":
-                raise _stream_error(sse.data, response, client)
-            if not sse.data:
-                continue
-            batch.append(json.loads(sse.data))
-        except Exception:
-            if batch:
-                yield batch
-            raise
-    if batch:
-        yield batch
+            return SKIP
+        if sse.event == "error":
+            raise status_error(client, response, sse.data)
+        return json.loads(sse.data) if sse.data else SKIP
 
-
-def _stream_error(data: str, response: Any, client: Any) -> Exception:
-    body: Any = data
-    try:
-        body = json.loads(data)
-        message = f"{body}"
-    except Exception:
-        message = data or f"Error code: {response.status_code}"
-    # The SDK's own mapping from an error body to its exception classes (what its stream raises).
-    make = getattr(client, "_make_status_error", None)
-    if make is not None:
-        error: Exception = make(message, body=body, response=response)
-        return error
-    import anthropic
-
-    return anthropic.APIStatusError(message, response=response, body=body)
+    return read_batches(response, anthropic, parse, decoder=stream_decoder(cloud))
 
 
 class AnthropicTransport(SDKClientHolder):

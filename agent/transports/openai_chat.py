@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agent.core.errors import EmptyStreamError, StreamIncompleteError
@@ -23,12 +23,12 @@ from agent.transports.base import (
     StreamSink,
     approx_tokens,
     pump,
-    transport_errors,
 )
 from agent.transports.cache_control import mark_envelope
 from agent.transports.endpoint import Endpoint, stale_timeout_for_context
 from agent.transports.reasoning import chat_fields, chat_replay
-from agent.transports.sse import ServerSentEvent, SSEDecoder
+from agent.transports.sse import ServerSentEvent
+from agent.transports.stream_reader import DONE, api_error, read_batches
 from agent.transports.think_scrubber import ThinkScrubber, scrub
 
 
@@ -211,62 +211,19 @@ class ChatAccumulator:
 
 
 def chunk_batches(response: Any, sdk: Any, on_done: Callable[[], None] | None = None) -> Iterator[list[Any]]:
-    """The decoded chunks of an SSE chat-completion stream, one list per network read.
+    """The decoded chunks of an SSE chat-completion stream, one list per network read, as the SDK's own
+    stream reads them (`agent.transports.stream_reader`): `[DONE]` ends it (and calls `on_done`); a chunk
+    carrying `error` raises the SDK's `APIError`; a chunk that is not JSON raises `json.JSONDecodeError`."""
 
-    Behaves as the SDK's own stream: `[DONE]` ends it (and calls `on_done`); a chunk carrying `error`
-    raises the SDK's `APIError`; a chunk that is not JSON raises `json.JSONDecodeError`; a timeout while
-    reading raises `APITimeoutError`. A connection that breaks while the body is read raises
-    `StreamIncompleteError` (the SDK's stream calls that a connection error: it is a cut reply). What came
-    before a failure is yielded first, so the deltas shown are exactly those received.
-    """
-    timeouts, failures = transport_errors(sdk)
-    decoder = SSEDecoder()
-    try:
-        try:
-            for raw in response.iter_bytes():
-                events = decoder.feed(raw)
-                if events and (yield from _decode(events, response, sdk)):
-                    if on_done is not None:
-                        on_done()
-                    return
-            if (yield from _decode(decoder.finish(), response, sdk)) and on_done is not None:
-                on_done()
-        except timeouts as err:
-            raise sdk.APITimeoutError(request=response.request) from err
-        except failures as err:
-            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
-    finally:
-        response.close()
-
-
-def _decode(events: list[ServerSentEvent], response: Any, sdk: Any) -> Generator[list[Any], None, bool]:
-    """Yield the chunks of `events` as one list; True when `[DONE]` was among them."""
-    batch: list[Any] = []
-    done = False
-    for sse in events:
+    def parse(sse: ServerSentEvent) -> Any:
         if sse.data.startswith("[DONE]"):
-            done = True
-            break
-        try:
-            data = json.loads(sse.data)
-            if isinstance(data, dict) and data.get("error"):
-                raise _stream_error(data["error"], response, sdk)
-        except Exception:
-            if batch:
-                yield batch
-            raise
-        batch.append(data)
-    if batch:
-        yield batch
-    return done
+            return DONE
+        data = json.loads(sse.data)
+        if isinstance(data, dict) and data.get("error"):
+            raise api_error(sdk, response, data["error"])
+        return data
 
-
-def _stream_error(error: Any, response: Any, sdk: Any) -> Exception:
-    message = error.get("message") if isinstance(error, dict) else None
-    if not message or not isinstance(message, str):
-        message = "An error occurred during streaming"
-    api_error: Exception = sdk.APIError(message=message, request=response.request, body=error)
-    return api_error
+    return read_batches(response, sdk, parse, on_done=on_done)
 
 
 class OpenAIChatTransport(SDKClientHolder):

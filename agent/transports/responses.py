@@ -33,11 +33,11 @@ from agent.transports.base import (
     StreamSink,
     approx_tokens,
     pump,
-    transport_errors,
 )
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.reasoning import responses_fields
-from agent.transports.sse import ServerSentEvent, SSEDecoder
+from agent.transports.sse import ServerSentEvent
+from agent.transports.stream_reader import SKIP, api_error, read_batches
 from agent.transports.think_scrubber import ThinkScrubber
 
 __all__ = ["ResponsesAccumulator", "ResponsesTransport", "convert_input"]
@@ -254,53 +254,22 @@ class ResponsesAccumulator:
 
 
 def event_batches(response: Any, sdk: Any) -> Iterator[list[Any]]:
-    """The decoded events of a Responses stream, one list per network read. An `error` or
-    `response.failed` event raises the SDK's `APIError` (classified like any provider error); an event
-    that is not JSON raises `json.JSONDecodeError`; a broken connection raises `StreamIncompleteError`."""
-    timeouts, failures = transport_errors(sdk)
-    decoder = SSEDecoder()
-    try:
-        try:
-            for raw in response.iter_bytes():
-                events = decoder.feed(raw)
-                if events:
-                    yield from _decode(events, response, sdk)
-            yield from _decode(decoder.finish(), response, sdk)
-        except timeouts as err:
-            raise sdk.APITimeoutError(request=response.request) from err
-        except failures as err:
-            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
-    finally:
-        response.close()
+    """The decoded events of a Responses stream, one list per network read
+    (`agent.transports.stream_reader`). An `error` or `response.failed` event raises the SDK's `APIError`
+    (classified like any provider error); an event that is not JSON raises `json.JSONDecodeError`."""
 
-
-def _decode(events: list[ServerSentEvent], response: Any, sdk: Any) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for sse in events:
+    def parse(sse: ServerSentEvent) -> Any:
         if not sse.data or sse.data.startswith("[DONE]"):
-            continue
-        try:
-            data = json.loads(sse.data)
-            if isinstance(data, dict) and data.get("type") in ("error", "response.failed"):
-                raise _stream_error(data, response, sdk)
-        except Exception:
-            if batch:
-                yield batch
-            raise
-        batch.append(data)
-    if batch:
-        yield batch
+            return SKIP
+        data = json.loads(sse.data)
+        if isinstance(data, dict) and data.get("type") in ("error", "response.failed"):
+            error = data.get("error")
+            if error is None and isinstance(data.get("response"), dict):
+                error = data["response"].get("error")
+            raise api_error(sdk, response, error)
+        return data
 
-
-def _stream_error(data: dict[str, Any], response: Any, sdk: Any) -> Exception:
-    error = data.get("error")
-    if error is None and isinstance(data.get("response"), dict):
-        error = data["response"].get("error")
-    message = error.get("message") if isinstance(error, dict) else None
-    if not isinstance(message, str) or not message:
-        message = "An error occurred during streaming"
-    api_error: Exception = sdk.APIError(message=message, request=response.request, body=error)
-    return api_error
+    return read_batches(response, sdk, parse)
 
 
 class ResponsesTransport(SDKClientHolder):
