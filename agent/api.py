@@ -143,6 +143,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    # the engine's bursts, served by the collector's one owner (the app's GcPolicy)
+    "agent.core.collector": ("serve_collector",),
     # untrusted text made safe: secrets masked, terminal controls neutralised (one implementation each)
     "agent.core.secrets": ("redact as redact_secrets", "redact_data as redact_secrets_in"),
     "agent.core.text_safety": (
@@ -311,6 +313,7 @@ __all__ = [
     "save_env_value",
     "save_image",
     "save_setting",
+    "serve_collector",
     "split_attached",
     "summarize_call",
     "take_leftovers",
@@ -361,6 +364,7 @@ if TYPE_CHECKING:
     from agent.core.bounded_files import read_bytes as read_bounded_bytes
     from agent.core.bounded_files import read_tail as read_bounded_tail
     from agent.core.bounded_files import read_text as read_bounded_text
+    from agent.core.collector import serve_collector
     from agent.core.events import (
         AgentEvent,
         ApiCallStarted,

@@ -79,6 +79,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._store = store
         self.gc_policy = GcPolicy()
         """The garbage collector's one owner: startup, turns, paging, rest (`hermes_tui.gc_policy`)."""
+        from agent.api import serve_collector
+
+        serve_collector(self.gc_policy.burst)  # the engine's bursts (`agent.core.collector`)
         self.first_frame = FirstFrame(self.call_later)
         """What waits for the first frame on the terminal (`hermes_tui.first_frame`)."""
         self.key_order = KeyOrder(self, self._deliver_input)

@@ -222,6 +222,10 @@ def _run(argv: list[str]) -> int:
         with library:
             print(render_text(gather(library)))
         return 0
+    if cron is not None or args.prompt is not None:
+        from agent.api import serve_collector
+
+        serve_collector(GcPolicy().burst)  # no app to own the collector: the engine's bursts are this one's
     if cron is not None:
         from hermes_tui.cron_cli import run_cron
 
