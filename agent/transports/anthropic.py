@@ -23,19 +23,16 @@ from agent.core.errors import EmptyStreamError, StreamIncompleteError
 from agent.core.messages import ToolCall, Usage
 from agent.images.parts import anthropic_image_blocks
 from agent.transports.base import (
+    DeltaRuns,
     ModelRequest,
     ModelResponse,
     SDKClientHolder,
     StreamSink,
-    approx_tokens,
-    pump,
 )
 from agent.transports.cache_control import CACHE_MARKER
-from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.reasoning import anthropic_fields
 from agent.transports.sse import ServerSentEvent
 from agent.transports.stream_reader import SKIP, read_batches, status_error
-from agent.transports.think_scrubber import ThinkScrubber
 
 DEFAULT_MAX_TOKENS = 16_384
 STOP_REASONS = {
@@ -214,15 +211,13 @@ def _mapping(obj: object) -> dict[str, Any]:
 
 class AnthropicAccumulator:
     """Folds stream events (decoded JSON) into one response; consecutive text (or thinking) deltas of one
-    network read reach the sink as one call. Text goes through a `ThinkScrubber` (gateways that speak this
-    protocol for other models write `<think>` blocks into it)."""
+    network read reach the sink as one call (`DeltaRuns`; gateways that speak this protocol for other
+    models write `<think>` blocks into the text)."""
 
     def __init__(self, sink: StreamSink) -> None:
         self.sink = sink
-        self.scrubber = ThinkScrubber()
+        self.deltas = DeltaRuns(sink)
         self.stopped = False  # `message_stop` arrived
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
         # Keyed by the events' `index` as it came (an int from a well-formed stream): a block start and its
         # deltas are matched on it, whatever it is.
         self.blocks: dict[object, dict[str, Any]] = {}
@@ -230,8 +225,6 @@ class AnthropicAccumulator:
         self.stop_reason: str | None = None
         self.usage = Usage()
         self.saw_usage = False
-        self._run: list[str] = []
-        self._run_kind = ""  # "text" | "thinking" | ""
         # Thinking and redacted-thinking blocks as they came, signatures included, for the next call of the
         # turn (Anthropic rejects a tool-use turn whose thinking is missing or altered); by stream index.
         self.details: list[dict[str, Any]] = []
@@ -241,7 +234,7 @@ class AnthropicAccumulator:
         for event in batch:
             if isinstance(event, dict):
                 self._event(event)
-        self._flush()
+        self.deltas.flush()
 
     def _event(self, event: dict[str, Any]) -> None:
         kind = event.get("type", "")
@@ -249,9 +242,9 @@ class AnthropicAccumulator:
             delta = _mapping(event.get("delta"))
             dtype = delta.get("type")
             if dtype == "text_delta":
-                self._text(delta.get("text"))
+                self.deltas.content(delta.get("text"))
             elif dtype == "thinking_delta":
-                self._add("thinking", delta.get("thinking"))
+                self.deltas.thinking(delta.get("thinking"))
                 kept = self.thinking.get(event.get("index"))
                 if kept is not None and isinstance(delta.get("thinking"), str):
                     kept["thinking"] += delta["thinking"]
@@ -269,18 +262,18 @@ class AnthropicAccumulator:
             block = _mapping(event.get("content_block"))
             btype = block.get("type")
             if btype == "tool_use":
-                self._flush()
+                self.deltas.flush()
                 index = event.get("index")
                 self.blocks[index] = {"id": block["id"], "name": block["name"], "json": []}
                 self.tool_order.append(index)
                 self.sink.on_tool_start(len(self.tool_order) - 1, block["id"], block["name"])
             elif btype == "text" and block.get("text"):
-                self._text(block["text"])
+                self.deltas.content(block["text"])
             elif btype == "thinking":
                 kept = {"type": "thinking", "thinking": "", "signature": str(block.get("signature") or "")}
                 self.thinking[event.get("index")] = kept
                 self.details.append(kept)
-                self._add("thinking", block.get("thinking"))
+                self.deltas.thinking(block.get("thinking"))
                 kept["thinking"] = str(block.get("thinking") or "")
             elif btype == "redacted_thinking" and block.get("data"):
                 self.details.append({"type": "redacted_thinking", "data": str(block["data"])})
@@ -291,32 +284,6 @@ class AnthropicAccumulator:
             self._usage(event.get("usage"))
         elif kind == "message_stop":
             self.stopped = True
-
-    def _text(self, text: Any) -> None:
-        if text and isinstance(text, str):
-            for is_reasoning, piece in self.scrubber.feed(text):
-                self._add("thinking" if is_reasoning else "text", piece)
-
-    def _add(self, kind: str, text: Any) -> None:
-        if not text:
-            return
-        if kind != self._run_kind:
-            self._flush()
-            self._run_kind = kind
-        self._run.append(text)
-
-    def _flush(self) -> None:
-        run, kind = self._run, self._run_kind
-        if not run:
-            return
-        self._run = []
-        text = run[0] if len(run) == 1 else "".join(run)
-        if kind == "text":
-            self.text.append(text)
-            self.sink.on_text(text)
-        else:
-            self.reasoning.append(text)
-            self.sink.on_reasoning(text)
 
     def _usage(self, raw: Any) -> None:
         if raw is None:
@@ -332,9 +299,7 @@ class AnthropicAccumulator:
             self.usage.cache_write_tokens = int(raw["cache_creation_input_tokens"])
 
     def response(self) -> ModelResponse:
-        for is_reasoning, piece in self.scrubber.finish():
-            self._add("thinking" if is_reasoning else "text", piece)
-        self._flush()
+        self.deltas.finish()
         calls = []
         for index in self.tool_order:
             slot = self.blocks[index]
@@ -349,7 +314,8 @@ class AnthropicAccumulator:
         details = [
             d for d in self.details if d["type"] == "redacted_thinking" or d["thinking"] or d["signature"]
         ]
-        return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage, details)
+        text, reasoning = "".join(self.deltas.text), "".join(self.deltas.reasoning)
+        return ModelResponse(text, reasoning, calls, finish, usage, details)
 
 
 def event_batches(response: Any, client: Any, cloud: CloudAccess | None = None) -> Iterator[list[Any]]:
@@ -412,9 +378,6 @@ class AnthropicTransport(SDKClientHolder):
     def _warm_client(self, client: Any) -> None:
         _ = client.messages.with_streaming_response
 
-    def stale_timeout_for(self, request: ModelRequest) -> float:
-        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
-
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = convert_messages(request.messages, thinking_replay=self.thinking_replay)
         system_blocks = apply_cache_control(system, messages)
@@ -452,23 +415,19 @@ class AnthropicTransport(SDKClientHolder):
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
         client = self._get_client()
         acc = AnthropicAccumulator(sink)
-        kwargs = self.build_kwargs(request)
-        stale_timeout = self.stale_timeout_for(request)
-        if stale_timeout > self.stale_timeout:
-            import anthropic
+        import anthropic
 
-            kwargs["timeout"] = self._timeout(anthropic, stale_timeout)
-        pump(
-            lambda: self._open(client, kwargs),
+        self.read_reply(
+            request,
+            self.build_kwargs(request),
+            anthropic,
+            lambda kwargs: self._open(client, kwargs),
             lambda opened: event_batches(opened.http_response, client, self.cloud),
-            acc.handle,
-            acc.response,
-            interrupt=interrupt,
-            stale_timeout=stale_timeout,
-            on_idle=getattr(sink, "on_idle", None),
-            sink=sink,
+            acc,
+            sink,
+            interrupt,
         )
-        if not acc.saw_usage and not acc.text and not acc.tool_order and acc.stop_reason is None:
+        if not acc.saw_usage and not acc.deltas.text and not acc.tool_order and acc.stop_reason is None:
             raise EmptyStreamError("the stream ended without a message")
         if not acc.stopped:
             raise StreamIncompleteError("the stream ended without message_stop")

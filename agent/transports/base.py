@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from agent.config.reasoning import Reasoning
 from agent.core.errors import InterruptedByUser, StaleStreamError
 from agent.core.messages import ToolCall, Usage
+from agent.transports.endpoint import stale_timeout_for_context
+from agent.transports.think_scrubber import ThinkScrubber
 
 POLL_SLICE = 0.05
 STALL_NOTICE_AFTER = 15.0
@@ -62,6 +64,14 @@ class StreamSink(Protocol):
         ...
 
 
+class Accumulator(Protocol):
+    """Folds one call's decoded events into its response, feeding the sink as they come."""
+
+    def handle(self, batch: list[Any]) -> None: ...
+
+    def response(self) -> ModelResponse: ...
+
+
 class StallAware(Protocol):
     """Optional sink methods: `on_stall(seconds)` once a call has sent nothing for `STALL_NOTICE_AFTER`
     seconds, `on_resume()` when data comes again after that."""
@@ -69,6 +79,58 @@ class StallAware(Protocol):
     def on_stall(self, seconds: float) -> None: ...
 
     def on_resume(self) -> None: ...
+
+
+class DeltaRuns:
+    """What every protocol's accumulator does with a reply's text and reasoning deltas: text through a
+    `ThinkScrubber` (a `<think>` block written into it is reasoning), consecutive deltas of one kind given to
+    the sink as one call at `flush` (once per network read: a fast stream costs the agent thread one event
+    per read, not per token), and both kept whole for the response (`text`, `reasoning`)."""
+
+    def __init__(self, sink: StreamSink) -> None:
+        self.sink = sink
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self._scrubber = ThinkScrubber()
+        self._run: list[str] = []
+        self._run_is_reasoning = False
+
+    def content(self, text: object) -> None:
+        """Reply text as the model wrote it (it may hold `<think>` blocks)."""
+        if text and isinstance(text, str):
+            for is_reasoning, piece in self._scrubber.feed(text):
+                self._add(is_reasoning, piece)
+
+    def thinking(self, text: object) -> None:
+        """Reasoning the protocol sends as such."""
+        if text and isinstance(text, str):
+            self._add(True, text)
+
+    def _add(self, is_reasoning: bool, text: str) -> None:
+        if self._run and is_reasoning != self._run_is_reasoning:
+            self.flush()
+        self._run_is_reasoning = is_reasoning
+        self._run.append(text)
+
+    def flush(self) -> None:
+        """Give the sink what has come since the last flush (the end of a read, or a tool call starts)."""
+        run = self._run
+        if not run:
+            return
+        self._run = []
+        text = run[0] if len(run) == 1 else "".join(run)
+        if self._run_is_reasoning:
+            self.reasoning.append(text)
+            self.sink.on_reasoning(text)
+        else:
+            self.text.append(text)
+            self.sink.on_text(text)
+
+    def finish(self) -> None:
+        """The reply ended: what the scrubber still held (a tag's possible start) goes out too."""
+        for is_reasoning, piece in self._scrubber.finish():
+            self._add(is_reasoning, piece)
+        self.flush()
 
 
 def approx_tokens(messages: list[dict[str, Any]]) -> int:
@@ -234,6 +296,38 @@ class SDKClientHolder:
                 _PREWARMED[key] = client
         if spare is not None:
             client.close()
+
+    def stale_timeout_for(self, request: ModelRequest) -> float:
+        """The endpoint's stale-stream timeout, longer for a large request (its prefill takes longer)."""
+        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
+
+    def read_reply(
+        self,
+        request: ModelRequest,
+        kwargs: dict[str, Any],
+        sdk: Any,
+        send: Callable[[dict[str, Any]], Any],
+        iterate: Callable[[Any], Iterator[list[Any]]],
+        acc: Accumulator,
+        sink: StreamSink,
+        interrupt: threading.Event,
+    ) -> None:
+        """One call, the same way for every protocol: `send(kwargs)` opens the raw streaming response (the
+        SDK's read timeout raised to the request's stale timeout when that is longer than the endpoint's),
+        and `pump` feeds what `iterate` reads from it to `acc`."""
+        stale_timeout = self.stale_timeout_for(request)
+        if stale_timeout > self.stale_timeout:
+            kwargs = {**kwargs, "timeout": self._timeout(sdk, stale_timeout)}
+        pump(
+            lambda: send(kwargs),
+            iterate,
+            acc.handle,
+            acc.response,
+            interrupt=interrupt,
+            stale_timeout=stale_timeout,
+            on_idle=getattr(sink, "on_idle", None),
+            sink=sink,
+        )
 
     def close(self) -> None:
         with self._lock:
