@@ -18,7 +18,7 @@ from pydantic import SecretStr
 
 from agent.config.settings import Settings, load_settings
 from agent.core.events import TurnFinished
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 from scripted import ScriptedServer
 from scripted.request import RecordedRequest
@@ -79,7 +79,7 @@ def _settings(home: Path, cwd: Path, **values: Any) -> Settings:
 
 def _run(settings: Settings, prompt: str, home: Path) -> tuple[Any, RecordingUI]:
     ui = RecordingUI()
-    agent = Agent(settings, ui=ui, store=SessionStore(home / "tui" / "state.db"))
+    agent = Session(settings, ui=ui, store=SessionStore(home / "tui" / "state.db"))
     try:
         return agent.run_conversation(prompt), ui
     finally:
