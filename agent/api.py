@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 # Module -> the names it gives the UI (grouped by concept; "attr as name" renames).
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    # the agent and its operations
-    "agent.session.loop": ("Agent", "ROLLBACK_HINT", "TurnResult"),
+    # the session and its operations (`Agent` is its older name, kept for the UI's call sites)
+    "agent.session.session": ("Session", "Session as Agent"),
+    "agent.session.turn": ("TurnResult",),
+    "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.prewarm": ("prewarm_engine",),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
@@ -112,6 +114,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "agent.tools.terminal": ("TerminalArgs", "run_terminal", "MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT"),
     "agent.tools.todo": ("render_todos",),
+    "agent.tools.clarify": ("clarify_answer",),
     "agent.checkpoints": ("Checkpoint", "RestoreReport"),
     "agent.skills.library": ("Skill", "SkillScan"),
     "agent.plugins": ("PluginManager", "format_plugin_list"),
@@ -143,6 +146,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    # the engine's bursts, served by the collector's one owner (the app's GcPolicy)
+    "agent.core.collector": ("serve_collector",),
     # untrusted text made safe: secrets masked, terminal controls neutralised (one implementation each)
     "agent.core.secrets": ("redact as redact_secrets", "redact_data as redact_secrets_in"),
     "agent.core.text_safety": (
@@ -153,15 +158,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "is_kept as is_kept_char",
         "sanitize_display",
         "visible_controls",
-    ),
-    # the scripted model server (`--demo`, `--scenario`)
-    "agent.scripted": (
-        "DEMO_MODEL",
-        "ScenarioError",
-        "ScriptedServer",
-        "demo_scenario_path",
-        "load_scenario_file",
-        "scripted_settings",
     ),
 }
 
@@ -178,7 +174,6 @@ def _table() -> dict[str, tuple[str, str]]:
 
 _WHERE = _table()
 __all__ = [
-    "DEMO_MODEL",
     "KEPT_CONTROLS",
     "NO_MCP_SERVERS",
     "PASTE_KEEP",
@@ -223,12 +218,11 @@ __all__ = [
     "ProfileError",
     "ReasoningDelta",
     "RestoreReport",
-    "ScenarioError",
     "ScheduleError",
-    "ScriptedServer",
     "SearchHit",
     "SearchQuery",
     "ServerStatus",
+    "Session",
     "SessionInfo",
     "SessionStore",
     "SessionStoreProtocol",
@@ -269,12 +263,12 @@ __all__ = [
     "builtin_tools",
     "check_store",
     "choose_personality",
+    "clarify_answer",
     "closest_models",
     "connected_mcp_servers",
     "control_token",
     "current_personality",
     "default_registry",
-    "demo_scenario_path",
     "expand_mentions",
     "format_absolute",
     "format_age",
@@ -294,7 +288,6 @@ __all__ = [
     "leftovers_summary",
     "load_catalog",
     "load_mcp_config",
-    "load_scenario_file",
     "load_settings",
     "load_yaml",
     "make_transport",
@@ -325,7 +318,7 @@ __all__ = [
     "save_env_value",
     "save_image",
     "save_setting",
-    "scripted_settings",
+    "serve_collector",
     "split_attached",
     "summarize_call",
     "take_leftovers",
@@ -376,6 +369,7 @@ if TYPE_CHECKING:
     from agent.core.bounded_files import read_bytes as read_bounded_bytes
     from agent.core.bounded_files import read_tail as read_bounded_tail
     from agent.core.bounded_files import read_text as read_bounded_text
+    from agent.core.collector import serve_collector
     from agent.core.events import (
         AgentEvent,
         ApiCallStarted,
@@ -436,18 +430,13 @@ if TYPE_CHECKING:
     from agent.prompts.personality import choose as choose_personality
     from agent.prompts.personality import current_name as current_personality
     from agent.prompts.personality import personalities
-    from agent.scripted import (
-        DEMO_MODEL,
-        ScenarioError,
-        ScriptedServer,
-        demo_scenario_path,
-        load_scenario_file,
-        scripted_settings,
-    )
     from agent.session.catalogue import builtin_tools, default_registry
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
-    from agent.session.loop import ROLLBACK_HINT, Agent, TurnResult
     from agent.session.prewarm import prewarm_engine
+    from agent.session.session import Session
+    from agent.session.session import Session as Agent
+    from agent.session.tool_batch import ROLLBACK_HINT
+    from agent.session.turn import TurnResult
     from agent.skills.library import Skill, SkillScan
     from agent.store import SearchHit, SessionInfo, SessionStore, SessionStoreProtocol
     from agent.store.errors import StoreError
@@ -467,6 +456,7 @@ if TYPE_CHECKING:
         warm_schemas,
     )
     from agent.toolkit.toolsets import ToolsetStatus
+    from agent.tools.clarify import clarify_answer
     from agent.tools.processes import PROCESSES, ProcessInfo, note_left_running
     from agent.tools.terminal import MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT
     from agent.tools.terminal import TerminalArgs, run_terminal

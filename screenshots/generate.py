@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent.config.settings import Settings  # noqa: E402
-from agent.scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
 from hermes_tui.screens.approval import ApprovalDialog  # noqa: E402
 from hermes_tui.screens.chat import ChatScreen  # noqa: E402
+from scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
 from widgets.transcript.entries.reply import ReplyEntry  # noqa: E402
 from widgets.transcript.entries.tool_call import ToolCallEntry  # noqa: E402

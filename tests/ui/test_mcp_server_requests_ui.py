@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.approval import ApprovalDialog
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.clarify_prompt import ClarifyPrompt
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import yaml
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.status_bar import StatusBar
 from widgets.transcript.entries.notice import NoticeEntry

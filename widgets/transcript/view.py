@@ -411,14 +411,14 @@ class Transcript(ScrollView, can_focus=True):
             if not self._following and bottom <= self.scroll_y:
                 self._set_scroll(self.scroll_y + delta)  # above the view: what the user reads stays put
             self._changed_height(from_line=top + gap + first)
-            self._note_new_output(index)
+            self._note_new_output(top + model.heights.height(index))
             return
         height = model.heights.height(index) - gap - first
         count = height if last is None else min(height, last - first)
         if count > 0:
             self._drawn.forget(top + gap + first, top + gap + first + count)
             self.refresh_lines(top + gap + first, count)
-        self._note_new_output(index)
+            self._note_new_output(top + gap + first + count)
 
     def remove_entry(self, entry: Entry) -> None:
         """Take `entry` out (a withdrawn stream)."""
@@ -572,15 +572,17 @@ class Transcript(ScrollView, can_focus=True):
         if at is not None:
             self.cursor.inserted(position)
         self._changed_height(from_line=model.heights.offset(position))
-        self._note_new_output(position)
+        self._note_new_output(model.heights.offset(position) + model.heights.height(position))
         self.motion.sync()
         return entry
 
-    def _note_new_output(self, index: int) -> None:
-        """Output changed below the view while the user reads above: the bar says so."""
+    def _note_new_output(self, end: int) -> None:
+        """Output changed below the view while the user reads above: the bar says so. `end` is the canvas
+        line after the change: a reply whose first lines are in view grows below it too (a wheel notch up
+        mid-stream), so what counts is where the change ends, not where its entry starts."""
         if self._following or self._new_output or not self.is_mounted:
             return
-        if self.model.heights.offset(index) >= self.scroll_y + self.rows:
+        if end > self.scroll_y + self.rows:
             self._new_output = True
             self.refresh_lines(int(self.scroll_y) + self.rows)
 
