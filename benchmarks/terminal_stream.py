@@ -658,6 +658,42 @@ def measure_launches(
     return launch, first_enter
 
 
+QUICK_TYPE_AFTER = 0.5
+"""A quick user: the first message is typed this long after the prompt shows, not after the app settled."""
+
+
+def measure_quick_launches(tmux: Tmux, subject: Subject, tmp: Path, n: int) -> tuple[list[float], list[float]]:
+    """`n` times: launch, type a message QUICK_TYPE_AFTER seconds after the prompt shows, and time Enter ->
+    its request on the wire (what the app still builds after its first frame lands here); then, once that
+    reply is on screen, a second message (the same, with the app's first-turn work behind it)."""
+    server = ServerProcess([{"text": f"short reply {LAST_WORD}."}] * (2 * n), tmp)
+    first, second = [], []
+    try:
+        for i in range(n):
+            pane = Pane(tmux, f"quick-{subject.key}-{i}", subject.command(server.openai_base_url, tmp))
+            try:
+                ready, _ = pane.wait_for(lambda s: subject.ready_text in s, 60, "the first screen")
+                time.sleep(max(0.0, ready + QUICK_TYPE_AFTER - time.monotonic()))
+                for k, latencies in enumerate((first, second)):
+                    word = f"{TYPED}{k}"
+                    pane.type(word)
+                    pane.wait_for(lambda s, w=word: w in s, 10, "typed text echo")
+                    enter = time.monotonic()
+                    pane.key("Enter")
+                    if not server.wait_requests(2 * i + k + 1, 30):
+                        raise RuntimeError(f"{subject.key}: no request within 30 s of Enter")
+                    latencies.append(server.requests[2 * i + k][0] - enter)
+                    shown, _ = pane.wait_for(
+                        lambda s, c=k + 1: s.count(LAST_WORD) >= c, 30, "the short reply"
+                    )
+                    time.sleep(max(0.0, shown + QUICK_TYPE_AFTER - time.monotonic()))
+            finally:
+                pane.close()
+    finally:
+        server.stop()
+    return first, second
+
+
 def run_sdk(workload: Workload, tmp: Path, python: str) -> Result:
     server = ServerProcess([workload.call()], tmp)
     result = Result("sdk", workload.key)
@@ -841,7 +877,12 @@ def main(argv: list[str] | None = None) -> int:
         "--app-cmd", default="{python} -m hermes_tui.cli", help="how to launch the app ({python} is replaced)"
     )
     parser.add_argument("--ready-text", default="Message Hermes", help="text that shows the app's prompt")
-    parser.add_argument("--only", default="50cps,200cps,burst", help="workloads: 50cps,200cps,burst")
+    parser.add_argument(
+        "--only",
+        default="launch,quick,50cps,200cps,burst",
+        help="rows: launch (launch and Enter -> request, warm), quick (Enter -> request after a quick "
+        "launch), and the workloads 50cps,200cps,burst",
+    )
     parser.add_argument("--subjects", default="sdk,bare,tui", help="sdk,bare,tui")
     parser.add_argument(
         "--history", type=int, default=0, help="also measure after N earlier turns (e.g. 300)"
@@ -865,7 +906,11 @@ def main(argv: list[str] | None = None) -> int:
     project = Path(args.project).resolve()
     python = args.python or _default_python(project)
     table = QUICK if args.quick else WORKLOADS
-    chosen = [table[k] for k in args.only.split(",") if k]
+    only = [k for k in args.only.split(",") if k]
+    unknown = [k for k in only if k not in table and k not in ("launch", "quick")]
+    if unknown:
+        parser.error(f"--only: unknown row {', '.join(unknown)}")
+    chosen = [table[k] for k in only if k in table]
     wanted = [s for s in args.subjects.split(",") if s]
     tmp = Path(tempfile.mkdtemp(prefix="terminal-stream-"))
     tmux: Tmux | None = None
@@ -887,7 +932,7 @@ def main(argv: list[str] | None = None) -> int:
             f"one capture-pane costs {poll_cost * 1000:.1f} ms CPU in tmux (not counted in the app); "
             f"{os.cpu_count()} cores"
         )
-        if args.launches > 0:
+        if args.launches > 0 and "launch" in only:
             print(
                 "\n## launch -> prompt visible, and the first Enter -> request on the wire after "
                 f"{args.settle:g} s\n## (median of {args.launches} launches; fastest in brackets)"
@@ -903,6 +948,19 @@ def main(argv: list[str] | None = None) -> int:
             if "bare" in medians and "tui" in medians:
                 ratios = [medians["tui"][i] / medians["bare"][i] for i in (0, 1)]
                 print(f"  hermes-tui / bare Textual: launch {ratios[0]:.2f}x, first Enter {ratios[1]:.2f}x")
+        if args.launches > 0 and "quick" in only:
+            print(
+                f"\n## Enter -> request after a quick launch (typed {QUICK_TYPE_AFTER:g} s after the prompt "
+                f"shows), and a second message\n## typed {QUICK_TYPE_AFTER:g} s after the first reply "
+                f"(median of {args.launches} launches; fastest in brackets)"
+            )
+            for key in (k for k in wanted if k in subjects):
+                first, second = measure_quick_launches(tmux, subjects[key], tmp, args.launches)
+                print(
+                    f"  {labels[key]:<14} first Enter -> request {statistics.median(first):.3f} s "
+                    f"({min(first):.3f} s)   second {statistics.median(second):.3f} s ({min(second):.3f} s)"
+                )
+                print(f"  {'':<14} each first: {', '.join(f'{x:.3f}' for x in first)}")
         for workload in chosen:
             results: dict[str, Result] = {}
             for key in wanted:
