@@ -662,26 +662,39 @@ QUICK_TYPE_AFTER = 0.5
 """A quick user: the first message is typed this long after the prompt shows, not after the app settled."""
 
 
-def measure_quick_launches(tmux: Tmux, subject: Subject, tmp: Path, n: int) -> tuple[list[float], list[float]]:
+@dataclass
+class QuickLaunches:
+    """Enter -> request of the first and the second message, and the app's CPU over the first's wait (the
+    work still left between Enter and the request: less at the mercy of a loaded machine than the wait)."""
+
+    first: list[float] = field(default_factory=list)
+    second: list[float] = field(default_factory=list)
+    first_cpu: list[float] = field(default_factory=list)
+
+
+def measure_quick_launches(tmux: Tmux, subject: Subject, tmp: Path, n: int) -> QuickLaunches:
     """`n` times: launch, type a message QUICK_TYPE_AFTER seconds after the prompt shows, and time Enter ->
     its request on the wire (what the app still builds after its first frame lands here); then, once that
     reply is on screen, a second message (the same, with the app's first-turn work behind it)."""
     server = ServerProcess([{"text": f"short reply {LAST_WORD}."}] * (2 * n), tmp)
-    first, second = [], []
+    out = QuickLaunches()
     try:
         for i in range(n):
             pane = Pane(tmux, f"quick-{subject.key}-{i}", subject.command(server.openai_base_url, tmp))
             try:
                 ready, _ = pane.wait_for(lambda s: subject.ready_text in s, 60, "the first screen")
                 time.sleep(max(0.0, ready + QUICK_TYPE_AFTER - time.monotonic()))
-                for k, latencies in enumerate((first, second)):
+                for k, latencies in enumerate((out.first, out.second)):
                     word = f"{TYPED}{k}"
                     pane.type(word)
                     pane.wait_for(lambda s, w=word: w in s, 10, "typed text echo")
+                    cpu = tree_cpu(pane.pid)
                     enter = time.monotonic()
                     pane.key("Enter")
                     if not server.wait_requests(2 * i + k + 1, 30):
                         raise RuntimeError(f"{subject.key}: no request within 30 s of Enter")
+                    if k == 0:
+                        out.first_cpu.append(tree_cpu(pane.pid) - cpu)  # a little after: the read's delay
                     latencies.append(server.requests[2 * i + k][0] - enter)
                     shown, _ = pane.wait_for(
                         lambda s, c=k + 1: s.count(LAST_WORD) >= c, 30, "the short reply"
@@ -691,7 +704,7 @@ def measure_quick_launches(tmux: Tmux, subject: Subject, tmp: Path, n: int) -> t
                 pane.close()
     finally:
         server.stop()
-    return first, second
+    return out
 
 
 def run_sdk(workload: Workload, tmp: Path, python: str) -> Result:
@@ -955,12 +968,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"(median of {args.launches} launches; fastest in brackets)"
             )
             for key in (k for k in wanted if k in subjects):
-                first, second = measure_quick_launches(tmux, subjects[key], tmp, args.launches)
+                quick = measure_quick_launches(tmux, subjects[key], tmp, args.launches)
+                first, second = quick.first, quick.second
                 print(
                     f"  {labels[key]:<14} first Enter -> request {statistics.median(first):.3f} s "
                     f"({min(first):.3f} s)   second {statistics.median(second):.3f} s ({min(second):.3f} s)"
                 )
-                print(f"  {'':<14} each first: {', '.join(f'{x:.3f}' for x in first)}")
+                print(
+                    f"  {'':<14} each first: {', '.join(f'{x:.3f}' for x in first)}; the app's CPU meanwhile "
+                    f"{statistics.median(quick.first_cpu):.2f} s (median)"
+                )
         for workload in chosen:
             results: dict[str, Result] = {}
             for key in wanted:

@@ -1,8 +1,11 @@
 """What the first turn builds once per process, built ahead of it (the app calls this after its first frame).
 
 The SDK client of the session's transport, the modules a turn imports lazily (the approval gate, the
-checkpoints), the tools' JSON schemas and the price table: each costs tens of milliseconds on the way from
-Enter to the request otherwise. Quiet on failure: a bad configuration is reported by the first request.
+checkpoints), a local server's context window, the tools' JSON schemas and the price table: each costs tens
+of milliseconds (the SDK hundreds) on the way from Enter to the request otherwise. In the order the first
+request needs them: a quick user's Enter finds the earlier ones done, and waits for the one being built
+rather than building a second (`agent.core.prebuilt`). Quiet on failure: a bad configuration is reported
+by the first request.
 """
 
 from __future__ import annotations
@@ -13,20 +16,22 @@ from agent.config.settings import Settings
 
 __all__ = ["prewarm_engine"]
 
-LAZY_MODULES = ("agent.approval", "agent.checkpoints")
+LAZY_MODULES = ("agent.approval", "agent.approval.smart", "agent.checkpoints")
 """Imported by a turn when it first needs them; kept off the app's first frame, loaded here instead."""
 
 
 def prewarm_engine(settings: Settings) -> None:
     try:
-        from agent.session.loop import make_transport  # the loop itself: the first turn imports it
+        for name in LAZY_MODULES:
+            importlib.import_module(name)  # a few ms: done before the SDK, which a quick Enter waits for
+        from agent.transports.factory import make_transport
 
-        transport = make_transport(settings)
-        prewarm = getattr(transport, "prewarm", None)
+        prewarm = getattr(make_transport(settings), "prewarm", None)
         if prewarm is not None:
             prewarm()
-        for name in LAZY_MODULES:
-            importlib.import_module(name)
+        from agent.transports.served_window import prewarm_served_window
+
+        prewarm_served_window(settings)
         from agent.session.catalogue import builtin_tools
         from agent.toolkit.registry import warm_schemas
         from agent.usage.pricing import warm_up
