@@ -1,9 +1,9 @@
 """What the first turn builds once per process, built ahead of it (the app calls this after its first frame).
 
-The SDK client of the session's transport, the modules a turn imports lazily (the approval gate, the
-checkpoints), a local server's context window, the tools' JSON schemas and the price table: each costs tens
-of milliseconds (the SDK hundreds) on the way from Enter to the request otherwise. In the order the first
-request needs them: a quick user's Enter finds the earlier ones done, and waits for the one being built
+The modules a turn imports lazily (the approval gate, the checkpoints), a local server's context window, the
+SDK client of the session's transport, the tools' JSON schemas and the price table: each costs tens of
+milliseconds (the SDK hundreds) on the way from Enter to the request otherwise. In the order the first
+turn needs them: a quick user's Enter finds the earlier ones done, and waits for the one being built
 rather than building a second (`agent.core.prebuilt`). Quiet on failure: a bad configuration is reported
 by the first request.
 """
@@ -11,6 +11,7 @@ by the first request.
 from __future__ import annotations
 
 import importlib
+import threading
 
 from agent.config.settings import Settings
 
@@ -24,14 +25,17 @@ def prewarm_engine(settings: Settings) -> None:
     try:
         for name in LAZY_MODULES:
             importlib.import_module(name)  # a few ms: done before the SDK, which a quick Enter waits for
+        from agent.transports.served_window import prewarm_served_window
+
+        # The turn's first question, asked beside the SDK's import (an unreachable host must not hold it).
+        threading.Thread(
+            target=prewarm_served_window, args=(settings,), name="window-probe", daemon=True
+        ).start()
         from agent.transports.factory import make_transport
 
         prewarm = getattr(make_transport(settings), "prewarm", None)
         if prewarm is not None:
             prewarm()
-        from agent.transports.served_window import prewarm_served_window
-
-        prewarm_served_window(settings)
         from agent.session.catalogue import builtin_tools
         from agent.toolkit.registry import warm_schemas
         from agent.usage.pricing import warm_up

@@ -55,8 +55,10 @@ def prewarm_served_window(settings: Settings) -> None:
 
 
 def session_served_window(question: ServedWindowQuestion) -> int | None:
-    """The answer asked ahead (once), else asked now."""
-    return _ASKED_AHEAD.take(question, lambda: served_context_window(*question))
+    """The answer asked ahead (once), else asked now: also when the server said nothing then (it may have
+    been started since the app was)."""
+    ahead = _ASKED_AHEAD.take(question, lambda: None)
+    return ahead if ahead is not None else served_context_window(*question)
 
 
 def _positive(value: Any) -> int | None:
