@@ -16,7 +16,9 @@ CPU core-seconds per second of streaming (Enter -> last word on screen), Enter -
 request on the wire (a warm app: first frame + a settle time + its CPU gone quiet before typing), the
 longest time the screen went without changing (the status clock ticks, so a frozen app shows), key echo
 latency (a few letters typed mid-stream, three times, until they show in the prompt: the slowest), peak
-RSS; and launch -> prompt visible.
+RSS; and launch -> prompt visible. Enter -> request after a quick launch: a message typed 0.5 s after the
+prompt shows (what the app builds after its first frame is then still being built), and a second one typed
+0.5 s after the first reply, with the app's CPU between the first Enter and its request.
 
 `--history 300` also plays 300 short turns (a tool call every third) in one hermes-tui session, typed in
 tmux like the rest (~3 min), then a workload again: the 301st turn compared with the first, and the RSS
@@ -31,6 +33,7 @@ Run against any checkout (the scripted server always comes from this file's chec
     python benchmarks/terminal_stream.py                          # this checkout, its .venv
     python benchmarks/terminal_stream.py --project ../wt-render   # another checkout, its .venv
     python benchmarks/terminal_stream.py --only burst --subjects tui --threads
+    python benchmarks/terminal_stream.py --only quick --subjects tui --launches 7    # ~40 s
 Options: --python (the interpreter for the app and anchors), --app-cmd (how to launch the app), --quick.
 """
 
