@@ -36,6 +36,9 @@ def prewarm_engine(settings: Settings) -> None:
         prewarm = getattr(make_transport(settings), "prewarm", None)
         if prewarm is not None:
             prewarm()
+        # The session and its turn: the first turn imports them (the chat's engine, built on the UI thread
+        # after the first frame, usually has: then this is a no-op, and it did not hold up the SDK).
+        import agent.session.session  # noqa: F401
         from agent.session.catalogue import builtin_tools
         from agent.toolkit.registry import warm_schemas
         from agent.usage.pricing import warm_up
