@@ -48,17 +48,16 @@ def served_window_question(settings: Settings) -> ServedWindowQuestion | None:
 
 
 def prewarm_served_window(settings: Settings) -> None:
-    """Ask now (a background thread), for the first session that will ask the same."""
+    """Ask now (a background thread), for the first session that will ask the same. A server that cannot
+    be reached leaves nothing: the session asks it again (it may have been started since the app was)."""
     question = served_window_question(settings)
     if question is not None:
-        _ASKED_AHEAD.build(question, lambda: served_context_window(*question))
+        _ASKED_AHEAD.build(question, lambda: _asked(*question))
 
 
 def session_served_window(question: ServedWindowQuestion) -> int | None:
-    """The answer asked ahead (once), else asked now: also when the server said nothing then (it may have
-    been started since the app was)."""
-    ahead = _ASKED_AHEAD.take(question, lambda: None)
-    return ahead if ahead is not None else served_context_window(*question)
+    """The answer asked ahead (once), else asked now."""
+    return _ASKED_AHEAD.take(question, lambda: served_context_window(*question))
 
 
 def _positive(value: Any) -> int | None:
@@ -95,17 +94,22 @@ def window_from_models(data: Any, model: str) -> int | None:
 
 def served_context_window(base_url: str, model: str, api_key: str | None = None) -> int | None:
     """The window the server at `base_url` says it has for `model`, or None (not said, or not reachable)."""
+    try:
+        return _asked(base_url, model, api_key)
+    except Exception:  # any network or decoding trouble: the window stays the configured default
+        return None
+
+
+def _asked(base_url: str, model: str, api_key: str | None) -> int | None:
+    """What the server says (None: nothing); raises when it cannot be asked."""
     import httpx
 
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    try:
-        with httpx.Client(timeout=PROBE_TIMEOUT, headers=headers) as client:
-            found = _ask(client, f"{_root(base_url)}/props", window_from_props)
-            if found is None:
-                found = _ask(client, f"{base_url.rstrip('/')}/models", lambda d: window_from_models(d, model))
-            return found
-    except Exception:  # any network or decoding trouble: the window stays the configured default
-        return None
+    with httpx.Client(timeout=PROBE_TIMEOUT, headers=headers) as client:
+        found = _ask(client, f"{_root(base_url)}/props", window_from_props)
+        if found is None:
+            found = _ask(client, f"{base_url.rstrip('/')}/models", lambda d: window_from_models(d, model))
+        return found
 
 
 def _ask(client: Any, url: str, read: Any) -> int | None:
