@@ -228,7 +228,7 @@ class ChatScreen(ChatLayout):
             self.transcript.add_notice("warn", self.store.read_only)
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.prompt_history = load_prompt_history(self.settings)
-        self.prompt_input.paste_handler = self._on_paste
+        self.prompt_input.paste_handler = self._take_paste
         self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
         self.prompt_input.focus()
         first, self._first_message = self._first_message, None  # sent once its images (--image) are attached
@@ -300,7 +300,15 @@ class ChatScreen(ChatLayout):
         if (command := self.commands.find(name)) is not None:
             self.run_command(command, arg)
 
-    def _on_paste(self, text: str) -> bool:
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste made with the focus outside the prompt (the transcript, a tool entry, the status bar)
+        goes to the prompt, as typing does (`redirect_typing`): what the user pastes is never lost."""
+        event.stop()
+        self.prompt_input.paste(event.text)
+
+    def _take_paste(self, text: str) -> bool:
+        """The prompt's `paste_handler`: an image path dropped on the terminal is attached, an empty paste
+        looks for an image on the clipboard; True when taken (not inserted as text)."""
         if not text.strip():
             paste_image(self.command_context)  # an empty paste: the clipboard may hold an image
             return True
