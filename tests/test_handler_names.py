@@ -56,6 +56,8 @@ def _handler_names() -> dict[str, list[type[Message]]]:
     _import_all(textual.__name__, tolerant=True)
     names: dict[str, list[type[Message]]] = {}
     for message in _subclasses(Message):
+        if message.__module__.partition(".")[0] not in ("textual", *PACKAGES):
+            continue  # tests' own messages
         name = getattr(message, "handler_name", None)
         if isinstance(name, str):
             names.setdefault(name, []).append(message)
@@ -100,7 +102,9 @@ def _problem(function: types.FunctionType, messages: list[type[Message]]) -> str
     annotation = _annotation(function, positional[0])
     if isinstance(annotation, str):  # a name only type checkers see: matched by its spelling
         spelled = [part.strip().split("[")[0] for part in annotation.split("|")]
-        if any(part.endswith(m.__qualname__) for part in spelled for m in messages):
+        if any(
+            f".{m.__module__}.{m.__qualname__}".endswith(f".{part}") for part in spelled for m in messages
+        ):
             return None
         return f"its parameter is annotated {annotation!r}, not the message"
     if all(_accepts(annotation, message) for message in messages):
