@@ -24,8 +24,8 @@ from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
     from agent.api import ConfigProblem, LoadedSettings, ScriptedServer, ServerStatus, SessionStore, Settings
+    from hermes_tui.chat.screen import ChatScreen
     from hermes_tui.mcp_service import McpChanged, McpService
-    from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
     from hermes_tui.startup_snapshot import StartupSnapshot
     from themes.apply import ThemeManager
@@ -168,7 +168,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
 
     def on_mount(self) -> None:
         if self._fast_start is not None:
-            from hermes_tui.screens.chat_layout import StartingScreen
+            from hermes_tui.chat.layout import StartingScreen
 
             self.push_screen(StartingScreen(self._fast_start.snapshot))
             self.first_frame.after(self.gc_policy.starting_frame_shown)
@@ -282,7 +282,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._after_setup("demo")
 
     def _open_chat(self) -> None:
-        from hermes_tui.screens.chat import ChatScreen
+        from hermes_tui.chat.screen import ChatScreen
 
         chat = ChatScreen(
             self.settings,

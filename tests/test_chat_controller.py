@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.core.ui import ApprovalAnswer, ApprovalDecision
-from hermes_tui.chat_controller import DOUBLE_CTRL_C, ChatController
+from hermes_tui.chat.controller import DOUBLE_CTRL_C, ChatController
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -401,7 +401,7 @@ def test_a_loop_bug_ends_the_turn_with_one_line() -> None:
 
 def test_the_controller_imports_no_textual() -> None:
     code = (
-        "import sys, hermes_tui.chat_controller; "
+        "import sys, hermes_tui.chat.controller; "
         "print(any(m.split('.')[0] == 'textual' for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -32,7 +32,7 @@ def test_agent_never_imports_ui_code() -> None:
 
 def test_the_app_does_not_import_the_sdks_before_its_first_frame() -> None:
     code = (
-        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat, agent.session.loop; "
+        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.chat.screen, agent.session.loop; "
         "print(','.join(m for m in ('openai', 'anthropic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

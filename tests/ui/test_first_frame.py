@@ -9,8 +9,8 @@ import pytest
 
 from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.first_frame import FirstFrame
-from hermes_tui.screens.chat import ChatScreen
 from tests.ui.harness import chat_settings, wait_for
 
 

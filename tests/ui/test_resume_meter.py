@@ -9,7 +9,7 @@ from agent.scripted import ScriptedServer
 from agent.session.loop import Agent
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.screen import ChatScreen
 from tests.ui.harness import chat, chat_settings, wait_for
 
 

@@ -6,7 +6,7 @@ after a turn and what waits) are the chat's behaviour, and they were spread over
 only be tested by driving a whole app. Here they are one state machine the chat screen forwards its events
 to; it answers through `ChatView` (the screen draws), `Engine` (the agent and the `!` shell), the
 `MessageQueue` (the queue widget's items) and the `Collector` (the garbage collector's pause per turn), so
-`tests/ui/test_chat_controller.py` runs it against fakes and a fake clock.
+`tests/test_chat_controller.py` runs it against fakes and a fake clock.
 """
 
 from __future__ import annotations

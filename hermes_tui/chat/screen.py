@@ -4,11 +4,11 @@ Data flows one way: keys -> this screen -> the agent (calls, in a thread worker)
 this screen -> the turn view -> widgets (events). The worker thread never touches a widget.
 
 This module composes and forwards. The turn's lifecycle (busy, the queue, steering, interrupts, the end of
-a turn, questions held while the user types) is `hermes_tui.chat_controller.ChatController`, which answers
-through `screens.chat_view`; the slash commands are objects in `hermes_tui.commands`, run with a
-`screens.chat_context.ScreenCommandContext` (keys, `/name` and the palette run the same objects); events
-become widgets in `hermes_tui.turn_view`, brought over by `hermes_tui.event_pipeline`; the agent's
-lifecycle (new, resume, model switch) is `hermes_tui.session_service`.
+a turn, questions held while the user types) is `hermes_tui.chat.controller.ChatController`, which answers
+through `hermes_tui.chat.view`; the slash commands are objects in `hermes_tui.commands`, run with a
+`hermes_tui.chat.context.ScreenCommandContext` (keys, `/name` and the palette run the same objects); events
+become widgets in `hermes_tui.chat.turn_view`, brought over by `hermes_tui.chat.pipeline`; the agent's
+lifecycle (new, resume, model switch) is `hermes_tui.chat.session`.
 """
 
 from __future__ import annotations
@@ -28,30 +28,30 @@ from textual.worker import Worker, WorkerState
 
 from agent.api import Settings, TurnFinished
 from hermes_tui import textual_compat
-from hermes_tui.attachments import Attachments
-from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
-from hermes_tui.chat_controller import ChatController
+from hermes_tui.chat.attachments import Attachments
+from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
+from hermes_tui.chat.context import ScreenCommandContext
+from hermes_tui.chat.controller import ChatController
+from hermes_tui.chat.display import apply_display_settings
+from hermes_tui.chat.flavour import apply_flavour
+from hermes_tui.chat.layout import ChatLayout
+from hermes_tui.chat.pipeline import EventPipeline
+from hermes_tui.chat.questions import QuestionPresenter
+from hermes_tui.chat.session import SessionService
+from hermes_tui.chat.shell import ShellRunner
+from hermes_tui.chat.turn_view import TurnView
+from hermes_tui.chat.view import ScreenEngine, ScreenView, redirect_typing, welcome_line
 from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.session import open_session
 from hermes_tui.editor import edit_prompt
-from hermes_tui.event_pipeline import EventPipeline
 from hermes_tui.file_completion import FileCompletion
 from hermes_tui.first_frame import after_first_frame
 from hermes_tui.gc_policy import GcPolicy, policy_of
 from hermes_tui.prompt_history import load_prompt_history
-from hermes_tui.screens.chat_context import ScreenCommandContext
-from hermes_tui.screens.chat_display import apply_display_settings
-from hermes_tui.screens.chat_flavour import apply_flavour
-from hermes_tui.screens.chat_layout import ChatLayout
-from hermes_tui.screens.chat_questions import QuestionPresenter
-from hermes_tui.screens.chat_view import ScreenEngine, ScreenView, redirect_typing, welcome_line
-from hermes_tui.session_service import SessionService
-from hermes_tui.shell_mode import ShellRunner
 from hermes_tui.tool_icons import ToolIcons
-from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
 from widgets import timing
@@ -193,7 +193,7 @@ class ChatScreen(ChatLayout):
 
     @property
     def pipeline(self) -> EventPipeline:
-        """The agent's events from the bridge to the widgets (`hermes_tui.event_pipeline`)."""
+        """The agent's events from the bridge to the widgets (`hermes_tui.chat.pipeline`)."""
         if self._pipeline is None:
             self._pipeline = EventPipeline(
                 self.bridge,

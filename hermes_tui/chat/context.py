@@ -18,12 +18,12 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from agent.api import SessionStoreProtocol
-    from hermes_tui.attachments import Attachments
-    from hermes_tui.chat_controller import ChatController
+    from hermes_tui.chat.attachments import Attachments
+    from hermes_tui.chat.controller import ChatController
+    from hermes_tui.chat.pipeline import EventPipeline
+    from hermes_tui.chat.session import SessionService
     from hermes_tui.commands.registry import CommandRegistry
-    from hermes_tui.event_pipeline import EventPipeline
     from hermes_tui.mcp_service import McpService
-    from hermes_tui.session_service import SessionService
     from hermes_tui.tool_icons import ToolIcons
     from widgets.prompt_input import PromptInput
     from widgets.status_bar import StatusBar

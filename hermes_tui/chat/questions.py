@@ -16,8 +16,8 @@ from widgets.clarify_prompt import ClarifyPrompt
 if TYPE_CHECKING:
     from textual.app import App
 
-    from hermes_tui.bridge import ApprovalAsked, ClarifyAsked
-    from hermes_tui.chat_controller import ChatController
+    from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked
+    from hermes_tui.chat.controller import ChatController
 
 __all__ = ["QuestionPresenter"]
 

@@ -1,7 +1,7 @@
 """What the chat's controller says, done on the chat screen's widgets (`ScreenView`), and what it asks of
 the engine (`ScreenEngine`: the agent, the `!` shell, the prompt's pastes expanded).
 
-The controller (`hermes_tui.chat_controller`) decides; these adapters draw and start things. They reach
+The controller (`hermes_tui.chat.controller`) decides; these adapters draw and start things. They reach
 the screen through `ChatParts`, the members of `ChatScreen` they use, so this module does not import the
 screen (which builds them).
 """
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.widget import Widget
 
 from agent.api import badge_line, expand_mentions, with_attached
+from hermes_tui.chat.shell import ShellRun, ShellRunner, shell_command
 from hermes_tui.notifications import request_attention
-from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
 from widgets import timing
 from widgets.assistant_message import AssistantMessage
 from widgets.queued_messages import QueuedMessages
@@ -29,11 +29,11 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from agent.api import ImageRef, SessionStoreProtocol, Settings, TurnResult
-    from hermes_tui.attachments import Attachments
-    from hermes_tui.chat_controller import ChatController
-    from hermes_tui.event_pipeline import EventPipeline
-    from hermes_tui.session_service import SessionService
-    from hermes_tui.turn_view import TurnView
+    from hermes_tui.chat.attachments import Attachments
+    from hermes_tui.chat.controller import ChatController
+    from hermes_tui.chat.pipeline import EventPipeline
+    from hermes_tui.chat.session import SessionService
+    from hermes_tui.chat.turn_view import TurnView
     from widgets.prompt_input import PromptInput
     from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
