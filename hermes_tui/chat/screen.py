@@ -46,6 +46,7 @@ from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.session import open_session
+from hermes_tui.crash_log import raise_if_asked
 from hermes_tui.editor import edit_prompt
 from hermes_tui.file_completion import FileCompletion
 from hermes_tui.first_frame import after_first_frame
@@ -281,6 +282,7 @@ class ChatScreen(ChatLayout):
         """What Enter does with the prompt's text: a slash command, else a message (the controller's)."""
         if not text.strip():
             return
+        raise_if_asked(text)  # the crash test's hidden hook (`hermes_tui.crash_log.DEBUG_RAISE`)
         if self.attachments.add_pasted(text):
             return  # a typed or dropped image path: attached, not sent
         command, arg, typed = self.commands.parse(text)
