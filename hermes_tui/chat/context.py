@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hermes_tui.commands.base import StatusAPI
 from hermes_tui.gc_policy import GcPolicy
 from widgets import timing
 
@@ -26,15 +27,15 @@ if TYPE_CHECKING:
     from hermes_tui.mcp_service import McpService
     from hermes_tui.tool_icons import ToolIcons
     from widgets.prompt_input import PromptInput
-    from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
     from widgets.transcript_record import TranscriptRecord
 
 __all__ = ["ScreenCommandContext"]
 
 
-class _Screen(Protocol):
-    """The chat screen's members the context lends out (or uses to do what a command asks)."""
+class _Screen(StatusAPI, Protocol):
+    """The chat screen's members the context lends out (or uses to do what a command asks); the status
+    line's state is its own (`StatusAPI`)."""
 
     session: SessionService
     store: SessionStoreProtocol
@@ -54,8 +55,6 @@ class _Screen(Protocol):
     def commands(self) -> CommandRegistry: ...
     @property
     def transcript(self) -> Transcript: ...
-    @property
-    def status_bar(self) -> StatusBar: ...
     @property
     def prompt_input(self) -> PromptInput: ...
     @property
@@ -112,8 +111,8 @@ class ScreenCommandContext:
         return self._screen.transcript
 
     @property
-    def status(self) -> StatusBar:
-        return self._screen.status_bar
+    def status(self) -> StatusAPI:
+        return self._screen
 
     @property
     def attachments(self) -> Attachments:

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent.api import Settings
-    from widgets.status_bar import StatusBar
+    from hermes_tui.commands.base import StatusAPI
     from widgets.transcript import Transcript
 
 __all__ = ["apply_display_settings"]
 
 
-def apply_display_settings(settings: Settings, status_bar: StatusBar, transcript: Transcript) -> None:
-    status_bar.set_yolo(settings.yolo)
-    status_bar.set_reasoning(settings.reasoning_label)
+def apply_display_settings(settings: Settings, status: StatusAPI, transcript: Transcript) -> None:
+    status.yolo = settings.yolo
+    status.reasoning = settings.reasoning_label
     transcript.show_reasoning = settings.show_reasoning
     transcript.expand_diffs = settings.expand_diffs

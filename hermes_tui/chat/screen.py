@@ -174,10 +174,6 @@ class ChatScreen(ChatLayout):
         return self._controller
 
     @property
-    def busy(self) -> bool:
-        return self._controller is not None and self._controller.busy
-
-    @property
     def attachments(self) -> Attachments:
         """The images that go with the next message (badges above the prompt)."""
         if self._attachments is None:
@@ -208,14 +204,14 @@ class ChatScreen(ChatLayout):
     @property
     def turn_view(self) -> TurnView:
         if self._turn_view is None:
-            self._turn_view = TurnView(self.transcript, self.status_bar, on_turn_finished=self._turn_finished)
+            self._turn_view = TurnView(self.transcript, self, on_turn_finished=self._turn_finished)
         return self._turn_view
 
     def on_mount(self) -> None:
         self.pipeline.start()
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
-        apply_display_settings(self.settings, self.status_bar, self.transcript)
+        apply_display_settings(self.settings, self, self.transcript)
         if self.resume_id:
             # Before anything builds an agent: it builds the resumed one.
             open_session(self.command_context, self.resume_id)
@@ -239,7 +235,7 @@ class ChatScreen(ChatLayout):
         self._first_images = ()
 
     def _engine_ready(self) -> None:
-        self.status_bar.set_yolo(self.agent.yolo)
+        self.yolo = self.agent.yolo
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
 
@@ -328,7 +324,7 @@ class ChatScreen(ChatLayout):
 
     @on(QueuedMessages.Changed)
     def _on_queue_changed(self, message: QueuedMessages.Changed) -> None:
-        self.status_bar.set_hint(message.queued_messages.hint())
+        self.hint = message.queued_messages.hint()
 
     @on(QueuedMessages.SteerRequested)
     def _on_steer_queued(self, message: QueuedMessages.SteerRequested) -> None:

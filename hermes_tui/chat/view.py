@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from hermes_tui.chat.session import SessionService
     from hermes_tui.chat.turn_view import TurnView
     from widgets.prompt_input import PromptInput
-    from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
 
 __all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
@@ -48,6 +47,7 @@ class ChatParts(Protocol):
     session: SessionService
     shell: ShellRunner
     store: SessionStoreProtocol
+    busy: bool
 
     @property
     def pipeline(self) -> EventPipeline: ...
@@ -62,8 +62,6 @@ class ChatParts(Protocol):
     def controller(self) -> ChatController: ...
     @property
     def transcript(self) -> Transcript: ...
-    @property
-    def status_bar(self) -> StatusBar: ...
     @property
     def prompt_input(self) -> PromptInput: ...
     @property
@@ -110,7 +108,7 @@ class ScreenView:
         self.screen.notify(text, timeout=timeout)
 
     def show_busy(self, busy: bool) -> None:
-        self.screen.status_bar.set_busy(busy)
+        self.screen.busy = busy
 
     def hide_spinner(self) -> None:
         self.screen.transcript.hide_spinner()

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from hermes_tui.chat.controller import ChatController
     from hermes_tui.chat.session import SessionService
     from hermes_tui.mcp_service import McpService
+    from widgets.status_bar import ContextUse, Usage
     from widgets.transcript_record import TranscriptRecord
 
 __all__ = ["Command", "CommandContext", "RegistryAPI", "SlashCommand", "StatusAPI", "TranscriptAPI"]
@@ -105,15 +106,13 @@ class TranscriptAPI(Protocol):
 
 
 class StatusAPI(Protocol):
-    """The status bar's numbers a command changes."""
+    """The status line's state a command changes (the chat screen's reactives, which the bar is bound to)."""
 
-    def set_model(self, model: str) -> None: ...
-    def set_yolo(self, yolo: bool) -> None: ...
-    def set_reasoning(self, level: str) -> None: ...
-    def set_usage(
-        self, prompt: int, completion: int, cost: float | None = None, unknown_calls: int = 0
-    ) -> None: ...
-    def set_context(self, used: int | None, window: int | None) -> None: ...
+    model: str
+    yolo: bool
+    reasoning: str
+    usage: Usage
+    context_use: ContextUse
 
 
 class CommandContext(Protocol):

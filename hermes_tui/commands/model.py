@@ -51,8 +51,8 @@ def _checked(ctx: CommandContext, name: str, catalog: ModelCatalog) -> None:
         return
     listed = catalog.has(name) or name == ctx.session.settings.model
     ctx.session.switch_model(name)
-    ctx.status.set_model(name)
-    ctx.status.set_reasoning(ctx.session.settings.reasoning_label)  # the new model's override, if any
+    ctx.status.model = name
+    ctx.status.reasoning = ctx.session.settings.reasoning_label  # the new model's override, if any
     if not listed:
         close = closest_models(name, catalog.models)
         hint = f" (closest listed: {', '.join(close)})" if close else ""

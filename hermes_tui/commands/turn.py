@@ -56,7 +56,7 @@ def toggle_yolo(ctx: CommandContext, _arg: str) -> None:
     agent = ctx.session.agent
     on = not agent.yolo
     agent.set_yolo(on)
-    ctx.status.set_yolo(on)
+    ctx.status.yolo = on
     if on:
         ctx.transcript.add_notice(
             "warn", "YOLO on: risky commands run without asking (hard-blocked ones stay blocked)."
