@@ -287,7 +287,7 @@ class ChatScreen(ChatLayout):
         elif typed and not text.strip().startswith("/ ") and typed not in self.commands.skills:
             self.transcript.add_notice("warn", self.commands.unknown(typed))
         else:
-            self.controller.message(text)
+            self.controller.submit(text)
 
     def run_command(self, command: Command, arg: str = "") -> None:
         """Run a command (from `/name`, the palette or a key) with this chat's context."""

@@ -23,7 +23,7 @@ def retry(ctx: CommandContext, _arg: str) -> None:
         return
     from agent.api import split_attached
 
-    ctx.controller.message(split_attached(typed[-1])[0])
+    ctx.controller.submit(split_attached(typed[-1])[0])
 
 
 def compress(ctx: CommandContext, _arg: str) -> None:
