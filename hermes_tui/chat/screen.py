@@ -28,12 +28,11 @@ from textual.worker import Worker, WorkerState
 
 from agent.api import Settings, TurnFinished
 from hermes_tui import textual_compat
+from hermes_tui.chat.appearance import apply_display_settings, apply_flavour
 from hermes_tui.chat.attachments import Attachments
 from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.chat.context import ScreenCommandContext
 from hermes_tui.chat.controller import ChatController
-from hermes_tui.chat.display import apply_display_settings
-from hermes_tui.chat.flavour import apply_flavour
 from hermes_tui.chat.layout import ChatLayout
 from hermes_tui.chat.pipeline import EventPipeline
 from hermes_tui.chat.questions import QuestionPresenter
