@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.status_bar import StatusBar
 
