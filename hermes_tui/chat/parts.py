@@ -1,11 +1,11 @@
 """`ChatParts`: the chat screen's members its helpers use (the view and engine the controller answers
-through, the commands' context), as one Protocol, so those modules do not import the screen (which builds
-them) and the list is written once."""
+through, the commands' context, the questions' presenter), as one Protocol, so those modules do not import
+the screen (which builds them) and the list is written once."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from hermes_tui.commands.base import StatusAPI
 
@@ -33,8 +33,11 @@ __all__ = ["ChatParts"]
 
 
 class ChatParts(StatusAPI, Protocol):
-    """The chat screen as its helpers see it; the status line's state is its own (`StatusAPI`)."""
+    """The chat screen as its helpers see it (the view, the engine, the commands' context, the questions);
+    the status line's state is its own (`StatusAPI`)."""
 
+    FREEZE_QUESTIONS: ClassVar[bool]
+    """The questions' countdowns stopped, for snapshots."""
     busy: bool
     turn_worker: Worker[TurnResult] | None
     session: SessionService
