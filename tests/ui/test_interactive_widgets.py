@@ -984,6 +984,37 @@ async def test_setup_keys_and_quit(tmp_path: Path) -> None:
         assert app.results == ["demo"]
 
 
+async def test_setup_keys_reach_the_screen_after_a_field_is_left_with_escape(tmp_path: Path) -> None:
+    """`d` / `q` type into the key and model fields (they are text); Esc leaves a field, and then the
+    advertised keys work again."""
+    app = SetupApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#setup-key", Input).focus()
+        await pilot.press("d", "q")
+        assert app.screen.query_one("#setup-key", Input).value == "dq" and not app.results
+        await pilot.press("escape")
+        assert app.focused is not None and app.focused.id == "setup-demo"
+        await pilot.press("q")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == ["quit"]
+
+
+async def test_setup_ctrl_c_twice_quits_as_on_the_main_screen(tmp_path: Path) -> None:
+    """The first Ctrl+C says a second one quits (not Textual's "press ctrl+q"), even from a field."""
+    app = SetupApp(tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#setup-model", Input).focus()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        shown = [n.message for n in app._notifications]
+        assert shown == ["Press Ctrl+C again to quit"] and not app.results
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == ["quit"]
+
+
 async def test_setup_as_the_only_screen_posts_start_demo(tmp_path: Path) -> None:
     class OnlySetup(App[None]):
         demo_messages = 0
