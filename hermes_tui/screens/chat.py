@@ -47,7 +47,7 @@ from hermes_tui.screens.chat_display import apply_display_settings
 from hermes_tui.screens.chat_flavour import apply_flavour
 from hermes_tui.screens.chat_layout import ChatLayout
 from hermes_tui.screens.chat_questions import QuestionPresenter
-from hermes_tui.screens.chat_view import ScreenEngine, ScreenView, redirect_typing, welcome_line
+from hermes_tui.screens.chat_view import DEMO_CUE, ScreenEngine, ScreenView, redirect_typing, welcome_line
 from hermes_tui.session_service import SessionService
 from hermes_tui.shell_mode import ShellRunner
 from hermes_tui.tool_icons import ToolIcons
@@ -110,9 +110,11 @@ class ChatScreen(ChatLayout):
         flavour: ThemeSpec | None = None,
         first_message: str | None = None,
         images: Sequence[str] = (),
+        demo: bool = False,
     ) -> None:
         super().__init__()
         textual_compat.install()  # the fixes for the transcript's widgets, imported with this screen
+        self._demo = demo
         self._first_message = first_message
         self._first_images = tuple(images)  # `--image FILE`: attached before the first message
         self.store = store
@@ -250,6 +252,8 @@ class ChatScreen(ChatLayout):
 
     def _welcome(self) -> None:
         self.transcript.add_notice("info", welcome_line(self.settings.model, str(self.settings.cwd)))
+        if self._demo:
+            self.transcript.add_notice("info", DEMO_CUE)
 
     def on_unmount(self) -> None:
         self.bridge.close()

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
 
-__all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
+__all__ = ["DEMO_CUE", "ChatParts", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
 
 
 class ChatParts(Protocol):
@@ -294,6 +294,13 @@ def redirect_typing(
     event.stop()
     prompt.focus()
     prompt.insert(event.character)
+
+
+DEMO_CUE = (
+    "This is the demo: a scripted model on this machine (no key, no network) plays one turn with tools, a "
+    "question and an approval. Type anything, say hi, and press Enter."
+)
+"""The demo's second welcome line: an empty prompt alone does not say that typing starts the tour."""
 
 
 def welcome_line(model: str, cwd: str) -> str:
