@@ -1044,7 +1044,33 @@ async def test_status_bar_cost_is_unknown_never_zero() -> None:
         assert "$" not in bar.render().plain and "?" not in bar.render().plain  # no call priced yet
         bar.set_usage(1_000, 10, None, unknown_calls=2)  # a local model: no price
         await pilot.pause()
-        assert "out 10 │ ?" in bar.render().plain and "$0" not in bar.render().plain
+        assert "out 10 │ cost ?" in bar.render().plain and "$0" not in bar.render().plain
+        assert (
+            bar.tooltip is not None and "no known price" in str(bar.tooltip) and "/usage" in str(bar.tooltip)
+        )
         bar.set_usage(5_000, 90, 0.0123, unknown_calls=1)
         await pilot.pause()
         assert "$0.0123+?" in bar.render().plain
+        assert bar.tooltip is not None and "at least" in str(bar.tooltip)
+        bar.set_usage(5_000, 90, 0.0123)
+        await pilot.pause()
+        bar.render()
+        assert bar.tooltip is None  # every call priced: nothing to explain
+
+
+async def test_status_bar_at_50_columns_drops_the_queue_hint_before_the_model_and_the_state() -> None:
+    """The queue hint is also shown above the prompt: at 50 columns it goes before the model name is cut
+    or the working indicator loses its time."""
+    clock = FakeClock()
+    app = StatusApp(clock)
+    async with app.run_test(size=(50, 5)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.set_model("anthropic/claude-sonnet-4.5")
+        bar.set_context(12_300, 128_000)
+        bar.set_hint("2 queued · ↑ edit last · Shift+Tab manage")
+        bar.set_busy(True)
+        clock.now += 65
+        await pilot.pause()
+        plain = bar.render().plain
+        assert "claude-sonnet-4.5" in plain and "working 1m 05s" in plain
+        assert "hint" not in bar.visible_fields()
