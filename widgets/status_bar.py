@@ -375,7 +375,8 @@ class StatusBar(Widget):
 
     def _fit(self, width: int) -> list[_Field]:
         """Make the line fit `width`: drop optional fields (least important first), then the key hint, then
-        shorten the model name, then drop the percentage, then shorten the model name further. Busy state and YOLO stay."""
+        shorten the model name, then drop the percentage, then shorten the model name further. Busy state
+        and YOLO stay."""
         fields = self._fields()
 
         def too_wide() -> bool:
