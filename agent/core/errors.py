@@ -548,6 +548,20 @@ def _known_exception(exc: BaseException, where: str) -> ClassifiedError | None:
     return None
 
 
+def hung_up_without_response(exc: BaseException) -> bool:
+    """The server closed the connection before any response (httpx: "Server disconnected without sending a
+    response"), somewhere in the exception's chain. From a local server it is a refusal, not a network
+    fault: llama-cpp-python's server does it to a streamed prompt over its window."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if type(current).__name__ == "RemoteProtocolError" and "without sending a response" in str(current):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _refused(exc: BaseException) -> bool:
     """A connection refused somewhere in the exception's chain (the SDKs wrap httpx, which wraps OSError)."""
     seen: set[int] = set()

@@ -22,7 +22,7 @@ from .faults import break_body, break_stream, error_response, pause
 from .plan import Plan
 from .request import Api, RecordedRequest
 from .scenario import Fault, ModelCall, Scenario
-from .server_kinds import model_card_extras, props, rejection, streams_nothing, tools_unseen
+from .server_kinds import hangs_up, model_card_extras, props, rejection, streams_nothing, tools_unseen
 from .wire import Abort, ChunkedWriter, Encoder, dumps
 from .wire_anthropic import AnthropicEncoder
 from .wire_bedrock import BedrockEncoder
@@ -307,10 +307,14 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         """A request the scenario's server kind answers by itself (no scripted call is taken)."""
         owner = self.server.owner
         error = rejection(owner.scenario, body, raw)
+        hang_up = error is None and hangs_up(owner.scenario, body, raw)
         empty = error is None and streams_nothing(owner.scenario, body, raw)
-        if error is None and not empty:
+        if error is None and not empty and not hang_up:
             return False
         owner._record(path, headers, body, raw, "openai", None, at)
+        if hang_up:  # not a byte: the client's read of the status line finds the connection closed
+            self.close_connection = True
+            return True
         if error is not None:
             self._send_json(*error)
             return True
