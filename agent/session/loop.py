@@ -43,8 +43,8 @@ from agent.core.ui import AgentUI, NullUI
 from agent.images.routing import prepare_images, sees_images
 from agent.prompts.personality import with_ephemeral
 from agent.prompts.sources import session_prompt_parts
-from agent.prompts.system import build_system_prompt
-from agent.session import reply_outcomes
+from agent.prompts.system import build_system_prompt, context_sections
+from agent.session import reply_outcomes, request_parts
 from agent.session.call_sink import CallSink
 from agent.session.compression import Compressor, estimate_tokens, wire_view
 from agent.session.key_pool import KeyPool
@@ -169,6 +169,7 @@ class Agent:
         )
         self._served_windows: dict[tuple[str, str], int | None] = {}  # asked of local servers, once each
         self._window_learned = False  # settings.context_window is the server's (not the configuration's)
+        self._window_noted = False  # a small known window's share taken by the tools was said (once a model)
         self._output_cap: int | None = None  # a larger output cap for the retry of a cut tool call
         self._shrink_images = False  # a provider refused an image as too large: send them smaller
         self._turn_user_index = -1
@@ -388,6 +389,7 @@ class Agent:
             if self._window_learned:  # the old model's window, said by its server: ask again
                 self.settings = self.settings.model_copy(update={"context_window": None})
                 self._window_learned = False
+            self._window_noted = False
             if (self.settings.provider, self.settings.effective_base_url) != before:  # its own keys
                 self.key_pool = KeyPool.for_settings(self.settings)
             self._restore_primary()  # closes the old transport: the next call builds one for these settings
@@ -930,6 +932,27 @@ class Agent:
         )
         return True
 
+    def _request_parts(self, request: ModelRequest) -> request_parts.RequestParts:
+        chars = sum(len(section) for section in context_sections(self.settings.cwd))
+        return request_parts.RequestParts.of(request.messages, request.tools, chars)
+
+    def _note_small_window(self, request: ModelRequest) -> None:
+        """Once per model: a local model whose window is known and small is told how much of it the tools
+        and the system prompt take (`request_parts.window_note`)."""
+        window = self.settings.context_window
+        if self._window_noted or not window or self._fallback_index or not self._endpoint().is_local:
+            return
+        self._window_noted = True
+        if (note := request_parts.window_note(self._request_parts(request), window)) is not None:
+            self.ui.on_event(StatusNotice(kind="info", text=note))
+
+    def _name_fixed_parts(self, classified: ClassifiedError, request: ModelRequest) -> ClassifiedError:
+        """An overflow compression could not fix: when the tools and the system prompt are what does not
+        fit, the line names them, their sizes and the fix (`request_parts.fixed_parts_overflow`)."""
+        window = self.settings.effective_context_window
+        line = request_parts.fixed_parts_overflow(self._request_parts(request), window)
+        return classified if line is None else replace(classified, hint=line)
+
     def _fallback_key_var(self) -> str | None:
         """The key variable of the fallback entry in use, when it names its own (`key_env`)."""
         if not self._fallback_index or self._fallback_settings is None:
@@ -966,6 +989,7 @@ class Agent:
                 max_tokens=max_tokens,
                 reasoning=active.reasoning_for(self._active_model),
             )
+            self._note_small_window(request)
             self.ui.on_event(
                 ApiCallStarted(
                     iteration=iteration, model=self._active_model, max_iterations=self.budget.max_total
@@ -1031,6 +1055,8 @@ class Agent:
                     attempt = 0
                     continue
                 if exhausted:
+                    if classified.reason == "context_overflow":
+                        classified = self._name_fixed_parts(classified, request)
                     raise _CallFailed(classified, self._keep_failed_partial(sink, classified)) from exc
                 self._discard(sink, classified)
                 delay = backoff_delay(attempt, retry_after=classified.retry_after)
