@@ -302,8 +302,9 @@ class StatusBar(Widget):
             fields.append(_Field("tokens", tokens, 7))
         if self.cost is not None or self.cost_unknown_calls:
             cost = format_cost(self.cost or 0.0, self.cost_unknown_calls)
-            # A lone "?" says nothing by itself: it is named, and the tooltip says why.
-            fields.append(_Field("cost", Text.assemble(("cost ", dim), cost), 8))
+            # A lone "?" says nothing by itself: it is named ("$" names the others), the tooltip says why.
+            label = ("cost ", dim) if cost.startswith("?") else ""
+            fields.append(_Field("cost", Text.assemble(label, cost), 8))
         return fields
 
     def _cost_tooltip(self) -> str | None:

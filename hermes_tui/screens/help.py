@@ -35,9 +35,11 @@ def matching_rows(rows: Sequence[tuple[str, str, str]], query: str) -> list[tupl
     return [row for row in rows if all(w in " ".join(row).lower() for w in words)]
 
 
-def key_column(rows: Sequence[tuple[str, str, str]]) -> int:
-    """The width of the key column: the longest key of all rows (filtered or not, so it never jumps)."""
-    return min(KEY_COLUMN_MAX, max((len(sanitize_display(key)) for _, key, _ in rows), default=0))
+def key_column(rows: Sequence[tuple[str, str, str]], screen_width: int) -> int:
+    """The width of the key column: the longest key of all rows (filtered or not, so it never jumps), at
+    most `KEY_COLUMN_MAX` and a third of a narrow screen (a longer key wraps in its column)."""
+    longest = max((len(sanitize_display(key)) for _, key, _ in rows), default=0)
+    return min(KEY_COLUMN_MAX, longest, max(10, (screen_width - 8) // 3))
 
 
 def help_line(key: str, text: str, width: int) -> Table:
@@ -87,7 +89,6 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, rows: Sequence[tuple[str, str, str]]) -> None:
         super().__init__()
         self._rows = list(rows)
-        self._key_width = key_column(self._rows)
         self.shown_rows: list[tuple[str, str, str]] = list(rows)
         """The rows the filter leaves shown."""
 
@@ -101,17 +102,28 @@ class HelpScreen(ModalScreen[None]):
                 "Esc closes · PageUp/PageDown scroll · /command runs it from the prompt", id="help-foot"
             )
 
+    @property
+    def _key_width(self) -> int:
+        return key_column(self._rows, self.app.size.width)
+
     def on_mount(self) -> None:
         self.query_one("#help-filter", Input).focus()
 
+    def on_resize(self) -> None:
+        """The key column follows the screen's width: the rows are laid out again."""
+        self._relist(self.query_one("#help-filter", Input).value)
+
     @on(Input.Changed, "#help-filter")
     def _filter(self, event: Input.Changed) -> None:
-        rows = self.shown_rows = matching_rows(self._rows, event.value)
+        self._relist(event.value)
+
+    def _relist(self, query: str) -> None:
+        rows = self.shown_rows = matching_rows(self._rows, query)
         listing = self.query_one("#help-list", OptionList)
         listing.clear_options()
         listing.add_options(_options(rows, self._key_width))
         empty = self.query_one("#help-empty", Static)
-        empty.update("" if rows else Text(f"Nothing matches {event.value!r}."))
+        empty.update("" if rows else Text(f"Nothing matches {query!r}."))
 
     def action_move(self, step: int) -> None:
         listing = self.query_one("#help-list", OptionList)

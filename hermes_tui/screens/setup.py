@@ -123,8 +123,8 @@ class SetupScreen(Screen[SetupChoice]):
         #setup-key-row, #setup-model-row {
             height: auto;
             margin-top: 1;
-            & Select { width: 24; }
-            & Input { width: 1fr; }
+            & Select { width: 1fr; min-width: 19; max-width: 24; }  /* narrow: the key field keeps room */
+            & Input { width: 2fr; }
             & Button { margin-left: 1; }
         }
         #setup-buttons {
