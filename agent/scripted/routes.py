@@ -22,7 +22,15 @@ from .faults import break_body, break_stream, error_response, pause
 from .plan import Plan
 from .request import Api, RecordedRequest
 from .scenario import Fault, ModelCall, Scenario
-from .server_kinds import hangs_up, model_card_extras, props, rejection, streams_nothing, tools_unseen
+from .server_kinds import (
+    hangs_up,
+    leaves_connection_dead,
+    model_card_extras,
+    props,
+    rejection,
+    streams_nothing,
+    tools_unseen,
+)
 from .wire import Abort, ChunkedWriter, Encoder, dumps
 from .wire_anthropic import AnthropicEncoder
 from .wire_bedrock import BedrockEncoder
@@ -220,6 +228,11 @@ class ScriptedHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         raw = self._read_body()
+        if getattr(self, "_connection_dead", False):
+            # llama-cpp-python after a stream that failed past its headers: the connection looked reusable,
+            # but the next request sent down it is dropped unanswered.
+            self.close_connection = True
+            return
         arrived = time.monotonic()  # before parsing and planning: a big scripted answer takes a while
         if path == TOKEN_PATH:
             self._answer_token(path, raw, arrived)
@@ -323,6 +336,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         ChunkedWriter(self.wfile).end()
+        self._connection_dead = leaves_connection_dead(owner.scenario)
         return True
 
     def end_headers(self) -> None:

@@ -22,6 +22,7 @@ from .scenario import ModelCall, Scenario
 __all__ = [
     "TOOLS_UNSEEN_TEXT",
     "hangs_up",
+    "leaves_connection_dead",
     "model_card_extras",
     "overflows",
     "props",
@@ -74,6 +75,13 @@ def streams_nothing(scenario: Scenario, body: dict[str, Any], raw: bytes) -> boo
         return False
     auto_tools = bool(body.get("tools")) and body.get("tool_choice") == "auto"
     return overflows(scenario, raw) or (scenario.server == "llama-cpp-python" and auto_tools)
+
+
+def leaves_connection_dead(scenario: Scenario) -> bool:
+    """True when an empty stream leaves its connection open but dead: llama-cpp-python's server, whose
+    stream failed after the headers, drops the next request sent down the same connection unanswered (the
+    client sees "Server disconnected without sending a response", or a reset)."""
+    return scenario.server == "llama-cpp-python"
 
 
 def hangs_up(scenario: Scenario, body: dict[str, Any], raw: bytes) -> bool:

@@ -343,18 +343,34 @@ class OpenAIChatTransport(SDKClientHolder):
         kwargs = untransformed(self.build_kwargs(request))
         whole = self.whole_with_tools and bool(request.tools)
         try:
-            return self._exchange(_unstreamed(kwargs) if whole else kwargs, request, sink, interrupt)
+            if whole:
+                return self._whole(kwargs, request, sink, interrupt)
+            return self._exchange(kwargs, request, sink, interrupt)
         except EmptyStreamError:
             if whole or not self.endpoint.is_local:
                 raise
+            hung_up = False
         except Exception as exc:
             if whole or not self.endpoint.is_local or not hung_up_without_response(exc):
                 raise
-            return self._exchange(_unstreamed(kwargs), request, sink, interrupt)  # the hang-up's reason
-        response = self._exchange(_unstreamed(kwargs), request, sink, interrupt)
-        if request.tools:
+            hung_up = True  # the hang-up's reason, said plainly when asked unstreamed
+        response = self._whole(kwargs, request, sink, interrupt)
+        if request.tools and not hung_up:
             self.whole_with_tools = True
         return response
+
+    def _whole(
+        self, kwargs: dict[str, Any], request: ModelRequest, sink: StreamSink, interrupt: threading.Event
+    ) -> ModelResponse:
+        """The request unstreamed; from a local server, once more if it hung up before any response: a
+        stream that failed after its headers (llama-cpp-python's empty stream) can leave its connection in
+        the client's pool, dead, and the next request sent down it is reset or dropped unanswered."""
+        try:
+            return self._exchange(_unstreamed(kwargs), request, sink, interrupt)
+        except Exception as exc:
+            if not self.endpoint.is_local or not hung_up_without_response(exc):
+                raise
+        return self._exchange(_unstreamed(kwargs), request, sink, interrupt)  # on a fresh connection
 
     def _exchange(
         self, kwargs: dict[str, Any], request: ModelRequest, sink: StreamSink, interrupt: threading.Event
