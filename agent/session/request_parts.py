@@ -97,8 +97,12 @@ def window_note(parts: RequestParts, window: int) -> str | None:
     when they leave most of it to the conversation)."""
     if window <= 0 or parts.fixed < window * FIXED_SHARE_WORTH_A_NOTE:
         return None
-    left = max(0, window - parts.fixed)
-    return (
-        f"This model's window is {window:,} tokens: {parts.fixed_parts(window)} go with every "
-        f"request, leaving about {format_tokens(left)} for the conversation. {FIX}"
+    left = window - parts.fixed
+    room = (
+        f"leaving about {format_tokens(left)} for the conversation"
+        if left > 0  # a server whose chat template leaves the tools out (llama-cpp-python's) counts less
+        else "by this estimate more than the window itself, unless the server's chat template leaves the "
+        "tools out"
     )
+    fixed = parts.fixed_parts(window)
+    return f"This model's window is {window:,} tokens: {fixed} go with every request, {room}. {FIX}"
