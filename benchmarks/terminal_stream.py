@@ -179,7 +179,7 @@ def history_calls(turns: int) -> list[dict[str, Any]]:
 def serve(scenario_path: str) -> int:
     """`--serve`: play the scenario; print the port, then one JSON line per request and per answer."""
     sys.path.insert(0, str(ROOT))
-    from agent.scripted import ScriptedServer
+    from scripted import ScriptedServer
 
     lock = threading.Lock()
 

@@ -7,13 +7,13 @@ import dataclasses
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 
 from hermes_tui import early_input, textual_compat
@@ -23,11 +23,14 @@ from hermes_tui.gc_policy import GcPolicy
 from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
-    from agent.api import ConfigProblem, LoadedSettings, ScriptedServer, ServerStatus, SessionStore, Settings
+    from textual.screen import Screen
+
+    from agent.api import ConfigProblem, LoadedSettings, ServerStatus, SessionStore, Settings
     from hermes_tui.mcp_service import McpChanged, McpService
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
     from hermes_tui.startup_snapshot import StartupSnapshot
+    from scripted import ScriptedServer
     from themes.apply import ThemeManager
 
 
@@ -46,6 +49,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
     COMMANDS: ClassVar = App.COMMANDS | {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        # As in a shell: the terminal restored, the process stopped, `fg` redraws it. The prompt holding
+        # text keeps Ctrl+Z for undo (`PromptInput.check_action`).
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False),
     ]
 
     settings: Settings
@@ -82,6 +88,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._store = store
         self.gc_policy = GcPolicy()
         """The garbage collector's one owner: startup, turns, paging, rest (`hermes_tui.gc_policy`)."""
+        from agent.api import serve_collector
+
+        serve_collector(self.gc_policy.burst)  # the engine's bursts (`agent.core.collector`)
         self.first_frame = FirstFrame(self.call_later)
         """What waits for the first frame on the terminal (`hermes_tui.first_frame`)."""
         self.key_order = KeyOrder(self, self._deliver_input)
@@ -138,6 +147,18 @@ class HermesApp(textual_compat.FrameSignal[int]):
             if finish is not None:
                 await finish()
         self.exit(0)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette's entries beside the slash commands: only what the app does its own way. Textual's
+        Screenshot saved through `deliver_screenshot` (to ~/Downloads, "Failed to save screenshot" where
+        there is none), its Theme listed Textual's themes and saved nothing (`/theme` is ours), and its
+        Keys and Maximize panels were a second, different help (F1 is ours). No Quit: it sorted first, so
+        Ctrl+P then Enter quit (Ctrl+Q and `/quit` are there)."""
+        yield SystemCommand(
+            "Screenshot",
+            "Save an SVG picture of the screen (in the working directory, else $HERMES_HOME/screenshots)",
+            lambda: self.set_timer(0.1, self.action_screenshot),  # once the palette has closed
+        )
 
     async def on_event(self, event: events.Event) -> None:
         if self.key_order.takes(event):
@@ -437,7 +458,7 @@ def _demo_starter(
     servers: list[ScriptedServer] = []
 
     def start_demo() -> Settings:
-        from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+        from scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
         if not servers:
             servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))

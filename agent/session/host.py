@@ -61,6 +61,7 @@ class TurnHost(Protocol):
     images_shrunk: bool  # a provider refused an image as too large: they go smaller from now on
     window_noted: bool  # a small known window's share taken by the tools and the prompt was said (per model)
     wire_nudge: list[dict[str, Any]]  # wire-only turns asking again after an empty reply
+    last_exit: str | None  # why the last turn ended (a resumed session's too): an interrupt is told
 
     @property
     def context_window(self) -> int: ...

@@ -107,6 +107,7 @@ class Session:
         self._shared_budget = budget
         self.budget = budget or IterationBudget(settings.max_iterations)
         self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
+        self.last_exit: str | None = None  # why the last turn ended (a resumed session's too)
         self.compressor = Compressor(
             self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
         )
@@ -198,6 +199,7 @@ class Session:
         self.session_id = info.id
         self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
+        self.last_exit = info.exit_reason
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
-from agent.scripted import ScriptedServer
 from agent.transports.served_window import window_from_models, window_from_props
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 
@@ -60,7 +60,7 @@ def test_a_tool_calling_turn_completes_against_llama_cpp_python(hermes_home: Pat
 def test_the_scripted_llama_cpp_python_hides_tools_sent_without_a_choice() -> None:
     import httpx
 
-    from agent.scripted.server_kinds import TOOLS_UNSEEN_TEXT
+    from scripted.server_kinds import TOOLS_UNSEEN_TEXT
 
     tool = {"type": "function", "function": {"name": "x", "parameters": {"type": "object"}}}
     calls = [{"tool_calls": [{"name": "x", "arguments": {}}]}]
