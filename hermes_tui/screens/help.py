@@ -109,10 +109,6 @@ class HelpScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#help-filter", Input).focus()
 
-    def on_resize(self) -> None:
-        """The key column follows the screen's width: the rows are laid out again."""
-        self._relist(self.query_one("#help-filter", Input).value)
-
     @on(Input.Changed, "#help-filter")
     def _filter(self, event: Input.Changed) -> None:
         self._relist(event.value)
