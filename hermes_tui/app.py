@@ -436,19 +436,20 @@ def prewarm_model_client(settings: Settings) -> None:
     `SDKClientHolder.prewarm`). Quiet on failure: a bad configuration is reported by the first request."""
     from agent.api import prewarm_engine
 
-    prewarm_engine(settings)  # the transport's client, the turn's lazy modules, tool schemas, prices
-    try:
-        # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements): kept
-        # off the first frame, loaded here instead.
-        from widgets.markdown_view.blocks import BlockDocument
-        from widgets.markdown_view.rich_elements import warm_lexers
+    # What this imports and builds lives as long as the process, like what the first frame froze: made
+    # without the collector's passes over it, then frozen.
+    with GcPolicy.warming():
+        prewarm_engine(settings)  # the turn's lazy modules, the transport's client, tool schemas, prices
+        try:
+            # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements):
+            # kept off the first frame, loaded here instead.
+            from widgets.markdown_view.blocks import BlockDocument
+            from widgets.markdown_view.rich_elements import warm_lexers
 
-        BlockDocument("warm").update()  # builds the shared markdown-it parser
-        warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
-    except Exception:
-        pass
-    # What this imported and built lives as long as the process, like what the first frame froze.
-    GcPolicy.freeze_survivors()
+            BlockDocument("warm").update()  # builds the shared markdown-it parser
+            warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
+        except Exception:
+            pass
 
 
 def _demo_starter(

@@ -248,6 +248,21 @@ def test_only_the_policy_module_drives_the_collector() -> None:
     assert collector_uses(owner.read_text(encoding="utf-8"))  # the scan sees the calls where they are
 
 
+def test_the_prewarm_spaces_out_young_passes_and_freezes_what_it_made() -> None:
+    """`warming`: the thresholds only (on/off stays with pause and resume), restored after, even on error."""
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), GcPolicy.warming():
+        assert gc.get_threshold() == (GcPolicy.WARMING_THRESHOLD, *before[1:])
+        assert gc.isenabled()
+        made = [object()]
+        raise RuntimeError("a failed warm-up")
+    try:
+        assert gc.get_threshold() == before
+        assert not any(o is made for o in gc.get_objects())  # frozen: no pass scans it
+    finally:
+        gc.unfreeze()
+
+
 def test_the_scan_sees_every_way_to_reach_the_collector() -> None:
     source = """
 import gc

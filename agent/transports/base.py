@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from agent.config.reasoning import Reasoning
 from agent.core.errors import InterruptedByUser, StaleStreamError
 from agent.core.messages import ToolCall, Usage
+from agent.core.prebuilt import Prebuilt
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.think_scrubber import ThinkScrubber
 
@@ -205,10 +206,10 @@ def complete_once(
                 pass
 
 
-_PREWARMED: dict[tuple[Any, ...], Any] = {}
+_PREWARMED: Prebuilt[tuple[Any, ...], Any] = Prebuilt()
 """SDK clients built ahead of time, by configuration; the first transport with that configuration takes its
-client from here instead of paying for the import and the construction on the first request."""
-_PREWARMED_LOCK = threading.Lock()
+client from here (waiting for one still being built) instead of paying for the import and the construction
+on the first request."""
 
 
 WRITE_TIMEOUT = 60.0
@@ -274,28 +275,20 @@ class SDKClientHolder:
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
-                with _PREWARMED_LOCK:
-                    self._client = _PREWARMED.pop(self._client_key(), None)
-                if self._client is None:
-                    self._client = self._create_client()
+                self._client = _PREWARMED.take(self._client_key(), self._create_client)
             return self._client
 
     def prewarm(self) -> None:
         """Import the SDK and build a client for this configuration now (call it off the UI thread, after
         the first frame): the first transport with the same configuration then sends its first request
-        without waiting for either (`import anthropic` alone takes over a second)."""
-        key = self._client_key()
-        with _PREWARMED_LOCK:
-            if key in _PREWARMED:
-                return
+        without waiting for either (`import anthropic` alone takes over a second), or, when Enter came
+        first, waits for this one instead of building a second beside it."""
+        _PREWARMED.build(self._client_key(), self._warmed_client)
+
+    def _warmed_client(self) -> Any:
         client = self._create_client()
         self._warm_client(client)
-        with _PREWARMED_LOCK:
-            spare = _PREWARMED.get(key)
-            if spare is None:
-                _PREWARMED[key] = client
-        if spare is not None:
-            client.close()
+        return client
 
     def stale_timeout_for(self, request: ModelRequest) -> float:
         """The endpoint's stale-stream timeout, longer for a large request (its prefill takes longer)."""
