@@ -71,12 +71,16 @@ class HermesApp(textual_compat.FrameSignal[int]):
         first_message: str | None = None,
         reload_settings: Callable[[], LoadedSettings] | None = None,
         images: Sequence[str] = (),
+        demo: bool = False,
     ) -> None:
         super().__init__()
         textual_compat.install()  # every workaround of Textual's faults, or none (before the driver reads)
         self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
+        self.demo = demo
+        """The chat talks to the built-in demo (`--demo`, or the setup screen's button): its welcome says
+        what to do, and the exit hint continues it with `--demo` (without it the setup screen opens)."""
         self.resume_id = resume_id
         self.open_sessions = open_sessions
         self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
@@ -275,6 +279,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
     def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
+            self.demo = True
             self._open_chat()
         elif choice == "configured":
             self._start_configured()
@@ -312,6 +317,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
             flavour=self.theme_manager.spec,
             first_message=self.first_message,
             images=self.images,
+            demo=self.demo,
         )
         self.first_message = None
         self.images = ()
@@ -519,7 +525,8 @@ def resume_hint(app: HermesApp) -> str:
     if agent is None or not agent.session_id or not agent.messages:
         return ""
     session = agent.session_id
-    return f"hermes-tui: session {session} saved · continue it with: hermes-tui -c (or -r {session})"
+    demo = " --demo" if app.demo else ""  # the demo's session goes on with the demo, not the setup screen
+    return f"hermes-tui: session {session} saved · continue it with: hermes-tui{demo} -c (or -r {session})"
 
 
 def run_fast_app(
@@ -544,6 +551,7 @@ def run_fast_app(
             first_message=_first_message(args),
             reload_settings=load_settings,
             images=_images(args),
+            demo=bool(args.demo),
         )
         stack.callback(app.close_store)  # the app opened it (`_finish_fast_start`)
         return _run(app)
@@ -597,5 +605,6 @@ def run_app(
             first_message=_first_message(args),
             reload_settings=reload_settings,
             images=_images(args),
+            demo=bool(args.demo),
         )
         return _run(app)

@@ -285,8 +285,25 @@ class StatusBar(Widget):
             )
             fields.append(_Field("tokens", tokens, 7))
         if usage.cost is not None or usage.unknown_calls:
-            fields.append(_Field("cost", Text(format_cost(usage.cost or 0.0, usage.unknown_calls)), 8))
+            cost = format_cost(usage.cost or 0.0, usage.unknown_calls)
+            # A lone "?" says nothing by itself: it is named ("$" names the others), the tooltip says why.
+            label = ("cost ", dim) if cost.startswith("?") else ""
+            fields.append(_Field("cost", Text.assemble(label, cost), 8))
         return fields
+
+    def _cost_tooltip(self) -> str | None:
+        """Why the cost shows a "?" (on hover); None when every call was priced."""
+        calls = self.usage.unknown_calls
+        if not calls:
+            return None
+        which = "1 call" if calls == 1 else f"{calls:,} calls"
+        why = (
+            f"{which} of this session had no known price (a local model, or one the price table does not "
+            "list)"
+        )
+        if self.usage.cost:
+            why += f": the cost is at least {format_cost(self.usage.cost)}"
+        return why + ". /usage shows the details."
 
     _LEFT_ORDER: ClassVar[tuple[str, ...]] = (
         "model",
@@ -342,8 +359,9 @@ class StatusBar(Widget):
         return [f.key for f in self._fit(width if width is not None else self.content_size.width)]
 
     def _fit(self, width: int) -> list[_Field]:
-        """Make the line fit `width`: drop optional fields (least important first), then shorten the model
-        name, then drop the percentage, then shorten the model name further. Busy state and YOLO stay."""
+        """Make the line fit `width`: drop optional fields (least important first), then the key hint, then
+        shorten the model name, then drop the percentage, then shorten the model name further. Busy state
+        and YOLO stay."""
         fields = self._fields()
 
         def too_wide() -> bool:
@@ -353,6 +371,8 @@ class StatusBar(Widget):
             if not too_wide():
                 break
             fields.remove(field)
+        if too_wide():  # the queue's keys are also above the prompt: they go before the model is cut
+            fields[:] = [f for f in fields if f.key != "hint"]
         self._shorten_model(fields, width, minimum=12)
         if too_wide():
             fields[:] = [f for f in fields if f.key != "percent"]
@@ -367,5 +387,7 @@ class StatusBar(Widget):
             model.text.truncate(max(minimum, model.text.cell_len - overflow), overflow="ellipsis")
 
     def render(self) -> Text:
+        if (tooltip := self._cost_tooltip()) != self.tooltip:
+            self.tooltip = tooltip
         width = self.content_size.width or self.size.width
         return self._line(self._fit(width), width)

@@ -39,7 +39,7 @@ from hermes_tui.chat.questions import QuestionPresenter
 from hermes_tui.chat.session import SessionService
 from hermes_tui.chat.shell import ShellRunner
 from hermes_tui.chat.turn_view import TurnView
-from hermes_tui.chat.view import ScreenEngine, ScreenView, redirect_typing, welcome_line
+from hermes_tui.chat.view import DEMO_CUE, ScreenEngine, ScreenView, redirect_typing, welcome_line
 from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands, skill_or_unknown
@@ -110,9 +110,11 @@ class ChatScreen(ChatLayout):
         flavour: ThemeSpec | None = None,
         first_message: str | None = None,
         images: Sequence[str] = (),
+        demo: bool = False,
     ) -> None:
         super().__init__()
         textual_compat.install()  # the fixes for the transcript's widgets, imported with this screen
+        self._demo = demo
         self._first_message = first_message
         self._first_images = tuple(images)  # `--image FILE`: attached before the first message
         self.store = store
@@ -244,6 +246,8 @@ class ChatScreen(ChatLayout):
 
     def _welcome(self) -> None:
         self.transcript.add_notice("info", welcome_line(self.settings.model, str(self.settings.cwd)))
+        if self._demo:
+            self.transcript.add_notice("info", DEMO_CUE)
 
     def on_unmount(self) -> None:
         self.bridge.close()

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from widgets.prompt_input import PromptInput
     from widgets.transcript import Transcript
 
-__all__ = ["ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
+__all__ = ["DEMO_CUE", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
 
 
 class ScreenView:
@@ -240,6 +240,13 @@ def redirect_typing(
     event.stop()
     prompt.focus()
     prompt.insert(event.character)
+
+
+DEMO_CUE = (
+    "This is the demo: a scripted model on this machine (no key, no network) plays one turn with tools, a "
+    "question and an approval. Type anything, say hi, and press Enter."
+)
+"""The demo's second welcome line: an empty prompt alone does not say that typing starts the tour."""
 
 
 def welcome_line(model: str, cwd: str) -> str:

@@ -355,6 +355,7 @@ async def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -
                 pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
             )
             assert screen.settings.model == "hermes-demo"
+            await wait_for(pilot, lambda: "say hi, and press Enter" in screen_text(app), what="the cue")
 
 
 async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_path: Path) -> None:

@@ -84,6 +84,8 @@ async def test_a_fast_start_that_finds_no_provider_shows_the_setup_screen(tmp_pa
         await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="the setup screen")
         assert not any(isinstance(screen, StartingScreen) for screen in app.screen_stack)
         assert app.key_order.pending == 0  # nothing held: the setup screen takes keys as they come
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "setup-demo"  # `d` / `q` are keys, not text
 
 
 async def test_a_store_that_cannot_open_ends_a_fast_start_with_one_line(tmp_path: Path) -> None:
