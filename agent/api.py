@@ -77,6 +77,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolProgress",
         "ToolStarted",
         "TurnFinished",
+        "TurnStarted",
         "UsageUpdated",
     ),
     "agent.core.messages": ("Message", "ToolCall", "Usage"),
@@ -263,6 +264,7 @@ __all__ = [
     "ToolsetStatus",
     "TurnFinished",
     "TurnResult",
+    "TurnStarted",
     "Usage",
     "UsageReport",
     "UsageUpdated",
@@ -402,6 +404,7 @@ if TYPE_CHECKING:
         ToolProgress,
         ToolStarted,
         TurnFinished,
+        TurnStarted,
         UsageUpdated,
     )
     from agent.core.exit_reasons import is_success, reply_marker

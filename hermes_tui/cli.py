@@ -97,6 +97,13 @@ def build_parser() -> _Parser:
         help="run one turn without the TUI and print the answer ('-' reads the prompt from stdin)",
     )
     p.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="with -z: text (the answer), json (one result object at the end) or stream-json (one JSON "
+        "event per line as the turn runs, as Claude Code's; see docs/headless.md)",
+    )
+    p.add_argument(
         "--image",
         action="append",
         default=[],
@@ -216,6 +223,9 @@ def _run(argv: list[str]) -> int:
         cron, after = cron_action(after)
     argv = before + after
     args = parser.parse_args(argv)
+    if args.output_format != "text" and args.prompt is None:
+        print("hermes-tui: --output-format is for -z PROMPT (the TUI shows the turn itself)", file=sys.stderr)
+        return 2
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
     from agent.api import ProfileError, profile_home

@@ -68,7 +68,8 @@ def _answer(text: str, out: TextIO) -> None:
 
 
 if TYPE_CHECKING:
-    from agent.api import SessionStoreProtocol
+    from agent.api import SessionStoreProtocol, TurnResult
+    from hermes_tui.headless_json import JsonEvents
 
 FAILURE_CHARS = 200
 
@@ -92,8 +93,9 @@ def _failure_reason(result: str) -> str:
 class HeadlessUI:
     interactive = False  # nobody answers: MCP elicitation is declined, sampling runs as in Hermes
 
-    def __init__(self, err: TextIO | None = None) -> None:
+    def __init__(self, err: TextIO | None = None, json_events: JsonEvents | None = None) -> None:
         self.err = err if err is not None else sys.stderr  # the stderr of the moment, not of import time
+        self.json_events = json_events  # --output-format json|stream-json: the trace is on stdout as JSON
         self._lock = threading.Lock()
         self._summaries: dict[str, str] = {}
 
@@ -102,6 +104,10 @@ class HeadlessUI:
             _say(text, self.err)
 
     def on_event(self, event: AgentEvent) -> None:
+        if self.json_events is not None:
+            self.json_events.on_event(event)
+            if isinstance(event, (ToolStarted, ToolFinished)):
+                return  # in the JSON already; stderr keeps the notices for whoever watches the run
         if isinstance(event, ToolStarted):
             self._summaries[event.call_id] = event.summary
         elif isinstance(event, ToolFinished):
@@ -118,6 +124,8 @@ class HeadlessUI:
         return None
 
     def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        if self.json_events is not None:
+            self.json_events.approval_denied(request, "headless; use --yolo to allow")
         self._line(
             f"┊ denied (headless; use --yolo to allow): {request.command} — {', '.join(request.reasons)}"
         )
@@ -190,12 +198,29 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         for status in mcp.status() if mcp is not None else []:
             if status.state in ("failed", "invalid"):
                 _say(f"hermes-tui: MCP server '{status.name}': {status.error}")
+        events = None
+        if getattr(args, "output_format", "text") != "text":
+            from hermes_tui.headless_json import JsonEvents
+
+            events = JsonEvents(
+                sys.stdout,
+                streaming=args.output_format == "stream-json",
+                model=settings.model,
+                cwd=str(settings.cwd),
+                tools=[],
+                mcp_servers=[
+                    {"name": status.name, "status": status.state} for status in (mcp.status() if mcp else [])
+                ],
+                permission_mode="bypassPermissions" if settings.yolo else "dontAsk",
+            )
         try:
-            agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
+            agent = Agent(settings, ui=HeadlessUI(json_events=events), store=store, source="headless")
         except KeyboardInterrupt:  # the user's Ctrl+C while plugins load (a plugin's own is contained)
             _say("hermes-tui: interrupted")
             return 130
         stack.callback(agent.close)
+        if events is not None:
+            events.tools = sorted(agent.toolsets.active_names())
         stack.callback(_stop_background, store)
         if args.continue_last or args.resume:
             from hermes_tui.resume_lookup import session_to_resume
@@ -245,24 +270,32 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         finally:
             signal.signal(signal.SIGINT, previous)
         terminated = received()
-        if terminated is not None:
-            with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        code, detail = _outcome(result, terminated)
+        # After SIGHUP the terminal may be gone: nothing left to write to is not an error then.
+        with contextlib.suppress(OSError) if terminated is not None else contextlib.nullcontext():
+            if events is not None:
+                events.result(result, exit_code=code, error=detail)
+            else:
                 _answer(result.final_text, sys.stdout)
-                _say(f"hermes-tui: stopped by {signal.Signals(terminated).name}")
-            return 128 + terminated
-        _answer(result.final_text, sys.stdout)
-        if is_success(result.exit_reason):
-            return 0
-        if result.exit_reason == "interrupted":
-            _say("hermes-tui: interrupted")
-            return 130
-        detail = result.error.user_line() if result.error else result.exit_reason
-        if result.final_text and reply_marker(result.exit_reason):
-            # What streamed before the call failed for good is on stdout as it came (a pipe gets exactly
-            # the text); this line says it is partial, never passed off as whole.
-            detail += " (the reply printed is partial)"
-        _say(f"hermes-tui: {detail}")
-        return 1
+            if detail:
+                _say(f"hermes-tui: {detail}")
+        return code
+
+
+def _outcome(result: TurnResult, terminated: int | None) -> tuple[int, str | None]:
+    """The exit code of a finished turn and the one line saying why it is not 0 (None when it is)."""
+    if terminated is not None:
+        return 128 + terminated, f"stopped by {signal.Signals(terminated).name}"
+    if is_success(result.exit_reason):
+        return 0, None
+    if result.exit_reason == "interrupted":
+        return 130, "interrupted"
+    detail = result.error.user_line() if result.error else result.exit_reason
+    if result.final_text and reply_marker(result.exit_reason):
+        # What streamed before the call failed for good is on stdout as it came (a pipe gets exactly
+        # the text); this line says it is partial, never passed off as whole.
+        detail += " (the reply printed is partial)"
+    return 1, detail
 
 
 def _stop_background(store: SessionStoreProtocol) -> None:
