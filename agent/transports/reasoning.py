@@ -36,6 +36,7 @@ __all__ = [
     "anthropic_fields",
     "chat_fields",
     "chat_replay",
+    "chat_sends_reasoning",
     "responses_fields",
     "supports_adaptive_thinking",
 ]
@@ -186,6 +187,14 @@ def chat_fields(endpoint: Endpoint, reasoning: Reasoning | None) -> tuple[dict[s
         elif effort:
             top["reasoning_effort"] = effort
     return body, top
+
+
+def chat_sends_reasoning(endpoint: Endpoint, reasoning: Reasoning) -> bool:
+    """Whether a chat-completions request to `endpoint` carries `reasoning` in any form. Hermes sends none
+    to an unnamed endpoint (a bare base URL: it labels it `openrouter` and gates reasoning on the host), so
+    neither do we, and the status bar claims no level there."""
+    body, top = chat_fields(endpoint, reasoning)
+    return bool(body or top)
 
 
 def chat_replay(messages: list[dict[str, Any]], endpoint: Endpoint) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ def reasoning(ctx: CommandContext, arg: str) -> None:
     word = " ".join(words).strip().lower()
     settings = ctx.session.settings
     if not word:
-        level = settings.reasoning_label or "the provider's default"
+        level = settings.reasoning_unsent or settings.reasoning_label or "the provider's default"
         shown = "shown" if ctx.transcript.show_reasoning else "hidden"
         ctx.transcript.add_notice("info", f"Reasoning effort: {level}; reasoning {shown}. {_USAGE}")
         return
@@ -41,6 +41,11 @@ def reasoning(ctx: CommandContext, arg: str) -> None:
     settings = ctx.session.update_settings(reasoning_choice=chosen)
     ctx.status.set_reasoning(settings.reasoning_label)
     saved = _save(ctx, "reasoning_effort", chosen) if save else " (this session; --global saves it)"
+    if settings.reasoning_unsent:  # a bare base URL takes no reasoning field (as in Hermes): say so
+        ctx.transcript.add_notice(
+            "warn", f"Reasoning effort {chosen}{saved}, but {settings.reasoning_unsent}."
+        )
+        return
     ctx.transcript.add_notice("info", f"Reasoning effort {chosen} from the next model call{saved}.")
 
 
