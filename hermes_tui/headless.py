@@ -93,9 +93,13 @@ def _failure_reason(result: str) -> str:
 class HeadlessUI:
     interactive = False  # nobody answers: MCP elicitation is declined, sampling runs as in Hermes
 
-    def __init__(self, err: TextIO | None = None, json_events: JsonEvents | None = None) -> None:
+    def __init__(
+        self, err: TextIO | None = None, json_events: JsonEvents | None = None, *, quiet: bool = False
+    ) -> None:
         self.err = err if err is not None else sys.stderr  # the stderr of the moment, not of import time
-        self.json_events = json_events  # --output-format json|stream-json: the trace is on stdout as JSON
+        self.json_events = json_events  # the run's JSON (stdout with --output-format, --usage-file's totals)
+        # No tool trace on stderr: -Q, or the trace is on stdout as JSON.
+        self.quiet = quiet or (json_events is not None and json_events.out is not None)
         self._lock = threading.Lock()
         self._summaries: dict[str, str] = {}
 
@@ -106,8 +110,8 @@ class HeadlessUI:
     def on_event(self, event: AgentEvent) -> None:
         if self.json_events is not None:
             self.json_events.on_event(event)
-            if isinstance(event, (ToolStarted, ToolFinished)):
-                return  # in the JSON already; stderr keeps the notices for whoever watches the run
+        if self.quiet and isinstance(event, (ToolStarted, ToolFinished)):
+            return  # stderr keeps the notices for whoever watches the run
         if isinstance(event, ToolStarted):
             self._summaries[event.call_id] = event.summary
         elif isinstance(event, ToolFinished):
@@ -201,11 +205,12 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             if status.state in ("failed", "invalid"):
                 _say(f"hermes-tui: MCP server '{status.name}': {status.error}")
         events = None
-        if getattr(args, "output_format", "text") != "text":
+        structured = getattr(args, "output_format", "text") != "text"
+        if structured or getattr(args, "usage_file", None):
             from hermes_tui.headless_json import JsonEvents
 
             events = JsonEvents(
-                sys.stdout,
+                sys.stdout if structured else None,
                 streaming=args.output_format == "stream-json",
                 model=settings.model,
                 cwd=str(settings.cwd),
@@ -216,11 +221,17 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 permission_mode="bypassPermissions" if settings.yolo else "dontAsk",
             )
         try:
-            agent = Agent(settings, ui=HeadlessUI(json_events=events), store=store, source="headless")
+            ui = HeadlessUI(json_events=events, quiet=getattr(args, "quiet", False))
+            agent = Agent(settings, ui=ui, store=store, source="headless")
         except KeyboardInterrupt:  # the user's Ctrl+C while plugins load (a plugin's own is contained)
             _say("hermes-tui: interrupted")
             return 130
         stack.callback(agent.close)
+        if getattr(args, "toolsets", None):  # -t names a toolset that does not exist: say which, run nothing
+            unknown = [p for p in agent.toolsets.problems() if p.startswith("toolsets:")]
+            if unknown:
+                _say(f"hermes-tui: -t/--toolsets: {'; '.join(p.removeprefix('toolsets: ') for p in unknown)}")
+                return 2
         if events is not None:
             events.tools = sorted(agent.toolsets.active_names())
         stack.callback(_stop_background, store)
@@ -276,12 +287,26 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         # After SIGHUP the terminal may be gone: nothing left to write to is not an error then.
         with contextlib.suppress(OSError) if terminated is not None else contextlib.nullcontext():
             if events is not None:
-                events.result(result, exit_code=code, error=detail)
-            else:
+                report = events.result(result, exit_code=code, error=detail)
+                if args.usage_file:
+                    _write_usage_file(Path(args.usage_file), events.usage_report(report, settings.provider))
+            if events is None or events.out is None:
                 _answer(result.final_text, sys.stdout)
             if detail:
                 _say(f"hermes-tui: {detail}")
         return code
+
+
+def _write_usage_file(path: Path, report: dict[str, object]) -> None:
+    """`--usage-file`: a write that fails is one line; it never changes the run's exit code (as Hermes)."""
+    from agent.api import atomic_write_text
+
+    try:
+        path = path.expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(report, indent=2) + "\n")
+    except OSError as exc:
+        _say(f"hermes-tui: --usage-file {path}: {exc.strerror or exc}")
 
 
 def _outcome(result: TurnResult, terminated: int | None) -> tuple[int, str | None]:

@@ -65,7 +65,7 @@ class JsonEvents:
 
     def __init__(
         self,
-        out: TextIO,
+        out: TextIO | None,
         *,
         streaming: bool,
         model: str,
@@ -93,7 +93,7 @@ class JsonEvents:
         self._lock = threading.Lock()
 
     def emit(self, event: dict[str, Any]) -> None:
-        if not self.streaming and event.get("type") != "result":
+        if self.out is None or (not self.streaming and event.get("type") != "result"):
             return
         line = json.dumps(event, ensure_ascii=False)
         with self._lock:
@@ -226,7 +226,9 @@ class JsonEvents:
             }
         )
 
-    def result(self, turn: TurnResult | None, *, exit_code: int, error: str | None, text: str = "") -> None:
+    def result(
+        self, turn: TurnResult | None, *, exit_code: int, error: str | None, text: str = ""
+    ) -> dict[str, Any]:
         """The last object: `is_error` is true exactly when the exit code is not 0."""
         exit_reason = turn.exit_reason if turn is not None else "error"
         if exit_code == 0:
@@ -253,3 +255,28 @@ class JsonEvents:
         if error:
             event["error"] = error
         self.emit(event)
+        return event
+
+    def usage_report(self, result: dict[str, Any], provider: str) -> dict[str, Any]:
+        """`--usage-file`'s report, in Hermes' field names (its `hermes_cli/oneshot.py`), from the result."""
+        usage = result["usage"] or {}
+        cost = result["total_cost_usd"]
+        report: dict[str, Any] = {
+            "estimated_cost_usd": cost,
+            "cost_status": "unknown" if cost is None else ("partial" if self.unpriced_calls else "estimated"),
+            "input_tokens": usage.get("input_tokens"),
+            "output_tokens": usage.get("output_tokens"),
+            "cache_read_tokens": usage.get("cache_read_input_tokens"),
+            "cache_write_tokens": usage.get("cache_creation_input_tokens"),
+            "reasoning_tokens": usage.get("reasoning_tokens"),
+            "total_tokens": (usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0),
+            "api_calls": result["num_turns"],
+            "model": self.model,
+            "provider": provider,
+            "session_id": result["session_id"],
+            "completed": result["exit_reason"] == "completed",
+            "failed": result["is_error"],
+        }
+        if result.get("error"):
+            report["failure"] = result["error"]
+        return report

@@ -480,3 +480,77 @@ def test_stream_json_lists_a_refused_command(hermes_home: Path, tmp_path: Path) 
 def test_output_format_needs_a_headless_prompt(hermes_home: Path, tmp_path: Path) -> None:
     proc = _run(["--output-format", "json"], tmp_path, hermes_home)
     assert proc.returncode == 2 and "--output-format is for -z" in proc.stderr
+
+
+def _two_tools_then_text(tmp_path: Path) -> Path:
+    scenario = tmp_path / "budget.yaml"
+    scenario.write_text(
+        "name: budget\ncalls:\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo one'}, id: t1}]\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo two'}, id: t2}]\n"
+        "  - {text: 'Summary: ran two commands.'}\n"
+    )
+    return scenario
+
+
+def test_max_turns_stops_after_n_calls_with_the_summary_and_writes_the_usage_file(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    usage = tmp_path / "out" / "usage.json"
+    args = ["-q", "work", "--scenario", str(_two_tools_then_text(tmp_path)), "--max-turns", "1", "--yolo"]
+    proc = _run([*args, "--usage-file", str(usage)], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "budget exhausted (1/1)" in proc.stderr and "echo two" not in proc.stderr
+    report = json.loads(usage.read_text())
+    assert report["api_calls"] == 1 and report["failed"] is False and report["completed"] is False
+    assert report["input_tokens"] > 0 and report["model"] and report["session_id"]
+    assert "estimated_cost_usd" in report
+
+
+def test_a_failed_run_still_writes_the_usage_file(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "auth.yaml"
+    scenario.write_text(
+        "name: auth\ncalls:\n  - fault: {status: 401, message: 'Incorrect API key provided'}\n"
+    )
+    usage = tmp_path / "usage.json"
+    proc = _run(["-z", "hi", "--scenario", str(scenario), "--usage-file", str(usage)], tmp_path, hermes_home)
+    assert proc.returncode == 1
+    report = json.loads(usage.read_text())
+    assert report["failed"] is True and "API key was rejected" in report["failure"]
+
+
+def test_quiet_leaves_out_the_tool_trace(hermes_home: Path, tmp_path: Path) -> None:
+    args = [
+        "--query",
+        "work",
+        "-Q",
+        "--scenario",
+        str(_two_tools_then_text(tmp_path)),
+        "--yolo",
+        "--checkpoints",
+    ]
+    proc = _run(args, tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Summary: ran two commands."
+    assert "┊ terminal" not in proc.stderr
+
+
+def test_toolsets_flag_chooses_the_tools_and_names_an_unknown_one(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "hi.yaml"
+    scenario.write_text("name: hi\ncalls:\n  - text: hello\n")
+    base = ["-z", "hi", "--scenario", str(scenario), "--output-format", "stream-json"]
+    proc = _run([*base, "-t", "file"], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    tools = _json_lines(proc.stdout)[0]["tools"]
+    assert "read_file" in tools and "terminal" not in tools  # type: ignore[operator]
+    proc = _run([*base, "--toolsets", "file,nosuch"], tmp_path, hermes_home)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "-t/--toolsets: unknown toolset 'nosuch'" in proc.stderr
+
+
+def test_flags_that_cannot_be_honoured_are_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    proc = _run(["-z", "hi", "--demo", "--skills", "review"], tmp_path, hermes_home)
+    assert proc.returncode == 2 and "--skills" in proc.stderr and "/SKILL-NAME" in proc.stderr
+    for flags in (["-Q"], ["--usage-file", "u.json"]):
+        proc = _run(flags, tmp_path, hermes_home)
+        assert proc.returncode == 2 and "is for -z PROMPT" in proc.stderr, flags
