@@ -25,11 +25,12 @@ from hermes_tui.key_order import KeyOrder
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from agent.api import ConfigProblem, LoadedSettings, ScriptedServer, ServerStatus, SessionStore, Settings
+    from agent.api import ConfigProblem, LoadedSettings, ServerStatus, SessionStore, Settings
     from hermes_tui.mcp_service import McpChanged, McpService
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
     from hermes_tui.startup_snapshot import StartupSnapshot
+    from scripted import ScriptedServer
     from themes.apply import ThemeManager
 
 
@@ -83,6 +84,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._store = store
         self.gc_policy = GcPolicy()
         """The garbage collector's one owner: startup, turns, paging, rest (`hermes_tui.gc_policy`)."""
+        from agent.api import serve_collector
+
+        serve_collector(self.gc_policy.burst)  # the engine's bursts (`agent.core.collector`)
         self.first_frame = FirstFrame(self.call_later)
         """What waits for the first frame on the terminal (`hermes_tui.first_frame`)."""
         self.key_order = KeyOrder(self, self._deliver_input)
@@ -426,19 +430,20 @@ def prewarm_model_client(settings: Settings) -> None:
     `SDKClientHolder.prewarm`). Quiet on failure: a bad configuration is reported by the first request."""
     from agent.api import prewarm_engine
 
-    prewarm_engine(settings)  # the transport's client, the turn's lazy modules, tool schemas, prices
-    try:
-        # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements): kept
-        # off the first frame, loaded here instead.
-        from widgets.markdown_view.blocks import BlockDocument
-        from widgets.markdown_view.rich_elements import warm_lexers
+    # What this imports and builds lives as long as the process, like what the first frame froze: made
+    # without the collector's passes over it, then frozen.
+    with GcPolicy.warming():
+        prewarm_engine(settings)  # the turn's lazy modules, the transport's client, tool schemas, prices
+        try:
+            # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements):
+            # kept off the first frame, loaded here instead.
+            from widgets.markdown_view.blocks import BlockDocument
+            from widgets.markdown_view.rich_elements import warm_lexers
 
-        BlockDocument("warm").update()  # builds the shared markdown-it parser
-        warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
-    except Exception:
-        pass
-    # What this imported and built lives as long as the process, like what the first frame froze.
-    GcPolicy.freeze_survivors()
+            BlockDocument("warm").update()  # builds the shared markdown-it parser
+            warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
+        except Exception:
+            pass
 
 
 def _demo_starter(
@@ -448,7 +453,7 @@ def _demo_starter(
     servers: list[ScriptedServer] = []
 
     def start_demo() -> Settings:
-        from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+        from scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
         if not servers:
             servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))

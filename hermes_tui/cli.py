@@ -298,7 +298,7 @@ def _run(argv: list[str]) -> int:
         args.hermes_home = str(profile)
 
     if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
-        from agent.api import ScenarioError, load_scenario_file
+        from scripted import ScenarioError, load_scenario_file
 
         try:
             args.scenario = load_scenario_file(args.scenario)  # the server plays the checked scenario
@@ -357,6 +357,10 @@ def _run(argv: list[str]) -> int:
         with library:
             print(render_text(gather(library)))
         return 0
+    if cron is not None or args.prompt is not None:
+        from agent.api import serve_collector
+
+        serve_collector(GcPolicy().burst)  # no app to own the collector: the engine's bursts are this one's
     if cron is not None:
         from hermes_tui.cron_cli import run_cron
 

@@ -46,8 +46,7 @@ from agent.toolkit.toolsets import SessionToolsets
 from agent.tools.memory import memory_state
 from agent.tools.todo import todos_from_history
 from agent.transports.base import ModelRequest, Transport
-from agent.transports.endpoint import Endpoint
-from agent.transports.served_window import served_context_window
+from agent.transports.served_window import served_window_question, session_served_window
 from agent.usage.pricing import CostTotal
 from agent.usage.pricing import warm_up as warm_up_prices
 
@@ -306,15 +305,12 @@ class Session:
     def _learn_context_window(self) -> None:
         """A local server's own window (llama.cpp's `/props`, vLLM's model card) for the context meter and
         compression, when the configuration gives none; asked once per server and model."""
-        settings = self.settings
-        base = settings.effective_base_url
-        if settings.context_window or not base or settings.api_mode != "openai_chat":
+        question = served_window_question(self.settings)
+        if question is None:
             return
-        key = (base, settings.model)
+        key = question[:2]
         if key not in self._served_windows:
-            local = Endpoint(settings.provider or "", base, settings.model).is_local
-            secret = settings.api_key.get_secret_value() if settings.api_key else None
-            self._served_windows[key] = served_context_window(base, settings.model, secret) if local else None
+            self._served_windows[key] = session_served_window(question)
         found = self._served_windows[key]
         if found:
             self._use_served_window(found)

@@ -17,9 +17,9 @@ from agent.core.events import (
     ToolFinished,
     TurnFinished,
 )
-from agent.scripted import ScriptedServer
 from agent.session.session import Session
 from agent.session.turn import BUDGET_PROMPT, CONTINUE_PROMPT
+from scripted import ScriptedServer
 from tests.agent.helpers import (
     API_PARAMS,
     api_overrides,

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
 
 pytestmark = needs_tmux

@@ -11,8 +11,8 @@ from textual.widgets import Input
 
 from agent.approval import load_allowlist
 from agent.core.ui import ApprovalDecision
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.approval_dialog import ApprovalDialog
 from widgets.assistant_message import AssistantMessage
@@ -340,9 +340,9 @@ def test_approval_decision_values_match_the_gate() -> None:
 
 async def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None:
     from agent.config.settings import Settings
-    from agent.scripted import demo_scenario_path, scripted_settings
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
+    from scripted import demo_scenario_path, scripted_settings
 
     with ScriptedServer(demo_scenario_path()) as server:
         bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
@@ -476,11 +476,11 @@ async def test_sessions_without_a_provider_browse_first(hermes_home: Path, tmp_p
     from it asks for a provider, then resumes."""
     from agent.config.settings import Settings
     from agent.core.messages import Message
-    from agent.scripted import demo_scenario_path, scripted_settings
     from agent.store import SessionStore
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.sessions import SessionsScreen
     from hermes_tui.screens.setup import SetupScreen
+    from scripted import demo_scenario_path, scripted_settings
 
     bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
     store = SessionStore(bare.state_db)

@@ -13,7 +13,6 @@ from textual.widgets import OptionList
 
 from agent.core.messages import Message
 from agent.prompts.personality import BUILTIN_PERSONALITIES
-from agent.scripted import ScriptedServer
 from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
@@ -21,6 +20,7 @@ from hermes_tui.screens.chat import ChatScreen
 from hermes_tui.screens.personality import PersonalityPicker
 from hermes_tui.screens.skills import SkillsScreen
 from hermes_tui.screens.tools import ToolsScreen
+from scripted import ScriptedServer
 from tests.hermes_home_fixture import write_hermes_home
 from tests.ui.harness import chat, chat_settings, run_chat, screen_text, submit, wait_for
 from widgets.notice import NoticeLine

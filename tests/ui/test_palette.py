@@ -7,8 +7,8 @@ from pathlib import Path
 from textual.command import CommandList
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer, demo_scenario_path
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer, demo_scenario_path
 from tests.ui.harness import run_chat, wait_for
 
 

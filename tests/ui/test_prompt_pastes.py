@@ -12,9 +12,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, wait_for
 from widgets.paste_store import MAX_CHARS, MAX_LINES, PasteStore, is_big
 from widgets.prompt_input import PLACEHOLDERS, PromptBar, PromptInput
