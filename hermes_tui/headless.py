@@ -171,8 +171,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 "config.yaml or pass --model"
             )
             return 2
-        if settings.reasoning_unsent and getattr(args, "reasoning", None):  # asked for here, not sent
-            _say(f"hermes-tui: {settings.reasoning_unsent}")
+        from agent.api import reasoning_unsent
+
+        unsent = reasoning_unsent(settings) if getattr(args, "reasoning", None) else ""
+        if unsent:  # asked for on this command line, and the endpoint takes none
+            _say(f"hermes-tui: {unsent}")
         if not settings.is_configured:
             _say(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "

@@ -240,29 +240,10 @@ class Settings(BaseModel):
 
     @property
     def reasoning_label(self) -> str:
-        """The level a request to this configuration's model carries (`high`, `none`); "" when nothing is
-        set, or when the endpoint takes no reasoning field (`reasoning_unsent` says why)."""
+        """The level asked of this configuration's model (`high`, `none`); "" when nothing is set. Whether
+        the endpoint takes it is the wire's question: `agent.transports.reasoning.reasoning_shown`."""
         reasoning = self.reasoning_for()
-        if reasoning is None or self.reasoning_unsent:
-            return ""
-        return reasoning.label
-
-    @property
-    def reasoning_unsent(self) -> str:
-        """Why a level that is set is not sent ("" when it is, or none is set): a chat endpoint with no
-        provider named (a bare base URL) gets no reasoning field, as in Hermes."""
-        reasoning = self.reasoning_for()
-        if reasoning is None or not self.base_url or self.provider or self.api_mode != "openai_chat":
-            return ""
-        from agent.transports.endpoint import Endpoint
-        from agent.transports.reasoning import chat_sends_reasoning
-
-        if chat_sends_reasoning(Endpoint("", self.effective_base_url or "", self.model), reasoning):
-            return ""
-        return (
-            f"reasoning {reasoning.label} is not sent: the endpoint has no provider named (Hermes sends "
-            "none to a bare base URL); --provider custom sends it as reasoning_effort"
-        )
+        return reasoning.label if reasoning is not None else ""
 
     @property
     def effective_context_window(self) -> int:

@@ -16,6 +16,8 @@ __all__ = ["apply_display_settings"]
 
 def apply_display_settings(settings: Settings, status_bar: StatusBar, transcript: Transcript) -> None:
     status_bar.set_yolo(settings.yolo)
-    status_bar.set_reasoning(settings.reasoning_label)
+    from agent.api import reasoning_shown
+
+    status_bar.set_reasoning(reasoning_shown(settings))
     transcript.show_reasoning = settings.show_reasoning
     transcript.expand_diffs = settings.expand_diffs

@@ -10,6 +10,7 @@ import pytest
 
 from agent.config.reasoning import Reasoning, model_variants, resolve_reasoning
 from agent.config.settings import load_settings
+from agent.transports.reasoning import reasoning_shown, reasoning_unsent
 from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
@@ -194,8 +195,8 @@ def test_a_bare_base_url_gets_no_reasoning_and_the_status_claims_none(
         body = server.requests[0].body
         settings = agent.settings
     assert not {"reasoning", "reasoning_effort", "think", "thinking", "verbosity"} & set(body)
-    assert settings.reasoning_label == ""
-    assert "--provider custom" in settings.reasoning_unsent
+    assert reasoning_shown(settings) == "" and settings.reasoning_label == "high"
+    assert "--provider custom" in reasoning_unsent(settings)
     with ScriptedServer({"name": "r", "calls": ["ok"]}) as server:
         agent, _store, _ui = make_agent(
             server, tmp_path / "h2", tmp_path, provider="custom", reasoning_choice="high"
@@ -204,4 +205,4 @@ def test_a_bare_base_url_gets_no_reasoning_and_the_status_claims_none(
         body = server.requests[0].body
         settings = agent.settings
     assert body["reasoning_effort"] == "high"
-    assert settings.reasoning_label == "high" and settings.reasoning_unsent == ""
+    assert reasoning_shown(settings) == "high" and reasoning_unsent(settings) == ""
