@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from agent.api import ConfigProblem, LoadedSettings, ServerStatus, SessionStore, Settings
+    from hermes_tui.chat.screen import ChatScreen
     from hermes_tui.mcp_service import McpChanged, McpService
-    from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
     from hermes_tui.startup_snapshot import StartupSnapshot
     from scripted import ScriptedServer
@@ -189,7 +189,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
 
     def on_mount(self) -> None:
         if self._fast_start is not None:
-            from hermes_tui.screens.chat_layout import StartingScreen
+            from hermes_tui.chat.layout import StartingScreen
 
             self.push_screen(StartingScreen(self._fast_start.snapshot))
             self.first_frame.after(self.gc_policy.starting_frame_shown)
@@ -303,7 +303,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._after_setup("demo")
 
     def _open_chat(self) -> None:
-        from hermes_tui.screens.chat import ChatScreen
+        from hermes_tui.chat.screen import ChatScreen
 
         chat = ChatScreen(
             self.settings,
@@ -474,18 +474,42 @@ def _images(args: argparse.Namespace) -> list[str]:
 
 def _run(app: HermesApp) -> int:
     from hermes_tui import exit_signals
+    from hermes_tui.crash_log import CrashCapture
     from hermes_tui.exit_report import EXIT_REPORT
 
     early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
+    capture = CrashCapture(app)  # a traceback goes to a log file, not over the user's screen
+    escaped: Exception | None = None
     # SIGTERM, SIGHUP, SIGINT: quit as Ctrl+Q does (the terminal restored, the children stopped).
     with exit_signals.handled(lambda code: app.exit(code)):
-        code = app.run()
+        try:
+            code = app.run()
+        except Exception as exc:  # raised by the run itself, not by a handler: a crash all the same
+            code, escaped = 1, exc
+    if capture.crashed or escaped is not None:
+        crash_line = capture.report(_home_of(app), escaped)
+        EXIT_REPORT.finish()
+        saved = resume_hint(app).removeprefix("hermes-tui: ")
+        print(f"{crash_line}; {saved}" if saved else crash_line, file=sys.stderr)
+        return 1
+    if other := capture.other_output():
+        print(other, end="", file=sys.stderr)
     if app.exit_message:
         print(app.exit_message, file=sys.stderr)
     EXIT_REPORT.finish()
     if not app.exit_message and (hint := resume_hint(app)):
         print(hint, file=sys.stderr)
     return int(code or 0)
+
+
+def _home_of(app: HermesApp) -> Path:
+    """The app's `HERMES_HOME` (its settings', else the environment's: a crash before they were read)."""
+    settings: Settings | None = getattr(app, "settings", None)
+    if settings is not None:
+        return Path(settings.hermes_home)
+    from agent.api import hermes_home
+
+    return hermes_home()
 
 
 def resume_hint(app: HermesApp) -> str:

@@ -39,7 +39,7 @@ def reasoning(ctx: CommandContext, arg: str) -> None:
         ctx.transcript.add_notice("warn", f"Unknown reasoning level {word!r}: {_USAGE}")
         return
     settings = ctx.session.update_settings(reasoning_choice=chosen)
-    ctx.status.set_reasoning(reasoning_shown(settings))
+    ctx.status.reasoning = reasoning_shown(settings)
     saved = _save(ctx, "reasoning_effort", chosen) if save else " (this session; --global saves it)"
     unsent = reasoning_unsent(settings)
     if unsent:  # a bare base URL takes no reasoning field (as in Hermes): say so

@@ -16,7 +16,7 @@ from agent.prompts.personality import BUILTIN_PERSONALITIES
 from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.screens.personality import PersonalityPicker
 from hermes_tui.screens.skills import SkillsScreen
 from hermes_tui.screens.tools import ToolsScreen
