@@ -22,7 +22,9 @@ def apply_display_settings(settings: Settings, status: StatusAPI, transcript: Tr
     """YOLO and the reasoning level on the status line; diffs open, reasoning shown in the transcript.
     Before a resumed session is loaded, so its entries follow them too."""
     status.yolo = settings.yolo
-    status.reasoning = settings.reasoning_label
+    from agent.api import reasoning_shown
+
+    status.reasoning = reasoning_shown(settings)  # "" where the endpoint takes no reasoning field
     transcript.show_reasoning = settings.show_reasoning
     transcript.expand_diffs = settings.expand_diffs
 
