@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from agent.config.settings import Settings  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
+from hermes_tui.chat.screen import ChatScreen  # noqa: E402
 from hermes_tui.screens.approval import ApprovalDialog  # noqa: E402
-from hermes_tui.screens.chat import ChatScreen  # noqa: E402
 from scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
 from widgets.transcript.entries.reply import ReplyEntry  # noqa: E402

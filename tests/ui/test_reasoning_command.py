@@ -50,3 +50,17 @@ async def test_reasoning_level_show_and_hide(hermes_home: Path, tmp_path: Path) 
         await wait_for(pilot, lambda: any("Reasoning effort: high" in n for n in _notices(app)), what="show")
 
     await run_chat({"name": "r", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_reasoning_on_a_bare_base_url_is_not_claimed(hermes_home: Path, tmp_path: Path) -> None:
+    """No provider named (a bare base URL): nothing is sent, as in Hermes, so the status bar shows no level
+    and the notice says why and how to send it."""
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        bar = app.screen.query_one(StatusBar)
+        await submit(pilot, "/reasoning high")
+        await wait_for(pilot, lambda: any("is not sent" in n for n in _notices(app)), what="the warning")
+        assert bar.reasoning == "" and "◐" not in bar.render().plain
+        assert any("--provider custom" in n for n in _notices(app))
+
+    await run_chat({"name": "r", "calls": ["ok"]}, body, home=hermes_home, cwd=tmp_path, provider="")
