@@ -38,7 +38,7 @@ from agent.api import (
     reply_marker,
 )
 from hermes_tui import exit_signals
-from widgets.text_safety import visible_controls
+from widgets.support.text_safety import visible_controls
 
 _TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from hermes_tui.tool_icons import ToolIcons
 from themes.model import ThemeSpec
-from widgets.prompt_input import PromptBar
-from widgets.transcript import Transcript
+from widgets.prompt.input import PromptBar
+from widgets.transcript.view import Transcript
 
 if TYPE_CHECKING:
     from agent.api import Settings

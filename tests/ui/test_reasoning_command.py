@@ -10,13 +10,13 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
-from widgets.notice import NoticeLine
-from widgets.reasoning import ReasoningBlock
 from widgets.status_bar import StatusBar
+from widgets.transcript.entries.notice import NoticeEntry
+from widgets.transcript.entries.reasoning import ReasoningEntry
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeEntry)]
 
 
 async def test_reasoning_level_show_and_hide(hermes_home: Path, tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ async def test_reasoning_level_show_and_hide(hermes_home: Path, tmp_path: Path) 
         await submit(pilot, "hello")
         await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.controller.busy, what="turn")
         assert server.requests[0].body["reasoning_effort"] == "high"  # a custom endpoint takes it so
-        await wait_for(pilot, lambda: len(screen.transcript.entries_of(ReasoningBlock)) == 1, what="block")
+        await wait_for(pilot, lambda: len(screen.transcript.entries_of(ReasoningEntry)) == 1, what="block")
         await submit(pilot, "/reasoning hide")
         await wait_for(pilot, lambda: any("hidden" in n for n in _notices(app)), what="hide notice")
         saved = yaml.safe_load((hermes_home / "tui" / "config.yaml").read_text())
@@ -43,7 +43,7 @@ async def test_reasoning_level_show_and_hide(hermes_home: Path, tmp_path: Path) 
         await submit(pilot, "again")
         await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.controller.busy, what="turn 2")
         await pilot.pause()
-        assert len(screen.transcript.entries_of(ReasoningBlock)) == 1  # the second turn's is left out
+        assert len(screen.transcript.entries_of(ReasoningEntry)) == 1  # the second turn's is left out
         await submit(pilot, "/reasoning loud")
         await wait_for(pilot, lambda: any("Unknown reasoning level" in n for n in _notices(app)), what="bad")
         await submit(pilot, "/reasoning")
