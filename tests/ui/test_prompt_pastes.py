@@ -272,3 +272,18 @@ async def test_a_token_stands_out_and_keeps_its_style_across_a_theme_change() ->
         await pilot.pause()
         await wait_for(pilot, lambda: _token_styles(prompt) and _token_styles(prompt)[0].color != before)
         assert [style.bold for style in _token_styles(prompt)] == [True]
+
+
+async def test_a_paste_with_lone_surrogates_shows_replacement_characters() -> None:
+    """Text that is not valid Unicode (lone surrogates: a file name decoded with `surrogateescape`, a
+    broken clipboard) is shown as U+FFFD, as undecodable terminal bytes are: drawing it raised
+    UnicodeEncodeError and killed the app (UI fuzz seed 1001)."""
+    app = PasteApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.post_message(events.Paste("bad \udcff\ud800 end"))
+        await wait_for(pilot, lambda: "end" in prompt.text, what="paste")
+        await pilot.pause()
+        assert prompt.text == "bad \ufffd\ufffd end"
+        await pilot.press("enter")
+        assert app.submitted == ["bad \ufffd\ufffd end"]
