@@ -12,6 +12,7 @@ from __future__ import annotations
 import traceback
 import unicodedata
 from dataclasses import dataclass, field
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from textual.keys import KEY_NAME_REPLACEMENTS
 from textual.pilot import OutOfBounds, Pilot
 
 from agent.api import ApprovalRequest
-from agent.scripted import ScriptedServer
+from agent.config.settings import Settings
+from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
-from tests.fuzz.plan import MODES, PASTES, QUIT_KEYS, Action, Plan, make_plan
+from hermes_tui.commands import new_registry
+from tests.fuzz.plan import PASTES, QUIT_KEYS, Action, Plan, make_plan, mode_of
 from tests.fuzz.scenario import SCRATCH, fuzz_scenario
 from tests.fuzz.watch import ApprovalWatch, ErrorWatch
 from tests.ui.harness import chat, chat_settings, wait_for
@@ -54,6 +57,11 @@ def screen_stack(app: App[Any]) -> str:
     focused = app.focused
     where = f"{type(focused).__name__}#{focused.id}" if focused is not None else "nothing"
     return f"{' > '.join(names)} (focus: {where}, size {app.size.width}x{app.size.height})"
+
+
+def _started(app: HermesApp, mode: str) -> bool:
+    wanted = "SetupScreen" if mode == "setup" else "ChatScreen"
+    return any(type(screen).__name__ == wanted for screen in app.screen_stack)
 
 
 def _mode_reached(app: HermesApp, mode: str) -> bool:
@@ -124,7 +132,11 @@ async def run_fuzz(seeds: list[int], steps: int, home: Path, cwd: Path, *, fresh
     pending = list(seeds)
     (cwd / SCRATCH).mkdir(exist_ok=True)
     while pending:
-        played = await _one_app(pending if not fresh else pending[:1], steps, home, cwd, totals, seeds)
+        if fresh or mode_of(pending[0]) == "setup":  # the setup screen's sequences have an app each
+            batch = pending[:1]
+        else:
+            batch = list(takewhile(lambda seed: mode_of(seed) != "setup", pending))
+        played = await _one_app(batch, steps, home, cwd, totals, seeds)
         del pending[:played]
     return totals
 
@@ -133,21 +145,25 @@ async def _one_app(
     seeds: list[int], steps: int, home: Path, cwd: Path, totals: Totals, all_seeds: list[int]
 ) -> int:
     """Sequences of `seeds` in one app until they are done or it quits; returns how many were played."""
-    mode = MODES[seeds[0] % len(MODES)]
+    mode = mode_of(seeds[0])
     played = 0
     plan: Plan | None = None
     step = -1
     app: HermesApp | None = None
     with ErrorWatch() as errors, ScriptedServer(fuzz_scenario(mode)) as server:
-        app = HermesApp(chat_settings(server, home, cwd, approvals_timeout=20.0))
+        if mode == "setup":  # no provider: the setup screen first (its demo is this server)
+            bare = Settings(hermes_home=home, cwd=cwd)
+            app = HermesApp(bare, demo_factory=lambda: scripted_settings(server, bare))
+        else:
+            app = HermesApp(chat_settings(server, home, cwd, approvals_timeout=20.0))
         approvals = ApprovalWatch(app)
         approvals.install()
         totals.apps += 1
         try:
             async with app.run_test(size=START_SIZE) as pilot:
-                await wait_for(pilot, lambda: any(type(s).__name__ == "ChatScreen" for s in app.screen_stack))
+                await wait_for(pilot, lambda: _started(app, mode), what="the first screen")
                 await pilot.pause()
-                registry = chat(app).commands.commands()
+                registry = new_registry().commands()
                 commands = [name for command in registry for name in (command.name, *command.aliases)]
                 for index, seed in enumerate(seeds):
                     plan = make_plan(seed, steps, commands)
@@ -187,14 +203,14 @@ async def _start(pilot: Pilot[Any], app: HermesApp, mode: str, *, first: bool) -
     sequence's mode: a new app waits until its first turn streams, asks or waits for approval; a running
     app only sends the message (the scripted calls are wherever the previous sequences left them)."""
     for _ in range(4):
-        if type(app.screen).__name__ == "ChatScreen":
+        if type(app.screen).__name__ in ("ChatScreen", "SetupScreen"):
             break
         await pilot.press("escape")
         await pilot.pause()
     if (app.size.width, app.size.height) != START_SIZE:
         await pilot.resize_terminal(*START_SIZE)
         await pilot.pause()
-    if mode == "idle" or type(app.screen).__name__ != "ChatScreen":
+    if mode in ("idle", "setup") or type(app.screen).__name__ != "ChatScreen":
         return
     for key in (*"start", "enter"):
         app.post_message(key_event(key))

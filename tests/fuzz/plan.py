@@ -21,6 +21,15 @@ Kind = Literal["key", "type", "message", "paste", "click", "resize", "slash", "w
 MODES = ("idle", "stream", "clarify", "approval")
 """What the sequence starts during: nothing, a streaming turn, a clarify question, an approval dialog."""
 
+SETUP_EVERY = 20
+"""One seed in this many starts a new app with no provider configured, on the setup screen."""
+
+
+def mode_of(seed: int) -> str:
+    """The sequence's starting mode: one of `MODES`, or "setup" for one seed in `SETUP_EVERY`."""
+    return "setup" if seed % SETUP_EVERY == SETUP_EVERY - 1 else MODES[seed % len(MODES)]
+
+
 _CTRL_LETTERS = [c for c in string.ascii_lowercase if c not in "qim"]  # ctrl+i is Tab, ctrl+m is Enter
 KEYS: tuple[str, ...] = (
     *string.ascii_letters,
@@ -147,11 +156,13 @@ _WEIGHTS: dict[Kind, int] = {
 def make_plan(seed: int, steps: int, commands: list[str]) -> Plan:
     """The sequence for `seed`: its starting mode and `steps` actions over `commands` (registry names)."""
     rng = random.Random(seed)
-    mode = MODES[seed % len(MODES)]
+    mode = mode_of(seed)
     typed = sorted(name for name in commands if name not in NEVER_TYPED_COMMANDS)
     kinds = list(_WEIGHTS)
     weights = list(_WEIGHTS.values())
     actions = [_action(rng, rng.choices(kinds, weights)[0], typed) for _ in range(steps)]
+    if actions and rng.random() < 0.5:  # half the sequences open a screen (or run a command) first
+        actions[0] = _action(rng, "slash", typed)
     return Plan(seed, mode, tuple(actions))
 
 

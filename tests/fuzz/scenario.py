@@ -57,6 +57,7 @@ def fuzz_scenario(mode: str, turns: int = 12) -> dict[str, Any]:
     """The calls for a sequence starting in `mode`, then `turns` full cycles."""
     first: list[dict[str, Any]] = {
         "idle": [],
+        "setup": [],
         "stream": [_stream(8), FINAL],
         "clarify": [CLARIFY, FINAL],
         "approval": [APPROVAL, FINAL],

@@ -40,6 +40,7 @@ def test_a_seed_always_gives_the_same_plan_and_seeds_cover_everything() -> None:
     assert {a.value.split()[0] for a in actions if a.kind == "slash"} == {"/help", "/model", "/theme"}
     assert {a.value for a in actions if a.kind == "key"} == set(KEYS)
     assert any(a.kind == "resize" and (a.x, a.y) == (20, 6) for a in actions)
+    assert make_plan(19, 1, COMMANDS).mode == "setup"
     assert {make_plan(seed, 1, COMMANDS).mode for seed in range(4)} == {
         "idle",
         "stream",
