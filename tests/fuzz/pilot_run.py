@@ -9,6 +9,7 @@ dialog's own keys. A failure names the seed, the step, the last actions, the scr
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 import unicodedata
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from tests.ui.harness import chat, chat_settings, wait_for
 
 START_SIZE = (100, 32)
 SHOWN_ACTIONS = 12
+STEP_PATIENCE = 60.0
+"""A step still unfinished after this long is a hung app (a loaded machine takes a second or two)."""
 
 
 class FuzzFailure(AssertionError):
@@ -173,7 +176,11 @@ async def _one_app(
                         keys = keys_of(action)
                         click = click_cell(app, action) if action.kind == "click" else None
                         approvals.before(step, action, keys, click)
-                        await _apply(pilot, app, action, keys)
+                        try:
+                            await asyncio.wait_for(_apply(pilot, app, action, keys), STEP_PATIENCE)
+                        except TimeoutError:
+                            hung = f"the app stopped answering: the step took over {STEP_PATIENCE} s"
+                            raise FuzzFailure(hung) from None
                         approvals.after()
                         totals.steps += 1
                         totals.screens.update(type(s).__name__ for s in app.screen_stack)
