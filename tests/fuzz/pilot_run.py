@@ -99,7 +99,7 @@ async def _apply(pilot: Pilot[Any], app: App[Any], action: Action, keys: tuple[s
     elif action.kind == "click":
         x, y = click_cell(app, action)
         try:
-            await pilot.click(offset=(x, y))
+            await pilot.click(offset=(x, y), times=int(action.value or 1))
         except OutOfBounds:
             pass
     elif action.kind == "resize":

@@ -123,7 +123,8 @@ class Action:
 
     def describe(self) -> str:
         if self.kind == "click":
-            return f"click({self.x / 1000:.3f}w, {self.y / 1000:.3f}h)"
+            double = ", double" if self.value == "2" else ""
+            return f"click({self.x / 1000:.3f}w, {self.y / 1000:.3f}h{double})"
         if self.kind == "resize":
             return f"resize({self.x}x{self.y})"
         if self.kind == "paste":
@@ -176,7 +177,8 @@ def _action(rng: random.Random, kind: Kind, commands: list[str]) -> Action:
     if kind == "paste":
         return Action("paste", rng.choice(sorted(PASTES)))
     if kind == "click":
-        return Action("click", x=rng.randrange(1000), y=rng.randrange(1000))
+        times = "2" if rng.random() < 0.2 else "1"  # a double click selects a word or opens an entry
+        return Action("click", times, x=rng.randrange(1000), y=rng.randrange(1000))
     if kind == "resize":
         roll = rng.random()
         if roll < 0.25:

@@ -102,7 +102,7 @@ class TmuxFuzz:
         elif action.kind == "click":
             width, height = self.size()
             x, y = action.x * width // 1000 + 1, action.y * height // 1000 + 1
-            self.tmux.hex_keys(f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m".encode())
+            self.tmux.hex_keys(f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m".encode() * int(action.value or 1))
         elif action.kind == "resize":
             self.tmux._run("resize-window", "-t", "t", "-x", str(action.x), "-y", str(action.y))
         elif action.kind == "wait":
