@@ -304,20 +304,6 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 # ------------------------------------------------------------------------------------------ files
 
 
-def resolve_export_path(typed: str, base_dir: Path | None = None) -> Path:
-    """The file a typed export path means: `~` expanded (a `~name` naming no user stays as typed, a
-    folder of that name), a relative path taken from `base_dir`. What the file system then says about it
-    (a name too long, a component that is a file) is for the caller to report."""
-    path = Path(typed.strip())
-    try:
-        path = path.expanduser()
-    except RuntimeError:  # no such user: not a home to expand
-        pass
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
-    return path
-
-
 def write_export(
     store: SessionStoreProtocol, session_id: str, path: Path | str, fmt: ExportFormat = "markdown"
 ) -> Path:

@@ -26,12 +26,13 @@ def export(ctx: CommandContext, arg: str) -> None:
         ctx.transcript.add_notice("warn", "Nothing to export yet: send a message first.")
         return
     # The writers load on the first export, not with the chat screen (they are not on the first frame).
-    from hermes_tui.export import default_export_path, format_for_path, resolve_export_path
+    from hermes_tui.export import default_export_path, format_for_path
     from hermes_tui.screens.sessions import ExportPathModal
+    from hermes_tui.typed_path import typed_path
 
     cwd = Path(ctx.session.settings.cwd)
     if arg.strip():
-        path = resolve_export_path(arg, cwd)
+        path = typed_path(arg, cwd)
         try:
             free = not path.exists() and path.parent.is_dir()
         except OSError:  # a name too long, a file where a folder should be: the dialog says which

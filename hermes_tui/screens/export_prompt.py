@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermes_tui.export import ExportFormat, format_for_path, resolve_export_path
+from hermes_tui.export import ExportFormat, format_for_path
 from hermes_tui.screens.modals import PromptIssue, PromptModal
+from hermes_tui.typed_path import typed_path
 
 __all__ = ["ExportPathModal"]
 
@@ -27,7 +28,7 @@ class ExportPathModal(PromptModal):
         self.base_dir = base_dir
 
     def _resolve(self, value: str) -> Path:
-        return resolve_export_path(value, self.base_dir)
+        return typed_path(value, self.base_dir)
 
     def check(self, value: str) -> PromptIssue | None:
         shown = value.strip()
