@@ -139,17 +139,16 @@ async def run_fuzz(seeds: list[int], steps: int, home: Path, cwd: Path, *, fresh
             batch = pending[:1]
         else:
             batch = list(takewhile(lambda seed: mode_of(seed) != "setup", pending))
-        played = await _one_app(batch, steps, home, cwd, totals, seeds)
+        played = await _one_app(batch, steps, home, cwd, totals)
         del pending[:played]
     return totals
 
 
-async def _one_app(
-    seeds: list[int], steps: int, home: Path, cwd: Path, totals: Totals, all_seeds: list[int]
-) -> int:
+async def _one_app(seeds: list[int], steps: int, home: Path, cwd: Path, totals: Totals) -> int:
     """Sequences of `seeds` in one app until they are done or it quits; returns how many were played."""
     mode = mode_of(seeds[0])
     played = 0
+    history: list[str] = []  # every action of this app, across its sequences (an effect can land late)
     plan: Plan | None = None
     step = -1
     app: HermesApp | None = None
@@ -171,8 +170,10 @@ async def _one_app(
                 for index, seed in enumerate(seeds):
                     plan = make_plan(seed, steps, commands)
                     step = -1
+                    history.append(f"[seed {seed} from the chat, mode {plan.mode}]")
                     await _start(pilot, app, plan.mode, first=index == 0)
                     for step, action in enumerate(plan.actions):
+                        history.append(f"{step}:{action.describe()}")
                         keys = keys_of(action)
                         click = click_cell(app, action) if action.kind == "click" else None
                         approvals.before(step, action, keys, click)
@@ -193,13 +194,13 @@ async def _one_app(
                         totals.quits += 1
                         break
         except Exception as exc:
-            context = _context(all_seeds, seeds, played, plan, step, app)
+            context = _context(seeds, played, plan, step, app, history)
             if isinstance(exc, FuzzFailure) and exc.__cause__ is None:
                 raise FuzzFailure(f"{context}\n{exc}") from None
             raise FuzzFailure(f"{context}\n{_trace(exc)}") from None
     wrong = errors.errors + approvals.wrongful()
     if wrong:
-        raise FuzzFailure(_context(all_seeds, seeds, played, plan, step, app) + "\n" + "\n".join(wrong))
+        raise FuzzFailure(_context(seeds, played, plan, step, app, history) + "\n" + "\n".join(wrong))
     totals.approvals += len(approvals.decisions)
     totals.allowed += approvals.allowed
     return played
@@ -240,7 +241,7 @@ def _trace(exc: BaseException) -> str:
 
 
 def _context(
-    all_seeds: list[int], seeds: list[int], played: int, plan: Plan | None, step: int, app: App[Any] | None
+    seeds: list[int], played: int, plan: Plan | None, step: int, app: App[Any] | None, history: list[str]
 ) -> str:
     """Where it failed and how to replay it: alone in a new app, and with the sequences before it."""
     failed = seeds[min(played, len(seeds) - 1)]
@@ -250,14 +251,12 @@ def _context(
             f"mode {plan.mode}; replay alone: {plan.replay()} (HERMES_FUZZ_STEPS={step + 1} stops there)"
         )
         if played:
-            before = seeds[0]
             lines.append(
                 f"it ran after {played} other sequence(s) in the same app: replay them too with "
-                f"HERMES_FUZZ_SEED={before} HERMES_FUZZ_SEQUENCES={played + 1} HERMES_FUZZ_SHARED=1"
+                f"HERMES_FUZZ_SEED={seeds[0]} HERMES_FUZZ_SEQUENCES={played + 1} "
+                f"HERMES_FUZZ_STEPS={len(plan.actions)} HERMES_FUZZ_SHARED=1"
             )
-        first = max(0, step - SHOWN_ACTIONS + 1)
-        shown = plan.actions[first : step + 1]
-        lines.append("last actions: " + ", ".join(f"{first + n}:{a.describe()}" for n, a in enumerate(shown)))
+    lines.append("last actions (oldest first): " + ", ".join(history[-SHOWN_ACTIONS:]))
     if app is not None:
         lines.append(f"screens: {screen_stack(app)}")
     return "\n".join(lines)
