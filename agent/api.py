@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 # Module -> the names it gives the UI (grouped by concept; "attr as name" renames).
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    # the agent and its operations
-    "agent.session.loop": ("Agent", "ROLLBACK_HINT", "TurnResult"),
+    # the session and its operations (`Agent` is its older name, kept for the UI's call sites)
+    "agent.session.session": ("Session", "Session as Agent"),
+    "agent.session.turn": ("TurnResult",),
+    "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.prewarm": ("prewarm_engine",),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
@@ -229,6 +231,7 @@ __all__ = [
     "SearchHit",
     "SearchQuery",
     "ServerStatus",
+    "Session",
     "SessionInfo",
     "SessionStore",
     "SessionStoreProtocol",
@@ -446,8 +449,11 @@ if TYPE_CHECKING:
     )
     from agent.session.catalogue import builtin_tools, default_registry
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
-    from agent.session.loop import ROLLBACK_HINT, Agent, TurnResult
     from agent.session.prewarm import prewarm_engine
+    from agent.session.session import Session
+    from agent.session.session import Session as Agent
+    from agent.session.tool_batch import ROLLBACK_HINT
+    from agent.session.turn import TurnResult
     from agent.skills.library import Skill, SkillScan
     from agent.store import SearchHit, SessionInfo, SessionStore, SessionStoreProtocol
     from agent.store.errors import StoreError

@@ -32,7 +32,7 @@ def test_agent_never_imports_ui_code() -> None:
 
 def test_the_app_does_not_import_the_sdks_before_its_first_frame() -> None:
     code = (
-        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat, agent.session.loop; "
+        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat, agent.session.session; "
         "print(','.join(m for m in ('openai', 'anthropic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -43,7 +43,13 @@ def test_widgets_never_reach_into_the_agent_loop() -> None:
     offenders = []
     for path in (ROOT / "widgets").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        for forbidden in ("agent.session.loop", "agent.store", "agent.tools", "agent.transports"):
+        for forbidden in (
+            "agent.session.session",
+            "agent.session.turn",
+            "agent.store",
+            "agent.tools",
+            "agent.transports",
+        ):
             if forbidden in text:
                 offenders.append(f"{path.name} mentions {forbidden}")
     assert offenders == []
@@ -93,14 +99,14 @@ import importlib
 from agent.api import Agent
 from agent import api
 if TYPE_CHECKING:
-    from agent.session.loop import Agent
+    from agent.session.session import Session
 def later():
     import agent.store
     from agent import session
     importlib.import_module("agent.approval")
 """
     assert [name for _, name in engine_imports_besides_the_facade(source)] == [
-        "agent.session.loop",
+        "agent.session.session",
         "agent.store",
         "agent.session",
         "agent.approval",

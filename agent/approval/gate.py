@@ -281,65 +281,33 @@ class ApprovalGate:
         """`allow_rule`: what the allowlist is matched against and a bare "always" saves (default: the
         command); `suggested_rule`: the rule offered for editing (default: `allow_rule`)."""
         allow_rule = command if allow_rule is None else allow_rule
+        ruled = self._by_policy(command, det, noun=noun, deny_texts=deny_texts)
+        if ruled is not None:
+            return ruled
         reasons = det.reasons
-        keys = det.keys
-        what = "; ".join(reasons)
-
-        if det.hard_blocked:
-            hard = [m.reason for m in det.matches if m.hard]
-            msg = (
-                f"BLOCKED: This {noun} is blocked by policy ({'; '.join(hard)}). It must never be run, "
-                "not even with the user's approval: do NOT retry it, rephrase it, or try to achieve the same "
-                "result another way. Tell the user what you wanted to do instead."
-            )
-            return self._refuse(command, hard, Decision.BLOCKED, msg)
-
-        rule = self._deny_rule(deny_texts)
-        if rule is not None:
-            why = [*reasons, f"matches the user's deny rule '{rule}'"]
-            msg = (
-                f"BLOCKED: This {noun} matches the user's deny rule '{rule}'. Do NOT retry it or try to "
-                "achieve the same result another way; ask the user what they want instead."
-            )
-            return self._refuse(command, why, Decision.DENIED_BY_RULE, msg)
-
-        if self.yolo or self.mode == "off":
-            if det.matches:
-                self._record(command, reasons, Decision.YOLO)
-            return Verdict(True, Decision.YOLO, reasons, "")
-
-        if not det.matches:
-            return Verdict(True, Decision.SAFE, [], "")
-
         if self._allowlisted(allow_rule, compound):
             return self._allow(command, reasons, Decision.ALLOWLIST)
-        if self._session_covers(keys):
+        if self._session_covers(det.keys):
             return self._allow(command, reasons, Decision.SESSION)
         if self._interrupted():
-            return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
+            return self._refuse(
+                command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, "; ".join(reasons))
+            )
         if self.mode == "smart" and self.smart is not None and noun == "command":
-            verdict = self.smart.review(command, reasons, self.interrupt)
-            self._announce(verdict, command)
-            if verdict is SmartVerdict.APPROVE:
-                return self._allow(command, reasons, Decision.SMART_APPROVE)
-            if verdict is SmartVerdict.DENY:
-                msg = (
-                    f"BLOCKED by smart approval: this {noun} was judged genuinely dangerous ({what}). Do NOT "
-                    "retry it or try to achieve the same result another way; tell the user what you wanted "
-                    "to do."
-                )
-                return self._refuse(command, reasons, Decision.SMART_DENY, msg)
+            judged = self._smart_review(command, reasons, noun)
+            if judged is not None:
+                return judged
             reasons = [*reasons, ESCALATED]
-
         # one prompt at a time; wait in slices so an interrupt is noticed while another prompt is open
         while not self._prompt_lock.acquire(timeout=0.05):
             if self._interrupted():
+                what = "; ".join(reasons)
                 return self._refuse(command, reasons, Decision.INTERRUPTED, _interrupted_message(noun, what))
         try:
             return self._prompt(
                 command,
                 reasons,
-                keys,
+                det.keys,
                 tool_name=tool_name,
                 compound=compound,
                 noun=noun,
@@ -349,6 +317,51 @@ class ApprovalGate:
             )
         finally:
             self._prompt_lock.release()
+
+    def _by_policy(self, command: str, det: Detection, *, noun: str, deny_texts: list[str]) -> Verdict | None:
+        """What is decided without asking anyone: a hard block, the user's deny rules, yolo (or approvals
+        off), nothing dangerous found. None: the allowlist, the session or the user decides."""
+        reasons = det.reasons
+        if det.hard_blocked:
+            hard = [m.reason for m in det.matches if m.hard]
+            msg = (
+                f"BLOCKED: This {noun} is blocked by policy ({'; '.join(hard)}). It must never be run, "
+                "not even with the user's approval: do NOT retry it, rephrase it, or try to achieve the same "
+                "result another way. Tell the user what you wanted to do instead."
+            )
+            return self._refuse(command, hard, Decision.BLOCKED, msg)
+        rule = self._deny_rule(deny_texts)
+        if rule is not None:
+            why = [*reasons, f"matches the user's deny rule '{rule}'"]
+            msg = (
+                f"BLOCKED: This {noun} matches the user's deny rule '{rule}'. Do NOT retry it or try to "
+                "achieve the same result another way; ask the user what they want instead."
+            )
+            return self._refuse(command, why, Decision.DENIED_BY_RULE, msg)
+        if self.yolo or self.mode == "off":
+            if det.matches:
+                self._record(command, reasons, Decision.YOLO)
+            return Verdict(True, Decision.YOLO, reasons, "")
+        if not det.matches:
+            return Verdict(True, Decision.SAFE, [], "")
+        return None
+
+    def _smart_review(self, command: str, reasons: list[str], noun: str) -> Verdict | None:
+        """Smart mode's model judges the command; None: it escalated to the user."""
+        assert self.smart is not None
+        verdict = self.smart.review(command, reasons, self.interrupt)
+        self._announce(verdict, command)
+        if verdict is SmartVerdict.APPROVE:
+            return self._allow(command, reasons, Decision.SMART_APPROVE)
+        if verdict is SmartVerdict.DENY:
+            what = "; ".join(reasons)
+            msg = (
+                f"BLOCKED by smart approval: this {noun} was judged genuinely dangerous ({what}). "
+                "Do NOT retry it or try to achieve the same result another way; tell the user what you "
+                "wanted to do."
+            )
+            return self._refuse(command, reasons, Decision.SMART_DENY, msg)
+        return None
 
     def _prompt(
         self,

@@ -128,6 +128,11 @@ def sensitive_key(path: str, policy: PathPolicy) -> str | None:
     parts = [x for x in re.split(r"/+", raw) if x]
     if not parts:
         return None
+    return _sensitive_file(parts) or _sensitive_place(raw, parts, policy)
+
+
+def _sensitive_file(parts: list[str]) -> str | None:
+    """A file sensitive wherever it is, by its name (and its folder's): secrets, keys, shell startup."""
     base = parts[-1]
     if base == ".env" or (base.startswith(".env.") and not (_ENV_EXEMPT & set(base.lower().split(".")[2:]))):
         return "env_file_write"
@@ -143,6 +148,11 @@ def sensitive_key(path: str, policy: PathPolicy) -> str | None:
         or (".gnupg" in parts)
     ):
         return "credentials_write"
+    return None
+
+
+def _sensitive_place(raw: str, parts: list[str], policy: PathPolicy) -> str | None:
+    """A sensitive place: Hermes' home (its configuration), /etc, the system's directories."""
     norm = normalize(raw)
     # A relative path is placed in the command's directory for this one check: inside Hermes' home it
     # changes Hermes' configuration (elsewhere a relative path stays the project's business).

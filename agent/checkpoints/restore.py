@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from agent.checkpoints.model import Checkpoint, CheckpointFile, RestoreReport
@@ -14,17 +15,44 @@ from agent.core.fileio import atomic_copy
 
 
 def restore_files(checkpoint: Checkpoint, report: RestoreReport) -> None:
-    base = checkpoint.path
+    """In this order: what did not exist deleted, directories made, files and links put back, what appeared
+    inside complete directories removed, then directory modes (a read-only one must not block the rest)."""
     entries = checkpoint.files
-    # 1. paths that did not exist: delete them, deepest first
-    for entry in sorted((e for e in entries if not e.existed), key=lambda e: len(e.path.parts), reverse=True):
+    _delete_new_paths(entries, report)
+    _make_directories(entries, report)
+    for entry in entries:
+        try:
+            if entry.kind == "file" and entry.stored_as:
+                _restore_file(entry, checkpoint.path / entry.stored_as, report)
+            elif entry.kind == "symlink" and entry.link is not None:
+                _restore_link(entry, report)
+            elif entry.kind == "skipped":
+                report.skipped.append(f"{entry.path} ({entry.note or 'not copied'})")
+        except OSError as exc:
+            report.errors.append(f"{entry.path}: {type(exc).__name__}: {exc.strerror or exc}")
+    recorded = {str(e.path) for e in entries}
+    for entry in entries:
+        if entry.kind == "dir" and entry.complete is True:
+            _remove_extras(entry.path, recorded, report)
+    _directory_modes(entries, report)
+
+
+def _deepest_first(entries: Iterable[CheckpointFile]) -> list[CheckpointFile]:
+    return sorted(entries, key=lambda e: len(e.path.parts), reverse=True)
+
+
+def _delete_new_paths(entries: list[CheckpointFile], report: RestoreReport) -> None:
+    """Paths that did not exist when the checkpoint was taken, deepest first."""
+    for entry in _deepest_first(e for e in entries if not e.existed):
         try:
             if os.path.lexists(entry.path):
                 _remove(entry.path)
                 report.deleted.append(entry.path)
         except OSError as exc:
             report.errors.append(f"{entry.path}: could not delete: {exc.strerror or exc}")
-    # 2. directories
+
+
+def _make_directories(entries: list[CheckpointFile], report: RestoreReport) -> None:
     for entry in entries:
         if entry.kind == "dir":
             try:
@@ -33,25 +61,10 @@ def restore_files(checkpoint: Checkpoint, report: RestoreReport) -> None:
                 entry.path.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 report.errors.append(f"{entry.path}: could not create directory: {exc.strerror or exc}")
-    # 3. files and links
-    for entry in entries:
-        try:
-            if entry.kind == "file" and entry.stored_as:
-                _restore_file(entry, base / entry.stored_as, report)
-            elif entry.kind == "symlink" and entry.link is not None:
-                _restore_link(entry, report)
-            elif entry.kind == "skipped":
-                report.skipped.append(f"{entry.path} ({entry.note or 'not copied'})")
-        except OSError as exc:
-            report.errors.append(f"{entry.path}: {type(exc).__name__}: {exc.strerror or exc}")
-    # 4. complete directory targets: remove what appeared inside them since
-    recorded = {str(e.path) for e in entries}
-    for entry in entries:
-        if entry.kind == "dir" and entry.complete is True:
-            _remove_extras(entry.path, recorded, report)
-    # 5. directory modes last (a read-only directory must not block the writes above)
-    for entry in sorted((e for e in entries if e.kind == "dir"),
-                        key=lambda e: len(e.path.parts), reverse=True):  # fmt: skip
+
+
+def _directory_modes(entries: list[CheckpointFile], report: RestoreReport) -> None:
+    for entry in _deepest_first(e for e in entries if e.kind == "dir"):
         if entry.mode is not None:
             try:
                 os.chmod(entry.path, entry.mode)

@@ -419,76 +419,91 @@ def _get(data: dict[str, Any], dotted: str) -> Any:
     return cur
 
 
+_HERMES_KEYS: dict[str, str] = {
+    "platform_toolsets.cli": "toolsets",  # what `hermes tools` saves; wins over the top-level key
+    "toolsets": "toolsets",
+    "agent.disabled_toolsets": "disabled_toolsets",
+    "memory.memory_enabled": "memory_enabled",
+    "memory.user_profile_enabled": "user_profile_enabled",
+    "memory.memory_char_limit": "memory_char_limit",
+    "memory.user_char_limit": "user_char_limit",
+    "memory.nudge_interval": "memory_nudge_interval",
+    "skills.disabled": "skills_disabled",
+    "skills.creation_nudge_interval": "skill_nudge_interval",
+    "agent.system_prompt": "ephemeral_system_prompt",
+    "agent.max_turns": "max_iterations",
+    "max_turns": "max_iterations",
+    "agent.local_stream_stale_timeout": "local_stale_timeout",
+    "approvals.mode": "approvals_mode",
+    "approvals.timeout": "approvals_timeout",
+    "approvals.deny": "approvals_deny",
+    "command_allowlist": "command_allowlist",
+    "display.skin": "skin",
+    "display.expand_diffs": "expand_diffs",
+    "clarify.timeout": "clarify_timeout",
+    "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
+    "terminal.keep_on_exit": "terminal_keep_on_exit",  # ours: Hermes has no such key
+    "compression.enabled": "compression_enabled",
+    "compression.threshold": "compression_threshold",
+    "compression.target_ratio": "compression_target_ratio",
+    "compression.protect_first_n": "compression_protect_first_n",
+    "compression.protect_last_n": "compression_protect_last_n",
+    "fallback_providers": "fallback_providers",
+    "delegation.max_iterations": "delegation_max_iterations",
+    "delegation.max_concurrent_children": "delegation_max_concurrent",  # Hermes' name
+    "delegation.max_concurrent": "delegation_max_concurrent",
+    "delegation.model": "delegation_model",
+    "delegation.provider": "delegation_provider",
+    "delegation.base_url": "delegation_base_url",
+    "code_execution.timeout": "code_execution_timeout",
+    "browser.executable_path": "browser_executable_path",
+    "code_execution.max_tool_calls": "code_execution_max_tool_calls",
+    "plugins.enabled": "plugins_enabled",
+    "plugins.disabled": "plugins_disabled",
+    "plugins.hook_timeout": "plugin_hook_timeout",
+    "plugins.load_timeout": "plugin_load_timeout",
+    "agent.reasoning_effort": "reasoning_effort",
+    "agent.reasoning_overrides": "reasoning_overrides",
+    "display.show_reasoning": "show_reasoning",
+    "bedrock.region": "bedrock_region",
+    "vertex.project_id": "vertex_project_id",
+    "vertex.region": "vertex_region",
+}
+"""Hermes' dotted keys -> our settings names; the first key found wins (so list a preferred one first)."""
+
+
+def _hermes_model_values(model: Any) -> dict[str, tuple[str, Any]]:
+    """Hermes' `model:`, a name or a section (default, provider, base_url, api_mode, context_length)."""
+    if not isinstance(model, dict):
+        return {} if model is None else {"model": ("model", model)}
+    out: dict[str, tuple[str, Any]] = {}
+    for sub, name in (
+        ("default", "model"),
+        ("provider", "provider"),
+        ("base_url", "base_url"),
+        ("api_mode", "wire_api"),
+        ("context_length", "context_window"),
+    ):
+        if model.get(sub) is not None:
+            out[name] = (f"model.{sub}", model[sub])
+    return out
+
+
+def _hermes_personalities(data: dict[str, Any]) -> tuple[str, Any] | None:
+    """Hermes reads personalities from both places; the agent section wins on a name clash."""
+    top, section = data.get("personalities"), _get(data, "agent.personalities")
+    if isinstance(top, dict) or isinstance(section, dict):
+        merged = {**(top if isinstance(top, dict) else {}), **(section if isinstance(section, dict) else {})}
+        return ("agent.personalities" if isinstance(section, dict) else "personalities", merged)
+    if top is not None or section is not None:
+        return ("personalities", top if top is not None else section)
+    return None
+
+
 def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     """Map Hermes' shared keys to our settings names: {setting: (hermes key, value)}."""
-    out: dict[str, tuple[str, Any]] = {}
-    model = data.get("model")
-    if isinstance(model, str):
-        out["model"] = ("model", model)
-    elif isinstance(model, dict):
-        for sub, name in (
-            ("default", "model"),
-            ("provider", "provider"),
-            ("base_url", "base_url"),
-            ("api_mode", "wire_api"),
-        ):
-            if model.get(sub) is not None:
-                out[name] = (f"model.{sub}", model[sub])
-        if model.get("context_length") is not None:
-            out["context_window"] = ("model.context_length", model["context_length"])
-    elif model is not None:
-        out["model"] = ("model", model)
-    pairs = {
-        "platform_toolsets.cli": "toolsets",  # what `hermes tools` saves; wins over the top-level key
-        "toolsets": "toolsets",
-        "agent.disabled_toolsets": "disabled_toolsets",
-        "memory.memory_enabled": "memory_enabled",
-        "memory.user_profile_enabled": "user_profile_enabled",
-        "memory.memory_char_limit": "memory_char_limit",
-        "memory.user_char_limit": "user_char_limit",
-        "memory.nudge_interval": "memory_nudge_interval",
-        "skills.disabled": "skills_disabled",
-        "skills.creation_nudge_interval": "skill_nudge_interval",
-        "agent.system_prompt": "ephemeral_system_prompt",
-        "agent.max_turns": "max_iterations",
-        "max_turns": "max_iterations",
-        "agent.local_stream_stale_timeout": "local_stale_timeout",
-        "approvals.mode": "approvals_mode",
-        "approvals.timeout": "approvals_timeout",
-        "approvals.deny": "approvals_deny",
-        "command_allowlist": "command_allowlist",
-        "display.skin": "skin",
-        "display.expand_diffs": "expand_diffs",
-        "clarify.timeout": "clarify_timeout",
-        "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
-        "terminal.keep_on_exit": "terminal_keep_on_exit",  # ours: Hermes has no such key
-        "compression.enabled": "compression_enabled",
-        "compression.threshold": "compression_threshold",
-        "compression.target_ratio": "compression_target_ratio",
-        "compression.protect_first_n": "compression_protect_first_n",
-        "compression.protect_last_n": "compression_protect_last_n",
-        "fallback_providers": "fallback_providers",
-        "delegation.max_iterations": "delegation_max_iterations",
-        "delegation.max_concurrent_children": "delegation_max_concurrent",  # Hermes' name
-        "delegation.max_concurrent": "delegation_max_concurrent",
-        "delegation.model": "delegation_model",
-        "delegation.provider": "delegation_provider",
-        "delegation.base_url": "delegation_base_url",
-        "code_execution.timeout": "code_execution_timeout",
-        "browser.executable_path": "browser_executable_path",
-        "code_execution.max_tool_calls": "code_execution_max_tool_calls",
-        "plugins.enabled": "plugins_enabled",
-        "plugins.disabled": "plugins_disabled",
-        "plugins.hook_timeout": "plugin_hook_timeout",
-        "plugins.load_timeout": "plugin_load_timeout",
-        "agent.reasoning_effort": "reasoning_effort",
-        "agent.reasoning_overrides": "reasoning_overrides",
-        "display.show_reasoning": "show_reasoning",
-        "bedrock.region": "bedrock_region",
-        "vertex.project_id": "vertex_project_id",
-        "vertex.region": "vertex_region",
-    }
-    for key, name in pairs.items():
+    out = _hermes_model_values(data.get("model"))
+    for key, name in _HERMES_KEYS.items():
         value = _get(data, key)
         if value is not None and name not in out:
             out[name] = (key, value)
@@ -499,16 +514,9 @@ def _hermes_config_values(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
             "fallback_model" if "fallback_providers" not in out else "fallback_providers",
             _merge_fallbacks(chain, legacy),
         )
-    # Hermes reads personalities from both places; the agent section wins on a name clash.
-    top, section = data.get("personalities"), _get(data, "agent.personalities")
-    if isinstance(top, dict) or isinstance(section, dict):
-        merged = {**(top if isinstance(top, dict) else {}), **(section if isinstance(section, dict) else {})}
-        out["personalities"] = (
-            "agent.personalities" if isinstance(section, dict) else "personalities",
-            merged,
-        )
-    elif top is not None or section is not None:
-        out["personalities"] = ("personalities", top if top is not None else section)
+    personalities = _hermes_personalities(data)
+    if personalities is not None:
+        out["personalities"] = personalities
     return out
 
 
@@ -577,6 +585,157 @@ def _env_source(var: str, environ: dict[str, str], home: Path) -> str:
     return f"env {var}" if var in environ else f"{home / '.env'} {var}"
 
 
+_ENV_SETTINGS = {
+    "HERMES_MODEL": "model",
+    "HERMES_PROVIDER": "provider",
+    "OPENAI_BASE_URL": "base_url",
+    "HERMES_BASE_URL": "base_url",
+    "HERMES_STREAM_STALE_TIMEOUT": "stale_timeout",
+    "HERMES_LOCAL_STREAM_STALE_TIMEOUT": "local_stale_timeout",
+    "HERMES_MAX_ITERATIONS": "max_iterations",
+    "HERMES_EPHEMERAL_SYSTEM_PROMPT": "ephemeral_system_prompt",
+    "TERMINAL_TIMEOUT": "terminal_timeout",
+}
+"""Environment variables (or `.env` entries) that set a setting."""
+
+_DEFAULT_MODELS = {
+    "openai": "gpt-4o",
+    "openrouter": "nousresearch/hermes-4-405b",
+    "anthropic": "claude-sonnet-4-5",
+}
+"""The model a provider's key gets when none is configured; only where the choice is obvious (a DeepSeek or
+Gemini key gets no OpenAI model name guessed for it: the missing model is reported instead)."""
+
+
+class _Layers:
+    """The settings being gathered, one layer after another (later wins), with where each value came from
+    and every problem found: one bad value is reported and left out, never discarding the good ones."""
+
+    def __init__(self, home: Path, environ: dict[str, str], flags: dict[str, Any]) -> None:
+        self.home, self.environ, self.flags = home, environ, flags
+        self.problems: list[ConfigProblem] = []
+        self.values: dict[str, Any] = {"hermes_home": home}
+        self.sources: dict[str, str] = {
+            "hermes_home": "flag --hermes-home"
+            if "hermes_home" in flags
+            else ("env HERMES_HOME" if environ.get("HERMES_HOME") else "default")
+        }
+        self.hermes_data: dict[str, Any] = {}
+        self.tui_data: dict[str, Any] = {}
+        self.merged_env: dict[str, str] = dict(environ)
+
+    def put(self, name: str, value: Any, source: str, file: str, key: str) -> None:
+        if name == "reasoning_overrides":
+            value = _valid_overrides(value, file, key, self.problems)
+        ok, checked, expected = _validate_one(name, value)
+        if ok:
+            self.values[name] = checked
+            self.sources[name] = source
+        else:
+            self.problems.append(ConfigProblem(file, key, str(value)[:80], expected))
+
+    def env_source(self, var: str) -> str:
+        return _env_source(var, self.environ, self.home)
+
+    def hermes_config(self) -> None:
+        """Hermes' config.yaml (the keys both apps share), then its .env under the environment."""
+        path = self.home / "config.yaml"
+        self.hermes_data = read_yaml_mapping(path, self.problems)
+        for name, (key, value) in _hermes_config_values(self.hermes_data).items():
+            self.put(name, value, str(path), str(path), key)
+        self.merged_env = {**read_dotenv(self.home / ".env"), **self.environ}
+
+    def tui_config(self) -> None:
+        """Our own tui/config.yaml (and the web and vision sections, which read both files)."""
+        path = self.home / "tui" / "config.yaml"
+        self.tui_data = read_yaml_mapping(path, self.problems)
+        self._web_and_vision()
+        for key, value in self.tui_data.items():
+            name = key.replace("-", "_")
+            if (
+                name == "command_allowlist"
+                and isinstance(value, list)
+                and all(isinstance(v, str) for v in value)
+            ):
+                value = list(dict.fromkeys([*self.values.get("command_allowlist", []), *value]))
+            if name in Settings.model_fields and name not in ("hermes_home", "api_key"):
+                self.put(name, value, str(path), str(path), key)
+            elif name == "api_key":
+                expected = "API keys in environment variables or .env"
+                self.problems.append(ConfigProblem(str(path), key, "***", expected))
+            else:
+                self.problems.append(ConfigProblem(str(path), key, str(value)[:80], "a known setting"))
+
+    def _web_and_vision(self) -> None:
+        data = self.hermes_data
+        web, web_problems, self.sources["web"] = load_web_settings(
+            data.get("web"), self.tui_data.pop("web", None), self.merged_env
+        )
+        security = data.get("security")
+        if isinstance(security, dict) and security.get("allow_private_urls") is True:  # Hermes' switch for it
+            web.allow_private_urls = True
+        vision, vision_problems, self.sources["vision"] = load_vision_settings(data, self.merged_env)
+        self.values.update(web=web, vision=vision)
+        hermes_cfg = str(self.home / "config.yaml")
+        self.problems += [ConfigProblem(hermes_cfg, *p) for p in (*web_problems, *vision_problems)]
+
+    def environment(self) -> None:
+        for var, name in _ENV_SETTINGS.items():
+            if self.merged_env.get(var):
+                src = self.env_source(var)
+                self.put(name, self.merged_env[var], src, src, var)
+        if self.merged_env.get("HERMES_YOLO_MODE", "").lower() in ("1", "true", "yes"):
+            self.values["yolo"] = True
+            self.sources["yolo"] = "env HERMES_YOLO_MODE"
+
+    def command_line(self) -> None:
+        for name, value in self.flags.items():
+            if name in Settings.model_fields and name not in ("api_key", "hermes_home"):
+                flag = _FLAG_NAMES.get(name, f"--{name.replace('_', '-')}")
+                self.put(name, value, f"flag {flag}", "command line", flag)
+        self.values["model_chosen"] = "model" in self.flags
+
+    def credentials(self) -> bool:
+        """Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else
+        any of the common keys. Hermes' aliases become its canonical names (`claude` -> `anthropic`).
+        True when a key was found."""
+        values, env = self.values, self.merged_env
+        provider = providers.canonical(str(values.get("provider") or ""))
+        if provider != str(values.get("provider") or ""):
+            values["provider"] = provider
+        spec = providers.lookup(provider)
+        url_var = spec.base_url_env if spec is not None else ""
+        if url_var and not values.get("base_url") and env.get(url_var):
+            self.put("base_url", env[url_var], self.env_source(url_var), url_var, url_var)
+        api_key: object = self.flags.get("api_key")
+        key_source = "flag --api-key" if api_key else ""
+        if not api_key:
+            for cand in self._key_candidates(provider, known=spec is not None):
+                key_var = next((v for v in providers.key_env_vars(cand) if env.get(v)), None)
+                if key_var is not None:
+                    api_key, key_source = env[key_var], self.env_source(key_var)
+                    if not provider:
+                        values["provider"] = cand
+                        self.sources["provider"] = f"inferred from {key_var}"
+                    break
+        if api_key:
+            values["api_key"] = SecretStr(str(api_key))
+            values["api_key_source"] = key_source
+            self.sources["api_key"] = key_source
+        return bool(api_key)
+
+    def _key_candidates(self, provider: str, *, known: bool) -> list[str]:
+        """Whose key variables to look in: the provider's, else a guess from the base URL, else the common."""
+        if provider:
+            return [provider] if known else []
+        base = str(self.values.get("base_url") or "")
+        if "openrouter" in base:
+            return ["openrouter"]
+        if base.rstrip("/").endswith("/anthropic"):
+            return ["anthropic"]
+        return ["openai", "openrouter", "anthropic"]
+
+
 def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> LoadedSettings:
     """Layers, later wins: Hermes config.yaml, Hermes .env, tui/config.yaml, environment, flags."""
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
@@ -584,134 +743,25 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     home = Path(
         flags.get("hermes_home") or environ.get("HERMES_HOME") or Path.home() / ".hermes"
     ).expanduser()
-    problems: list[ConfigProblem] = []
-    values: dict[str, Any] = {"hermes_home": home}
-    sources: dict[str, str] = {
-        "hermes_home": "flag --hermes-home"
-        if "hermes_home" in flags
-        else ("env HERMES_HOME" if environ.get("HERMES_HOME") else "default")
-    }
-
-    def put(name: str, value: Any, source: str, file: str, key: str) -> None:
-        if name == "reasoning_overrides":
-            value = _valid_overrides(value, file, key, problems)
-        ok, checked, expected = _validate_one(name, value)
-        if ok:
-            values[name] = checked
-            sources[name] = source
-        else:
-            problems.append(ConfigProblem(file, key, str(value)[:80], expected))
-
-    hermes_cfg = home / "config.yaml"
-    hermes_data = read_yaml_mapping(hermes_cfg, problems)
-    for name, (key, value) in _hermes_config_values(hermes_data).items():
-        put(name, value, str(hermes_cfg), str(hermes_cfg), key)
-
-    dotenv = read_dotenv(home / ".env")
-    merged_env = {**dotenv, **environ}
-
-    tui_cfg = home / "tui" / "config.yaml"
-    tui_data = read_yaml_mapping(tui_cfg, problems)
-    web, web_problems, sources["web"] = load_web_settings(
-        hermes_data.get("web"), tui_data.pop("web", None), merged_env
-    )
-    security = hermes_data.get("security")
-    if isinstance(security, dict) and security.get("allow_private_urls") is True:  # Hermes' switch for it
-        web.allow_private_urls = True
-    vision, vision_problems, sources["vision"] = load_vision_settings(hermes_data, merged_env)
-    values.update(web=web, vision=vision)
-    problems += [ConfigProblem(str(hermes_cfg), *p) for p in (*web_problems, *vision_problems)]
-    for key, value in tui_data.items():
-        name = key.replace("-", "_")
-        if name == "command_allowlist" and isinstance(value, list) and all(isinstance(v, str) for v in value):
-            value = list(dict.fromkeys([*values.get("command_allowlist", []), *value]))
-        if name in Settings.model_fields and name not in ("hermes_home", "api_key"):
-            put(name, value, str(tui_cfg), str(tui_cfg), key)
-        elif name == "api_key":
-            problems.append(
-                ConfigProblem(str(tui_cfg), key, "***", "API keys in environment variables or .env")
-            )
-        else:
-            problems.append(ConfigProblem(str(tui_cfg), key, str(value)[:80], "a known setting"))
-
-    env_map = {
-        "HERMES_MODEL": "model",
-        "HERMES_PROVIDER": "provider",
-        "OPENAI_BASE_URL": "base_url",
-        "HERMES_BASE_URL": "base_url",
-        "HERMES_STREAM_STALE_TIMEOUT": "stale_timeout",
-        "HERMES_LOCAL_STREAM_STALE_TIMEOUT": "local_stale_timeout",
-        "HERMES_MAX_ITERATIONS": "max_iterations",
-        "HERMES_EPHEMERAL_SYSTEM_PROMPT": "ephemeral_system_prompt",
-        "TERMINAL_TIMEOUT": "terminal_timeout",
-    }
-    for var, name in env_map.items():
-        if merged_env.get(var):
-            src = f"env {var}" if var in environ else f"{home / '.env'} {var}"
-            put(name, merged_env[var], src, src, var)
-    if merged_env.get("HERMES_YOLO_MODE", "").lower() in ("1", "true", "yes"):
-        values["yolo"] = True
-        sources["yolo"] = "env HERMES_YOLO_MODE"
-
-    for name, value in flags.items():
-        if name in Settings.model_fields and name not in ("api_key", "hermes_home"):
-            flag = _FLAG_NAMES.get(name, f"--{name.replace('_', '-')}")
-            put(name, value, f"flag {flag}", "command line", flag)
-
-    # Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else any
-    # of the common keys. Hermes' aliases become its canonical names (`claude` -> `anthropic`).
-    provider = providers.canonical(str(values.get("provider") or ""))
-    if provider != str(values.get("provider") or ""):
-        values["provider"] = provider
-    spec = providers.lookup(provider)
-    url_var = spec.base_url_env if spec is not None else ""
-    if url_var and not values.get("base_url") and merged_env.get(url_var):
-        put("base_url", merged_env[url_var], _env_source(url_var, environ, home), url_var, url_var)
-    api_key: object = flags.get("api_key")
-    key_source = "flag --api-key" if api_key else ""
-    if not api_key:
-        candidates = [provider] if spec is not None else []
-        if not provider:
-            base = str(values.get("base_url") or "")
-            if "openrouter" in base:
-                candidates = ["openrouter"]
-            elif base.rstrip("/").endswith("/anthropic"):
-                candidates = ["anthropic"]
-            else:
-                candidates = ["openai", "openrouter", "anthropic"]
-        for cand in candidates:
-            key_var = next((v for v in providers.key_env_vars(cand) if merged_env.get(v)), None)
-            if key_var is not None:
-                api_key = merged_env[key_var]
-                key_source = _env_source(key_var, environ, home)
-                if not provider:
-                    values["provider"] = cand
-                    sources["provider"] = f"inferred from {key_var}"
-                break
-    if api_key:
-        values["api_key"] = SecretStr(str(api_key))
-        values["api_key_source"] = key_source
-        sources["api_key"] = key_source
-    values["model_chosen"] = "model" in flags
-    settings = Settings.model_validate(values)
-    if not settings.model and settings.is_configured is False and api_key:
-        defaults = {
-            "openai": "gpt-4o",
-            "openrouter": "nousresearch/hermes-4-405b",
-            "anthropic": "claude-sonnet-4-5",
-        }
-        # Only where the choice is obvious: a DeepSeek or Gemini key gets no OpenAI model name guessed
-        # for it; the missing model is reported instead.
-        guess = defaults.get(settings.provider, "gpt-4o" if settings.provider == "custom" else None)
+    layers = _Layers(home, environ, flags)
+    layers.hermes_config()
+    layers.tui_config()
+    layers.environment()
+    layers.command_line()
+    has_key = layers.credentials()
+    settings = Settings.model_validate(layers.values)
+    sources = layers.sources
+    if not settings.model and settings.is_configured is False and has_key:
+        guess = _DEFAULT_MODELS.get(settings.provider, "gpt-4o" if settings.provider == "custom" else None)
         if guess:
             settings.model = guess
             sources["model"] = "default for provider"
     for name in Settings.model_fields:
         sources.setdefault(name, "default")
-    register_config_secrets(merged_env, hermes_data, tui_data)
+    register_config_secrets(layers.merged_env, layers.hermes_data, layers.tui_data)
     settings.register_secrets()
     redact_logs()
-    return LoadedSettings(settings=settings, problems=problems, sources=sources)
+    return LoadedSettings(settings=settings, problems=layers.problems, sources=sources)
 
 
 def register_config_secrets(env: dict[str, str], *documents: Any) -> None:

@@ -1,11 +1,11 @@
 """The iteration budget: how many model calls a turn may make before it must stop and summarize.
 
-`Agent.run_conversation` starts each turn with a fresh `IterationBudget(settings.max_iterations)` and
+`Session.run_conversation` starts each turn with a fresh `IterationBudget(settings.max_iterations)` and
 `consume()`s one unit per model call of the turn loop (continuations and empty-reply retries included; the
 closing summary call, compression and titles are not counted). When `consume()` says no, the model is asked
 for a summary without tools (exit reason `budget_exhausted`).
 
-Sharing with a child agent (delegation): build the child with `Agent(..., budget=parent.budget.child(n))`.
+Sharing with a child agent (delegation): build the child with `Session(..., budget=parent.budget.child(n))`.
 The child then draws from its own cap `n` *and* from the parent's running turn, so a delegated task can
 never make the parent's turn exceed its budget, and the parent sees what its children used
 (`parent.budget.used`). An agent given a budget keeps it across its turns (a child runs one task) instead of

@@ -93,49 +93,61 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
     `reasoning_echo`: every assistant turn carries its reasoning back as `reasoning_content` (thinking
     modes that require it: `agent.transports.endpoint.Endpoint.needs_reasoning_echo`); never otherwise,
     strict providers reject the field."""
-    # Pass 1: copy, clean text, canonicalize arguments; remember which call ids exist.
-    rows: list[dict[str, Any]] = []
-    for msg in messages:
-        if msg.role == "assistant":
-            calls: list[ToolCall] = []
-            seen_ids: set[str] = set()
-            for call in msg.tool_calls:
-                if not call.id or call.id in seen_ids:
-                    continue
-                seen_ids.add(call.id)
-                args, _ = canonical_arguments(strip_surrogates(call.arguments))
-                calls.append(ToolCall(id=call.id, name=call.name or "invalid_tool_call", arguments=args))
-            rows.append(
-                {
-                    "role": "assistant",
-                    "content": _clean(msg.content),
-                    "tool_calls": calls,
-                    "reasoning": _clean(msg.reasoning),
-                    "details": msg.reasoning_details,
-                }
-            )
-        elif msg.role == "tool":
-            rows.append(
-                {"role": "tool", "content": _clean(msg.content), "tool_call_id": msg.tool_call_id or ""}
-            )
-            if msg.meta.get("images"):
-                rows[-1]["images"] = list(msg.meta["images"])  # what the tool returned (an MCP server's)
-        elif msg.role in ("user", "system"):
-            rows.append({"role": msg.role, "content": _clean(msg.content)})
-            if msg.role == "user" and msg.meta.get("images"):
-                rows[-1]["images"] = list(msg.meta["images"])  # references; agent.images sends them
+    rows = _pair_results([_row(msg) for msg in messages if msg.role in _WIRE_ROLES])
+    # Thinking-only replies (reasoning, nothing visible, no call) are left out, as Hermes does
+    # (`_drop_thinking_only_and_merge_users`): Anthropic refuses an assistant turn ending in thinking, and
+    # the users' messages either side of one merge below.
+    rows = _merge_turns([row for row in rows if not _thinking_only(row)])
+    return [_wire_item(row, reasoning_echo) if row["role"] == "assistant" else row for row in rows]
 
-    # Pass 2: drop orphan or duplicate tool results; add stub results for calls that have none.
+
+_WIRE_ROLES = ("assistant", "tool", "user", "system")
+
+
+def _row(msg: Message) -> dict[str, Any]:
+    """A copy of one message: text cleaned, tool-call arguments canonical, duplicate call ids dropped."""
+    if msg.role == "assistant":
+        calls: list[ToolCall] = []
+        seen_ids: set[str] = set()
+        for call in msg.tool_calls:
+            if not call.id or call.id in seen_ids:
+                continue
+            seen_ids.add(call.id)
+            args, _ = canonical_arguments(strip_surrogates(call.arguments))
+            calls.append(ToolCall(id=call.id, name=call.name or "invalid_tool_call", arguments=args))
+        return {
+            "role": "assistant",
+            "content": _clean(msg.content),
+            "tool_calls": calls,
+            "reasoning": _clean(msg.reasoning),
+            "details": msg.reasoning_details,
+        }
+    if msg.role == "tool":
+        row: dict[str, Any] = {
+            "role": "tool",
+            "content": _clean(msg.content),
+            "tool_call_id": msg.tool_call_id or "",
+        }
+    else:
+        row = {"role": msg.role, "content": _clean(msg.content)}
+    if msg.role in ("tool", "user") and msg.meta.get("images"):
+        # A user's references (agent.images sends them), or what a tool returned (an MCP server's).
+        row["images"] = list(msg.meta["images"])
+    return row
+
+
+def _pair_results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each call answered right after its reply: orphan or duplicate results dropped, a stub result for a
+    call that has none."""
     out: list[dict[str, Any]] = []
     i = 0
     answered: set[str] = set()
     while i < len(rows):
         row = rows[i]
-        if row["role"] == "tool":
-            i += 1  # a result not directly after its call (or with an unknown id) is an orphan
-            continue
-        out.append(row)
         i += 1
+        if row["role"] == "tool":
+            continue  # a result not directly after its call (or with an unknown id) is an orphan
+        out.append(row)
         if row["role"] == "assistant" and row["tool_calls"]:
             wanted = [c.id for c in row["tool_calls"]]
             results: dict[str, dict[str, Any]] = {}
@@ -147,18 +159,20 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
             for cid in wanted:
                 answered.add(cid)
                 out.append(results.get(cid) or {"role": "tool", "tool_call_id": cid, "content": STUB_RESULT})
+    return out
 
-    # Thinking-only replies (reasoning, nothing visible, no call) are left out, as Hermes does
-    # (`_drop_thinking_only_and_merge_users`): Anthropic refuses an assistant turn ending in thinking, and
-    # the users' messages either side of one merge below.
-    out = [row for row in out if not _thinking_only(row)]
 
-    # Pass 3: merge consecutive same-role messages (never tool results: each answers its own call).
+def _joined(*parts: str) -> str:
+    return "\n\n".join(p for p in parts if p)
+
+
+def _merge_turns(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive same-role messages merged (never tool results: each answers its own call)."""
     merged: list[dict[str, Any]] = []
-    for row in out:
+    for row in rows:
         prev = merged[-1] if merged else None
         if prev is not None and prev["role"] == row["role"] and row["role"] in ("user", "system"):
-            prev["content"] = "\n\n".join(p for p in (prev["content"], row["content"]) if p)
+            prev["content"] = _joined(prev["content"], row["content"])
             if "images" in row:
                 prev["images"] = [*prev.get("images", []), *row["images"]]
             continue
@@ -168,30 +182,27 @@ def sanitize_for_wire(messages: list[Message], *, reasoning_echo: bool = False) 
             and prev["role"] == "assistant"
             and not prev["tool_calls"]
         ):
-            prev["content"] = "\n\n".join(p for p in (prev["content"], row["content"]) if p)
-            prev["reasoning"] = "\n\n".join(p for p in (prev["reasoning"], row["reasoning"]) if p)
+            prev["content"] = _joined(prev["content"], row["content"])
+            prev["reasoning"] = _joined(prev["reasoning"], row["reasoning"])
             prev["details"] = [*prev["details"], *row["details"]]
             prev["tool_calls"] = row["tool_calls"]
             continue
         merged.append(row)
+    return merged
 
-    # Pass 4: the wire shape.
-    wire: list[dict[str, Any]] = []
-    for row in merged:
-        if row["role"] == "assistant":
-            # Text or "", never null: llama.cpp's server (and those built on it) rejects `content: null`
-            # beside `tool_calls`, and every provider accepts "" there (Hermes sends "" too).
-            item: dict[str, Any] = {"role": "assistant", "content": row["content"] or ""}
-            if row["tool_calls"]:
-                item["tool_calls"] = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in row["tool_calls"]
-                ]
-            if reasoning_echo:
-                item["reasoning_content"] = row["reasoning"] or REASONING_PAD
-            if row["details"]:  # each transport keeps what its endpoint takes (`agent.transports.reasoning`)
-                item["reasoning_details"] = row["details"]
-            wire.append(item)
-        else:
-            wire.append(row)
-    return wire
+
+def _wire_item(row: dict[str, Any], reasoning_echo: bool) -> dict[str, Any]:
+    """An assistant turn in the wire shape."""
+    # Text or "", never null: llama.cpp's server (and those built on it) rejects `content: null` beside
+    # `tool_calls`, and every provider accepts "" there (Hermes sends "" too).
+    item: dict[str, Any] = {"role": "assistant", "content": row["content"] or ""}
+    if row["tool_calls"]:
+        item["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in row["tool_calls"]
+        ]
+    if reasoning_echo:
+        item["reasoning_content"] = row["reasoning"] or REASONING_PAD
+    if row["details"]:  # each transport keeps what its endpoint takes (`agent.transports.reasoning`)
+        item["reasoning_details"] = row["details"]
+    return item

@@ -38,12 +38,12 @@ def run_due_jobs(
     on_run: Callable[[JobRun], None] | None = None,
 ) -> list[JobRun]:
     """Every job due at `now`, one after another."""
-    from agent.session.loop import Agent
+    from agent.session.session import Session
 
     jobs = CronJobs(settings.hermes_home)
     runs = []
     for job in jobs.due(now):
-        run = run_job(job, settings, new_agent=Agent, store=store, ui=ui, jobs=jobs)
+        run = run_job(job, settings, new_agent=Session, store=store, ui=ui, jobs=jobs)
         runs.append(run)
         if on_run is not None:
             on_run(run)

@@ -19,7 +19,8 @@ LAZY_MODULES = ("agent.approval", "agent.checkpoints")
 
 def prewarm_engine(settings: Settings) -> None:
     try:
-        from agent.session.loop import make_transport  # the loop itself: the first turn imports it
+        import agent.session.session  # noqa: F401  (the session and its turn: the first turn imports them)
+        from agent.transports.factory import make_transport
 
         transport = make_transport(settings)
         prewarm = getattr(transport, "prewarm", None)

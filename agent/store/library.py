@@ -3,7 +3,7 @@
 A Hermes user's sessions (read-only, from `$HERMES_HOME/state.db`) appear next to ours with ids
 `hermes:<id>`: listed, searched with the same query language, previewed, exported. Anything that would
 change one (rename, delete) is refused with a sentence saying how to continue it instead; continuing
-(`adopt`, which `Agent.resume` calls) copies it into our store once, linked by `origin`, and the copy is the
+(`adopt`, which `Session.resume` calls) copies it into our store once, linked by `origin`, and the copy is the
 one that grows. Once copied, the original is no longer listed or searched: the copy stands for it, so one
 conversation is one row.
 

@@ -1,4 +1,4 @@
-"""A session's tool state: what the tools keep between calls, owned by the `Agent`, lent to every call.
+"""A session's tool state: what the tools keep between calls, owned by the `Session`, lent to every call.
 
 The framework holds it without knowing the tools: a field whose type belongs to a tool's own package (the
 skill library, a process registry) is `object` here and narrowed by the tool that reads it

@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -282,6 +282,58 @@ def _count(n: int, noun: str) -> str:
 COUNT_CAP = 100_000  # stop counting further results after this many
 
 
+@dataclass
+class _Page:
+    """One page of results (`offset`, `limit`) as the hits stream in: its matches with their context lines
+    (each line once), and every match counted, up to COUNT_CAP."""
+
+    offset: int
+    limit: int
+    context: int
+    hits: list[_Hit] = field(default_factory=list)
+    total: int = 0
+    files: set[str] = field(default_factory=set)
+    capped: bool = False
+    _seen: set[tuple[str, int | None]] = field(default_factory=set)
+    _pending: list[_Hit] = field(default_factory=list)  # context lines since the last match
+    _prev: _Hit | None = None
+    _prev_in_page: bool = False
+
+    def add(self, hit: _Hit) -> bool:
+        """Take one hit; False once the count reached its cap (stop reading)."""
+        if not hit.is_match:
+            if self._prev_in_page or self.total < self.offset + self.limit:
+                self._pending.append(hit)
+            return True
+        in_page = self.offset <= self.total < self.offset + self.limit
+        self.total += 1
+        self.files.add(hit.path)
+        self.finish()  # the previous match's context after it ends here
+        if in_page:
+            self._take_near(hit, after=False)
+            self._take(hit)
+        self._pending = []
+        self._prev, self._prev_in_page = hit, in_page
+        self.capped = self.total >= COUNT_CAP
+        return not self.capped
+
+    def finish(self) -> None:
+        """The context lines after the last match taken (once the hits end, or the next match came)."""
+        if self._prev_in_page and self._prev is not None:
+            self._take_near(self._prev, after=True)
+
+    def _take_near(self, match: _Hit, *, after: bool) -> None:
+        for line in self._pending:
+            if _near(line, match, self.context, after=after):
+                self._take(line)
+
+    def _take(self, hit: _Hit) -> None:
+        key = (hit.path, hit.line)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.hits.append(hit)
+
+
 def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
     if not args.pattern:
         return ToolResult.error("pattern is empty.")
@@ -289,71 +341,37 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
     shown_root = _display(root, ctx.cwd)
     if not root.exists():
         return ToolResult.error(f"Search path not found: {shown_root}")
-    limit = min(max(1, args.limit), MAX_SEARCH_LIMIT)
-    offset = max(0, args.offset)
+    if args.target != "content" and root.is_file():
+        return ToolResult.error(f"{shown_root} is a file; target='files' needs a directory to search in.")
     context = max(0, min(args.context, 20)) if args.target == "content" else 0
-    use_rg = shutil.which("rg") is not None
     args = args.model_copy(update={"context": context})
+    use_rg = shutil.which("rg") is not None
     if args.target == "content":
         hits = (_rg_content if use_rg else _py_content)(args.pattern, root, args, ctx)
     else:
-        if root.is_file():
-            return ToolResult.error(f"{shown_root} is a file; target='files' needs a directory to search in.")
         hits = (_rg_files if use_rg else _py_files)(root, args, ctx)
-
-    page: list[_Hit] = []
-    seen: set[tuple[str, int | None]] = set()
-    pending: list[_Hit] = []  # context lines since the last match
-    prev: _Hit | None = None
-    prev_in_page = False
-    total = 0
-    files: set[str] = set()
-    capped = False
-
-    def take(hit: _Hit) -> None:
-        key = (hit.path, hit.line)
-        if key not in seen:
-            seen.add(key)
-            page.append(hit)
-
+    page = _Page(max(0, args.offset), min(max(1, args.limit), MAX_SEARCH_LIMIT), context)
     try:
         for hit in hits:
-            if not hit.is_match:
-                if prev_in_page or total < offset + limit:
-                    pending.append(hit)
-                continue
-            in_page = offset <= total < offset + limit
-            total += 1
-            files.add(hit.path)
-            if prev_in_page and prev is not None:
-                for c in pending:
-                    if _near(c, prev, context, after=True):
-                        take(c)
-            if in_page:
-                for c in pending:
-                    if _near(c, hit, context, after=False):
-                        take(c)
-                take(hit)
-            pending = []
-            prev, prev_in_page = hit, in_page
-            if total >= COUNT_CAP:
-                capped = True
+            if not page.add(hit):
                 break
-        if prev_in_page and prev is not None:
-            for c in pending:
-                if _near(c, prev, context, after=True):
-                    take(c)
+        page.finish()
     except WalkCancelled as exc:  # _SearchCancelled (ripgrep) too
         return ToolResult(content=f"Search {exc}.", status="cancelled")
     except ValueError as exc:
         return ToolResult.error(f"search failed: {exc}")
     finally:
-        close = getattr(hits, "close", None)
+        close = getattr(hits, "close", None)  # a generator's: ends ripgrep early
         if close:
             close()
+    return _report(page, args, shown_root, "rg" if use_rg else "python")
 
+
+def _report(page: _Page, args: SearchFilesArgs, shown_root: str, backend: str) -> ToolResult:
+    """What the model reads: a header with the counts, the page, and how to see more."""
+    total, offset = page.total, page.offset
     what = "match" if args.target == "content" else "file"
-    data: dict[str, object] = {"total": total, "backend": "rg" if use_rg else "python", "capped": capped}
+    data: dict[str, object] = {"total": total, "backend": backend, "capped": page.capped}
     if total == 0:
         if args.target == "content":
             msg = f"No matches for regex {args.pattern!r} in {shown_root}"
@@ -362,23 +380,23 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
         if args.file_glob:
             msg += f" (file_glob {args.file_glob!r})"
         return ToolResult(content=msg + ".", data=data)
-    if not page:
+    if not page.hits:
         return ToolResult(
             content=f"offset={offset} is past the end: there are {_count(total, what)}. "
             f"Use an offset below {total}.",
             data=data,
         )
-    at_least = "at least " if capped else ""
+    at_least = "at least " if page.capped else ""
     header = f"Found {at_least}{_count(total, what)}"
     if args.target == "content":
-        header += f" in {_count(len(files), 'file')}"
-    page = _fit_page(page, SEARCH_MAX_CHARS)
-    shown = sum(1 for h in page if h.is_match)
+        header += f" in {_count(len(page.files), 'file')}"
+    hits = _fit_page(page.hits, SEARCH_MAX_CHARS)
+    shown = sum(1 for h in hits if h.is_match)
     first, last = offset + 1, offset + shown
     if (first, last) != (1, total):
         header += f" (showing {first}-{last})"
     header += f" in {shown_root}:" if shown_root != "." else ":"
-    body = "\n".join(_format_hits(page, args.target, context))
+    body = "\n".join(_format_hits(hits, args.target, page.context))
     remaining = total - last
     footer = ""
     if remaining > 0:

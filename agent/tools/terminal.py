@@ -15,7 +15,8 @@ import select
 import subprocess
 import threading
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -232,37 +233,41 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     command = args.command
     if not command.strip():
         return ToolResult.error("The command is empty.")
-
     notes: list[str] = []
-    timeout = args.timeout if args.timeout is not None else configured_timeout(ctx)
-    if timeout > MAX_TIMEOUT:
-        notes.append(f"[timeout {timeout} s exceeds the maximum; clamped to {MAX_TIMEOUT} s]")
-        timeout = MAX_TIMEOUT
-    elif timeout < 1:
-        notes.append(f"[timeout {timeout} s is too small; using 1 s]")
-        timeout = 1
-
+    timeout = _timeout(args, ctx, notes)
     cwd = ctx.cwd
     if args.workdir:
         cwd = ctx.resolve(args.workdir)
-        if not cwd.exists():
-            return ToolResult.error(f"workdir does not exist: {cwd}")
-        if not cwd.is_dir():
-            return ToolResult.error(f"workdir is not a directory: {cwd}")
-
+        problem = "does not exist" if not cwd.exists() else "" if cwd.is_dir() else "is not a directory"
+        if problem:
+            return ToolResult.error(f"workdir {problem}: {cwd}")
     if ctx.approvals is not None:
         verdict = ctx.approvals.review_command(command, tool_name="terminal", cwd=cwd)
         if not verdict.allowed:
             return ToolResult(content=verdict.message, status="denied", data={"decision": verdict.decision})
-
     if ctx.interrupt.is_set():
         return ToolResult(content="[Command not run: interrupted by user]", status="cancelled")
-
     ctx.checkpoint()  # approved and about to run: save what it may change
     if args.background:
         from agent.tools.processes import start_background
 
         return start_background(command, cwd, ctx)
+    return _run_foreground(command, cwd, timeout, notes, ctx)
+
+
+def _timeout(args: TerminalArgs, ctx: ToolContext, notes: list[str]) -> int:
+    """The command's timeout in seconds, within 1..MAX_TIMEOUT (a note says when it was clamped)."""
+    timeout = args.timeout if args.timeout is not None else configured_timeout(ctx)
+    if timeout > MAX_TIMEOUT:
+        notes.append(f"[timeout {timeout} s exceeds the maximum; clamped to {MAX_TIMEOUT} s]")
+        return MAX_TIMEOUT
+    if timeout < 1:
+        notes.append(f"[timeout {timeout} s is too small; using 1 s]")
+        return 1
+    return timeout
+
+
+def _run_foreground(command: str, cwd: Path, timeout: int, notes: list[str], ctx: ToolContext) -> ToolResult:
     try:
         proc = SUPERVISOR.popen(
             [shell(), "-c", command],
@@ -283,24 +288,10 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     proc.stdout.close()
     reader = _OutputReader(fd, ctx.emit_output, OUTPUT_BODY_CAP)
     reader.start()
-
     started = time.monotonic()
-    deadline = started + timeout
-    outcome = "exited"
-    while True:
-        if proc.poll() is not None:
-            break
-        if ctx.interrupt.is_set():
-            outcome = "interrupted"
-            break
-        if time.monotonic() >= deadline:
-            outcome = "timeout"
-            break
-        ctx.interrupt.wait(POLL_INTERVAL)
-
+    outcome = _wait(proc, ctx.interrupt, started + timeout)
     if outcome != "exited":
         kill_group(proc, pgid, KILL_GRACE)
-
     reader.eof.wait(READER_GRACE)
     lingering = not reader.eof.is_set()
     reader.detach()
@@ -308,10 +299,37 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     # it when the app ends; the command itself is done.
     SUPERVISOR.ended(pgid)
     SUPERVISOR.relabel(pgid, f"what `{command}` left running")
-    duration = time.monotonic() - started
+    data: dict[str, Any] = {
+        "duration": round(time.monotonic() - started, 3),
+        "truncated": reader.buffer.truncated,
+        "output_chars": reader.buffer.total,
+        "cwd": str(cwd),
+    }
+    return _result(outcome, proc, reader.buffer.text(), lingering, timeout, notes, data)
 
-    output = reader.buffer.text()
-    truncated = reader.buffer.truncated
+
+def _wait(proc: subprocess.Popen[bytes], interrupt: threading.Event, deadline: float) -> str:
+    """How the command ended: exited, interrupted (Esc) or timeout."""
+    while True:
+        if proc.poll() is not None:
+            return "exited"
+        if interrupt.is_set():
+            return "interrupted"
+        if time.monotonic() >= deadline:
+            return "timeout"
+        interrupt.wait(POLL_INTERVAL)
+
+
+def _result(
+    outcome: str,
+    proc: subprocess.Popen[bytes],
+    output: str,
+    lingering: bool,
+    timeout: int,
+    notes: list[str],
+    data: dict[str, Any],
+) -> ToolResult:
+    """What the model reads: the output, why it ended, notes, and `[exit code: N]`."""
     lines = [output.rstrip("\n")] if output.strip() else []
     if outcome == "interrupted":
         exit_code = EXIT_INTERRUPTED
@@ -331,14 +349,7 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
             )
     lines.extend(notes)
     lines.append(f"[exit code: {exit_code}]")
-
-    data = {
-        "exit_code": exit_code,
-        "duration": round(duration, 3),
-        "truncated": truncated,
-        "output_chars": reader.buffer.total,
-        "cwd": str(cwd),
-    }
+    data = {"exit_code": exit_code, **data}
     if outcome == "interrupted":
         data["interrupted"] = True
         return ToolResult(content="\n".join(lines), status="cancelled", data=data)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.core.ui import NullUI
 from agent.scripted import ScriptedServer, scripted_settings
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 
 if __name__ == "__main__":
@@ -16,6 +16,6 @@ if __name__ == "__main__":
     with ScriptedServer(slow) as server:
         settings = scripted_settings(server, model="scripted", hermes_home=home, cwd=cwd)
         store = SessionStore(home / "tui" / "state.db")
-        agent = Agent(settings, ui=NullUI(), store=store)
+        agent = Session(settings, ui=NullUI(), store=store)
         print("started", flush=True)
         agent.run_conversation("stream until killed")

@@ -11,7 +11,7 @@ from agent.config.settings import Settings
 from agent.core.events import StatusNotice, TurnFinished
 from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer, scripted_settings
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 
 
@@ -29,10 +29,10 @@ def make_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: An
 
 def make_agent(
     server: ScriptedServer, home: Path, cwd: Path, ui: RecordingUI | None = None, **overrides: Any
-) -> tuple[Agent, SessionStore, RecordingUI]:
+) -> tuple[Session, SessionStore, RecordingUI]:
     store = SessionStore(home / "tui" / "state.db")
     ui = ui or RecordingUI()
-    agent = Agent(make_settings(server, home, cwd, **overrides), ui=ui, store=store)
+    agent = Session(make_settings(server, home, cwd, **overrides), ui=ui, store=store)
     return agent, store, ui
 
 

@@ -60,8 +60,15 @@ def test_importing_a_light_name_does_not_import_the_loop() -> None:
     """Lazy: a widget's `format_elapsed` must not pull in the turn loop, pydantic or the store."""
     code = (
         "import sys; from agent.api import format_elapsed, hermes_home; "
-        "heavy = ('agent.session.loop', 'pydantic', 'agent.store', 'sqlite3'); "
+        "heavy = ('agent.session.session', 'agent.session.turn', 'pydantic', 'agent.store', 'sqlite3'); "
         "print(','.join(m for m in heavy if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_agent_is_the_sessions_older_name() -> None:
+    """The UI's call sites say `Agent`; the engine's class is `Session` (one object, two names)."""
+    from agent.session.session import Session
+
+    assert api.Agent is api.Session is Session

@@ -22,7 +22,7 @@ from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer
 from agent.scripted.request import RecordedRequest
 from agent.scripted.routes import SCRIPTED_ACCESS_TOKEN
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 
 pytest.importorskip("boto3")
@@ -79,7 +79,7 @@ def _settings(home: Path, cwd: Path, **values: Any) -> Settings:
 
 def _run(settings: Settings, prompt: str, home: Path) -> tuple[Any, RecordingUI]:
     ui = RecordingUI()
-    agent = Agent(settings, ui=ui, store=SessionStore(home / "tui" / "state.db"))
+    agent = Session(settings, ui=ui, store=SessionStore(home / "tui" / "state.db"))
     try:
         return agent.run_conversation(prompt), ui
     finally:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-import agent.session.loop as loop_mod
+import agent.session.session as session_mod
 from agent.config.credential_pool import COOLDOWN_401, COOLDOWN_429, PoolKey, pool_keys
 from agent.core.errors import ClassifiedError
 from agent.core.events import StatusNotice
@@ -34,11 +34,11 @@ ALL_KEYS = (KEY_A, KEY_B, KEY_C)
 def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     asked: list[float] = []
 
-    def short_wait(self: loop_mod.Agent, delay: float) -> bool:
+    def short_wait(self: session_mod.Session, delay: float) -> bool:
         asked.append(delay)
-        return self._interrupt.wait(min(delay, 0.05))
+        return self.interrupt_event.wait(min(delay, 0.05))
 
-    monkeypatch.setattr(loop_mod.Agent, "_backoff_wait", short_wait)
+    monkeypatch.setattr(session_mod.Session, "backoff_wait", short_wait)
     return asked
 
 
@@ -82,7 +82,7 @@ def sent_keys(server: ScriptedServer) -> list[str]:
 
 def pooled_agent(
     server: ScriptedServer, home: Path, cwd: Path, api: str, *pool: str, **overrides: Any
-) -> tuple[loop_mod.Agent, Any, Any]:
+) -> tuple[session_mod.Session, Any, Any]:
     provider, url, keywords = endpoint(server, api)
     write_pool(home, provider, [entry(k, i, url) for i, k in enumerate(pool)])
     return make_agent(server, home, cwd, api_key=KEY_A, **keywords, **overrides)

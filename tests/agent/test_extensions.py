@@ -46,9 +46,9 @@ def test_pre_llm_call_context_is_replayed_byte_for_byte_in_later_turns(
         agent, store, ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("first question")
         agent.run_conversation("second question")
-        from agent.session.loop import Agent
+        from agent.session.session import Session
 
-        resumed = Agent(agent.settings, ui=ui, store=store, session_id=agent.session_id)
+        resumed = Session(agent.settings, ui=ui, store=store, session_id=agent.session_id)
         resumed.run_conversation("third question")
         first, second, third = (r.body["messages"] for r in server.requests)
     sent_first = {"role": "user", "content": "first question\n\nContext from the weather plugin: sunny."}

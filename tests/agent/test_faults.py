@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import agent.session.loop as loop_mod
+import agent.session.session as session_mod
 from agent.config.settings import FallbackProvider
 from agent.core.events import StatusNotice, StreamDiscarded, TextDelta
 from agent.scripted import ScriptedServer
@@ -18,11 +18,11 @@ def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Record the delays the loop chose (Retry-After honoured) but sleep only a moment."""
     asked: list[float] = []
 
-    def short_wait(self: loop_mod.Agent, delay: float) -> bool:
+    def short_wait(self: session_mod.Session, delay: float) -> bool:
         asked.append(delay)
-        return self._interrupt.wait(min(delay, 0.05))
+        return self.interrupt_event.wait(min(delay, 0.05))
 
-    monkeypatch.setattr(loop_mod.Agent, "_backoff_wait", short_wait)
+    monkeypatch.setattr(session_mod.Session, "backoff_wait", short_wait)
     return asked
 
 

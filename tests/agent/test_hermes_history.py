@@ -144,12 +144,12 @@ def test_a_hermes_session_is_read_only(library: SessionLibrary) -> None:
 def test_resume_copies_once_and_continues_in_our_store(
     home: Path, library: SessionLibrary, tmp_path: Path
 ) -> None:
-    from agent.session.loop import Agent
+    from agent.session.session import Session
 
     hermes_id = f"hermes:{QUOKKA_SESSION}"
     original = library.load(hermes_id)
     with ScriptedServer({"name": "t", "calls": [{"text": "Still a quokka."}]}) as server:
-        agent = Agent(make_settings(server, home, tmp_path), ui=RecordingUI(), store=library)
+        agent = Session(make_settings(server, home, tmp_path), ui=RecordingUI(), store=library)
         agent.resume(hermes_id)
         copy_id = agent.session_id
         assert not copy_id.startswith("hermes:")
@@ -300,7 +300,7 @@ def test_headless_resume_accepts_a_hermes_id(
 
 
 def test_hermes_api_content_is_replayed_as_hermes_sent_it(tmp_path: Path) -> None:
-    from agent.session.loop import Agent
+    from agent.session.session import Session
 
     home = copy_hermes_home_0_19(tmp_path / "sidecar")
     sent = "what is the magic word?\n\n[plugin context Hermes added]"
@@ -313,7 +313,7 @@ def test_hermes_api_content_is_replayed_as_hermes_sent_it(tmp_path: Path) -> Non
     library = open_library(home / "tui" / "state.db", home)
     try:
         with ScriptedServer({"name": "t", "calls": [{"text": "Still a quokka."}]}) as server:
-            agent = Agent(make_settings(server, home, tmp_path), ui=RecordingUI(), store=library)
+            agent = Session(make_settings(server, home, tmp_path), ui=RecordingUI(), store=library)
             agent.resume(f"hermes:{QUOKKA_SESSION}")
             typed = agent.messages[0].content
             agent.run_conversation("again?")

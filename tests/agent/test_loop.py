@@ -18,7 +18,7 @@ from agent.core.events import (
     TurnFinished,
 )
 from agent.scripted import ScriptedServer
-from agent.session.loop import BUDGET_PROMPT, CONTINUE_PROMPT
+from agent.session.turn import BUDGET_PROMPT, CONTINUE_PROMPT
 from tests.agent.helpers import (
     API_PARAMS,
     api_overrides,
@@ -242,7 +242,7 @@ def test_stale_stream_retried_then_succeeds(hermes_home: Path, tmp_path: Path) -
     with ScriptedServer(scenario(stall, {"text": "fresh answer"})) as server:
         agent, store, _ui = make_agent(server, hermes_home, tmp_path, stale_timeout=0.4, max_retries=1)
         # Make the backoff short: a Retry-After-less timeout uses the exponential delay (base 2 s).
-        agent._backoff_wait = lambda delay: agent._interrupt.wait(0.05)  # type: ignore[method-assign]
+        agent.backoff_wait = lambda delay: agent.interrupt_event.wait(0.05)  # type: ignore[method-assign]
         result = agent.run_conversation("stall once")
     assert result.exit_reason == "completed"
     assert result.final_text == "fresh answer"
@@ -281,9 +281,9 @@ def test_resume_sends_byte_identical_system_prompt(hermes_home: Path, tmp_path: 
         assert "Always answer in haiku." in original_system
         # The context file changes and a day passes: a resumed session must not notice.
         (tmp_path / "AGENTS.md").write_text("Something else entirely.\n")
-        from agent.session.loop import Agent
+        from agent.session.session import Session
 
-        resumed = Agent(agent.settings, ui=_ui, store=store, session_id=first.session_id)
+        resumed = Session(agent.settings, ui=_ui, store=store, session_id=first.session_id)
         resumed.run_conversation("two")
         second_system = system_text(server.requests[1].body, api)
         roles = [m["role"] for m in server.requests[1].body["messages"]]

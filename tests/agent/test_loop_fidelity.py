@@ -13,7 +13,7 @@ from agent.config.settings import load_settings
 from agent.core.events import StatusNotice
 from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer, scripted_settings
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 from tests.agent.helpers import make_agent, tool_results
 
@@ -39,7 +39,7 @@ def test_terminal_timeout_from_config_stops_a_longer_command(hermes_home: Path, 
         settings = scripted_settings(
             server, configured, hermes_home=hermes_home, cwd=tmp_path, yolo=True, max_retries=0
         )
-        agent = Agent(settings, ui=RecordingUI(), store=SessionStore(hermes_home / "tui" / "state.db"))
+        agent = Session(settings, ui=RecordingUI(), store=SessionStore(hermes_home / "tui" / "state.db"))
         agent.run_conversation("run it")
         ((_, result),) = tool_results(server.requests[1].body, "openai")
     assert "started" in result and "finished" not in result

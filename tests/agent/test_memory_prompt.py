@@ -9,8 +9,8 @@ import pytest
 
 from agent.prompts.memory_snapshot import CLOSE, OPEN, memory_snapshot
 from agent.scripted import ScriptedServer
-from agent.session.loop import Agent
 from agent.session.nudges import MEMORY_NUDGE, SKILL_NUDGE
+from agent.session.session import Session
 from agent.tools.memory import load_entries
 from tests.agent.helpers import (
     API_PARAMS,
@@ -44,7 +44,7 @@ def test_memory_added_in_session_one_is_in_session_two_prompt_only(
         agent, store, _ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         agent.run_conversation("remember how I deploy")
         agent.run_conversation("thanks")
-        second = Agent(agent.settings, store=store)
+        second = Session(agent.settings, store=store)
         second.run_conversation("new session")
         bodies = [r.body for r in server.requests]
 
@@ -65,7 +65,7 @@ def test_resumed_session_keeps_its_stored_prompt(hermes_home: Path, tmp_path: Pa
         agent.run_conversation("hi")
         (hermes_home / "memories").mkdir(exist_ok=True)
         (hermes_home / "memories" / "MEMORY.md").write_text("Written after the session started.")
-        resumed = Agent(agent.settings, store=store, session_id=agent.session_id)
+        resumed = Session(agent.settings, store=store, session_id=agent.session_id)
         resumed.run_conversation("again")
         first, second = (r.body["messages"][0]["content"] for r in server.requests)
     assert first == second
@@ -167,7 +167,7 @@ def test_memory_toolset_unavailable_when_both_stores_are_off(hermes_home: Path, 
         settings = make_settings(
             server, hermes_home, tmp_path, memory_enabled=False, user_profile_enabled=False
         )
-        agent = Agent(settings)
+        agent = Session(settings)
         agent.run_conversation("hi")
         tools = [t["function"]["name"] for t in server.requests[0].body["tools"]]
     assert "memory" not in tools

@@ -11,7 +11,7 @@ import pytest
 from agent.config.settings import PersonalitySpec, load_settings
 from agent.prompts.personality import BUILTIN_PERSONALITIES, choose, listing, personalities
 from agent.scripted import ScriptedServer
-from agent.session.loop import Agent
+from agent.session.session import Session
 from tests.agent.helpers import API_PARAMS, api_overrides, make_agent, system_text
 
 PIRATE = BUILTIN_PERSONALITIES["pirate"]
@@ -94,13 +94,13 @@ def test_resumed_session_rebuilds_the_todo_list(hermes_home: Path, tmp_path: Pat
     with ScriptedServer(scenario(*calls)) as server:
         agent, store, _ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("plan it")
-        resumed = Agent(agent.settings, store=store, session_id=agent.session_id)
+        resumed = Session(agent.settings, store=store, session_id=agent.session_id)
         assert resumed.state.todos == [
             {"id": "1", "content": "read the code", "status": "completed"},
             {"id": "2", "content": "fix it", "status": "in_progress"},
         ]
         resumed.run_conversation("read the list back")
-    fresh = Agent(agent.settings, store=store)
+    fresh = Session(agent.settings, store=store)
     assert fresh.state.todos == []
 
 

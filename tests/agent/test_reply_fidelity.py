@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-import agent.session.loop as loop_mod
+import agent.session.session as session_mod
+import agent.session.turn as turn_mod
 from agent.config.settings import FallbackProvider
 from agent.core.events import ReasoningDelta, StatusNotice, StreamDiscarded, TextDelta, TurnFinished
 from agent.scripted import ScriptedServer
@@ -19,10 +20,10 @@ from tests.agent.helpers import API_PARAMS, api_overrides, error_lines, make_age
 
 @pytest.fixture(autouse=True)
 def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    def short_wait(self: loop_mod.Agent, delay: float) -> bool:
-        return self._interrupt.wait(min(delay, 0.02))
+    def short_wait(self: session_mod.Session, delay: float) -> bool:
+        return self.interrupt_event.wait(min(delay, 0.02))
 
-    monkeypatch.setattr(loop_mod.Agent, "_backoff_wait", short_wait)
+    monkeypatch.setattr(session_mod.Session, "backoff_wait", short_wait)
 
 
 def _shown_after_last_discard(events: list[Any]) -> str:
@@ -269,12 +270,12 @@ def test_a_reply_still_cut_after_the_continuations_is_kept_and_marked_truncated(
     hermes_home: Path, tmp_path: Path, api: str
 ) -> None:
     parts = [
-        {"text": f"part {i}. ", "finish_reason": "length"} for i in range(loop_mod.MAX_CONTINUATIONS + 1)
+        {"text": f"part {i}. ", "finish_reason": "length"} for i in range(turn_mod.MAX_CONTINUATIONS + 1)
     ]
     with ScriptedServer({"name": "t", "calls": [*parts, {"text": "unused"}]}) as server:
         agent, store, ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
         result = agent.run_conversation("write a lot")
-        assert len(server.requests) == loop_mod.MAX_CONTINUATIONS + 1
+        assert len(server.requests) == turn_mod.MAX_CONTINUATIONS + 1
     assert result.exit_reason == "truncated" and not result.completed
     assert result.final_text == "".join(p["text"] for p in parts)
     lines = error_lines(ui)

@@ -12,7 +12,7 @@ import yaml
 from agent.core.events import ToolFinished
 from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.skills.index import MAX_INDEX_CHARS, skills_index
 from agent.skills.library import GENERAL, Skill, SkillLibrary, split_front_matter
 from agent.skills.tools import SkillManageArgs, SkillViewArgs, skill_manage, skill_view
@@ -287,7 +287,7 @@ def test_slash_skill_text_stays_in_the_conversation_of_later_turns(hermes_home: 
         agent, store, ui = make_agent(server, hermes_home, tmp_path)
         agent.run_conversation("/zebra-deploy do it now")
         agent.run_conversation("status?")
-        resumed = Agent(agent.settings, ui=ui, store=store, session_id=agent.session_id)  # as `-c` does
+        resumed = Session(agent.settings, ui=ui, store=store, session_id=agent.session_id)  # as `-c` does
         resumed.run_conversation("and now?")
         first = last_user_text(server.requests[0].body, "openai")
         later = [m["content"] for m in server.requests[1].body["messages"] if m["role"] == "user"]
@@ -317,7 +317,7 @@ def test_disabling_a_skill_saves_hermes_config_and_leaves_the_next_index(
     write_hermes_home(hermes_home)
     with ScriptedServer(scenario({"text": "a"}, {"text": "b"})) as server:
         settings = make_settings(server, hermes_home, tmp_path, skills_disabled=["note-taking"])
-        agent = Agent(settings)
+        agent = Session(settings)
         zebra = agent.skills.find("zebra-deploy")
         assert zebra is not None
         assert agent.skills.set_disabled(zebra, True) is None

@@ -14,7 +14,7 @@ from agent.core.budget import IterationBudget
 from agent.core.events import StatusNotice
 from agent.core.ui import ApprovalDecision, RecordingUI
 from agent.scripted import ScriptedServer
-from agent.session.loop import Agent
+from agent.session.session import Session
 from tests.agent.helpers import make_agent, make_settings
 
 
@@ -131,7 +131,7 @@ def test_the_loop_stops_at_the_budget_it_was_given(hermes_home: Path, tmp_path: 
     read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]}
     with ScriptedServer({"name": "t", "calls": [read, read, {"text": "Summary."}]}) as server:
         parent = IterationBudget(10)
-        agent = Agent(make_settings(server, hermes_home, tmp_path), budget=parent.child(2))
+        agent = Session(make_settings(server, hermes_home, tmp_path), budget=parent.child(2))
         result = agent.run_conversation("read forever")
         assert len(server.requests) == 3  # two calls of the budget, then the tool-less summary
     assert result.exit_reason == "budget_exhausted" and result.final_text == "Summary."

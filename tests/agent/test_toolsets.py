@@ -14,7 +14,7 @@ from agent.core.events import StatusNotice, ToolFinished
 from agent.core.ui import RecordingUI
 from agent.scripted import ScriptedServer
 from agent.session.catalogue import default_registry
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.toolkit.registry import Tool, ToolContext, ToolRegistry
 from agent.toolkit.toolsets import CATALOG, SessionToolsets, Toolset, register_toolset, unregister_toolset
 from tests.agent.helpers import make_agent
@@ -174,7 +174,7 @@ def test_untagged_tools_stay_offered(tmp_path: Path) -> None:
 
 
 def test_an_agent_offers_every_builtin_by_default(hermes_home: Path, tmp_path: Path) -> None:
-    agent = Agent(settings_with(tmp_path), ui=RecordingUI())
+    agent = Session(settings_with(tmp_path), ui=RecordingUI())
     # web_search needs a search backend (none is configured here); everything else is offered.
     assert agent.toolsets.active_names() == set(agent.registry.names) - {"web_search"}
     statuses = {s.name: s for s in agent.toolsets.statuses()}

@@ -392,7 +392,7 @@ def fuzz_trial(rng: random.Random) -> Trial:
     """A prompt and a tool output of arbitrary characters: the turn completes and the file holds both."""
     from agent.core.ui import NullUI
     from agent.scripted import scripted_settings
-    from agent.session.loop import Agent
+    from agent.session.session import Session
     from agent.store import SessionStore
 
     trial = Trial("fuzz")
@@ -408,7 +408,7 @@ def fuzz_trial(rng: random.Random) -> Trial:
         with ScriptedServer({"name": "fuzz", "calls": calls}) as server:
             settings = scripted_settings(server, model="scripted", hermes_home=home, cwd=cwd, yolo=True)
             store = SessionStore(home / "tui" / "state.db")
-            agent = Agent(settings, ui=NullUI(), store=store)
+            agent = Session(settings, ui=NullUI(), store=store)
             try:
                 result = agent.run_conversation(prompt)
                 if result.exit_reason != "completed":

@@ -17,7 +17,7 @@ from agent.config.settings import Settings
 from agent.core.events import AgentEvent, TextDelta, ToolStarted
 from agent.core.messages import Message
 from agent.core.ui import NullUI
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 
 
@@ -72,7 +72,7 @@ if __name__ == "__main__":
     }.items():
         setattr(settings, name, value)
     store = ReportingStore(home / "tui" / "state.db")
-    agent = Agent(settings, ui=ReportingUI(), store=store)
+    agent = Session(settings, ui=ReportingUI(), store=store)
     _say("started")
     agent.run_conversation("work until killed")
     _say("finished")

@@ -14,7 +14,7 @@ from textual.widgets import OptionList
 from agent.core.messages import Message
 from agent.prompts.personality import BUILTIN_PERSONALITIES
 from agent.scripted import ScriptedServer
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
@@ -188,7 +188,7 @@ async def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_p
     with ScriptedServer(json.dumps({"name": "t", "calls": calls})) as server:
         settings = chat_settings(server, hermes_home, tmp_path)
         store = SessionStore(settings.state_db)
-        agent = Agent(settings, store=store)
+        agent = Session(settings, store=store)
         agent.run_conversation("plan the fix")
         for i in range(20):  # push the todo call far up the transcript
             store.append_message(agent.session_id, Message("user", f"question {i}"))

@@ -55,14 +55,14 @@ async def test_a_resumed_message_shows_what_was_typed_and_its_badge(
     hermes_home: Path, tmp_path: Path
 ) -> None:
     _tree(tmp_path)
-    from agent.session.loop import Agent
+    from agent.session.session import Session
     from agent.store import SessionStore
     from agent.workspace.mentions import expand_mentions
 
     with ScriptedServer({"name": "t", "calls": [{"text": "done"}]}) as server:
         settings = chat_settings(server, hermes_home, tmp_path)
         store = SessionStore(settings.state_db)
-        agent = Agent(settings, store=store)
+        agent = Session(settings, store=store)
         agent.run_conversation(expand_mentions("look at @src/parser.py", tmp_path).text)
         session_id = agent.session_id
         store.close()

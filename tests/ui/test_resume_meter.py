@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent.core.messages import Message
 from agent.scripted import ScriptedServer
-from agent.session.loop import Agent
+from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
@@ -17,7 +17,7 @@ async def test_the_context_meter_is_there_after_a_resume(hermes_home: Path, tmp_
     with ScriptedServer({"name": "t", "calls": [{"text": "first answer"}]}) as server:
         settings = chat_settings(server, hermes_home, tmp_path)
         store = SessionStore(settings.state_db)
-        agent = Agent(settings, store=store)
+        agent = Session(settings, store=store)
         agent.run_conversation("hello")
         store.append_message(agent.session_id, Message("user", "x" * 4000))
         session_id = agent.session_id

@@ -1,0 +1,74 @@
+"""A session's services that need its id: the approval gate (which remembers the answers given "for this
+session"), checkpoints and trajectories. Built when the session gets its id (its first turn, a resume);
+each session has its own, so two sessions in one process never share an answer or a checkpoint."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from agent.config.settings import Settings
+from agent.core.ui import AgentUI
+from agent.transports.factory import make_transport
+
+if TYPE_CHECKING:
+    from agent.approval import ApprovalGate
+    from agent.checkpoints import CheckpointManager
+    from agent.session.trajectory import TrajectoryWriter
+    from agent.store import SessionStoreProtocol
+
+__all__ = ["approval_gate", "checkpoint_manager", "trajectory_writer"]
+
+
+def approval_gate(
+    settings: Settings,
+    *,
+    ui: AgentUI,
+    session_id: str,
+    store: SessionStoreProtocol | None,
+    interrupt: threading.Event,
+    side_settings: Callable[[], Settings],
+    yolo: bool,
+) -> ApprovalGate:
+    """`side_settings`: the endpoint and key of smart mode's reviewing model (on a transport of its own)."""
+    from agent.approval import ApprovalGate, load_allowlist
+    from agent.approval.smart import SmartApprover
+
+    cfg = settings.tui_config_path
+    allow = list(dict.fromkeys([*settings.command_allowlist, *load_allowlist(cfg)]))
+    smart = settings.approvals_mode == "smart"
+    gate = ApprovalGate(
+        ui=ui,
+        session_id=session_id,
+        mode=settings.approvals_mode,
+        allowlist=allow,
+        deny=list(settings.approvals_deny),
+        config_path=cfg,
+        store=store,
+        timeout=settings.approvals_timeout,
+        interrupt=interrupt,
+        hermes_home=settings.hermes_home,
+        smart=SmartApprover(lambda: make_transport(side_settings())) if smart else None,
+    )
+    gate.yolo = yolo
+    return gate
+
+
+def checkpoint_manager(settings: Settings, session_id: str) -> CheckpointManager:
+    from agent.checkpoints import CheckpointManager
+
+    folder = settings.hermes_home / "tui" / "checkpoints"
+    return CheckpointManager(folder, session_id, hermes_home=settings.hermes_home)
+
+
+def trajectory_writer(settings: Settings, session_id: str) -> TrajectoryWriter | None:
+    """The session's trajectory file, when `save_trajectories` is on (its key masked in it)."""
+    if not settings.save_trajectories:
+        return None
+    from agent.session.trajectory import TrajectoryWriter
+
+    key = settings.api_key.get_secret_value() if settings.api_key else ""
+    return TrajectoryWriter(
+        settings.hermes_home / "tui" / "trajectories", session_id, secrets=[key] if key else []
+    )

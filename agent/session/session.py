@@ -1,0 +1,488 @@
+"""A session: one conversation's settings, messages, store, environment and the operations the UI calls.
+
+`Session` is what the UI (through `agent.api`) and subagents hold; a turn is `agent.session.turn.Turn`,
+built by `run_conversation` and given the session through the `TurnHost` seam (`agent.session.host`).
+Where its model calls go is its `ProviderRoute` (`agent.session.route`).
+
+Several sessions may live in one process and run turns at the same time, each in its own thread: what
+belongs to a conversation (messages, approval memory, todos and the rest of `SessionState`, checkpoints,
+the interrupt flag, the credential pool's rests, cost) is the session's own. What a process shares is
+shared on purpose and locked: the toolset catalog (a connected MCP server's tools are offered to every
+session), the background-process registry (`/ps` lists them all), the child-process supervisor, the
+pricing table; the command allowlist saved "always" is the user's configuration file.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from agent.config.settings import Settings, endpoint_settings
+from agent.core.budget import IterationBudget
+from agent.core.errors import ClassifiedError, stated_context_window
+from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
+from agent.core.messages import Message, Usage, strip_surrogates
+from agent.core.sanitize import sanitize_for_wire
+from agent.core.ui import AgentUI, NullUI
+from agent.images.routing import prepare_images
+from agent.prompts.personality import with_ephemeral
+from agent.prompts.sources import session_prompt_parts
+from agent.prompts.system import build_system_prompt
+from agent.session.compression import Compressor, estimate_tokens, wire_view
+from agent.session.key_pool import KeyPool
+from agent.session.nudges import LearningNudges
+from agent.session.route import ProviderRoute
+from agent.session.services import approval_gate, checkpoint_manager, trajectory_writer
+from agent.session.turn import Turn, TurnResult
+from agent.skills.library import Skill, SkillLibrary
+from agent.store.errors import StoreError
+from agent.toolkit.executor import ToolExecutor
+from agent.toolkit.registry import ToolRegistry
+from agent.toolkit.state import SessionState
+from agent.toolkit.toolsets import SessionToolsets
+from agent.tools.memory import memory_state
+from agent.tools.todo import todos_from_history
+from agent.transports.base import ModelRequest, Transport
+from agent.transports.endpoint import Endpoint
+from agent.transports.served_window import served_context_window
+from agent.usage.pricing import CostTotal
+from agent.usage.pricing import warm_up as warm_up_prices
+
+if TYPE_CHECKING:
+    from agent.approval import ApprovalGate
+    from agent.checkpoints import Checkpoint, CheckpointManager, RestoreReport
+    from agent.images.store import ImageRef
+    from agent.session.trajectory import TrajectoryWriter
+    from agent.store import SessionStoreProtocol
+
+
+class Session:
+    """One conversation. Not re-entrant: one turn at a time; `interrupt()` may come from any thread."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        ui: AgentUI | None = None,
+        store: SessionStoreProtocol | None = None,
+        registry: ToolRegistry | None = None,
+        transport: Transport | None = None,
+        session_id: str | None = None,
+        source: str = "tui",
+        budget: IterationBudget | None = None,
+    ) -> None:
+        """`budget`: a child agent's share of its parent's (`parent.budget.child(n)`, see agent.core.budget);
+        without one, every turn gets a fresh budget of `settings.max_iterations` calls."""
+        self.settings = settings
+        settings.register_secrets()  # the redactor masks this session's keys wherever text leaves it
+        self.ui: AgentUI = ui or NullUI()
+        self.store = store
+        if registry is None:
+            from agent.session.catalogue import default_registry
+
+            registry = default_registry()
+        self.registry = registry
+        self.executor = ToolExecutor(registry, result_budget=settings.tool_output_budget)
+        self.route = ProviderRoute(lambda: self.settings, transport)
+        self.interrupt_event = threading.Event()
+        self._busy = threading.Lock()
+        self.source = source
+        self.session_id: str = ""
+        self.system_prompt: str = ""
+        self.messages: list[Message] = []
+        self.session_usage = Usage()
+        self.session_cost = CostTotal()
+        self.last_context_tokens = 0
+        # Toolsets decide each request's tools; skills, memory limits and nudges are the session's learning.
+        self.toolsets = SessionToolsets(registry, settings, on_change=self._tools_changed)
+        self.skills = SkillLibrary(settings.hermes_home, settings.skills_disabled)
+        self.nudges = LearningNudges(settings.memory_nudge_interval, settings.skill_nudge_interval)
+        self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
+        self.state = SessionState(skills=self.skills, memory=memory_state(settings))
+        self.approvals: ApprovalGate | None = None
+        self.yolo = settings.yolo
+        self._shared_budget = budget
+        self.budget = budget or IterationBudget(settings.max_iterations)
+        self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
+        self.compressor = Compressor(
+            self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
+        )
+        self._served_windows: dict[tuple[str, str], int | None] = {}  # asked of local servers, once each
+        self._window_learned = False  # settings.context_window is the server's (not the configuration's)
+        self.images_shrunk = False  # a provider refused an image as too large: send them smaller
+        self._steer_lock = threading.Lock()
+        self._pending_steer: list[str] = []
+        self.checkpoints: CheckpointManager | None = None
+        self.trajectory: TrajectoryWriter | None = None
+        from agent.plugins import PluginManager
+
+        self.plugins = PluginManager(
+            settings.hermes_home,
+            on_error=self._plugin_error,
+            enabled=settings.plugins_enabled,
+            disabled=settings.plugins_disabled,
+            cwd=settings.cwd,
+            builtin_tools=registry.names,
+            hook_timeout=settings.plugin_hook_timeout,
+            load_timeout=settings.plugin_load_timeout,
+        )
+        self.plugins.load()
+        if session_id:
+            self.resume(session_id)
+
+    # ----------------------------------------------------------------- public API
+
+    def interrupt(self) -> None:
+        """Cooperative: the stream is abandoned within one poll slice, tools see the flag and stop."""
+        self.interrupt_event.set()
+
+    def _tools_changed(self, text: str) -> None:
+        self.ui.on_event(StatusNotice(kind="info", text=text))
+
+    def _plugin_error(self, plugin: str, where: str, message: str) -> None:
+        from agent.plugins import fault_line
+
+        self.ui.on_event(StatusNotice(kind="warn", text=fault_line(plugin, where, message)))
+
+    def _session_services(self) -> None:
+        """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
+        self.checkpoints = checkpoint_manager(self.settings, self.session_id)
+        self.trajectory = trajectory_writer(self.settings, self.session_id)
+
+    def steer(self, text: str) -> None:
+        """Redirect the running turn without stopping it: delivered at the next safe point (after a tool
+        batch, appended to the last tool result), never as a new user message."""
+        text = strip_surrogates(text.strip())
+        if text:
+            with self._steer_lock:
+                self._pending_steer.append(text)
+
+    def take_steer(self) -> str:
+        with self._steer_lock:
+            text = "\n".join(self._pending_steer)
+            self._pending_steer.clear()
+        return text
+
+    @property
+    def interrupted(self) -> bool:
+        return self.interrupt_event.is_set()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """True once no turn runs (at exit: an interrupted turn finishes its writes before the app's)."""
+        if not self._busy.acquire(timeout=timeout):
+            return False
+        self._busy.release()
+        return True
+
+    def set_yolo(self, on: bool) -> None:
+        self.yolo = on
+        if self.approvals is not None:
+            self.approvals.yolo = on
+
+    def resume(self, session_id: str) -> None:
+        """Load a stored session: its system prompt is reused byte for byte. A session the store only
+        reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
+        if self.store is None:
+            raise RuntimeError("resuming needs a session store")
+        session_id = self.store.adopt(session_id)
+        loaded = self.store.load(session_id)
+        if self.store.take_session(session_id):  # one writer per session; a crash's leftovers repaired first
+            loaded = self.store.load(session_id)
+        if self.session_id and self.session_id != session_id:
+            self.store.release_session(self.session_id)
+        info = loaded.info
+        self.session_id = info.id
+        self.system_prompt = info.system_prompt
+        self.messages = list(loaded.messages)
+        self.state.todos = todos_from_history(self.messages)
+        self.nudges.hydrate(self.messages)
+        self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
+        self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
+        self.approvals = None
+        self._session_services()
+        self.last_context_tokens = estimate_tokens(self.wire_messages())  # the meter, before any call
+        # `-c` continues with the session's model, as Claude Code does (`--model` says otherwise).
+        same_endpoint = info.provider in ("", self.settings.provider)
+        other = info.model and info.model != self.settings.model
+        if other and same_endpoint and not self.settings.model_chosen:
+            self.switch_model(info.model)
+
+    # ------------------------------------------------------------------ what the UI asks of the session
+    def todos(self) -> list[dict[str, str]]:
+        """The session's task list (a copy): a resumed transcript shows the list it left off with."""
+        return [dict(item) for item in self.state.todos]
+
+    def skill_commands(self, reserved: Iterable[str] = ()) -> dict[str, Skill]:
+        """Slash command -> enabled skill, never one of the `reserved` names. Reads the skill folders
+        (OSError when they cannot be read): call it off the UI thread."""
+        return self.skills.commands(reserved)
+
+    def disabled_skills(self) -> list[str]:
+        """The skills switched off for this session (to save as `skills.disabled`)."""
+        return sorted(self.skills.disabled)
+
+    def list_checkpoints(self) -> list[Checkpoint] | None:
+        """This session's checkpoints for `/rollback`, newest first; None before the first one was saved."""
+        return None if self.checkpoints is None else self.checkpoints.list()
+
+    def restore_checkpoint(self, checkpoint_id: str) -> RestoreReport | None:
+        """Put a checkpoint's files back (the current state of its paths saved first); None without any."""
+        return None if self.checkpoints is None else self.checkpoints.restore(checkpoint_id)
+
+    def update_settings(self, **changes: Any) -> Settings:
+        """These settings from the next request on (`/config`, a saved toggle); the session continues."""
+        self.settings = self.settings.model_copy(update=changes)
+        return self.settings
+
+    @property
+    def context_window(self) -> int:
+        """The tokens the current model takes (the context meter's whole)."""
+        return self.settings.effective_context_window
+
+    def plugin_listing(self) -> str:
+        """`/plugins`: every plugin found, loaded or not, and why."""
+        from agent.plugins import format_plugin_list
+
+        return format_plugin_list(self.plugins.plugins, plugin_dir=self.plugins.plugin_dir)
+
+    @property
+    def transport(self) -> Transport:
+        """The transport of the endpoint in use (built on first use)."""
+        return self.route.transport
+
+    @property
+    def key_pool(self) -> KeyPool | None:
+        """The credential pool of the primary provider (None with one key)."""
+        return self.route.key_pool
+
+    def close_browser(self) -> None:
+        """Close the session's browser, if a browser tool started one (at exit, and in `close`)."""
+        from agent.browser.tools import close_browser
+
+        close_browser(self.state)
+
+    def close(self) -> None:
+        self.close_browser()
+        self.route.close()
+        if self.store is not None and self.session_id:
+            self.store.release_session(self.session_id)
+        self.plugins.close()
+
+    @property
+    def model(self) -> str:
+        """The model the next call goes to (a fallback's during a turn that fell back)."""
+        return self.route.model
+
+    def switch_model(self, model: str, provider: str | None = None, base_url: str | None = None) -> None:
+        """Send the next turns to `model`, named so in events, plugin hooks, error messages and new sessions.
+
+        `provider` (with `base_url`, else the provider's default) switches the endpoint too; a new provider's
+        key comes from its environment variable when that is set. The current session continues: its system
+        prompt stays byte for byte what it was (prompt caching). Raises RuntimeError during a turn.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("the model cannot change while a turn runs")
+        try:
+            before = (self.settings.provider, self.settings.effective_base_url)
+            if provider is None or provider == self.settings.provider:
+                url = self.settings.base_url if base_url is None else base_url
+                self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
+            else:
+                self.settings = endpoint_settings(self.settings, provider, model, base_url)
+            if self._window_learned:  # the old model's window, said by its server: ask again
+                self.settings = self.settings.model_copy(update={"context_window": None})
+                self._window_learned = False
+            if (self.settings.provider, self.settings.effective_base_url) != before:  # its own keys
+                self.route.renew_keys()
+            self.route.restore_primary()  # the next call builds a transport for these settings
+        finally:
+            self._busy.release()
+
+    def _learn_context_window(self) -> None:
+        """A local server's own window (llama.cpp's `/props`, vLLM's model card) for the context meter and
+        compression, when the configuration gives none; asked once per server and model."""
+        settings = self.settings
+        base = settings.effective_base_url
+        if settings.context_window or not base or settings.api_mode != "openai_chat":
+            return
+        key = (base, settings.model)
+        if key not in self._served_windows:
+            local = Endpoint(settings.provider or "", base, settings.model).is_local
+            secret = settings.api_key.get_secret_value() if settings.api_key else None
+            self._served_windows[key] = served_context_window(base, settings.model, secret) if local else None
+        found = self._served_windows[key]
+        if found:
+            self._use_served_window(found)
+
+    def _use_served_window(self, window: int) -> None:
+        """The server's own window as the session's (forgotten when the model changes: `switch_model`)."""
+        self.settings = self.settings.model_copy(update={"context_window": window})
+        self._window_learned = True
+
+    def learn_stated_window(self, exc: BaseException, request: ModelRequest) -> None:
+        """The window an overflow error states (llama-cpp-python has no `/props`, but its refusal says
+        "maximum context length is 2048 tokens"), when the configuration gives none: the meter (told at
+        once, with the refused request's size) and the compression that follows aim at it. Not while a
+        fallback answers: the window is the primary's."""
+        if self.settings.context_window or self.route.on_fallback:
+            return
+        stated = stated_context_window(exc)
+        if not stated:
+            return
+        self._use_served_window(stated)
+        refused = estimate_tokens(request.messages, request.tools)
+        self.ui.on_event(
+            UsageUpdated(
+                call=Usage(),
+                session=self.session_usage.copy(),
+                context_tokens=max(refused, self.last_context_tokens),
+                context_window=stated,
+                session_cost=self.session_cost.usd or None,  # no call priced yet: no "$0" for a local model
+                session_unknown_calls=self.session_cost.unknown_calls,
+            )
+        )
+
+    def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
+        """One turn; `images` (stored with `agent.images.save_image`) go with the user's message."""
+        with self._busy:
+            self.interrupt_event.clear()
+            turn_start = len(self.messages)
+            try:
+                return Turn(self, user_message, images).run()
+            except StoreError as exc:
+                return self._store_failed(exc, turn_start)
+            finally:
+                self.interrupt_event.clear()
+
+    def begin_turn(self) -> None:
+        """A turn's entry: the server's window asked (once), a fresh budget, back on the primary provider."""
+        self._learn_context_window()
+        self.compressor.new_turn()
+        self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
+        if self.route.on_fallback:
+            self.route.restore_primary()
+
+    def _store_failed(self, exc: StoreError, turn_start: int) -> TurnResult:
+        """The store failed mid-turn (see `agent.session.storage_fault`): the turn ends here, saying what is
+        lost."""
+        from agent.session.storage_fault import storage_failure, unsaved_count
+
+        unsaved = unsaved_count(self.messages[turn_start:], streamed_reply_lost=exc.unsaved_reply)
+        error = storage_failure(exc, unsaved)
+        self.set_status("error")
+        self.ui.on_event(
+            TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
+        )
+        return TurnResult(error.exit_reason, "", Usage(), 0, self.session_id, error)
+
+    # ----------------------------------------------------------------- what a turn needs of its session
+
+    def ensure_session(self, first_message: str) -> None:
+        warm_up_prices()  # once per process, in the background: the first call's cost needs the table
+        if not self.system_prompt:
+            tools = self.toolsets.active_tools()
+            self.system_prompt = build_system_prompt(
+                cwd=self.settings.cwd,
+                tools=[(t.name, t.description) for t in tools],
+                model=self.settings.model,
+                **session_prompt_parts(
+                    self.settings,
+                    {t.name for t in tools},
+                    self.skills,
+                    self.toolsets.active_instructions(),
+                ),
+            )
+        if not self.session_id:
+            if self.store is not None:
+                self.session_id = self.store.create_session(
+                    model=self.settings.model,
+                    provider=self.settings.provider or self.settings.api_mode,
+                    base_url=self.settings.base_url or "",
+                    cwd=str(self.settings.cwd),
+                    system_prompt=self.system_prompt,
+                    source=self.source,
+                )
+                self.store.claim_session(self.session_id)
+                if self.plugins.has_hooks("on_session_start"):
+                    self.plugins.session_started(self.session_id, self.route.model)
+                title = " ".join(first_message.split())[:100]
+                if title:
+                    try:
+                        self.store.set_title(self.session_id, title)
+                    except Exception:
+                        pass
+            else:
+                import uuid
+
+                self.session_id = time.strftime("%Y%m%d_%H%M%S_") + uuid.uuid4().hex[:6]
+        if self.checkpoints is None:
+            self._session_services()
+        if self.approvals is None:
+            self.approvals = approval_gate(
+                self.settings,
+                ui=self.ui,
+                session_id=self.session_id,
+                store=self.store,
+                interrupt=self.interrupt_event,
+                side_settings=self.route.keyed_settings,
+                yolo=self.yolo,
+            )
+
+    def append(self, message: Message) -> None:
+        message.content = strip_surrogates(message.content)
+        self.messages.append(message)
+        if self.store is not None:
+            self.store.append_message(self.session_id, message)
+
+    def set_status(self, status: str) -> None:
+        if self.store is not None:
+            try:
+                self.store.set_status(self.session_id, status)
+            except Exception:
+                pass
+
+    def wire_messages(self) -> list[dict[str, Any]]:
+        view = [
+            replace(m, content=m.api_content) if m.api_content != m.content else m
+            for m in wire_view(self.messages)
+        ]
+        system = with_ephemeral(self.system_prompt, self.ephemeral_prompt)
+        wire = [
+            {"role": "system", "content": system},
+            *sanitize_for_wire(view, reasoning_echo=self.route.endpoint().needs_reasoning_echo),
+            *self.wire_nudge,
+        ]
+        vision_tool = "vision_analyze" in self.toolsets.active_names()
+        return prepare_images(wire, self.settings, shrink=self.images_shrunk, vision_tool=vision_tool)
+
+    # ----------------------------------------------------------------- compression
+
+    def compress_now(self, *, reason: str = "on request") -> bool:
+        """Summarize the middle of the conversation (the /compress command). Runs a model call."""
+        with self._busy:
+            self.interrupt_event.clear()
+            try:
+                return self.compressor.run(reason)
+            finally:
+                self.interrupt_event.clear()
+
+    # ----------------------------------------------------------------- fallback
+
+    def activate_fallback(self, error: ClassifiedError) -> bool:
+        """The next fallback provider for the rest of the turn, saying so; False when the chain is spent."""
+        entry = self.route.fall_back()
+        if entry is None:
+            return False
+        text = f"{error.user_line()} Falling back to {entry.provider}/{entry.model} this turn."
+        self.ui.on_event(StatusNotice(kind="warn", text=text))
+        return True
+
+    def backoff_wait(self, delay: float) -> bool:
+        """Sleep before a retry; True when the user interrupted meanwhile (the sleep ends at once)."""
+        return self.interrupt_event.wait(delay)
+
+
+__all__ = ["Session", "TurnResult"]
