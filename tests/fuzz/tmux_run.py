@@ -5,8 +5,10 @@ Ctrl+Home, F1), real bracketed pastes with bytes that are not UTF-8, SGR mouse c
 real window. The same plans as the Pilot form (`plan.make_plan`), over the command names of the registry.
 
 A sequence fails when the app exits without a quitting key or with a non-zero code, when a traceback is
-on the screen, or when the risky command ran (its scratch folder is gone) after an action that was not the
-approval dialog's own (a lone 1 or 2, Enter or Space, a click) while the dialog was on the screen.
+on the screen, or when the risky command ran (its scratch folder is gone) while the approval dialog was on
+the screen, after actions that were not its own (a lone 1 or 2, Enter or Space, a click). A command run
+with no dialog shown (YOLO, an earlier "allow this session") is not judged here: the Pilot form sees every
+answer the dialog gives and what gave it.
 """
 
 from __future__ import annotations
@@ -119,13 +121,15 @@ class TmuxFuzz:
             self.tmux.keys("-l", "start")
             self.tmux.keys("Enter")
             time.sleep(0.8)
-        could_approve = [False]
+        could_approve = [False]  # per step: the dialog was shown and the action could answer it
+        dialog_shown = [False]  # per step: the dialog was on the screen before the action
         for step, action in enumerate(self.plan.actions):
             before = self.tmux.screen()
             self.send(action)
             time.sleep(STEP_PAUSE)
             shown = self.tmux.screen()
-            could_approve.append("Approval needed" in before and _may_approve(action))
+            dialog_shown.append("Approval needed" in before)
+            could_approve.append(dialog_shown[-1] and _may_approve(action))
             problem = None
             if "Traceback" in shown:
                 problem = "a traceback is on the screen"
@@ -136,7 +140,9 @@ class TmuxFuzz:
                 else:
                     return step + 1
             elif not self.scratch.exists():
-                if not any(could_approve[-2:]):
+                # With no dialog on the screen it ran unasked (YOLO, an "allow this session" or "always"
+                # given before): the Pilot form checks those answers where they were given.
+                if any(dialog_shown[-2:]) and not any(could_approve[-2:]):
                     problem = "the risky command ran after an action that was not the dialog's own"
                 self.scratch.mkdir()
             if problem is not None:
