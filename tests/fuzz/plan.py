@@ -84,9 +84,13 @@ PASTES: dict[str, str] = {
     "slash": "/model gpt-4o\n/theme\n",
     "markup": "[bold red]not markup[/] [link=http://x]x[/link] $(rm -rf ~)",
     "path": "/tmp/does-not-exist.png",
+    "nul": "before\x00after\x00",
+    "wide": "👩‍👩‍👧‍👦 漢字かな 🇫🇷 e\u0301 " * 20,
+    "one-huge-line": "y" * 200_000,
 }
-"""What a user pastes: nothing, a line, 2,000 lines, undecodable bytes, terminal escapes, invisible
-Unicode, text that looks like commands or markup, a path."""
+"""What a user pastes: nothing, a line, 2,000 lines, one 200,000-character line, undecodable bytes, NULs,
+terminal escapes, invisible Unicode, wide and combining characters, text that looks like commands or
+markup, a path."""
 
 ARGUMENTS: tuple[str, ...] = (
     "x",
