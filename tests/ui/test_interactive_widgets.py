@@ -1017,3 +1017,19 @@ async def test_status_bar_cost_is_unknown_never_zero() -> None:
         bar.set_usage(5_000, 90, 0.0123, unknown_calls=1)
         await pilot.pause()
         assert "$0.0123+?" in bar.render().plain
+
+
+@pytest.mark.parametrize("size", [(20, 6), (22, 20), (30, 12), (40, 30)])
+async def test_the_approval_dialog_opens_on_a_narrow_terminal(size: tuple[int, int]) -> None:
+    """Below ~40 columns the choices are stacked, one per row: in three columns a button's label had no
+    width left and wrapping it raised ValueError, killing the app (UI fuzz seed 316 at 22x20). The
+    choices still answer, the "always" confirmation too."""
+    app = ApprovalApp(make_request())
+    async with app.run_test(size=size) as pilot:
+        dialog = await open_armed(pilot)
+        await pilot.press("3")  # the rule confirmation's two buttons, at this width too
+        await pilot.pause()
+        assert dialog.is_confirming
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.DENY] and app.return_code is None
