@@ -168,6 +168,10 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             & Button {
                 width: 1fr;
                 min-width: 0;
+                /* Never wrapped: laid out at a new width before the breakpoint classes follow it, a cell
+                   can leave a label no width, and wrapping into none raises. */
+                text-wrap: nowrap;
+                text-overflow: ellipsis;
             }
         }
         #approval-confirm, #approval-reason {
@@ -205,6 +209,10 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             & Button {
                 width: 1fr;
                 min-width: 0;
+                /* Never wrapped: laid out at a new width before the breakpoint classes follow it, a cell
+                   can leave a label no width, and wrapping into none raises. */
+                text-wrap: nowrap;
+                text-overflow: ellipsis;
             }
         }
         #approval-hint {

@@ -1033,3 +1033,18 @@ async def test_the_approval_dialog_opens_on_a_narrow_terminal(size: tuple[int, i
         await pilot.press("escape", "escape")
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [ApprovalDecision.DENY] and app.return_code is None
+
+
+async def test_the_approval_dialog_survives_a_jump_from_wide_to_narrow() -> None:
+    """A resize lays the dialog out at the new width before its breakpoint classes change: from five
+    choices in a row to 20 columns a button was 2 cells wide, and wrapping its label into none raised
+    (UI fuzz seed 9245: 125x45 to 20x6 with the dialog open)."""
+    app = ApprovalApp(make_request())
+    async with app.run_test(size=(125, 45)) as pilot:
+        dialog = await open_armed(pilot)
+        for size in ((20, 6), (130, 40), (21, 30), (125, 10), (25, 6)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.DENY] and "-tiny" in dialog.classes
