@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
+from scripted import ScriptedServer
 from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
 
 pytestmark = needs_tmux

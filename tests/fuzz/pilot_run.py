@@ -24,9 +24,9 @@ from textual.pilot import OutOfBounds, Pilot
 
 from agent.api import ApprovalRequest
 from agent.config.settings import Settings
-from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
 from hermes_tui.commands import new_registry
+from scripted import ScriptedServer, scripted_settings
 from tests.fuzz.plan import PASTES, QUIT_KEYS, Action, Plan, make_plan, mode_of
 from tests.fuzz.scenario import SCRATCH, fuzz_scenario
 from tests.fuzz.watch import ApprovalWatch, ErrorWatch

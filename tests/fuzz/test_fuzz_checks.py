@@ -12,8 +12,8 @@ from typing import Any
 from textual.pilot import Pilot
 
 from agent.api import ApprovalDecision, ApprovalRequest
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.fuzz.plan import KEYS, PASTES, Action, make_plan
 from tests.fuzz.scenario import APPROVAL, FINAL, SCRATCH
 from tests.fuzz.watch import ApprovalWatch, ErrorWatch

@@ -10,9 +10,9 @@ from typing import Any
 from textual.pilot import Pilot
 
 from agent.config.settings import Settings
-from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.screen import ChatScreen
+from scripted import ScriptedServer, scripted_settings
 
 
 def chat_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: Any) -> Settings:

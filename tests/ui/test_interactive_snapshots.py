@@ -20,7 +20,7 @@ from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar
 from widgets.queued_messages import QueuedMessages
-from widgets.status_bar import StatusBar
+from widgets.status_bar import ContextUse, StatusBar, Usage
 
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
 
@@ -67,10 +67,10 @@ class ChatLikeApp(App[None]):
         for text in self.queued:
             queue.add(text)
         status = self.query_one(StatusBar)
-        status.set_context(104_000, 128_000)
-        status.set_usage(523_000, 12_400, 0.4321)
-        status.set_yolo(True)
-        status.set_busy(True)
+        status.context_use = ContextUse(104_000, 128_000)
+        status.usage = Usage(523_000, 12_400, 0.4321)
+        status.yolo = True
+        status.busy = True
         self.query_one("#transcript", VerticalScroll).scroll_end(animate=False)
 
 
@@ -126,16 +126,16 @@ class StatusOnlyApp(App[None]):
 
     def on_mount(self) -> None:
         idle, busy, full = (self.query_one(f"#bar{index}", StatusBar) for index in range(3))
-        idle.set_context(20_000, 200_000)
-        idle.set_usage(41_000, 2_300, None)
-        busy.set_context(104_000, 128_000)
-        busy.set_usage(523_000, 12_400, 0.4321)
-        busy.set_busy(True)
-        full.set_model("openrouter/meta-llama/llama-3.1-405b-instruct")
-        full.set_context(126_000, 128_000)
-        full.set_usage(1_523_000, 92_400, 12.5)
-        full.set_yolo(True)
-        full.set_busy(True)
+        idle.context_use = ContextUse(20_000, 200_000)
+        idle.usage = Usage(41_000, 2_300, None)
+        busy.context_use = ContextUse(104_000, 128_000)
+        busy.usage = Usage(523_000, 12_400, 0.4321)
+        busy.busy = True
+        full.model = "openrouter/meta-llama/llama-3.1-405b-instruct"
+        full.context_use = ContextUse(126_000, 128_000)
+        full.usage = Usage(1_523_000, 92_400, 12.5)
+        full.yolo = True
+        full.busy = True
 
 
 @pytest.mark.parametrize("size", SIZES)

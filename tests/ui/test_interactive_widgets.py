@@ -26,7 +26,7 @@ from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput, normalize_paste
 from widgets.queued_messages import QueuedMessages
-from widgets.status_bar import StatusBar, context_level
+from widgets.status_bar import ContextUse, StatusBar, Usage, context_level
 from widgets.text_safety import literal_text
 
 
@@ -864,7 +864,7 @@ async def test_status_bar_context_colours() -> None:
         bar = app.query_one(StatusBar)
         seen = {}
         for used, level in ((40, "ok"), (50, "caution"), (80, "warning"), (95, "critical")):
-            bar.set_context(used * 1000, 100_000)
+            bar.context_use = ContextUse(used * 1000, 100_000)
             await pilot.pause()
             assert bar.context_level == level
             line = bar.render()
@@ -885,10 +885,10 @@ async def test_status_bar_fields_and_yolo() -> None:
     app = StatusApp(clock)
     async with app.run_test(size=(140, 5)) as pilot:
         bar = app.query_one(StatusBar)
-        bar.set_context(12_300, 128_000)
-        bar.set_usage(523_000, 12_400, 0.4321)
-        bar.set_yolo(True)
-        bar.set_busy(True)
+        bar.context_use = ContextUse(12_300, 128_000)
+        bar.usage = Usage(523_000, 12_400, 0.4321)
+        bar.yolo = True
+        bar.busy = True
         clock.now += 65
         await pilot.pause()
         plain = bar.render().plain
@@ -898,7 +898,7 @@ async def test_status_bar_fields_and_yolo() -> None:
         assert "openrouter/" not in plain
         yolo = _style_of(bar.render(), "YOLO")
         assert yolo == bar.get_component_rich_style("status-bar--yolo", partial=True)
-        bar.set_busy(False)
+        bar.busy = False
         await pilot.pause()
         assert "idle" in bar.render().plain
         assert bar._timer is not None and not bar._timer._active.is_set()  # no ticking while idle
@@ -909,11 +909,11 @@ async def test_status_bar_narrow_never_wraps(width: int) -> None:
     app = StatusApp(FakeClock())
     async with app.run_test(size=(width, 5)) as pilot:
         bar = app.query_one(StatusBar)
-        bar.set_model("anthropic/claude-sonnet-4.5-20250929-extended-thinking")
-        bar.set_context(104_000, 128_000)
-        bar.set_usage(523_000, 12_400, 1.25)
-        bar.set_yolo(True)
-        bar.set_busy(True)
+        bar.model = "anthropic/claude-sonnet-4.5-20250929-extended-thinking"
+        bar.context_use = ContextUse(104_000, 128_000)
+        bar.usage = Usage(523_000, 12_400, 1.25)
+        bar.yolo = True
+        bar.busy = True
         await pilot.pause()
         assert bar.region.height == 1
         line = bar.render()
@@ -1008,13 +1008,13 @@ async def test_status_bar_cost_is_unknown_never_zero() -> None:
     app = StatusApp(FakeClock())
     async with app.run_test(size=(140, 5)) as pilot:
         bar = app.query_one(StatusBar)
-        bar.set_usage(1_000, 10)
+        bar.usage = Usage(1_000, 10)
         await pilot.pause()
         assert "$" not in bar.render().plain and "?" not in bar.render().plain  # no call priced yet
-        bar.set_usage(1_000, 10, None, unknown_calls=2)  # a local model: no price
+        bar.usage = Usage(1_000, 10, None, unknown_calls=2)  # a local model: no price
         await pilot.pause()
         assert "out 10 │ ?" in bar.render().plain and "$0" not in bar.render().plain
-        bar.set_usage(5_000, 90, 0.0123, unknown_calls=1)
+        bar.usage = Usage(5_000, 90, 0.0123, unknown_calls=1)
         await pilot.pause()
         assert "$0.0123+?" in bar.render().plain
 

@@ -12,10 +12,10 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
-from tests.ui.harness import chat, run_chat, screen_text, wait_for
+from scripted import ScriptedServer
+from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.paste_store import MAX_CHARS, MAX_LINES, PasteStore, is_big
 from widgets.prompt_input import PLACEHOLDERS, PromptBar, PromptInput
 from widgets.user_message import UserMessage
@@ -272,6 +272,63 @@ async def test_a_token_stands_out_and_keeps_its_style_across_a_theme_change() ->
         await pilot.pause()
         await wait_for(pilot, lambda: _token_styles(prompt) and _token_styles(prompt)[0].color != before)
         assert [style.bold for style in _token_styles(prompt)] == [True]
+
+
+async def test_undo_after_ctrl_o_turns_the_text_back_into_the_token() -> None:
+    """Paste 20 lines, Ctrl+O, Ctrl+Z: the expanded text goes back to the token (it raised "The document
+    line index 1 is out of bounds" from the undo and the app exited with the draft lost); Ctrl+Y expands it
+    again, and the draft is never lost."""
+    app = PasteApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await pilot.press(*"see ")
+        await _paste(pilot, prompt, "first\n" * 20)
+        assert prompt.text == "see [Pasted #1: 20 lines]"
+        await pilot.press("ctrl+o")
+        assert prompt.text == "see " + "first\n" * 20
+        await pilot.press("ctrl+z")
+        assert prompt.text == "see [Pasted #1: 20 lines]"
+        assert prompt.full_text == "see " + "first\n" * 20
+        await pilot.press("ctrl+y")
+        assert prompt.text == "see " + "first\n" * 20
+        await pilot.press("ctrl+z", "ctrl+z")
+        assert prompt.text == "see "
+        await pilot.press(*"!")
+        assert prompt.text == "see !"
+    assert app.return_value is None
+
+
+# ------------------------------------------------------------------------------- a paste outside the prompt
+
+
+async def test_a_paste_with_the_focus_off_the_prompt_lands_in_the_prompt(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """Issue 41: with the transcript focused (Tab), a paste killed the app (`ChatScreen._on_paste` was a
+    plain callback Textual called as the Paste handler). It goes to the prompt, wherever the focus is."""
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        prompt = screen.prompt_input
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
+        await pilot.press("tab")
+        assert app.focused is screen.transcript
+        app.post_message(events.Paste("one line"))  # as the driver does: the app forwards it to the focus
+        await wait_for(pilot, lambda: prompt.text == "one line", what="the paste in the prompt")
+        assert app.focused is prompt and app.is_running
+        await pilot.press("tab")
+        assert app.focused is screen.transcript
+        app.post_message(events.Paste(LOG))  # a big one: its token, as in the prompt
+        await wait_for(pilot, lambda: len(prompt.pastes) == 1, what="the big paste")
+        assert prompt.text == "one line[Pasted #1: 214 lines]" and prompt.full_text == f"one line{LOG}"
+        screen.set_focus(None)  # nothing focused: the screen gets it
+        await pilot.pause()
+        app.post_message(events.Paste("!"))
+        await wait_for(pilot, lambda: prompt.text.endswith("!"), what="the paste with no focus")
+        assert app.focused is prompt
+
+    await run_chat({"name": "t", "calls": [{"text": "hi there"}]}, body, home=hermes_home, cwd=tmp_path)
 
 
 async def test_a_paste_with_lone_surrogates_shows_replacement_characters() -> None:
