@@ -39,11 +39,16 @@ class ErrorWatch(logging.Handler):
         self._unraisable_hook: Callable[[Any], Any] = sys.unraisablehook
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno < logging.ERROR and record.exc_info is None:
+        # Once the app's secret filter has seen a record (`agent.core.secrets`), its exception is the
+        # redacted `exc_text` and `exc_info` is gone: both carry the traceback.
+        trace = record.exc_text or ""
+        if record.exc_info is not None:
+            trace = "".join(traceback.format_exception(*record.exc_info))
+        if record.levelno < logging.ERROR and not trace:
             return
         text = f"log {record.name} {record.levelname}: {record.getMessage()}"
-        if record.exc_info is not None:
-            text += "\n" + "".join(traceback.format_exception(*record.exc_info))
+        if trace:
+            text += "\n" + trace
         self.errors.append(text)
 
     def _thread_exception(self, args: threading.ExceptHookArgs) -> None:
