@@ -57,3 +57,20 @@ def _plugin_toolsets_withdrawn() -> Iterator[None]:
     yield
     for name in set(CATALOG.dynamic()) - before:
         CATALOG.unregister(name)
+
+
+SLOW_DIRECTORIES = ("e2e", "reliability")
+"""Whole apps in a real terminal, kill -9 and orphan trials: every test under these is `slow`."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks added here count
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow directories `slow`, then put slow tests first: xdist hands work out in collection
+    order (after the largest `xdist_group`s), so the long tests start at once and the run ends on short
+    ones instead of on one worker finishing a long tail."""
+    tests_root = Path(__file__).parent
+    for item in items:
+        parts = item.path.relative_to(tests_root).parts if item.path.is_relative_to(tests_root) else ()
+        if parts and parts[0] in SLOW_DIRECTORIES:
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from agent.config.settings import Settings
 from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
+from tests.waiting import wait_for_async
 
 
 def chat_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: Any) -> Settings:
@@ -27,14 +27,8 @@ def chat_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: An
 
 
 async def wait_for(pilot: Pilot, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or predicate}")
-        await pilot.pause(0.02)
+    """The first truthy value of `predicate`, the app running between looks (`tests/waiting.py`)."""
+    return await wait_for_async(predicate, what or str(predicate), timeout=timeout, pause=pilot.pause)
 
 
 def chat(app: HermesApp) -> ChatScreen:
