@@ -59,6 +59,17 @@ def _plugin_toolsets_withdrawn() -> Iterator[None]:
         CATALOG.unregister(name)
 
 
+WORKERS_PER_CORE = 2
+"""xdist workers per core for `-n auto`: most of the suite waits (a subprocess app, a tmux screen, a kill -9
+trial), so one worker per core leaves the cores idle half the run; two keep them busy without thrashing."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's `addopts`): WORKERS_PER_CORE per core this process may use."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(2, WORKERS_PER_CORE * cores)
+
+
 SLOW_DIRECTORIES = ("e2e", "reliability")
 """Whole apps in a real terminal, kill -9 and orphan trials: every test under these is `slow`."""
 
