@@ -28,6 +28,7 @@ from tests.agent.helpers import (
     system_text,
     tool_results,
 )
+from tests.waiting import wait_until
 
 api_param = pytest.mark.parametrize("api", API_PARAMS)
 
@@ -165,8 +166,12 @@ def test_interrupt_during_slow_stream(hermes_home: Path, tmp_path: Path, api: st
         deadline = time.monotonic() + 10
         while len(ui.of_type(TextDelta)) < 25 and time.monotonic() < deadline:
             time.sleep(0.01)
-        # Let the checkpoint interval pass so a partial row exists, then interrupt.
-        time.sleep(1.1)
+        # Once the checkpoint interval has passed, a partial row exists: interrupt then.
+        wait_until(
+            lambda: any(m.partial for m in store.load(agent.session_id).messages if m.role == "assistant"),
+            "no partial reply was checkpointed",
+            timeout=15,
+        )
         asked = time.monotonic()
         agent.interrupt()
         thread.join(timeout=5)

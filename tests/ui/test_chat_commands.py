@@ -134,7 +134,13 @@ async def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp
         await pilot.press("ctrl+r")
         sessions = await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen)
         await pilot.press(*"zanzibar")
-        await pilot.pause(0.5)
+        found = sessions
+
+        def narrowed() -> bool:
+            row = found.highlighted_row
+            return bool(found.rows) and {r.session_id for r in found.rows} == {first_id} and row is not None
+
+        await wait_for(pilot, narrowed, what="the search narrowed to the zanzibar session")
         await pilot.press("enter")
         await wait_for(
             pilot, lambda: app.screen is screen and screen.agent.session_id == first_id, what="resumed"
