@@ -114,6 +114,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "agent.tools.terminal": ("TerminalArgs", "run_terminal", "MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT"),
     "agent.tools.todo": ("render_todos",),
+    "agent.tools.clarify": ("clarify_answer",),
     "agent.checkpoints": ("Checkpoint", "RestoreReport"),
     "agent.skills.library": ("Skill", "SkillScan"),
     "agent.plugins": ("PluginManager", "format_plugin_list"),
@@ -145,6 +146,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    # the engine's bursts, served by the collector's one owner (the app's GcPolicy)
+    "agent.core.collector": ("serve_collector",),
     # untrusted text made safe: secrets masked, terminal controls neutralised (one implementation each)
     "agent.core.secrets": ("redact as redact_secrets", "redact_data as redact_secrets_in"),
     "agent.core.text_safety": (
@@ -155,15 +158,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "is_kept as is_kept_char",
         "sanitize_display",
         "visible_controls",
-    ),
-    # the scripted model server (`--demo`, `--scenario`)
-    "agent.scripted": (
-        "DEMO_MODEL",
-        "ScenarioError",
-        "ScriptedServer",
-        "demo_scenario_path",
-        "load_scenario_file",
-        "scripted_settings",
     ),
 }
 
@@ -180,7 +174,6 @@ def _table() -> dict[str, tuple[str, str]]:
 
 _WHERE = _table()
 __all__ = [
-    "DEMO_MODEL",
     "KEPT_CONTROLS",
     "NO_MCP_SERVERS",
     "PASTE_KEEP",
@@ -225,9 +218,7 @@ __all__ = [
     "ProfileError",
     "ReasoningDelta",
     "RestoreReport",
-    "ScenarioError",
     "ScheduleError",
-    "ScriptedServer",
     "SearchHit",
     "SearchQuery",
     "ServerStatus",
@@ -272,12 +263,12 @@ __all__ = [
     "builtin_tools",
     "check_store",
     "choose_personality",
+    "clarify_answer",
     "closest_models",
     "connected_mcp_servers",
     "control_token",
     "current_personality",
     "default_registry",
-    "demo_scenario_path",
     "expand_mentions",
     "format_absolute",
     "format_age",
@@ -297,7 +288,6 @@ __all__ = [
     "leftovers_summary",
     "load_catalog",
     "load_mcp_config",
-    "load_scenario_file",
     "load_settings",
     "load_yaml",
     "make_transport",
@@ -328,7 +318,7 @@ __all__ = [
     "save_env_value",
     "save_image",
     "save_setting",
-    "scripted_settings",
+    "serve_collector",
     "split_attached",
     "summarize_call",
     "take_leftovers",
@@ -379,6 +369,7 @@ if TYPE_CHECKING:
     from agent.core.bounded_files import read_bytes as read_bounded_bytes
     from agent.core.bounded_files import read_tail as read_bounded_tail
     from agent.core.bounded_files import read_text as read_bounded_text
+    from agent.core.collector import serve_collector
     from agent.core.events import (
         AgentEvent,
         ApiCallStarted,
@@ -439,14 +430,6 @@ if TYPE_CHECKING:
     from agent.prompts.personality import choose as choose_personality
     from agent.prompts.personality import current_name as current_personality
     from agent.prompts.personality import personalities
-    from agent.scripted import (
-        DEMO_MODEL,
-        ScenarioError,
-        ScriptedServer,
-        demo_scenario_path,
-        load_scenario_file,
-        scripted_settings,
-    )
     from agent.session.catalogue import builtin_tools, default_registry
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
     from agent.session.prewarm import prewarm_engine
@@ -473,6 +456,7 @@ if TYPE_CHECKING:
         warm_schemas,
     )
     from agent.toolkit.toolsets import ToolsetStatus
+    from agent.tools.clarify import clarify_answer
     from agent.tools.processes import PROCESSES, ProcessInfo, note_left_running
     from agent.tools.terminal import MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT
     from agent.tools.terminal import TerminalArgs, run_terminal

@@ -16,7 +16,9 @@ CPU core-seconds per second of streaming (Enter -> last word on screen), Enter -
 request on the wire (a warm app: first frame + a settle time + its CPU gone quiet before typing), the
 longest time the screen went without changing (the status clock ticks, so a frozen app shows), key echo
 latency (a few letters typed mid-stream, three times, until they show in the prompt: the slowest), peak
-RSS; and launch -> prompt visible.
+RSS; and launch -> prompt visible. Enter -> request after a quick launch: a message typed 0.5 s after the
+prompt shows (what the app builds after its first frame is then still being built), and a second one typed
+0.5 s after the first reply, with the app's CPU between the first Enter and its request.
 
 `--history 300` also plays 300 short turns (a tool call every third) in one hermes-tui session, typed in
 tmux like the rest (~3 min), then a workload again: the 301st turn compared with the first, and the RSS
@@ -31,6 +33,7 @@ Run against any checkout (the scripted server always comes from this file's chec
     python benchmarks/terminal_stream.py                          # this checkout, its .venv
     python benchmarks/terminal_stream.py --project ../wt-render   # another checkout, its .venv
     python benchmarks/terminal_stream.py --only burst --subjects tui --threads
+    python benchmarks/terminal_stream.py --only quick --subjects tui --launches 7    # ~40 s
 Options: --python (the interpreter for the app and anchors), --app-cmd (how to launch the app), --quick.
 """
 
@@ -179,7 +182,7 @@ def history_calls(turns: int) -> list[dict[str, Any]]:
 def serve(scenario_path: str) -> int:
     """`--serve`: play the scenario; print the port, then one JSON line per request and per answer."""
     sys.path.insert(0, str(ROOT))
-    from agent.scripted import ScriptedServer
+    from scripted import ScriptedServer
 
     lock = threading.Lock()
 
@@ -658,6 +661,55 @@ def measure_launches(
     return launch, first_enter
 
 
+QUICK_TYPE_AFTER = 0.5
+"""A quick user: the first message is typed this long after the prompt shows, not after the app settled."""
+
+
+@dataclass
+class QuickLaunches:
+    """Enter -> request of the first and the second message, and the app's CPU over the first's wait (the
+    work still left between Enter and the request: less at the mercy of a loaded machine than the wait)."""
+
+    first: list[float] = field(default_factory=list)
+    second: list[float] = field(default_factory=list)
+    first_cpu: list[float] = field(default_factory=list)
+
+
+def measure_quick_launches(tmux: Tmux, subject: Subject, tmp: Path, n: int) -> QuickLaunches:
+    """`n` times: launch, type a message QUICK_TYPE_AFTER seconds after the prompt shows, and time Enter ->
+    its request on the wire (what the app still builds after its first frame lands here); then, once that
+    reply is on screen, a second message (the same, with the app's first-turn work behind it)."""
+    server = ServerProcess([{"text": f"short reply {LAST_WORD}."}] * (2 * n), tmp)
+    out = QuickLaunches()
+    try:
+        for i in range(n):
+            pane = Pane(tmux, f"quick-{subject.key}-{i}", subject.command(server.openai_base_url, tmp))
+            try:
+                ready, _ = pane.wait_for(lambda s: subject.ready_text in s, 60, "the first screen")
+                time.sleep(max(0.0, ready + QUICK_TYPE_AFTER - time.monotonic()))
+                for k, latencies in enumerate((out.first, out.second)):
+                    word = f"{TYPED}{k}"
+                    pane.type(word)
+                    pane.wait_for(lambda s, w=word: w in s, 10, "typed text echo")
+                    cpu = tree_cpu(pane.pid)
+                    enter = time.monotonic()
+                    pane.key("Enter")
+                    if not server.wait_requests(2 * i + k + 1, 30):
+                        raise RuntimeError(f"{subject.key}: no request within 30 s of Enter")
+                    if k == 0:
+                        out.first_cpu.append(tree_cpu(pane.pid) - cpu)  # a little after: the read's delay
+                    latencies.append(server.requests[2 * i + k][0] - enter)
+                    shown, _ = pane.wait_for(
+                        lambda s, c=k + 1: s.count(LAST_WORD) >= c, 30, "the short reply"
+                    )
+                    time.sleep(max(0.0, shown + QUICK_TYPE_AFTER - time.monotonic()))
+            finally:
+                pane.close()
+    finally:
+        server.stop()
+    return out
+
+
 def run_sdk(workload: Workload, tmp: Path, python: str) -> Result:
     server = ServerProcess([workload.call()], tmp)
     result = Result("sdk", workload.key)
@@ -841,7 +893,12 @@ def main(argv: list[str] | None = None) -> int:
         "--app-cmd", default="{python} -m hermes_tui.cli", help="how to launch the app ({python} is replaced)"
     )
     parser.add_argument("--ready-text", default="Message Hermes", help="text that shows the app's prompt")
-    parser.add_argument("--only", default="50cps,200cps,burst", help="workloads: 50cps,200cps,burst")
+    parser.add_argument(
+        "--only",
+        default="launch,quick,50cps,200cps,burst",
+        help="rows: launch (launch and Enter -> request, warm), quick (Enter -> request after a quick "
+        "launch), and the workloads 50cps,200cps,burst",
+    )
     parser.add_argument("--subjects", default="sdk,bare,tui", help="sdk,bare,tui")
     parser.add_argument(
         "--history", type=int, default=0, help="also measure after N earlier turns (e.g. 300)"
@@ -865,7 +922,11 @@ def main(argv: list[str] | None = None) -> int:
     project = Path(args.project).resolve()
     python = args.python or _default_python(project)
     table = QUICK if args.quick else WORKLOADS
-    chosen = [table[k] for k in args.only.split(",") if k]
+    only = [k for k in args.only.split(",") if k]
+    unknown = [k for k in only if k not in table and k not in ("launch", "quick")]
+    if unknown:
+        parser.error(f"--only: unknown row {', '.join(unknown)}")
+    chosen = [table[k] for k in only if k in table]
     wanted = [s for s in args.subjects.split(",") if s]
     tmp = Path(tempfile.mkdtemp(prefix="terminal-stream-"))
     tmux: Tmux | None = None
@@ -887,7 +948,7 @@ def main(argv: list[str] | None = None) -> int:
             f"one capture-pane costs {poll_cost * 1000:.1f} ms CPU in tmux (not counted in the app); "
             f"{os.cpu_count()} cores"
         )
-        if args.launches > 0:
+        if args.launches > 0 and "launch" in only:
             print(
                 "\n## launch -> prompt visible, and the first Enter -> request on the wire after "
                 f"{args.settle:g} s\n## (median of {args.launches} launches; fastest in brackets)"
@@ -903,6 +964,23 @@ def main(argv: list[str] | None = None) -> int:
             if "bare" in medians and "tui" in medians:
                 ratios = [medians["tui"][i] / medians["bare"][i] for i in (0, 1)]
                 print(f"  hermes-tui / bare Textual: launch {ratios[0]:.2f}x, first Enter {ratios[1]:.2f}x")
+        if args.launches > 0 and "quick" in only:
+            print(
+                f"\n## Enter -> request after a quick launch (typed {QUICK_TYPE_AFTER:g} s after the prompt "
+                f"shows), and a second message\n## typed {QUICK_TYPE_AFTER:g} s after the first reply "
+                f"(median of {args.launches} launches; fastest in brackets)"
+            )
+            for key in (k for k in wanted if k in subjects):
+                quick = measure_quick_launches(tmux, subjects[key], tmp, args.launches)
+                first, second = quick.first, quick.second
+                print(
+                    f"  {labels[key]:<14} first Enter -> request {statistics.median(first):.3f} s "
+                    f"({min(first):.3f} s)   second {statistics.median(second):.3f} s ({min(second):.3f} s)"
+                )
+                print(
+                    f"  {'':<14} each first: {', '.join(f'{x:.3f}' for x in first)}; the app's CPU meanwhile "
+                    f"{statistics.median(quick.first_cpu):.2f} s (median)"
+                )
         for workload in chosen:
             results: dict[str, Result] = {}
             for key in wanted:

@@ -7,13 +7,13 @@ import dataclasses
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 
 from hermes_tui import early_input, textual_compat
@@ -23,11 +23,14 @@ from hermes_tui.gc_policy import GcPolicy
 from hermes_tui.key_order import KeyOrder
 
 if TYPE_CHECKING:
-    from agent.api import ConfigProblem, LoadedSettings, ScriptedServer, ServerStatus, SessionStore, Settings
+    from textual.screen import Screen
+
+    from agent.api import ConfigProblem, LoadedSettings, ServerStatus, SessionStore, Settings
     from hermes_tui.mcp_service import McpChanged, McpService
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
     from hermes_tui.startup_snapshot import StartupSnapshot
+    from scripted import ScriptedServer
     from themes.apply import ThemeManager
 
 
@@ -46,6 +49,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
     COMMANDS: ClassVar = App.COMMANDS | {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        # As in a shell: the terminal restored, the process stopped, `fg` redraws it. The prompt holding
+        # text keeps Ctrl+Z for undo (`PromptInput.check_action`).
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False),
     ]
 
     settings: Settings
@@ -78,6 +84,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._store = store
         self.gc_policy = GcPolicy()
         """The garbage collector's one owner: startup, turns, paging, rest (`hermes_tui.gc_policy`)."""
+        from agent.api import serve_collector
+
+        serve_collector(self.gc_policy.burst)  # the engine's bursts (`agent.core.collector`)
         self.first_frame = FirstFrame(self.call_later)
         """What waits for the first frame on the terminal (`hermes_tui.first_frame`)."""
         self.key_order = KeyOrder(self, self._deliver_input)
@@ -134,6 +143,18 @@ class HermesApp(textual_compat.FrameSignal[int]):
             if finish is not None:
                 await finish()
         self.exit(0)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette's entries beside the slash commands: only what the app does its own way. Textual's
+        Screenshot saved through `deliver_screenshot` (to ~/Downloads, "Failed to save screenshot" where
+        there is none), its Theme listed Textual's themes and saved nothing (`/theme` is ours), and its
+        Keys and Maximize panels were a second, different help (F1 is ours). No Quit: it sorted first, so
+        Ctrl+P then Enter quit (Ctrl+Q and `/quit` are there)."""
+        yield SystemCommand(
+            "Screenshot",
+            "Save an SVG picture of the screen (in the working directory, else $HERMES_HOME/screenshots)",
+            lambda: self.set_timer(0.1, self.action_screenshot),  # once the palette has closed
+        )
 
     async def on_event(self, event: events.Event) -> None:
         if self.key_order.takes(event):
@@ -409,19 +430,20 @@ def prewarm_model_client(settings: Settings) -> None:
     `SDKClientHolder.prewarm`). Quiet on failure: a bad configuration is reported by the first request."""
     from agent.api import prewarm_engine
 
-    prewarm_engine(settings)  # the transport's client, the turn's lazy modules, tool schemas, prices
-    try:
-        # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements): kept
-        # off the first frame, loaded here instead.
-        from widgets.markdown_view.blocks import BlockDocument
-        from widgets.markdown_view.rich_elements import warm_lexers
+    # What this imports and builds lives as long as the process, like what the first frame froze: made
+    # without the collector's passes over it, then frozen.
+    with GcPolicy.warming():
+        prewarm_engine(settings)  # the turn's lazy modules, the transport's client, tool schemas, prices
+        try:
+            # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements):
+            # kept off the first frame, loaded here instead.
+            from widgets.markdown_view.blocks import BlockDocument
+            from widgets.markdown_view.rich_elements import warm_lexers
 
-        BlockDocument("warm").update()  # builds the shared markdown-it parser
-        warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
-    except Exception:
-        pass
-    # What this imported and built lives as long as the process, like what the first frame froze.
-    GcPolicy.freeze_survivors()
+            BlockDocument("warm").update()  # builds the shared markdown-it parser
+            warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)
+        except Exception:
+            pass
 
 
 def _demo_starter(
@@ -431,7 +453,7 @@ def _demo_starter(
     servers: list[ScriptedServer] = []
 
     def start_demo() -> Settings:
-        from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+        from scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
         if not servers:
             servers.append(stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path())))

@@ -31,8 +31,51 @@ def _version() -> str:
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+class _Parser(argparse.ArgumentParser):
+    """Knows which of its options take a value, so the subcommand can be found after global options
+    (`hermes-tui -p work config`: `work` is the profile, `config` the subcommand)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.value_options: set[str] = set()  # before the base adds -h through add_argument
+        self.long_options: set[str] = set()
+        super().__init__(**kwargs)
+
+    def add_argument(self, *names: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*names, **kwargs)
+        self.long_options.update(n for n in action.option_strings if n.startswith("--"))
+        if action.option_strings and action.nargs != 0:
+            self.value_options.update(action.option_strings)
+        return action
+
+    def split_subcommand(self, argv: list[str]) -> tuple[str | None, list[str], list[str]]:
+        """The subcommand and the arguments before and after it, as Claude Code's CLI (commander) reads
+        them: the first word that is neither an option nor an option's value names a subcommand when it
+        is exactly one (`--model X usage`); any other word is the prompt (`"config the linter"`). After
+        `--` every word is the prompt (`hermes-tui -- config` sends "config"), as for any Unix command."""
+        i = 0
+        while i < len(argv):
+            word = argv[i]
+            if word == "--":
+                break
+            if word.startswith("-") and word != "-":
+                i += 2 if "=" not in word and self._takes_value(word) else 1
+                continue
+            if word in SUBCOMMANDS:
+                return word, argv[:i], argv[i + 1 :]
+            break
+        return None, argv, []
+
+    def _takes_value(self, option: str) -> bool:
+        if option in self.value_options:
+            return True
+        if option.startswith("--"):  # argparse takes an unambiguous prefix (`--mod X`)
+            matches = [name for name in self.long_options if name.startswith(option)]
+            return len(matches) == 1 and matches[0] in self.value_options
+        return False
+
+
+def build_parser() -> _Parser:
+    p = _Parser(
         prog="hermes-tui",
         description="A terminal UI for a Hermes-style tool-using agent.",
         epilog="Subcommands: `hermes-tui config` prints the effective configuration; "
@@ -40,7 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
         "`hermes-tui usage` prints tokens and cost of the last 30 days; "
         "`hermes-tui mcp` connects the MCP servers and shows their state and tools; "
         "`hermes-tui doctor` checks HERMES_HOME and the session store (backs up and rebuilds a damaged one); "
-        "`hermes-tui cron list|run|daemon` lists the scheduled jobs, runs the due ones now, or every minute.",
+        "`hermes-tui cron list|run|daemon` lists the scheduled jobs, runs the due ones now, or every minute. "
+        "Options may come before a subcommand (`hermes-tui -p work config`); a prompt that is exactly a "
+        "subcommand's name goes after `--` (`hermes-tui -- config`).",
     )
     p.add_argument(
         "message", nargs="?", metavar="PROMPT", help="open the TUI and send this as the first message"
@@ -115,6 +160,24 @@ def _needs_settings_first(args: argparse.Namespace) -> bool:
     return bool(args.resume or args.continue_last)
 
 
+NO_TERMINAL = (
+    "hermes-tui: no terminal on {stream}: the TUI needs one; to run without it use -z PROMPT "
+    "(-z - reads the prompt from stdin)"
+)
+
+
+def missing_terminal() -> str | None:
+    """Which of stdin and stdout is not a terminal (None when both are). Under cron, CI, `nohup` or
+    `< /dev/null` a full-screen app never gets a key and its input thread spun on end of file."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        try:
+            if stream is None or not os.isatty(stream.fileno()):
+                return name
+        except (OSError, ValueError):  # closed, or not a real file
+            return name
+    return None
+
+
 def _fast_start(args: argparse.Namespace) -> int:
     """The TUI's one start: the first frame drawn from the last run's startup snapshot, or from the
     defaults when there is none; the configuration is read right after it (`hermes_tui.startup_snapshot`)."""
@@ -144,15 +207,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
-    if command:
-        argv = argv[1:]
+    parser = build_parser()
+    command, before, after = parser.split_subcommand(argv)
     cron = None
     if command == "cron":
         from hermes_tui.cron_cli import cron_action
 
-        cron, argv = cron_action(argv)
-    args = build_parser().parse_args(argv)
+        cron, after = cron_action(after)
+    argv = before + after
+    args = parser.parse_args(argv)
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
     from agent.api import ProfileError, profile_home
@@ -167,7 +230,7 @@ def _run(argv: list[str]) -> int:
         args.hermes_home = str(profile)
 
     if args.scenario:  # any bytes in the file: one line naming it and the problem, never a traceback
-        from agent.api import ScenarioError, load_scenario_file
+        from scripted import ScenarioError, load_scenario_file
 
         try:
             args.scenario = load_scenario_file(args.scenario)  # the server plays the checked scenario
@@ -176,6 +239,10 @@ def _run(argv: list[str]) -> int:
             return 2
 
     if command in (None, "sessions") and args.prompt is None:
+        missing = missing_terminal()
+        if missing is not None:
+            print(NO_TERMINAL.format(stream=missing), file=sys.stderr)
+            return 2
         GcPolicy.startup_begins()  # until the app's first frame (`hermes_tui.gc_policy`)
         early_input.hold()
     if command is None and args.prompt is None and not _needs_settings_first(args):
@@ -222,6 +289,10 @@ def _run(argv: list[str]) -> int:
         with library:
             print(render_text(gather(library)))
         return 0
+    if cron is not None or args.prompt is not None:
+        from agent.api import serve_collector
+
+        serve_collector(GcPolicy().burst)  # no app to own the collector: the engine's bursts are this one's
     if cron is not None:
         from hermes_tui.cron_cli import run_cron
 

@@ -68,7 +68,7 @@ def _run_jobs(action: str, args: argparse.Namespace, loaded: LoadedSettings) -> 
     settings = loaded.settings
     with ExitStack() as stack:
         if args.demo or args.scenario:
-            from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+            from scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = scripted_settings(server, settings, model=settings.model if args.model else DEMO_MODEL)

@@ -9,6 +9,9 @@ phases. No other module calls `gc.` (`tests/test_gc_policy.py` scans `hermes_tui
 - **turn** and **paging** (a resumed session's history, pages loading): the collector waits while the UI is
   busy and collects once, when it is at rest (`pause`, `resume`).
 - **rest**: on, with the startup's objects frozen; `process_ends` turns it on whatever happened.
+- **the engine's bursts** (`burst`, served to `agent.core.collector`: the shell analysis of a long script):
+  off for the burst if it was on and nothing of ours holds it, on again after it; any thread. A pause that
+  comes meanwhile takes the collector over. The engine never calls `gc` itself.
 
 Why the collector waits while busy: measured in tmux on a 20,000-word reply, its full passes ran
 mid-stream, 90-240 ms each, on the UI thread (they scan every object made since the startup's freeze, and a
@@ -24,7 +27,9 @@ before its last lines are drawn; pages go on loading while the user scrolls).
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 __all__ = ["GcPolicy", "policy_of"]
@@ -57,6 +62,10 @@ class GcPolicy:
     MAX_PENDING: ClassVar[dict[str, int]] = {"pages": 200_000}
     """Per holder: objects the collector tracks made, net, since its last pass (~5 pages of history)."""
 
+    WARMING_THRESHOLD: ClassVar[int] = 50_000
+    """Objects made, net, between two young passes while the prewarm thread imports (`warming`; the
+    default is 700)."""
+
     MAX_DEFERRED: ClassVar[int] = 200_000
     """Objects pending (made, net, since the last pass) above which a due collection runs when something
     pauses before it ran; one pass between two turns, every few dozen short turns."""
@@ -66,6 +75,9 @@ class GcPolicy:
         self._holders: set[str] = set()
         self._epoch = 0
         self._frozen_early = False
+        self._lock = threading.RLock()  # the engine's bursts come from its threads
+        self._bursts = 0
+        self._burst_off = False  # the bursts turned the collector off and will turn it on
 
     # --------------------------------------------------------------------------------------- startup
 
@@ -106,6 +118,23 @@ class GcPolicy:
         scans too. Freezing is a constant-time move of the collector's lists, safe from any thread."""
         gc.freeze()
 
+    @classmethod
+    @contextmanager
+    def warming(cls) -> Iterator[None]:
+        """The prewarm thread's imports (the SDK above all) run with the collector's young passes spaced
+        out, and what they made is frozen at the end (`freeze_survivors`). Those objects all survive: the
+        passes that would scan them again and again as they are made cost ~20% of the SDK's import (~0.1 s
+        of ~0.55 s), and a quick first Enter waits for the import. Its thresholds only: whether the
+        collector is on stays with `pause`/`resume` (a turn may start meanwhile), and garbage made by
+        others meanwhile is collected as usual, only in larger batches."""
+        thresholds = gc.get_threshold()
+        gc.set_threshold(cls.WARMING_THRESHOLD, *thresholds[1:])
+        try:
+            yield
+        finally:
+            gc.set_threshold(*thresholds)
+            cls.freeze_survivors()
+
     # ------------------------------------------------------------------------------------ busy and rest
 
     @property
@@ -114,13 +143,15 @@ class GcPolicy:
         return self._paused
 
     def pause(self, holder: str = TURN) -> None:
-        if self._paused and not self._holders and gc.get_count()[0] >= self.MAX_DEFERRED:
-            gc.collect()  # the one due since the last resume (the collector stays off: busy again)
-        self._epoch += 1
-        self._holders.add(holder)
-        if not self._paused and gc.isenabled():
-            gc.disable()
-            self._paused = True
+        with self._lock:
+            if self._paused and not self._holders and gc.get_count()[0] >= self.MAX_DEFERRED:
+                gc.collect()  # the one due since the last resume (the collector stays off: busy again)
+            self._epoch += 1
+            self._holders.add(holder)
+            if not self._paused and (gc.isenabled() or self._burst_off):
+                gc.disable()
+                self._paused = True
+                self._burst_off = False  # ours now: the collection after the last resume turns it on
 
     def hand_over(self) -> None:
         """The startup pause ends (`startup_begins` turned the collector off until the first frame;
@@ -131,29 +162,53 @@ class GcPolicy:
         paused before the first frame then ran with the collector on while this object believed it off,
         and its `resume` never collected (a later pause came first), so every page after it paid full
         passes again (sessions_bench: one every three pages, 70-220 ms each)."""
-        if self._holders or self._paused:
-            if not gc.isenabled():
-                self._paused = True  # off since the startup: ours to turn on at the collection
-            return
-        gc.enable()
+        with self._lock:
+            if self._holders or self._paused:
+                if not gc.isenabled():
+                    self._paused = True  # off since the startup: ours to turn on at the collection
+                    self._burst_off = False
+                return
+            gc.enable()
 
     def resume(self, later: Callable[[Callable[[], None]], object], holder: str = TURN) -> None:
-        self._holders.discard(holder)
-        if not self._paused or self._holders:
-            return
-        epoch = self._epoch
+        with self._lock:
+            self._holders.discard(holder)
+            if not self._paused or self._holders:
+                return
+            epoch = self._epoch
 
         def collect() -> None:
-            if self._paused and not self._holders and self._epoch == epoch:
-                self._paused = False
-                gc.enable()
-                gc.collect()
+            with self._lock:
+                if self._paused and not self._holders and self._epoch == epoch:
+                    self._paused = False
+                    gc.enable()
+                    gc.collect()
 
         bound = self.MAX_PENDING.get(holder)
         if bound is not None and gc.get_count()[0] >= bound:
             collect()
         else:
             later(collect)
+
+    @contextmanager
+    def burst(self) -> Iterator[None]:
+        """The engine makes a burst of short-lived objects without cycles on this thread (any thread): the
+        collector off meanwhile if it was on and nothing of ours holds it (a turn's pause already does), on
+        again once the last burst ends, unless a pause took it over meanwhile. No collection after it: what
+        the burst made is freed as it goes."""
+        with self._lock:
+            self._bursts += 1
+            if not self._paused and not self._burst_off and gc.isenabled():
+                gc.disable()
+                self._burst_off = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._bursts -= 1
+                if not self._bursts and self._burst_off:
+                    self._burst_off = False
+                    gc.enable()
 
 
 _PROCESS_POLICY = GcPolicy()

@@ -146,7 +146,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         _say(f"hermes-tui: config: {problem}")
     with ExitStack() as stack:
         if args.demo or args.scenario:
-            from agent.api import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
+            from scripted import DEMO_MODEL, ScriptedServer, demo_scenario_path, scripted_settings
 
             server = stack.enter_context(ScriptedServer(args.scenario or demo_scenario_path()))
             settings = scripted_settings(server, settings, model=settings.model if args.model else DEMO_MODEL)

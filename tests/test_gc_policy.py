@@ -203,38 +203,155 @@ def test_a_fast_start_freezes_early_and_collects_what_died_between_its_two_frame
         gc.unfreeze()
 
 
-def test_only_the_policy_module_drives_the_collector() -> None:
-    """`gc` is driven from `hermes_tui/gc_policy.py` alone: an AST scan of the app and the widgets finds no
-    `import gc`, `from gc import ...` or `gc.<name>` anywhere else."""
+def collector_uses(source: str) -> list[str]:
+    """Every `import gc`, `from gc import ...`, `gc.<name>`, `__import__('gc')` and
+    `importlib.import_module('gc')` in `source`, as "line what"."""
     import ast
+
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Import) and any(alias.name == "gc" for alias in node.names):
+            found.append(f"{line} import gc")
+        elif isinstance(node, ast.ImportFrom) and node.module == "gc":
+            found.append(f"{line} from gc import")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "gc":
+            found.append(f"{line} gc.{node.attr}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name | ast.Attribute)
+            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr)
+            in ("__import__", "import_module")
+            and any(isinstance(arg, ast.Constant) and arg.value == "gc" for arg in node.args)
+        ):
+            found.append(f"{line} imports gc by name")
+    return found
+
+
+PRODUCT = ("agent", "hermes_tui", "widgets", "themes", "scripted")
+
+
+def test_only_the_policy_module_drives_the_collector() -> None:
+    """`gc` is driven from `hermes_tui/gc_policy.py` alone in the whole product, the engine included (it
+    asks for a burst through `agent.core.collector` instead)."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     owner = root / "hermes_tui" / "gc_policy.py"
     found: list[str] = []
-    for folder in ("hermes_tui", "widgets"):
+    for folder in PRODUCT:
         for path in sorted((root / folder).rglob("*.py")):
-            if path == owner:
-                continue
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            for node in ast.walk(tree):
-                where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
-                if isinstance(node, ast.Import) and any(alias.name == "gc" for alias in node.names):
-                    found.append(f"{where} import gc")
-                elif isinstance(node, ast.ImportFrom) and node.module == "gc":
-                    found.append(f"{where} from gc import")
-                elif (
-                    isinstance(node, ast.Attribute)
-                    and isinstance(node.value, ast.Name)
-                    and node.value.id == "gc"
-                ):
-                    found.append(f"{where} gc.{node.attr}")
-                elif (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Name)
-                    and node.func.id == "__import__"
-                    and any(isinstance(arg, ast.Constant) and arg.value == "gc" for arg in node.args)
-                ):
-                    found.append(f"{where} __import__('gc')")
+            if path != owner:
+                where = path.relative_to(root)
+                found += [f"{where}:{use}" for use in collector_uses(path.read_text(encoding="utf-8"))]
     assert found == []
-    assert "gc." in owner.read_text(encoding="utf-8")  # the scan looks where the calls are
+    assert collector_uses(owner.read_text(encoding="utf-8"))  # the scan sees the calls where they are
+
+
+def test_the_prewarm_spaces_out_young_passes_and_freezes_what_it_made() -> None:
+    """`warming`: the thresholds only (on/off stays with pause and resume), restored after, even on error."""
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), GcPolicy.warming():
+        assert gc.get_threshold() == (GcPolicy.WARMING_THRESHOLD, *before[1:])
+        assert gc.isenabled()
+        made = [object()]
+        raise RuntimeError("a failed warm-up")
+    try:
+        assert gc.get_threshold() == before
+        assert not any(o is made for o in gc.get_objects())  # frozen: no pass scans it
+    finally:
+        gc.unfreeze()
+
+
+def test_the_scan_sees_every_way_to_reach_the_collector() -> None:
+    source = """
+import gc
+import importlib
+from gc import disable
+def later():
+    gc.collect()
+    __import__("gc").enable()
+    importlib.import_module("gc")
+"""
+    assert sorted(use.split(" ", 1)[1] for use in collector_uses(source)) == [
+        "from gc import",
+        "gc.collect",
+        "import gc",
+        "imports gc by name",
+        "imports gc by name",
+    ]
+
+
+# ------------------------------------------------------------------------------ the engine's bursts
+
+
+def test_a_burst_holds_the_collector_off_and_hands_it_back() -> None:
+    collector = GcPolicy()
+    with collector.burst():
+        assert not gc.isenabled()
+        with collector.burst():  # another thread's burst meanwhile
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled() and not collector.paused
+
+
+def test_a_burst_that_fails_hands_the_collector_back() -> None:
+    collector = GcPolicy()
+    with pytest.raises(ValueError), collector.burst():
+        raise ValueError("an analyser bug")
+    assert gc.isenabled()
+
+
+def test_a_burst_inside_a_turn_leaves_the_turns_pause_alone() -> None:
+    collector, later = GcPolicy(), Later()
+    collector.pause("turn")
+    with collector.burst():
+        assert not gc.isenabled()
+    assert not gc.isenabled() and collector.paused  # still the turn's
+    collector.resume(later, "turn")
+    later.run()
+    assert gc.isenabled()
+
+
+def test_a_turn_that_starts_during_a_burst_takes_the_collector_over() -> None:
+    collector, later = GcPolicy(), Later()
+    with collector.burst():
+        collector.pause("turn")
+    assert not gc.isenabled() and collector.paused  # the burst's end does not turn it on mid-turn
+    collector.resume(later, "turn")
+    assert later.callbacks
+    later.run()
+    assert gc.isenabled()
+
+
+def test_a_burst_leaves_a_collector_it_found_off_off() -> None:
+    collector = GcPolicy()
+    gc.disable()  # the startup's pause, before the first frame
+    with collector.burst():
+        pass
+    assert not gc.isenabled()
+
+
+def test_the_engines_shell_analysis_asks_the_served_owner_for_a_burst() -> None:
+    from contextlib import contextmanager
+
+    from agent.core.collector import serve_collector
+    from agent.shell.walk import analyze
+
+    bursts: list[bool] = []
+
+    @contextmanager
+    def owner() -> Iterator[None]:
+        bursts.append(True)
+        yield
+
+    serve_collector(owner)
+    try:
+        assert [[w.text for w in c.argv] for c in analyze("echo hi | cat").commands] == [
+            ["echo", "hi"],
+            ["cat"],
+        ]
+    finally:
+        serve_collector(None)
+    assert bursts == [True]
+    assert analyze("true").commands  # with no owner, a burst changes nothing

@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("agent", "hermes_tui", "widgets", "themes")
+PACKAGES = ("agent", "hermes_tui", "widgets", "themes", "scripted")
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

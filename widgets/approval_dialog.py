@@ -221,6 +221,7 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         *,
         frozen: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        aside: Callable[[events.Key | events.Paste], None] | None = None,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
@@ -230,10 +231,13 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             request: What is asked: command, reasons, rule, timeout, cancel event.
             frozen: Do not run the countdown or poll `request.cancel` (deterministic snapshots).
             clock: Monotonic clock in seconds, injectable for tests.
+            aside: Where typing and pastes that do not answer the dialog go (the chat's prompt, so the
+                message being written when the dialog took the keyboard goes on); None: nowhere.
             name: Screen name.
             id: Screen id.
         """
         super().__init__(request, frozen=frozen, clock=clock, name=name, id=id)
+        self.aside = aside
         self._confirming = False
         self._giving_reason = False
         self.interrupted = False
@@ -403,16 +407,36 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         return True
 
     def on_key(self, event: events.Key) -> None:
-        """A letter is typing, never a choice: it only says how to answer (and holds the digits back). It
-        is not stopped: nothing above binds a plain letter, and the key order follows it to the app."""
-        if event.is_printable and event.character and not event.character.isdigit():
-            if isinstance(self.focused, Input):
-                return  # the rule or the reason being written
-            self._letter_at = self._clock()
-            if self.accepts_input:
-                self.query_one("#approval-hint", Static).update(
-                    Text("Typing does not answer this: ←→ and Enter, or 1-5 · Esc denies")
-                )
+        """A letter is typing, never a choice: it only says how to answer (and holds the digits back), and
+        goes `aside` (to the prompt) with the digits that are not a choice and Backspace. It is not
+        stopped: nothing above binds a plain letter, and the key order follows it to the app."""
+        if isinstance(self.focused, Input):
+            return  # the rule or the reason being written
+        if event.key == "backspace":
+            self._send_aside(event)
+            return
+        if not (event.is_printable and event.character):
+            return
+        if event.character.isdigit():
+            if not self._digits_count():
+                self._send_aside(event)  # typing: the digit binding does nothing now either
+            return
+        self._letter_at = self._clock()
+        self._send_aside(event)
+        if self.accepts_input:
+            where = "goes to your message" if self.aside is not None else "does not answer this"
+            self.query_one("#approval-hint", Static).update(
+                Text(f"Typing {where}: ←→ and Enter, or 1-5 · Esc denies")
+            )
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste never answers: it goes to the prompt (an Input being written takes its own)."""
+        if not isinstance(self.focused, Input):
+            self._send_aside(event)
+
+    def _send_aside(self, event: events.Key | events.Paste) -> None:
+        if self.aside is not None:
+            self.aside(event)
 
     def _digits_count(self) -> bool:
         """A digit is a choice once the dialog has been seen for a moment and no letter came just before."""

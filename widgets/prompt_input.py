@@ -190,6 +190,9 @@ class PromptInput(TextArea):
         # Ctrl+R with text typed: the earlier prompts that contain it (`check_action`); on an empty prompt
         # it goes on to the screen, which opens the sessions browser.
         Binding("ctrl+r", "history_search", "Search history", show=False, id="prompt.history_search"),
+        # Ctrl+Z undoes while the prompt holds text (`check_action`); on an empty prompt it goes on to the
+        # app, which suspends the process as a shell's programs do (`fg` resumes).
+        Binding("ctrl+z", "undo", "Undo", show=False, id="prompt.undo"),
     ]
 
     DEFAULT_CSS = """
@@ -366,6 +369,21 @@ class PromptInput(TextArea):
         self.refresh_completions()
         return result
 
+    def undo(self) -> None:
+        """TextArea's undo sizes the view before it puts the cursor back: undoing an edit that added lines
+        (Ctrl+O's expanded paste) left the cursor on a line that no longer exists while the scrollbar went
+        away, and "The document line index 1 is out of bounds" ended the app with the draft. The cursor
+        waits at the one place every document has; the undo then sets it where it was before the edit."""
+        if self.history.undo_stack:
+            self.selection = Selection.cursor((0, 0))
+        super().undo()
+
+    def redo(self) -> None:
+        """As `undo`: a redone deletion shrinks the document under the cursor the same way."""
+        if self.history.redo_stack:
+            self.selection = Selection.cursor((0, 0))
+        super().redo()
+
     async def on_paste(self, event: events.Paste) -> None:
         """Insert the whole paste as one edit, with normalised line endings (TextArea's handler does not
         run: `prevent_default`)."""
@@ -384,6 +402,18 @@ class PromptInput(TextArea):
         result = self.replace(text, *self.selection, maintain_selection_offset=False)
         self.move_cursor(result.end_location)
         self.focus()
+
+    def take_typing(self, event: events.Key | events.Paste) -> None:
+        """A key or paste meant for the prompt that reached another screen (a dialog that took the keyboard
+        mid-sentence): a character goes in at the cursor, Backspace deletes one, a paste is a paste."""
+        if self.read_only:
+            return
+        if isinstance(event, events.Paste):
+            self.post_message(events.Paste(event.text))
+        elif event.key == "backspace":
+            self.action_delete_left()
+        elif event.is_printable and event.character:
+            self.insert(event.character)
 
     def on_key(self, event: events.Key) -> None:
         """Send / newline in order with the characters typed before them (see SUBMIT_KEYS); any other key
@@ -658,6 +688,8 @@ class PromptInput(TextArea):
             return self._token_to_expand() is not None
         if action == "history_search":
             return self.search is not None or bool(self.text.strip() and self.prompt_history)
+        if action == "undo":
+            return not self._is_empty()
         return super().check_action(action, parameters)
 
     def action_complete(self) -> None:

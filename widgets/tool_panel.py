@@ -24,7 +24,6 @@ the tool or the model is shown as plain `Text` with terminal escapes stripped.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -115,8 +114,9 @@ class ToolPanel(Entry):
     }
 
     DIFF_TOOLS: ClassVar[frozenset[str]] = frozenset({"write_file", "patch", "skill_manage"})
-    EXPANDED_ON_SUCCESS: ClassVar[frozenset[str]] = frozenset({"todo", "shell"})
-    """Tools whose successful result is worth showing without a click (`shell`: the user asked to see it)."""
+    EXPANDED_ON_SUCCESS: ClassVar[frozenset[str]] = frozenset({"todo", "shell", "clarify"})
+    """Tools whose successful result is worth showing without a click (`shell`: the user asked to see it;
+    `clarify`: the answer the user gave, which the header's question alone hid)."""
 
     TAIL_LINES: ClassVar[int] = 30
     MAX_OUTPUT_CHARS: ClassVar[int] = 200_000
@@ -837,12 +837,12 @@ def _result_extra(result: str, output: str) -> str:
 def shown_result(tool: str, result: str) -> str:
     """A result as the panel reads it: the clarify tool's JSON (what the model is sent, in Hermes' form)
     as the question and the user's answer, not as raw JSON."""
-    if tool != "clarify" or not result.startswith("{"):
+    if tool != "clarify":
         return result
-    try:
-        payload = json.loads(result)
-    except ValueError:
+    from agent.api import clarify_answer  # the tool's payload is read where the tool writes it
+
+    answered = clarify_answer(result)
+    if answered is None:
         return result
-    if not isinstance(payload, dict) or "user_response" not in payload:
-        return result
-    return f"{payload.get('question', '')}\n→ {payload['user_response']}".strip()
+    question, answer = answered
+    return f"{question}\n→ {answer}".strip()

@@ -622,14 +622,14 @@ class Transcript(ScrollView, can_focus=True):
             if not self._following and bottom <= self.scroll_y:
                 self._shift(delta)  # above the view: what the user reads stays where it is
             self._changed_height(from_line=top + gap + first)
-            self._note_new_output(index)
+            self._note_new_output(top + self._heights.height(index))
             return
         height = self._heights.height(index) - gap - first
         count = height if last is None else min(height, last - first)
         if count > 0:
             self._forget_drawn(top + gap + first, top + gap + first + count)
             self.refresh_lines(top + gap + first, count)
-        self._note_new_output(index)
+            self._note_new_output(top + gap + first + count)
 
     def remove_entry(self, entry: Entry) -> None:
         index = self._index.get(id(entry))
@@ -907,15 +907,17 @@ class Transcript(ScrollView, can_focus=True):
         if self._cursor is not None and at is not None and self._cursor >= position:
             self._cursor += 1
         self._changed_height(from_line=self._heights.offset(position))
-        self._note_new_output(position)
+        self._note_new_output(self._heights.offset(position) + self._heights.height(position))
         self._sync_pacer()
         return entry
 
-    def _note_new_output(self, index: int) -> None:
-        """Output changed below the view while the user reads above: the bar says so."""
+    def _note_new_output(self, end: int) -> None:
+        """Output changed below the view while the user reads above: the bar says so. `end` is the canvas
+        line after the change: a reply whose first lines are in view grows below it too (a wheel notch up
+        mid-stream), so what counts is where the change ends, not where its entry starts."""
         if self._following or self._new_output or not self.is_mounted:
             return
-        if self._heights.offset(index) >= self.scroll_y + self._rows:
+        if end > self.scroll_y + self._rows:
             self._new_output = True
             self.refresh_lines(int(self.scroll_y) + self._rows)
 

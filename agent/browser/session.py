@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.browser.processes import BrowserProcesses
-from agent.browser.url_policy import refusal
+from agent.web.url_policy import browser_refusal
 
 __all__ = ["ACTION_TIMEOUT_MS", "NAVIGATION_TIMEOUT_MS", "BrowserInterrupted", "BrowserSession"]
 
@@ -114,7 +114,7 @@ class BrowserSession:
     def _guard(self, route: Any) -> None:
         """Every request the page makes (redirects and subresources too) passes the SSRF check."""
         url = str(route.request.url)
-        if url.startswith(("http://", "https://")) and refusal(url) is not None:
+        if url.startswith(("http://", "https://")) and browser_refusal(url) is not None:
             route.abort("blockedbyclient")
         else:
             route.continue_()

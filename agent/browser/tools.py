@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.browser.chromium import chromium_path, unavailable_reason
 from agent.browser.session import BrowserInterrupted, BrowserSession
-from agent.browser.url_policy import refusal
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.toolkit.state import SessionState
 from agent.toolkit.toolsets import BROWSER_DESCRIPTION, CATALOG, Toolset
+from agent.web.url_policy import browser_refusal
 
 __all__ = ["TOOLS", "close_browser", "session_browser"]
 
@@ -165,14 +165,14 @@ def _locator(page: Any, ref: str) -> Any:
 
 
 def browser_navigate(args: NavigateArgs, ctx: ToolContext) -> ToolResult:
-    if why := refusal(args.url):
+    if why := browser_refusal(args.url):
         return _failure(f"Navigation refused: {why}")
 
     def go(page: Any) -> ToolResult:
         browser = ctx.state.browser
         assert isinstance(browser, BrowserSession)  # `_act` made it
         browser.navigate(args.url.strip())
-        if why := refusal(page.url):  # where a redirect took it
+        if why := browser_refusal(page.url):  # where a redirect took it
             page.goto("about:blank")
             return _failure(f"Navigation refused after a redirect: {why}")
         snapshot, count = _snapshot(page)

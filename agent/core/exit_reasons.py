@@ -19,6 +19,8 @@ __all__ = [
     "COMPLETED",
     "EMPTY_RESPONSE",
     "INTERRUPTED",
+    "INTERRUPTED_NAMES",
+    "INTERRUPTED_NOTE",
     "STREAM_INCOMPLETE",
     "THINKING_EXHAUSTED",
     "TRUNCATED",
@@ -43,6 +45,12 @@ _STORED = {
     "error:context_overflow": "context_overflow",
 }
 _SUCCESS = frozenset({COMPLETED, BUDGET_EXHAUSTED})
+INTERRUPTED_NAMES = frozenset({INTERRUPTED, _STORED[INTERRUPTED]})
+"""An interrupted turn in either vocabulary (a resumed session's last turn is read from the store)."""
+INTERRUPTED_NOTE = "[Request interrupted by user]"
+"""What the model reads before the user's next message after Esc (Claude Code's words): its partial reply
+(or none) was cut by the user, not finished. Kept in that message's `api_content`, so every later request
+and a resume send it again byte for byte."""
 _MARKERS = {
     STREAM_INCOMPLETE: "incomplete: the connection closed before the reply finished",
     TRUNCATED: "truncated: the reply is still cut at the output limit",

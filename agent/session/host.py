@@ -60,6 +60,7 @@ class TurnHost(Protocol):
     last_context_tokens: int
     images_shrunk: bool  # a provider refused an image as too large: they go smaller from now on
     wire_nudge: list[dict[str, Any]]  # wire-only turns asking again after an empty reply
+    last_exit: str | None  # why the last turn ended (a resumed session's too): an interrupt is told
 
     @property
     def context_window(self) -> int: ...

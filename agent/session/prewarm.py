@@ -1,33 +1,44 @@
 """What the first turn builds once per process, built ahead of it (the app calls this after its first frame).
 
-The SDK client of the session's transport, the modules a turn imports lazily (the approval gate, the
-checkpoints), the tools' JSON schemas and the price table: each costs tens of milliseconds on the way from
-Enter to the request otherwise. Quiet on failure: a bad configuration is reported by the first request.
+The modules a turn imports lazily (the approval gate, the checkpoints), a local server's context window, the
+SDK client of the session's transport, the tools' JSON schemas and the price table: each costs tens of
+milliseconds (the SDK hundreds) on the way from Enter to the request otherwise. In the order the first
+turn needs them: a quick user's Enter finds the earlier ones done, and waits for the one being built
+rather than building a second (`agent.core.prebuilt`). Quiet on failure: a bad configuration is reported
+by the first request.
 """
 
 from __future__ import annotations
 
 import importlib
+import threading
 
 from agent.config.settings import Settings
 
 __all__ = ["prewarm_engine"]
 
-LAZY_MODULES = ("agent.approval", "agent.checkpoints")
+LAZY_MODULES = ("agent.approval", "agent.approval.smart", "agent.checkpoints")
 """Imported by a turn when it first needs them; kept off the app's first frame, loaded here instead."""
 
 
 def prewarm_engine(settings: Settings) -> None:
     try:
-        import agent.session.session  # noqa: F401  (the session and its turn: the first turn imports them)
+        for name in LAZY_MODULES:
+            importlib.import_module(name)  # a few ms: done before the SDK, which a quick Enter waits for
+        from agent.transports.served_window import prewarm_served_window
+
+        # The turn's first question, asked beside the SDK's import (an unreachable host must not hold it).
+        threading.Thread(
+            target=prewarm_served_window, args=(settings,), name="window-probe", daemon=True
+        ).start()
         from agent.transports.factory import make_transport
 
-        transport = make_transport(settings)
-        prewarm = getattr(transport, "prewarm", None)
+        prewarm = getattr(make_transport(settings), "prewarm", None)
         if prewarm is not None:
             prewarm()
-        for name in LAZY_MODULES:
-            importlib.import_module(name)
+        # The session and its turn: the first turn imports them (the chat's engine, built on the UI thread
+        # after the first frame, usually has: then this is a no-op, and it did not hold up the SDK).
+        import agent.session.session  # noqa: F401
         from agent.session.catalogue import builtin_tools
         from agent.toolkit.registry import warm_schemas
         from agent.usage.pricing import warm_up

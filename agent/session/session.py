@@ -46,8 +46,7 @@ from agent.toolkit.toolsets import SessionToolsets
 from agent.tools.memory import memory_state
 from agent.tools.todo import todos_from_history
 from agent.transports.base import ModelRequest, Transport
-from agent.transports.endpoint import Endpoint
-from agent.transports.served_window import served_context_window
+from agent.transports.served_window import served_window_question, session_served_window
 from agent.usage.pricing import CostTotal
 from agent.usage.pricing import warm_up as warm_up_prices
 
@@ -107,6 +106,7 @@ class Session:
         self._shared_budget = budget
         self.budget = budget or IterationBudget(settings.max_iterations)
         self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
+        self.last_exit: str | None = None  # why the last turn ended (a resumed session's too)
         self.compressor = Compressor(
             self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
         )
@@ -197,6 +197,7 @@ class Session:
         self.session_id = info.id
         self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
+        self.last_exit = info.exit_reason
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
@@ -304,15 +305,12 @@ class Session:
     def _learn_context_window(self) -> None:
         """A local server's own window (llama.cpp's `/props`, vLLM's model card) for the context meter and
         compression, when the configuration gives none; asked once per server and model."""
-        settings = self.settings
-        base = settings.effective_base_url
-        if settings.context_window or not base or settings.api_mode != "openai_chat":
+        question = served_window_question(self.settings)
+        if question is None:
             return
-        key = (base, settings.model)
+        key = question[:2]
         if key not in self._served_windows:
-            local = Endpoint(settings.provider or "", base, settings.model).is_local
-            secret = settings.api_key.get_secret_value() if settings.api_key else None
-            self._served_windows[key] = served_context_window(base, settings.model, secret) if local else None
+            self._served_windows[key] = session_served_window(question)
         found = self._served_windows[key]
         if found:
             self._use_served_window(found)

@@ -150,9 +150,12 @@ class Turn:
                 session.session_id, text, history, first_turn, session.route.model
             )
         context = self._wire_additions(plugin_context)
+        # After Esc the model has its partial reply (or nothing) and would take it as finished: it is told,
+        # as Claude Code tells it, before what the user says next.
+        note = exit_reasons.INTERRUPTED_NOTE if session.last_exit in exit_reasons.INTERRUPTED_NAMES else ""
         self.user_index = len(session.messages) - 1
-        if context:
-            self._keep_api_content(session.messages[-1], f"{text}\n\n{context}")
+        if context or note:
+            self._keep_api_content(session.messages[-1], "\n\n".join(p for p in (note, text, context) if p))
         session.ui.on_event(TurnStarted(session_id=session.session_id, user_message=text))
         if self.images and not sees_images(session.settings) and "vision_analyze" not in self._offered():
             notice = (
@@ -200,6 +203,7 @@ class Turn:
         """The turn ends: its status, duration and exit stored, the title asked for, plugins told."""
         session = self.session
         session.wire_nudge = []
+        session.last_exit = reason
         session.set_status(exit_reasons.session_status(reason))
         if session.store is not None:
             try:

@@ -91,6 +91,21 @@ def clarify(args: ClarifyArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content=json.dumps(payload, ensure_ascii=False), data=data)
 
 
+def clarify_answer(content: str) -> tuple[str, str] | None:
+    """(question, the user's answer) from a clarify result as the model was sent it (Hermes' JSON), for
+    the tool panel and the sessions preview; None for any other text (no answer came, not clarify's)."""
+    if not content.startswith("{"):
+        return None
+    try:
+        payload = json.loads(content)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or not isinstance(payload.get("user_response"), str):
+        return None
+    question = payload.get("question")
+    return (question if isinstance(question, str) else ""), payload["user_response"]
+
+
 CLARIFY_TOOL = Tool(
     name="clarify",
     toolset="clarify",

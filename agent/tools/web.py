@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.config.web import WebSettings
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.toolkit.truncate import truncate_middle
-from agent.web.fetch import Page, fetch_page, is_local, scrape_firecrawl
+from agent.web.fetch import Page, fetch_page, scrape_firecrawl
+from agent.web.url_policy import is_local
 
 MAX_URLS = 5
 PAGE_SEPARATOR = "\n\n---\n\n"

@@ -23,19 +23,16 @@ from agent.core.errors import EmptyStreamError, StreamIncompleteError
 from agent.core.messages import ToolCall, Usage
 from agent.images.parts import anthropic_image_blocks
 from agent.transports.base import (
+    DeltaRuns,
     ModelRequest,
     ModelResponse,
     SDKClientHolder,
     StreamSink,
-    approx_tokens,
-    pump,
-    transport_errors,
 )
 from agent.transports.cache_control import CACHE_MARKER
-from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.reasoning import anthropic_fields
 from agent.transports.sse import ServerSentEvent
-from agent.transports.think_scrubber import ThinkScrubber
+from agent.transports.stream_reader import SKIP, read_batches, status_error
 
 DEFAULT_MAX_TOKENS = 16_384
 STOP_REASONS = {
@@ -104,62 +101,49 @@ def _replay_thinking(out: list[dict[str, Any]], replay: str) -> None:
         msg["content"] = kept or [{"type": "text", "text": "(thinking elided)"}]
 
 
-def convert_messages(
-    messages: list[dict[str, Any]], *, thinking_replay: str = "none"
-) -> tuple[str, list[dict[str, Any]]]:
-    """Chat-completions messages -> (system text, Anthropic messages). `thinking_replay`: what happens to
-    the assistant turns' kept thinking blocks (`Endpoint.anthropic_thinking_replay`)."""
-    system_parts: list[str] = []
-    out: list[dict[str, Any]] = []
-    for msg in messages:
-        role = msg["role"]
-        if role == "system":
-            if msg.get("content"):
-                system_parts.append(msg["content"])
-            continue
-        blocks: list[dict[str, Any]] = []
-        if role == "tool":
-            result: str | list[dict[str, Any]] = msg.get("content") or "(empty)"
-            if msg.get("images"):  # what the tool returned (an MCP server's): image blocks in its result
-                result = [{"type": "text", "text": result}, *anthropic_image_blocks(msg["images"])]
-            blocks.append({"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": result})
-            role = "user"
-        elif role == "assistant":
-            blocks.extend(_thinking_blocks(msg))  # thinking comes first in an assistant turn
-            if msg.get("content"):
-                blocks.append({"type": "text", "text": msg["content"]})
-            for call in msg.get("tool_calls") or []:
-                fn = call["function"]
-                blocks.append(
-                    {
-                        "type": "tool_use",
-                        "id": call["id"],
-                        "name": fn["name"],
-                        "input": _tool_input(fn["arguments"]),
-                    }
-                )
-        else:
-            blocks.extend(anthropic_image_blocks(msg.get("images") or []))
-            if msg.get("content"):
-                blocks.append({"type": "text", "text": msg["content"]})
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == role:
-            prev = out[-1]["content"]
-            # Tool results must come first in a user turn.
-            if role == "user" and any(b["type"] == "tool_result" for b in blocks):
-                results = [b for b in prev if b["type"] == "tool_result"] + [
-                    b for b in blocks if b["type"] == "tool_result"
-                ]
-                others = [b for b in prev if b["type"] != "tool_result"] + [
-                    b for b in blocks if b["type"] != "tool_result"
-                ]
-                out[-1]["content"] = results + others
-            else:
-                prev.extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
-    # Orphans: a tool_result whose tool_use is not in the previous assistant turn is dropped.
+def _wire_turn(msg: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """One non-system chat-completions message as (Anthropic role, content blocks): a tool result is a
+    `tool_result` block in a user turn, an assistant's calls `tool_use` blocks after its thinking and
+    text, a user's images before its text."""
+    role = msg["role"]
+    blocks: list[dict[str, Any]] = []
+    if role == "tool":
+        result: str | list[dict[str, Any]] = msg.get("content") or "(empty)"
+        if msg.get("images"):  # what the tool returned (an MCP server's): image blocks in its result
+            result = [{"type": "text", "text": result}, *anthropic_image_blocks(msg["images"])]
+        return "user", [{"type": "tool_result", "tool_use_id": msg["tool_call_id"], "content": result}]
+    if role == "assistant":
+        blocks.extend(_thinking_blocks(msg))  # thinking comes first in an assistant turn
+    else:
+        blocks.extend(anthropic_image_blocks(msg.get("images") or []))
+    if msg.get("content"):
+        blocks.append({"type": "text", "text": msg["content"]})
+    for call in (msg.get("tool_calls") or []) if role == "assistant" else ():
+        fn = call["function"]
+        blocks.append(
+            {"type": "tool_use", "id": call["id"], "name": fn["name"], "input": _tool_input(fn["arguments"])}
+        )
+    return role, blocks
+
+
+def _append_turn(out: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    """Add a turn, merged into the previous one of the same role (the API wants roles to alternate); tool
+    results come first in a merged user turn."""
+    if not out or out[-1]["role"] != role:
+        out.append({"role": role, "content": blocks})
+        return
+    prev = out[-1]["content"]
+    if role == "user" and any(b["type"] == "tool_result" for b in blocks):
+        merged = prev + blocks
+        out[-1]["content"] = [b for b in merged if b["type"] == "tool_result"] + [
+            b for b in merged if b["type"] != "tool_result"
+        ]
+    else:
+        prev.extend(blocks)
+
+
+def _drop_orphan_results(out: list[dict[str, Any]]) -> None:
+    """A tool_result whose tool_use is not in the previous assistant turn is dropped."""
     for i, msg in enumerate(out):
         if msg["role"] != "user":
             continue
@@ -168,6 +152,24 @@ def convert_messages(
             prev_ids = {b["id"] for b in out[i - 1]["content"] if b["type"] == "tool_use"}
         kept = [b for b in msg["content"] if b["type"] != "tool_result" or b["tool_use_id"] in prev_ids]
         msg["content"] = kept or [{"type": "text", "text": "(empty)"}]
+
+
+def convert_messages(
+    messages: list[dict[str, Any]], *, thinking_replay: str = "none"
+) -> tuple[str, list[dict[str, Any]]]:
+    """Chat-completions messages -> (system text, Anthropic messages). `thinking_replay`: what happens to
+    the assistant turns' kept thinking blocks (`Endpoint.anthropic_thinking_replay`)."""
+    system_parts: list[str] = []
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg["role"] == "system":
+            if msg.get("content"):
+                system_parts.append(msg["content"])
+            continue
+        role, blocks = _wire_turn(msg)
+        if blocks:
+            _append_turn(out, role, blocks)
+    _drop_orphan_results(out)
     _replay_thinking(out, thinking_replay)
     if out and out[0]["role"] != "user":
         out.insert(0, {"role": "user", "content": [{"type": "text", "text": "(conversation continues)"}]})
@@ -209,15 +211,13 @@ def _mapping(obj: object) -> dict[str, Any]:
 
 class AnthropicAccumulator:
     """Folds stream events (decoded JSON) into one response; consecutive text (or thinking) deltas of one
-    network read reach the sink as one call. Text goes through a `ThinkScrubber` (gateways that speak this
-    protocol for other models write `<think>` blocks into it)."""
+    network read reach the sink as one call (`DeltaRuns`; gateways that speak this protocol for other
+    models write `<think>` blocks into the text)."""
 
     def __init__(self, sink: StreamSink) -> None:
         self.sink = sink
-        self.scrubber = ThinkScrubber()
+        self.deltas = DeltaRuns(sink)
         self.stopped = False  # `message_stop` arrived
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
         # Keyed by the events' `index` as it came (an int from a well-formed stream): a block start and its
         # deltas are matched on it, whatever it is.
         self.blocks: dict[object, dict[str, Any]] = {}
@@ -225,8 +225,6 @@ class AnthropicAccumulator:
         self.stop_reason: str | None = None
         self.usage = Usage()
         self.saw_usage = False
-        self._run: list[str] = []
-        self._run_kind = ""  # "text" | "thinking" | ""
         # Thinking and redacted-thinking blocks as they came, signatures included, for the next call of the
         # turn (Anthropic rejects a tool-use turn whose thinking is missing or altered); by stream index.
         self.details: list[dict[str, Any]] = []
@@ -236,7 +234,7 @@ class AnthropicAccumulator:
         for event in batch:
             if isinstance(event, dict):
                 self._event(event)
-        self._flush()
+        self.deltas.flush()
 
     def _event(self, event: dict[str, Any]) -> None:
         kind = event.get("type", "")
@@ -244,9 +242,9 @@ class AnthropicAccumulator:
             delta = _mapping(event.get("delta"))
             dtype = delta.get("type")
             if dtype == "text_delta":
-                self._text(delta.get("text"))
+                self.deltas.content(delta.get("text"))
             elif dtype == "thinking_delta":
-                self._add("thinking", delta.get("thinking"))
+                self.deltas.thinking(delta.get("thinking"))
                 kept = self.thinking.get(event.get("index"))
                 if kept is not None and isinstance(delta.get("thinking"), str):
                     kept["thinking"] += delta["thinking"]
@@ -264,18 +262,18 @@ class AnthropicAccumulator:
             block = _mapping(event.get("content_block"))
             btype = block.get("type")
             if btype == "tool_use":
-                self._flush()
+                self.deltas.flush()
                 index = event.get("index")
                 self.blocks[index] = {"id": block["id"], "name": block["name"], "json": []}
                 self.tool_order.append(index)
                 self.sink.on_tool_start(len(self.tool_order) - 1, block["id"], block["name"])
             elif btype == "text" and block.get("text"):
-                self._text(block["text"])
+                self.deltas.content(block["text"])
             elif btype == "thinking":
                 kept = {"type": "thinking", "thinking": "", "signature": str(block.get("signature") or "")}
                 self.thinking[event.get("index")] = kept
                 self.details.append(kept)
-                self._add("thinking", block.get("thinking"))
+                self.deltas.thinking(block.get("thinking"))
                 kept["thinking"] = str(block.get("thinking") or "")
             elif btype == "redacted_thinking" and block.get("data"):
                 self.details.append({"type": "redacted_thinking", "data": str(block["data"])})
@@ -286,32 +284,6 @@ class AnthropicAccumulator:
             self._usage(event.get("usage"))
         elif kind == "message_stop":
             self.stopped = True
-
-    def _text(self, text: Any) -> None:
-        if text and isinstance(text, str):
-            for is_reasoning, piece in self.scrubber.feed(text):
-                self._add("thinking" if is_reasoning else "text", piece)
-
-    def _add(self, kind: str, text: Any) -> None:
-        if not text:
-            return
-        if kind != self._run_kind:
-            self._flush()
-            self._run_kind = kind
-        self._run.append(text)
-
-    def _flush(self) -> None:
-        run, kind = self._run, self._run_kind
-        if not run:
-            return
-        self._run = []
-        text = run[0] if len(run) == 1 else "".join(run)
-        if kind == "text":
-            self.text.append(text)
-            self.sink.on_text(text)
-        else:
-            self.reasoning.append(text)
-            self.sink.on_reasoning(text)
 
     def _usage(self, raw: Any) -> None:
         if raw is None:
@@ -327,9 +299,7 @@ class AnthropicAccumulator:
             self.usage.cache_write_tokens = int(raw["cache_creation_input_tokens"])
 
     def response(self) -> ModelResponse:
-        for is_reasoning, piece in self.scrubber.finish():
-            self._add("thinking" if is_reasoning else "text", piece)
-        self._flush()
+        self.deltas.finish()
         calls = []
         for index in self.tool_order:
             slot = self.blocks[index]
@@ -344,70 +314,27 @@ class AnthropicAccumulator:
         details = [
             d for d in self.details if d["type"] == "redacted_thinking" or d["thinking"] or d["signature"]
         ]
-        return ModelResponse("".join(self.text), "".join(self.reasoning), calls, finish, usage, details)
+        text, reasoning = "".join(self.deltas.text), "".join(self.deltas.reasoning)
+        return ModelResponse(text, reasoning, calls, finish, usage, details)
 
 
 def event_batches(response: Any, client: Any, cloud: CloudAccess | None = None) -> Iterator[list[Any]]:
     """The decoded events of a messages stream, one list per network read, as the SDK's own stream sees
-    them: `ping` and unnamed events skipped, an `error` event raised as the SDK's status error, an event
-    that is not JSON raised as `json.JSONDecodeError` (what came before a failure is yielded first). A
-    connection that breaks while the body is read raises `StreamIncompleteError`. `cloud`: Bedrock's
+    them (`agent.transports.stream_reader`): `ping` and unnamed events skipped, an `error` event raised as
+    the SDK's status error, an event that is not JSON raised as `json.JSONDecodeError`. `cloud`: Bedrock's
     frames are AWS event-stream, not SSE."""
     import anthropic
 
     from agent.transports.claude_clouds import stream_decoder
 
-    timeouts, failures = transport_errors(anthropic)
-    decoder = stream_decoder(cloud)
-    try:
-        try:
-            for raw in response.iter_bytes():
-                events = decoder.feed(raw)
-                if events:
-                    yield from _decode(events, response, client)
-            yield from _decode(decoder.finish(), response, client)
-        except timeouts as err:
-            raise anthropic.APITimeoutError(request=response.request) from err
-        except failures as err:
-            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
-    finally:
-        response.close()
-
-
-def _decode(events: list[ServerSentEvent], response: Any, client: Any) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for sse in events:
+    def parse(sse: ServerSentEvent) -> Any:
         if sse.event == "ping" or sse.event is None:
-            continue
-        try:
-            if sse.event == "error":
-                raise _stream_error(sse.data, response, client)
-            if not sse.data:
-                continue
-            batch.append(json.loads(sse.data))
-        except Exception:
-            if batch:
-                yield batch
-            raise
-    if batch:
-        yield batch
+            return SKIP
+        if sse.event == "error":
+            raise status_error(client, response, sse.data)
+        return json.loads(sse.data) if sse.data else SKIP
 
-
-def _stream_error(data: str, response: Any, client: Any) -> Exception:
-    body: Any = data
-    try:
-        body = json.loads(data)
-        message = f"{body}"
-    except Exception:
-        message = data or f"Error code: {response.status_code}"
-    # The SDK's own mapping from an error body to its exception classes (what its stream raises).
-    make = getattr(client, "_make_status_error", None)
-    if make is not None:
-        error: Exception = make(message, body=body, response=response)
-        return error
-    import anthropic
-
-    return anthropic.APIStatusError(message, response=response, body=body)
+    return read_batches(response, anthropic, parse, decoder=stream_decoder(cloud))
 
 
 class AnthropicTransport(SDKClientHolder):
@@ -451,9 +378,6 @@ class AnthropicTransport(SDKClientHolder):
     def _warm_client(self, client: Any) -> None:
         _ = client.messages.with_streaming_response
 
-    def stale_timeout_for(self, request: ModelRequest) -> float:
-        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
-
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = convert_messages(request.messages, thinking_replay=self.thinking_replay)
         system_blocks = apply_cache_control(system, messages)
@@ -491,23 +415,19 @@ class AnthropicTransport(SDKClientHolder):
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
         client = self._get_client()
         acc = AnthropicAccumulator(sink)
-        kwargs = self.build_kwargs(request)
-        stale_timeout = self.stale_timeout_for(request)
-        if stale_timeout > self.stale_timeout:
-            import anthropic
+        import anthropic
 
-            kwargs["timeout"] = self._timeout(anthropic, stale_timeout)
-        pump(
-            lambda: self._open(client, kwargs),
+        self.read_reply(
+            request,
+            self.build_kwargs(request),
+            anthropic,
+            lambda kwargs: self._open(client, kwargs),
             lambda opened: event_batches(opened.http_response, client, self.cloud),
-            acc.handle,
-            acc.response,
-            interrupt=interrupt,
-            stale_timeout=stale_timeout,
-            on_idle=getattr(sink, "on_idle", None),
-            sink=sink,
+            acc,
+            sink,
+            interrupt,
         )
-        if not acc.saw_usage and not acc.text and not acc.tool_order and acc.stop_reason is None:
+        if not acc.saw_usage and not acc.deltas.text and not acc.tool_order and acc.stop_reason is None:
             raise EmptyStreamError("the stream ended without a message")
         if not acc.stopped:
             raise StreamIncompleteError("the stream ended without message_stop")

@@ -20,6 +20,9 @@ from typing import Any, Protocol
 from agent.config.reasoning import Reasoning
 from agent.core.errors import InterruptedByUser, StaleStreamError
 from agent.core.messages import ToolCall, Usage
+from agent.core.prebuilt import Prebuilt
+from agent.transports.endpoint import stale_timeout_for_context
+from agent.transports.think_scrubber import ThinkScrubber
 
 POLL_SLICE = 0.05
 STALL_NOTICE_AFTER = 15.0
@@ -62,6 +65,14 @@ class StreamSink(Protocol):
         ...
 
 
+class Accumulator(Protocol):
+    """Folds one call's decoded events into its response, feeding the sink as they come."""
+
+    def handle(self, batch: list[Any]) -> None: ...
+
+    def response(self) -> ModelResponse: ...
+
+
 class StallAware(Protocol):
     """Optional sink methods: `on_stall(seconds)` once a call has sent nothing for `STALL_NOTICE_AFTER`
     seconds, `on_resume()` when data comes again after that."""
@@ -69,6 +80,58 @@ class StallAware(Protocol):
     def on_stall(self, seconds: float) -> None: ...
 
     def on_resume(self) -> None: ...
+
+
+class DeltaRuns:
+    """What every protocol's accumulator does with a reply's text and reasoning deltas: text through a
+    `ThinkScrubber` (a `<think>` block written into it is reasoning), consecutive deltas of one kind given to
+    the sink as one call at `flush` (once per network read: a fast stream costs the agent thread one event
+    per read, not per token), and both kept whole for the response (`text`, `reasoning`)."""
+
+    def __init__(self, sink: StreamSink) -> None:
+        self.sink = sink
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self._scrubber = ThinkScrubber()
+        self._run: list[str] = []
+        self._run_is_reasoning = False
+
+    def content(self, text: object) -> None:
+        """Reply text as the model wrote it (it may hold `<think>` blocks)."""
+        if text and isinstance(text, str):
+            for is_reasoning, piece in self._scrubber.feed(text):
+                self._add(is_reasoning, piece)
+
+    def thinking(self, text: object) -> None:
+        """Reasoning the protocol sends as such."""
+        if text and isinstance(text, str):
+            self._add(True, text)
+
+    def _add(self, is_reasoning: bool, text: str) -> None:
+        if self._run and is_reasoning != self._run_is_reasoning:
+            self.flush()
+        self._run_is_reasoning = is_reasoning
+        self._run.append(text)
+
+    def flush(self) -> None:
+        """Give the sink what has come since the last flush (the end of a read, or a tool call starts)."""
+        run = self._run
+        if not run:
+            return
+        self._run = []
+        text = run[0] if len(run) == 1 else "".join(run)
+        if self._run_is_reasoning:
+            self.reasoning.append(text)
+            self.sink.on_reasoning(text)
+        else:
+            self.text.append(text)
+            self.sink.on_text(text)
+
+    def finish(self) -> None:
+        """The reply ended: what the scrubber still held (a tag's possible start) goes out too."""
+        for is_reasoning, piece in self._scrubber.finish():
+            self._add(is_reasoning, piece)
+        self.flush()
 
 
 def approx_tokens(messages: list[dict[str, Any]]) -> int:
@@ -143,10 +206,10 @@ def complete_once(
                 pass
 
 
-_PREWARMED: dict[tuple[Any, ...], Any] = {}
+_PREWARMED: Prebuilt[tuple[Any, ...], Any] = Prebuilt()
 """SDK clients built ahead of time, by configuration; the first transport with that configuration takes its
-client from here instead of paying for the import and the construction on the first request."""
-_PREWARMED_LOCK = threading.Lock()
+client from here (waiting for one still being built) instead of paying for the import and the construction
+on the first request."""
 
 
 WRITE_TIMEOUT = 60.0
@@ -212,28 +275,52 @@ class SDKClientHolder:
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
-                with _PREWARMED_LOCK:
-                    self._client = _PREWARMED.pop(self._client_key(), None)
-                if self._client is None:
-                    self._client = self._create_client()
+                self._client = _PREWARMED.take(self._client_key(), self._create_client)
             return self._client
 
     def prewarm(self) -> None:
         """Import the SDK and build a client for this configuration now (call it off the UI thread, after
         the first frame): the first transport with the same configuration then sends its first request
-        without waiting for either (`import anthropic` alone takes over a second)."""
-        key = self._client_key()
-        with _PREWARMED_LOCK:
-            if key in _PREWARMED:
-                return
+        without waiting for either (`import anthropic` alone takes over a second), or, when Enter came
+        first, waits for this one instead of building a second beside it."""
+        _PREWARMED.build(self._client_key(), self._warmed_client)
+
+    def _warmed_client(self) -> Any:
         client = self._create_client()
         self._warm_client(client)
-        with _PREWARMED_LOCK:
-            spare = _PREWARMED.get(key)
-            if spare is None:
-                _PREWARMED[key] = client
-        if spare is not None:
-            client.close()
+        return client
+
+    def stale_timeout_for(self, request: ModelRequest) -> float:
+        """The endpoint's stale-stream timeout, longer for a large request (its prefill takes longer)."""
+        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
+
+    def read_reply(
+        self,
+        request: ModelRequest,
+        kwargs: dict[str, Any],
+        sdk: Any,
+        send: Callable[[dict[str, Any]], Any],
+        iterate: Callable[[Any], Iterator[list[Any]]],
+        acc: Accumulator,
+        sink: StreamSink,
+        interrupt: threading.Event,
+    ) -> None:
+        """One call, the same way for every protocol: `send(kwargs)` opens the raw streaming response (the
+        SDK's read timeout raised to the request's stale timeout when that is longer than the endpoint's),
+        and `pump` feeds what `iterate` reads from it to `acc`."""
+        stale_timeout = self.stale_timeout_for(request)
+        if stale_timeout > self.stale_timeout:
+            kwargs = {**kwargs, "timeout": self._timeout(sdk, stale_timeout)}
+        pump(
+            lambda: send(kwargs),
+            iterate,
+            acc.handle,
+            acc.response,
+            interrupt=interrupt,
+            stale_timeout=stale_timeout,
+            on_idle=getattr(sink, "on_idle", None),
+            sink=sink,
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -264,22 +351,73 @@ class PartialInterrupt(InterruptedByUser):
         self.partial = partial
 
 
-_END = object()
+class _ReaderThread:
+    """The daemon thread that sends one request and reads its body: `open_stream()`, then each item of
+    `iterate(stream)` onto `items` as ("chunk", item), then ("end", None), or ("error", exc). Once
+    abandoned it puts nothing more and closes the stream (never on the agent thread: closing can block on
+    a dead socket)."""
+
+    def __init__(self, open_stream: Callable[[], Any], iterate: Callable[[Any], Iterator[Any]]) -> None:
+        self.items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.stream: Any = None
+        self._cancelled = threading.Event()
+        self._open_stream, self._iterate = open_stream, iterate
+        threading.Thread(target=self._run, name="model-stream", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self.stream = self._open_stream()
+            if self._cancelled.is_set():
+                return
+            for chunk in self._iterate(self.stream):
+                self.items.put(("chunk", chunk))
+                if self._cancelled.is_set():
+                    return
+            self.items.put(("end", None))
+        except BaseException as exc:
+            if not self._cancelled.is_set():
+                self.items.put(("error", exc))
+        finally:
+            if self._cancelled.is_set():
+                self._close_quietly()
+
+    def _close_quietly(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.close()
+        except Exception:
+            pass
+
+    def abandon(self) -> None:
+        self._cancelled.set()
+        threading.Thread(target=self._close_quietly, name="model-stream-close", daemon=True).start()
 
 
-def transport_errors(sdk: Any) -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
-    """(timeouts, other transport failures) of the HTTP library under `sdk`, as the SDK itself classifies
-    them when it reads a stream (it maps them to its APITimeoutError / APIConnectionError)."""
-    helpers = getattr(sdk, "_httpx2", None)
-    if helpers is not None and hasattr(helpers, "timeout_exceptions"):
-        return tuple(helpers.timeout_exceptions()), tuple(helpers.request_exceptions())
-    base = getattr(sdk, "_base_client", None)
-    http: Any = getattr(base, "httpx2", None) or getattr(base, "httpx", None)  # the SDK's module, by name
-    if http is None:
-        import httpx
+class _Quiet:
+    """How long the stream has sent nothing; tells a `StallAware` sink once it goes quiet and wakes up."""
 
-        http = httpx
-    return (http.TimeoutException,), (http.RequestError,)
+    def __init__(self, sink: Any) -> None:
+        self._on_stall = getattr(sink, "on_stall", None)
+        self._on_resume = getattr(sink, "on_resume", None)
+        self._stalled = False
+        self._last = time.monotonic()
+
+    def waited(self) -> float:
+        return time.monotonic() - self._last
+
+    def still_quiet(self, waited: float) -> None:
+        if not self._stalled and waited >= STALL_NOTICE_AFTER:
+            self._stalled = True
+            if self._on_stall is not None:
+                self._on_stall(waited)
+
+    def data(self) -> None:
+        self._last = time.monotonic()
+        if self._stalled:
+            self._stalled = False
+            if self._on_resume is not None:
+                self._on_resume()
 
 
 def pump(
@@ -300,86 +438,37 @@ def pump(
 
     Returns the opened stream object (for transports that need a final message from it).
     """
-    items: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-    cancelled = threading.Event()
-    holder: dict[str, Any] = {}
-
-    def close_quietly() -> None:
-        stream = holder.get("stream")
-        if stream is None:
-            return
-        try:
-            stream.close()
-        except Exception:
-            pass
-
-    def reader() -> None:
-        try:
-            stream = open_stream()
-            holder["stream"] = stream
-            if cancelled.is_set():
-                return
-            for chunk in iterate(stream):
-                items.put(("chunk", chunk))
-                if cancelled.is_set():
-                    return
-            items.put(("end", _END))
-        except BaseException as exc:
-            if not cancelled.is_set():
-                items.put(("error", exc))
-        finally:
-            if cancelled.is_set():
-                close_quietly()
-
-    thread = threading.Thread(target=reader, name="model-stream", daemon=True)
-    thread.start()
-
-    def abandon() -> None:
-        cancelled.set()
-        # Closing can block on a dead socket: never on the agent thread.
-        threading.Thread(target=close_quietly, name="model-stream-close", daemon=True).start()
-
-    on_stall = getattr(sink, "on_stall", None)
-    on_resume = getattr(sink, "on_resume", None)
-    stalled = False
-    last_chunk = time.monotonic()
+    reader = _ReaderThread(open_stream, iterate)
+    quiet = _Quiet(sink)
     while True:
         if interrupt.is_set():
-            abandon()
+            reader.abandon()
             raise PartialInterrupt(snapshot())
         try:
-            kind, item = items.get(timeout=POLL_SLICE)
+            kind, item = reader.items.get(timeout=POLL_SLICE)
         except queue.Empty:
             if on_idle is not None:
                 on_idle()
-            waited = time.monotonic() - last_chunk
+            waited = quiet.waited()
             if waited > stale_timeout:
-                abandon()
+                reader.abandon()
                 raise StaleStreamError(f"no data for {waited:.0f} s") from None
-            if not stalled and waited >= STALL_NOTICE_AFTER:
-                stalled = True
-                if on_stall is not None:
-                    on_stall(waited)
+            quiet.still_quiet(waited)
             continue
-        last_chunk = time.monotonic()
-        if stalled:
-            stalled = False
-            if on_resume is not None:
-                on_resume()
-        while True:
-            if kind == "chunk":
-                try:
-                    handle(item)
-                except BaseException:  # the sink failed (the store's disk is full): stop reading
-                    abandon()
-                    raise
-            elif kind == "end":
-                return holder.get("stream")
-            else:
-                raise item
+        quiet.data()
+        while kind == "chunk":  # everything already queued, unless the user interrupts
+            try:
+                handle(item)
+            except BaseException:  # the sink failed (the store's disk is full): stop reading
+                reader.abandon()
+                raise
             if interrupt.is_set():
                 break
             try:
-                kind, item = items.get_nowait()
+                kind, item = reader.items.get_nowait()
             except queue.Empty:
                 break
+        if kind == "end":
+            return reader.stream
+        if kind == "error":
+            raise item

@@ -10,26 +10,25 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agent.core.errors import EmptyStreamError, StreamIncompleteError
 from agent.core.messages import ToolCall, Usage
 from agent.images.parts import openai_messages
 from agent.transports.base import (
+    DeltaRuns,
     ModelRequest,
     ModelResponse,
     SDKClientHolder,
     StreamSink,
-    approx_tokens,
-    pump,
-    transport_errors,
 )
 from agent.transports.cache_control import mark_envelope
-from agent.transports.endpoint import Endpoint, stale_timeout_for_context
+from agent.transports.endpoint import Endpoint
 from agent.transports.reasoning import chat_fields, chat_replay
-from agent.transports.sse import ServerSentEvent, SSEDecoder
-from agent.transports.think_scrubber import ThinkScrubber, scrub
+from agent.transports.sse import ServerSentEvent
+from agent.transports.stream_reader import DONE, api_error, read_batches
+from agent.transports.think_scrubber import scrub
 
 
 class _ToolSlot:
@@ -76,28 +75,23 @@ class ChatAccumulator:
     """Folds chat-completion chunks (decoded JSON) into one response, firing sink callbacks as they arrive.
 
     `handle` takes every chunk one network read brought; consecutive text (or reasoning) deltas among them
-    reach the sink as one call, so a fast stream costs the agent thread one event per read, not per token.
-    Content goes through a `ThinkScrubber`: a `<think>` block written into it is reasoning.
+    reach the sink as one call (`DeltaRuns`: a `<think>` block written into the content is reasoning).
     """
 
     def __init__(self, sink: StreamSink) -> None:
         self.sink = sink
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        self.deltas = DeltaRuns(sink)
         self.slots: dict[int, _ToolSlot] = {}
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.chunks = 0
         self.saw_done = False  # `[DONE]` arrived (set by the reader thread before the stream ends)
         self.details: dict[Any, dict[str, Any]] = {}  # OpenRouter's reasoning_details, by index
-        self.scrubber = ThinkScrubber()
 
     def mark_done(self) -> None:
         self.saw_done = True
 
     def handle(self, batch: list[Any]) -> None:
-        run: list[str] = []  # deltas of one kind not yet given to the sink
-        run_kind = ""  # "text" | "reasoning" | ""
         for chunk in batch:
             self.chunks += 1
             if not isinstance(chunk, dict):
@@ -106,38 +100,27 @@ class ChatAccumulator:
             if usage is not None:
                 self.usage = usage_from_openai(usage)
             for choice in chunk.get("choices") or ():
-                if not isinstance(choice, dict):
-                    continue
-                delta = choice.get("delta")
-                if delta and isinstance(delta, dict):
-                    reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-                    if isinstance(reasoning, str) and reasoning:
-                        if run_kind != "reasoning":
-                            self._flush(run_kind, run)
-                            run, run_kind = [], "reasoning"
-                        run.append(reasoning)
-                    details = delta.get("reasoning_details")
-                    if isinstance(details, list):
-                        self._details(details)
-                    content = delta.get("content")
-                    if content and isinstance(content, str):
-                        for is_reasoning, piece in self.scrubber.feed(content):
-                            kind = "reasoning" if is_reasoning else "text"
-                            if run_kind != kind:
-                                self._flush(run_kind, run)
-                                run, run_kind = [], kind
-                            run.append(piece)
-                    tool_calls = delta.get("tool_calls")
-                    if tool_calls:
-                        self._flush(run_kind, run)
-                        run, run_kind = [], ""
-                        for tc in tool_calls:
-                            if isinstance(tc, dict):
-                                self._tool_delta(tc)
-                finish = choice.get("finish_reason")
-                if finish:
-                    self.finish_reason = finish
-        self._flush(run_kind, run)
+                if isinstance(choice, dict):
+                    self._choice(choice)
+        self.deltas.flush()
+
+    def _choice(self, choice: dict[str, Any]) -> None:
+        delta = choice.get("delta")
+        if delta and isinstance(delta, dict):
+            self.deltas.thinking(delta.get("reasoning_content") or delta.get("reasoning"))
+            details = delta.get("reasoning_details")
+            if isinstance(details, list):
+                self._details(details)
+            self.deltas.content(delta.get("content"))
+            tool_calls = delta.get("tool_calls")
+            if tool_calls:
+                self.deltas.flush()
+                for tc in tool_calls:
+                    if isinstance(tc, dict):
+                        self._tool_delta(tc)
+        finish = choice.get("finish_reason")
+        if finish:
+            self.finish_reason = finish
 
     def _details(self, items: list[Any]) -> None:
         """OpenRouter's `reasoning_details` arrive in pieces per `index`: their text (summary, data) is
@@ -155,17 +138,6 @@ class ChatAccumulator:
                     kept[key] = str(kept.get(key) or "") + value
                 elif value is not None:
                     kept[key] = value
-
-    def _flush(self, kind: str, run: list[str]) -> None:
-        if not run:
-            return
-        text = run[0] if len(run) == 1 else "".join(run)
-        if kind == "text":
-            self.text.append(text)
-            self.sink.on_text(text)
-        else:
-            self.reasoning.append(text)
-            self.sink.on_reasoning(text)
 
     def _tool_delta(self, tc: dict[str, Any]) -> None:
         index = tc.get("index")
@@ -187,8 +159,7 @@ class ChatAccumulator:
             self.sink.on_tool_start(index, slot.id, slot.name)
 
     def response(self) -> ModelResponse:
-        for is_reasoning, piece in self.scrubber.finish():
-            self._flush("reasoning" if is_reasoning else "text", [piece])
+        self.deltas.finish()
         calls = []
         for i, index in enumerate(sorted(self.slots)):
             slot = self.slots[index]
@@ -201,8 +172,8 @@ class ChatAccumulator:
         if calls and finish in (None, "stop"):
             finish = "tool_calls"
         return ModelResponse(
-            text="".join(self.text),
-            reasoning="".join(self.reasoning),
+            text="".join(self.deltas.text),
+            reasoning="".join(self.deltas.reasoning),
             tool_calls=calls,
             finish_reason=finish,
             usage=self.usage,
@@ -211,62 +182,19 @@ class ChatAccumulator:
 
 
 def chunk_batches(response: Any, sdk: Any, on_done: Callable[[], None] | None = None) -> Iterator[list[Any]]:
-    """The decoded chunks of an SSE chat-completion stream, one list per network read.
+    """The decoded chunks of an SSE chat-completion stream, one list per network read, as the SDK's own
+    stream reads them (`agent.transports.stream_reader`): `[DONE]` ends it (and calls `on_done`); a chunk
+    carrying `error` raises the SDK's `APIError`; a chunk that is not JSON raises `json.JSONDecodeError`."""
 
-    Behaves as the SDK's own stream: `[DONE]` ends it (and calls `on_done`); a chunk carrying `error`
-    raises the SDK's `APIError`; a chunk that is not JSON raises `json.JSONDecodeError`; a timeout while
-    reading raises `APITimeoutError`. A connection that breaks while the body is read raises
-    `StreamIncompleteError` (the SDK's stream calls that a connection error: it is a cut reply). What came
-    before a failure is yielded first, so the deltas shown are exactly those received.
-    """
-    timeouts, failures = transport_errors(sdk)
-    decoder = SSEDecoder()
-    try:
-        try:
-            for raw in response.iter_bytes():
-                events = decoder.feed(raw)
-                if events and (yield from _decode(events, response, sdk)):
-                    if on_done is not None:
-                        on_done()
-                    return
-            if (yield from _decode(decoder.finish(), response, sdk)) and on_done is not None:
-                on_done()
-        except timeouts as err:
-            raise sdk.APITimeoutError(request=response.request) from err
-        except failures as err:
-            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
-    finally:
-        response.close()
-
-
-def _decode(events: list[ServerSentEvent], response: Any, sdk: Any) -> Generator[list[Any], None, bool]:
-    """Yield the chunks of `events` as one list; True when `[DONE]` was among them."""
-    batch: list[Any] = []
-    done = False
-    for sse in events:
+    def parse(sse: ServerSentEvent) -> Any:
         if sse.data.startswith("[DONE]"):
-            done = True
-            break
-        try:
-            data = json.loads(sse.data)
-            if isinstance(data, dict) and data.get("error"):
-                raise _stream_error(data["error"], response, sdk)
-        except Exception:
-            if batch:
-                yield batch
-            raise
-        batch.append(data)
-    if batch:
-        yield batch
-    return done
+            return DONE
+        data = json.loads(sse.data)
+        if isinstance(data, dict) and data.get("error"):
+            raise api_error(sdk, response, data["error"])
+        return data
 
-
-def _stream_error(error: Any, response: Any, sdk: Any) -> Exception:
-    message = error.get("message") if isinstance(error, dict) else None
-    if not message or not isinstance(message, str):
-        message = "An error occurred during streaming"
-    api_error: Exception = sdk.APIError(message=message, request=response.request, body=error)
-    return api_error
+    return read_batches(response, sdk, parse, on_done=on_done)
 
 
 class OpenAIChatTransport(SDKClientHolder):
@@ -309,9 +237,6 @@ class OpenAIChatTransport(SDKClientHolder):
 
     def _warm_client(self, client: Any) -> None:
         _ = client.chat.completions.with_streaming_response
-
-    def stale_timeout_for(self, request: ModelRequest) -> float:
-        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
 
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         messages = chat_replay(openai_messages(request.messages), self.endpoint)  # images as image_url parts
@@ -356,16 +281,12 @@ class OpenAIChatTransport(SDKClientHolder):
         client = self._get_client()
         sdk = _sdk()
         acc = ChatAccumulator(sink)
-        kwargs = dict(kwargs)
-        stale_timeout = self.stale_timeout_for(request)
-        if stale_timeout > self.stale_timeout:
-            kwargs["timeout"] = self._timeout(sdk, stale_timeout)
         completed: dict[str, Any] = {}
 
-        def open_stream() -> Any:
+        def send(sent: dict[str, Any]) -> Any:
             # The raw streaming response: the SDK sends the request and raises its own errors for an HTTP
             # error status, but leaves the body to us.
-            return client.chat.completions.with_streaming_response.create(**kwargs).__enter__()
+            return client.chat.completions.with_streaming_response.create(**sent).__enter__()
 
         def iterate(opened: Any) -> Iterator[list[Any]]:
             response = opened.http_response
@@ -377,16 +298,7 @@ class OpenAIChatTransport(SDKClientHolder):
                 return iter(())
             return chunk_batches(response, sdk, acc.mark_done)
 
-        pump(
-            open_stream,
-            iterate,
-            acc.handle,
-            acc.response,
-            interrupt=interrupt,
-            stale_timeout=stale_timeout,
-            on_idle=getattr(sink, "on_idle", None),
-            sink=sink,
-        )
+        self.read_reply(request, kwargs, sdk, send, iterate, acc, sink, interrupt)
         if "response" in completed:
             return _from_completion(completed["response"], sink)
         if acc.chunks == 0:

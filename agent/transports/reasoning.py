@@ -26,6 +26,7 @@ The Responses API: `reasoning: {effort, summary: auto}` and the encrypted reason
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from agent.config.reasoning import Reasoning
@@ -130,62 +131,108 @@ def _is_glm_5_2(model: str) -> bool:
     return any(token in m for token in ("glm-5.2", "glm-5-2", "glm-5p2"))
 
 
-def chat_fields(endpoint: Endpoint, reasoning: Reasoning | None) -> tuple[dict[str, Any], dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """What one chat-completions call asks of the model's thinking, as every provider's form reads it."""
+
+    model: str
+    reasoning: Reasoning | None
+    effort: str  # "" when unset or off
+    off: bool
+
+
+_Fields = tuple[dict[str, Any], dict[str, Any]]
+"""(body fields, top-level fields)."""
+_DEFAULT_HERMES_REASONING = {"enabled": True, "effort": "medium"}
+
+
+def _nous(asked: _Asked) -> _Fields:
+    if asked.reasoning is None:
+        return {"reasoning": dict(_DEFAULT_HERMES_REASONING)}, {}
+    return ({"reasoning": asked.reasoning.as_hermes_dict()} if asked.reasoning.enabled else {}), {}
+
+
+def _openrouter(asked: _Asked) -> _Fields:
+    if not any(asked.model.lower().startswith(prefix) for prefix in _OPENROUTER_REASONING_MODELS):
+        return {}, {}
+    if _openrouter_claude_mandatory(asked.model):
+        return {}, ({"verbosity": asked.effort} if asked.effort else {})
+    if asked.reasoning is not None:
+        return {"reasoning": asked.reasoning.as_hermes_dict()}, {}
+    return {"reasoning": dict(_DEFAULT_HERMES_REASONING)}, {}
+
+
+def _deepseek(asked: _Asked) -> _Fields:
+    if not _deepseek_thinks(asked.model):
+        return {}, {}
+    top: dict[str, Any] = {}
+    if asked.effort in ("xhigh", "max", "ultra"):
+        top["reasoning_effort"] = "max"
+    elif asked.effort in ("low", "medium", "high"):
+        top["reasoning_effort"] = asked.effort
+    return {"thinking": {"type": "disabled" if asked.off else "enabled"}}, top
+
+
+def _kimi(asked: _Asked) -> _Fields:
+    if asked.off:
+        return {"thinking": {"type": "disabled"}}, {}
+    if asked.effort in ("low", "medium", "high"):
+        return {}, {"reasoning_effort": asked.effort}
+    return {"thinking": {"type": "enabled"}}, {}
+
+
+def _zai(asked: _Asked) -> _Fields:
+    glm_5_2 = _is_glm_5_2(asked.model)
+    if not (_glm_thinks(asked.model) or glm_5_2):
+        return {}, {}
+    body: dict[str, Any] = {}
+    top: dict[str, Any] = {}
+    if asked.reasoning is not None:
+        body["thinking"] = {"type": "disabled" if asked.off else "enabled"}
+    if glm_5_2 and asked.effort:
+        top["reasoning_effort"] = "max" if asked.effort in ("xhigh", "max", "ultra") else "high"
+    return body, top
+
+
+def _tokenhub(asked: _Asked) -> _Fields:
+    if asked.off:
+        return {}, {}
+    return {}, {"reasoning_effort": asked.effort if asked.effort in ("low", "medium", "high") else "high"}
+
+
+def _custom(asked: _Asked) -> _Fields:
+    if asked.off:
+        return {"think": False}, {"reasoning_effort": "none"}
+    return {}, ({"reasoning_effort": asked.effort} if asked.effort else {})
+
+
+_BY_PROVIDER = {
+    "deepseek": _deepseek,
+    "kimi-coding": _kimi,
+    "kimi-coding-cn": _kimi,
+    "zai": _zai,
+    "tencent-tokenhub": _tokenhub,
+    "custom": _custom,
+}
+"""The providers whose chat-completions endpoint takes a reasoning field of its own (the module's
+docstring says which); any other gets none."""
+
+
+def chat_fields(endpoint: Endpoint, reasoning: Reasoning | None) -> _Fields:
     """(body fields, top-level fields) a chat-completions request to `endpoint` carries for `reasoning`.
 
     Both end up in the JSON body; they are kept apart because Hermes' profiles return them apart and a
     caller may want to know which is which (the top-level ones are the OpenAI SDK's own parameters)."""
-    model = endpoint.model
-    reasoning = _for_model(model, reasoning)
+    reasoning = _for_model(endpoint.model, reasoning)
     provider = endpoint.provider.lower()
-    body: dict[str, Any] = {}
-    top: dict[str, Any] = {}
     effort = (reasoning.effort or "") if reasoning is not None and reasoning.enabled else ""
-    off = reasoning is not None and not reasoning.enabled
+    asked = _Asked(endpoint.model, reasoning, effort, reasoning is not None and not reasoning.enabled)
     if endpoint.host.endswith("nousresearch.com") or provider == "nous":
-        if reasoning is None:
-            body["reasoning"] = {"enabled": True, "effort": "medium"}
-        elif reasoning.enabled:
-            body["reasoning"] = reasoning.as_hermes_dict()
-    elif endpoint.is_openrouter:
-        if any(model.lower().startswith(prefix) for prefix in _OPENROUTER_REASONING_MODELS):
-            if _openrouter_claude_mandatory(model):
-                if effort:
-                    top["verbosity"] = effort
-            elif reasoning is not None:
-                body["reasoning"] = reasoning.as_hermes_dict()
-            else:
-                body["reasoning"] = {"enabled": True, "effort": "medium"}
-    elif provider == "deepseek":
-        if _deepseek_thinks(model):
-            body["thinking"] = {"type": "disabled" if off else "enabled"}
-            if effort in ("xhigh", "max", "ultra"):
-                top["reasoning_effort"] = "max"
-            elif effort in ("low", "medium", "high"):
-                top["reasoning_effort"] = effort
-    elif provider in ("kimi-coding", "kimi-coding-cn"):
-        if off:
-            body["thinking"] = {"type": "disabled"}
-        elif effort in ("low", "medium", "high"):
-            top["reasoning_effort"] = effort
-        else:
-            body["thinking"] = {"type": "enabled"}
-    elif provider == "zai":
-        if _glm_thinks(model) or _is_glm_5_2(model):
-            if reasoning is not None:
-                body["thinking"] = {"type": "disabled" if off else "enabled"}
-            if _is_glm_5_2(model) and effort:
-                top["reasoning_effort"] = "max" if effort in ("xhigh", "max", "ultra") else "high"
-    elif provider == "tencent-tokenhub":
-        if not off:
-            top["reasoning_effort"] = effort if effort in ("low", "medium", "high") else "high"
-    elif provider == "custom":
-        if off:
-            top["reasoning_effort"] = "none"
-            body["think"] = False
-        elif effort:
-            top["reasoning_effort"] = effort
-    return body, top
+        return _nous(asked)
+    if endpoint.is_openrouter:
+        return _openrouter(asked)
+    form = _BY_PROVIDER.get(provider)
+    return form(asked) if form is not None else ({}, {})
 
 
 def chat_replay(messages: list[dict[str, Any]], endpoint: Endpoint) -> list[dict[str, Any]]:

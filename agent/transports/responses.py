@@ -27,18 +27,15 @@ from agent.core.errors import EmptyStreamError, StreamIncompleteError
 from agent.core.messages import ToolCall, Usage
 from agent.images.parts import openai_messages
 from agent.transports.base import (
+    DeltaRuns,
     ModelRequest,
     ModelResponse,
     SDKClientHolder,
     StreamSink,
-    approx_tokens,
-    pump,
-    transport_errors,
 )
-from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.reasoning import responses_fields
-from agent.transports.sse import ServerSentEvent, SSEDecoder
-from agent.transports.think_scrubber import ThinkScrubber
+from agent.transports.sse import ServerSentEvent
+from agent.transports.stream_reader import SKIP, api_error, read_batches
 
 __all__ = ["ResponsesAccumulator", "ResponsesTransport", "convert_input"]
 
@@ -148,34 +145,27 @@ class ResponsesAccumulator:
 
     def __init__(self, sink: StreamSink) -> None:
         self.sink = sink
-        self.scrubber = ThinkScrubber()
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        self.deltas = DeltaRuns(sink)
         self.calls: dict[object, dict[str, Any]] = {}  # by output index: call_id, name, arguments
         self.reasoning_items: list[dict[str, Any]] = []
         self.status: str | None = None  # completed | incomplete, from the terminal event
         self.incomplete_reason = ""
         self.usage: Usage | None = None
         self.events = 0
-        self._run: list[str] = []
-        self._run_kind = ""
 
     def handle(self, batch: list[Any]) -> None:
         for event in batch:
             if isinstance(event, dict):
                 self.events += 1
                 self._event(event)
-        self._flush()
+        self.deltas.flush()
 
     def _event(self, event: dict[str, Any]) -> None:
         kind = event.get("type", "")
         if kind == "response.output_text.delta":
-            delta = event.get("delta")
-            if isinstance(delta, str) and delta:
-                for is_reasoning, piece in self.scrubber.feed(delta):
-                    self._add("reasoning" if is_reasoning else "text", piece)
+            self.deltas.content(event.get("delta"))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            self._add("reasoning", event.get("delta"))
+            self.deltas.thinking(event.get("delta"))
         elif kind == "response.function_call_arguments.delta":
             call = self.calls.get(event.get("output_index"))
             if call is not None and isinstance(event.get("delta"), str):
@@ -183,7 +173,7 @@ class ResponsesAccumulator:
         elif kind == "response.output_item.added":
             item = event.get("item")
             if isinstance(item, dict) and item.get("type") == "function_call":
-                self._flush()
+                self.deltas.flush()
                 call = {
                     "call_id": str(item.get("call_id") or ""),
                     "name": str(item.get("name") or ""),
@@ -208,31 +198,8 @@ class ResponsesAccumulator:
                 self.incomplete_reason = str(details.get("reason") or "")
             self.usage = usage_from_responses(response.get("usage"))
 
-    def _add(self, kind: str, text: Any) -> None:
-        if not text or not isinstance(text, str):
-            return
-        if kind != self._run_kind:
-            self._flush()
-            self._run_kind = kind
-        self._run.append(text)
-
-    def _flush(self) -> None:
-        run, kind = self._run, self._run_kind
-        if not run:
-            return
-        self._run = []
-        text = "".join(run)
-        if kind == "text":
-            self.text.append(text)
-            self.sink.on_text(text)
-        else:
-            self.reasoning.append(text)
-            self.sink.on_reasoning(text)
-
     def response(self) -> ModelResponse:
-        for is_reasoning, piece in self.scrubber.finish():
-            self._add("reasoning" if is_reasoning else "text", piece)
-        self._flush()
+        self.deltas.finish()
         calls = [
             ToolCall(
                 id=c["call_id"] or f"call_{i}", name=c["name"], arguments="".join(c["arguments"]) or "{}"
@@ -249,58 +216,32 @@ class ResponsesAccumulator:
         else:
             finish = "stop" if self.status else None
         return ModelResponse(
-            "".join(self.text), "".join(self.reasoning), calls, finish, self.usage, list(self.reasoning_items)
+            "".join(self.deltas.text),
+            "".join(self.deltas.reasoning),
+            calls,
+            finish,
+            self.usage,
+            list(self.reasoning_items),
         )
 
 
 def event_batches(response: Any, sdk: Any) -> Iterator[list[Any]]:
-    """The decoded events of a Responses stream, one list per network read. An `error` or
-    `response.failed` event raises the SDK's `APIError` (classified like any provider error); an event
-    that is not JSON raises `json.JSONDecodeError`; a broken connection raises `StreamIncompleteError`."""
-    timeouts, failures = transport_errors(sdk)
-    decoder = SSEDecoder()
-    try:
-        try:
-            for raw in response.iter_bytes():
-                events = decoder.feed(raw)
-                if events:
-                    yield from _decode(events, response, sdk)
-            yield from _decode(decoder.finish(), response, sdk)
-        except timeouts as err:
-            raise sdk.APITimeoutError(request=response.request) from err
-        except failures as err:
-            raise StreamIncompleteError(f"the connection broke while the reply streamed ({err})") from err
-    finally:
-        response.close()
+    """The decoded events of a Responses stream, one list per network read
+    (`agent.transports.stream_reader`). An `error` or `response.failed` event raises the SDK's `APIError`
+    (classified like any provider error); an event that is not JSON raises `json.JSONDecodeError`."""
 
-
-def _decode(events: list[ServerSentEvent], response: Any, sdk: Any) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for sse in events:
+    def parse(sse: ServerSentEvent) -> Any:
         if not sse.data or sse.data.startswith("[DONE]"):
-            continue
-        try:
-            data = json.loads(sse.data)
-            if isinstance(data, dict) and data.get("type") in ("error", "response.failed"):
-                raise _stream_error(data, response, sdk)
-        except Exception:
-            if batch:
-                yield batch
-            raise
-        batch.append(data)
-    if batch:
-        yield batch
+            return SKIP
+        data = json.loads(sse.data)
+        if isinstance(data, dict) and data.get("type") in ("error", "response.failed"):
+            error = data.get("error")
+            if error is None and isinstance(data.get("response"), dict):
+                error = data["response"].get("error")
+            raise api_error(sdk, response, error)
+        return data
 
-
-def _stream_error(data: dict[str, Any], response: Any, sdk: Any) -> Exception:
-    error = data.get("error")
-    if error is None and isinstance(data.get("response"), dict):
-        error = data["response"].get("error")
-    message = error.get("message") if isinstance(error, dict) else None
-    if not isinstance(message, str) or not message:
-        message = "An error occurred during streaming"
-    api_error: Exception = sdk.APIError(message=message, request=response.request, body=error)
-    return api_error
+    return read_batches(response, sdk, parse)
 
 
 class ResponsesTransport(SDKClientHolder):
@@ -335,9 +276,6 @@ class ResponsesTransport(SDKClientHolder):
     def _warm_client(self, client: Any) -> None:
         _ = client.responses.with_streaming_response
 
-    def stale_timeout_for(self, request: ModelRequest) -> float:
-        return stale_timeout_for_context(self.stale_timeout, approx_tokens(request.messages))
-
     def build_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         instructions, items = convert_input(request.messages)
         kwargs: dict[str, Any] = {
@@ -366,18 +304,15 @@ class ResponsesTransport(SDKClientHolder):
         body = {key: kwargs.pop(key) for key in ("input", "tools") if key in kwargs}
         kwargs["extra_body"] = body
         kwargs["input"] = []
-        stale_timeout = self.stale_timeout_for(request)
-        if stale_timeout > self.stale_timeout:
-            kwargs["timeout"] = self._timeout(openai, stale_timeout)
-        pump(
-            lambda: client.responses.with_streaming_response.create(**kwargs).__enter__(),
+        self.read_reply(
+            request,
+            kwargs,
+            openai,
+            lambda sent: client.responses.with_streaming_response.create(**sent).__enter__(),
             lambda opened: event_batches(opened.http_response, openai),
-            acc.handle,
-            acc.response,
-            interrupt=interrupt,
-            stale_timeout=stale_timeout,
-            on_idle=getattr(sink, "on_idle", None),
-            sink=sink,
+            acc,
+            sink,
+            interrupt,
         )
         if acc.events == 0:
             raise EmptyStreamError("the stream ended without a single event")

@@ -17,14 +17,13 @@ and private addresses (when allowed) are fetched here, since a cloud scraper can
 from __future__ import annotations
 
 import codecs
-import ipaddress
 import re
 import threading
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from agent.config.web import WebSettings
 from agent.core.humanize import format_size
+from agent.web.url_policy import scheme_refusal
 
 USER_AGENT = "hermes-tui (web_extract)"
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript", "application/x-yaml")
@@ -45,35 +44,11 @@ class Page:
     final_url: str = ""
 
 
-def check_url(url: str) -> str | None:
-    """Why `url` cannot be fetched (None when it can)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        if parts.scheme == "file" or not parts.scheme:
-            return "only http(s) URLs can be fetched; read local files with read_file"
-        return f"unsupported URL scheme {parts.scheme!r} (only http and https)"
-    if not parts.hostname:
-        return "the URL has no host"
-    return None
-
-
-def is_local(url: str) -> bool:
-    """Loopback, private or link-local hosts (and `localhost`): only this machine can reach them."""
-    host = urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost") or host.endswith(".local"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private or address.is_link_local
-
-
 def fetch_page(url: str, web: WebSettings, interrupt: threading.Event | None = None) -> Page:
     from agent.web.transfer import Cancelled, TransferError, exchange
 
     page = Page(url=url)
-    problem = check_url(url)
+    problem = scheme_refusal(url)
     if problem:
         page.error = problem
         return page

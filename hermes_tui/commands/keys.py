@@ -16,6 +16,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("Tab", "complete a / command"),
             ("Ctrl+O", "expand a [Pasted #N] token into editable text"),
             ("Backspace", "on a paste token: delete it whole (Ctrl+Z undoes)"),
+            ("Ctrl+Z / Ctrl+Y", "undo / redo while the prompt holds text"),
             ("Ctrl+G", "edit the prompt in $EDITOR (pastes in full)"),
             ("Ctrl+U", "clear the line before the cursor"),
         ),
@@ -40,6 +41,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Ctrl+R", "sessions: browse, search, resume (on an empty prompt)"),
             ("Ctrl+P", "command palette"),
+            ("Ctrl+Z", "suspend (empty prompt or outside it); fg resumes"),
             ("F1", "this help"),
             ("Ctrl+Q", "quit"),
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui.commands.base import CommandContext, SlashCommand
@@ -10,7 +11,7 @@ if TYPE_CHECKING:
     from agent.api import Agent
     from widgets.transcript_record import TranscriptRecord
 
-__all__ = ["SKILLS", "refresh_skill_commands", "resumed_todo_records", "skill_commands"]
+__all__ = ["SKILLS", "refresh_skill_commands", "resumed_todo_records", "skill_commands", "skill_or_unknown"]
 
 
 def skill_commands(agent: Agent | None, reserved: frozenset[str]) -> dict[str, str]:
@@ -24,9 +25,12 @@ def skill_commands(agent: Agent | None, reserved: frozenset[str]) -> dict[str, s
     return {slug: skill.description or f"Use the {skill.name} skill" for slug, skill in found.items()}
 
 
-def refresh_skill_commands(ctx: CommandContext) -> None:
+def refresh_skill_commands(ctx: CommandContext, then: Callable[[], None] | None = None) -> None:
     """Skills become `/name` completions in the prompt. The folders are read in a thread (a real Hermes home
-    holds a hundred skills or more), then the registry changes on the UI thread."""
+    holds a hundred skills or more), then the registry changes on the UI thread and `then` runs. Read again
+    whenever skills may have changed while the app runs (after a turn: the agent's `skill_manage`; when
+    `/skills` opens or closes; before `/name` is called unknown): a skill added meanwhile is a command, a
+    removed one is not."""
     agent = ctx.session.agent
     reserved = ctx.registry.reserved_names()
 
@@ -34,12 +38,28 @@ def refresh_skill_commands(ctx: CommandContext) -> None:
         if ctx.session.agent is agent:
             ctx.registry.set_skills(found)
             ctx.refresh_completions()
+        if then is not None:
+            then()
 
     ctx.in_thread(
         lambda: ctx.from_thread(apply, skill_commands(agent, reserved)),
-        group="skill-commands",
-        exclusive=True,
+        # A read someone waits for (`then`) is in a group of its own: a later refresh never cancels it.
+        group="skill-commands" if then is None else "skill-lookup",
+        exclusive=then is None,
     )
+
+
+def skill_or_unknown(ctx: CommandContext, text: str, typed: str, send: Callable[[str], None]) -> None:
+    """`/typed` names no command or known skill: the skills are read again first (one added since the
+    last read is sent as a skill), else the line says it is unknown with the closest names."""
+
+    def decide() -> None:
+        if typed in ctx.registry.skills:
+            send(text)
+        else:
+            ctx.transcript.add_notice("warn", ctx.registry.unknown(typed))
+
+    refresh_skill_commands(ctx, then=decide)
 
 
 def resumed_todo_records(agent: Agent) -> list[TranscriptRecord]:
@@ -67,10 +87,12 @@ def open_skills(ctx: CommandContext, _arg: str) -> None:
 
     agent = ctx.session.agent
 
+    refresh_skill_commands(ctx)  # what the screen lists (a skill added since) is what `/name` runs
+
     def closed(changed: Any) -> None:
+        refresh_skill_commands(ctx)
         if changed:
             ctx.session.update_settings(skills_disabled=ctx.session.agent.disabled_skills())
-            refresh_skill_commands(ctx)
             ctx.transcript.add_notice(
                 "info",
                 "Skills switched: their tools and slash commands follow now; the system prompt's "

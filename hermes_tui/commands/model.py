@@ -15,7 +15,9 @@ __all__ = ["MODEL"]
 def switch_model(ctx: CommandContext, name: str) -> None:
     """`/model NAME` switches to a name the provider lists (`GET /models`, asked again when a day-old list
     lacks it: a local server restarted with another model keeps its address) and to any other name with a
-    warning and the closest listed ones: a server may serve names it does not list (an alias)."""
+    warning and the closest listed ones: a server may serve names it does not list (an alias). The switch
+    is made at once, before the list is asked: a message sent right after `/model NAME` goes to NAME (the
+    check used to switch only when it came back, and dropped the switch if a turn had started)."""
     from agent.api import load_catalog
 
     name = name.strip()
@@ -30,11 +32,16 @@ def switch_model(ctx: CommandContext, name: str) -> None:
         ctx.push_screen(picker, lambda chosen: switch_model(ctx, chosen) if chosen else None)
         return
 
+    previous = settings.model
+    ctx.session.switch_model(name)
+    ctx.status.set_model(name)
+    ctx.status.set_reasoning(ctx.session.settings.reasoning_label)  # the new model's override, if any
+
     def check() -> None:
         catalog = load_catalog(settings)
         if catalog.cached and not catalog.has(name):
             catalog = load_catalog(settings, refresh=True)
-        ctx.from_thread(_checked, ctx, name, catalog)
+        ctx.from_thread(_checked, ctx, name, previous, catalog)
 
     ctx.in_thread(
         check,
@@ -43,27 +50,23 @@ def switch_model(ctx: CommandContext, name: str) -> None:
     )
 
 
-def _checked(ctx: CommandContext, name: str, catalog: ModelCatalog) -> None:
+def _checked(ctx: CommandContext, name: str, previous: str, catalog: ModelCatalog) -> None:
+    """The provider's list came back: say whether it serves `name` (already switched to)."""
     from agent.api import closest_models
 
-    if ctx.controller.busy:
-        ctx.transcript.add_notice("warn", "A turn started: switch the model when it ends.")
-        return
-    listed = catalog.has(name) or name == ctx.session.settings.model
-    ctx.session.switch_model(name)
-    ctx.status.set_model(name)
-    ctx.status.set_reasoning(ctx.session.settings.reasoning_label)  # the new model's override, if any
+    listed = catalog.has(name) or name == previous
+    when = "this turn" if ctx.controller.busy else "the next turn"  # a message sent meanwhile
     if not listed:
         close = closest_models(name, catalog.models)
         hint = f" (closest listed: {', '.join(close)})" if close else ""
         ctx.transcript.add_notice(
             "warn",
-            f"Model switched to {name} for the next turn, but the provider does not list it{hint}: "
-            "the next request will say whether it exists. /model lists them all.",
+            f"Model switched to {name} for {when}, but the provider does not list it{hint}: "
+            "the request will say whether it exists. /model lists them all.",
         )
         return
     unchecked = "" if catalog.known else f" (not checked: {catalog.problem})"
-    ctx.transcript.add_notice("info", f"Model switched to {name} for the next turn.{unchecked}")
+    ctx.transcript.add_notice("info", f"Model switched to {name} for {when}.{unchecked}")
 
 
 MODEL = SlashCommand(

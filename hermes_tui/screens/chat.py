@@ -33,7 +33,7 @@ from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.chat_controller import ChatController
 from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
-from hermes_tui.commands.learning import refresh_skill_commands
+from hermes_tui.commands.learning import refresh_skill_commands, skill_or_unknown
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.session import open_session
 from hermes_tui.editor import edit_prompt
@@ -132,9 +132,7 @@ class ChatScreen(ChatLayout):
         self.commands: CommandRegistry = new_registry()  # built-ins; the session's plugins and skills join
         self.command_context = ScreenCommandContext(self)
         self.tool_icons = ToolIcons()
-        self.questions = QuestionPresenter(
-            lambda: self.app, lambda: self.controller, lambda: self.FREEZE_QUESTIONS
-        )
+        self.questions = QuestionPresenter(self)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -287,7 +285,7 @@ class ChatScreen(ChatLayout):
         if command is not None:
             self.run_command(command, arg)
         elif typed and not text.strip().startswith("/ ") and typed not in self.commands.skills:
-            self.transcript.add_notice("warn", self.commands.unknown(typed))
+            skill_or_unknown(self.command_context, text, typed, self.controller.message)
         else:
             self.controller.message(text)
 
@@ -334,6 +332,7 @@ class ChatScreen(ChatLayout):
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self.controller.turn_finished(event.exit_reason, event.pending_steer)
+        refresh_skill_commands(self.command_context)  # the turn may have made or removed one
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.turn_worker and event.state == WorkerState.ERROR:

@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 from agent.core.ui import NullUI
-from agent.scripted import ScriptedServer, scripted_settings
 from agent.session.session import Session
 from agent.store import SessionStore
+from scripted import ScriptedServer, scripted_settings
 
 if __name__ == "__main__":
     home, cwd = Path(sys.argv[1]), Path(sys.argv[2])

@@ -9,10 +9,10 @@ from pydantic import SecretStr
 
 from agent.config.settings import Settings
 from agent.core.events import StatusNotice, TurnFinished
-from agent.core.ui import RecordingUI
-from agent.scripted import ScriptedServer, scripted_settings
 from agent.session.session import Session
 from agent.store import SessionStore
+from scripted import ScriptedServer, scripted_settings
+from tests.recording_ui import RecordingUI
 
 
 def make_settings(server: ScriptedServer, home: Path, cwd: Path, **overrides: Any) -> Settings:

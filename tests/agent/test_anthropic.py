@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.core.events import ReasoningDelta, ToolCallStarted
-from agent.scripted import ScriptedServer
 from agent.transports.anthropic import apply_cache_control, convert_messages
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 

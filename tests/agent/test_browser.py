@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from agent.browser.chromium import chromium_path, unavailable_reason
-from agent.browser.url_policy import refusal
 from agent.config.settings import Settings
-from agent.scripted import ScriptedServer
+from agent.web.url_policy import browser_refusal as refusal
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
 
 COUNTER = b"""<html><head><title>Counter</title></head><body><h1>Counter</h1><p>count is 0</p>

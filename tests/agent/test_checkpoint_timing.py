@@ -13,9 +13,10 @@ from pathlib import Path
 from agent.checkpoints import BatchCheckpoint, CheckpointManager
 from agent.core.events import StatusNotice, ToolFinished
 from agent.core.messages import ToolCall
-from agent.core.ui import ApprovalDecision, ApprovalRequest, RecordingUI
-from agent.scripted import ScriptedServer
+from agent.core.ui import ApprovalDecision, ApprovalRequest
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
+from tests.recording_ui import RecordingUI
 
 
 def _terminal(command: str, call_id: str) -> dict[str, object]:

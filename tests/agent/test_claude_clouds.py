@@ -18,12 +18,12 @@ from pydantic import SecretStr
 
 from agent.config.settings import Settings, load_settings
 from agent.core.events import TurnFinished
-from agent.core.ui import RecordingUI
-from agent.scripted import ScriptedServer
-from agent.scripted.request import RecordedRequest
-from agent.scripted.routes import SCRIPTED_ACCESS_TOKEN
 from agent.session.session import Session
 from agent.store import SessionStore
+from scripted import ScriptedServer
+from scripted.request import RecordedRequest
+from scripted.routes import SCRIPTED_ACCESS_TOKEN
+from tests.recording_ui import RecordingUI
 
 pytest.importorskip("boto3")
 pytest.importorskip("google.auth")
@@ -179,8 +179,8 @@ def test_bedrock_stream_exception_frame_is_classified(
     hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An `exception` frame mid-stream (Bedrock's throttling) is raised as the SDK's error, classified."""
-    from agent.scripted.wire_bedrock import exception_frame
     from agent.transports.aws_eventstream import EventStreamDecoder
+    from scripted.wire_bedrock import exception_frame
 
     [event] = EventStreamDecoder().feed(exception_frame("throttlingException", "Too many requests"))
     assert event.event == "error"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from agent.config.settings import load_settings
 from agent.core.messages import Message
-from agent.scripted import ScriptedServer
 from agent.session.compression import message_tokens, plan
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 

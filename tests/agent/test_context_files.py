@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.prompts.system import build_system_prompt, find_context_files
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, system_text
 
 

@@ -19,9 +19,9 @@ from agent.config.credential_pool import COOLDOWN_401, COOLDOWN_429, PoolKey, po
 from agent.core.errors import ClassifiedError
 from agent.core.events import StatusNotice
 from agent.core.secrets import SECRETS
-from agent.scripted import ScriptedServer
-from agent.scripted.routes import request_key
 from agent.session.key_pool import KeyPool, KeyTurn
+from scripted import ScriptedServer
+from scripted.routes import request_key
 from tests.agent.helpers import API_PARAMS, error_lines, make_agent
 
 KEY_A = "pool-key-alpha-0123456789"

@@ -176,10 +176,10 @@ def test_a_broken_jobs_file_is_one_line(hermes_home: Path, tmp_path: Path) -> No
 def test_the_daemon_runs_due_jobs_until_stopped(hermes_home: Path, tmp_path: Path) -> None:
     import threading
 
-    from agent.core.ui import RecordingUI
-    from agent.scripted import ScriptedServer
     from agent.session.cron_run import CronDaemon, JobRun
+    from scripted import ScriptedServer
     from tests.agent.helpers import make_settings
+    from tests.recording_ui import RecordingUI
 
     jobs = CronJobs(hermes_home)
     now = datetime.now().astimezone()

@@ -13,7 +13,7 @@ import pytest
 
 from agent.cron.entries import entry_problem
 from agent.cron.jobs import AmbiguousJobReference, CronJobs
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
 from tests.agent.test_cron import cli
 

@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 from agent.core.events import ChildEvent, ChildFinished, ChildStarted, TextDelta, ToolFinished, ToolStarted
-from agent.core.ui import ApprovalDecision, RecordingUI
-from agent.scripted import ScriptedServer
+from agent.core.ui import ApprovalDecision
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
+from tests.recording_ui import RecordingUI
 
 GOALS = ("count the python files", "read the readme", "list the tests")
 
@@ -30,7 +31,7 @@ def tool_names(body: dict) -> set[str]:
 
 
 def child_requests(server: ScriptedServer, goal: str) -> list:
-    from agent.scripted.server import first_user_text
+    from scripted.server import first_user_text
 
     return [r for r in server.requests if first_user_text(r.body) == goal]
 
@@ -93,7 +94,7 @@ def test_three_tasks_run_at_once(hermes_home: Path, tmp_path: Path) -> None:
     answered: dict[str, float] = {}
 
     def on_answered(request, finished: float) -> None:  # type: ignore[no-untyped-def]
-        from agent.scripted.server import first_user_text
+        from scripted.server import first_user_text
 
         answered[first_user_text(request.body)] = finished
 
@@ -120,7 +121,7 @@ def test_concurrency_is_capped_by_max_concurrent(hermes_home: Path, tmp_path: Pa
     answered: dict[str, float] = {}
 
     def on_answered(request, finished: float) -> None:  # type: ignore[no-untyped-def]
-        from agent.scripted.server import first_user_text
+        from scripted.server import first_user_text
 
         answered[first_user_text(request.body)] = finished
 

@@ -8,11 +8,11 @@ import pytest
 from pydantic import SecretStr
 
 from agent.config.settings import Settings, load_settings
-from agent.scripted import ScriptedServer
 from agent.transports.base import ModelRequest
 from agent.transports.cache_control import mark_envelope
 from agent.transports.endpoint import Endpoint, stale_timeout_for_context
 from agent.transports.factory import make_transport
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from agent.children.groups import group_alive
 from agent.core.events import ChildEvent, ChildFinished, ChildStarted, ToolFinished, ToolStarted
-from agent.core.ui import ApprovalDecision, RecordingUI
-from agent.scripted import ScriptedServer
+from agent.core.ui import ApprovalDecision
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
+from tests.recording_ui import RecordingUI
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 PLUGIN = """

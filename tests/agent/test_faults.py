@@ -9,7 +9,7 @@ import pytest
 import agent.session.session as session_mod
 from agent.config.settings import FallbackProvider
 from agent.core.events import StatusNotice, StreamDiscarded, TextDelta
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import API_PARAMS, api_overrides, error_lines, make_agent, tool_results
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from agent.approval import load_allowlist, save_allowlist_rule
 from agent.config.settings import load_settings
-from agent.scripted import ScenarioError, load_scenario_file
 from agent.skills.settings_file import save_disabled_skills
+from scripted import ScenarioError, load_scenario_file
 
 VALID_CONFIG = b"model:\n  default: gpt-4o\napprovals:\n  mode: manual\ncommand_allowlist:\n  - ls\n"
 VALID_SCENARIO = (

@@ -123,7 +123,7 @@ def test_401_exits_non_zero_with_the_hint(hermes_home: Path, tmp_path: Path) -> 
 
 
 def test_401_from_deepseek_names_its_key_variable(hermes_home: Path, tmp_path: Path) -> None:
-    from agent.scripted import ScriptedServer
+    from scripted import ScriptedServer
 
     fault = {"status": 401, "message": "Authentication Fails, Your api key: ****abcd is invalid"}
     with ScriptedServer({"name": "auth", "calls": [{"fault": fault}]}) as server:

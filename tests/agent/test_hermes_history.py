@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from agent.core.messages import Message
-from agent.core.ui import RecordingUI
-from agent.scripted import ScriptedServer
 from agent.store.hermes import HermesHistory, HermesHistoryError, side_files
 from agent.store.library import ReadOnlySession, SessionLibrary, open_library
 from agent.toolkit.registry import ToolContext
 from agent.tools.session_search import SessionSearchArgs, session_search
+from scripted import ScriptedServer
 from tests.agent.helpers import make_settings
 from tests.hermes_home_fixture import (
     FIXTURE_0_19,
@@ -27,6 +26,7 @@ from tests.hermes_home_fixture import (
     copy_hermes_home_0_19,
     tree_digest,
 )
+from tests.recording_ui import RecordingUI
 
 ORIGINAL = tree_digest(FIXTURE_0_19)
 

@@ -16,7 +16,7 @@ import pytest
 
 from agent.core.events import ToolStarted
 from agent.plugins import HERMES_ENTRY_POINT_GROUP, PluginInfo, PluginManager, format_plugin_list
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "hermes_plugins"

@@ -17,8 +17,8 @@ from agent.config.images import VisionSettings
 from agent.core import providers
 from agent.images.paths import image_paths
 from agent.images.store import ImageError, ImageRef, refs_of, save_image
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
+from scripted import ScriptedServer
 from tests.agent.helpers import API_PARAMS, make_agent
 
 SEEING = VisionSettings(supports_vision=True)

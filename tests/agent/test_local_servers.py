@@ -8,9 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
-from agent.scripted import ScriptedServer
-from agent.transports.served_window import window_from_models, window_from_props
-from tests.agent.helpers import make_agent
+from agent.transports import served_window
+from agent.transports.served_window import (
+    prewarm_served_window,
+    served_window_question,
+    session_served_window,
+    window_from_models,
+    window_from_props,
+)
+from scripted import ScriptedServer
+from tests.agent.helpers import make_agent, make_settings
 
 
 def _notices(ui: Any) -> list[str]:
@@ -60,7 +67,7 @@ def test_a_tool_calling_turn_completes_against_llama_cpp_python(hermes_home: Pat
 def test_the_scripted_llama_cpp_python_hides_tools_sent_without_a_choice() -> None:
     import httpx
 
-    from agent.scripted.server_kinds import TOOLS_UNSEEN_TEXT
+    from scripted.server_kinds import TOOLS_UNSEEN_TEXT
 
     tool = {"type": "function", "function": {"name": "x", "parameters": {"type": "object"}}}
     calls = [{"tool_calls": [{"name": "x", "arguments": {}}]}]
@@ -269,6 +276,38 @@ def test_the_window_is_learned_from_llamacpp_props(hermes_home: Path, tmp_path: 
     assert ui.of_type(UsageUpdated)[-1].context_window == 16384
     agent.switch_model("another")
     assert agent.settings.context_window is None  # the old model's window is not kept for the new one
+
+
+def test_the_window_asked_ahead_after_the_first_frame_is_the_first_sessions_own(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """The app's prewarm asks the window before the first Enter; the first session takes that answer (no
+    round trip before its request), once: the next session asks for itself."""
+    with ScriptedServer({"name": "t", "server": "llamacpp", "n_ctx": 16384, "calls": []}) as server:
+        settings = make_settings(server, hermes_home, tmp_path)
+        cloud = make_settings(server, hermes_home, tmp_path, provider="openrouter", base_url=None)
+        prewarm_served_window(settings)
+    question = served_window_question(settings)
+    assert question is not None
+    assert session_served_window(question) == 16384  # the server is gone: this is the answer asked ahead
+    assert session_served_window(question) is None  # taken once; asked now, of no server
+    assert served_window_question(cloud) is None  # clouds are not asked
+
+
+def test_a_server_that_says_nothing_is_not_asked_twice_one_not_reached_is(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """Nothing said is an answer the first session takes (no second round trip before its request); a
+    server the prewarm could not reach is asked again by the session (it may have started since)."""
+    with ScriptedServer({"name": "t", "calls": []}) as server:  # no /props, no max_model_len
+        settings = make_settings(server, hermes_home, tmp_path)
+        question = served_window_question(settings)
+        assert question is not None
+        prewarm_served_window(settings)
+        assert served_window._ASKED_AHEAD.pending(question)
+        assert session_served_window(question) is None
+    prewarm_served_window(settings)  # the server is gone: nothing kept
+    assert not served_window._ASKED_AHEAD.pending(question)
 
 
 def test_the_window_is_learned_from_a_vllm_model_card(hermes_home: Path, tmp_path: Path) -> None:

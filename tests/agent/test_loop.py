@@ -17,8 +17,9 @@ from agent.core.events import (
     ToolFinished,
     TurnFinished,
 )
-from agent.scripted import ScriptedServer
+from agent.session.session import Session
 from agent.session.turn import BUDGET_PROMPT, CONTINUE_PROMPT
+from scripted import ScriptedServer
 from tests.agent.helpers import (
     API_PARAMS,
     api_overrides,
@@ -194,6 +195,60 @@ def test_interrupt_during_slow_stream(hermes_home: Path, tmp_path: Path, api: st
         previous = wire[-2]
         text = previous["content"] if isinstance(previous["content"], str) else previous["content"][0]["text"]
         assert previous["role"] == "assistant" and text == streamed
+
+
+@api_param
+def test_after_an_interrupt_the_next_request_says_so_and_a_resume_too(
+    hermes_home: Path, tmp_path: Path, api: str
+) -> None:
+    """Esc: the model's next request says the user interrupted (Claude Code's words) before what the user
+    says next, in that message's stored `api_content`, so later requests and a resumed session send it
+    byte for byte; the message itself keeps what was typed, and only the turn after an interrupt has it."""
+    slow = {"text": "never sent", "first_delay": 30}
+    calls = [slow, {"text": "ok"}, {"text": "fine"}, slow, {"text": "back"}]
+    note = "[Request interrupted by user]"
+
+    def interrupted(agent: Session, text: str, requests: int) -> None:
+        box: dict = {}
+        thread = threading.Thread(target=lambda: box.setdefault("r", agent.run_conversation(text)))
+        thread.start()
+        assert server.wait_for_requests(requests, timeout=10)
+        agent.interrupt()
+        thread.join(timeout=10)
+        assert box["r"].exit_reason == "interrupted"
+
+    def users(body: dict) -> list[str]:
+        texts = []
+        for message in body["messages"]:
+            if message["role"] == "user":
+                content = message["content"]
+                if isinstance(content, list):
+                    content = "\n\n".join(b["text"] for b in content if b.get("type") == "text")
+                texts.append(content)
+        return texts
+
+    with ScriptedServer(scenario(*calls)) as server:
+        agent, store, _ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
+        interrupted(agent, "go", 1)
+        assert agent.run_conversation("are you there?").exit_reason == "completed"
+        assert agent.run_conversation("and now?").exit_reason == "completed"
+        second, third = (r.body for r in server.requests[1:3])
+        assert "\n\n".join(users(second)) == f"go\n\n{note}\n\nare you there?"
+        assert "\n\n".join(users(third)).endswith(f"{note}\n\nare you there?\n\nand now?")  # once
+        stored = [m.content for m in store.load(agent.session_id).messages if m.role == "user"]
+        assert stored == ["go", "are you there?", "and now?"]  # what was typed
+
+        interrupted(agent, "one more thing", 4)
+        session_id = agent.session_id
+        agent.close()
+        resumed, _store, _ui = make_agent(server, hermes_home, tmp_path, **api_overrides(server, api))
+        resumed.resume(session_id)
+        assert resumed.run_conversation("still there?").exit_reason == "completed"
+        last = "\n\n".join(users(server.requests[4].body))
+        assert last.endswith(
+            f"{note}\n\nare you there?\n\nand now?\n\none more thing\n\n{note}\n\nstill there?"
+        )
+        resumed.close()
 
 
 def test_interrupt_during_tool_cancels_pending_calls(hermes_home: Path, tmp_path: Path) -> None:

@@ -11,11 +11,11 @@ import pytest
 
 from agent.config.settings import load_settings
 from agent.core.events import StatusNotice
-from agent.core.ui import RecordingUI
-from agent.scripted import ScriptedServer, scripted_settings
 from agent.session.session import Session
 from agent.store import SessionStore
+from scripted import ScriptedServer, scripted_settings
 from tests.agent.helpers import make_agent, tool_results
+from tests.recording_ui import RecordingUI
 
 
 def scenario(*calls: dict[str, Any]) -> dict[str, Any]:

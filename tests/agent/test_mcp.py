@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from agent.children.groups import group_alive
-from agent.core.ui import ApprovalDecision, RecordingUI
+from agent.core.ui import ApprovalDecision
 from agent.mcp import McpManager, load_mcp_config
-from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG, ToolsetCatalog
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
+from tests.recording_ui import RecordingUI
 
 FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
 READY = 60.0

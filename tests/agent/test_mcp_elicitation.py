@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from agent.core.events import StatusNotice
-from agent.core.ui import ClarifyRequest, RecordingUI
+from agent.core.ui import ClarifyRequest
 from agent.mcp.elicitation import DECLINE, OPEN_URL, SKIP, FieldError, coerce, fields_of
 from agent.toolkit.registry import ToolContext
 from tests.agent.test_mcp import manager_for, stdio_entry, write_config
+from tests.recording_ui import RecordingUI
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent.prompts.sources import SERVER_INSTRUCTIONS_MAX, server_instructions_section
-from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, system_text
 from tests.agent.test_mcp import FIXTURE, manager_for, scenario, write_config
 

@@ -16,8 +16,8 @@ from agent.config.images import VisionSettings
 from agent.images.store import MAX_SOURCE_BYTES, ImageRef
 from agent.mcp import McpManager
 from agent.mcp.results import render_result
-from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG
+from scripted import ScriptedServer
 from tests.agent.helpers import api_overrides, make_agent, tool_results
 from tests.agent.test_mcp import call, manager_for, scenario, stdio_entry, write_config
 from tests.mcp_fixture_server import PNG_1PX

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.core.events import ToolFinished, ToolProgress
-from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
 from tests.agent.test_mcp import call, manager_for, scenario, stdio_entry, write_config
 

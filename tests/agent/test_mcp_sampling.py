@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from agent.core.events import StatusNotice
-from agent.core.ui import ApprovalDecision, RecordingUI
+from agent.core.ui import ApprovalDecision
 from agent.mcp.config import SamplingSpec, parse_mcp_servers
 from agent.mcp.sampling import SamplingHandler
-from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
 from tests.agent.test_mcp import call, manager_for, scenario, stdio_entry, write_config
+from tests.recording_ui import RecordingUI
 
 pytestmark = pytest.mark.slow
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from agent.prompts.memory_snapshot import CLOSE, OPEN, memory_snapshot
-from agent.scripted import ScriptedServer
 from agent.session.nudges import MEMORY_NUDGE, SKILL_NUDGE
 from agent.session.session import Session
 from agent.tools.memory import load_entries
+from scripted import ScriptedServer
 from tests.agent.helpers import (
     API_PARAMS,
     api_overrides,

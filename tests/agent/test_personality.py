@@ -10,8 +10,8 @@ import pytest
 
 from agent.config.settings import PersonalitySpec, load_settings
 from agent.prompts.personality import BUILTIN_PERSONALITIES, choose, listing, personalities
-from agent.scripted import ScriptedServer
 from agent.session.session import Session
+from scripted import ScriptedServer
 from tests.agent.helpers import API_PARAMS, api_overrides, make_agent, system_text
 
 PIRATE = BUILTIN_PERSONALITIES["pirate"]

@@ -23,7 +23,7 @@ import pytest
 
 from agent.core.events import StatusNotice
 from agent.plugins import PluginManager
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ import pytest
 
 from agent.core.events import UsageUpdated
 from agent.core.messages import Usage
-from agent.scripted import ScriptedServer
 from agent.usage.pricing import CallCost, CostTotal, call_cost, format_cost, prices_are_bundled
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from agent.config.settings import load_settings
 from agent.core import providers
-from agent.scripted import ScriptedServer
 from hermes_tui.config_report import print_config
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 # (provider, base URL, key variables in priority order, protocol), as Hermes 0.19's registry gives them

@@ -17,11 +17,11 @@ from anthropic.types import RawMessageStreamEvent
 from openai.types.chat import ChatCompletionChunk
 
 from agent.core.events import TextDelta
-from agent.scripted import ScriptedServer
 from agent.session.catalogue import default_registry
 from agent.transports.anthropic import event_batches
 from agent.transports.base import ModelRequest, SilentSink
 from agent.transports.openai_chat import OpenAIChatTransport, chunk_batches
+from scripted import ScriptedServer
 from tests.agent.helpers import API_PARAMS, api_overrides, make_agent
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent.config.reasoning import Reasoning, model_variants, resolve_reasoning
 from agent.config.settings import load_settings
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 ALLOWED = "one of none | minimal | low | medium | high | xhigh | max | ultra"

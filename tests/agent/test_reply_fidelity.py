@@ -13,8 +13,8 @@ import agent.session.session as session_mod
 import agent.session.turn as turn_mod
 from agent.config.settings import FallbackProvider
 from agent.core.events import ReasoningDelta, StatusNotice, StreamDiscarded, TextDelta, TurnFinished
-from agent.scripted import ScriptedServer
 from agent.session.reply_outcomes import EMPTY_NUDGE, EMPTY_NUDGE_AFTER_TOOLS
+from scripted import ScriptedServer
 from tests.agent.helpers import API_PARAMS, api_overrides, error_lines, make_agent
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent.config.settings import Settings
 from agent.core.events import ReasoningDelta, TextDelta, ToolCallStarted
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 

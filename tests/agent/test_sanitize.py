@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.core.messages import Message, ToolCall
 from agent.core.sanitize import STUB_RESULT, canonical_arguments, repair_json, sanitize_for_wire
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 

@@ -7,7 +7,7 @@ import threading
 import openai
 import pytest
 
-from agent.scripted import RecordedRequest, ScriptedServer
+from scripted import RecordedRequest, ScriptedServer
 
 
 def test_on_answered_follows_each_complete_answer_and_not_a_cut_one() -> None:

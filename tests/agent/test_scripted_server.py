@@ -18,7 +18,7 @@ import openai
 import pytest
 from pydantic import ValidationError
 
-from agent.scripted import ModelCall, Scenario, ScriptedServer, load_scenario
+from scripted import ModelCall, Scenario, ScriptedServer, load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 USER = [{"role": "user", "content": "hi"}]
@@ -758,7 +758,7 @@ def test_cli_serves_until_interrupted(tmp_path: Path) -> None:
     path = tmp_path / "cli.yaml"
     path.write_text("name: cli\ncalls:\n  - text: via the CLI\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent.scripted", str(path), "--quiet"],
+        [sys.executable, "-m", "scripted", str(path), "--quiet"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

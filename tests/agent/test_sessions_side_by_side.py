@@ -12,12 +12,13 @@ import threading
 from pathlib import Path
 
 from agent.core.events import TextDelta, ToolFinished, TurnFinished
-from agent.core.ui import ApprovalDecision, ApprovalRequest, RecordingUI
-from agent.scripted import ScriptedServer
+from agent.core.ui import ApprovalDecision, ApprovalRequest
 from agent.session.session import Session
 from agent.session.turn import TurnResult
 from agent.store import SessionStore
+from scripted import ScriptedServer
 from tests.agent.helpers import make_settings
+from tests.recording_ui import RecordingUI
 
 PATIENCE = 30.0  # only a hung turn waits this long
 RISKY = "rm -rf build"  # asks for approval; harmless in the session's own empty folder

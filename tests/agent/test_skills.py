@@ -10,16 +10,17 @@ import pytest
 import yaml
 
 from agent.core.events import ToolFinished
-from agent.core.ui import ApprovalDecision, RecordingUI
-from agent.scripted import ScriptedServer
+from agent.core.ui import ApprovalDecision
 from agent.session.session import Session
 from agent.skills.index import MAX_INDEX_CHARS, skills_index
 from agent.skills.library import GENERAL, Skill, SkillLibrary, split_front_matter
 from agent.skills.tools import SkillManageArgs, SkillViewArgs, skill_manage, skill_view
 from agent.toolkit.registry import ToolContext
 from agent.toolkit.state import SessionState
+from scripted import ScriptedServer
 from tests.agent.helpers import last_user_text, make_agent, make_settings, system_text, tool_results
 from tests.hermes_home_fixture import ZEBRA_SKILL, write_hermes_home
+from tests.recording_ui import RecordingUI
 
 
 def scenario(*calls: dict) -> str:

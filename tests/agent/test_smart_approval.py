@@ -12,10 +12,11 @@ import pytest
 from agent.config.settings import load_settings
 from agent.core.budget import IterationBudget
 from agent.core.events import StatusNotice
-from agent.core.ui import ApprovalDecision, RecordingUI
-from agent.scripted import ScriptedServer
+from agent.core.ui import ApprovalDecision
 from agent.session.session import Session
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, make_settings
+from tests.recording_ui import RecordingUI
 
 
 def _scenario(target: Path, verdict: str) -> dict[str, object]:

@@ -13,14 +13,14 @@ import pytest
 
 from agent.core.events import AgentEvent, ToolStarted
 from agent.core.messages import Message, ToolCall
-from agent.core.ui import RecordingUI
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from agent.store.core import StoreConnection
 from agent.store.errors import StoreError
 from agent.store.opening import open_store
 from agent.store.repair import INTERRUPTED_RESULT
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
+from tests.recording_ui import RecordingUI
 
 
 def _session(store: SessionStore, **kw: Any) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 import widgets.text_safety
 from agent.core import text_safety
 from agent.core.text_safety import sanitize_display
-from agent.scripted import ScriptedServer
 from hermes_tui.export import export_json, export_markdown
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent, tool_results
 from tests.web_standins import ESCAPES_TEXT, ESCAPES_TITLE, WebStandIn
 

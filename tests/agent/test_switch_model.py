@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.core.events import ApiCallStarted
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.agent.helpers import error_lines, last_user_text, make_agent
 
 

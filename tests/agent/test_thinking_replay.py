@@ -12,9 +12,9 @@ import pytest
 from agent.core.events import ReasoningDelta
 from agent.core.messages import Message
 from agent.core.sanitize import sanitize_for_wire
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from agent.transports.endpoint import Endpoint
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
 
 TOOL_TURN = [

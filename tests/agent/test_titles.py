@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from agent.scripted import ScriptedServer
 from agent.session.titles import clean_title, fallback_title, generate_title
 from agent.transports.openai_chat import OpenAIChatTransport
+from scripted import ScriptedServer
 
 
 def factory_for(server: ScriptedServer):

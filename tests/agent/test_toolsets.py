@@ -11,13 +11,13 @@ from pydantic import BaseModel
 
 from agent.config.settings import Settings, load_settings
 from agent.core.events import StatusNotice, ToolFinished
-from agent.core.ui import RecordingUI
-from agent.scripted import ScriptedServer
 from agent.session.catalogue import default_registry
 from agent.session.session import Session
 from agent.toolkit.registry import Tool, ToolContext, ToolRegistry
 from agent.toolkit.toolsets import CATALOG, SessionToolsets, Toolset, register_toolset, unregister_toolset
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
+from tests.recording_ui import RecordingUI
 
 
 def scenario(*calls: dict) -> str:

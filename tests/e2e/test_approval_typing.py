@@ -1,4 +1,5 @@
-"""Typing through an approval dialog never approves (issue 34, item 1), in a real terminal.
+"""Typing through an approval dialog never approves (issue 34, item 1) and lands in the prompt (issue 46,
+item 12), in a real terminal.
 
 The model asks to `rm -rf` a folder while the user is writing their next message. They type, pause (the
 dialog takes the keyboard then), and go on typing: letters that once meant "allow once" (`o`), "this
@@ -11,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
 
 pytestmark = needs_tmux
@@ -52,7 +53,9 @@ def test_typing_into_an_approval_never_approves(tmp_path: Path, hermes_home: Pat
         assert victim.exists() and (victim / "work.txt").exists()
         tmux.keys("Escape")
         tmux.wait_until(lambda s: "Approval needed" not in s, "Escape did not deny")
-        tmux.wait_for("I left it alone.")
+        shown = tmux.wait_for("I left it alone.")
+        # Nothing typed was lost: the whole message is in the prompt, the dialog's share included.
+        assert "❯ then run the tests so and also ok yes allow it 2 more as said 1" in shown
         assert victim.exists() and (victim / "work.txt").read_text() == "a day of work\n"
         tool_results = [
             m for r in server.requests for m in r.body.get("messages", []) if m.get("role") == "tool"

@@ -8,8 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
+from scripted import ScriptedServer
 from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
 from tests.waiting import wait_until
 

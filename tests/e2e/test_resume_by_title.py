@@ -47,8 +47,15 @@ def scenario(tmp_path: Path) -> Path:
 
 
 def test_several_matches_are_listed_and_nothing_resumes(
-    hermes_home: Path, tmp_path: Path, scenario: Path, capsys: pytest.CaptureFixture[str]
+    hermes_home: Path,
+    tmp_path: Path,
+    scenario: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from hermes_tui import cli
+
+    monkeypatch.setattr(cli, "missing_terminal", lambda: None)  # the TUI's path, with pytest holding stdin
     ids = seed(hermes_home, tmp_path)
     for argv in (["-z", "go on", "-r", "fix the", "--scenario", str(scenario)], ["-r", "FIX THE", "--demo"]):
         assert main(argv) == 2

@@ -13,7 +13,7 @@ import pytest
 
 from agent.browser.chromium import unavailable_reason
 from agent.config.settings import Settings
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
 from tests.reliability.orphans import marked
 from tests.waiting import QUIET, eventually, wait_until

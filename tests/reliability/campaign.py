@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.core.messages import strip_surrogates
-from agent.scripted import ScriptedServer
 from agent.store.opening import open_store
+from scripted import ScriptedServer
 from tests.reliability.procs import Proc, descendants, listed, outliving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -391,9 +391,9 @@ def _random_text(rng: random.Random) -> str:
 def fuzz_trial(rng: random.Random) -> Trial:
     """A prompt and a tool output of arbitrary characters: the turn completes and the file holds both."""
     from agent.core.ui import NullUI
-    from agent.scripted import scripted_settings
     from agent.session.session import Session
     from agent.store import SessionStore
+    from scripted import scripted_settings
 
     trial = Trial("fuzz")
     prompt = _random_text(rng) or "x"

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from agent.core.secrets import SECRETS
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from tests.reliability.campaign import ROOT, _env
 from tests.web_standins import WebStandIn
 

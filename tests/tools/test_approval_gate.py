@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from agent.approval import ApprovalGate, Decision, Verdict, load_allowlist
-from agent.core.ui import ApprovalDecision, ApprovalRequest, RecordingUI
+from agent.core.ui import ApprovalDecision, ApprovalRequest
+from tests.recording_ui import RecordingUI
 
 
 class FakeUI:
@@ -511,7 +512,7 @@ def test_sudo_reading_the_password_from_stdin_is_refused_even_in_yolo() -> None:
 
 
 def test_the_agent_gives_the_gate_its_hermes_home(hermes_home: Path, tmp_path: Path) -> None:
-    from agent.scripted import ScriptedServer
+    from scripted import ScriptedServer
     from tests.agent.helpers import make_agent
 
     config = hermes_home / "tui" / "config.yaml"

@@ -9,11 +9,12 @@ from pathlib import Path
 
 from agent.approval import load_allowlist
 from agent.core.events import ToolFinished
-from agent.core.ui import ApprovalDecision, ApprovalRequest, RecordingUI
-from agent.scripted import ScriptedServer
+from agent.core.ui import ApprovalDecision, ApprovalRequest
 from agent.session.catalogue import default_registry
 from agent.toolkit.registry import Tool, ToolRegistry
+from scripted import ScriptedServer
 from tests.agent.helpers import make_agent
+from tests.recording_ui import RecordingUI
 
 
 def _scenario(*calls: dict) -> dict:

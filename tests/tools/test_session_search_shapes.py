@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agent.core.messages import Message, ToolCall
-from agent.core.ui import RecordingUI
 from agent.store import SessionStore
 from agent.toolkit.registry import ToolContext
 from agent.tools.session_search import READ_HEAD, READ_TAIL, SessionSearchArgs, session_search
+from tests.recording_ui import RecordingUI
 
 
 @pytest.fixture

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from agent.core.events import TodoUpdated
-from agent.core.ui import ClarifyRequest, RecordingUI
+from agent.core.ui import ClarifyRequest
 from agent.session.catalogue import builtin_tools, default_registry
 from agent.toolkit.registry import ToolContext
 from agent.tools.clarify import CANCELLED, NO_RESPONSE, ClarifyArgs, clarify
 from agent.tools.memory import LIMITS, MemoryArgs, load_entries, memory, memory_path
 from agent.tools.session_search import SessionSearchArgs, session_search
 from agent.tools.todo import TodoArgs, todo
+from tests.recording_ui import RecordingUI
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ import pytest
 
 from agent.config.settings import Settings
 from agent.config.web import NO_BACKEND, load_web_settings
-from agent.scripted import ScriptedServer
 from agent.session.catalogue import default_registry
 from agent.toolkit.executor import _Planned, plan_segments
 from agent.toolkit.registry import ToolContext, ToolResult
 from agent.toolkit.toolsets import SessionToolsets
 from agent.tools.web import WebExtractArgs, WebSearchArgs, run_web_extract, run_web_search
+from scripted import ScriptedServer
 from tests.agent.helpers import API_PARAMS, api_overrides, make_agent, tool_results
 from tests.web_standins import KEYS, WebStandIn
 

@@ -1,19 +1,20 @@
 """Hostile pages and backends (issue 33): one total deadline, Esc at once, any charset, metadata and
-link-local refused in every spelling, private only when allowed, malformed search rows skipped."""
+link-local refused in every spelling by every caller of the URL policy (the web tools, the browser), private
+only when allowed, malformed search rows skipped."""
 
 from __future__ import annotations
 
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from agent.config.web import WebSettings
 from agent.web.fetch import decode_body, fetch_page
 from agent.web.search import _collect, _rows
-from agent.web.url_policy import refusal
+from agent.web.url_policy import browser_refusal, is_local, refusal
 
 METADATA_SPELLINGS = [
     "http://169.254.169.254/latest/meta-data/",
@@ -32,14 +33,52 @@ METADATA_SPELLINGS = [
 ]
 
 
+CALLERS: dict[str, Callable[[str], str | None]] = {
+    "web": lambda url: refusal(url, allow_private=False, resolve=False),
+    "web, private allowed": lambda url: refusal(url, allow_private=True, resolve=False),
+    "browser": browser_refusal,  # resolves names; every spelling here is refused before that
+}
+
+
+@pytest.mark.parametrize("caller", sorted(CALLERS))
 @pytest.mark.parametrize("url", METADATA_SPELLINGS)
-def test_metadata_and_link_local_are_refused_in_every_spelling_even_when_private_is_allowed(url: str) -> None:
-    assert refusal(url, allow_private=True, resolve=False)
-    assert refusal(url, allow_private=False, resolve=False)
+def test_metadata_and_link_local_are_refused_in_every_spelling_by_every_caller(url: str, caller: str) -> None:
+    assert "SSRF" in (CALLERS[caller](url) or "")
+
+
+@pytest.mark.parametrize("caller", sorted(CALLERS))
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "chrome://settings", "javascript:alert(1)", "data:text/html,hi", "ftp://x/"]
+)
+def test_only_http_and_https_for_every_caller(url: str, caller: str) -> None:
+    assert "http" in (CALLERS[caller](url) or "")
 
 
 @pytest.mark.parametrize(
-    "url", ["http://127.0.0.1:8000/", "http://localhost/", "http://10.1.2.3/", "http://[::1]/"]
+    "url",
+    [
+        "http://127.0.0.1:8000/",
+        "http://localhost/",
+        "http://10.1.2.3/",
+        "http://[::1]/",
+        "http://2130706433/",
+    ],
+)
+def test_the_browser_may_open_this_machine_and_private_networks(url: str) -> None:
+    """The one place the callers differ: a local dev server is what people test in the browser."""
+    assert browser_refusal(url) is None
+    assert is_local(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/",
+        "http://localhost/",
+        "http://10.1.2.3/",
+        "http://[::1]/",
+        "http://2130706433/",
+    ],
 )
 def test_private_and_loopback_only_when_allowed(url: str) -> None:
     assert "allow_private_urls" in (refusal(url, allow_private=False, resolve=False) or "")

@@ -9,9 +9,9 @@ from typing import Any
 from textual.pilot import Pilot
 
 from agent.config.settings import Settings
-from agent.scripted import ScriptedServer, scripted_settings
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
+from scripted import ScriptedServer, scripted_settings
 from tests.waiting import wait_for_async
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.modals import ConfirmModal
 from hermes_tui.screens.rollback import RollbackScreen
 from hermes_tui.screens.sessions import ExportPathModal, SessionsScreen
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.notice import NoticeLine
 from widgets.queued_messages import QueuedMessages

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from agent.approval import load_allowlist
 from agent.core.ui import ApprovalDecision
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.approval_dialog import ApprovalDialog
 from widgets.assistant_message import AssistantMessage
@@ -106,6 +107,9 @@ async def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> N
         assert card not in list(chat(app).query(ClarifyPrompt))
         tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
         assert '"user_response": "green"' in tool["content"] or "green" in tool["content"]
+        (panel,) = chat(app).transcript.entries_of(ToolPanel)  # the answer shows, not the question alone
+        assert panel.expanded
+        assert panel.rendered_text(90).splitlines()[-2:] == ["   │ Which one?", "   │ → green"]
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
@@ -152,6 +156,37 @@ async def test_letters_never_approve(hermes_home: Path, tmp_path: Path) -> None:
 
 async def test_escape_denies(hermes_home: Path, tmp_path: Path) -> None:
     await _approval_run(hermes_home, tmp_path, ["wait", "escape"], expect_exists=True)
+
+
+async def test_typing_and_pasting_into_the_approval_dialog_lands_in_the_prompt(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """The dialog took the keyboard mid-sentence: what the user goes on typing or pasting (digits that
+    are not a choice and Backspace included) goes into their message, never into an answer."""
+    target = tmp_path / "victim"
+    target.mkdir()
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {target}"}}]},
+        {"text": "finished"},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        prompt = chat(app).prompt_input
+        await submit(pilot, "delete it")
+        dialog = await wait_for(
+            pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen, what="dialog"
+        )
+        await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
+        await pilot.press(*"then run 2 testz", "backspace", "s")
+        app.screen.post_message(events.Paste(" and the linter"))
+        await wait_for(pilot, lambda: prompt.text == "then run 2 tests and the linter", what="the typing")
+        assert app.screen is dialog and not dialog.is_answered
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: _idle(app), what="turn end")
+        assert target.exists()
+        assert prompt.text == "then run 2 tests and the linter"
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
 async def test_s_approves_for_the_session(hermes_home: Path, tmp_path: Path) -> None:
@@ -236,6 +271,10 @@ async def test_escape_interrupts_a_slow_stream_and_next_message_works(
         await wait_for(pilot, lambda: _idle(app) and len(_replies(app)) == 2, what="second turn")
         await wait_for(pilot, lambda: _replies(app)[1].is_finished)
         assert _replies(app)[1].text == "second answer"
+        *_, kept, asked = server.requests[1].body["messages"]  # the model is told it was cut off
+        assert kept == {"role": "assistant", "content": partial}
+        assert asked == {"role": "user", "content": "[Request interrupted by user]\n\nagain"}
+        assert "Request interrupted" not in screen_text(app)  # the transcript shows what was typed
 
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
@@ -301,9 +340,9 @@ def test_approval_decision_values_match_the_gate() -> None:
 
 async def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None:
     from agent.config.settings import Settings
-    from agent.scripted import demo_scenario_path, scripted_settings
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
+    from scripted import demo_scenario_path, scripted_settings
 
     with ScriptedServer(demo_scenario_path()) as server:
         bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
@@ -437,11 +476,11 @@ async def test_sessions_without_a_provider_browse_first(hermes_home: Path, tmp_p
     from it asks for a provider, then resumes."""
     from agent.config.settings import Settings
     from agent.core.messages import Message
-    from agent.scripted import demo_scenario_path, scripted_settings
     from agent.store import SessionStore
     from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.sessions import SessionsScreen
     from hermes_tui.screens.setup import SetupScreen
+    from scripted import demo_scenario_path, scripted_settings
 
     bare = Settings(hermes_home=hermes_home, cwd=tmp_path)
     store = SessionStore(bare.state_db)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.config.settings import ConfigProblem
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, submit, wait_for
 from widgets.notice import NoticeLine
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from agent.cron.jobs import CronJobs
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.cron import CronScreen
 from hermes_tui.screens.modals import ConfirmModal
+from scripted import ScriptedServer
 from tests.ui.harness import run_chat, screen_text, submit, wait_for
 
 SCENARIO = {"name": "idle", "calls": []}

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.editor import edit_text
+from scripted import ScriptedServer
 from tests.ui.harness import chat_settings, wait_for
 
 

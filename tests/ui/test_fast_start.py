@@ -14,12 +14,12 @@ from textual import events
 from textual.theme import Theme
 
 from agent.config.settings import LoadedSettings, Settings
-from agent.scripted import ScriptedServer
 from hermes_tui.app import FastStart, HermesApp
 from hermes_tui.screens.chat import ChatScreen
 from hermes_tui.screens.chat_layout import StartingScreen
 from hermes_tui.screens.setup import SetupScreen
 from hermes_tui.startup_snapshot import DEFAULT_SNAPSHOT, StartupSnapshot, read_snapshot, write_snapshot
+from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, wait_for
 from widgets.prompt_input import PromptInput
 from widgets.status_bar import StatusBar
@@ -111,6 +111,7 @@ def test_the_command_line_has_one_start_drawn_from_the_snapshot_or_the_defaults(
     monkeypatch.setattr(
         app_module, "run_fast_app", lambda args, snapshot, load: started.append(snapshot) or 0
     )
+    monkeypatch.setattr(cli, "missing_terminal", lambda: None)  # pytest holds stdin and stdout
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "none"))
     assert cli._run([]) == 0
     assert started == [DEFAULT_SNAPSHOT]

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.first_frame import FirstFrame
 from hermes_tui.screens.chat import ChatScreen
+from scripted import ScriptedServer
 from tests.ui.harness import chat_settings, wait_for
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.cli import build_parser
+from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, wait_for
 
 

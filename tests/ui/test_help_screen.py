@@ -7,11 +7,11 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.commands import BUILTIN_COMMANDS, new_registry
 from hermes_tui.commands.plugins import PluginCommand
 from hermes_tui.screens.help import HelpScreen, matching_rows
+from scripted import ScriptedServer
 from tests.ui.harness import run_chat, submit, wait_for
 
 

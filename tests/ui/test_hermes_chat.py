@@ -9,11 +9,11 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.store.library import open_library
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.sessions import SessionsScreen
 from hermes_tui.screens.usage import UsageScreen
+from scripted import ScriptedServer
 from tests.hermes_home_fixture import QUOKKA_SESSION, copy_hermes_home_0_19
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.assistant_message import AssistantMessage

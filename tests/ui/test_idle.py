@@ -14,9 +14,9 @@ from textual.pilot import Pilot
 from textual.timer import Timer
 
 from agent.core.events import TextDelta
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.bridge import EventsReady, UIBridge
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.assistant_message import AssistantMessage
 from widgets.prompt_input import PromptInput

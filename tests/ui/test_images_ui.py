@@ -12,9 +12,9 @@ from PIL import Image
 from textual import events
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.commands.session import open_session
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.attachment_bar import AttachmentBadge, AttachmentBar
 from widgets.user_message import UserMessage
@@ -151,8 +151,8 @@ async def test_a_resumed_session_shows_its_images_as_badges(hermes_home: Path, t
 
 
 async def test_the_image_flag_attaches_to_the_first_message(hermes_home: Path, tmp_path: Path):
-    from agent.scripted import scripted_settings
     from hermes_tui.screens.chat import ChatScreen
+    from scripted import scripted_settings
 
     shot = _png(tmp_path / "flag shot.png")
     with ScriptedServer({"calls": ["ok"]}) as server:

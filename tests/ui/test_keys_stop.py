@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
@@ -37,7 +37,8 @@ async def test_escape_keeps_queued_messages_and_the_steer_until_enter(
         assert app.focused is screen.prompt_input
         await pilot.press("enter")  # empty prompt: the next queued message goes
         await wait_for(pilot, lambda: len(server.requests) >= 2, what="the steer sent")
-        assert server.requests[1].body["messages"][-1] == {"role": "user", "content": "be brief"}
+        note = "[Request interrupted by user]"  # the turn before it was stopped: the model is told
+        assert server.requests[1].body["messages"][-1] == {"role": "user", "content": f"{note}\n\nbe brief"}
         # That turn completes, so the queue goes on as usual: only a stop holds it.
         await wait_for(pilot, lambda: len(server.requests) == 3 and not queue.items, what="the queue went on")
         assert server.requests[2].body["messages"][-1] == {"role": "user", "content": "queued question"}

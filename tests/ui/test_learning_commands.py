@@ -13,7 +13,6 @@ from textual.widgets import OptionList
 
 from agent.core.messages import Message
 from agent.prompts.personality import BUILTIN_PERSONALITIES
-from agent.scripted import ScriptedServer
 from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
@@ -21,6 +20,7 @@ from hermes_tui.screens.chat import ChatScreen
 from hermes_tui.screens.personality import PersonalityPicker
 from hermes_tui.screens.skills import SkillsScreen
 from hermes_tui.screens.tools import ToolsScreen
+from scripted import ScriptedServer
 from tests.hermes_home_fixture import write_hermes_home
 from tests.ui.harness import chat, chat_settings, run_chat, screen_text, submit, wait_for
 from widgets.notice import NoticeLine
@@ -64,8 +64,9 @@ async def test_skills_screen_browses_and_disables_a_skill(hermes_home: Path, tmp
         assert "axolotl" in screen.commands.skills
         assert all(name != "/zebra-deploy" for name, _ in screen.prompt_input.commands)
         assert any("Skills switched" in n for n in _notices(app))
-        await submit(pilot, "/zebra-deploy now")
-        assert any("Unknown command /zebra-deploy" in n for n in _notices(app))
+        await submit(pilot, "/zebra-deploy now")  # read again first (it might have been added since)
+        await wait_for(pilot, lambda: any("Unknown command /zebra-deploy" in n for n in _notices(app)))
+        assert not server.requests
 
     await run_chat(
         {"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, skills_disabled=["note-taking"]
@@ -90,6 +91,60 @@ async def test_skill_slash_command_loads_the_skill_for_this_turn(hermes_home: Pa
         assert stored[0].content == "/zebra-deploy do it now"
 
     await run_chat({"name": "t", "calls": [{"text": "Deploying."}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+CODE_REVIEW = """---
+name: code-review
+description: Review the change for bugs before it ships
+---
+
+# Code review
+Read the diff twice.
+"""
+
+
+async def test_a_skill_added_or_removed_while_the_app_runs_is_a_command_or_not(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """A skill written while the app runs (by hand, or the agent's skill_manage) is `/code-review` at once,
+    as `/skills` lists it (it was an unknown command until a restart); a removed one stops completing after
+    the next turn or `/skills`."""
+    write_hermes_home(hermes_home)
+    folder = hermes_home / "skills" / "software" / "code-review"
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await wait_for(pilot, lambda: "zebra-deploy" in screen.commands.skills, what="skill commands")
+        assert "code-review" not in screen.commands.skills
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(CODE_REVIEW, encoding="utf-8")
+        await submit(pilot, "/code-review the last commit")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="turn end")
+        user = [m for m in server.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
+        assert user.startswith(
+            '/code-review the last commit\n\n[IMPORTANT: The user has invoked the "code-review"'
+        )
+        assert not any("Unknown command" in n for n in _notices(app))
+        review = ("/code-review", "Review the change for bugs before it ships")
+        await wait_for(pilot, lambda: review in screen.prompt_input.commands, what="completed too")
+
+        (folder / "SKILL.md").unlink()
+        folder.rmdir()
+        await submit(pilot, "/skills")
+        await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen), what="the skills screen")
+        await wait_for(pilot, lambda: "code-review" not in screen.commands.skills, what="removed")
+        assert review not in screen.prompt_input.commands
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
+
+        folder.mkdir(parents=True)  # written by a turn (skill_manage): a command once the turn ends
+        (folder / "SKILL.md").write_text(CODE_REVIEW, encoding="utf-8")
+        await submit(pilot, "thanks")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
+        await wait_for(pilot, lambda: review in screen.prompt_input.commands, what="listed after the turn")
+
+    calls = [{"text": "Reviewed."}, {"text": "Welcome."}]
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
 async def test_tools_screen_toggle_changes_the_next_request(hermes_home: Path, tmp_path: Path) -> None:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.toolkit.toolsets import CATALOG
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt

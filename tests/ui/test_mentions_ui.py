@@ -7,8 +7,8 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, run_chat, screen_text, wait_for
 from widgets.notice import NoticeLine
 from widgets.user_message import UserMessage

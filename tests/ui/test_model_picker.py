@@ -4,16 +4,19 @@ warning naming the closest ones; a provider that cannot list models takes any na
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
+from pytest import MonkeyPatch
 from textual.pilot import Pilot
 
-from agent.config.model_catalog import closest_models, load_catalog
-from agent.scripted import ScriptedServer
+from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
+from agent.config.settings import Settings
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
 from hermes_tui.screens.model_picker import ModelPicker
+from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, run_chat, submit, wait_for
 from widgets.notice import NoticeLine
 
@@ -97,3 +100,38 @@ async def test_a_provider_without_a_list_takes_any_name(hermes_home: Path, tmp_p
             await wait_for(pilot, lambda: any("Model switched to my-local-model" in n for n in _notices(app)))
             assert any("not checked" in n for n in _notices(app))
             assert chat(app).settings.model == "my-local-model"
+
+
+async def test_a_message_sent_right_after_model_name_goes_to_the_new_model(
+    hermes_home: Path, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
+    """`/model NAME` then Enter on a message before the provider's list came back: the message goes to
+    NAME (it went to the old model, and the switch was dropped when the list arrived during the turn)."""
+    import agent.api
+
+    listing = threading.Event()  # the provider's list is slow to come back, until the turn has been sent
+    real = load_catalog
+
+    def slow_catalog(settings: Settings, *, refresh: bool = False) -> ModelCatalog:
+        listing.wait(10)
+        return real(settings, refresh=refresh)
+
+    monkeypatch.setattr(agent.api, "load_catalog", slow_catalog)
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "/model gpt-4o-mini")
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: [r for r in server.requests if r.method == "POST"], what="the request")
+        listing.set()
+        await wait_for(pilot, lambda: not screen.busy, what="the turn's end")
+        (request,) = [r for r in server.requests if r.method == "POST"]
+        assert request.body["model"] == "gpt-4o-mini"
+        await wait_for(pilot, lambda: any("Model switched to gpt-4o-mini" in n for n in _notices(app)))
+        assert screen.settings.model == "gpt-4o-mini"
+
+    scenario = {"name": "t", "models": MODELS, "calls": [{"text": "hi"}]}
+    try:
+        await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
+    finally:
+        listing.set()

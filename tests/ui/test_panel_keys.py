@@ -8,8 +8,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.tool_panel import ToolPanel
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from agent.tools.processes import PROCESSES
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.modals import ConfirmModal
 from hermes_tui.screens.processes import ProcessesScreen
+from scripted import ScriptedServer
 from tests.tools.test_processes import ps_lines
 from tests.ui.harness import chat, run_chat, submit, wait_for
 

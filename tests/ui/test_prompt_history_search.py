@@ -8,9 +8,9 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.sessions import SessionsScreen
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, wait_for
 from widgets.history_search import HistorySearch, older_match
 from widgets.prompt_input import PromptBar

@@ -12,9 +12,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, wait_for
 from widgets.paste_store import MAX_CHARS, MAX_LINES, PasteStore, is_big
 from widgets.prompt_input import PLACEHOLDERS, PromptBar, PromptInput
@@ -272,3 +272,27 @@ async def test_a_token_stands_out_and_keeps_its_style_across_a_theme_change() ->
         await pilot.pause()
         await wait_for(pilot, lambda: _token_styles(prompt) and _token_styles(prompt)[0].color != before)
         assert [style.bold for style in _token_styles(prompt)] == [True]
+
+
+async def test_undo_after_ctrl_o_turns_the_text_back_into_the_token() -> None:
+    """Paste 20 lines, Ctrl+O, Ctrl+Z: the expanded text goes back to the token (it raised "The document
+    line index 1 is out of bounds" from the undo and the app exited with the draft lost); Ctrl+Y expands it
+    again, and the draft is never lost."""
+    app = PasteApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await pilot.press(*"see ")
+        await _paste(pilot, prompt, "first\n" * 20)
+        assert prompt.text == "see [Pasted #1: 20 lines]"
+        await pilot.press("ctrl+o")
+        assert prompt.text == "see " + "first\n" * 20
+        await pilot.press("ctrl+z")
+        assert prompt.text == "see [Pasted #1: 20 lines]"
+        assert prompt.full_text == "see " + "first\n" * 20
+        await pilot.press("ctrl+y")
+        assert prompt.text == "see " + "first\n" * 20
+        await pilot.press("ctrl+z", "ctrl+z")
+        assert prompt.text == "see "
+        await pilot.press(*"!")
+        assert prompt.text == "see !"
+    assert app.return_value is None

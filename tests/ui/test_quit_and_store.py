@@ -9,10 +9,10 @@ import pytest
 from textual.pilot import Pilot
 
 from agent.core.messages import Message
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from agent.store.opening import open_store
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, run_chat, submit, wait_for
 from widgets.assistant_message import AssistantMessage
 from widgets.notice import NoticeLine

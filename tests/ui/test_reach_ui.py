@@ -10,11 +10,11 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.mcp import McpScreen, ServerList
 from hermes_tui.screens.sessions.rows import nest_subagents
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.subagent_list import SubagentList
 from widgets.tool_panel import ToolPanel

@@ -7,8 +7,8 @@ from pathlib import Path
 import yaml
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.notice import NoticeLine
 from widgets.reasoning import ReasoningBlock

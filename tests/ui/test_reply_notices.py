@@ -10,12 +10,12 @@ from textual.pilot import Pilot
 
 import agent.transports.base as transport_base
 from agent.core.messages import Message, ToolCall
-from agent.scripted import ScriptedServer
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.history import records_from_messages
 from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
 from hermes_tui.screens.sessions.rows import RowStyles, SessionRow
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.assistant_message import AssistantMessage
 from widgets.tool_panel import ToolPanel

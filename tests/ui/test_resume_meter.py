@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.core.messages import Message
-from agent.scripted import ScriptedServer
 from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.chat import ChatScreen
+from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, wait_for
 
 

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import asyncio, sys
 from pathlib import Path
-from agent.scripted import ScriptedServer
+from scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.ui.harness import chat, chat_settings, submit, wait_for
 from widgets.assistant_message import AssistantMessage

@@ -7,6 +7,7 @@ tiny app that records what the screen dismissed with.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -764,3 +765,34 @@ async def test_the_preview_draws_a_reply_as_markdown_not_raw(store: SessionStore
         assert "what now?" in shown  # the user's words stay as typed
         bold = [span for span in screen.preview_text.spans if "the suite" in shown[span.start : span.end]]
         assert any(getattr(span.style, "bold", False) for span in bold)
+
+
+async def test_the_preview_shows_a_clarify_answer_not_the_question_alone(store: SessionStore) -> None:
+    offered = {
+        "question": "Which database?",
+        "choices_offered": ["sqlite", "postgres"],
+        "user_response": "postgres",
+    }
+    payload = json.dumps(offered)
+    add_session(
+        store,
+        "Picking a database",
+        [
+            Message("user", "set up the app"),
+            Message(
+                "assistant",
+                "",
+                tool_calls=[ToolCall("call_1", "clarify", '{"question": "Which database?"}')],
+            ),
+            Message("tool", payload, tool_call_id="call_1", tool_name="clarify", meta={"status": "ok"}),
+            Message("assistant", "Setting it up."),
+        ],
+        updated=NOW - 60,
+    )
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await wait_until(pilot, lambda: "Which database?" in screen.preview_text.plain)
+        lines = screen.preview_text.plain.split("\n")
+        at = next(i for i, line in enumerate(lines) if "→ clarify: Which database?" in line)
+        assert lines[at + 1].strip() == "│ → postgres"

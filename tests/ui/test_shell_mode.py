@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from agent.scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from hermes_tui.shell_mode import shell_command
+from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.tool_panel import ToolPanel
 

@@ -708,6 +708,35 @@ async def test_a_streaming_reply_below_does_not_move_the_view_while_the_user_rea
         assert transcript.is_following and "streamed line 39" in shown(transcript)
 
 
+@pytest.mark.parametrize("lines_up", [1, 2, 3])
+async def test_a_small_scroll_up_mid_stream_shows_the_new_output_bar(lines_up: int) -> None:
+    """A wheel notch during a stream: the reply's first line is still on screen, its growth is below the
+    view, and the bar says so (it compared the reply's top with the view's bottom, so it never came)."""
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.transcript
+        await transcript.load_history(history(10))
+        reply = transcript.start_assistant()
+        for n in range(12):
+            reply.append(f"streamed line {n}\n\n")
+        await reply.wait_until_drained()
+        await pilot.pause()
+        assert transcript.is_following
+        transcript.scroll_to(y=transcript.scroll_y - lines_up, animate=False, immediate=True)
+        await pilot.pause()
+        assert not transcript.is_following
+        before = shown(transcript)
+        assert "streamed line" in before  # the growing reply is in view, its growth will be below
+        for n in range(12, 16):
+            reply.append(f"streamed line {n}\n\n")
+        await reply.wait_until_drained()
+        await pilot.pause()
+        assert not transcript.is_following
+        assert shown(transcript).split("\n")[:-1] == before.split("\n")[:-1]  # the view stays
+        assert transcript.new_output_shown
+        assert shown(transcript).splitlines()[-1].strip() == Transcript.NEW_OUTPUT
+
+
 async def test_tool_panels_appear_in_call_order_and_spinner_stays_last() -> None:
     app = TranscriptApp()
     async with app.run_test() as pilot:

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from agent.api import format_absolute, format_age, reply_marker, result_status, summarize_call
+from agent.api import (
+    clarify_answer,
+    format_absolute,
+    format_age,
+    reply_marker,
+    result_status,
+    summarize_call,
+)
 from hermes_tui.export import short_path
 from hermes_tui.screens.sessions.rows import (
     HERMES_BADGE,
@@ -322,6 +329,12 @@ def _tool_line(
         if isinstance(duration, (int, float)):
             bits.append(f"{duration:.1f}s")
         line.append("  " + " · ".join(bits), styles.meta)
+        if name == "clarify" and (answered := clarify_answer(result.content or "")) is not None:
+            answer = Text(_excerpt(answered[1], terms or (), 2, 200), end="")  # not the question alone
+            if terms:
+                highlight(answer, terms, styles.match)
+            line.append("\n")
+            line.append_text(_indent(Text("→ ", end="") + answer, "    │ ", styles.meta))
     else:
         line.append("  no result", styles.meta)
     return line

@@ -1,4 +1,4 @@
-"""Serve a scenario for manual use: `python -m agent.scripted SCENARIO.yaml [--port N]`."""
+"""Serve a scenario for manual use: `python -m scripted SCENARIO.yaml [--port N]`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .server import RecordedRequest, ScriptedServer
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m agent.scripted",
+        prog="python -m scripted",
         description="Serve a scripted model scenario on 127.0.0.1 (OpenAI and Anthropic APIs).",
     )
     parser.add_argument("scenario", help="path to a scenario YAML file")

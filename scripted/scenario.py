@@ -230,7 +230,7 @@ class Scenario(_Strict):
     models: list[str] = Field(default_factory=list)
     """More model names `GET /models` lists after `model` (for the model picker)."""
     server: Literal["openai", "llamacpp", "llama-cpp-python", "vllm"] = "openai"
-    """Which compatible server to behave as (`agent.scripted.server_kinds`): `llamacpp` refuses
+    """Which compatible server to behave as (`scripted.server_kinds`): `llamacpp` refuses
     `content: null` beside tool calls, streams nothing for a prompt over `n_ctx` and serves `/props`
     (`llama-cpp-python` the same without `/props`, and answers tools sent without a `tool_choice` in text);
     `vllm` gives `max_model_len` in its model list."""

@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from agent.config.settings import Settings
 
 if TYPE_CHECKING:
-    from agent.scripted.server import ScriptedServer
+    from scripted.server import ScriptedServer
 
 DEMO_MODEL = "hermes-demo"
 DEMO_API_KEY = "demo"  # the SDKs refuse an empty key; the scripted server ignores it
