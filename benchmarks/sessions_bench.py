@@ -280,7 +280,7 @@ def open_big(path: Path, big_id: str) -> None:
 
     from agent.config.settings import Settings
     from hermes_tui.app import HermesApp
-    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.chat.screen import ChatScreen
 
     async def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from agent.api import ConfigProblem, LoadedSettings, ServerStatus, SessionStore, Settings
+    from hermes_tui.chat.screen import ChatScreen
     from hermes_tui.mcp_service import McpChanged, McpService
-    from hermes_tui.screens.chat import ChatScreen
     from hermes_tui.screens.setup import SetupChoice, SetupScreen
     from hermes_tui.startup_snapshot import StartupSnapshot
     from scripted import ScriptedServer
@@ -71,12 +71,16 @@ class HermesApp(textual_compat.FrameSignal[int]):
         first_message: str | None = None,
         reload_settings: Callable[[], LoadedSettings] | None = None,
         images: Sequence[str] = (),
+        demo: bool = False,
     ) -> None:
         super().__init__()
         textual_compat.install()  # every workaround of Textual's faults, or none (before the driver reads)
         self.images = tuple(images)  # `--image FILE`: attached to the first message
         self.problems = problems or []
         self.demo_factory = demo_factory  # starts the scripted server on demand (the setup screen's demo)
+        self.demo = demo
+        """The chat talks to the built-in demo (`--demo`, or the setup screen's button): its welcome says
+        what to do, and the exit hint continues it with `--demo` (without it the setup screen opens)."""
         self.resume_id = resume_id
         self.open_sessions = open_sessions
         self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
@@ -189,7 +193,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
 
     def on_mount(self) -> None:
         if self._fast_start is not None:
-            from hermes_tui.screens.chat_layout import StartingScreen
+            from hermes_tui.chat.layout import StartingScreen
 
             self.push_screen(StartingScreen(self._fast_start.snapshot))
             self.first_frame.after(self.gc_policy.starting_frame_shown)
@@ -275,6 +279,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
     def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:
             self.settings = self.demo_factory()
+            self.demo = True
             self._open_chat()
         elif choice == "configured":
             self._start_configured()
@@ -303,7 +308,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._after_setup("demo")
 
     def _open_chat(self) -> None:
-        from hermes_tui.screens.chat import ChatScreen
+        from hermes_tui.chat.screen import ChatScreen
 
         chat = ChatScreen(
             self.settings,
@@ -312,6 +317,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
             flavour=self.theme_manager.spec,
             first_message=self.first_message,
             images=self.images,
+            demo=self.demo,
         )
         self.first_message = None
         self.images = ()
@@ -474,18 +480,42 @@ def _images(args: argparse.Namespace) -> list[str]:
 
 def _run(app: HermesApp) -> int:
     from hermes_tui import exit_signals
+    from hermes_tui.crash_log import CrashCapture
     from hermes_tui.exit_report import EXIT_REPORT
 
     early_input.release()  # Textual saves the terminal's settings as it takes it: the user's own
+    capture = CrashCapture(app)  # a traceback goes to a log file, not over the user's screen
+    escaped: Exception | None = None
     # SIGTERM, SIGHUP, SIGINT: quit as Ctrl+Q does (the terminal restored, the children stopped).
     with exit_signals.handled(lambda code: app.exit(code)):
-        code = app.run()
+        try:
+            code = app.run()
+        except Exception as exc:  # raised by the run itself, not by a handler: a crash all the same
+            code, escaped = 1, exc
+    if capture.crashed or escaped is not None:
+        crash_line = capture.report(_home_of(app), escaped)
+        EXIT_REPORT.finish()
+        saved = resume_hint(app).removeprefix("hermes-tui: ")
+        print(f"{crash_line}; {saved}" if saved else crash_line, file=sys.stderr)
+        return 1
+    if other := capture.other_output():
+        print(other, end="", file=sys.stderr)
     if app.exit_message:
         print(app.exit_message, file=sys.stderr)
     EXIT_REPORT.finish()
     if not app.exit_message and (hint := resume_hint(app)):
         print(hint, file=sys.stderr)
     return int(code or 0)
+
+
+def _home_of(app: HermesApp) -> Path:
+    """The app's `HERMES_HOME` (its settings', else the environment's: a crash before they were read)."""
+    settings: Settings | None = getattr(app, "settings", None)
+    if settings is not None:
+        return Path(settings.hermes_home)
+    from agent.api import hermes_home
+
+    return hermes_home()
 
 
 def resume_hint(app: HermesApp) -> str:
@@ -495,7 +525,8 @@ def resume_hint(app: HermesApp) -> str:
     if agent is None or not agent.session_id or not agent.messages:
         return ""
     session = agent.session_id
-    return f"hermes-tui: session {session} saved · continue it with: hermes-tui -c (or -r {session})"
+    demo = " --demo" if app.demo else ""  # the demo's session goes on with the demo, not the setup screen
+    return f"hermes-tui: session {session} saved · continue it with: hermes-tui{demo} -c (or -r {session})"
 
 
 def run_fast_app(
@@ -520,6 +551,7 @@ def run_fast_app(
             first_message=_first_message(args),
             reload_settings=load_settings,
             images=_images(args),
+            demo=bool(args.demo),
         )
         stack.callback(app.close_store)  # the app opened it (`_finish_fast_start`)
         return _run(app)
@@ -573,5 +605,6 @@ def run_app(
             first_message=_first_message(args),
             reload_settings=reload_settings,
             images=_images(args),
+            demo=bool(args.demo),
         )
         return _run(app)

@@ -121,6 +121,13 @@ def build_parser() -> _Parser:
         help="how hard the model thinks this run: none, minimal, low, medium, high, xhigh, max, ultra "
         "(wins over agent.reasoning_effort and agent.reasoning_overrides)",
     )
+    p.add_argument(
+        "-t",
+        "--toolsets",
+        metavar="LIST",
+        help="the toolsets offered, comma-separated (e.g. file,terminal; /tools lists them): fewer tools "
+        "leave a small model's window to the conversation",
+    )
     p.add_argument("--max-iterations", type=int, help="model calls allowed per turn (default 90)")
     p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
     p.add_argument(
@@ -149,6 +156,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.yolo:
         flags["yolo"] = True
+    if getattr(args, "toolsets", None):
+        flags["toolsets"] = [name.strip() for name in args.toolsets.split(",") if name.strip()]
     if args.cwd:
         flags["cwd"] = str(Path(args.cwd).expanduser().resolve())
     return flags

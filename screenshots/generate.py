@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from agent.config.settings import Settings  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
-from hermes_tui.screens.chat import ChatScreen  # noqa: E402
+from hermes_tui.chat.screen import ChatScreen  # noqa: E402
 from scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
 from widgets.approval_dialog import ApprovalDialog  # noqa: E402
 from widgets.assistant_message import AssistantMessage  # noqa: E402

@@ -22,7 +22,15 @@ from .faults import break_body, break_stream, error_response, pause
 from .plan import Plan
 from .request import Api, RecordedRequest
 from .scenario import Fault, ModelCall, Scenario
-from .server_kinds import model_card_extras, props, rejection, streams_nothing, tools_unseen
+from .server_kinds import (
+    hangs_up,
+    leaves_connection_dead,
+    model_card_extras,
+    props,
+    rejection,
+    streams_nothing,
+    tools_unseen,
+)
 from .wire import Abort, ChunkedWriter, Encoder, dumps
 from .wire_anthropic import AnthropicEncoder
 from .wire_bedrock import BedrockEncoder
@@ -220,6 +228,11 @@ class ScriptedHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         raw = self._read_body()
+        if getattr(self, "_connection_dead", False):
+            # llama-cpp-python after a stream that failed past its headers: the connection looked reusable,
+            # but the next request sent down it is dropped unanswered.
+            self.close_connection = True
+            return
         arrived = time.monotonic()  # before parsing and planning: a big scripted answer takes a while
         if path == TOKEN_PATH:
             self._answer_token(path, raw, arrived)
@@ -307,10 +320,14 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         """A request the scenario's server kind answers by itself (no scripted call is taken)."""
         owner = self.server.owner
         error = rejection(owner.scenario, body, raw)
+        hang_up = error is None and hangs_up(owner.scenario, body, raw)
         empty = error is None and streams_nothing(owner.scenario, body, raw)
-        if error is None and not empty:
+        if error is None and not empty and not hang_up:
             return False
         owner._record(path, headers, body, raw, "openai", None, at)
+        if hang_up:  # not a byte: the client's read of the status line finds the connection closed
+            self.close_connection = True
+            return True
         if error is not None:
             self._send_json(*error)
             return True
@@ -319,6 +336,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         ChunkedWriter(self.wfile).end()
+        self._connection_dead = leaves_connection_dead(owner.scenario)
         return True
 
     def end_headers(self) -> None:

@@ -3,7 +3,8 @@ server when a scenario names one (`server: llamacpp` / `llama-cpp-python` / `vll
 
 llama.cpp (and llama-cpp-python, and servers built on them) refuse an assistant message whose `content` is
 `null` beside `tool_calls` (HTTP 500: the chat template concatenates it as a string), answer a prompt longer
-than `n_ctx` with an empty 200 stream (the error is raised after the headers went out); llama.cpp's says
+than `n_ctx` with an empty 200 stream (the error is raised after the headers went out; llama-cpp-python's
+server drops the connection without any response instead, `hangs_up`); llama.cpp's says
 its window in `GET /props`, llama-cpp-python's nowhere. vLLM says it as `max_model_len` in its model card
 (`GET /v1/models`). Neither refusal takes a scripted call: the request is recorded and answered here.
 llama-cpp-python's chat formats put the tools in the prompt only when the request names a `tool_choice`:
@@ -20,6 +21,8 @@ from .scenario import ModelCall, Scenario
 
 __all__ = [
     "TOOLS_UNSEEN_TEXT",
+    "hangs_up",
+    "leaves_connection_dead",
     "model_card_extras",
     "overflows",
     "props",
@@ -68,10 +71,24 @@ def streams_nothing(scenario: Scenario, body: dict[str, Any], raw: bytes) -> boo
     after the headers): a prompt over the window (llama.cpp and llama-cpp-python), or tools with
     `tool_choice: auto` (llama-cpp-python's chatml-function-calling: "Automatic streaming tool choice is
     not supported")."""
-    if body.get("stream") is not True:
+    if body.get("stream") is not True or hangs_up(scenario, body, raw):
         return False
     auto_tools = bool(body.get("tools")) and body.get("tool_choice") == "auto"
     return overflows(scenario, raw) or (scenario.server == "llama-cpp-python" and auto_tools)
+
+
+def leaves_connection_dead(scenario: Scenario) -> bool:
+    """True when an empty stream leaves its connection open but dead: llama-cpp-python's server, whose
+    stream failed after the headers, drops the next request sent down the same connection unanswered (the
+    client sees "Server disconnected without sending a response", or a reset)."""
+    return scenario.server == "llama-cpp-python"
+
+
+def hangs_up(scenario: Scenario, body: dict[str, Any], raw: bytes) -> bool:
+    """True when the server closes the connection without sending a response at all: llama-cpp-python's
+    for a streamed prompt over its window (its client sees "Server disconnected without sending a
+    response"; asked unstreamed, it refuses the same prompt with a 400 that says its window)."""
+    return scenario.server == "llama-cpp-python" and body.get("stream") is True and overflows(scenario, raw)
 
 
 TOOLS_UNSEEN_TEXT = "I have no tools to call."

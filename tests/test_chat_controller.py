@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.core.ui import ApprovalAnswer, ApprovalDecision
-from hermes_tui.chat_controller import DOUBLE_CTRL_C, ChatController
+from hermes_tui.chat.controller import (
+    DOUBLE_CTRL_C,
+    ChatController,
+    Outcome,
+    Outgoing,
+    Queued,
+    Refused,
+    RunShell,
+    Send,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,6 +52,27 @@ class FakeView:
     def notice(self, kind: str, text: str) -> None:
         self._record("notice", (kind, text))
 
+    def outgoing(self, text: str) -> Outgoing:
+        shell = text[1:] if text.startswith("!") else None
+        return Outgoing(text, self.attachments, self.read_only, shell)  # type: ignore[arg-type]
+
+    def apply(self, outcome: Outcome) -> None:
+        """What the screen does with each outcome, recorded: the message shown and put on the wire."""
+        match outcome:
+            case Send(text, images):
+                if images:
+                    self.attachments = ()
+                self._record("user", (text, images))
+                self._record("turn", f"wire:{text}")
+            case RunShell(command, _typed):
+                self._record("shell", command)
+            case Refused(kind, text, put_back):
+                if put_back is not None:
+                    self.prompt = put_back
+                self.notice(kind, text)
+            case Queued():
+                self._record("queued")
+
     def toast(self, text: str, timeout: float) -> None:
         self._record("toast", text)
 
@@ -64,9 +94,6 @@ class FakeView:
     def focus_prompt(self) -> None:
         self._record("focus")
 
-    def put_back(self, text: str) -> None:
-        self.prompt = text
-
     def clear_prompt(self) -> None:
         self.prompt = ""
 
@@ -75,16 +102,6 @@ class FakeView:
         if copied:
             self.clipboard.append(copied)
         return len(copied)
-
-    def has_attachments(self) -> bool:
-        return bool(self.attachments)
-
-    def take_attachments(self) -> tuple[str, ...]:
-        taken, self.attachments = self.attachments, ()
-        return taken
-
-    def read_only_reason(self) -> str:
-        return self.read_only
 
     def notify_mode(self) -> str:
         return self.mode
@@ -100,19 +117,6 @@ class FakeView:
 
     def repeat(self, interval: float, callback: Callable[[], bool]) -> None:
         self.polls.append(callback)
-
-    def show_outgoing(self, text: str, images: tuple[object, ...]) -> str:
-        self._record("user", (text, images))
-        return f"wire:{text}"
-
-    def run_turn(self, wire_text: str, images: tuple[object, ...]) -> None:
-        self._record("turn", wire_text)
-
-    def run_shell(self, command: str, typed: str) -> None:
-        self._record("shell", command)
-
-    def resubmit(self, text: str) -> None:
-        self._record("resubmit", text)
 
     def show_question(self, card: object) -> None:
         self.shown.append(card)
@@ -139,9 +143,6 @@ class FakeEngine:
     def stop_shell(self) -> bool:
         running, self.shell_running = self.shell_running, False
         return running
-
-    def shell_command(self, text: str) -> str | None:
-        return text[1:] if text.startswith("!") else None
 
 
 @dataclass
@@ -195,10 +196,11 @@ def make_chat() -> Chat:
 def test_a_message_starts_a_turn_busy_with_the_collector_paused() -> None:
     chat = make_chat()
     chat.view.attachments = ("shot.png",)
-    chat.controller.message("hello")
+    chat.controller.submit("hello")
     assert chat.controller.busy
     assert ("user", ("hello", ("shot.png",))) in chat.view.calls
-    assert chat.view.names()[-3:] == ["busy", "wake_drain", "turn"]
+    assert chat.view.names()[-4:] == ["busy", "wake_drain", "user", "turn"]  # busy, then shown and sent
+    assert chat.view.attachments == ()  # they went with it
     assert ("turn", "wire:hello") in chat.view.calls
     assert chat.collector.holders == {"turn"}
     chat.controller.turn_finished("completed", None)
@@ -209,21 +211,22 @@ def test_a_message_starts_a_turn_busy_with_the_collector_paused() -> None:
 
 def test_messages_typed_while_busy_are_queued_and_the_next_is_submitted_after_the_turn() -> None:
     chat = make_chat()
-    chat.controller.message("first")
-    chat.controller.message("second")
-    chat.controller.message("third")
+    chat.controller.submit("first")
+    chat.controller.submit("second")
+    chat.controller.submit("third")
     assert chat.queue.items == ("second", "third")
     assert [v for n, v in chat.view.calls if n == "turn"] == ["wire:first"]
     chat.controller.turn_finished("completed", None)
-    # The next queued message goes through submit again (it may be a command or a `!` line).
-    assert ("resubmit", "second") in chat.view.calls and chat.queue.items == ("third",)
+    # The next queued message goes the way a typed one does, through the controller (a `!` line runs).
+    assert ("turn", "wire:second") in chat.view.calls and chat.queue.items == ("third",)
+    assert chat.controller.busy
 
 
 def test_a_busy_message_with_images_is_put_back_not_queued() -> None:
     chat = make_chat()
-    chat.controller.message("first")
+    chat.controller.submit("first")
     chat.view.attachments = ("shot.png",)
-    chat.controller.message("look at this")
+    chat.controller.submit("look at this")
     assert chat.queue.items == () and chat.view.prompt == "look at this"
     assert chat.view.notices()[-1][0] == "warn"
 
@@ -231,14 +234,14 @@ def test_a_busy_message_with_images_is_put_back_not_queued() -> None:
 def test_a_read_only_store_sends_nothing() -> None:
     chat = make_chat()
     chat.view.read_only = "another process holds the store"
-    chat.controller.message("hello")
+    chat.controller.submit("hello")
     assert not chat.controller.busy
     assert chat.view.notices() == [("error", "Not sent: another process holds the store")]
 
 
 def test_a_shell_line_runs_busy_and_ends_like_a_turn() -> None:
     chat = make_chat()
-    chat.controller.message("!ls")
+    chat.controller.submit("!ls")
     assert chat.controller.busy and ("shell", "ls") in chat.view.calls
     chat.controller.shell_done()
     assert not chat.controller.busy
@@ -258,7 +261,7 @@ def test_steer_reaches_the_running_turn_and_at_rest_is_a_message() -> None:
 
 def test_an_undelivered_steer_is_sent_when_the_turn_ends() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     chat.queue.add("later")
     chat.controller.turn_finished("completed", "the steer")
     assert ("turn", "wire:the steer") in chat.view.calls and chat.controller.busy
@@ -267,8 +270,8 @@ def test_an_undelivered_steer_is_sent_when_the_turn_ends() -> None:
 
 def test_interrupt_then_finish_holds_the_queue_with_the_steer_first() -> None:
     chat = make_chat()
-    chat.controller.message("go")
-    chat.controller.message("queued")
+    chat.controller.submit("go")
+    chat.controller.submit("queued")
     chat.controller.interrupt()
     assert chat.engine.interrupts == 1 and chat.view.names()[-1] == "hide_spinner"
     chat.controller.interrupt()  # a second Esc: interrupts again, the spinner hidden once
@@ -276,7 +279,7 @@ def test_interrupt_then_finish_holds_the_queue_with_the_steer_first() -> None:
     chat.controller.turn_finished("interrupted", "undelivered steer")
     assert not chat.controller.busy
     assert chat.queue.items == ("undelivered steer", "queued")
-    assert "resubmit" not in chat.view.names() and chat.view.names().count("turn") == 1
+    assert chat.view.names().count("turn") == 1
     assert chat.view.notices()[-1] == (
         "info",
         "2 queued messages kept: Enter on an empty prompt sends the next.",
@@ -287,27 +290,27 @@ def test_interrupt_then_finish_holds_the_queue_with_the_steer_first() -> None:
 
 def test_an_interrupt_the_loop_reported_as_completed_still_holds_the_queue() -> None:
     chat = make_chat()
-    chat.controller.message("go")
-    chat.controller.message("queued")
+    chat.controller.submit("go")
+    chat.controller.submit("queued")
     chat.controller.interrupt()
     chat.controller.turn_finished("completed", None)  # it ended on its own just after Esc
-    assert chat.queue.items == ("queued",) and "resubmit" not in chat.view.names()
+    assert chat.queue.items == ("queued",) and chat.view.names().count("turn") == 1
 
 
 def test_escape_stops_a_shell_line_and_the_queue_waits() -> None:
     chat = make_chat()
-    chat.controller.message("!sleep 10")
-    chat.controller.message("queued")
+    chat.controller.submit("!sleep 10")
+    chat.controller.submit("queued")
     chat.engine.shell_running = True
     chat.controller.interrupt()
     assert chat.engine.interrupts == 0
     chat.controller.shell_done()
-    assert chat.queue.items == ("queued",) and "resubmit" not in chat.view.names()
+    assert chat.queue.items == ("queued",) and "turn" not in chat.view.names()
 
 
 def test_a_question_arriving_while_typing_waits_for_a_pause() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     chat.view.last_key = chat.now[0] - 0.2  # the user is typing
     reply: Future[str | None] = Future()
     chat.controller.clarify_asked(reply, "card")
@@ -325,7 +328,7 @@ def test_a_question_arriving_while_typing_waits_for_a_pause() -> None:
 
 def test_a_question_answered_while_it_waited_never_shows() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     chat.view.last_key = chat.now[0]
     reply: Future[str | None] = Future()
     chat.controller.clarify_asked(reply, "card")
@@ -337,7 +340,7 @@ def test_a_question_answered_while_it_waited_never_shows() -> None:
 
 def test_a_question_at_rest_shows_at_once_and_the_end_of_the_turn_answers_it() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     reply: Future[str | None] = Future()
     chat.controller.clarify_asked(reply, "card")
     assert chat.view.shown == ["card"] and chat.view.polls == []
@@ -347,7 +350,7 @@ def test_a_question_at_rest_shows_at_once_and_the_end_of_the_turn_answers_it() -
 
 def test_an_approval_waits_for_the_pause_and_its_interrupt_stops_the_turn() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     chat.view.mode = "desktop"
     chat.view.last_key = chat.now[0]
     reply: Future[ApprovalDecision | ApprovalAnswer] = Future()
@@ -362,7 +365,7 @@ def test_an_approval_waits_for_the_pause_and_its_interrupt_stops_the_turn() -> N
 
 def test_ctrl_c_interrupts_a_turn_and_at_rest_clears_then_quits_on_a_second_press() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     chat.controller.ctrl_c()
     assert chat.engine.interrupts == 1 and "exit" not in chat.view.names()
     chat.controller.turn_finished("interrupted", None)
@@ -379,18 +382,18 @@ def test_ctrl_c_interrupts_a_turn_and_at_rest_clears_then_quits_on_a_second_pres
 
 def test_quit_while_busy_interrupts_and_nothing_queued_starts() -> None:
     chat = make_chat()
-    chat.controller.message("go")
-    chat.controller.message("queued")
+    chat.controller.submit("go")
+    chat.controller.submit("queued")
     chat.controller.stop_for_quit()
     assert chat.engine.interrupts == 1
     chat.controller.turn_finished("completed", None)  # the loop finalized the turn before it saw the flag
-    assert chat.queue.items == ("queued",) and "resubmit" not in chat.view.names()
+    assert chat.queue.items == ("queued",) and chat.view.names().count("turn") == 1
     assert not chat.controller.busy
 
 
 def test_a_loop_bug_ends_the_turn_with_one_line() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     chat.controller.turn_failed(ValueError("boom"))
     assert not chat.controller.busy
     assert chat.view.notices()[-1] == (
@@ -401,7 +404,7 @@ def test_a_loop_bug_ends_the_turn_with_one_line() -> None:
 
 def test_the_controller_imports_no_textual() -> None:
     code = (
-        "import sys, hermes_tui.chat_controller; "
+        "import sys, hermes_tui.chat.controller; "
         "print(any(m.split('.')[0] == 'textual' for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -410,7 +413,7 @@ def test_the_controller_imports_no_textual() -> None:
 
 def test_ctrl_c_copies_a_selection_first_and_neither_interrupts_nor_quits() -> None:
     chat = make_chat()
-    chat.controller.message("go")
+    chat.controller.submit("go")
     chat.view.selection = "some selected text"
     chat.controller.ctrl_c()
     assert chat.view.clipboard == ["some selected text"] and chat.engine.interrupts == 0
@@ -422,3 +425,27 @@ def test_ctrl_c_copies_a_selection_first_and_neither_interrupts_nor_quits() -> N
     chat.controller.ctrl_c()
     chat.controller.ctrl_c()  # at rest, the first press copied: this one is the first of a quit
     assert "exit" not in chat.view.names()
+
+
+def test_a_message_is_one_value_in_and_one_outcome_out() -> None:
+    """`message` decides from the `Outgoing` alone; the view is asked nothing but to show busy."""
+    chat = make_chat()
+    assert chat.controller.message(Outgoing("hi", read_only="held")) == Refused("error", "Not sent: held")
+    assert chat.view.calls == [] and not chat.controller.busy
+    assert chat.controller.message(Outgoing("hi", ("a.png",))) == Send("hi", ("a.png",))  # type: ignore[arg-type]
+    assert chat.controller.busy and chat.view.names() == ["busy", "wake_drain"]
+    assert chat.controller.message(Outgoing("next")) == Queued() and chat.queue.items == ("next",)
+    refused = chat.controller.message(Outgoing("look", ("b.png",)))  # type: ignore[arg-type]
+    assert isinstance(refused, Refused) and refused.put_back == "look" and chat.queue.items == ("next",)
+    chat.controller.turn_finished("completed", None)
+    chat.view.calls.clear()
+    chat.controller.turn_finished("completed", None)
+    assert chat.controller.message(Outgoing("!ls", shell="ls")) == RunShell("ls", "!ls")
+
+
+def test_a_queued_shell_line_runs_after_the_turn() -> None:
+    chat = make_chat()
+    chat.controller.submit("go")
+    chat.controller.submit("!make test")
+    chat.controller.turn_finished("completed", None)
+    assert ("shell", "make test") in chat.view.calls and chat.controller.busy

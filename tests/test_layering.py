@@ -88,7 +88,7 @@ def test_the_engine_holds_no_test_double() -> None:
 
 def test_the_app_does_not_import_the_sdks_before_its_first_frame() -> None:
     code = (
-        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat, agent.session.session; "
+        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.chat.screen, agent.session.session; "
         "print(','.join(m for m in ('openai', 'anthropic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -6,7 +6,7 @@ rates and pauses drifted apart, and an idle app had to stop each of them on its 
 the transcript view (`Transcript.pacer`) and keeps two kinds of time:
 
 - **ticks**, `timing.PACER_HZ` a second, for what moves while it runs: running tools' output and clocks,
-  the spinner, the app's drain of the agent's events while a turn runs (`hermes_tui.event_pipeline`). One
+  the spinner, the app's drain of the agent's events while a turn runs (`hermes_tui.chat.pipeline`). One
   Textual interval, running only while some client wants ticks: at rest no timer runs.
 - **deadlines**, for what is throttled to a rate of its own: a streaming reply's or reasoning's next render
   (`widgets.transcript_entry.LiveUpdates`). One Textual timer, armed for the earliest.

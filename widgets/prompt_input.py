@@ -385,17 +385,22 @@ class PromptInput(TextArea):
         super().redo()
 
     async def on_paste(self, event: events.Paste) -> None:
-        """Insert the whole paste as one edit, with normalised line endings (TextArea's handler does not
-        run: `prevent_default`)."""
+        """Insert the whole paste as one edit (TextArea's handler does not run: `prevent_default`)."""
         event.prevent_default()
         event.stop()
+        self.paste(event.text)
+
+    def paste(self, pasted: str) -> None:
+        """A paste, wherever it was made (the chat screen sends here one made with the focus elsewhere):
+        the `paste_handler` may take it, else it is inserted as one edit with normalised line endings, a big
+        one as its token, and the prompt takes the focus."""
         self._blink_again()
         if self.read_only:
             return
-        if self.paste_handler is not None and self.paste_handler(event.text):
+        if self.paste_handler is not None and self.paste_handler(pasted):
             return
         text = visible_controls(
-            normalize_paste(event.text), keep=PASTE_KEEP, formats=False
+            normalize_paste(pasted), keep=PASTE_KEEP, formats=False
         )  # a paste is text, never keys or escapes
         if is_big(text):
             text = self.pastes.add(text).token

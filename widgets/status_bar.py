@@ -5,9 +5,10 @@ busy/idle with the turn's elapsed time, the YOLO flag, the model, a key hint (th
 messages wait), context used in %, context tokens used/window, a 10-cell context bar, session tokens
 in/out, cost.
 
-It is updated through setters when something changes (a model call ends, the turn starts or stops), never
-per streamed delta: Hermes' Ink TUI flickered because every delta patched the status line (#41480). While
-busy, a 1 Hz timer repaints the elapsed time; while idle nothing ticks.
+Its fields are reactives, bound (`data_bind`) to the chat screen's state (`hermes_tui.chat.layout`), which
+changes when something does (a model call ends, the turn starts or stops), never per streamed delta: Hermes'
+Ink TUI flickered because every delta patched the status line (#41480). A value equal to the last one
+repaints nothing. While busy, a 1 Hz timer repaints the elapsed time; while idle nothing ticks.
 
 Context colours follow Hermes: below 50% normal, from 50% a soft warning, from 80% warning, from 95% error.
 All colours come from component classes styled with theme variables.
@@ -22,6 +23,7 @@ from typing import ClassVar, Literal
 
 from rich.style import Style
 from rich.text import Text
+from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -49,6 +51,31 @@ def short_model_name(model: str) -> str:
     return model.rsplit("/", 1)[-1] if model else ""
 
 
+@dataclass(frozen=True)
+class ContextUse:
+    """Context tokens in use and the model's window (None: unknown, the meter hidden)."""
+
+    used: int | None = None
+    window: int | None = None
+
+    @property
+    def percent(self) -> float | None:
+        if self.used is None or not self.window:
+            return None
+        return 100.0 * self.used / self.window
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Session totals: tokens sent, tokens received, and the cost in USD of the priced calls (None: nothing
+    priced yet) with the number of calls whose price is unknown ("?", never a false $0)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    unknown_calls: int = 0
+
+
 @dataclass
 class _Field:
     """One piece of the status line. Lower `rank` = more important = dropped last."""
@@ -62,9 +89,8 @@ class _Field:
 class StatusBar(Widget):
     """One-line status bar docked at the bottom of the chat screen.
 
-    Setters: `set_model`, `set_context(used, window)`, `set_usage(prompt, completion, cost)`,
-    `set_busy(bool)`, `set_yolo(bool)`, `set_hint(text)`. Each repaints once; nothing else triggers a
-    repaint except the 1 Hz elapsed-time tick while busy.
+    Reactives: `model`, `busy`, `yolo`, `reasoning`, `hint`, `context_use` (`ContextUse`), `usage`
+    (`Usage`). A change repaints once; nothing else does but the 1 Hz elapsed-time tick while busy.
     """
 
     TICK_SECONDS: ClassVar[float] = timing.STATUS_TICK
@@ -139,6 +165,19 @@ class StatusBar(Widget):
     }
     """
 
+    model: reactive[str] = reactive("")
+    """The model shown (its provider prefix is dropped)."""
+    busy: reactive[bool] = reactive(False)
+    """A turn runs: the elapsed-time clock starts and ticks once a second; idle stops it."""
+    yolo: reactive[bool] = reactive(False)
+    """Approvals bypassed: the YOLO flag in the error colour."""
+    reasoning: reactive[str] = reactive("")
+    """The reasoning level asked of the model (`high`, `none`); empty (the provider's default) hides it."""
+    hint: reactive[str] = reactive("")
+    """Keys that matter now (the queue's) after the model; empty hides it."""
+    context_use: reactive[ContextUse] = reactive(ContextUse())
+    usage: reactive[Usage] = reactive(Usage())
+
     def __init__(
         self,
         model: str = "",
@@ -159,82 +198,25 @@ class StatusBar(Widget):
         """
         super().__init__(name=name, id=id, classes=classes)
         self._clock = clock
-        self.model = model
-        self.context_used: int | None = None
-        self.context_window: int | None = None
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-        self.cost: float | None = None
-        self.cost_unknown_calls = 0
-        self.busy = False
-        self.yolo = False
-        self.reasoning = ""
-        self.hint = ""
+        self.set_reactive(StatusBar.model, model)
         self._busy_since: float | None = None
         self._timer: Timer | None = None
 
-    # ---------------------------------------------------------------------------------------------- setters
-
-    def set_model(self, model: str) -> None:
-        """Show `model` (its provider prefix is dropped)."""
-        self.model = model
-        self.refresh()
-
-    def set_context(self, used: int | None, window: int | None) -> None:
-        """Context tokens in use and the model's window (None hides the meter)."""
-        self.context_used = used
-        self.context_window = window
-        self.refresh()
-
-    def set_usage(
-        self, prompt: int, completion: int, cost: float | None = None, unknown_calls: int = 0
-    ) -> None:
-        """Session totals: tokens sent, tokens received, and the cost in USD of the priced calls (None:
-        nothing priced yet) with the number of calls whose price is unknown ("?", never a false $0)."""
-        self.prompt_tokens = prompt
-        self.completion_tokens = completion
-        self.cost = cost
-        self.cost_unknown_calls = unknown_calls
-        self.refresh()
-
-    def set_busy(self, busy: bool) -> None:
-        """Busy starts the elapsed-time clock (ticking once a second); idle stops it."""
-        if busy and not self.busy:
+    def watch_busy(self, was: bool, busy: bool) -> None:
+        if busy and not was:
             self._busy_since = self._clock()
-        self.busy = busy
         if self._timer is not None:
             if busy:
                 self._timer.resume()
             else:
                 self._timer.pause()
-        self.refresh()
-
-    def set_yolo(self, yolo: bool) -> None:
-        """Show the YOLO flag (approvals bypassed) in the error colour."""
-        self.yolo = yolo
-        self.refresh()
-
-    def set_reasoning(self, level: str) -> None:
-        """Show the reasoning level asked of the model (`high`, `none`); empty (the provider's default)
-        hides it."""
-        if level != self.reasoning:
-            self.reasoning = level
-            self.refresh()
-
-    def set_hint(self, hint: str) -> None:
-        """Show `hint` (keys that matter now, e.g. the queue's) after the model; empty hides it."""
-        if hint != self.hint:
-            self.hint = hint
-            self.refresh()
 
     # ------------------------------------------------------------------------------------------------ state
 
     @property
     def context_percent(self) -> float | None:
         """Context used as a percentage of the window, or None when unknown."""
-        if self.context_used is None or not self.context_window:
-            return None
-        return 100.0 * self.context_used / self.context_window
+        return self.context_use.percent
 
     @property
     def context_level(self) -> ContextLevel | None:
@@ -284,25 +266,44 @@ class StatusBar(Widget):
         if percent is not None:
             level_style = self._style(f"ctx-{context_level(percent)}")
             fields.append(_Field("percent", Text(f"{percent:.0f}%", level_style), 2))
-            assert self.context_used is not None and self.context_window is not None
-            used = f"{format_tokens(self.context_used)}/{format_tokens(self.context_window)}"
+            context = self.context_use
+            assert context.used is not None and context.window is not None
+            used = f"{format_tokens(context.used)}/{format_tokens(context.window)}"
             fields.append(_Field("context", Text.assemble(("ctx ", dim), used), 3))
             filled = min(self.BAR_CELLS, round(self.BAR_CELLS * percent / 100))
             bar = Text.assemble(
                 ("█" * filled, level_style), ("░" * (self.BAR_CELLS - filled), self._style("bar-empty"))
             )
             fields.append(_Field("bar", bar, 5))
-        if self.prompt_tokens or self.completion_tokens:
+        usage = self.usage
+        if usage.prompt_tokens or usage.completion_tokens:
             tokens = Text.assemble(
                 ("in ", dim),
-                format_tokens(self.prompt_tokens),
+                format_tokens(usage.prompt_tokens),
                 ("  out ", dim),
-                format_tokens(self.completion_tokens),
+                format_tokens(usage.completion_tokens),
             )
             fields.append(_Field("tokens", tokens, 7))
-        if self.cost is not None or self.cost_unknown_calls:
-            fields.append(_Field("cost", Text(format_cost(self.cost or 0.0, self.cost_unknown_calls)), 8))
+        if usage.cost is not None or usage.unknown_calls:
+            cost = format_cost(usage.cost or 0.0, usage.unknown_calls)
+            # A lone "?" says nothing by itself: it is named ("$" names the others), the tooltip says why.
+            label = ("cost ", dim) if cost.startswith("?") else ""
+            fields.append(_Field("cost", Text.assemble(label, cost), 8))
         return fields
+
+    def _cost_tooltip(self) -> str | None:
+        """Why the cost shows a "?" (on hover); None when every call was priced."""
+        calls = self.usage.unknown_calls
+        if not calls:
+            return None
+        which = "1 call" if calls == 1 else f"{calls:,} calls"
+        why = (
+            f"{which} of this session had no known price (a local model, or one the price table does not "
+            "list)"
+        )
+        if self.usage.cost:
+            why += f": the cost is at least {format_cost(self.usage.cost)}"
+        return why + ". /usage shows the details."
 
     _LEFT_ORDER: ClassVar[tuple[str, ...]] = (
         "model",
@@ -358,8 +359,9 @@ class StatusBar(Widget):
         return [f.key for f in self._fit(width if width is not None else self.content_size.width)]
 
     def _fit(self, width: int) -> list[_Field]:
-        """Make the line fit `width`: drop optional fields (least important first), then shorten the model
-        name, then drop the percentage, then shorten the model name further. Busy state and YOLO stay."""
+        """Make the line fit `width`: drop optional fields (least important first), then the key hint, then
+        shorten the model name, then drop the percentage, then shorten the model name further. Busy state
+        and YOLO stay."""
         fields = self._fields()
 
         def too_wide() -> bool:
@@ -369,6 +371,8 @@ class StatusBar(Widget):
             if not too_wide():
                 break
             fields.remove(field)
+        if too_wide():  # the queue's keys are also above the prompt: they go before the model is cut
+            fields[:] = [f for f in fields if f.key != "hint"]
         self._shorten_model(fields, width, minimum=12)
         if too_wide():
             fields[:] = [f for f in fields if f.key != "percent"]
@@ -383,5 +387,7 @@ class StatusBar(Widget):
             model.text.truncate(max(minimum, model.text.cell_len - overflow), overflow="ellipsis")
 
     def render(self) -> Text:
+        if (tooltip := self._cost_tooltip()) != self.tooltip:
+            self.tooltip = tooltip
         width = self.content_size.width or self.size.width
         return self._line(self._fit(width), width)

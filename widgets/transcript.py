@@ -150,6 +150,26 @@ def _component_classes() -> set[str]:
     return names | set(MARKDOWN_CLASSES)
 
 
+def without_render_indent(text: str, first_column: int) -> str:
+    """A mouse copy without the indent the transcript draws (its margin, a reply's indent, a code block's
+    padding): the spaces every selected line shares are dropped, so a code block pastes as written, its own
+    indentation kept. The first line starts where the drag did (`first_column`): only the part of the
+    shared indent left of that column was selected, and only that is dropped from it."""
+    lines = text.split("\n")
+    if len(lines) < 2:
+        return text
+    rest = [line for line in lines[1:] if line.strip()]
+    if not rest:
+        return text
+    first = lines[0]
+    first_indent = len(first) - len(first.lstrip(" "))
+    common = min(len(line) - len(line.lstrip(" ")) for line in rest)
+    if first.strip():  # where the first line's text is on screen counts too
+        common = min(common, first_column + first_indent)
+    cut = min(max(0, common - first_column), first_indent)
+    return "\n".join([first[cut:], *(line[common:] if line.strip() else "" for line in lines[1:])])
+
+
 class Transcript(ScrollView, can_focus=True):
     """The conversation: user messages, replies, reasoning, tool calls, notices and a spinner at the end."""
 
@@ -809,7 +829,8 @@ class Transcript(ScrollView, can_focus=True):
         rows: list[str] = []
         for y in range(0, end + 1):
             rows.append(self._line_text(y, width) if y >= start else "")
-        return selection.extract("\n".join(rows)), "\n"
+        first_column = 0 if selection.start is None else selection.start.x
+        return without_render_indent(selection.extract("\n".join(rows)), first_column), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()

@@ -8,7 +8,7 @@ segments (`Line`), cached per (width, style generation) by each entry, drawn onl
 An entry draws with what the view lends it (`Painter`: the console, the styles of the view's component
 classes, a style generation that changes with the theme) and tells the view when its lines change
 (`changed`). Entries are made and fed on the UI thread only (the agent's events reach them through the
-app's event pipeline, `hermes_tui.event_pipeline`), so they hold no locks.
+app's event pipeline, `hermes_tui.chat.pipeline`), so they hold no locks.
 
 `LinesEntry` is the base of entries that grow while you watch (a reply, reasoning, a tool's output):
 finished blocks are rendered once into a `LineStack`, only the open last block again, at most a few

@@ -548,6 +548,26 @@ def _known_exception(exc: BaseException, where: str) -> ClassifiedError | None:
     return None
 
 
+def hung_up_without_response(exc: BaseException) -> bool:
+    """The server closed the connection before any response: httpx's "Server disconnected without sending
+    a response", or a connection reset while the SDK was still sending the request or waiting for its status
+    line (its `APIConnectionError`: a reset in the middle of a stream is not wrapped so). From a local server
+    it is a refusal, not a network fault: llama-cpp-python's server does either (a race) to a streamed
+    prompt over its window, when it does not answer with an empty stream."""
+    request_phase = type(exc).__name__ == "APIConnectionError"
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:  # causes only: what an earlier failure left as
+        # the context of this one (a retry made while handling it) is not this failure
+        if type(current).__name__ == "RemoteProtocolError" and "without sending a response" in str(current):
+            return True
+        if request_phase and isinstance(current, ConnectionResetError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__
+    return False
+
+
 def _refused(exc: BaseException) -> bool:
     """A connection refused somewhere in the exception's chain (the SDKs wrap httpx, which wraps OSError)."""
     seen: set[int] = set()

@@ -59,6 +59,7 @@ class TurnHost(Protocol):
     session_cost: CostTotal
     last_context_tokens: int
     images_shrunk: bool  # a provider refused an image as too large: they go smaller from now on
+    window_noted: bool  # a small known window's share taken by the tools and the prompt was said (per model)
     wire_nudge: list[dict[str, Any]]  # wire-only turns asking again after an empty reply
     last_exit: str | None  # why the last turn ended (a resumed session's too): an interrupt is told
 

@@ -7,12 +7,14 @@ reply to keep), `InterruptedByUser` (Esc during a backoff) or `CallFailed` (reco
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from agent.core.errors import ClassifiedError, EmptyStreamError, InterruptedByUser, classify
 from agent.core.events import ApiCallStarted, StatusNotice, StreamDiscarded, UsageUpdated
 from agent.core.messages import Message, Usage
-from agent.session import reply_outcomes
+from agent.prompts.system import context_sections
+from agent.session import reply_outcomes, request_parts
 from agent.session.call_sink import CallSink
 from agent.session.compression import estimate_tokens
 from agent.session.host import TurnHost
@@ -74,6 +76,7 @@ class ModelCall:
         retries = 0
         while True:
             request = self._request()
+            self._note_small_window(request)
             session.ui.on_event(
                 ApiCallStarted(
                     iteration=self.iteration,
@@ -92,9 +95,8 @@ class ModelCall:
                 failure = Failure(self._classify(exc, request), retries, session.settings.max_retries)
                 verdict = recover(self, failure)
                 if verdict is Verdict.GIVE_UP:
-                    raise CallFailed(
-                        failure.error, ReplyWriter(session).failed(self.sink, failure.error)
-                    ) from exc
+                    error = self._name_fixed_parts(failure.error, request)
+                    raise CallFailed(error, ReplyWriter(session).failed(self.sink, error)) from exc
                 if verdict is Verdict.STOPPED:
                     raise InterruptedByUser() from None
                 if verdict is Verdict.RETRY_FRESH:
@@ -112,6 +114,32 @@ class ModelCall:
             max_tokens=self.output_cap or session.settings.max_output_tokens,
             reasoning=session.route.active_settings.reasoning_for(session.route.model),
         )
+
+    def _request_parts(self, request: ModelRequest) -> request_parts.RequestParts:
+        chars = sum(len(section) for section in context_sections(self.session.settings.cwd))
+        return request_parts.RequestParts.of(request.messages, request.tools, chars)
+
+    def _note_small_window(self, request: ModelRequest) -> None:
+        """Once per model: a local model whose window is known and small is told how much of it the tools
+        and the system prompt take (`request_parts.window_note`)."""
+        session = self.session
+        window = session.settings.context_window
+        if session.window_noted or not window or session.route.on_fallback:
+            return
+        if not session.route.endpoint().is_local:
+            return
+        session.window_noted = True
+        if (note := request_parts.window_note(self._request_parts(request), window)) is not None:
+            session.ui.on_event(StatusNotice(kind="info", text=note))
+
+    def _name_fixed_parts(self, error: ClassifiedError, request: ModelRequest) -> ClassifiedError:
+        """An overflow recovery could not fix: when the tools and the system prompt are what does not fit,
+        the line names them, their sizes and the fix (`request_parts.fixed_parts_overflow`)."""
+        if error.reason != "context_overflow":
+            return error
+        window = self.session.settings.effective_context_window
+        line = request_parts.fixed_parts_overflow(self._request_parts(request), window)
+        return error if line is None else replace(error, hint=line)
 
     def _classify(self, exc: Exception, request: ModelRequest) -> ClassifiedError:
         """The failure in the loop's terms; an empty stream that was really an overflow says so."""

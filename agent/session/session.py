@@ -113,6 +113,7 @@ class Session:
         self._served_windows: dict[tuple[str, str], int | None] = {}  # asked of local servers, once each
         self._window_learned = False  # settings.context_window is the server's (not the configuration's)
         self.images_shrunk = False  # a provider refused an image as too large: send them smaller
+        self.window_noted = False  # a small known window's share taken by the tools was said (once a model)
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
         self.checkpoints: CheckpointManager | None = None
@@ -296,6 +297,7 @@ class Session:
             if self._window_learned:  # the old model's window, said by its server: ask again
                 self.settings = self.settings.model_copy(update={"context_window": None})
                 self._window_learned = False
+            self.window_noted = False
             if (self.settings.provider, self.settings.effective_base_url) != before:  # its own keys
                 self.route.renew_keys()
             self.route.restore_primary()  # the next call builds a transport for these settings

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from agent.core.errors import EmptyStreamError, StreamIncompleteError
+from agent.core.errors import EmptyStreamError, StreamIncompleteError, hung_up_without_response
 from agent.core.messages import ToolCall, Usage
 from agent.images.parts import openai_messages
 from agent.transports.base import (
@@ -259,21 +259,43 @@ class OpenAIChatTransport(SDKClientHolder):
         return kwargs
 
     def stream(self, request: ModelRequest, sink: StreamSink, interrupt: threading.Event) -> ModelResponse:
-        """One model call, streamed. A local server that sends nothing at all is asked again once without
-        streaming: llama-cpp-python cannot stream a reply whose tools the model chooses (it fails after the
-        headers, every time: its requests with tools are then sent whole, `whole_with_tools`), and a llama
-        server's overflow, an empty stream, is a plain error (`context_length_exceeded`) when not streamed."""
+        """One model call, streamed. A local server that sends nothing at all (an empty stream, or a hang-up
+        before any response) is asked again once without streaming: llama-cpp-python cannot stream a reply
+        whose tools the model chooses (it fails after the headers, every time: its requests with tools are
+        then sent whole, `whole_with_tools`), and a llama server's overflow (llama.cpp's empty stream,
+        llama-cpp-python's hang-up) is a plain error that states the window (`context_length_exceeded`)
+        when not streamed."""
         kwargs = untransformed(self.build_kwargs(request))
         whole = self.whole_with_tools and bool(request.tools)
         try:
-            return self._exchange(_unstreamed(kwargs) if whole else kwargs, request, sink, interrupt)
+            if whole:
+                return self._whole(kwargs, request, sink, interrupt)
+            return self._exchange(kwargs, request, sink, interrupt)
         except EmptyStreamError:
             if whole or not self.endpoint.is_local:
                 raise
-        response = self._exchange(_unstreamed(kwargs), request, sink, interrupt)
-        if request.tools:
+            hung_up = False
+        except Exception as exc:
+            if whole or not self.endpoint.is_local or not hung_up_without_response(exc):
+                raise
+            hung_up = True  # the hang-up's reason, said plainly when asked unstreamed
+        response = self._whole(kwargs, request, sink, interrupt)
+        if request.tools and not hung_up:
             self.whole_with_tools = True
         return response
+
+    def _whole(
+        self, kwargs: dict[str, Any], request: ModelRequest, sink: StreamSink, interrupt: threading.Event
+    ) -> ModelResponse:
+        """The request unstreamed; from a local server, once more if it hung up before any response: a
+        stream that failed after its headers (llama-cpp-python's empty stream) can leave its connection in
+        the client's pool, dead, and the next request sent down it is reset or dropped unanswered."""
+        try:
+            return self._exchange(_unstreamed(kwargs), request, sink, interrupt)
+        except Exception as exc:
+            if not self.endpoint.is_local or not hung_up_without_response(exc):
+                raise
+        return self._exchange(_unstreamed(kwargs), request, sink, interrupt)  # on a fresh connection
 
     def _exchange(
         self, kwargs: dict[str, Any], request: ModelRequest, sink: StreamSink, interrupt: threading.Event

@@ -25,6 +25,7 @@ from hermes_tui.commands.model import MODEL
 from hermes_tui.commands.palette import SlashCommandProvider
 from hermes_tui.commands.plugins import PLUGINS
 from hermes_tui.commands.processes import PROCESSES
+from hermes_tui.commands.project import INIT
 from hermes_tui.commands.reasoning import REASONING
 from hermes_tui.commands.registry import CommandRegistry
 from hermes_tui.commands.session import CLEAR, NEW, SESSIONS, STATUS, TITLE
@@ -52,6 +53,7 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     ROLLBACK,
     PLUGINS,
     USAGE,
+    INIT,
     SKILLS,
     TOOLS,
     PROCESSES,

@@ -6,7 +6,7 @@ the turn's controller, a transcript API, the status bar, notify and push_screen,
 operations the screen provides. So a command can be read (and tested) without the screen, and the screen
 does not grow with every feature.
 
-Only light imports at run time: `hermes_tui.screens.chat_layout` builds the prompt's completion from the
+Only light imports at run time: `hermes_tui.chat.layout` builds the prompt's completion from the
 registry before the first frame; what a command needs loads when it runs.
 """
 
@@ -21,10 +21,11 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from agent.api import SessionStoreProtocol
-    from hermes_tui.attachments import Attachments
-    from hermes_tui.chat_controller import ChatController
+    from hermes_tui.chat.attachments import Attachments
+    from hermes_tui.chat.controller import ChatController
+    from hermes_tui.chat.session import SessionService
     from hermes_tui.mcp_service import McpService
-    from hermes_tui.session_service import SessionService
+    from widgets.status_bar import ContextUse, Usage
     from widgets.transcript_record import TranscriptRecord
 
 __all__ = ["Command", "CommandContext", "RegistryAPI", "SlashCommand", "StatusAPI", "TranscriptAPI"]
@@ -106,19 +107,17 @@ class TranscriptAPI(Protocol):
 
 
 class StatusAPI(Protocol):
-    """The status bar's numbers a command changes."""
+    """The status line's state a command changes (the chat screen's reactives, which the bar is bound to)."""
 
-    def set_model(self, model: str) -> None: ...
-    def set_yolo(self, yolo: bool) -> None: ...
-    def set_reasoning(self, level: str) -> None: ...
-    def set_usage(
-        self, prompt: int, completion: int, cost: float | None = None, unknown_calls: int = 0
-    ) -> None: ...
-    def set_context(self, used: int | None, window: int | None) -> None: ...
+    model: str
+    yolo: bool
+    reasoning: str
+    usage: Usage
+    context_use: ContextUse
 
 
 class CommandContext(Protocol):
-    """What a command may use (the chat screen builds one: `hermes_tui.screens.chat_context`)."""
+    """What a command may use (the chat screen builds one: `hermes_tui.chat.context`)."""
 
     @property
     def session(self) -> SessionService: ...

@@ -30,10 +30,12 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("Ctrl+T", "expand/collapse every tool panel of the last turn"),
             ("PageUp / PageDown", "scroll the transcript (the prompt keeps the focus)"),
             ("Ctrl+Home / Ctrl+End", "jump to the first message / the latest output"),
+            ("Drag, then Ctrl+C", "copy the text selected with the mouse"),
             (
                 "Tab, then Up / Down",
                 "walk the transcript's tool calls and reasoning; Enter or Space opens one",
             ),
+            ("y", "with the transcript's cursor on an entry (Tab): copy it whole"),
         ),
     ),
     (

@@ -49,7 +49,7 @@ def refresh_skill_commands(ctx: CommandContext, then: Callable[[], None] | None 
     )
 
 
-def skill_or_unknown(ctx: CommandContext, text: str, typed: str, send: Callable[[str], None]) -> None:
+def skill_or_unknown(ctx: CommandContext, text: str, typed: str, send: Callable[[str], object]) -> None:
     """`/typed` names no command or known skill: the skills are read again first (one added since the
     last read is sent as a skill), else the line says it is unknown with the closest names."""
 

@@ -34,8 +34,8 @@ def switch_model(ctx: CommandContext, name: str) -> None:
 
     previous = settings.model
     ctx.session.switch_model(name)
-    ctx.status.set_model(name)
-    ctx.status.set_reasoning(ctx.session.settings.reasoning_label)  # the new model's override, if any
+    ctx.status.model = name
+    ctx.status.reasoning = ctx.session.settings.reasoning_label  # the new model's override, if any
 
     def check() -> None:
         catalog = load_catalog(settings)

@@ -39,7 +39,7 @@ def reasoning(ctx: CommandContext, arg: str) -> None:
         ctx.transcript.add_notice("warn", f"Unknown reasoning level {word!r}: {_USAGE}")
         return
     settings = ctx.session.update_settings(reasoning_choice=chosen)
-    ctx.status.set_reasoning(settings.reasoning_label)
+    ctx.status.reasoning = settings.reasoning_label
     saved = _save(ctx, "reasoning_effort", chosen) if save else " (this session; --global saves it)"
     ctx.transcript.add_notice("info", f"Reasoning effort {chosen} from the next model call{saved}.")
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from hermes_tui.commands.base import CommandContext, SlashCommand
 from hermes_tui.commands.learning import resumed_todo_records
 from hermes_tui.commands.plugins import plugins_loaded
+from widgets.status_bar import ContextUse, Usage
 
 if TYPE_CHECKING:
     from hermes_tui.screens.sessions import SessionsResult
@@ -25,8 +26,8 @@ def new_session(ctx: CommandContext, _arg: str) -> None:
     ctx.session.new_session()
     plugins_loaded(ctx)
     ctx.transcript.clear()
-    ctx.status.set_usage(0, 0)
-    ctx.status.set_context(None, None)
+    ctx.status.usage = Usage()
+    ctx.status.context_use = ContextUse()
     if previous:
         ctx.transcript.add_notice(
             "info",
@@ -84,8 +85,8 @@ def open_session(ctx: CommandContext, session_id: str) -> None:
         ctx.transcript.add_notice("info", text)
         usage, cost = agent.session_usage, agent.session_cost
         priced = cost.usd if usage.prompt_tokens or cost.usd else None
-        ctx.status.set_usage(usage.prompt_tokens, usage.completion_tokens, priced, cost.unknown_calls)
-        ctx.status.set_context(agent.last_context_tokens, agent.context_window)
+        ctx.status.usage = Usage(usage.prompt_tokens, usage.completion_tokens, priced, cost.unknown_calls)
+        ctx.status.context_use = ContextUse(agent.last_context_tokens, agent.context_window)
         plugins_loaded(ctx)
     ctx.focus_prompt()
 

@@ -23,7 +23,7 @@ def retry(ctx: CommandContext, _arg: str) -> None:
         return
     from agent.api import split_attached
 
-    ctx.controller.message(split_attached(typed[-1])[0])
+    ctx.controller.submit(split_attached(typed[-1])[0])
 
 
 def compress(ctx: CommandContext, _arg: str) -> None:
@@ -56,7 +56,7 @@ def toggle_yolo(ctx: CommandContext, _arg: str) -> None:
     agent = ctx.session.agent
     on = not agent.yolo
     agent.set_yolo(on)
-    ctx.status.set_yolo(on)
+    ctx.status.yolo = on
     if on:
         ctx.transcript.add_notice(
             "warn", "YOLO on: risky commands run without asking (hard-blocked ones stay blocked)."

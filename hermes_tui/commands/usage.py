@@ -13,4 +13,6 @@ def open_usage(ctx: CommandContext, _arg: str) -> None:
     ctx.push_screen(UsageScreen(ctx.store), lambda _result: ctx.focus_prompt())
 
 
-USAGE = SlashCommand("usage", "Tokens and cost of the last 30 days, as a chart", open_usage)
+USAGE = SlashCommand(
+    "usage", "Tokens and cost of the last 30 days, as a chart", open_usage, aliases=("cost",)
+)

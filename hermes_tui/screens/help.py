@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -24,7 +25,8 @@ from widgets.text_safety import sanitize_display
 
 __all__ = ["HelpScreen", "matching_rows"]
 
-KEY_COLUMN = 20
+KEY_COLUMN_MAX = 24
+"""The key column fits the longest key up to this width (a longer key, a skill's name, wraps in it)."""
 
 
 def matching_rows(rows: Sequence[tuple[str, str, str]], query: str) -> list[tuple[str, str, str]]:
@@ -33,7 +35,23 @@ def matching_rows(rows: Sequence[tuple[str, str, str]], query: str) -> list[tupl
     return [row for row in rows if all(w in " ".join(row).lower() for w in words)]
 
 
-def _options(rows: Sequence[tuple[str, str, str]]) -> list[Option | None]:
+def key_column(rows: Sequence[tuple[str, str, str]], screen_width: int) -> int:
+    """The width of the key column: the longest key of all rows (filtered or not, so it never jumps), at
+    most `KEY_COLUMN_MAX` and a third of a narrow screen (a longer key wraps in its column)."""
+    longest = max((len(sanitize_display(key)) for _, key, _ in rows), default=0)
+    return min(KEY_COLUMN_MAX, longest, max(10, (screen_width - 8) // 3))
+
+
+def help_line(key: str, text: str, width: int) -> Table:
+    """One row as two columns: the key, then its text, which wraps under itself (a hanging indent)."""
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(width=width + 2, style="bold", overflow="fold")  # the +2: the row's left margin
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row(Text("  " + sanitize_display(key)), Text(sanitize_display(text)))
+    return grid
+
+
+def _options(rows: Sequence[tuple[str, str, str]], width: int) -> list[Option | None]:
     options: list[Option | None] = []
     group = None
     for row_group, key, text in rows:
@@ -42,10 +60,7 @@ def _options(rows: Sequence[tuple[str, str, str]]) -> list[Option | None]:
                 options.append(None)  # a separator between groups
             options.append(Option(Text(row_group, style="bold underline"), disabled=True))
             group = row_group
-        line = Text(no_wrap=False)
-        line.append(f"  {sanitize_display(key):<{KEY_COLUMN}}", style="bold")
-        line.append(sanitize_display(text))
-        options.append(Option(line))
+        options.append(Option(help_line(key, text, width)))
     return options
 
 
@@ -54,6 +69,8 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,f1", "close", "Close"),
         Binding("down", "move(1)", show=False),
         Binding("up", "move(-1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
     ]
     DEFAULT_CSS = (
         card_css("HelpScreen > Vertical")
@@ -79,25 +96,39 @@ class HelpScreen(ModalScreen[None]):
         with Vertical():
             yield Static(Text("Help: keys and commands", style="bold"))
             yield Input(placeholder="Filter: type a word (model, session, newline…)", id="help-filter")
-            yield OptionList(*_options(self._rows), id="help-list")
+            yield OptionList(*_options(self._rows, self._key_width), id="help-list")
             yield Static("", id="help-empty")
-            yield Static("Esc closes · /command runs it from the prompt", id="help-foot")
+            yield Static(
+                "Esc closes · PageUp/PageDown scroll · /command runs it from the prompt", id="help-foot"
+            )
+
+    @property
+    def _key_width(self) -> int:
+        return key_column(self._rows, self.app.size.width)
 
     def on_mount(self) -> None:
         self.query_one("#help-filter", Input).focus()
 
     @on(Input.Changed, "#help-filter")
     def _filter(self, event: Input.Changed) -> None:
-        rows = self.shown_rows = matching_rows(self._rows, event.value)
+        self._relist(event.value)
+
+    def _relist(self, query: str) -> None:
+        rows = self.shown_rows = matching_rows(self._rows, query)
         listing = self.query_one("#help-list", OptionList)
         listing.clear_options()
-        listing.add_options(_options(rows))
+        listing.add_options(_options(rows, self._key_width))
         empty = self.query_one("#help-empty", Static)
-        empty.update("" if rows else Text(f"Nothing matches {event.value!r}."))
+        empty.update("" if rows else Text(f"Nothing matches {query!r}."))
 
     def action_move(self, step: int) -> None:
         listing = self.query_one("#help-list", OptionList)
         listing.scroll_relative(y=step, animate=False)
+
+    def action_page(self, pages: int) -> None:
+        """PageUp/PageDown scroll the list a page while the filter keeps the focus."""
+        listing = self.query_one("#help-list", OptionList)
+        listing.scroll_relative(y=pages * max(1, listing.scrollable_content_region.height - 1), animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

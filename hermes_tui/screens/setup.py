@@ -8,6 +8,7 @@ scripted demo so a new user sees the app work before configuring anything.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -22,6 +23,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from agent.api import SettingNotSaved, save_env_value, save_setting
 from widgets.card import card_css
+from widgets.timing import DOUBLE_CTRL_C
 
 SetupChoice = Literal["demo", "quit", "configured"]
 
@@ -55,12 +57,16 @@ class SetupScreen(Screen[SetupChoice]):
     the callback decides. When it cannot be dismissed (it is the only screen), "demo" posts
     `SetupScreen.StartDemo` to the app and "quit" exits the app. Exactly one of the two happens.
     Keys: `d` start the demo, `q` quit, Up/Down/PageUp/PageDown scroll; Enter presses the focused button
-    (Start the demo).
+    (Start the demo). The focus starts on that button so `d` and `q` work at once; in the key and model
+    fields they are text, and Esc gives the focus back to the button. Ctrl+C twice quits, as on the chat
+    screen (Textual's own Ctrl+C only says to press Ctrl+Q).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "demo", "Start the demo", id="setup.demo"),
         Binding("q", "quit_setup", "Quit", id="setup.quit"),
+        Binding("ctrl+c", "ctrl_c", "Quit (twice)", show=False, priority=True, id="setup.ctrl_c"),
+        Binding("escape", "leave_field", "Leave the field", show=False),
         Binding("up", "scroll_card(-1)", "Scroll up", show=False),
         Binding("down", "scroll_card(1)", "Scroll down", show=False),
         Binding("pageup", "scroll_card(-10)", "Page up", show=False),
@@ -117,8 +123,8 @@ class SetupScreen(Screen[SetupChoice]):
         #setup-key-row, #setup-model-row {
             height: auto;
             margin-top: 1;
-            & Select { width: 24; }
-            & Input { width: 1fr; }
+            & Select { width: 1fr; min-width: 19; max-width: 24; }  /* narrow: the key field keeps room */
+            & Input { width: 2fr; }
             & Button { margin-left: 1; }
         }
         #setup-buttons {
@@ -161,6 +167,7 @@ class SetupScreen(Screen[SetupChoice]):
         super().__init__(name=name, id=id)
         self.hermes_home = Path(hermes_home)
         self.detail = detail
+        self._last_ctrl_c = -DOUBLE_CTRL_C
 
     @property
     def config_path(self) -> Path:
@@ -262,6 +269,20 @@ class SetupScreen(Screen[SetupChoice]):
         """Scroll the card from the keyboard (the buttons keep the focus)."""
         card = self.query_one("#setup-card", VerticalScroll)
         card.scroll_to(y=card.scroll_y + lines, animate=False)
+
+    def action_leave_field(self) -> None:
+        """Esc in a field: the focus back on the demo button, where `d` and `q` are keys again."""
+        self.query_one("#setup-demo", Button).focus()
+
+    def action_ctrl_c(self) -> None:
+        """The first press says a second one within `DOUBLE_CTRL_C` seconds quits, as on the chat screen
+        (never a copy: a field selects all of itself when focused, so Ctrl+C would never quit from it)."""
+        now = time.monotonic()
+        if now - self._last_ctrl_c < DOUBLE_CTRL_C:
+            self.action_quit_setup()
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_CTRL_C)
 
     def action_demo(self) -> None:
         """Tell the app to start the scripted demo."""

@@ -163,8 +163,14 @@ class SkillsScreen(ModalScreen[bool]):
         pane = self.query_one("#skills-preview", VerticalScroll)
         pane.remove_children()
         if skill is None:
+            root = self.source.root.expanduser().resolve()  # absolute: a relative path says nothing
             pane.mount(
-                Static(Text(f"No skills yet. Skills live in {self._shown(self.source.root)}/<category>/"))
+                Static(
+                    Text(
+                        f"No skills yet. A skill is a folder holding a SKILL.md, in {root}/<category>/"
+                        "<name>/. Or ask the agent to save what it just did as a skill (skill_manage)."
+                    )
+                )
             )
             return
         mark, note = _state(skill, self.source.is_disabled(skill))

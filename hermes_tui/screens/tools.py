@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Protocol
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -42,23 +43,28 @@ class ToolsetSource(Protocol):
 
 
 def toolset_option(status: ToolsetStatus) -> Option:
-    """Two lines: on/off, name and description; then its tools and, when off, the reason."""
-    prompt = Text(no_wrap=True, overflow="ellipsis")
+    """On/off, then the name and description and, below them, its tools and, when off, the reason: the
+    second column wraps under itself (a hanging indent), never back to the left edge."""
     if not status.available:
-        prompt.append("  n/a ", style="dim")
+        switch = Text("  n/a", style="dim")
     elif status.enabled:
-        prompt.append(" ● on ", style="bold")
+        switch = Text(" ● on", style="bold")
     else:
-        prompt.append(" ○ off", style="dim")
-    prompt.append(f"  {sanitize_display(status.name)}", style="bold" if status.enabled else "")
-    prompt.append(f"  {sanitize_display(status.description)}", style="dim")
-    prompt.append("\n        ")
-    prompt.append(
+        switch = Text(" ○ off", style="dim")
+    about = Text()
+    about.append(sanitize_display(status.name), style="bold" if status.enabled else "")
+    about.append(f"  {sanitize_display(status.description)}", style="dim")
+    about.append("\n")
+    about.append(
         ", ".join(sanitize_display(t) for t in status.tools), style="dim" if not status.enabled else ""
     )
     if status.reason:
-        prompt.append(f"  · {sanitize_display(status.reason)}", style="italic")
-    return Option(prompt, id=status.name, disabled=not status.available)
+        about.append(f"  · {sanitize_display(status.reason)}", style="italic")
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(width=6, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row(switch, about)
+    return Option(grid, id=status.name, disabled=not status.available)
 
 
 class ToolsScreen(ModalScreen[list[ToolsetStatus]]):

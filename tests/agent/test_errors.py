@@ -312,3 +312,28 @@ def test_each_hint_names_what_to_set(status: int, message: str, setting: str) ->
 def test_a_rejected_key_says_where_it_came_from(source: str, says: str, never: str) -> None:
     error = classify(FakeStatusError(401, "Incorrect API key"), provider="openai", key_source=source)
     assert error.reason == "auth" and says in error.hint and never not in error.hint
+
+
+def test_a_hang_up_before_any_response_is_told_from_a_reset_mid_stream() -> None:
+    """llama-cpp-python drops a streamed prompt over its window: "Server disconnected without sending a
+    response", or a reset while the SDK waits for the status line (wrapped as its APIConnectionError). A
+    reset in the middle of a stream (httpx's own ReadError, unwrapped) is not a hang-up."""
+    import httpx
+    import openai
+
+    from agent.core.errors import hung_up_without_response
+
+    request = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+
+    def wrapped(cause: BaseException) -> openai.APIConnectionError:
+        error = openai.APIConnectionError(request=request)
+        error.__cause__ = cause
+        return error
+
+    disconnected = httpx.RemoteProtocolError("Server disconnected without sending a response.")
+    reset = httpx.ReadError("[Errno 104] Connection reset by peer")
+    reset.__cause__ = ConnectionResetError(104, "Connection reset by peer")
+    assert hung_up_without_response(wrapped(disconnected))
+    assert hung_up_without_response(wrapped(reset))
+    assert not hung_up_without_response(reset)  # mid-stream: the SDK does not wrap it
+    assert not hung_up_without_response(wrapped(httpx.ConnectError("[Errno 111] Connection refused")))

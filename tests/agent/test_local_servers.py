@@ -126,9 +126,10 @@ def test_an_empty_stream_at_a_full_window_is_an_overflow_said_in_one_line(
 def test_an_overflow_of_a_server_that_hides_its_window_is_said_in_one_line(
     hermes_home: Path, tmp_path: Path
 ) -> None:
-    """llama-cpp-python has no `/props`: the window stays the default and the overflow's empty stream says
-    nothing, but asked unstreamed it refuses the request as too long (`context_length_exceeded`): one line,
-    no retries of a request that cannot fit."""
+    """llama-cpp-python has no `/props`: the window stays the default, and a streamed request over its window
+    is dropped without a response ("Server disconnected without sending a response", which read as an
+    unreachable server retried 3 times), but asked unstreamed it refuses the request as too long
+    (`context_length_exceeded`): one line, no retries of a request that cannot fit."""
     scenario = {"name": "t", "server": "llama-cpp-python", "n_ctx": 2000, "calls": ["unreachable"]}
     with ScriptedServer(scenario) as server:
         agent, _, ui = make_agent(server, hermes_home, tmp_path, max_retries=3)
@@ -139,8 +140,12 @@ def test_an_overflow_of_a_server_that_hides_its_window_is_said_in_one_line(
     assert told.context_window == 2000 and told.session_cost is None  # the meter is told at once
     assert result.exit_reason == "error:context_overflow", result.error
     assert streamed == [True, False]
-    assert result.error is not None and "too long for this model" in result.error.user_line()
-    assert not any("without a reply" in n for n in _notices(ui))
+    # Every built-in tool's schema alone is over 2,000 tokens: the line says so rather than "too long".
+    assert (
+        result.error is not None
+        and "does not fit this model's 2,000-token window" in result.error.user_line()
+    )
+    assert not any("without a reply" in n or "Could not reach" in n for n in _notices(ui))
 
 
 def test_a_server_that_sends_nothing_streamed_or_not_is_named_with_n_ctx(
@@ -371,3 +376,48 @@ def test_a_broken_stream_keeps_its_partial_reply_in_z(hermes_home: Path, tmp_pat
     assert done.stdout.startswith("The first half"), (done.stdout, done.stderr)
     assert done.stdout.strip() == "The first half"  # exactly what came
     assert "(the reply printed is partial)" in done.stderr.splitlines()[-1]
+
+
+def test_an_overflow_the_tools_cause_names_them_with_their_sizes_and_the_fix(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """llama-cpp-python at 2,048 tokens with every built-in tool on: "Say hello" cannot fit, and compressing
+    a one-message conversation cannot help. The line says what fills the request (the tools' schemas, the
+    system prompt, the context files) with their sizes, and what to change."""
+    (tmp_path / "AGENTS.md").write_text("Run the tests with make test.\n" * 40)
+    scenario = {"name": "t", "server": "llama-cpp-python", "n_ctx": 2048, "calls": ["unreachable"]}
+    with ScriptedServer(scenario) as server:
+        agent, _, _ = make_agent(server, hermes_home, tmp_path, max_retries=3, compression_enabled=True)
+        result = agent.run_conversation("Say hello")
+        tools = len(server.requests[0].body["tools"])
+    assert result.exit_reason == "error:context_overflow", result.error
+    assert result.error is not None
+    line = result.error.user_line()
+    assert "2,048-token window" in line, line
+    assert f"the {tools} tools' schemas about" in line and "the system prompt about" in line, line
+    assert "context files about" in line, line
+    assert "-t " in line and "model.context_length" in line, line
+    assert "\n" not in line
+
+
+def test_a_small_known_window_starts_with_a_note_on_what_the_tools_take(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """llama.cpp says its window in /props: at 32,768 tokens every built-in tool takes a good share of it,
+    said once, before the first request, with the fix; a second turn does not repeat it."""
+    scenario = {"name": "t", "server": "llamacpp", "n_ctx": 32768, "calls": ["hi", "again"]}
+    with ScriptedServer(scenario) as server:
+        agent, _, ui = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("hello")
+        agent.run_conversation("and again")
+    assert agent.context_window == 32768
+    notes = [n for n in _notices(ui) if "window is" in n]
+    assert len(notes) == 1, _notices(ui)
+    assert "tools' schemas about" in notes[0] and "%" in notes[0] and "-t " in notes[0], notes[0]
+
+
+def test_a_large_window_gets_no_note(hermes_home: Path, tmp_path: Path) -> None:
+    with ScriptedServer({"name": "t", "server": "llamacpp", "n_ctx": 1_000_000, "calls": ["hi"]}) as server:
+        agent, _, ui = make_agent(server, hermes_home, tmp_path)
+        agent.run_conversation("hello")
+    assert not any("window is" in n for n in _notices(ui))

@@ -25,7 +25,13 @@ def test_ctrl_d_quits_and_the_exit_line_names_the_session(tmp_path: Path, hermes
         assert not marker.exists()
         tmux.keys("BSpace", "C-d")  # empty: quit
         assert tmux.wait_exit(marker) == "0"
-        shown = tmux.wait_for("continue it with: hermes-tui -c")
+        shown = tmux.wait_for("continue it with: hermes-tui --demo -c")  # plain -c: the setup screen
         assert "Traceback" not in shown
     finally:
         tmux.close()
+    again = Tmux((120, 40), demo_command(tmp_path, "-c"), app_env(hermes_home))
+    try:
+        shown = again.wait_for("and now?")  # the hint's command continues the demo's session
+        assert "Welcome! Let's connect a model." not in shown
+    finally:
+        again.close()

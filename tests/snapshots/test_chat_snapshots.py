@@ -30,8 +30,8 @@ from agent.core.events import (
 from agent.core.messages import Usage
 from agent.core.ui import ApprovalRequest, ClarifyRequest
 from hermes_tui.app import HermesApp
-from hermes_tui.bridge import ApprovalAsked, ClarifyAsked
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked
+from hermes_tui.chat.screen import ChatScreen
 from widgets.spinner import Spinner
 from widgets.tool_panel import ToolPanel
 

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from agent.config.settings import Settings
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.screen import ChatScreen
 from scripted import ScriptedServer, scripted_settings
 from tests.waiting import wait_for_async
 

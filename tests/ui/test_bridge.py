@@ -8,8 +8,8 @@ import pytest
 from textual.app import App
 
 from agent.core.ui import ApprovalDecision, ApprovalRequest, ClarifyRequest
-from hermes_tui import bridge as bridge_module
-from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, UIBridge
+from hermes_tui.chat import bridge as bridge_module
+from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked, UIBridge
 
 
 class SilentApp(App[None]):

@@ -295,3 +295,49 @@ async def test_copy_n_and_copy_code(hermes_home: Path, tmp_path: Path) -> None:
         assert "There are 2 replies" in "\n".join(_notices(app))
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_cost_opens_usage(hermes_home: Path, tmp_path: Path) -> None:
+    """`/cost` (Claude Code's name) is `/usage`, never "Unknown command"."""
+    from hermes_tui.screens.usage import UsageScreen
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/cost")
+        await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen), what="the usage screen")
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_init_has_the_model_write_agents_md(hermes_home: Path, tmp_path: Path) -> None:
+    """`/init` is a turn: the model is asked to study the project and write AGENTS.md, and does."""
+    calls = [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "AGENTS.md", "content": "# Agents\n"}}]},
+        {"text": "Wrote AGENTS.md."},
+    ]
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/init")
+        await wait_for(pilot, lambda: (tmp_path / "AGENTS.md").exists() and not chat(app).busy)
+        asked = server.requests[0].body["messages"][-1]["content"]
+        assert "AGENTS.md" in str(asked) and str(tmp_path) in str(asked)
+
+    await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, yolo=True)
+
+
+async def test_init_asks_before_replacing_agents_md(hermes_home: Path, tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("ours\n")
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/init")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: any("/init cancelled" in n for n in _notices(app)))
+        assert not server.requests and (tmp_path / "AGENTS.md").read_text() == "ours\n"
+        await submit(pilot, "/init")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), what="the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(server.requests) and not chat(app).busy, what="the turn")
+        asked = str(server.requests[0].body["messages"][-1]["content"])
+        assert "already there: read it first" in asked
+
+    await run_chat({"name": "t", "calls": [{"text": "Improved."}]}, body, home=hermes_home, cwd=tmp_path)

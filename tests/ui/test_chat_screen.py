@@ -340,7 +340,7 @@ def test_approval_decision_values_match_the_gate() -> None:
 
 async def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -> None:
     from agent.config.settings import Settings
-    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.chat.screen import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
     from scripted import demo_scenario_path, scripted_settings
 
@@ -355,6 +355,7 @@ async def test_setup_screen_starts_the_demo(hermes_home: Path, tmp_path: Path) -
                 pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
             )
             assert screen.settings.model == "hermes-demo"
+            await wait_for(pilot, lambda: "say hi, and press Enter" in screen_text(app), what="the cue")
 
 
 async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_path: Path) -> None:
@@ -393,8 +394,8 @@ async def test_ctrl_c_clears_then_quits(hermes_home: Path, tmp_path: Path) -> No
 def test_every_command_is_an_object_of_the_commands_package_and_its_key_is_bound() -> None:
     from textual.binding import Binding
 
+    from hermes_tui.chat.screen import APP_KEYS, ChatScreen
     from hermes_tui.commands import BUILTIN_COMMANDS, Command, new_registry
-    from hermes_tui.screens.chat import APP_KEYS, ChatScreen
 
     registry = new_registry()  # refuses two commands of one name or alias
     for command in BUILTIN_COMMANDS:
@@ -477,7 +478,7 @@ async def test_sessions_without_a_provider_browse_first(hermes_home: Path, tmp_p
     from agent.config.settings import Settings
     from agent.core.messages import Message
     from agent.store import SessionStore
-    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.chat.screen import ChatScreen
     from hermes_tui.screens.sessions import SessionsScreen
     from hermes_tui.screens.setup import SetupScreen
     from scripted import demo_scenario_path, scripted_settings
@@ -507,7 +508,7 @@ async def test_setup_screen_takes_a_key_and_starts_without_a_restart(
     """The key goes to $HERMES_HOME/.env (0600, never on screen), the model to tui/config.yaml, and the chat
     starts against the provider at once."""
     from agent.config.settings import Settings
-    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.chat.screen import ChatScreen
     from hermes_tui.screens.setup import SetupScreen
 
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OPENAI_BASE_URL"):

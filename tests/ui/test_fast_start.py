@@ -15,8 +15,8 @@ from textual.theme import Theme
 
 from agent.config.settings import LoadedSettings, Settings
 from hermes_tui.app import FastStart, HermesApp
-from hermes_tui.screens.chat import ChatScreen
-from hermes_tui.screens.chat_layout import StartingScreen
+from hermes_tui.chat.layout import StartingScreen
+from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.screens.setup import SetupScreen
 from hermes_tui.startup_snapshot import DEFAULT_SNAPSHOT, StartupSnapshot, read_snapshot, write_snapshot
 from scripted import ScriptedServer
@@ -84,6 +84,8 @@ async def test_a_fast_start_that_finds_no_provider_shows_the_setup_screen(tmp_pa
         await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen), what="the setup screen")
         assert not any(isinstance(screen, StartingScreen) for screen in app.screen_stack)
         assert app.key_order.pending == 0  # nothing held: the setup screen takes keys as they come
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "setup-demo"  # `d` / `q` are keys, not text
 
 
 async def test_a_store_that_cannot_open_ends_a_fast_start_with_one_line(tmp_path: Path) -> None:
@@ -119,10 +121,10 @@ def test_the_command_line_has_one_start_drawn_from_the_snapshot_or_the_defaults(
     assert cli._run([]) == 0
     assert started == [DEFAULT_SNAPSHOT, SNAPSHOT]
     code = (
-        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.screens.chat_layout, "
+        "import sys; import hermes_tui.cli, hermes_tui.app, hermes_tui.chat.layout, "
         "hermes_tui.startup_snapshot, agent.config.home; "
         "print(','.join(m for m in ('pydantic', 'yaml', 'agent.config.settings', 'agent.store', 'sqlite3', "
-        "'hermes_tui.screens.chat', 'agent.core.events') if m in sys.modules))"
+        "'hermes_tui.chat.screen', 'agent.core.events') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from hermes_tui.app import HermesApp
+from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.first_frame import FirstFrame
-from hermes_tui.screens.chat import ChatScreen
 from scripted import ScriptedServer
 from tests.ui.harness import chat_settings, wait_for
 

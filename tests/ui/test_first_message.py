@@ -25,3 +25,13 @@ async def test_the_first_message_is_sent_once_the_chat_is_up(hermes_home: Path, 
             user = [m for m in server.requests[0].body["messages"] if m["role"] == "user"]
             assert user[-1]["content"] == "fix the failing test"
             assert screen.prompt_input.text == ""
+
+
+def test_toolsets_flag_chooses_the_tools_offered(tmp_path: Path) -> None:
+    """`-t file,terminal` (Hermes' flag): the fix a small window's overflow names."""
+    from agent.config.settings import load_settings
+    from hermes_tui.cli import _flags
+
+    args = build_parser().parse_args(["-t", "file, terminal", "--hermes-home", str(tmp_path)])
+    loaded = load_settings(_flags(args), env={})
+    assert loaded.settings.toolsets == ["file", "terminal"] and not loaded.problems

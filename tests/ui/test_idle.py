@@ -15,7 +15,7 @@ from textual.timer import Timer
 
 from agent.core.events import TextDelta
 from hermes_tui.app import HermesApp
-from hermes_tui.bridge import EventsReady, UIBridge
+from hermes_tui.chat.bridge import EventsReady, UIBridge
 from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, submit, wait_for
 from widgets.assistant_message import AssistantMessage

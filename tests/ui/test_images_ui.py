@@ -151,7 +151,7 @@ async def test_a_resumed_session_shows_its_images_as_badges(hermes_home: Path, t
 
 
 async def test_the_image_flag_attaches_to_the_first_message(hermes_home: Path, tmp_path: Path):
-    from hermes_tui.screens.chat import ChatScreen
+    from hermes_tui.chat.screen import ChatScreen
     from scripted import scripted_settings
 
     shot = _png(tmp_path / "flag shot.png")
@@ -174,7 +174,7 @@ async def test_huge_images_are_refused_in_one_line_off_the_ui_thread(
 ):
     import threading
 
-    from hermes_tui import attachments
+    from hermes_tui.chat import attachments
     from tests.image_bombs import png_bomb, tiff_header
 
     png_bomb(tmp_path / "bomb.png")

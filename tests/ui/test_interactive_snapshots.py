@@ -15,14 +15,18 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from agent.core.ui import ApprovalRequest, ClarifyRequest
+from hermes_tui.commands import new_registry
+from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.setup import SetupScreen
 from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar
 from widgets.queued_messages import QueuedMessages
-from widgets.status_bar import StatusBar
+from widgets.status_bar import ContextUse, StatusBar, Usage
 
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+WITH_NARROW = [*SIZES, pytest.param((50, 24), id="50x24")]
+"""The help, the setup screen and the status bar are looked at at 50 columns too (issue 46)."""
 
 TRANSCRIPT = "\n".join(
     f"assistant: step {i} of the plan, reading files and running the tests as asked." for i in range(60)
@@ -67,10 +71,10 @@ class ChatLikeApp(App[None]):
         for text in self.queued:
             queue.add(text)
         status = self.query_one(StatusBar)
-        status.set_context(104_000, 128_000)
-        status.set_usage(523_000, 12_400, 0.4321)
-        status.set_yolo(True)
-        status.set_busy(True)
+        status.context_use = ContextUse(104_000, 128_000)
+        status.usage = Usage(523_000, 12_400, 0.4321)
+        status.yolo = True
+        status.busy = True
         self.query_one("#transcript", VerticalScroll).scroll_end(animate=False)
 
 
@@ -115,27 +119,41 @@ class SetupSnapshotApp(App[None]):
         self.push_screen(SetupScreen(Path("/home/alice/.hermes")))
 
 
+class HelpSnapshotApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("")
+
+    def on_mount(self) -> None:
+        self.push_screen(HelpScreen(new_registry().help_rows()))
+
+
 class StatusOnlyApp(App[None]):
-    """Three status bars: idle and comfortable, busy near the limit, and nearly full with YOLO."""
+    """Four status bars: idle and comfortable, busy near the limit, nearly full with YOLO, and a local model
+    (cost unknown) with messages queued."""
 
     CSS = "StatusBar { dock: none; margin-bottom: 1; }"
 
     def compose(self) -> ComposeResult:
-        for index in range(3):
+        for index in range(4):
             yield StatusBar("anthropic/claude-sonnet-4.5", clock=frozen_clock, id=f"bar{index}")
 
     def on_mount(self) -> None:
-        idle, busy, full = (self.query_one(f"#bar{index}", StatusBar) for index in range(3))
-        idle.set_context(20_000, 200_000)
-        idle.set_usage(41_000, 2_300, None)
-        busy.set_context(104_000, 128_000)
-        busy.set_usage(523_000, 12_400, 0.4321)
-        busy.set_busy(True)
-        full.set_model("openrouter/meta-llama/llama-3.1-405b-instruct")
-        full.set_context(126_000, 128_000)
-        full.set_usage(1_523_000, 92_400, 12.5)
-        full.set_yolo(True)
-        full.set_busy(True)
+        idle, busy, full, local = (self.query_one(f"#bar{index}", StatusBar) for index in range(4))
+        local.model = "qwen2.5-coder:7b"
+        local.context_use = ContextUse(6_100, 8_192)
+        local.usage = Usage(18_000, 900, None, unknown_calls=3)
+        local.hint = "2 queued · ↑ edit last · Shift+Tab manage"
+        local.busy = True
+        idle.context_use = ContextUse(20_000, 200_000)
+        idle.usage = Usage(41_000, 2_300, None)
+        busy.context_use = ContextUse(104_000, 128_000)
+        busy.usage = Usage(523_000, 12_400, 0.4321)
+        busy.busy = True
+        full.model = "openrouter/meta-llama/llama-3.1-405b-instruct"
+        full.context_use = ContextUse(126_000, 128_000)
+        full.usage = Usage(1_523_000, 92_400, 12.5)
+        full.yolo = True
+        full.busy = True
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -171,11 +189,16 @@ def test_clarify_card_snapshot(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(app, terminal_size=size, run_before=arm_clarify)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", WITH_NARROW)
 def test_setup_screen_snapshot(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(SetupSnapshotApp(), terminal_size=size)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", WITH_NARROW)
+def test_help_screen_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(HelpSnapshotApp(), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", WITH_NARROW)
 def test_status_bar_snapshot(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(StatusOnlyApp(), terminal_size=size)

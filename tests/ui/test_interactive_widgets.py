@@ -26,7 +26,7 @@ from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt_input import PromptBar, PromptInput, normalize_paste
 from widgets.queued_messages import QueuedMessages
-from widgets.status_bar import StatusBar, context_level
+from widgets.status_bar import ContextUse, StatusBar, Usage, context_level
 from widgets.text_safety import literal_text
 
 
@@ -864,7 +864,7 @@ async def test_status_bar_context_colours() -> None:
         bar = app.query_one(StatusBar)
         seen = {}
         for used, level in ((40, "ok"), (50, "caution"), (80, "warning"), (95, "critical")):
-            bar.set_context(used * 1000, 100_000)
+            bar.context_use = ContextUse(used * 1000, 100_000)
             await pilot.pause()
             assert bar.context_level == level
             line = bar.render()
@@ -885,10 +885,10 @@ async def test_status_bar_fields_and_yolo() -> None:
     app = StatusApp(clock)
     async with app.run_test(size=(140, 5)) as pilot:
         bar = app.query_one(StatusBar)
-        bar.set_context(12_300, 128_000)
-        bar.set_usage(523_000, 12_400, 0.4321)
-        bar.set_yolo(True)
-        bar.set_busy(True)
+        bar.context_use = ContextUse(12_300, 128_000)
+        bar.usage = Usage(523_000, 12_400, 0.4321)
+        bar.yolo = True
+        bar.busy = True
         clock.now += 65
         await pilot.pause()
         plain = bar.render().plain
@@ -898,7 +898,7 @@ async def test_status_bar_fields_and_yolo() -> None:
         assert "openrouter/" not in plain
         yolo = _style_of(bar.render(), "YOLO")
         assert yolo == bar.get_component_rich_style("status-bar--yolo", partial=True)
-        bar.set_busy(False)
+        bar.busy = False
         await pilot.pause()
         assert "idle" in bar.render().plain
         assert bar._timer is not None and not bar._timer._active.is_set()  # no ticking while idle
@@ -909,11 +909,11 @@ async def test_status_bar_narrow_never_wraps(width: int) -> None:
     app = StatusApp(FakeClock())
     async with app.run_test(size=(width, 5)) as pilot:
         bar = app.query_one(StatusBar)
-        bar.set_model("anthropic/claude-sonnet-4.5-20250929-extended-thinking")
-        bar.set_context(104_000, 128_000)
-        bar.set_usage(523_000, 12_400, 1.25)
-        bar.set_yolo(True)
-        bar.set_busy(True)
+        bar.model = "anthropic/claude-sonnet-4.5-20250929-extended-thinking"
+        bar.context_use = ContextUse(104_000, 128_000)
+        bar.usage = Usage(523_000, 12_400, 1.25)
+        bar.yolo = True
+        bar.busy = True
         await pilot.pause()
         assert bar.region.height == 1
         line = bar.render()
@@ -984,6 +984,37 @@ async def test_setup_keys_and_quit(tmp_path: Path) -> None:
         assert app.results == ["demo"]
 
 
+async def test_setup_keys_reach_the_screen_after_a_field_is_left_with_escape(tmp_path: Path) -> None:
+    """`d` / `q` type into the key and model fields (they are text); Esc leaves a field, and then the
+    advertised keys work again."""
+    app = SetupApp(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#setup-key", Input).focus()
+        await pilot.press("d", "q")
+        assert app.screen.query_one("#setup-key", Input).value == "dq" and not app.results
+        await pilot.press("escape")
+        assert app.focused is not None and app.focused.id == "setup-demo"
+        await pilot.press("q")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == ["quit"]
+
+
+async def test_setup_ctrl_c_twice_quits_as_on_the_main_screen(tmp_path: Path) -> None:
+    """The first Ctrl+C says a second one quits (not Textual's "press ctrl+q"), even from a field."""
+    app = SetupApp(tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#setup-model", Input).focus()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        shown = [n.message for n in app._notifications]
+        assert shown == ["Press Ctrl+C again to quit"] and not app.results
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == ["quit"]
+
+
 async def test_setup_as_the_only_screen_posts_start_demo(tmp_path: Path) -> None:
     class OnlySetup(App[None]):
         demo_messages = 0
@@ -1008,12 +1039,38 @@ async def test_status_bar_cost_is_unknown_never_zero() -> None:
     app = StatusApp(FakeClock())
     async with app.run_test(size=(140, 5)) as pilot:
         bar = app.query_one(StatusBar)
-        bar.set_usage(1_000, 10)
+        bar.usage = Usage(1_000, 10)
         await pilot.pause()
         assert "$" not in bar.render().plain and "?" not in bar.render().plain  # no call priced yet
-        bar.set_usage(1_000, 10, None, unknown_calls=2)  # a local model: no price
+        bar.usage = Usage(1_000, 10, None, unknown_calls=2)  # a local model: no price
         await pilot.pause()
-        assert "out 10 │ ?" in bar.render().plain and "$0" not in bar.render().plain
-        bar.set_usage(5_000, 90, 0.0123, unknown_calls=1)
+        assert "out 10 │ cost ?" in bar.render().plain and "$0" not in bar.render().plain
+        assert (
+            bar.tooltip is not None and "no known price" in str(bar.tooltip) and "/usage" in str(bar.tooltip)
+        )
+        bar.usage = Usage(5_000, 90, 0.0123, unknown_calls=1)
         await pilot.pause()
         assert "$0.0123+?" in bar.render().plain
+        assert bar.tooltip is not None and "at least" in str(bar.tooltip)
+        bar.usage = Usage(5_000, 90, 0.0123)
+        await pilot.pause()
+        bar.render()
+        assert bar.tooltip is None  # every call priced: nothing to explain
+
+
+async def test_status_bar_at_50_columns_drops_the_queue_hint_before_the_model_and_the_state() -> None:
+    """The queue hint is also shown above the prompt: at 50 columns it goes before the model name is cut
+    or the working indicator loses its time."""
+    clock = FakeClock()
+    app = StatusApp(clock)
+    async with app.run_test(size=(50, 5)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.model = "anthropic/claude-sonnet-4.5"
+        bar.context_use = ContextUse(12_300, 128_000)
+        bar.hint = "2 queued · ↑ edit last · Shift+Tab manage"
+        bar.busy = True
+        clock.now += 65
+        await pilot.pause()
+        plain = bar.render().plain
+        assert "claude-sonnet-4.5" in plain and "working 1m 05s" in plain
+        assert "hint" not in bar.visible_fields()

@@ -16,7 +16,7 @@ from agent.prompts.personality import BUILTIN_PERSONALITIES
 from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.screens.personality import PersonalityPicker
 from hermes_tui.screens.skills import SkillsScreen
 from hermes_tui.screens.tools import ToolsScreen
@@ -160,7 +160,7 @@ async def test_tools_screen_toggle_changes_the_next_request(hermes_home: Path, t
         assert "terminal" in screen_text(app)
         await pilot.press("enter")
         await pilot.pause()
-        assert "off for this session" in str(tools.options.get_option("terminal").prompt)
+        assert "off for this session" in screen_text(app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
         assert any("terminal off, from the next request" in n for n in _notices(app))
@@ -298,3 +298,14 @@ async def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Pa
         assert (hermes_home / "skills" / "lint-fix" / "SKILL.md").read_text() == content
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, yolo=True)
+
+
+async def test_skills_empty_state_names_the_absolute_folder(hermes_home: Path, tmp_path: Path) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await submit(pilot, "/skills")
+        await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen), what="the skills screen")
+        await wait_for(pilot, lambda: "No skills yet" in screen_text(app), what="the empty state")
+        flat = " ".join(screen_text(app).split())
+        assert str((hermes_home / "skills").resolve()) in flat.replace("│ ", "").replace(" │", "")
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)

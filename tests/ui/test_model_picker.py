@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from agent.config.model_catalog import ModelCatalog, closest_models, load_catalog
 from agent.config.settings import Settings
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.screens.model_picker import ModelPicker
 from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, run_chat, submit, wait_for

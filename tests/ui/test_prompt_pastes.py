@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
-from tests.ui.harness import chat, run_chat, screen_text, wait_for
+from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.paste_store import MAX_CHARS, MAX_LINES, PasteStore, is_big
 from widgets.prompt_input import PLACEHOLDERS, PromptBar, PromptInput
 from widgets.user_message import UserMessage
@@ -296,3 +296,36 @@ async def test_undo_after_ctrl_o_turns_the_text_back_into_the_token() -> None:
         await pilot.press(*"!")
         assert prompt.text == "see !"
     assert app.return_value is None
+
+
+# ------------------------------------------------------------------------------- a paste outside the prompt
+
+
+async def test_a_paste_with_the_focus_off_the_prompt_lands_in_the_prompt(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """Issue 41: with the transcript focused (Tab), a paste killed the app (`ChatScreen._on_paste` was a
+    plain callback Textual called as the Paste handler). It goes to the prompt, wherever the focus is."""
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        prompt = screen.prompt_input
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
+        await pilot.press("tab")
+        assert app.focused is screen.transcript
+        app.post_message(events.Paste("one line"))  # as the driver does: the app forwards it to the focus
+        await wait_for(pilot, lambda: prompt.text == "one line", what="the paste in the prompt")
+        assert app.focused is prompt and app.is_running
+        await pilot.press("tab")
+        assert app.focused is screen.transcript
+        app.post_message(events.Paste(LOG))  # a big one: its token, as in the prompt
+        await wait_for(pilot, lambda: len(prompt.pastes) == 1, what="the big paste")
+        assert prompt.text == "one line[Pasted #1: 214 lines]" and prompt.full_text == f"one line{LOG}"
+        screen.set_focus(None)  # nothing focused: the screen gets it
+        await pilot.pause()
+        app.post_message(events.Paste("!"))
+        await wait_for(pilot, lambda: prompt.text.endswith("!"), what="the paste with no focus")
+        assert app.focused is prompt
+
+    await run_chat({"name": "t", "calls": [{"text": "hi there"}]}, body, home=hermes_home, cwd=tmp_path)

@@ -8,7 +8,7 @@ from agent.core.messages import Message
 from agent.session.session import Session
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
-from hermes_tui.screens.chat import ChatScreen
+from hermes_tui.chat.screen import ChatScreen
 from scripted import ScriptedServer
 from tests.ui.harness import chat, chat_settings, wait_for
 
@@ -30,6 +30,6 @@ async def test_the_context_meter_is_there_after_a_resume(hermes_home: Path, tmp_
             )
             screen = chat(app)
             bar = screen.status_bar
-            await wait_for(pilot, lambda: bar.context_used is not None, what="the meter")
-            assert bar.context_used >= 1000  # the 4,000-character message counts
-            assert bar.context_window == settings.effective_context_window
+            await wait_for(pilot, lambda: bar.context_use.used is not None, what="the meter")
+            assert (bar.context_use.used or 0) >= 1000  # the 4,000-character message counts
+            assert bar.context_use.window == settings.effective_context_window

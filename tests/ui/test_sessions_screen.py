@@ -243,12 +243,30 @@ async def test_a_word_only_in_a_tool_output_finds_its_session_with_a_highlighted
         match_style = screen._styles.match
         assert spans_text(prompt, match_style) == ["zanzibar"]  # the tokenizer splits at "_"
         assert "\x02" not in prompt.plain and "\x03" not in prompt.plain
-        assert screen.search_input.border_subtitle == "1 result"
+        assert screen.search_input.border_subtitle == "1 session"
         # The preview shows the output around the match, highlighted, with the call on one line.
         await wait_until(pilot, lambda: "zanzibar" in screen.preview_text.plain)
         preview = screen.preview_text
         assert "→ terminal: pytest -q tests/db  failed · 3.2s" in preview.plain
         assert "zanzibar" in spans_text(preview, match_style)
+
+
+async def test_a_session_with_many_hits_is_one_row_that_counts_them(store: SessionStore) -> None:
+    """Ctrl+R lists a session once, however many of its messages match, and says how many do; a count
+    that grows on a later page is drawn again."""
+    said = [Message("user" if n % 2 == 0 else "assistant", f"note {n} about the quokka") for n in range(7)]
+    many = add_session(store, "A long chat", said, updated=NOW - 60)
+    one = add_session(store, "Another", [Message("user", "a quokka once")], updated=NOW - 120)
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        screen.HIT_PAGE = 3  # the count of `many` grows over three pages
+        await search(pilot, screen, "quokka")
+        assert sorted((row.session_id, row.matches) for row in screen.rows) == sorted([(many, 7), (one, 1)])
+        assert screen.search_input.border_subtitle == "2 sessions"
+        index = next(i for i, row in enumerate(screen.rows) if row.session_id == many)
+        prompt = screen.option_list.get_option_at_index(index).prompt
+        assert isinstance(prompt, Text) and "7 messages match" in prompt.plain
 
 
 async def test_titles_and_ids_match_too(store: SessionStore, sessions: dict[str, str]) -> None:
@@ -701,13 +719,13 @@ async def test_results_arrive_in_pages_and_a_new_query_cancels_a_slow_one(
         await wait_until(pilot, lambda: held.is_set() and screen.shown_query == "postgres")
         # The first page is on screen while the rest of the query is still running.
         assert [row.session_id for row in screen.rows] == [sessions["old"]]
-        assert screen.is_filling and screen.search_input.border_subtitle == "1 result…"
+        assert screen.is_filling and screen.search_input.border_subtitle == "1 session…"
         old_keys = {row.key for row in screen.rows}
 
         typed_at = len(added)
         screen.search_input.value = "ocelot"
         await wait_until(pilot, lambda: screen.shown_query == "ocelot" and not screen.is_filling)
-        assert [row.session_id for row in screen.rows] == [sessions["new"]] * 2  # both its messages
+        assert [(row.session_id, row.matches) for row in screen.rows] == [(sessions["new"], 2)]  # grouped
         release.set()
         await wait_until(pilot, old_closed.is_set)
         screen.search_input.value = "ocelot project"  # one more round trip after the old search ended
@@ -715,7 +733,7 @@ async def test_results_arrive_in_pages_and_a_new_query_cancels_a_slow_one(
         assert {row.session_id for row in screen.rows} == {sessions["new"]}
         late = [key for key in added[typed_at:] if key is not None and key.split("#")[0] == sessions["old"]]
         assert late == [] and not (old_keys & {row.key for row in screen.rows})
-        assert screen.search_input.border_subtitle == f"{len(screen.rows)} results"
+        assert screen.search_input.border_subtitle == "1 session"
 
 
 async def test_a_negation_means_the_same_for_titles_and_messages(store: SessionStore) -> None:
@@ -725,7 +743,8 @@ async def test_a_negation_means_the_same_for_titles_and_messages(store: SessionS
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await loaded(pilot)
         await search(pilot, screen, "alpha OR NOT beta")  # the lone NOT selects nothing: `alpha`
-        assert [(row.session_id, row.hit is None) for row in screen.rows] == [(both, True), (both, False)]
+        # One row: the title found it, and it counts the message that matches too.
+        assert [(row.session_id, row.hit is None, row.matches) for row in screen.rows] == [(both, True, 1)]
         await search(pilot, screen, "beta -alpha")
         assert {row.session_id for row in screen.rows} != {both} and all(
             row.info.title == "beta only" for row in screen.rows

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from hermes_tui.app import HermesApp
-from hermes_tui.shell_mode import shell_command
+from hermes_tui.chat.shell import shell_command
 from scripted import ScriptedServer
 from tests.ui.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.tool_panel import ToolPanel

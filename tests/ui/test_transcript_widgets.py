@@ -856,6 +856,29 @@ async def test_mouse_selection_spans_entries_and_copies_what_is_shown() -> None:
             assert style.bgcolor != transcript.base_style.bgcolor  # and the selection shows
 
 
+async def test_a_mouse_copy_of_a_code_block_drops_the_render_indent() -> None:
+    """Dragged over a code block, from its first character to the end of its last line, the copy is the
+    code as written: the transcript's margin, the reply's indent and the block's padding are not copied,
+    the code's own indentation is."""
+    app = TranscriptApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        transcript = app.transcript
+        reply = transcript.start_assistant()
+        reply.append("Here:\n\n```python\ndef f():\n    return 1\n```")
+        await reply.finish()
+        await pilot.pause()
+        lines = shown(transcript).splitlines()
+        start = next(n for n, line in enumerate(lines) if "def f():" in line)
+        end = next(n for n, line in enumerate(lines) if "return 1" in line)
+        await pilot.mouse_down(Transcript, offset=(lines[start].index("def"), start))
+        await pilot.hover(Transcript, offset=(len(lines[end]) + 2, end))
+        await pilot.mouse_up(Transcript, offset=(len(lines[end]) + 2, end))
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected is not None
+        assert selected.rstrip() == "def f():\n    return 1"
+
+
 async def test_records_keep_every_entry_and_a_cleared_transcript_starts_over() -> None:
     app = TranscriptApp()
     async with app.run_test() as pilot:

@@ -45,11 +45,13 @@ __all__ = [
 @dataclass
 class SessionRow:
     """One row of the list: a session, and the search hit it stands for (None for a plain session row).
-    `query` is the search that found a title row (its matches are highlighted)."""
+    `query` is the search that found a title row (its matches are highlighted). A search shows a session
+    once: `matches` counts its messages that match (the hit shown is the first)."""
 
     info: SessionInfo
     hit: SearchHit | None = None
     query: SearchQuery | None = None
+    matches: int = 1
 
     @property
     def session_id(self) -> str:
@@ -224,6 +226,10 @@ def _meta_line(info: SessionInfo, status: str, now: float, home: str | None) -> 
 _ROLE_LABELS = {"user": "you", "assistant": "assistant", "tool": "tool", "system": "system"}
 
 
+def _matching(count: int) -> str:
+    return "1 message matches" if count == 1 else f"{count:,} messages match"
+
+
 def session_prompt(
     row: SessionRow, styles: RowStyles, now: float, home: str | None, current_id: str | None
 ) -> Text:
@@ -251,10 +257,14 @@ def session_prompt(
         if query is not None and query.spans(info.id) and not query.spans(info.title or ""):
             meta.append(" · ")  # found by its id: show where
             meta.append_text(highlight_query(Text(info.id, end=""), query, styles.match))
+        if query is not None and row.matches:  # first: the end of a long meta line is cut
+            text.append(f"{_matching(row.matches)} · ", styles.meta)
         text.append_text(meta)
         return text
     text.append("  ")
     text.append(format_age(hit.created_at or info.updated_at, now), styles.meta)
+    if row.matches > 1:
+        text.append(f" · {_matching(row.matches)}", styles.meta)
     label = _ROLE_LABELS.get(hit.role, hit.role)
     if hit.role == "tool" and hit.tool_name:
         label = f"tool {one_line(hit.tool_name)}"

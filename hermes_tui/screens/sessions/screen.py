@@ -101,8 +101,6 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     """Message hits fetched per search."""
     HIT_PAGE: ClassVar[int] = 50
     """Message hits fetched (and shown) at a time."""
-    HITS_PER_SESSION: ClassVar[int] = 5
-    """Message hits shown per session (the best ones)."""
     FIRST_PAGE: ClassVar[int] = 100
     """Sessions fetched and shown first when the screen opens, before the full list."""
     CHUNK: ClassVar[int] = 200
@@ -455,7 +453,6 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             lambda rows: self._options(rows, styles, now),
             hit_limit=self.HIT_LIMIT,
             page_size=self.HIT_PAGE,
-            hits_per_session=self.HITS_PER_SESSION,
             gate=self.search_gate,
         )
         self._search = search
@@ -477,6 +474,8 @@ class SessionsScreen(Screen["SessionsResult | None"]):
                 options += page.options
                 self.search_failed = page.failed or (self.search_failed and not first)
                 self._show(text, list(rows), list(options), extend=not first)
+                for session_id in page.recounted:
+                    self._redraw_rows(session_id)
                 if first:
                     first = False
                     self._resume_if_wanted(text)
@@ -575,9 +574,9 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             else:
                 search.border_subtitle = f"{sessions:,} session{'s' if sessions != 1 else ''}"
         else:
-            count = len(self.rows)
+            count = len(self.rows)  # one row per session
             more = "…" if self._search is not None else ""
-            search.border_subtitle = f"{count:,} result{'s' if count != 1 else ''}{more}"
+            search.border_subtitle = f"{count:,} session{'s' if count != 1 else ''}{more}"
         empty = not self.rows
         self.set_class(empty, "-empty")
         message = self.query_one("#sessions-empty", Static)
@@ -601,7 +600,14 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             message.update(text)
 
     def _refresh_session(self, session_id: str) -> None:
-        """Rebuild the rows of one session (after a rename), loaded or still pending."""
+        """Rebuild the rows of one session (after a rename), loaded or still pending, and its preview."""
+        self._redraw_rows(session_id)
+        shown = self.highlighted_row
+        if shown is not None and shown.session_id == session_id:
+            self._load_preview(shown, 0.0)
+
+    def _redraw_rows(self, session_id: str) -> None:
+        """Draw the rows of one session again (renamed, or more of its messages match), loaded or not."""
         styles, now = self._styles, self.now
         option_list = self.option_list
         for index, row in enumerate(self.rows):
@@ -612,9 +618,6 @@ class SessionsScreen(Screen["SessionsResult | None"]):
                 option_list.replace_option_prompt_at_index(index, prompt)
             else:
                 self._pending[index] = Option(prompt, id=row.key)
-        shown = self.highlighted_row
-        if shown is not None and shown.session_id == session_id:
-            self._load_preview(shown, 0.0)
 
     # ------------------------------------------------------------------ preview
     @on(OptionList.OptionHighlighted, "#sessions-list")

@@ -1,10 +1,10 @@
 """One search typed into the session browser, computed a page at a time in a worker thread.
 
 Titles and ids are matched in memory (`SearchQuery.select`, the same reading the store gives messages)
-and come first; then the store's message hits, a page at a time (`iter_search`), at most
-`hits_per_session` per session. The screen awaits one page per thread call, so the first rows are on screen
-while the rest is still being found, and a new keystroke `cancel()`s the search: its SQL statement stops and
-no further page is made.
+and come first; then the store's message hits, a page at a time (`iter_search`), grouped by session: one
+row per session (its best hit, or its title), which counts the messages that match. The screen awaits
+one page per thread call, so the first rows are on screen while the rest is still being found, and a new
+keystroke `cancel()`s the search: its SQL statement stops and no further page is made.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ class SearchPage:
     rows: list[SessionRow]
     options: list[Option]
     failed: bool = False
+    recounted: tuple[str, ...] = ()
+    """Sessions of earlier pages with more matching messages now: their rows are drawn again."""
 
 
 class SessionSearch:
@@ -51,7 +53,6 @@ class SessionSearch:
         *,
         hit_limit: int,
         page_size: int,
-        hits_per_session: int,
         gate: SearchGate | None = None,
     ) -> None:
         self.store = store
@@ -61,7 +62,6 @@ class SessionSearch:
         self.render = render
         self.hit_limit = hit_limit
         self.page_size = page_size
-        self.hits_per_session = hits_per_session
         self.gate = gate
         self._cancel = threading.Event()
         self._pages = self._generate()
@@ -81,9 +81,9 @@ class SessionSearch:
     def _generate(self) -> Iterator[SearchPage]:
         query = self.query
         found = query.select([(info.title, info.id) for info in self.sessions])
-        rows = [SessionRow(self.sessions[index], query=query) for index in found]
+        rows = [SessionRow(self.sessions[index], query=query, matches=0) for index in found]
         known = {info.id: info for info in self.sessions}
-        per_session: dict[str, int] = {}
+        shown = {row.session_id: row for row in rows}  # one row per session, the first that found it
         hit_pages = self.store.iter_search(
             query, page_size=self.page_size, limit=self.hit_limit, cancelled=self._cancel.is_set
         )
@@ -100,9 +100,13 @@ class SessionSearch:
                 hits, failed = None, True
             if hits is None and index > 0:
                 return
+            on_this_page = {row.session_id for row in rows}
+            recounted: set[str] = set()
             for hit in hits or []:
-                count = per_session.get(hit.session_id, 0)
-                if count >= self.hits_per_session:
+                if (row := shown.get(hit.session_id)) is not None:
+                    row.matches += 1
+                    if hit.session_id not in on_this_page:
+                        recounted.add(hit.session_id)
                     continue
                 info = known.get(hit.session_id)
                 if info is None:  # a session newer than the list
@@ -110,9 +114,10 @@ class SessionSearch:
                     if info is None:
                         continue
                     known[info.id] = info
-                per_session[hit.session_id] = count + 1
-                rows.append(SessionRow(info, hit=hit))
-            yield SearchPage(rows, self.render(rows), failed)
+                shown[info.id] = row = SessionRow(info, hit=hit)
+                on_this_page.add(info.id)
+                rows.append(row)
+            yield SearchPage(rows, self.render(rows), failed, tuple(sorted(recounted)))
             rows = []
             index += 1
             if hits is None:

@@ -2,7 +2,7 @@
 
 The agent calls `on_event` up to thousands of times a second. One message per event falls behind (design
 §9), so events go into one ordered, lock-protected queue, coalescing consecutive text deltas into one
-append; the UI drains it (`hermes_tui.event_pipeline`, on the transcript's pacer while a turn runs). This
+append; the UI drains it (`hermes_tui.chat.pipeline`, on the transcript's pacer while a turn runs). This
 queue is the one thread boundary between the agent and the widgets. Events that change what the user must
 see at once (a tool starts, the turn ends, a question) wake the UI immediately with a single `EventsReady`
 message, so ordering is kept (one queue) and latency stays low where it matters. Text deltas wake it too,

@@ -4,9 +4,14 @@ the questions that wait while the user types.
 Why a plain object: these rules (what Enter does while a turn runs, what Esc stops, what starts by itself
 after a turn and what waits) are the chat's behaviour, and they were spread over screen methods that could
 only be tested by driving a whole app. Here they are one state machine the chat screen forwards its events
-to; it answers through `ChatView` (the screen draws), `Engine` (the agent and the `!` shell), the
+to; it answers through `ChatView` (the screen draws), `Engine` (the running turn and the `!` shell), the
 `MessageQueue` (the queue widget's items) and the `Collector` (the garbage collector's pause per turn), so
-`tests/ui/test_chat_controller.py` runs it against fakes and a fake clock.
+`tests/test_chat_controller.py` runs it against fakes and a fake clock.
+
+A message is one value in and one value out: the view reads what decides its fate once (`Outgoing`: the
+text, the attachments waiting, the store's read-only reason, the `!` command), `message` decides
+(`Refused`, `Queued`, `Send`, `RunShell`) and the view applies it. Typed, `/retry` and the next queued
+message all go through `submit`, the one way.
 """
 
 from __future__ import annotations
@@ -23,7 +28,19 @@ from widgets import timing
 if TYPE_CHECKING:
     from agent.api import ImageRef
 
-__all__ = ["ChatController", "ChatView", "Collector", "Engine", "MessageQueue"]
+__all__ = [
+    "ChatController",
+    "ChatView",
+    "Collector",
+    "Engine",
+    "MessageQueue",
+    "Outcome",
+    "Outgoing",
+    "Queued",
+    "Refused",
+    "RunShell",
+    "Send",
+]
 
 DOUBLE_CTRL_C = timing.DOUBLE_CTRL_C
 TYPING_PAUSE = timing.TYPING_PAUSE
@@ -32,8 +49,63 @@ QUESTION_POLL = timing.TYPING_POLL
 Images = tuple["ImageRef", ...]
 
 
+@dataclass(frozen=True)
+class Outgoing:
+    """A message the user sent, with all that decides its fate, read by the screen when it was sent."""
+
+    text: str
+    images: Images = ()
+    """The attachments waiting above the prompt (they go with the message if it is sent now)."""
+    read_only: str = ""
+    """Why the store cannot take it (another process holds it...); empty when it can."""
+    shell: str | None = None
+    """The command of a `!command` line."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Not sent: a notice, and the text back in the prompt when `put_back`."""
+
+    kind: str
+    text: str
+    put_back: str | None = None
+
+
+@dataclass(frozen=True)
+class Queued:
+    """Queued behind the running turn (the queue widget shows it)."""
+
+
+@dataclass(frozen=True)
+class Send:
+    """A turn starts with this message (the chat is busy already): show it, put it on the wire."""
+
+    text: str
+    images: Images = ()
+
+
+@dataclass(frozen=True)
+class RunShell:
+    """A `!command` runs now in the user's shell (busy like a turn)."""
+
+    command: str
+    typed: str
+
+
+Outcome = Refused | Queued | Send | RunShell
+"""What became of a message: the screen applies it (`ChatView.apply`)."""
+
+
 class ChatView(Protocol):
     """What the controller asks the chat screen to draw or do (UI thread)."""
+
+    def outgoing(self, text: str) -> Outgoing:
+        """`text` with what decides its fate now (attachments, the store, `!`): a queued message's too."""
+        ...
+
+    def apply(self, outcome: Outcome) -> None:
+        """Do what the controller decided about a message (show it and start the turn, the notice...)."""
+        ...
 
     def notice(self, kind: str, text: str) -> None: ...
     def toast(self, text: str, timeout: float) -> None: ...
@@ -43,24 +115,16 @@ class ChatView(Protocol):
     def drain(self) -> None: ...
     def when_drawn(self, callback: Callable[[], None]) -> None: ...
     def focus_prompt(self) -> None: ...
-    def put_back(self, text: str) -> None: ...
     def clear_prompt(self) -> None: ...
     def copy_selection(self) -> int:
         """Copy the mouse selection, if any, and clear it: the characters copied (0: none selected)."""
         ...
 
-    def has_attachments(self) -> bool: ...
-    def take_attachments(self) -> Images: ...
-    def read_only_reason(self) -> str: ...
     def notify_mode(self) -> str: ...
     def attention(self, why: str) -> None: ...
     def bell(self) -> None: ...
     def typed_within(self, seconds: float) -> bool: ...
     def repeat(self, interval: float, callback: Callable[[], bool]) -> None: ...
-    def show_outgoing(self, text: str, images: Images) -> str: ...
-    def run_turn(self, wire_text: str, images: Images) -> None: ...
-    def run_shell(self, command: str, typed: str) -> None: ...
-    def resubmit(self, text: str) -> None: ...
     def show_question(self, card: object) -> None: ...
     def remove_question(self, card: object) -> None: ...
     def exit(self) -> None: ...
@@ -72,7 +136,6 @@ class Engine(Protocol):
     def interrupt(self) -> None: ...
     def steer(self, text: str) -> None: ...
     def stop_shell(self) -> bool: ...
-    def shell_command(self, text: str) -> str | None: ...
 
 
 class MessageQueue(Protocol):
@@ -149,33 +212,42 @@ class ChatController:
 
     # ------------------------------------------------------------------------------------------ messages
 
-    def message(self, text: str) -> None:
-        """A message (not a command) the user submitted: sent, queued while busy, or run as `!command`."""
-        if reason := self.view.read_only_reason():
-            self.view.notice("error", f"Not sent: {reason}")
-            return
-        if self._busy and self.view.has_attachments():
-            self.view.put_back(text)
-            self.view.notice("warn", "A turn is running: send the message and its images after it.")
-            return
+    def submit(self, text: str) -> Outcome:
+        """The one way a message goes (typed, `/retry`, the next queued one): the view reads what decides
+        its fate, the controller decides (`message`), the view applies the outcome."""
+        outcome = self.message(self.view.outgoing(text))
+        self.view.apply(outcome)
+        return outcome
+
+    def message(self, outgoing: Outgoing) -> Outcome:
+        """A message (not a command) the user submitted: sent, queued while busy, or run as `!command`;
+        sent or run, the chat is busy when this returns, and the screen applies the outcome."""
+        if outgoing.read_only:
+            return Refused("error", f"Not sent: {outgoing.read_only}")
+        if self._busy and outgoing.images:
+            return Refused(
+                "warn", "A turn is running: send the message and its images after it.", put_back=outgoing.text
+            )
         if self._busy:
-            self.queue.add(text)
-            return
-        if (command := self.engine.shell_command(text)) is not None:
-            self.run_shell(command, text)
-            return
-        self.send(text, self.view.take_attachments())
-
-    def send(self, text: str, images: Images = ()) -> None:
-        """Start a turn: the view shows the message and says what goes on the wire, then runs it."""
-        wire_text = self.view.show_outgoing(text, images)
+            self.queue.add(outgoing.text)
+            return Queued()
         self.set_busy(True)
-        self.view.run_turn(wire_text, images)
+        if outgoing.shell is not None:
+            return RunShell(outgoing.shell, outgoing.text)
+        return Send(outgoing.text, outgoing.images)
 
-    def run_shell(self, command: str, typed: str) -> None:
-        """`!command`: runs now, busy like a turn; its output goes with the next message."""
+    def send(self, text: str) -> None:
+        """Start a turn with `text` (a steer at rest, one the turn ended before delivering)."""
         self.set_busy(True)
-        self.view.run_shell(command, typed)
+        self.view.apply(Send(text))
+
+    def _send_next_queued(self) -> bool:
+        """The next queued message goes the way a typed one does (a `!` line runs); False: none."""
+        queued = self.queue.pop_next()
+        if queued is None:
+            return False
+        self.submit(queued)
+        return True
 
     def shell_done(self) -> None:
         self.view.drain()
@@ -199,11 +271,8 @@ class ChatController:
 
     def empty_enter(self) -> None:
         """Enter on an empty prompt at rest sends the next queued message (held after an interrupt)."""
-        if self._busy:
-            return
-        queued = self.queue.pop_next()
-        if queued is not None:
-            self.send(queued)
+        if not self._busy:
+            self._send_next_queued()
 
     # ------------------------------------------------------------------------------------------ stopping
 
@@ -286,10 +355,7 @@ class ChatController:
             self.view.notice("info", "The turn ended before your steer could be delivered: sending it now.")
             self.send(pending_steer)
             return
-        queued = self.queue.pop_next()
-        if queued is not None:
-            self.view.resubmit(queued)
-        else:
+        if not self._send_next_queued():
             self.view.focus_prompt()
 
     def _hold_queue(self, pending_steer: str | None) -> None:

@@ -1,7 +1,7 @@
 """What the chat's controller says, done on the chat screen's widgets (`ScreenView`), and what it asks of
 the engine (`ScreenEngine`: the agent, the `!` shell, the prompt's pastes expanded).
 
-The controller (`hermes_tui.chat_controller`) decides; these adapters draw and start things. They reach
+The controller (`hermes_tui.chat.controller`) decides; these adapters draw and start things. They reach
 the screen through `ChatParts`, the members of `ChatScreen` they use, so this module does not import the
 screen (which builds them).
 """
@@ -10,87 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
 from agent.api import badge_line, expand_mentions, with_attached
+from hermes_tui.chat.controller import Outcome, Outgoing, Queued, Refused, RunShell, Send
+from hermes_tui.chat.parts import ChatParts
+from hermes_tui.chat.shell import ShellRun, shell_command
 from hermes_tui.notifications import request_attention
-from hermes_tui.shell_mode import ShellRun, ShellRunner, shell_command
 from widgets import timing
 from widgets.assistant_message import AssistantMessage
 from widgets.queued_messages import QueuedMessages
 
 if TYPE_CHECKING:
     from textual import events
-    from textual.app import App
-    from textual.dom import DOMNode
-    from textual.timer import Timer
-    from textual.worker import Worker
 
-    from agent.api import ImageRef, SessionStoreProtocol, Settings, TurnResult
-    from hermes_tui.attachments import Attachments
-    from hermes_tui.chat_controller import ChatController
-    from hermes_tui.event_pipeline import EventPipeline
-    from hermes_tui.session_service import SessionService
-    from hermes_tui.turn_view import TurnView
+    from agent.api import ImageRef
     from widgets.prompt_input import PromptInput
-    from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
 
-__all__ = ["ChatParts", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
-
-
-class ChatParts(Protocol):
-    """The chat screen's members the adapters use."""
-
-    turn_worker: Worker[TurnResult] | None
-    session: SessionService
-    shell: ShellRunner
-    store: SessionStoreProtocol
-
-    @property
-    def pipeline(self) -> EventPipeline: ...
-
-    @property
-    def app(self) -> App[Any]: ...
-    @property
-    def is_mounted(self) -> bool: ...
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def controller(self) -> ChatController: ...
-    @property
-    def transcript(self) -> Transcript: ...
-    @property
-    def status_bar(self) -> StatusBar: ...
-    @property
-    def prompt_input(self) -> PromptInput: ...
-    @property
-    def attachments(self) -> Attachments: ...
-    @property
-    def turn_view(self) -> TurnView: ...
-
-    def query_one(self, selector: str) -> DOMNode: ...
-    def notify(self, message: str, *, timeout: float | None = None) -> None: ...
-    def set_timer(
-        self, delay: float, callback: Callable[[], object], *, name: str | None = None
-    ) -> Timer: ...
-    def set_interval(
-        self, interval: float, callback: Callable[[], object], *, name: str | None = None
-    ) -> Timer: ...
-    def run_worker(
-        self,
-        work: Callable[[], Any],
-        name: str | None = ...,
-        group: str = ...,
-        description: str = ...,
-        exit_on_error: bool = ...,
-        start: bool = ...,
-        exclusive: bool = ...,
-        thread: bool = ...,
-    ) -> Worker[Any]: ...
-    def submit(self, text: str) -> None: ...
+__all__ = ["DEMO_CUE", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
 
 
 class ScreenView:
@@ -98,6 +38,30 @@ class ScreenView:
 
     def __init__(self, screen: ChatParts) -> None:
         self.screen = screen
+
+    def outgoing(self, text: str) -> Outgoing:
+        screen = self.screen
+        return Outgoing(
+            text,
+            screen.attachments.refs,
+            screen.store.read_only or "",
+            shell_command(screen.prompt_input.pastes.expand(text)),
+        )
+
+    def apply(self, outcome: Outcome) -> None:
+        match outcome:
+            case Send(text, images):
+                if images:
+                    self.screen.attachments.take()  # they go with this message: the bar empties
+                self._run_turn(self._show_outgoing(text, images), images)
+            case RunShell(command, typed):
+                self._run_shell(command, typed)
+            case Refused(kind, text, put_back):
+                if put_back is not None:
+                    self.screen.prompt_input.set_text(put_back)
+                self.notice(kind, text)
+            case Queued():
+                pass
 
     def _is_shown(self) -> bool:
         shown: object = self.screen.app.screen
@@ -110,7 +74,7 @@ class ScreenView:
         self.screen.notify(text, timeout=timeout)
 
     def show_busy(self, busy: bool) -> None:
-        self.screen.status_bar.set_busy(busy)
+        self.screen.busy = busy
 
     def hide_spinner(self) -> None:
         self.screen.transcript.hide_spinner()
@@ -134,9 +98,6 @@ class ScreenView:
         if self._is_shown():
             self.screen.prompt_input.focus()
 
-    def put_back(self, text: str) -> None:
-        self.screen.prompt_input.set_text(text)
-
     def copy_selection(self) -> int:
         screen = self.screen.app.screen
         text = screen.get_selected_text()
@@ -149,15 +110,6 @@ class ScreenView:
     def clear_prompt(self) -> None:
         if self.screen.prompt_input.text:
             self.screen.prompt_input.clear()
-
-    def has_attachments(self) -> bool:
-        return len(self.screen.attachments) > 0
-
-    def take_attachments(self) -> tuple[ImageRef, ...]:
-        return self.screen.attachments.take()
-
-    def read_only_reason(self) -> str:
-        return self.screen.store.read_only or ""
 
     def notify_mode(self) -> str:
         return self.screen.settings.notify
@@ -179,7 +131,7 @@ class ScreenView:
 
         timer = self.screen.set_interval(interval, tick, name="question-waits-for-a-pause")
 
-    def show_outgoing(self, text: str, images: tuple[ImageRef, ...]) -> str:
+    def _show_outgoing(self, text: str, images: tuple[ImageRef, ...]) -> str:
         """The user's message on screen; what goes on the wire. What `!` commands printed since the last
         message and what `@` mentions name are attached to it (the model and the store get them; the
         transcript shows what was typed and a badge line). Paste tokens (`[Pasted #1: 214 lines]`, also in
@@ -203,7 +155,7 @@ class ScreenView:
         transcript.scroll_to_latest()
         return with_attached(text, blocks)
 
-    def run_turn(self, wire_text: str, images: tuple[ImageRef, ...]) -> None:
+    def _run_turn(self, wire_text: str, images: tuple[ImageRef, ...]) -> None:
         """The turn runs in a thread worker (the app persists nothing itself: the agent does)."""
         screen = self.screen
         screen.turn_view.start_turn()
@@ -217,7 +169,7 @@ class ScreenView:
             exit_on_error=False,
         )
 
-    def run_shell(self, command: str, typed: str) -> None:
+    def _run_shell(self, command: str, typed: str) -> None:
         """`!command`: run in the user's shell now (the controller hears when it is done)."""
         screen = self.screen
         screen.transcript.add_user(typed)
@@ -230,9 +182,6 @@ class ScreenView:
                 pass
 
         screen.shell.start(command, done)
-
-    def resubmit(self, text: str) -> None:
-        self.screen.submit(text)
 
     def show_question(self, card: object) -> None:
         assert isinstance(card, Widget)
@@ -264,9 +213,6 @@ class ScreenEngine:
     def stop_shell(self) -> bool:
         return self.screen.shell.stop()
 
-    def shell_command(self, text: str) -> str | None:
-        return shell_command(self.screen.prompt_input.pastes.expand(text))
-
 
 def redirect_typing(
     event: events.Key,
@@ -294,6 +240,13 @@ def redirect_typing(
     event.stop()
     prompt.focus()
     prompt.insert(event.character)
+
+
+DEMO_CUE = (
+    "This is the demo: a scripted model on this machine (no key, no network) plays one turn with tools, a "
+    "question and an approval. Type anything, say hi, and press Enter."
+)
+"""The demo's second welcome line: an empty prompt alone does not say that typing starts the tour."""
 
 
 def welcome_line(model: str, cwd: str) -> str:

@@ -1,8 +1,8 @@
 """The one path of the agent's events to the widgets: bridge -> pipeline -> turn view -> widgets.
 
-The agent's thread only ever touches the bridge's queue (`hermes_tui.bridge.EventQueue`): that lock is the
-one thread boundary on the way. From the drain on, everything runs on the UI thread, so the widgets hold no
-locks: a reply's deltas, a tool's output, the reasoning are plain lists the pacer's next render draws.
+The agent's thread only ever touches the bridge's queue (`hermes_tui.chat.bridge.EventQueue`): that lock is
+the one thread boundary on the way. From the drain on, everything runs on the UI thread, so the widgets hold
+no locks: a reply's deltas, a tool's output, the reasoning are plain lists the pacer's next render draws.
 
 When the queue is drained (design §9: one message per token falls behind, so deltas are coalesced in the
 queue and drained in batches):
@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hermes_tui.bridge import UIBridge
-    from hermes_tui.turn_view import TurnView
+    from hermes_tui.chat.bridge import UIBridge
+    from hermes_tui.chat.turn_view import TurnView
     from widgets.pacer import Pacer
 
 __all__ = ["EventPipeline"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import singledispatchmethod
+from typing import TYPE_CHECKING
 
 from agent.api import (
     AgentEvent,
@@ -39,10 +40,13 @@ from agent.api import (
 )
 from widgets.assistant_message import AssistantMessage
 from widgets.reasoning import ReasoningBlock
-from widgets.status_bar import StatusBar
+from widgets.status_bar import ContextUse, Usage
 from widgets.subagent_list import SubagentList
 from widgets.tool_panel import ToolPanel
 from widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from hermes_tui.commands.base import StatusAPI
 
 __all__ = ["TurnView"]
 
@@ -58,12 +62,12 @@ class TurnView:
     def __init__(
         self,
         transcript: Transcript,
-        status_bar: StatusBar,
+        status: StatusAPI,
         *,
         on_turn_finished: Callable[[TurnFinished], None],
     ) -> None:
         self.transcript = transcript
-        self.status_bar = status_bar
+        self.status = status
         self._on_turn_finished = on_turn_finished
         self._assistant: AssistantMessage | None = None
         self._reasoning: ReasoningBlock | None = None
@@ -204,8 +208,8 @@ class TurnView:
 
     @show.register
     def _usage(self, event: UsageUpdated) -> None:
-        self.status_bar.set_context(event.context_tokens, event.context_window)
-        self.status_bar.set_usage(
+        self.status.context_use = ContextUse(event.context_tokens, event.context_window)
+        self.status.usage = Usage(
             event.session.prompt_tokens,
             event.session.completion_tokens,
             event.session_cost,

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.reactive import reactive
 from textual.screen import Screen
 
 from hermes_tui.commands import new_registry
@@ -21,10 +22,22 @@ from hermes_tui.startup_snapshot import StartupSnapshot
 from widgets.attachment_bar import AttachmentBar
 from widgets.prompt_input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
-from widgets.status_bar import StatusBar
+from widgets.status_bar import ContextUse, StatusBar, Usage
 
 
 class ChatLayout(Screen[None]):
+    """The layout, and the state the status bar shows: reactives the bar is bound to (`data_bind`), set by
+    whoever knows (the controller's busy through the view, the turn's usage, the commands' model, YOLO and
+    reasoning level, the queue's hint)."""
+
+    busy: reactive[bool] = reactive(False)
+    model: reactive[str] = reactive("")
+    yolo: reactive[bool] = reactive(False)
+    reasoning: reactive[str] = reactive("")
+    hint: reactive[str] = reactive("")
+    context_use: reactive[ContextUse] = reactive(ContextUse())
+    usage: reactive[Usage] = reactive(Usage())
+
     DEFAULT_CSS = """
     ChatLayout {
         layout: vertical;
@@ -40,11 +53,20 @@ class ChatLayout(Screen[None]):
     """
 
     def compose_bottom(self, *, prompt_symbol: str, model: str, clock: Callable[[], float]) -> ComposeResult:
+        self.set_reactive(ChatLayout.model, model)
         with Vertical(id="bottom"):
             yield QueuedMessages(id="queued")
             yield AttachmentBar(id="attachments")
             yield PromptBar(commands=new_registry().completions(), prompt_symbol=prompt_symbol, id="prompt")
-            yield StatusBar(model, clock=clock, id="status")
+            yield StatusBar(model, clock=clock, id="status").data_bind(
+                ChatLayout.busy,
+                ChatLayout.model,
+                ChatLayout.yolo,
+                ChatLayout.reasoning,
+                ChatLayout.hint,
+                ChatLayout.context_use,
+                ChatLayout.usage,
+            )
 
 
 class StartingScreen(ChatLayout):

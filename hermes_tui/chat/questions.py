@@ -6,42 +6,24 @@ only makes the widgets and hands the controller their answers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING
 
 from agent.api import ApprovalAnswer, ApprovalDecision
 from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked
+    from hermes_tui.chat.parts import ChatParts
 
-    from hermes_tui.bridge import ApprovalAsked, ClarifyAsked
-    from hermes_tui.chat_controller import ChatController
-    from widgets.prompt_input import PromptInput
-
-__all__ = ["QuestionHost", "QuestionPresenter"]
-
-
-class QuestionHost(Protocol):
-    """The chat screen as the questions see it (read when a question comes, not when the chat is built)."""
-
-    FREEZE_QUESTIONS: ClassVar[bool]
-    """Countdowns stopped, for snapshots."""
-
-    @property
-    def app(self) -> App[Any]: ...
-
-    @property
-    def controller(self) -> ChatController: ...
-
-    @property
-    def prompt_input(self) -> PromptInput: ...
+__all__ = ["QuestionPresenter"]
 
 
 class QuestionPresenter:
     """Makes the question widgets for one chat."""
 
-    def __init__(self, host: QuestionHost) -> None:
+    def __init__(self, host: ChatParts) -> None:
+        """`host`: the chat, read when a question comes, not when the chat is built."""
         self._host = host
 
     def clarify(self, message: ClarifyAsked) -> None:

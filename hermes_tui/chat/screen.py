@@ -4,11 +4,11 @@ Data flows one way: keys -> this screen -> the agent (calls, in a thread worker)
 this screen -> the turn view -> widgets (events). The worker thread never touches a widget.
 
 This module composes and forwards. The turn's lifecycle (busy, the queue, steering, interrupts, the end of
-a turn, questions held while the user types) is `hermes_tui.chat_controller.ChatController`, which answers
-through `screens.chat_view`; the slash commands are objects in `hermes_tui.commands`, run with a
-`screens.chat_context.ScreenCommandContext` (keys, `/name` and the palette run the same objects); events
-become widgets in `hermes_tui.turn_view`, brought over by `hermes_tui.event_pipeline`; the agent's
-lifecycle (new, resume, model switch) is `hermes_tui.session_service`.
+a turn, questions held while the user types) is `hermes_tui.chat.controller.ChatController`, which answers
+through `hermes_tui.chat.view`; the slash commands are objects in `hermes_tui.commands`, run with a
+`hermes_tui.chat.context.ScreenCommandContext` (keys, `/name` and the palette run the same objects); events
+become widgets in `hermes_tui.chat.turn_view`, brought over by `hermes_tui.chat.pipeline`; the agent's
+lifecycle (new, resume, model switch) is `hermes_tui.chat.session`.
 """
 
 from __future__ import annotations
@@ -28,30 +28,30 @@ from textual.worker import Worker, WorkerState
 
 from agent.api import Settings, TurnFinished
 from hermes_tui import textual_compat
-from hermes_tui.attachments import Attachments
-from hermes_tui.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
-from hermes_tui.chat_controller import ChatController
+from hermes_tui.chat.appearance import apply_display_settings, apply_flavour
+from hermes_tui.chat.attachments import Attachments
+from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
+from hermes_tui.chat.context import ScreenCommandContext
+from hermes_tui.chat.controller import ChatController
+from hermes_tui.chat.layout import ChatLayout
+from hermes_tui.chat.pipeline import EventPipeline
+from hermes_tui.chat.questions import QuestionPresenter
+from hermes_tui.chat.session import SessionService
+from hermes_tui.chat.shell import ShellRunner
+from hermes_tui.chat.turn_view import TurnView
+from hermes_tui.chat.view import DEMO_CUE, ScreenEngine, ScreenView, redirect_typing, welcome_line
 from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands, skill_or_unknown
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.session import open_session
+from hermes_tui.crash_log import raise_if_asked
 from hermes_tui.editor import edit_prompt
-from hermes_tui.event_pipeline import EventPipeline
 from hermes_tui.file_completion import FileCompletion
 from hermes_tui.first_frame import after_first_frame
 from hermes_tui.gc_policy import GcPolicy, policy_of
 from hermes_tui.prompt_history import load_prompt_history
-from hermes_tui.screens.chat_context import ScreenCommandContext
-from hermes_tui.screens.chat_display import apply_display_settings
-from hermes_tui.screens.chat_flavour import apply_flavour
-from hermes_tui.screens.chat_layout import ChatLayout
-from hermes_tui.screens.chat_questions import QuestionPresenter
-from hermes_tui.screens.chat_view import ScreenEngine, ScreenView, redirect_typing, welcome_line
-from hermes_tui.session_service import SessionService
-from hermes_tui.shell_mode import ShellRunner
 from hermes_tui.tool_icons import ToolIcons
-from hermes_tui.turn_view import TurnView
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
 from widgets import timing
@@ -110,9 +110,11 @@ class ChatScreen(ChatLayout):
         flavour: ThemeSpec | None = None,
         first_message: str | None = None,
         images: Sequence[str] = (),
+        demo: bool = False,
     ) -> None:
         super().__init__()
         textual_compat.install()  # the fixes for the transcript's widgets, imported with this screen
+        self._demo = demo
         self._first_message = first_message
         self._first_images = tuple(images)  # `--image FILE`: attached before the first message
         self.store = store
@@ -171,10 +173,6 @@ class ChatScreen(ChatLayout):
         return self._controller
 
     @property
-    def busy(self) -> bool:
-        return self._controller is not None and self._controller.busy
-
-    @property
     def attachments(self) -> Attachments:
         """The images that go with the next message (badges above the prompt)."""
         if self._attachments is None:
@@ -191,7 +189,7 @@ class ChatScreen(ChatLayout):
 
     @property
     def pipeline(self) -> EventPipeline:
-        """The agent's events from the bridge to the widgets (`hermes_tui.event_pipeline`)."""
+        """The agent's events from the bridge to the widgets (`hermes_tui.chat.pipeline`)."""
         if self._pipeline is None:
             self._pipeline = EventPipeline(
                 self.bridge,
@@ -205,14 +203,14 @@ class ChatScreen(ChatLayout):
     @property
     def turn_view(self) -> TurnView:
         if self._turn_view is None:
-            self._turn_view = TurnView(self.transcript, self.status_bar, on_turn_finished=self._turn_finished)
+            self._turn_view = TurnView(self.transcript, self, on_turn_finished=self._turn_finished)
         return self._turn_view
 
     def on_mount(self) -> None:
         self.pipeline.start()
         if self._flavour is not None:
             self._apply_flavour(self._flavour)
-        apply_display_settings(self.settings, self.status_bar, self.transcript)
+        apply_display_settings(self.settings, self, self.transcript)
         if self.resume_id:
             # Before anything builds an agent: it builds the resumed one.
             open_session(self.command_context, self.resume_id)
@@ -226,7 +224,7 @@ class ChatScreen(ChatLayout):
             self.transcript.add_notice("warn", self.store.read_only)
         self.prompt_input.file_source = self._file_paths
         self.prompt_input.prompt_history = load_prompt_history(self.settings)
-        self.prompt_input.paste_handler = self._on_paste
+        self.prompt_input.paste_handler = self._take_paste
         self.prompt_input.queue_source = self.query_one(QueuedMessages).take_last
         self.prompt_input.focus()
         first, self._first_message = self._first_message, None  # sent once its images (--image) are attached
@@ -236,7 +234,7 @@ class ChatScreen(ChatLayout):
         self._first_images = ()
 
     def _engine_ready(self) -> None:
-        self.status_bar.set_yolo(self.agent.yolo)
+        self.yolo = self.agent.yolo
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
 
@@ -248,6 +246,8 @@ class ChatScreen(ChatLayout):
 
     def _welcome(self) -> None:
         self.transcript.add_notice("info", welcome_line(self.settings.model, str(self.settings.cwd)))
+        if self._demo:
+            self.transcript.add_notice("info", DEMO_CUE)
 
     def on_unmount(self) -> None:
         self.bridge.close()
@@ -279,15 +279,16 @@ class ChatScreen(ChatLayout):
         """What Enter does with the prompt's text: a slash command, else a message (the controller's)."""
         if not text.strip():
             return
+        raise_if_asked(text)  # the crash test's hidden hook (`hermes_tui.crash_log.DEBUG_RAISE`)
         if self.attachments.add_pasted(text):
             return  # a typed or dropped image path: attached, not sent
         command, arg, typed = self.commands.parse(text)
         if command is not None:
             self.run_command(command, arg)
         elif typed and not text.strip().startswith("/ ") and typed not in self.commands.skills:
-            skill_or_unknown(self.command_context, text, typed, self.controller.message)
+            skill_or_unknown(self.command_context, text, typed, self.controller.submit)
         else:
-            self.controller.message(text)
+            self.controller.submit(text)
 
     def run_command(self, command: Command, arg: str = "") -> None:
         """Run a command (from `/name`, the palette or a key) with this chat's context."""
@@ -298,7 +299,15 @@ class ChatScreen(ChatLayout):
         if (command := self.commands.find(name)) is not None:
             self.run_command(command, arg)
 
-    def _on_paste(self, text: str) -> bool:
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste made with the focus outside the prompt (the transcript, a tool entry, the status bar)
+        goes to the prompt, as typing does (`redirect_typing`): what the user pastes is never lost."""
+        event.stop()
+        self.prompt_input.paste(event.text)
+
+    def _take_paste(self, text: str) -> bool:
+        """The prompt's `paste_handler`: an image path dropped on the terminal is attached, an empty paste
+        looks for an image on the clipboard; True when taken (not inserted as text)."""
         if not text.strip():
             paste_image(self.command_context)  # an empty paste: the clipboard may hold an image
             return True
@@ -316,7 +325,7 @@ class ChatScreen(ChatLayout):
 
     @on(QueuedMessages.Changed)
     def _on_queue_changed(self, message: QueuedMessages.Changed) -> None:
-        self.status_bar.set_hint(message.queued_messages.hint())
+        self.hint = message.queued_messages.hint()
 
     @on(QueuedMessages.SteerRequested)
     def _on_steer_queued(self, message: QueuedMessages.SteerRequested) -> None:

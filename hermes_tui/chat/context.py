@@ -5,90 +5,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from hermes_tui.chat.parts import ChatParts
+from hermes_tui.commands.base import StatusAPI
 from hermes_tui.gc_policy import GcPolicy
 from widgets import timing
 
 if TYPE_CHECKING:
-    from textual.app import App
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
-    from textual.timer import Timer
-    from textual.worker import Worker
 
     from agent.api import SessionStoreProtocol
-    from hermes_tui.attachments import Attachments
-    from hermes_tui.chat_controller import ChatController
+    from hermes_tui.chat.attachments import Attachments
+    from hermes_tui.chat.controller import ChatController
+    from hermes_tui.chat.session import SessionService
     from hermes_tui.commands.registry import CommandRegistry
-    from hermes_tui.event_pipeline import EventPipeline
     from hermes_tui.mcp_service import McpService
-    from hermes_tui.session_service import SessionService
-    from hermes_tui.tool_icons import ToolIcons
-    from widgets.prompt_input import PromptInput
-    from widgets.status_bar import StatusBar
     from widgets.transcript import Transcript
     from widgets.transcript_record import TranscriptRecord
 
 __all__ = ["ScreenCommandContext"]
 
 
-class _Screen(Protocol):
-    """The chat screen's members the context lends out (or uses to do what a command asks)."""
-
-    session: SessionService
-    store: SessionStoreProtocol
-
-    @property
-    def pipeline(self) -> EventPipeline: ...
-
-    tool_icons: ToolIcons
-
-    @property
-    def app(self) -> App[Any]: ...
-    @property
-    def is_mounted(self) -> bool: ...
-    @property
-    def controller(self) -> ChatController: ...
-    @property
-    def commands(self) -> CommandRegistry: ...
-    @property
-    def transcript(self) -> Transcript: ...
-    @property
-    def status_bar(self) -> StatusBar: ...
-    @property
-    def prompt_input(self) -> PromptInput: ...
-    @property
-    def attachments(self) -> Attachments: ...
-    @property
-    def gc_policy(self) -> GcPolicy: ...
-
-    def show_tool_icons(self, icons: ToolIcons) -> None: ...
-    def request_theme(self, name: str) -> None: ...
-    def notify(
-        self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
-    ) -> None: ...
-    def set_timer(
-        self, delay: float, callback: Callable[[], object], *, name: str | None = None
-    ) -> Timer: ...
-    def run_worker(
-        self,
-        work: Callable[[], Any],
-        name: str | None = ...,
-        group: str = ...,
-        description: str = ...,
-        exit_on_error: bool = ...,
-        start: bool = ...,
-        exclusive: bool = ...,
-        thread: bool = ...,
-    ) -> Worker[Any]: ...
-    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
-
-
 class ScreenCommandContext:
     """`CommandContext` over the chat screen's parts."""
 
-    def __init__(self, screen: _Screen) -> None:
+    def __init__(self, screen: ChatParts) -> None:
         self._screen = screen
 
     @property
@@ -112,8 +55,8 @@ class ScreenCommandContext:
         return self._screen.transcript
 
     @property
-    def status(self) -> StatusBar:
-        return self._screen.status_bar
+    def status(self) -> StatusAPI:
+        return self._screen
 
     @property
     def attachments(self) -> Attachments:
