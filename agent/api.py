@@ -77,6 +77,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolProgress",
         "ToolStarted",
         "TurnFinished",
+        "TurnStarted",
         "UsageUpdated",
     ),
     "agent.core.messages": ("Message", "ToolCall", "Usage"),
@@ -146,6 +147,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    # whether the endpoint takes the reasoning level asked (the status bar claims it only then)
+    "agent.transports.reasoning": ("reasoning_shown", "reasoning_unsent"),
     # the engine's bursts, served by the collector's one owner (the app's GcPolicy)
     "agent.core.collector": ("serve_collector",),
     # untrusted text made safe: secrets masked, terminal controls neutralised (one implementation each)
@@ -253,6 +256,7 @@ __all__ = [
     "ToolsetStatus",
     "TurnFinished",
     "TurnResult",
+    "TurnStarted",
     "Usage",
     "UsageReport",
     "UsageUpdated",
@@ -305,6 +309,8 @@ __all__ = [
     "read_bounded_bytes",
     "read_bounded_tail",
     "read_bounded_text",
+    "reasoning_shown",
+    "reasoning_unsent",
     "recover_store",
     "redact_secrets",
     "redact_secrets_in",
@@ -391,6 +397,7 @@ if TYPE_CHECKING:
         ToolProgress,
         ToolStarted,
         TurnFinished,
+        TurnStarted,
         UsageUpdated,
     )
     from agent.core.exit_reasons import is_success, reply_marker
@@ -462,6 +469,7 @@ if TYPE_CHECKING:
     from agent.tools.terminal import TerminalArgs, run_terminal
     from agent.tools.todo import render_todos
     from agent.transports.factory import make_transport
+    from agent.transports.reasoning import reasoning_shown, reasoning_unsent
     from agent.usage.pricing import format_cost
     from agent.usage.pricing import warm_up as warm_up_prices
     from agent.usage.report import UsageReport

@@ -314,7 +314,7 @@ def open_big(path: Path, big_id: str) -> None:
                 while not any(isinstance(s, ChatScreen) for s in app.screen_stack):
                     await pilot.pause(0.01)
                 chat = next(s for s in app.screen_stack if isinstance(s, ChatScreen))
-                while chat.transcript.entry_count == 0:
+                while not chat.transcript.entries:
                     await pilot.pause(0.01)
                 await pilot.pause()
                 idle = time.perf_counter() - t
@@ -322,7 +322,7 @@ def open_big(path: Path, big_id: str) -> None:
                 transcript = chat.transcript
                 print(
                     f"open a 5,000-message session  {drawn * 1000:6.0f} ms to its tail drawn   "
-                    f"target < 1000 ms   ({transcript.entry_count:,} entries on one canvas of "
+                    f"target < 1000 ms   ({len(transcript.entries):,} entries on one canvas of "
                     f"{transcript.virtual_size.height:,} lines; Pilot saw the app idle at "
                     f"{idle * 1000:.0f} ms)"
                 )

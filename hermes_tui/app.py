@@ -443,8 +443,8 @@ def prewarm_model_client(settings: Settings) -> None:
         try:
             # Imported lazily by the first reply drawn (the Markdown parser and Rich's Markdown elements):
             # kept off the first frame, loaded here instead.
-            from widgets.markdown_view.blocks import BlockDocument
-            from widgets.markdown_view.rich_elements import warm_lexers
+            from widgets.transcript.markdown.blocks import BlockDocument
+            from widgets.transcript.markdown.rich_elements import warm_lexers
 
             BlockDocument("warm").update()  # builds the shared markdown-it parser
             warm_lexers()  # the commonest fences' lexers (Pygments compiles them on first use)

@@ -93,8 +93,31 @@ def build_parser() -> _Parser:
     p.add_argument(
         "-z",
         "--prompt",
+        "-q",
+        "--query",
+        "--oneshot",
         metavar="PROMPT",
-        help="run one turn without the TUI and print the answer ('-' reads the prompt from stdin)",
+        help="run one turn without the TUI and print the answer ('-' reads the prompt from stdin); "
+        "-q/--query and --oneshot are Hermes' names for it",
+    )
+    p.add_argument(
+        "-Q",
+        "--quiet",
+        action="store_true",
+        help="with -z: no tool trace on stderr, only the answer (and one-line errors), as Hermes' -Q",
+    )
+    p.add_argument(
+        "--usage-file",
+        metavar="PATH",
+        help="with -z: write a JSON usage report (tokens, cost, model, api_calls) to PATH after the run, "
+        "failed runs included, as Hermes does",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="with -z: text (the answer), json (one result object at the end) or stream-json (one JSON "
+        "event per line as the turn runs, as Claude Code's; see docs/headless.md)",
     )
     p.add_argument(
         "--image",
@@ -122,13 +145,34 @@ def build_parser() -> _Parser:
         "(wins over agent.reasoning_effort and agent.reasoning_overrides)",
     )
     p.add_argument(
+        "--max-iterations",
+        "--max-turns",
+        dest="max_iterations",
+        type=int,
+        metavar="N",
+        help="model calls allowed per turn, then the model summarizes (default 90; --max-turns is Hermes' "
+        "name)",
+    )
+    p.add_argument(
         "-t",
         "--toolsets",
         metavar="LIST",
-        help="the toolsets offered, comma-separated (e.g. file,terminal; /tools lists them): fewer tools "
-        "leave a small model's window to the conversation",
+        help="the toolsets offered this run, comma-separated, instead of the configured ones (e.g. "
+        "file,terminal; /tools lists them; Hermes' -t): fewer tools leave a small model's window to the "
+        "conversation",
     )
-    p.add_argument("--max-iterations", type=int, help="model calls allowed per turn (default 90)")
+    p.add_argument(
+        "--checkpoints",
+        action="store_true",
+        help="accepted for Hermes' command lines: checkpoints are always taken here (/rollback restores)",
+    )
+    p.add_argument(
+        "-s",
+        "--skills",
+        action="append",
+        metavar="NAMES",
+        help="Hermes' skill preload: not available here (a one-line error); send /SKILL-NAME instead",
+    )
     p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
     p.add_argument(
         "-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here"
@@ -225,6 +269,22 @@ def _run(argv: list[str]) -> int:
         cron, after = cron_action(after)
     argv = before + after
     args = parser.parse_args(argv)
+    if args.prompt is None:
+        for flag, given in (
+            ("--output-format", args.output_format != "text"),
+            ("-Q/--quiet", args.quiet),
+            ("--usage-file", args.usage_file),
+        ):
+            if given:
+                print(f"hermes-tui: {flag} is for -z PROMPT (the TUI shows the turn itself)", file=sys.stderr)
+                return 2
+    if args.skills:
+        print(
+            "hermes-tui: --skills (preloading skills) is not available here: send /SKILL-NAME as the prompt "
+            "or in the TUI to use one",
+            file=sys.stderr,
+        )
+        return 2
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
     from agent.api import ProfileError, profile_home

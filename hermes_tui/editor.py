@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from textual.app import App
 
-    from widgets.prompt_input import PromptInput
+    from widgets.prompt.input import PromptInput
 
 
 def editor_command() -> list[str] | None:

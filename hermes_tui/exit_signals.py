@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-from widgets.timing import SIGNAL_EXIT_PATIENCE
+from widgets.support.timing import SIGNAL_EXIT_PATIENCE
 
 __all__ = ["EXIT_SIGNALS", "RESTORE_TERMINAL", "handled", "restore_terminal"]
 

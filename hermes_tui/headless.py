@@ -38,7 +38,7 @@ from agent.api import (
     reply_marker,
 )
 from hermes_tui import exit_signals
-from widgets.text_safety import visible_controls
+from widgets.support.text_safety import visible_controls
 
 _TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 
@@ -68,7 +68,8 @@ def _answer(text: str, out: TextIO) -> None:
 
 
 if TYPE_CHECKING:
-    from agent.api import SessionStoreProtocol
+    from agent.api import SessionStoreProtocol, TurnResult
+    from hermes_tui.headless_json import JsonEvents
 
 FAILURE_CHARS = 200
 
@@ -92,8 +93,13 @@ def _failure_reason(result: str) -> str:
 class HeadlessUI:
     interactive = False  # nobody answers: MCP elicitation is declined, sampling runs as in Hermes
 
-    def __init__(self, err: TextIO | None = None) -> None:
+    def __init__(
+        self, err: TextIO | None = None, json_events: JsonEvents | None = None, *, quiet: bool = False
+    ) -> None:
         self.err = err if err is not None else sys.stderr  # the stderr of the moment, not of import time
+        self.json_events = json_events  # the run's JSON (stdout with --output-format, --usage-file's totals)
+        # No tool trace on stderr: -Q, or the trace is on stdout as JSON.
+        self.quiet = quiet or (json_events is not None and json_events.out is not None)
         self._lock = threading.Lock()
         self._summaries: dict[str, str] = {}
 
@@ -102,6 +108,10 @@ class HeadlessUI:
             _say(text, self.err)
 
     def on_event(self, event: AgentEvent) -> None:
+        if self.json_events is not None:
+            self.json_events.on_event(event)
+        if self.quiet and isinstance(event, (ToolStarted, ToolFinished)):
+            return  # stderr keeps the notices for whoever watches the run
         if isinstance(event, ToolStarted):
             self._summaries[event.call_id] = event.summary
         elif isinstance(event, ToolFinished):
@@ -118,6 +128,8 @@ class HeadlessUI:
         return None
 
     def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        if self.json_events is not None:
+            self.json_events.approval_denied(request, "headless; use --yolo to allow")
         self._line(
             f"┊ denied (headless; use --yolo to allow): {request.command} — {', '.join(request.reasons)}"
         )
@@ -159,6 +171,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 "config.yaml or pass --model"
             )
             return 2
+        from agent.api import reasoning_unsent
+
+        unsent = reasoning_unsent(settings) if getattr(args, "reasoning", None) else ""
+        if unsent:  # asked for on this command line, and the endpoint takes none
+            _say(f"hermes-tui: {unsent}")
         if not settings.is_configured:
             _say(
                 "hermes-tui: no model provider configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, "
@@ -190,12 +207,36 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         for status in mcp.status() if mcp is not None else []:
             if status.state in ("failed", "invalid"):
                 _say(f"hermes-tui: MCP server '{status.name}': {status.error}")
+        events = None
+        structured = getattr(args, "output_format", "text") != "text"
+        if structured or getattr(args, "usage_file", None):
+            from hermes_tui.headless_json import JsonEvents
+
+            events = JsonEvents(
+                sys.stdout if structured else None,
+                streaming=args.output_format == "stream-json",
+                model=settings.model,
+                cwd=str(settings.cwd),
+                tools=[],
+                mcp_servers=[
+                    {"name": status.name, "status": status.state} for status in (mcp.status() if mcp else [])
+                ],
+                permission_mode="bypassPermissions" if settings.yolo else "dontAsk",
+            )
         try:
-            agent = Agent(settings, ui=HeadlessUI(), store=store, source="headless")
+            ui = HeadlessUI(json_events=events, quiet=getattr(args, "quiet", False))
+            agent = Agent(settings, ui=ui, store=store, source="headless")
         except KeyboardInterrupt:  # the user's Ctrl+C while plugins load (a plugin's own is contained)
             _say("hermes-tui: interrupted")
             return 130
         stack.callback(agent.close)
+        if getattr(args, "toolsets", None):  # -t names a toolset that does not exist: say which, run nothing
+            unknown = [p for p in agent.toolsets.problems() if p.startswith("toolsets:")]
+            if unknown:
+                _say(f"hermes-tui: -t/--toolsets: {'; '.join(p.removeprefix('toolsets: ') for p in unknown)}")
+                return 2
+        if events is not None:
+            events.tools = sorted(agent.toolsets.active_names())
         stack.callback(_stop_background, store)
         if args.continue_last or args.resume:
             from hermes_tui.resume_lookup import session_to_resume
@@ -245,24 +286,46 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         finally:
             signal.signal(signal.SIGINT, previous)
         terminated = received()
-        if terminated is not None:
-            with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        code, detail = _outcome(result, terminated)
+        # After SIGHUP the terminal may be gone: nothing left to write to is not an error then.
+        with contextlib.suppress(OSError) if terminated is not None else contextlib.nullcontext():
+            if events is not None:
+                report = events.result(result, exit_code=code, error=detail)
+                if args.usage_file:
+                    _write_usage_file(Path(args.usage_file), events.usage_report(report, settings.provider))
+            if events is None or events.out is None:
                 _answer(result.final_text, sys.stdout)
-                _say(f"hermes-tui: stopped by {signal.Signals(terminated).name}")
-            return 128 + terminated
-        _answer(result.final_text, sys.stdout)
-        if is_success(result.exit_reason):
-            return 0
-        if result.exit_reason == "interrupted":
-            _say("hermes-tui: interrupted")
-            return 130
-        detail = result.error.user_line() if result.error else result.exit_reason
-        if result.final_text and reply_marker(result.exit_reason):
-            # What streamed before the call failed for good is on stdout as it came (a pipe gets exactly
-            # the text); this line says it is partial, never passed off as whole.
-            detail += " (the reply printed is partial)"
-        _say(f"hermes-tui: {detail}")
-        return 1
+            if detail:
+                _say(f"hermes-tui: {detail}")
+        return code
+
+
+def _write_usage_file(path: Path, report: dict[str, object]) -> None:
+    """`--usage-file`: a write that fails is one line; it never changes the run's exit code (as Hermes)."""
+    from agent.api import atomic_write_text
+
+    try:
+        path = path.expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(report, indent=2) + "\n")
+    except OSError as exc:
+        _say(f"hermes-tui: --usage-file {path}: {exc.strerror or exc}")
+
+
+def _outcome(result: TurnResult, terminated: int | None) -> tuple[int, str | None]:
+    """The exit code of a finished turn and the one line saying why it is not 0 (None when it is)."""
+    if terminated is not None:
+        return 128 + terminated, f"stopped by {signal.Signals(terminated).name}"
+    if is_success(result.exit_reason):
+        return 0, None
+    if result.exit_reason == "interrupted":
+        return 130, "interrupted"
+    detail = result.error.user_line() if result.error else result.exit_reason
+    if result.final_text and reply_marker(result.exit_reason):
+        # What streamed before the call failed for good is on stdout as it came (a pipe gets exactly
+        # the text); this line says it is partial, never passed off as whole.
+        detail += " (the reply printed is partial)"
+    return 1, detail
 
 
 def _stop_background(store: SessionStoreProtocol) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.api import Message, ToolCatalog, badge_line, reply_marker, split_attached, summarize_call
 from agent.api import image_refs_of as refs_of
-from widgets.transcript import TranscriptRecord
+from widgets.transcript.view import TranscriptRecord
 
 
 def records_from_messages(

@@ -51,7 +51,7 @@ from textual import events
 from textual.widgets import Input, TextArea
 
 from hermes_tui.textual_compat import bubbles_on, parent_if_stop_is_ambiguous
-from widgets import timing
+from widgets.support import timing
 
 if TYPE_CHECKING:
     from textual.app import App

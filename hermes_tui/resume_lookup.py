@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 from agent.api import format_absolute
-from widgets.text_safety import visible_controls
+from widgets.support.text_safety import visible_controls
 
 if TYPE_CHECKING:
     from agent.api import SessionInfo, SessionStoreProtocol

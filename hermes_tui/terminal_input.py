@@ -9,7 +9,7 @@ Two faults of Textual 8.2.8's Linux driver, both fixed at this one boundary (the
   sequence, so `abc ESC]0;T BEL def` sent a BEL (= Ctrl+G, "open $EDITOR") as a key and `ESC[31m` was typed
   out of order. A paste is text: between `ESC[200~` and `ESC[201~` every control character except
   newline, carriage return and tab is written as its visible token (`\\x1b`, `\\x07`, `\\x9b`,
-  `widgets.text_safety.visible_controls`), so the parser finds nothing to interpret and every widget
+  `widgets.support.text_safety.visible_controls`), so the parser finds nothing to interpret and every widget
   (the prompt, the search box, a dialog) receives the paste literally and in order.
 
 - **Alt+Enter lost its Alt**: legacy terminals send Alt+Enter as ESC CR, which the parser reports as plain
@@ -26,7 +26,7 @@ from __future__ import annotations
 import codecs
 from typing import TYPE_CHECKING
 
-from widgets.text_safety import PASTE_KEEP, visible_controls
+from widgets.support.text_safety import PASTE_KEEP, visible_controls
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from widgets.tool_panel import DEFAULT_TOOL_ICONS
+from widgets.transcript.entries.tool_call import DEFAULT_TOOL_ICONS
 
 __all__ = ["ToolIcons"]
 

@@ -29,12 +29,12 @@ sys.path.insert(0, str(ROOT))
 from agent.config.settings import Settings  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
 from hermes_tui.chat.screen import ChatScreen  # noqa: E402
+from hermes_tui.screens.approval import ApprovalDialog  # noqa: E402
 from scripted import ScriptedServer, demo_scenario_path, scripted_settings  # noqa: E402
-from widgets.approval_dialog import ApprovalDialog  # noqa: E402
-from widgets.assistant_message import AssistantMessage  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
-from widgets.tool_panel import ToolPanel  # noqa: E402
-from widgets.transcript import Transcript  # noqa: E402
+from widgets.transcript.entries.reply import ReplyEntry  # noqa: E402
+from widgets.transcript.entries.tool_call import ToolCallEntry  # noqa: E402
+from widgets.transcript.view import Transcript  # noqa: E402
 
 OUT = ROOT / "screenshots"
 SIZES = [(120, 40), (80, 24)]
@@ -92,7 +92,7 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             await pilot.pause(0.3)
             save(app, "01-spinner")
             await wait_for(
-                pilot, lambda: any(len(m.text) > 60 for m in chat.transcript.entries_of(AssistantMessage))
+                pilot, lambda: any(len(m.text) > 60 for m in chat.transcript.entries_of(ReplyEntry))
             )
             save(app, "02-mid-stream")
             card = await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))
@@ -109,7 +109,7 @@ async def demo_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             chat.transcript.scroll_to_first()
             await pilot.pause(0.3)
             save(app, "06-tool-panels-collapsed")
-            for panel in chat.transcript.entries_of(ToolPanel):
+            for panel in chat.transcript.entries_of(ToolCallEntry):
                 panel.set_expanded(True)
             await pilot.pause(0.3)
             chat.transcript.scroll_to_first()
@@ -411,7 +411,7 @@ REACH_SCENARIO = {
 async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
     """Subagents nested in a running delegate_task panel, then `/mcp` with the test suite's MCP server."""
     from hermes_tui.screens.mcp import McpScreen
-    from widgets.subagent_list import SubagentList
+    from widgets.transcript.entries.subagents import SubagentList
 
     home = workdir / "home"
     home.mkdir()
@@ -432,7 +432,7 @@ async def reach_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             def progress() -> bool:
                 lists = [
                     panel.nested
-                    for panel in chat.transcript.entries_of(ToolPanel)
+                    for panel in chat.transcript.entries_of(ToolCallEntry)
                     if isinstance(panel.nested, SubagentList)
                 ]
                 kids = lists[0].children_progress if lists else {}
@@ -582,7 +582,7 @@ async def input_run(size: tuple[int, int], workdir: Path) -> list[Path]:
             for key in "!cat notes.txt; ls src":
                 await pilot.press(key)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: not chat.busy and chat.transcript.entries_of(ToolPanel))
+            await wait_for(pilot, lambda: not chat.busy and chat.transcript.entries_of(ToolCallEntry))
             await pilot.pause(0.3)
             shot("22-shell-mode", app)
             chat.action_command("model")

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from widgets.text_safety import sanitize_display
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["AttachmentBadge", "AttachmentBar"]
 

@@ -29,9 +29,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.api import ClarifyRequest
-from widgets.card import card_css
-from widgets.question_card import QuestionCard
-from widgets.text_safety import literal_text
+from widgets.cards.look import card_css
+from widgets.cards.question import QuestionCard
+from widgets.support.text_safety import literal_text
 
 OTHER_LABEL = "Other (type your answer)"
 """The choice every clarify question gets, as in Hermes."""

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from widgets.text_safety import literal_text
+from widgets.support.text_safety import literal_text
 
 
 class QueuedMessages(OptionList):

@@ -28,7 +28,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from agent.api import format_cost, format_elapsed, format_tokens
-from widgets import timing
+from widgets.support import timing
 
 ContextLevel = Literal["ok", "caution", "warning", "critical"]
 

@@ -240,7 +240,8 @@ class Settings(BaseModel):
 
     @property
     def reasoning_label(self) -> str:
-        """The level asked of this configuration's model (`high`, `none`); "" when nothing is set."""
+        """The level asked of this configuration's model (`high`, `none`); "" when nothing is set. Whether
+        the endpoint takes it is the wire's question: `agent.transports.reasoning.reasoning_shown`."""
         reasoning = self.reasoning_for()
         return reasoning.label if reasoning is not None else ""
 

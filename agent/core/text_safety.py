@@ -1,6 +1,7 @@
 """Neutralise control characters in untrusted text (model output, tool output, web pages, a paste): the one
-implementation, shared by the display (`widgets.text_safety` re-exports it) and by what the engine stores
-and exports (issue 33 item 5: a page title with ESC bytes is stored and exported as the screen shows it).
+implementation, shared by the display (`widgets.support.text_safety` re-exports it) and by what the engine
+stores and exports (issue 33 item 5: a page title with ESC bytes is stored and exported as the screen shows
+it).
 
 A raw ESC, OSC or other C0/C1 control that reaches a terminal can corrupt the screen (cursor moves, title
 changes, OSC 52 clipboard writes, bells) or at best show as garbage; in a stored transcript or a Markdown

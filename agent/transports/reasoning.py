@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.config.reasoning import Reasoning
+from agent.config.settings import Settings
 from agent.transports.endpoint import Endpoint
 
 __all__ = [
@@ -37,6 +38,9 @@ __all__ = [
     "anthropic_fields",
     "chat_fields",
     "chat_replay",
+    "chat_sends_reasoning",
+    "reasoning_shown",
+    "reasoning_unsent",
     "responses_fields",
     "supports_adaptive_thinking",
 ]
@@ -233,6 +237,33 @@ def chat_fields(endpoint: Endpoint, reasoning: Reasoning | None) -> _Fields:
         return _openrouter(asked)
     form = _BY_PROVIDER.get(provider)
     return form(asked) if form is not None else ({}, {})
+
+
+def chat_sends_reasoning(endpoint: Endpoint, reasoning: Reasoning) -> bool:
+    """Whether a chat-completions request to `endpoint` carries `reasoning` in any form. Hermes sends none
+    to an unnamed endpoint (a bare base URL: it labels it `openrouter` and gates reasoning on the host), so
+    neither do we, and the status bar claims no level there."""
+    body, top = chat_fields(endpoint, reasoning)
+    return bool(body or top)
+
+
+def reasoning_unsent(settings: Settings) -> str:
+    """Why the level `settings` asks for is not sent ("" when it is, or none is set): a chat endpoint with
+    no provider named (a bare base URL) gets no reasoning field, as in Hermes."""
+    reasoning = settings.reasoning_for()
+    if reasoning is None or not settings.base_url or settings.provider or settings.api_mode != "openai_chat":
+        return ""
+    if chat_sends_reasoning(Endpoint("", settings.effective_base_url or "", settings.model), reasoning):
+        return ""
+    return (
+        f"reasoning {reasoning.label} is not sent: the endpoint has no provider named (Hermes sends none to "
+        "a bare base URL); --provider custom sends it as reasoning_effort"
+    )
+
+
+def reasoning_shown(settings: Settings) -> str:
+    """The level the status bar shows: the one asked, when a request carries it; else ""."""
+    return "" if reasoning_unsent(settings) else settings.reasoning_label
 
 
 def chat_replay(messages: list[dict[str, Any]], endpoint: Endpoint) -> list[dict[str, Any]]:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from hermes_tui.tool_icons import ToolIcons
 from themes.model import ThemeSpec
-from widgets.prompt_input import PromptBar
-from widgets.transcript import Transcript
+from widgets.prompt.input import PromptBar
+from widgets.transcript.view import Transcript
 
 if TYPE_CHECKING:
     from agent.api import Settings
@@ -22,7 +22,9 @@ def apply_display_settings(settings: Settings, status: StatusAPI, transcript: Tr
     """YOLO and the reasoning level on the status line; diffs open, reasoning shown in the transcript.
     Before a resumed session is loaded, so its entries follow them too."""
     status.yolo = settings.yolo
-    status.reasoning = settings.reasoning_label
+    from agent.api import reasoning_shown
+
+    status.reasoning = reasoning_shown(settings)  # "" where the endpoint takes no reasoning field
     transcript.show_reasoning = settings.show_reasoning
     transcript.expand_diffs = settings.expand_diffs
 

@@ -35,7 +35,7 @@ from agent.api import (
     ReasoningDelta,
     TextDelta,
 )
-from widgets import timing
+from widgets.support import timing
 
 WAIT_SLICE = timing.QUESTION_WAIT_SLICE
 QUIET_WAKE_HZ = timing.QUIET_WAKE_HZ

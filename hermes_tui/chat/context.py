@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_tui.chat.parts import ChatParts
 from hermes_tui.commands.base import StatusAPI
 from hermes_tui.gc_policy import GcPolicy
-from widgets import timing
+from widgets.support import timing
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from hermes_tui.chat.session import SessionService
     from hermes_tui.commands.registry import CommandRegistry
     from hermes_tui.mcp_service import McpService
-    from widgets.transcript import Transcript
-    from widgets.transcript_record import TranscriptRecord
+    from widgets.transcript.record import TranscriptRecord
+    from widgets.transcript.view import Transcript
 
 __all__ = ["ScreenCommandContext"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent.api import ApprovalAnswer, ApprovalDecision
-from widgets import timing
+from widgets.support import timing
 
 if TYPE_CHECKING:
     from agent.api import ImageRef

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from hermes_tui.commands import new_registry
 from hermes_tui.startup_snapshot import StartupSnapshot
 from widgets.attachment_bar import AttachmentBar
-from widgets.prompt_input import PromptBar, PromptInput
+from widgets.prompt.input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
 from widgets.status_bar import ContextUse, StatusBar, Usage
 

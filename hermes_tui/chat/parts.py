@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from hermes_tui.commands.registry import CommandRegistry
     from hermes_tui.gc_policy import GcPolicy
     from hermes_tui.tool_icons import ToolIcons
-    from widgets.prompt_input import PromptInput
-    from widgets.transcript import Transcript
+    from widgets.prompt.input import PromptInput
+    from widgets.transcript.view import Transcript
 
 __all__ = ["ChatParts"]
 

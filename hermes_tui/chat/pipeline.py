@@ -8,8 +8,8 @@ When the queue is drained (design §9: one message per token falls behind, so de
 queue and drained in batches):
 - at once when the bridge wakes the UI (`EventsReady`: a tool starts, the turn ends, a question, and text
   deltas at most `timing.QUIET_WAKE_HZ` times a second);
-- while a turn runs, on every tick of the transcript's pacer (`widgets.pacer`), for the deltas a wake held
-  back;
+- while a turn runs, on every tick of the transcript's pacer (`widgets.transcript.pacer`), for the
+  deltas a wake held back;
 - at rest, never: the tick stops itself once the UI is idle with nothing queued (`UIBridge.sleep`), and the
   next event wakes it. No timer runs at rest.
 """
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hermes_tui.chat.bridge import UIBridge
     from hermes_tui.chat.turn_view import TurnView
-    from widgets.pacer import Pacer
+    from widgets.transcript.pacer import Pacer
 
 __all__ = ["EventPipeline"]
 

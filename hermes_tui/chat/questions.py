@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.api import ApprovalAnswer, ApprovalDecision
-from widgets.approval_dialog import ApprovalDialog
+from hermes_tui.screens.approval import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 
 if TYPE_CHECKING:

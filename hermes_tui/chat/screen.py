@@ -54,13 +54,13 @@ from hermes_tui.prompt_history import load_prompt_history
 from hermes_tui.tool_icons import ToolIcons
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
-from widgets import timing
 from widgets.attachment_bar import AttachmentBar
 from widgets.clarify_prompt import ClarifyPrompt
-from widgets.prompt_input import PromptBar, PromptInput
+from widgets.prompt.input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
 from widgets.status_bar import StatusBar
-from widgets.transcript import Transcript
+from widgets.support import timing
+from widgets.transcript.view import Transcript
 
 if TYPE_CHECKING:
     from agent.api import Agent, SessionStoreProtocol, TurnResult

@@ -28,7 +28,7 @@ from agent.api import (
     attached_block,
     run_terminal,
 )
-from widgets.prompt_input import shell_command
+from widgets.prompt.input import shell_command
 
 __all__ = ["ShellRun", "ShellRunner", "shell_command"]
 

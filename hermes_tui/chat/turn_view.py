@@ -38,12 +38,12 @@ from agent.api import (
     TurnFinished,
     UsageUpdated,
 )
-from widgets.assistant_message import AssistantMessage
-from widgets.reasoning import ReasoningBlock
 from widgets.status_bar import ContextUse, Usage
-from widgets.subagent_list import SubagentList
-from widgets.tool_panel import ToolPanel
-from widgets.transcript import Transcript
+from widgets.transcript.entries.reasoning import ReasoningEntry
+from widgets.transcript.entries.reply import ReplyEntry
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.tool_call import ToolCallEntry
+from widgets.transcript.view import Transcript
 
 if TYPE_CHECKING:
     from hermes_tui.commands.base import StatusAPI
@@ -69,10 +69,10 @@ class TurnView:
         self.transcript = transcript
         self.status = status
         self._on_turn_finished = on_turn_finished
-        self._assistant: AssistantMessage | None = None
-        self._reasoning: ReasoningBlock | None = None
-        self._panels_by_index: dict[int, ToolPanel] = {}
-        self._panels: dict[str, ToolPanel] = {}
+        self._assistant: ReplyEntry | None = None
+        self._reasoning: ReasoningEntry | None = None
+        self._panels_by_index: dict[int, ToolCallEntry] = {}
+        self._panels: dict[str, ToolCallEntry] = {}
         self._stall_spinner = False  # the spinner came back only to say the stream went quiet
 
     def start_turn(self) -> None:

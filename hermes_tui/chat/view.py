@@ -19,16 +19,16 @@ from hermes_tui.chat.controller import Outcome, Outgoing, Queued, Refused, RunSh
 from hermes_tui.chat.parts import ChatParts
 from hermes_tui.chat.shell import ShellRun, shell_command
 from hermes_tui.notifications import request_attention
-from widgets import timing
-from widgets.assistant_message import AssistantMessage
 from widgets.queued_messages import QueuedMessages
+from widgets.support import timing
+from widgets.transcript.entries.reply import ReplyEntry
 
 if TYPE_CHECKING:
     from textual import events
 
     from agent.api import ImageRef
-    from widgets.prompt_input import PromptInput
-    from widgets.transcript import Transcript
+    from widgets.prompt.input import PromptInput
+    from widgets.transcript.view import Transcript
 
 __all__ = ["DEMO_CUE", "ScreenEngine", "ScreenView", "redirect_typing", "welcome_line"]
 
@@ -89,7 +89,7 @@ class ScreenView:
         """Run `callback` a moment after every reply's text is drawn (a burst's reply is still drawn in
         slices after its turn has ended). Not right after the frame: a collection holds the GIL, and the
         writer thread still had the last frame to send (last byte -> screen went from 0.05 to 0.4 s)."""
-        if all(reply.is_drained for reply in self.screen.transcript.entries_of(AssistantMessage)):
+        if all(reply.is_drained for reply in self.screen.transcript.entries_of(ReplyEntry)):
             self.screen.set_timer(timing.GC_AFTER_DRAWN, callback, name="after-drawn")
         else:
             self.screen.set_timer(timing.GC_DRAWN_POLL, lambda: self.when_drawn(callback), name="when-drawn")

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from hermes_tui.chat.session import SessionService
     from hermes_tui.mcp_service import McpService
     from widgets.status_bar import ContextUse, Usage
-    from widgets.transcript_record import TranscriptRecord
+    from widgets.transcript.record import TranscriptRecord
 
 __all__ = ["Command", "CommandContext", "RegistryAPI", "SlashCommand", "StatusAPI", "TranscriptAPI"]
 

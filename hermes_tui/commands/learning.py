@@ -9,7 +9,7 @@ from hermes_tui.commands.base import CommandContext, SlashCommand
 
 if TYPE_CHECKING:
     from agent.api import Agent
-    from widgets.transcript_record import TranscriptRecord
+    from widgets.transcript.record import TranscriptRecord
 
 __all__ = ["SKILLS", "refresh_skill_commands", "resumed_todo_records", "skill_commands", "skill_or_unknown"]
 
@@ -68,7 +68,7 @@ def resumed_todo_records(agent: Agent) -> list[TranscriptRecord]:
     if not items:
         return []
     from agent.api import render_todos  # the engine's modules load with the agent, not the screen
-    from widgets.transcript_record import TranscriptRecord
+    from widgets.transcript.record import TranscriptRecord
 
     return [
         TranscriptRecord.tool_call(

@@ -35,7 +35,9 @@ def switch_model(ctx: CommandContext, name: str) -> None:
     previous = settings.model
     ctx.session.switch_model(name)
     ctx.status.model = name
-    ctx.status.reasoning = ctx.session.settings.reasoning_label  # the new model's override, if any
+    from agent.api import reasoning_shown
+
+    ctx.status.reasoning = reasoning_shown(ctx.session.settings)  # the new model's override, if any
 
     def check() -> None:
         catalog = load_catalog(settings)

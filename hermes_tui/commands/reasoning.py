@@ -15,7 +15,7 @@ _USAGE = "/reasoning none|minimal|low|medium|high|xhigh|max|ultra [--global], /r
 
 
 def reasoning(ctx: CommandContext, arg: str) -> None:
-    from agent.api import normalize_reasoning_level
+    from agent.api import normalize_reasoning_level, reasoning_shown, reasoning_unsent
 
     words = arg.split()
     save = "--global" in words
@@ -23,7 +23,7 @@ def reasoning(ctx: CommandContext, arg: str) -> None:
     word = " ".join(words).strip().lower()
     settings = ctx.session.settings
     if not word:
-        level = settings.reasoning_label or "the provider's default"
+        level = reasoning_unsent(settings) or settings.reasoning_label or "the provider's default"
         shown = "shown" if ctx.transcript.show_reasoning else "hidden"
         ctx.transcript.add_notice("info", f"Reasoning effort: {level}; reasoning {shown}. {_USAGE}")
         return
@@ -39,8 +39,12 @@ def reasoning(ctx: CommandContext, arg: str) -> None:
         ctx.transcript.add_notice("warn", f"Unknown reasoning level {word!r}: {_USAGE}")
         return
     settings = ctx.session.update_settings(reasoning_choice=chosen)
-    ctx.status.reasoning = settings.reasoning_label
+    ctx.status.reasoning = reasoning_shown(settings)
     saved = _save(ctx, "reasoning_effort", chosen) if save else " (this session; --global saves it)"
+    unsent = reasoning_unsent(settings)
+    if unsent:  # a bare base URL takes no reasoning field (as in Hermes): say so
+        ctx.transcript.add_notice("warn", f"Reasoning effort {chosen}{saved}, but {unsent}.")
+        return
     ctx.transcript.add_notice("info", f"Reasoning effort {chosen} from the next model call{saved}.")
 
 

@@ -76,9 +76,18 @@ class CommandRegistry:
         return command, arg.strip(), command.name if command is not None else name
 
     def unknown(self, typed: str) -> str:
-        """The line for `/typed` that names no command: the closest names (aliases and skills too)."""
+        """The line for `/typed` that names no command: where a Hermes command is here (or that it is not),
+        else the closest names (aliases and skills too)."""
         import difflib
 
+        from hermes_tui.commands.hermes_names import HERMES_ELSEWHERE, HERMES_ONLY
+
+        name = typed.lower()
+        if name in HERMES_ELSEWHERE:
+            return f"Unknown command /{typed}: Hermes' /{name} is {HERMES_ELSEWHERE[name]} here."
+        if name in HERMES_ONLY:
+            none = f"Hermes' /{name} has no equivalent in hermes-tui"
+            return f"Unknown command /{typed}: {none}. Type /help for the list."
         names = [*self._names, *self._plugins, *self._skills]
         close = difflib.get_close_matches(typed.lower(), names, n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join('/' + name for name in close)}?" if close else ""

@@ -14,15 +14,14 @@ from typing import ClassVar, Protocol
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.api import CronJobs, CronStoreError, Job, JobList
 from hermes_tui.screens.modals import ConfirmModal
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from hermes_tui.screens.picker import PickerScreen
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["CronScreen", "CronSource", "JobsFileSource"]
 
@@ -79,46 +78,36 @@ def job_option(job: Job) -> Option:
     return Option(row, id=job.id)
 
 
-class CronScreen(ModalScreen[None]):
+class CronScreen(PickerScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close"),
         Binding("d,delete", "remove", "Remove"),
         Binding("p", "pause", "Pause/resume"),
         Binding("r", "refresh", "Refresh", show=False),
     ]
-    DEFAULT_CSS = (
-        card_css("CronScreen > Vertical")
-        + """
-    CronScreen { align: center middle; }
-    CronScreen > Vertical { width: 110; max-width: 100%; height: auto; max-height: 90%; padding: 0 1; }
-    CronScreen OptionList, CronScreen OptionList:focus {
-        height: auto; max-height: 10; border: none; background: transparent;
-    }
+    CARD_TITLE = "Scheduled jobs"
+    DEFAULT_CSS = """
+    CronScreen > Vertical { width: 110; }
+    CronScreen OptionList { max-height: 10; }
     CronScreen #job-box { height: auto; max-height: 20; border-top: solid $border-blurred; }
     CronScreen #job { color: $foreground-muted; }
     CronScreen #skipped { color: $warning; height: auto; max-height: 5; }
-    CronScreen .hint { color: $foreground-muted; }
     """
-    )
 
     def __init__(self, source: CronSource) -> None:
         super().__init__()
         self.source = source
         self._jobs: list[Job] = []
 
-    def compose(self) -> ComposeResult:
-        with Vertical() as card:
-            card.border_title = "Scheduled jobs"
-            yield OptionList(id="jobs")
-            yield Static(id="skipped")
-            with VerticalScroll(id="job-box"):
-                yield Static(id="job")
-            yield Static(
-                Text(
-                    "↑↓ choose · p pause/resume · d remove · esc close · `hermes-tui cron run` runs due jobs"
-                ),
-                classes="hint",
-            )
+    def compose_card(self) -> ComposeResult:
+        yield OptionList(id="jobs")
+        yield Static(id="skipped")
+        with VerticalScroll(id="job-box"):
+            yield Static(id="job")
+        yield Static(
+            Text("↑↓ choose · p pause/resume · d remove · esc close · `hermes-tui cron run` runs due jobs"),
+            classes="hint",
+        )
 
     def on_mount(self) -> None:
         self.action_refresh()
@@ -192,6 +181,3 @@ class CronScreen(ModalScreen[None]):
             "Remove job", f"Remove the job '{job.name}'?", confirm_label="Remove", variant="error"
         )
         self.app.push_screen(modal, answered)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

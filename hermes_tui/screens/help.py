@@ -15,13 +15,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from hermes_tui.screens.picker import PickerScreen
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["HelpScreen", "matching_rows"]
 
@@ -64,27 +62,19 @@ def _options(rows: Sequence[tuple[str, str, str]], width: int) -> list[Option | 
     return options
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(PickerScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1", "close", "Close"),
-        Binding("down", "move(1)", show=False),
-        Binding("up", "move(-1)", show=False),
         Binding("pageup", "page(-1)", show=False),
         Binding("pagedown", "page(1)", show=False),
     ]
-    DEFAULT_CSS = (
-        card_css("HelpScreen > Vertical")
-        + """
-    HelpScreen { align: center middle; }
-    HelpScreen > Vertical { width: 90; max-width: 100%; height: auto; max-height: 90%; padding: 0 1; }
-    HelpScreen #help-filter { margin: 0 0 1 0; }
-    HelpScreen OptionList, HelpScreen OptionList:focus {
-        height: auto; max-height: 70vh; border: none; background: transparent;
-    }
+    FILTERED = True
+    DEFAULT_CSS = """
+    HelpScreen > Vertical { width: 90; }
+    HelpScreen OptionList { max-height: 70vh; }
     HelpScreen #help-empty { color: $text-muted; }
     HelpScreen #help-foot { color: $text-muted; }
     """
-    )
 
     def __init__(self, rows: Sequence[tuple[str, str, str]]) -> None:
         super().__init__()
@@ -92,15 +82,12 @@ class HelpScreen(ModalScreen[None]):
         self.shown_rows: list[tuple[str, str, str]] = list(rows)
         """The rows the filter leaves shown."""
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Text("Help: keys and commands", style="bold"))
-            yield Input(placeholder="Filter: type a word (model, session, newline…)", id="help-filter")
-            yield OptionList(*_options(self._rows, self._key_width), id="help-list")
-            yield Static("", id="help-empty")
-            yield Static(
-                "Esc closes · PageUp/PageDown scroll · /command runs it from the prompt", id="help-foot"
-            )
+    def compose_card(self) -> ComposeResult:
+        yield Static(Text("Help: keys and commands", style="bold"))
+        yield Input(placeholder="Filter: type a word (model, session, newline…)", id="help-filter")
+        yield OptionList(*_options(self._rows, self._key_width), id="help-list")
+        yield Static("", id="help-empty")
+        yield Static("Esc closes · PageUp/PageDown scroll · /command runs it from the prompt", id="help-foot")
 
     @property
     def _key_width(self) -> int:
@@ -122,6 +109,7 @@ class HelpScreen(ModalScreen[None]):
         empty.update("" if rows else Text(f"Nothing matches {query!r}."))
 
     def action_move(self, step: int) -> None:
+        """Up/Down from the filter scroll the list (its group headings are not options to land on)."""
         listing = self.query_one("#help-list", OptionList)
         listing.scroll_relative(y=step, animate=False)
 
@@ -129,6 +117,3 @@ class HelpScreen(ModalScreen[None]):
         """PageUp/PageDown scroll the list a page while the filter keeps the focus."""
         listing = self.query_one("#help-list", OptionList)
         listing.scroll_relative(y=pages * max(1, listing.scrollable_content_region.height - 1), animate=False)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

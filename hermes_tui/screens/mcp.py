@@ -22,8 +22,8 @@ from textual.widgets import Static
 from agent.api import NO_MCP_SERVERS as NO_SERVERS
 from agent.api import ServerStatus
 from agent.api import mcp_server_lines as server_lines
-from widgets.card import card_css
-from widgets.text_safety import component_text_style, sanitize_display
+from widgets.cards.look import card_css
+from widgets.support.text_safety import component_text_style, sanitize_display
 
 __all__ = ["McpScreen", "McpSource", "ServerList"]
 

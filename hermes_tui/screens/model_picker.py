@@ -7,44 +7,27 @@ read, Enter takes the typed name as it is. Names come from the network: shown as
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.api import ModelCatalog, rank_paths
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from hermes_tui.screens.picker import PickerScreen
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["ModelPicker"]
 
 SHOWN = 200
 
 
-class ModelPicker(ModalScreen[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("down", "move(1)", show=False),
-        Binding("up", "move(-1)", show=False),
-    ]
-    DEFAULT_CSS = (
-        card_css("ModelPicker > Vertical")
-        + """
-    ModelPicker { align: center middle; }
-    ModelPicker > Vertical { width: 80; max-width: 100%; height: auto; max-height: 90%; padding: 0 1; }
-    ModelPicker #model-filter { margin: 0 0 1 0; }
-    ModelPicker OptionList, ModelPicker OptionList:focus {
-        height: auto; max-height: 60vh; border: none; background: transparent;
-    }
+class ModelPicker(PickerScreen[str | None]):
+    FILTERED = True
+    DEFAULT_CSS = """
     ModelPicker #model-state { color: $text-muted; }
     """
-    )
 
     def __init__(self, current: str, load: Callable[[], ModelCatalog]) -> None:
         super().__init__()
@@ -53,14 +36,11 @@ class ModelPicker(ModalScreen[str | None]):
         self.catalog: ModelCatalog | None = None
         self.shown: list[str] = []
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(
-                Text.assemble(("Model", "bold"), "  now: ", (sanitize_display(self.current), "bold"))
-            )
-            yield Input(placeholder="Filter, or type a model name", id="model-filter")
-            yield OptionList(id="model-list")
-            yield Static("Loading the provider's models…", id="model-state")
+    def compose_card(self) -> ComposeResult:
+        yield Static(Text.assemble(("Model", "bold"), "  now: ", (sanitize_display(self.current), "bold")))
+        yield Input(placeholder="Filter, or type a model name", id="model-filter")
+        yield OptionList(id="model-list")
+        yield Static("Loading the provider's models…", id="model-state")
 
     def on_mount(self) -> None:
         self.query_one("#model-filter", Input).focus()
@@ -108,13 +88,3 @@ class ModelPicker(ModalScreen[str | None]):
     @on(OptionList.OptionSelected, "#model-list")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.shown[event.option_index])
-
-    def action_move(self, step: int) -> None:
-        listing = self.query_one("#model-list", OptionList)
-        if not self.shown:
-            return
-        current = listing.highlighted if listing.highlighted is not None else -step
-        listing.highlighted = max(0, min(len(self.shown) - 1, current + step))
-
-    def action_close(self) -> None:
-        self.dismiss(None)

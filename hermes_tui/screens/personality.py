@@ -7,18 +7,14 @@ the system message on the wire only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from hermes_tui.screens.picker import PickerScreen
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["PersonalityPicker"]
 
@@ -34,41 +30,29 @@ def personality_option(name: str, text: str, *, active: bool) -> Option:
     return Option(prompt, id=name)
 
 
-class PersonalityPicker(ModalScreen[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
-    DEFAULT_CSS = (
-        card_css("PersonalityPicker > Vertical")
-        + """
-    PersonalityPicker { align: center middle; }
-    PersonalityPicker > Vertical {
-        width: 96; max-width: 100%; height: auto; max-height: 90%; padding: 0 1;
-    }
-    PersonalityPicker OptionList, PersonalityPicker OptionList:focus {
-        height: auto; max-height: 60vh; border: none; background: transparent;
-    }
-    PersonalityPicker .hint { color: $foreground-muted; }
+class PersonalityPicker(PickerScreen[str | None]):
+    DEFAULT_CSS = """
+    PersonalityPicker > Vertical { width: 96; }
     """
-    )
 
     def __init__(self, table: Mapping[str, str], *, active: str | None) -> None:
         super().__init__()
         self.table = dict(table)
         self.active = active
 
-    def compose(self) -> ComposeResult:
+    def compose_card(self) -> ComposeResult:
         options = [personality_option("none", "no personality", active=self.active == "none")]
         options += [personality_option(n, t, active=self.active == n) for n, t in self.table.items()]
-        with Vertical():
-            yield Static(Text("Personality", style="bold"))
-            yield OptionList(*options, id="personalities")
-            yield Static(
-                Text(
-                    "Added to the system message on the wire, never stored; for the rest of this run. "
-                    "/personality TEXT sets your own."
-                ),
-                classes="hint",
-            )
-            yield Static(Text("↑↓ choose · enter set · esc close"), classes="hint")
+        yield Static(Text("Personality", style="bold"))
+        yield OptionList(*options, id="personalities")
+        yield Static(
+            Text(
+                "Added to the system message on the wire, never stored; for the rest of this run. "
+                "/personality TEXT sets your own."
+            ),
+            classes="hint",
+        )
+        yield Static(Text("↑↓ choose · enter set · esc close"), classes="hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -80,6 +64,3 @@ class PersonalityPicker(ModalScreen[str | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(event.option.id)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

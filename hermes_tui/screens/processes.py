@@ -13,15 +13,14 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.api import ProcessInfo, format_elapsed
 from hermes_tui.screens.modals import ConfirmModal
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from hermes_tui.screens.picker import PickerScreen
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["ProcessSource", "ProcessesScreen", "RegistrySource"]
 
@@ -73,45 +72,35 @@ def process_option(info: ProcessInfo) -> Option:
     return Option(row, id=info.id)
 
 
-class ProcessesScreen(ModalScreen[None]):
+class ProcessesScreen(PickerScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close"),
         Binding("k,delete", "kill", "Kill"),
         Binding("r", "refresh", "Refresh", show=False),
     ]
     REFRESH: ClassVar[bool] = True
-    DEFAULT_CSS = (
-        card_css("ProcessesScreen > Vertical")
-        + """
-    ProcessesScreen { align: center middle; }
-    ProcessesScreen > Vertical {
-        width: 110; max-width: 100%; height: auto; max-height: 90%; padding: 0 1;
-    }
-    ProcessesScreen OptionList, ProcessesScreen OptionList:focus {
-        height: auto; max-height: 10; border: none; background: transparent;
-    }
+    CARD_TITLE = "Background processes"
+    DEFAULT_CSS = """
+    ProcessesScreen > Vertical { width: 110; }
+    ProcessesScreen OptionList { max-height: 10; }
     ProcessesScreen #output-box {
         height: auto; max-height: 20; border-top: solid $border-blurred; background: $background;
     }
     ProcessesScreen #output { color: $foreground-muted; }
-    ProcessesScreen .hint { color: $foreground-muted; }
     """
-    )
 
     def __init__(self, source: ProcessSource) -> None:
         super().__init__()
         self.source = source
         self._infos: list[ProcessInfo] = []
 
-    def compose(self) -> ComposeResult:
-        with Vertical() as card:
-            card.border_title = "Background processes"
-            yield OptionList(id="processes")
-            with VerticalScroll(id="output-box"):
-                yield Static(id="output")
-            yield Static(
-                Text("↑↓ choose · k kill (its whole process group) · r refresh · esc close"), classes="hint"
-            )
+    def compose_card(self) -> ComposeResult:
+        yield OptionList(id="processes")
+        with VerticalScroll(id="output-box"):
+            yield Static(id="output")
+        yield Static(
+            Text("↑↓ choose · k kill (its whole process group) · r refresh · esc close"), classes="hint"
+        )
 
     def on_mount(self) -> None:
         self.action_refresh()
@@ -186,6 +175,3 @@ class ProcessesScreen(ModalScreen[None]):
     def _after_kill(self, process_id: str, killed: bool) -> None:
         self.notify(f"Killed {process_id}." if killed else f"{process_id} had already exited.")
         self.action_refresh()
-
-    def action_close(self) -> None:
-        self.dismiss(None)

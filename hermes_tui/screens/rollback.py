@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from hermes_tui.screens.modals import ConfirmModal
-from widgets.card import card_css
+from hermes_tui.screens.picker import PickerScreen
 
 if TYPE_CHECKING:
     from agent.api import Checkpoint
@@ -30,36 +27,27 @@ def confirm_restore(description: str) -> ConfirmModal:
     )
 
 
-class RollbackScreen(ModalScreen[str | None]):
+class RollbackScreen(PickerScreen[str | None]):
     """Lists checkpoints newest first; dismisses with the chosen checkpoint id once confirmed."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
-    DEFAULT_CSS = (
-        card_css("RollbackScreen > Vertical")
-        + """
-    RollbackScreen { align: center middle; }
-    RollbackScreen > Vertical {
-        width: 90; max-width: 100%; height: auto; max-height: 80%; padding: 1 2;
-    }
-    RollbackScreen OptionList { height: auto; max-height: 20; border: none; background: transparent; }
-    RollbackScreen .hint { color: $foreground-muted; }
+    DEFAULT_CSS = """
+    RollbackScreen > Vertical { width: 90; max-height: 80%; padding: 1 2; }
+    RollbackScreen OptionList { max-height: 20; }
     """
-    )
 
     def __init__(self, checkpoints: list[Checkpoint]) -> None:
         super().__init__()
         self.checkpoints = checkpoints
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Text("Checkpoints of this session", style="bold"))
-            if not self.checkpoints:
-                yield Static(
-                    Text("None yet: one is saved before the first file change of each step."), classes="hint"
-                )
-            else:
-                yield OptionList(*[Option(Text(c.describe()), id=c.id) for c in self.checkpoints])
-            yield Static(Text("↑↓ choose · enter restore · esc close"), classes="hint")
+    def compose_card(self) -> ComposeResult:
+        yield Static(Text("Checkpoints of this session", style="bold"))
+        if not self.checkpoints:
+            yield Static(
+                Text("None yet: one is saved before the first file change of each step."), classes="hint"
+            )
+        else:
+            yield OptionList(*[Option(Text(c.describe()), id=c.id) for c in self.checkpoints])
+        yield Static(Text("↑↓ choose · enter restore · esc close"), classes="hint")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         checkpoint = next(c for c in self.checkpoints if c.id == event.option.id)
@@ -69,6 +57,3 @@ class RollbackScreen(ModalScreen[str | None]):
                 self.dismiss(checkpoint.id)
 
         self.app.push_screen(confirm_restore(checkpoint.describe()), confirmed)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Select, Static
 
 from agent.api import SettingNotSaved, save_env_value, save_setting
-from widgets.card import card_css
-from widgets.timing import DOUBLE_CTRL_C
+from widgets.cards.look import card_css
+from widgets.support.timing import DOUBLE_CTRL_C
 
 SetupChoice = Literal["demo", "quit", "configured"]
 

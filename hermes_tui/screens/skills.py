@@ -21,8 +21,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.api import Skill, SkillScan
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from widgets.cards.look import card_css
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["SkillSource", "SkillsScreen"]
 

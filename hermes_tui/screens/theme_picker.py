@@ -22,7 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from themes.model import ThemeSpec
-from widgets.card import card_css
+from widgets.cards.look import card_css
 
 __all__ = ["ThemePicker"]
 

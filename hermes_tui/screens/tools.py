@@ -15,14 +15,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.api import ToolsetStatus
-from widgets.card import card_css
-from widgets.text_safety import sanitize_display
+from hermes_tui.screens.picker import PickerScreen
+from widgets.support.text_safety import sanitize_display
 
 __all__ = ["ToolsScreen", "ToolsetSource"]
 
@@ -67,27 +65,18 @@ def toolset_option(status: ToolsetStatus) -> Option:
     return Option(grid, id=status.name, disabled=not status.available)
 
 
-class ToolsScreen(ModalScreen[list[ToolsetStatus]]):
+class ToolsScreen(PickerScreen[list[ToolsetStatus]]):
     """Dismisses with the toolsets switched while it was open (possibly none)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close"),
         Binding("space", "toggle_toolset", "Switch", show=False),
     ]
-    DEFAULT_CSS = (
-        card_css("ToolsScreen > Vertical")
-        + """
-    ToolsScreen { align: center middle; }
-    ToolsScreen > Vertical {
-        width: 100; max-width: 100%; height: auto; max-height: 90%; padding: 0 1;
-    }
-    ToolsScreen OptionList, ToolsScreen OptionList:focus {
-        height: auto; max-height: 55vh; border: none; background: transparent;
-    }
-    ToolsScreen .hint { color: $foreground-muted; }
+    DEFAULT_CSS = """
+    ToolsScreen > Vertical { width: 100; }
+    ToolsScreen OptionList { max-height: 55vh; }
     ToolsScreen .problem { color: $warning; }
     """
-    )
 
     def __init__(self, source: ToolsetSource, *, on_change: Callable[[ToolsetStatus], None] | None = None):
         super().__init__()
@@ -95,14 +84,13 @@ class ToolsScreen(ModalScreen[list[ToolsetStatus]]):
         self.on_change = on_change
         self.changed: list[ToolsetStatus] = []
 
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Text("Toolsets of this session", style="bold"))
-            yield OptionList(*[toolset_option(s) for s in self.source.statuses()], id="toolsets")
-            for problem in self.source.problems():
-                yield Static(Text(f"config: {sanitize_display(problem)}"), classes="problem")
-            yield Static(Text(NOTE), classes="hint")
-            yield Static(Text("↑↓ choose · enter/space switch on/off · esc close"), classes="hint")
+    def compose_card(self) -> ComposeResult:
+        yield Static(Text("Toolsets of this session", style="bold"))
+        yield OptionList(*[toolset_option(s) for s in self.source.statuses()], id="toolsets")
+        for problem in self.source.problems():
+            yield Static(Text(f"config: {sanitize_display(problem)}"), classes="problem")
+        yield Static(Text(NOTE), classes="hint")
+        yield Static(Text("↑↓ choose · enter/space switch on/off · esc close"), classes="hint")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

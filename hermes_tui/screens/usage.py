@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from agent.api import UsageReport, format_cost, format_tokens
 from agent.api import gather_usage as gather
-from widgets.text_safety import sanitize_display
+from widgets.support.text_safety import sanitize_display
 from widgets.usage_chart import DailyChart
 
 if TYPE_CHECKING:

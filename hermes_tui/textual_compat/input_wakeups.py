@@ -27,7 +27,7 @@ import time
 import weakref
 from typing import Any
 
-from widgets import timing
+from widgets.support import timing
 
 __all__ = ["IDLE_TIMEOUT", "QUIET_AFTER", "QuietSelector", "WakingEvent", "install"]
 

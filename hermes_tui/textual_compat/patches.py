@@ -41,6 +41,6 @@ PATCHES: list[Patch] = [
         "prompt-tokens",
         "paste tokens highlighted, the cursor never inside one",
         text_area.install,
-        module="widgets.prompt_input",
+        module="widgets.prompt.input",
     ),
 ]

@@ -24,7 +24,7 @@ PASTE_HIGHLIGHT = "hermes.paste-token"
 
 
 def install() -> bool:
-    from widgets.prompt_input import PromptInput
+    from widgets.prompt.input import PromptInput
 
     base_build = PromptInput._build_highlight_map
     base_validate = PromptInput._validate_selection

@@ -12,12 +12,12 @@ from hermes_tui.screens.rollback import RollbackScreen
 from hermes_tui.screens.sessions import ExportPathModal, SessionsScreen
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.notice import NoticeLine
 from widgets.queued_messages import QueuedMessages
+from widgets.transcript.entries.notice import NoticeEntry
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeEntry)]
 
 
 async def test_plugins_command_lists_plugins_and_errors(hermes_home: Path, tmp_path: Path) -> None:

@@ -12,18 +12,18 @@ from textual.widgets import Input
 from agent.approval import load_allowlist
 from agent.core.ui import ApprovalDecision
 from hermes_tui.app import HermesApp
+from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.approval_dialog import ApprovalDialog
-from widgets.assistant_message import AssistantMessage
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.queued_messages import QueuedMessages
-from widgets.tool_panel import ToolPanel
-from widgets.user_message import UserMessage
+from widgets.transcript.entries.reply import ReplyEntry
+from widgets.transcript.entries.tool_call import ToolCallEntry
+from widgets.transcript.entries.user_message import UserMessageEntry
 
 
-def _replies(app: HermesApp) -> list[AssistantMessage]:
-    return list(chat(app).transcript.entries_of(AssistantMessage))
+def _replies(app: HermesApp) -> list[ReplyEntry]:
+    return list(chat(app).transcript.entries_of(ReplyEntry))
 
 
 def _idle(app: HermesApp) -> bool:
@@ -49,7 +49,7 @@ async def test_spinner_until_first_delta_then_markdown_equals_scenario(
         assert len(replies) == 1
         await wait_for(pilot, lambda: replies[0].is_finished)
         assert replies[0].text == text
-        assert [u.text for u in screen.transcript.entries_of(UserMessage)] == ["hello"]
+        assert [u.text for u in screen.transcript.entries_of(UserMessageEntry)] == ["hello"]
 
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
@@ -71,7 +71,7 @@ async def test_tool_panels_in_call_order_with_durations(hermes_home: Path, tmp_p
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "go")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
-        panels = list(chat(app).transcript.entries_of(ToolPanel))
+        panels = list(chat(app).transcript.entries_of(ToolCallEntry))
         assert [p.call_id for p in panels] == ["c1", "c2", "c3"]
         assert [p.tool_name for p in panels] == ["read_file", "terminal", "read_file"]
         assert all(p.status == "ok" for p in panels)
@@ -107,7 +107,7 @@ async def test_digit_key_answers_clarify(hermes_home: Path, tmp_path: Path) -> N
         assert card not in list(chat(app).query(ClarifyPrompt))
         tool = next(m for m in server.requests[1].body["messages"] if m["role"] == "tool")
         assert '"user_response": "green"' in tool["content"] or "green" in tool["content"]
-        (panel,) = chat(app).transcript.entries_of(ToolPanel)  # the answer shows, not the question alone
+        (panel,) = chat(app).transcript.entries_of(ToolCallEntry)  # the answer shows, not the question alone
         assert panel.expanded
         assert panel.rendered_text(90).splitlines()[-2:] == ["   │ Which one?", "   │ → green"]
 
@@ -315,7 +315,7 @@ async def test_markup_and_escapes_in_model_text_are_literal(hermes_home: Path, t
         assert "[bold red]not bold[/]" in shown
         assert "[link=http://x]y[/link]" in shown
         assert "and red and" in shown  # the escape sequences are stripped, their text kept
-        panel = chat(app).transcript.entries_of(ToolPanel)[0]
+        panel = chat(app).transcript.entries_of(ToolCallEntry)[0]
         assert "[b]x[/b]" in panel.result and "\x1b" not in panel.result
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
@@ -371,7 +371,7 @@ async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="sent")
         assert server.requests[0].body["messages"][-1]["content"] == paste
-        user = screen.transcript.entries_of(UserMessage)[0]
+        user = screen.transcript.entries_of(UserMessageEntry)[0]
         assert user.text == paste and user.is_collapsible and not user.expanded
         assert "more lines" in screen_text(app)
 

@@ -83,3 +83,22 @@ def test_the_peers_command_names_run_ours() -> None:
         "status": "status",
         "clear": "clear",
     }
+
+
+def test_hermes_command_names_point_to_ours_or_say_there_is_none() -> None:
+    from hermes_tui.commands.hermes_names import HERMES_ELSEWHERE, HERMES_ONLY
+
+    registry = new_registry()
+    assert registry.unknown("skin") == "Unknown command /skin: Hermes' /skin is /theme here."
+    assert "/mcp reload" in registry.unknown("reload-mcp")
+    assert "/ps" in registry.unknown("stop") and "/export" in registry.unknown("history")
+    assert "queued" in registry.unknown("queue")
+    for name in ("branch", "background", "goal"):
+        line = registry.unknown(name)
+        assert "no equivalent in hermes-tui" in line and "Did you mean" not in line
+    ours = registry.reserved_names()
+    assert not (set(HERMES_ELSEWHERE) | HERMES_ONLY) & ours, "a command we have is not Hermes-only"
+    for where in HERMES_ELSEWHERE.values():  # every pointer to a slash command names one that runs
+        if where.startswith("/"):
+            assert registry.find(where[1:].split()[0]) is not None, where
+    assert not set(HERMES_ELSEWHERE) & HERMES_ONLY

@@ -8,7 +8,7 @@ from agent.config.settings import ConfigProblem
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
 from tests.app.harness import chat, chat_settings, submit, wait_for
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeEntry
 
 PROBLEMS = [ConfigProblem("/h/config.yaml", f"key{i}", "bad", "a number") for i in range(6)]
 
@@ -22,6 +22,6 @@ async def test_six_problems_are_one_notice_and_config_lists_them(hermes_home: Pa
             (notice,) = list(app._notifications)
             assert "6 problems" in notice.message and "/config" in notice.message
             await submit(pilot, "/config")
-            texts = [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
+            texts = [n.text for n in chat(app).transcript.entries_of(NoticeEntry)]
             listed = next(t for t in texts if "configuration problem" in t)
             assert all(f"key{i}" in listed for i in range(6))

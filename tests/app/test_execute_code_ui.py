@@ -9,8 +9,8 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.subagent_list import SubagentList
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.tool_call import ToolCallEntry
 
 
 def _scenario(code: str) -> dict:
@@ -23,8 +23,8 @@ def _scenario(code: str) -> dict:
     }
 
 
-def _panel(app: HermesApp) -> ToolPanel | None:
-    panels = [p for p in chat(app).transcript.entries_of(ToolPanel) if p.tool_name == "execute_code"]
+def _panel(app: HermesApp) -> ToolCallEntry | None:
+    panels = [p for p in chat(app).transcript.entries_of(ToolCallEntry) if p.tool_name == "execute_code"]
     return panels[0] if panels else None
 
 
@@ -47,7 +47,7 @@ async def test_the_scripts_tool_calls_show_nested_in_its_panel(hermes_home: Path
         text = screen_text(app)
         assert "script: 4 lines of Python" in text and "completed · 2 tools" in text
         # the script's calls are not panels of the turn
-        assert [p.tool_name for p in chat(app).transcript.entries_of(ToolPanel)] == ["execute_code"]
+        assert [p.tool_name for p in chat(app).transcript.entries_of(ToolCallEntry)] == ["execute_code"]
 
     await run_chat(_scenario(code), body, home=hermes_home, cwd=tmp_path, size=(110, 40))
 

@@ -21,7 +21,7 @@ from hermes_tui.screens.setup import SetupScreen
 from hermes_tui.startup_snapshot import DEFAULT_SNAPSHOT, StartupSnapshot, read_snapshot, write_snapshot
 from scripted import ScriptedServer
 from tests.app.harness import chat, chat_settings, wait_for
-from widgets.prompt_input import PromptInput
+from widgets.prompt.input import PromptInput
 from widgets.status_bar import StatusBar
 
 ROOT = Path(__file__).resolve().parents[2]

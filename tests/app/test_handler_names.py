@@ -140,7 +140,7 @@ def test_no_method_is_a_message_handler_that_cannot_take_its_message() -> None:
 def test_the_walk_sees_the_chat_screen_and_textual_messages() -> None:
     """The scan is not empty: it finds our screens and the handler names of Textual's own events."""
     from hermes_tui.chat.screen import ChatScreen
-    from widgets.prompt_input import PromptInput
+    from widgets.prompt.input import PromptInput
 
     names = _handler_names()
     assert "on_paste" in names and "on_key" in names and "on_prompt_input_submitted" in names

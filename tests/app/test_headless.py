@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -385,3 +386,171 @@ def test_continue_keeps_the_sessions_model_unless_model_is_given(hermes_home: Pa
     with sqlite3.connect(hermes_home / "tui" / "state.db") as db:
         models = [row[0] for row in db.execute("SELECT model FROM usage ORDER BY id")]
     assert models == ["model-a", "model-a", "model-b"]  # the call of each run, by the model it went to
+
+
+def _json_lines(stdout: str) -> list[dict[str, object]]:
+    """Every line of stdout parsed: one that is not a JSON object fails the test."""
+    events = [json.loads(line) for line in stdout.splitlines()]
+    assert events and all(isinstance(event, dict) for event in events)
+    return events
+
+
+def test_stream_json_holds_the_tool_call_its_result_and_the_usage(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "tool.yaml"
+    scenario.write_text(
+        "name: tool\ncalls:\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo from-the-tool'}}]\n"
+        "  - {text: 'All done here.', chunk_size: 4}\n"
+    )
+    args = ["-z", "run it", "--scenario", str(scenario), "--output-format", "stream-json"]
+    proc = _run(args, tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    events = _json_lines(proc.stdout)
+    init, result = events[0], events[-1]
+    assert (init["type"], init["subtype"]) == ("system", "init")
+    assert init["session_id"] and "terminal" in init["tools"]  # type: ignore[operator]
+    uses = [
+        block
+        for event in events
+        if event["type"] == "assistant"
+        for block in event["message"]["content"]  # type: ignore[index]
+        if block["type"] == "tool_use"
+    ]
+    assert [(u["name"], u["input"]) for u in uses] == [("terminal", {"command": "echo from-the-tool"})]
+    results = [
+        block
+        for event in events
+        if event["type"] == "user"
+        for block in event["message"]["content"]  # type: ignore[index]
+    ]
+    assert len(results) == 1 and results[0]["tool_use_id"] == uses[0]["id"]
+    assert "from-the-tool" in results[0]["content"] and results[0]["is_error"] is False
+    deltas = "".join(
+        e["event"]["delta"]["text"]  # type: ignore[index]
+        for e in events
+        if e["type"] == "stream_event"
+    )
+    assert deltas == "All done here."
+    assert result["type"] == "result" and result["subtype"] == "success" and result["is_error"] is False
+    assert result["result"] == "All done here." and result["num_turns"] == 2
+    assert result["session_id"] == init["session_id"]
+    assert result["usage"]["input_tokens"] > 0 and result["usage"]["output_tokens"] > 0  # type: ignore[index]
+    assert "┊ terminal" not in proc.stderr  # the trace is the JSON now
+
+
+def test_json_prints_one_result_and_a_failed_turn_keeps_its_exit_code(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "auth.yaml"
+    scenario.write_text(
+        "name: auth\ncalls:\n  - fault: {status: 401, message: 'Incorrect API key provided'}\n"
+    )
+    for output in ("json", "stream-json"):
+        proc = _run(
+            ["-z", "hello", "--scenario", str(scenario), "--output-format", output], tmp_path, hermes_home
+        )
+        assert proc.returncode == 1, proc.stderr  # as in text mode
+        events = _json_lines(proc.stdout)
+        if output == "json":
+            assert len(events) == 1
+        result = events[-1]
+        assert result["type"] == "result" and result["is_error"] is True and result["exit_code"] == 1
+        assert result["subtype"] == "error_during_execution"
+        assert "API key was rejected" in str(result["error"])
+        assert "Traceback" not in proc.stderr
+
+
+def test_stream_json_lists_a_refused_command(hermes_home: Path, tmp_path: Path) -> None:
+    target = tmp_path / "precious"
+    target.mkdir()
+    scenario = _rm_scenario(tmp_path, target)
+    proc = _run(
+        ["-z", "go", "--scenario", str(scenario), "--output-format", "stream-json"], tmp_path, hermes_home
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = _json_lines(proc.stdout)
+    approvals = [e for e in events if e.get("subtype") == "approval"]
+    assert len(approvals) == 1 and approvals[0]["decision"] == "deny"
+    assert events[-1]["permission_denials"] == [
+        {k: approvals[0][k] for k in ("tool_name", "command", "reasons")}
+    ]
+    assert target.exists()
+
+
+def test_output_format_needs_a_headless_prompt(hermes_home: Path, tmp_path: Path) -> None:
+    proc = _run(["--output-format", "json"], tmp_path, hermes_home)
+    assert proc.returncode == 2 and "--output-format is for -z" in proc.stderr
+
+
+def _two_tools_then_text(tmp_path: Path) -> Path:
+    scenario = tmp_path / "budget.yaml"
+    scenario.write_text(
+        "name: budget\ncalls:\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo one'}, id: t1}]\n"
+        "  - tool_calls: [{name: terminal, arguments: {command: 'echo two'}, id: t2}]\n"
+        "  - {text: 'Summary: ran two commands.'}\n"
+    )
+    return scenario
+
+
+def test_max_turns_stops_after_n_calls_with_the_summary_and_writes_the_usage_file(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    usage = tmp_path / "out" / "usage.json"
+    args = ["-q", "work", "--scenario", str(_two_tools_then_text(tmp_path)), "--max-turns", "1", "--yolo"]
+    proc = _run([*args, "--usage-file", str(usage)], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "budget exhausted (1/1)" in proc.stderr and "echo two" not in proc.stderr
+    report = json.loads(usage.read_text())
+    assert report["api_calls"] == 1 and report["failed"] is False and report["completed"] is False
+    assert report["input_tokens"] > 0 and report["model"] and report["session_id"]
+    assert "estimated_cost_usd" in report
+
+
+def test_a_failed_run_still_writes_the_usage_file(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "auth.yaml"
+    scenario.write_text(
+        "name: auth\ncalls:\n  - fault: {status: 401, message: 'Incorrect API key provided'}\n"
+    )
+    usage = tmp_path / "usage.json"
+    proc = _run(["-z", "hi", "--scenario", str(scenario), "--usage-file", str(usage)], tmp_path, hermes_home)
+    assert proc.returncode == 1
+    report = json.loads(usage.read_text())
+    assert report["failed"] is True and "API key was rejected" in report["failure"]
+
+
+def test_quiet_leaves_out_the_tool_trace(hermes_home: Path, tmp_path: Path) -> None:
+    args = [
+        "--query",
+        "work",
+        "-Q",
+        "--scenario",
+        str(_two_tools_then_text(tmp_path)),
+        "--yolo",
+        "--checkpoints",
+    ]
+    proc = _run(args, tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Summary: ran two commands."
+    assert "┊ terminal" not in proc.stderr
+
+
+def test_toolsets_flag_chooses_the_tools_and_names_an_unknown_one(hermes_home: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "hi.yaml"
+    scenario.write_text("name: hi\ncalls:\n  - text: hello\n")
+    base = ["-z", "hi", "--scenario", str(scenario), "--output-format", "stream-json"]
+    proc = _run([*base, "-t", "file"], tmp_path, hermes_home)
+    assert proc.returncode == 0, proc.stderr
+    tools = _json_lines(proc.stdout)[0]["tools"]
+    assert "read_file" in tools and "terminal" not in tools  # type: ignore[operator]
+    proc = _run([*base, "--toolsets", "file,nosuch"], tmp_path, hermes_home)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "-t/--toolsets: unknown toolset 'nosuch'" in proc.stderr
+
+
+def test_flags_that_cannot_be_honoured_are_one_line(hermes_home: Path, tmp_path: Path) -> None:
+    proc = _run(["-z", "hi", "--demo", "--skills", "review"], tmp_path, hermes_home)
+    assert proc.returncode == 2 and "--skills" in proc.stderr and "/SKILL-NAME" in proc.stderr
+    for flags in (["-Q"], ["--usage-file", "u.json"]):
+        proc = _run(flags, tmp_path, hermes_home)
+        assert proc.returncode == 2 and "is for -z PROMPT" in proc.stderr, flags

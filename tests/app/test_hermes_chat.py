@@ -16,14 +16,14 @@ from hermes_tui.screens.usage import UsageScreen
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, submit, wait_for
 from tests.hermes_home_fixture import QUOKKA_SESSION, copy_hermes_home_0_19
-from widgets.assistant_message import AssistantMessage
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeEntry
+from widgets.transcript.entries.reply import ReplyEntry
 
 PLUGINS = Path(__file__).resolve().parent.parent / "fixtures" / "hermes_plugins"
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeEntry)]
 
 
 def _install_weather(home: Path) -> None:
@@ -50,7 +50,7 @@ async def test_a_hermes_plugin_command_runs_and_is_completed(hermes_home: Path, 
         lines = listing.splitlines()
         assert lines[0] == "1 plugin: 1 loaded" and lines[1].startswith("✓ weather  loaded")
         await pilot.pause()
-        notice = screen.transcript.entries_of(NoticeLine)[-1]
+        notice = screen.transcript.entries_of(NoticeEntry)[-1]
         assert notice.measure(screen.transcript.entry_width) >= len(lines) + 1
         assert screen.transcript.tool_icons.get("weather_forecast") == "🌤"
 
@@ -149,7 +149,7 @@ async def test_a_plugin_rewriting_the_answer_is_shown(hermes_home: Path, tmp_pat
         screen = chat(app)
         await submit(pilot, "hi")
         await wait_for(pilot, lambda: "A plugin rewrote the answer:" in _notices(app), what="rewritten")
-        replies = [m.text for m in screen.transcript.entries_of(AssistantMessage)]
+        replies = [m.text for m in screen.transcript.entries_of(ReplyEntry)]
         assert replies[-2:] == [
             "quiet words",
             "QUIET WORDS",
@@ -190,7 +190,7 @@ async def test_faulty_plugins_leave_the_app_running_with_one_notice_each(
             lines = [n for n in notices if name in n]
             assert len(lines) == 1 and fault in lines[0], (name, notices)
         assert not any("Traceback" in n for n in notices)
-        assert [m.text for m in screen.transcript.entries_of(AssistantMessage)][-1] == "still here"
+        assert [m.text for m in screen.transcript.entries_of(ReplyEntry)][-1] == "still here"
         assert app.is_running
 
     await run_chat(

@@ -18,8 +18,8 @@ from hermes_tui.app import HermesApp
 from hermes_tui.chat.bridge import EventsReady, UIBridge
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, submit, wait_for
-from widgets.assistant_message import AssistantMessage
-from widgets.prompt_input import PromptInput
+from widgets.prompt.input import PromptInput
+from widgets.transcript.entries.reply import ReplyEntry
 
 IDLE_WINDOW = 2.0
 """Seconds of idle observed (an observation window, not a wait for something: nothing may happen in it)."""
@@ -44,7 +44,7 @@ async def test_no_timer_fires_while_idle_after_a_turn(
         await submit(pilot, "hello")
         await wait_for(
             pilot,
-            lambda: not screen.busy and screen.transcript.entries_of(AssistantMessage),
+            lambda: not screen.busy and screen.transcript.entries_of(ReplyEntry),
             what="the reply",
         )
         prompt = screen.prompt_input

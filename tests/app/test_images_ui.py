@@ -17,7 +17,7 @@ from hermes_tui.commands.session import open_session
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
 from widgets.attachment_bar import AttachmentBadge, AttachmentBar
-from widgets.user_message import UserMessage
+from widgets.transcript.entries.user_message import UserMessageEntry
 
 
 def _png(path: Path, size: tuple[int, int] = (64, 48)) -> Path:
@@ -49,7 +49,7 @@ async def test_image_command_attaches_badges_that_go_with_the_message(hermes_hom
         await wait_for(pilot, lambda: not screen.busy and server.requests, what="turn end")
         assert len(_image_parts(server, 0)) == 2
         assert _badges(app) == [] and not screen.query_one(AttachmentBar).display
-        sent = screen.transcript.entries_of(UserMessage)[-1]
+        sent = screen.transcript.entries_of(UserMessageEntry)[-1]
         assert sent.text == "what are these?"
         assert [label.split(" · ")[0] for label in sent.images] == ["shot.png", "my chart.png"]
         assert "📎 shot.png · 64×48" in screen_text(app)
@@ -144,8 +144,8 @@ async def test_a_resumed_session_shows_its_images_as_badges(hermes_home: Path, t
     async def resumed(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         open_session(screen.command_context, session[0])
-        await wait_for(pilot, lambda: screen.transcript.entries_of(UserMessage), what="history")
-        assert screen.transcript.entries_of(UserMessage)[0].images[0].startswith("shot.png · 64×48")
+        await wait_for(pilot, lambda: screen.transcript.entries_of(UserMessageEntry), what="history")
+        assert screen.transcript.entries_of(UserMessageEntry)[0].images[0].startswith("shot.png · 64×48")
 
     await run_chat({"calls": ["ok"]}, resumed, home=hermes_home, cwd=tmp_path)
 

@@ -21,13 +21,13 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from agent.core.ui import ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+from hermes_tui.screens.approval import ApprovalDialog
 from hermes_tui.screens.setup import SetupScreen
-from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
-from widgets.prompt_input import PromptBar, PromptInput, normalize_paste
+from widgets.prompt.input import PromptBar, PromptInput, normalize_paste
 from widgets.queued_messages import QueuedMessages
 from widgets.status_bar import ContextUse, StatusBar, Usage, context_level
-from widgets.text_safety import literal_text
+from widgets.support.text_safety import literal_text
 
 
 class FakeClock:

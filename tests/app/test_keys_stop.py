@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from hermes_tui.app import HermesApp
+from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.queued_messages import QueuedMessages
 
@@ -138,12 +138,12 @@ async def test_focus_is_never_lost_in_the_chat(hermes_home: Path, tmp_path: Path
     calls = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo hi"}}]}, {"text": "done"}]
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
-        from widgets.tool_panel import ToolPanel
+        from widgets.transcript.entries.tool_call import ToolCallEntry
 
         screen = chat(app)
         await submit(pilot, "run it")
         panel = await wait_for(
-            pilot, lambda: next(iter(screen.transcript.entries_of(ToolPanel)), None), what="tool panel"
+            pilot, lambda: next(iter(screen.transcript.entries_of(ToolCallEntry)), None), what="tool panel"
         )
         await wait_for(pilot, lambda: not screen.busy, what="turn end")
         transcript = screen.transcript

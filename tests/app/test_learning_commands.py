@@ -23,12 +23,12 @@ from hermes_tui.screens.tools import ToolsScreen
 from scripted import ScriptedServer
 from tests.app.harness import chat, chat_settings, run_chat, screen_text, submit, wait_for
 from tests.hermes_home_fixture import write_hermes_home
-from widgets.notice import NoticeLine
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.notice import NoticeEntry
+from widgets.transcript.entries.tool_call import ToolCallEntry
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeEntry)]
 
 
 def _offered(body: dict[str, Any]) -> set[str]:
@@ -259,7 +259,7 @@ async def test_resumed_session_shows_the_previous_todos(hermes_home: Path, tmp_p
             await pilot.pause()
             assert screen.agent.state.todos == items
             panel = screen.transcript.tool_panel("resumed-todos")
-            assert isinstance(panel, ToolPanel) and panel.expanded
+            assert isinstance(panel, ToolCallEntry) and panel.expanded
             text = screen_text(app)
             assert "write the fix" in text and "run the tests" in text
 
@@ -284,7 +284,7 @@ async def test_skill_manage_panel_shows_its_diff(hermes_home: Path, tmp_path: Pa
         await submit(pilot, "save it as a skill")
         await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="turn end")
         panel = screen.transcript.tool_panel("sm")
-        assert isinstance(panel, ToolPanel)
+        assert isinstance(panel, ToolCallEntry)
         panel.set_expanded(True)
         # the diff is drawn at the next layout, which a loaded machine can delay past any fixed pause
         await wait_for(

@@ -15,9 +15,9 @@ from textual.pilot import Pilot
 
 from agent.toolkit.toolsets import CATALOG
 from hermes_tui.app import HermesApp
+from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, submit, wait_for
-from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
 
 FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"

@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
 from tests.app.harness import chat, chat_settings, run_chat, screen_text, wait_for
-from widgets.notice import NoticeLine
-from widgets.user_message import UserMessage
+from widgets.transcript.entries.notice import NoticeEntry
+from widgets.transcript.entries.user_message import UserMessageEntry
 
 
 def _tree(cwd: Path) -> None:
@@ -42,9 +42,9 @@ async def test_at_completes_a_path_and_the_file_goes_with_the_message(
         await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
         sent = [m for m in server.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
         assert sent.startswith("explain @src/parser.py") and "return 'quokka'" in sent
-        users = [w.text.rstrip() for w in screen.transcript.entries_of(UserMessage)]
+        users = [w.text.rstrip() for w in screen.transcript.entries_of(UserMessageEntry)]
         assert users == ["explain @src/parser.py"]
-        assert any("📎 src/parser.py · 2 lines" in n.text for n in screen.transcript.entries_of(NoticeLine))
+        assert any("📎 src/parser.py · 2 lines" in n.text for n in screen.transcript.entries_of(NoticeEntry))
 
     await run_chat(
         {"name": "t", "calls": [{"text": "It returns quokka."}]}, body, home=hermes_home, cwd=tmp_path

@@ -18,13 +18,13 @@ from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.screens.model_picker import ModelPicker
 from scripted import ScriptedServer
 from tests.app.harness import chat, chat_settings, run_chat, submit, wait_for
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeEntry
 
 MODELS = ["gpt-4o", "gpt-4o-mini", "o3-mini", "claude-sonnet-4.5"]
 
 
 def _notices(app: HermesApp) -> list[str]:
-    return [n.text for n in chat(app).transcript.entries_of(NoticeLine)]
+    return [n.text for n in chat(app).transcript.entries_of(NoticeEntry)]
 
 
 def test_closest_names() -> None:

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.tool_call import ToolCallEntry
 
 
 def _calls() -> list[dict[str, Any]]:
@@ -30,11 +30,11 @@ def _calls() -> list[dict[str, Any]]:
     ]
 
 
-def _panels(app: HermesApp) -> list[ToolPanel]:
-    return list(chat(app).transcript.entries_of(ToolPanel))
+def _panels(app: HermesApp) -> list[ToolCallEntry]:
+    return list(chat(app).transcript.entries_of(ToolCallEntry))
 
 
-async def _finished_turn(pilot: Pilot, app: HermesApp) -> list[ToolPanel]:
+async def _finished_turn(pilot: Pilot, app: HermesApp) -> list[ToolCallEntry]:
     await submit(pilot, "go")
     await wait_for(
         pilot,

@@ -9,9 +9,9 @@ from textual.app import App, ComposeResult
 
 from hermes_tui.tool_icons import ToolIcons
 from themes.loader import builtin_themes
-from widgets.reasoning import ReasoningBlock
-from widgets.tool_panel import DEFAULT_TOOL_ICONS, ToolPanel, stable_icon
-from widgets.transcript import Transcript
+from widgets.transcript.entries.reasoning import ReasoningEntry
+from widgets.transcript.entries.tool_call import DEFAULT_TOOL_ICONS, ToolCallEntry, stable_icon
+from widgets.transcript.view import Transcript
 
 VS16 = "\ufe0f"
 
@@ -22,7 +22,7 @@ class Rows(App[None]):
 
 
 def _builtin_icons() -> dict[str, str]:
-    icons = {**DEFAULT_TOOL_ICONS, "(fallback)": ToolPanel.FALLBACK_ICON}
+    icons = {**DEFAULT_TOOL_ICONS, "(fallback)": ToolCallEntry.FALLBACK_ICON}
     for theme in builtin_themes().values():
         icons.update({f"{theme.name}:{tool}": icon for tool, icon in theme.tool_icons.items()})
     return icons
@@ -40,7 +40,7 @@ async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> N
     icons = ToolIcons(plugins={"a_plugin_tool": "⚙️"}).table()  # a theme's or a plugin's VS16 icon
     app = Rows()
     async with app.run_test(size=(90, 40)) as pilot:
-        panels = [ToolPanel(f"call_{n}", name, n, icons=icons) for n, name in enumerate(names)]
+        panels = [ToolCallEntry(f"call_{n}", name, n, icons=icons) for n, name in enumerate(names)]
         for panel in panels:
             app.query_one(Transcript)._add(panel)
         for panel in panels:
@@ -52,7 +52,7 @@ async def test_every_header_row_is_as_wide_as_its_panel_whatever_the_icon() -> N
             assert VS16 not in row.plain, panel.tool_name
             assert cell_len(row.plain) == 80, panel.tool_name
             # the name starts in the same column on every row whose icon is an emoji
-            icon = stable_icon(icons.get(panel.tool_name, ToolPanel.FALLBACK_ICON))
+            icon = stable_icon(icons.get(panel.tool_name, ToolCallEntry.FALLBACK_ICON))
             if cell_len(icon) == 2:
                 assert cell_len(row.plain[: row.plain.index(panel.tool_name)]) == 5, panel.tool_name
 
@@ -69,7 +69,7 @@ async def test_reasoning_counts_the_lines_the_user_will_see(text: str, width: in
     app = Rows()
     async with app.run_test(size=(width + 5, 20)) as pilot:  # margins, scrollbar gutter, entry padding
         transcript = app.query_one(Transcript)
-        block = ReasoningBlock(text, finished=True)
+        block = ReasoningEntry(text, finished=True)
         transcript._add(block)
         await pilot.pause()
         inner = transcript.entry_width - 2  # the entry's padding

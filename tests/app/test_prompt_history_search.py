@@ -12,8 +12,8 @@ from hermes_tui.app import HermesApp
 from hermes_tui.screens.sessions import SessionsScreen
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, wait_for
-from widgets.history_search import HistorySearch, older_match
-from widgets.prompt_input import PromptBar
+from widgets.prompt.history_search import HistorySearch, older_match
+from widgets.prompt.input import PromptBar
 
 HISTORY = ["run the unit tests", "git status", "run the lint", "explain calc.py", "git status"]
 

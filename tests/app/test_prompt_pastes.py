@@ -16,9 +16,9 @@ from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.paste_store import MAX_CHARS, MAX_LINES, PasteStore, is_big
-from widgets.prompt_input import PLACEHOLDERS, PromptBar, PromptInput
-from widgets.user_message import UserMessage
+from widgets.prompt.input import PLACEHOLDERS, PromptBar, PromptInput
+from widgets.prompt.pastes import MAX_CHARS, MAX_LINES, PasteStore, is_big
+from widgets.transcript.entries.user_message import UserMessageEntry
 
 LOG = "\n".join(f"log line {i}: something happened" for i in range(214))
 
@@ -203,7 +203,7 @@ async def test_the_wire_the_store_and_the_transcript_get_the_whole_paste(
         await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
         full = f"explain {LOG} briefly"
         assert server.requests[0].body["messages"][-1] == {"role": "user", "content": full}
-        user = screen.transcript.entries_of(UserMessage)[0]
+        user = screen.transcript.entries_of(UserMessageEntry)[0]
         assert user.text == full and user.is_collapsible  # shown collapsed, click/enter expands
         session_id = screen.agent.session_id
         store = SessionStore(hermes_home / "tui" / "state.db")
@@ -249,7 +249,7 @@ async def test_one_huge_pasted_line_is_sent_whole_and_shown_collapsed(
         await pilot.press("enter")
         await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
         assert server.requests[0].body["messages"][-1]["content"] == line
-        user = screen.transcript.entries_of(UserMessage)[0]
+        user = screen.transcript.entries_of(UserMessageEntry)[0]
         assert user.text == line and user.is_collapsible and not user.expanded
         assert user.measure(screen.transcript.entry_width) < 30  # not 20,000 rows
         assert "more characters (click/enter to expand)" in screen_text(app)

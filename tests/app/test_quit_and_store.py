@@ -14,8 +14,8 @@ from agent.store.opening import open_store
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
 from tests.app.harness import chat, chat_settings, run_chat, submit, wait_for
-from widgets.assistant_message import AssistantMessage
-from widgets.notice import NoticeLine
+from widgets.transcript.entries.notice import NoticeEntry
+from widgets.transcript.entries.reply import ReplyEntry
 
 SLOW_REPLY = {"text": "word " * 400, "chunk_size": 5, "delay": 0.02}
 
@@ -27,9 +27,7 @@ async def test_quit_mid_stream_finalizes_the_turn_as_interrupted(
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         await submit(pilot, "talk for a while")
-        await wait_for(
-            pilot, lambda: screen.transcript.entries_of(AssistantMessage), what="streaming", timeout=60
-        )
+        await wait_for(pilot, lambda: screen.transcript.entries_of(ReplyEntry), what="streaming", timeout=60)
         if how == "ctrl+q":
             await pilot.press("ctrl+q")
         else:
@@ -65,7 +63,7 @@ async def test_read_only_store_browses_but_refuses_to_send(hermes_home: Path, tm
         async with app.run_test(size=(120, 32)) as pilot:
             # The notice names the database's path, so it wraps differently per temp dir: read the notices.
             def notices() -> str:
-                return "\n".join(n.text for n in chat(app).transcript.entries_of(NoticeLine))
+                return "\n".join(n.text for n in chat(app).transcript.entries_of(NoticeEntry))
 
             await wait_for(
                 pilot, lambda: "schema version 42" in notices(), what="read-only notice", timeout=60

@@ -16,8 +16,8 @@ from hermes_tui.screens.mcp import McpScreen, ServerList
 from hermes_tui.screens.sessions.rows import nest_subagents
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.subagent_list import SubagentList
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.tool_call import ToolCallEntry
 
 FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
 GOALS = ("count the python files", "list the tests")
@@ -44,8 +44,8 @@ def _delegate_scenario(child_tool: dict, *, child_delay: float = 0.0) -> dict:
     }
 
 
-def _panel(app: HermesApp, name: str) -> ToolPanel | None:
-    panels = [p for p in chat(app).transcript.entries_of(ToolPanel) if p.tool_name == name]
+def _panel(app: HermesApp, name: str) -> ToolCallEntry | None:
+    panels = [p for p in chat(app).transcript.entries_of(ToolCallEntry) if p.tool_name == name]
     return panels[0] if panels else None
 
 

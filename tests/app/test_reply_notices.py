@@ -17,8 +17,8 @@ from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
 from hermes_tui.screens.sessions.rows import RowStyles, SessionRow
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.assistant_message import AssistantMessage
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.reply import ReplyEntry
+from widgets.transcript.entries.tool_call import ToolCallEntry
 
 
 def _idle(app: HermesApp) -> bool:
@@ -43,7 +43,7 @@ async def test_a_reply_that_broke_off_is_shown_marked_with_one_error_line(
         assert "Here is the fir" in text
         assert "incomplete: the connection closed before the reply finished" in text
         assert text.count("The connection closed before the reply finished") == 1
-        replies = list(chat(app).transcript.entries_of(AssistantMessage))
+        replies = list(chat(app).transcript.entries_of(ReplyEntry))
         assert [r.text for r in replies] == ["Here is the fir"]
 
     await run_chat({"name": "t", "calls": [broken]}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
@@ -60,7 +60,7 @@ async def test_a_budget_spent_thinking_says_so_once(hermes_home: Path, tmp_path:
         text = screen_text(app)
         assert text.count("used its whole output budget thinking") == 1
         assert "raise max_output_tokens" in text
-        assert not [r for r in chat(app).transcript.entries_of(AssistantMessage) if r.text.strip()]
+        assert not [r for r in chat(app).transcript.entries_of(ReplyEntry) if r.text.strip()]
 
     await run_chat({"name": "t", "calls": [call]}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
 
@@ -97,7 +97,7 @@ async def test_a_stalled_stream_says_no_data_on_the_spinner_line(
 async def test_the_spinner_counts_the_seconds_without_data() -> None:
     from textual.app import App, ComposeResult
 
-    from widgets.transcript import Transcript
+    from widgets.transcript.view import Transcript
 
     class One(App[None]):
         def compose(self) -> ComposeResult:
@@ -126,7 +126,7 @@ async def test_a_command_that_exits_non_zero_opens_as_a_failure(hermes_home: Pat
         await wait_for(pilot, lambda: "It failed." in screen_text(app), what="the answer")
         await wait_for(pilot, lambda: _idle(app), what="turn end")
         await pilot.pause()
-        panel = chat(app).transcript.entries_of(ToolPanel)[0]
+        panel = chat(app).transcript.entries_of(ToolCallEntry)[0]
         assert panel.expanded, "a failed command opens, like any failed tool"
         assert "✗ exit 3" in screen_text(app)
 

@@ -10,7 +10,7 @@ from hermes_tui.app import HermesApp
 from hermes_tui.chat.shell import shell_command
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.tool_call import ToolCallEntry
 
 
 def test_what_counts_as_a_shell_line() -> None:
@@ -28,9 +28,9 @@ async def test_output_streams_into_a_panel_and_goes_with_the_next_message(
         screen = chat(app)
         await submit(pilot, "!cat notes.txt; exit 3")
         await wait_for(
-            pilot, lambda: not screen.busy and screen.transcript.entries_of(ToolPanel), what="the command"
+            pilot, lambda: not screen.busy and screen.transcript.entries_of(ToolCallEntry), what="the command"
         )
-        (panel,) = screen.transcript.entries_of(ToolPanel)
+        (panel,) = screen.transcript.entries_of(ToolCallEntry)
         assert "quokka" in panel.output and panel.is_finished and panel.expanded  # shown: the user asked
         assert "exit 3" in screen_text(app)
         assert not server.requests  # nothing is sent on its own
@@ -50,13 +50,13 @@ async def test_escape_stops_a_long_command(hermes_home: Path, tmp_path: Path) ->
         await wait_for(
             pilot,
             lambda: (
-                screen.transcript.entries_of(ToolPanel)
-                and "started" in screen.transcript.entries_of(ToolPanel)[0].output
+                screen.transcript.entries_of(ToolCallEntry)
+                and "started" in screen.transcript.entries_of(ToolCallEntry)[0].output
             ),
         )
         await pilot.press("escape")
         await wait_for(pilot, lambda: not screen.busy, timeout=10, what="the command stopped")
-        assert screen.transcript.entries_of(ToolPanel)[0].is_finished
+        assert screen.transcript.entries_of(ToolCallEntry)[0].is_finished
 
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)
 
@@ -64,7 +64,7 @@ async def test_escape_stops_a_long_command(hermes_home: Path, tmp_path: Path) ->
 async def test_the_prompt_box_marks_a_shell_line_while_it_is_typed() -> None:
     from textual.app import App, ComposeResult
 
-    from widgets.prompt_input import PromptBar
+    from widgets.prompt.input import PromptBar
 
     class BarApp(App[None]):
         def compose(self) -> ComposeResult:

@@ -11,7 +11,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-import widgets.text_safety
+import widgets.support.text_safety
 from agent.core import text_safety
 from agent.core.text_safety import sanitize_display
 from hermes_tui.export import export_json, export_markdown
@@ -27,7 +27,7 @@ def _forbidden(text: str) -> list[str]:
 
 
 def test_a_page_title_with_escapes_is_stored_and_exported_as_shown(hermes_home: Path, tmp_path: Path) -> None:
-    assert widgets.text_safety.sanitize_display is text_safety.sanitize_display  # one implementation
+    assert widgets.support.text_safety.sanitize_display is text_safety.sanitize_display  # one implementation
     with WebStandIn() as web:
         urls = [f"{web.url}/pages/escapes", f"{web.url}/pages/escapes.txt"]
         scenario = {

@@ -126,7 +126,7 @@ status = textual_compat.install(eager=True)
 import codecs, textual._callback as callback
 from textual.drivers import linux_driver
 from textual._compositor import ChopsUpdate
-from widgets.prompt_input import PromptInput
+from widgets.prompt.input import PromptInput
 assert not status.active and not status.applied, status
 assert linux_driver.getincrementaldecoder is codecs.getincrementaldecoder
 assert type(callback.count_parameters).__name__ == "function"

@@ -18,8 +18,8 @@ from hermes_tui import textual_compat  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
 from scripted import ScriptedServer  # noqa: E402
 from tests.app.harness import chat, run_chat, submit, wait_for  # noqa: E402
-from widgets.assistant_message import AssistantMessage  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
+from widgets.transcript.entries.reply import ReplyEntry  # noqa: E402
 
 LONG = "\n\n".join(f"Paragraph {n}: " + "words " * 30 for n in range(40)) + "\n\nTHE END"
 CALLS = [
@@ -37,10 +37,8 @@ async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
     assert not textual_compat.active()
     screen = chat(app)
     await submit(pilot, "tell me a lot")
-    await wait_for(
-        pilot, lambda: not screen.busy and screen.transcript.entries_of(AssistantMessage), what="reply"
-    )
-    reply = screen.transcript.entries_of(AssistantMessage)[-1]
+    await wait_for(pilot, lambda: not screen.busy and screen.transcript.entries_of(ReplyEntry), what="reply")
+    reply = screen.transcript.entries_of(ReplyEntry)[-1]
     await reply.wait_until_drained()
     assert "THE END" in reply.rendered_text(), "the whole reply is drawn"
     print("ok: streamed", flush=True)

@@ -10,6 +10,7 @@ import pytest
 
 from agent.config.reasoning import Reasoning, model_variants, resolve_reasoning
 from agent.config.settings import load_settings
+from agent.transports.reasoning import reasoning_shown, reasoning_unsent
 from scripted import ScriptedServer
 from tests.engine.helpers import make_agent
 
@@ -179,3 +180,29 @@ def test_anthropic_sends_no_thinking_unless_asked(hermes_home: Path, tmp_path: P
         values: dict[str, Any] = {"api": "anthropic", "model": "claude-opus-4-6", **overrides}
         body = _first_body(hermes_home, tmp_path, **values)
         assert "thinking" not in body and "output_config" not in body
+
+
+def test_a_bare_base_url_gets_no_reasoning_and_the_status_claims_none(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """Hermes labels an unnamed endpoint `openrouter` and gates reasoning on the host, so a bare base URL
+    gets no reasoning field; the status bar's label says so instead of claiming a level."""
+    with ScriptedServer({"name": "r", "calls": ["ok"]}) as server:
+        agent, _store, _ui = make_agent(
+            server, tmp_path / "home", tmp_path, provider="", reasoning_choice="high"
+        )
+        assert agent.run_conversation("hi").exit_reason == "completed"
+        body = server.requests[0].body
+        settings = agent.settings
+    assert not {"reasoning", "reasoning_effort", "think", "thinking", "verbosity"} & set(body)
+    assert reasoning_shown(settings) == "" and settings.reasoning_label == "high"
+    assert "--provider custom" in reasoning_unsent(settings)
+    with ScriptedServer({"name": "r", "calls": ["ok"]}) as server:
+        agent, _store, _ui = make_agent(
+            server, tmp_path / "h2", tmp_path, provider="custom", reasoning_choice="high"
+        )
+        assert agent.run_conversation("hi").exit_reason == "completed"
+        body = server.requests[0].body
+        settings = agent.settings
+    assert body["reasoning_effort"] == "high"
+    assert reasoning_shown(settings) == "high" and reasoning_unsent(settings) == ""

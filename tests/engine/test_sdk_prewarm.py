@@ -17,7 +17,7 @@ from pathlib import Path
 from scripted import ScriptedServer
 from hermes_tui.app import HermesApp
 from tests.app.harness import chat, chat_settings, submit, wait_for
-from widgets.assistant_message import AssistantMessage
+from widgets.transcript.entries.reply import ReplyEntry
 
 API, HOME, CWD = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 SDK = "anthropic" if API == "anthropic" else "openai"
@@ -35,7 +35,7 @@ async def main() -> None:
             assert server.requests == [], "warming up sent a request"
             await submit(pilot, "hello")
             await wait_for(pilot, lambda: not chat(app).busy and server.requests, timeout=30, what="a reply")
-            replies = list(chat(app).transcript.entries_of(AssistantMessage))
+            replies = list(chat(app).transcript.entries_of(ReplyEntry))
             assert replies and replies[-1].text == "warm reply"
     print("ok")
 

@@ -32,8 +32,8 @@ from agent.core.ui import ApprovalRequest, ClarifyRequest
 from hermes_tui.app import HermesApp
 from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked
 from hermes_tui.chat.screen import ChatScreen
-from widgets.spinner import Spinner
-from widgets.tool_panel import ToolPanel
+from widgets.transcript.entries.thinking import ThinkingLine
+from widgets.transcript.entries.tool_call import ToolCallEntry
 
 SIZES = [(120, 40), (80, 24)]
 
@@ -67,8 +67,8 @@ DIFF = """--- a/db/0042_users.py
 
 @pytest.fixture(autouse=True)
 def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Spinner, "ANIMATE", False)
-    monkeypatch.setattr(ToolPanel, "ANIMATE", False)
+    monkeypatch.setattr(ThinkingLine, "ANIMATE", False)
+    monkeypatch.setattr(ToolCallEntry, "ANIMATE", False)
     monkeypatch.setattr(ChatScreen, "STATUS_CLOCK", lambda: 100.0)
     monkeypatch.setattr(ChatScreen, "FREEZE_QUESTIONS", True)
 
@@ -111,15 +111,15 @@ async def _settle(pilot: Any, screen: ChatScreen) -> None:
     """Wait until every streamed widget has drained its buffer and the layout is stable."""
     import time
 
-    from widgets.assistant_message import AssistantMessage
-    from widgets.reasoning import ReasoningBlock
+    from widgets.transcript.entries.reasoning import ReasoningEntry
+    from widgets.transcript.entries.reply import ReplyEntry
 
     screen.prompt_input.cursor_blink = False  # a blinking cursor makes every picture a coin toss
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         await pilot.pause(0.05)
-        widgets = list(screen.transcript.entries_of(AssistantMessage)) + list(
-            screen.transcript.entries_of(ReasoningBlock)
+        widgets = list(screen.transcript.entries_of(ReplyEntry)) + list(
+            screen.transcript.entries_of(ReasoningEntry)
         )
         if all(w.is_drained for w in widgets):
             break
@@ -218,7 +218,7 @@ def test_finished_turn_tool_panels_collapsed(
 def test_finished_turn_tool_panels_expanded(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
-        for panel in screen.transcript.entries_of(ToolPanel):
+        for panel in screen.transcript.entries_of(ToolCallEntry):
             panel.set_expanded(True)
         await _settle(pilot, screen)
         _scroll_top(screen)

@@ -17,11 +17,11 @@ from textual.widgets import Static
 
 from agent.core.ui import ApprovalRequest, ClarifyRequest
 from hermes_tui.commands import new_registry
+from hermes_tui.screens.approval import ApprovalDialog
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.setup import SetupScreen
-from widgets.approval_dialog import ApprovalDialog
 from widgets.clarify_prompt import ClarifyPrompt
-from widgets.prompt_input import PromptBar
+from widgets.prompt.input import PromptBar
 from widgets.queued_messages import QueuedMessages
 from widgets.status_bar import ContextUse, StatusBar, Usage
 

@@ -26,9 +26,9 @@ from agent.core.events import (
 from agent.mcp.manager import LastCall, ServerStatus
 from hermes_tui.screens.mcp import McpScreen
 from themes.loader import builtin_themes
-from widgets.subagent_list import SubagentList
-from widgets.tool_panel import ToolPanel
-from widgets.transcript import Transcript
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.tool_call import ToolCallEntry
+from widgets.transcript.view import Transcript
 
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
 NOW = 1_780_000_000.0
@@ -119,10 +119,10 @@ class SubagentSnapshotApp(ThemedApp):
 
 @pytest.fixture(autouse=True)
 def static_animations() -> Iterator[None]:
-    panel = ToolPanel.ANIMATE
-    ToolPanel.ANIMATE = False
+    panel = ToolCallEntry.ANIMATE
+    ToolCallEntry.ANIMATE = False
     yield
-    ToolPanel.ANIMATE = panel
+    ToolCallEntry.ANIMATE = panel
 
 
 async def _populate(pilot: Pilot) -> None:

@@ -14,9 +14,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from widgets.spinner import Spinner
-from widgets.tool_panel import ToolPanel
-from widgets.transcript import Transcript
+from widgets.transcript.entries.thinking import ThinkingLine
+from widgets.transcript.entries.tool_call import ToolCallEntry
+from widgets.transcript.view import Transcript
 
 REPLY = """## Plan
 
@@ -88,10 +88,10 @@ class TranscriptSnapshotApp(App[None]):
 @pytest.fixture(autouse=True)
 def static_animations() -> Iterator[None]:
     """No wall-clock or random frames in snapshots."""
-    spinner, panel = Spinner.ANIMATE, ToolPanel.ANIMATE
-    Spinner.ANIMATE = ToolPanel.ANIMATE = False
+    spinner, panel = ThinkingLine.ANIMATE, ToolCallEntry.ANIMATE
+    ThinkingLine.ANIMATE = ToolCallEntry.ANIMATE = False
     yield
-    Spinner.ANIMATE, ToolPanel.ANIMATE = spinner, panel
+    ThinkingLine.ANIMATE, ToolCallEntry.ANIMATE = spinner, panel
 
 
 async def _populate(pilot: Pilot) -> None:

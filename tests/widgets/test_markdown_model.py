@@ -8,10 +8,10 @@ from rich.console import Console
 from rich.style import Style
 from rich.theme import Theme
 
-from widgets.markdown_view.blocks import Block, BlockDocument
-from widgets.markdown_view.lines import LineStack
-from widgets.markdown_view.render import Line, MarkdownStyle, render_markdown_block
-from widgets.markdown_view.text_lines import TextLines
+from widgets.transcript.markdown.blocks import Block, BlockDocument
+from widgets.transcript.markdown.lines import LineStack
+from widgets.transcript.markdown.render import Line, MarkdownStyle, render_markdown_block
+from widgets.transcript.markdown.text_lines import TextLines
 
 EVERY_ELEMENT = (
     "# Title\n\nIntro with **bold**, *italic*, `code`, ~~gone~~ and a [link](https://example.com).\n\n"

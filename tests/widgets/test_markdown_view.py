@@ -1,4 +1,4 @@
-"""Pilot tests of the line-cached replies (`AssistantMessage`, a transcript entry on `LinesEntry`): what a
+"""Pilot tests of the line-cached replies (`ReplyEntry`, a transcript entry on `LinesEntry`): what a
 user sees while a reply streams and after, compared with the same reply loaded from history; that the app
 keeps answering keys during a flood of deltas; re-wrapping on resize; an open code fence already
 highlighted; model text shown literally; reasoning and tool output streaming."""
@@ -15,9 +15,10 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from widgets.assistant_message import AssistantMessage
-from widgets.markdown_view.render import Line
-from widgets.transcript import Transcript
+from widgets.transcript.entries.reply import ReplyEntry
+from widgets.transcript.markdown.render import Line
+from widgets.transcript.styles import StyleLender
+from widgets.transcript.view import Transcript
 
 pytestmark = pytest.mark.anyio
 
@@ -40,7 +41,7 @@ def anyio_backend() -> str:
 class Replies(App[None]):
     """A transcript showing the replies it is given, and nothing else."""
 
-    def __init__(self, *replies: AssistantMessage) -> None:
+    def __init__(self, *replies: ReplyEntry) -> None:
         super().__init__()
         self._replies = replies
 
@@ -71,30 +72,30 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], bool], timeout: float
         await pilot.pause(0.02)
 
 
-def width_of(reply: AssistantMessage) -> int:
+def width_of(reply: ReplyEntry) -> int:
     painter = reply.painter
-    assert isinstance(painter, Transcript)
-    return painter.entry_width
+    assert isinstance(painter, StyleLender) and isinstance(painter.owner, Transcript)
+    return painter.owner.entry_width
 
 
-def lines(reply: AssistantMessage) -> list[Line]:
+def lines(reply: ReplyEntry) -> list[Line]:
     """The reply's lines as drawn (its gap left out)."""
     width = width_of(reply)
     return [reply.line(y, width) for y in range(reply.gap, reply.measure(width))]
 
 
-def text(reply: AssistantMessage) -> str:
+def text(reply: ReplyEntry) -> str:
     return reply.rendered_text(width_of(reply))
 
 
-def segments(reply: AssistantMessage) -> list[list[tuple[str, object]]]:
+def segments(reply: ReplyEntry) -> list[list[tuple[str, object]]]:
     """Text and style of every segment, line by line."""
     return [[(segment.text, segment.style) for segment in line] for line in lines(reply)]
 
 
 async def test_a_streamed_reply_looks_exactly_like_the_same_reply_loaded_finished() -> None:
-    streamed = AssistantMessage()
-    loaded = AssistantMessage(EVERY_ELEMENT, finished=True)
+    streamed = ReplyEntry()
+    loaded = ReplyEntry(EVERY_ELEMENT, finished=True)
     app = Replies(streamed, loaded)
     async with app.run_test(size=(90, 200)) as pilot:
         for start in range(0, len(EVERY_ELEMENT), 3):
@@ -161,7 +162,7 @@ async def test_a_flood_of_deltas_leaves_the_app_answering_keys() -> None:
 
 
 async def test_resizing_mid_stream_rewraps_the_reply() -> None:
-    reply = AssistantMessage()
+    reply = ReplyEntry()
     app = Replies(reply)
     words = " ".join(f"w{n}" for n in range(300))
     async with app.run_test(size=(100, 60)) as pilot:
@@ -182,7 +183,7 @@ async def test_resizing_mid_stream_rewraps_the_reply() -> None:
 
 
 async def test_an_open_code_fence_is_highlighted_before_it_closes() -> None:
-    reply = AssistantMessage()
+    reply = ReplyEntry()
     app = Replies(reply)
     async with app.run_test(size=(80, 20)) as pilot:
         reply.append("Here:\n\n```python\ndef answer():\n    return 42\n")
@@ -201,7 +202,7 @@ async def test_an_open_code_fence_is_highlighted_before_it_closes() -> None:
 
 
 async def test_markup_and_escapes_from_the_model_are_shown_literally() -> None:
-    reply = AssistantMessage()
+    reply = ReplyEntry()
     app = Replies(reply)
     async with app.run_test(size=(80, 10)) as pilot:
         reply.append("Use [bold]x[/bold] and \x1b[3")  # an escape split across deltas
@@ -217,7 +218,7 @@ async def test_markup_and_escapes_from_the_model_are_shown_literally() -> None:
 
 
 async def test_select_all_copies_the_rendered_text_not_the_markdown() -> None:
-    reply = AssistantMessage("Alpha **beta** gamma.\n\n- item one\n- item two\n\nLast line.", finished=True)
+    reply = ReplyEntry("Alpha **beta** gamma.\n\n- item one\n- item two\n\nLast line.", finished=True)
     app = Replies(reply)
     async with app.run_test(size=(60, 12)) as pilot:
         await pilot.pause()
@@ -293,7 +294,7 @@ async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_when_they
             await reply.finish()
         await pilot.pause()
         assert transcript.is_following
-        renders: list[AssistantMessage] = []
+        renders: list[ReplyEntry] = []
         for reply in replies:
             original = reply.render_block
 
@@ -316,7 +317,7 @@ async def test_a_resize_renders_the_replies_in_view_first_and_the_rest_when_they
 
 
 async def test_a_burst_is_drawn_in_slices_and_ends_complete() -> None:
-    reply = AssistantMessage()
+    reply = ReplyEntry()
     app = Replies(reply)
     burst = "".join(f"Paragraph {n}: " + "word " * 40 + "\n\n" for n in range(300))  # ~66,000 characters
     async with app.run_test(size=(100, 40)) as pilot:
@@ -329,7 +330,7 @@ async def test_a_burst_is_drawn_in_slices_and_ends_complete() -> None:
 
         await wait_until(pilot, progressed)
         steps = sorted(seen - {0})
-        assert len(steps) > 3 and steps[0] <= AssistantMessage.FEED_CHARS  # drawn progressively
+        assert len(steps) > 3 and steps[0] <= ReplyEntry.FEED_CHARS  # drawn progressively
         await reply.finish()
         await reply.wait_until_drained()
         assert reply.is_drained and "Paragraph 299:" in text(reply)

@@ -1,12 +1,12 @@
-"""The live view's one clock (`widgets.pacer`): one interval while something wants ticks, one timer for the
-earliest deadline, nothing at rest."""
+"""The live view's one clock (`widgets.transcript.pacer`): one interval while something wants ticks, one timer
+for the earliest deadline, nothing at rest."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from widgets.pacer import Pacer
+from widgets.transcript.pacer import Pacer
 
 
 class FakeTimer:

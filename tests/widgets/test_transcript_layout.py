@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from widgets.transcript_layout import Anchor, EntryHeights
+from widgets.transcript.model import Anchor, EntryHeights
 
 
 def _naive_offsets(heights: list[int]) -> list[int]:

@@ -20,16 +20,16 @@ from textual.color import Color
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from widgets.assistant_message import AssistantMessage
-from widgets.notice import NoticeLine
-from widgets.reasoning import ReasoningBlock
-from widgets.spinner import Spinner
-from widgets.subagent_list import SubagentList
-from widgets.text_safety import StreamSanitizer, sanitize_display
-from widgets.tool_panel import ToolPanel
-from widgets.transcript import Transcript, TranscriptRecord
-from widgets.transcript_record import ToolSnapshot
-from widgets.user_message import UserMessage
+from widgets.support.text_safety import StreamSanitizer, sanitize_display
+from widgets.transcript.entries.notice import NoticeEntry
+from widgets.transcript.entries.reasoning import ReasoningEntry
+from widgets.transcript.entries.reply import ReplyEntry
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.entries.thinking import ThinkingLine
+from widgets.transcript.entries.tool_call import ToolCallEntry
+from widgets.transcript.entries.user_message import UserMessageEntry
+from widgets.transcript.record import ToolSnapshot
+from widgets.transcript.view import Transcript, TranscriptRecord
 
 
 class FakeClock:
@@ -74,7 +74,7 @@ def shown(transcript: Transcript) -> str:
 
 
 def text_of(transcript: Transcript, entry: object) -> str:
-    assert isinstance(entry, AssistantMessage | ReasoningBlock | ToolPanel | NoticeLine | UserMessage)
+    assert isinstance(entry, ReplyEntry | ReasoningEntry | ToolCallEntry | NoticeEntry | UserMessageEntry)
     return entry.rendered_text(transcript.entry_width)
 
 
@@ -219,7 +219,7 @@ async def test_a_reply_loaded_from_history_is_drawn_as_the_streamed_one_was() ->
         live = text_of(transcript, streamed)
         await transcript.load_history([TranscriptRecord.assistant(MARKDOWN_SAMPLE)])
         await pilot.pause()
-        (loaded,) = transcript.entries_of(AssistantMessage)
+        (loaded,) = transcript.entries_of(ReplyEntry)
         assert loaded is not streamed and loaded.is_finished and loaded.is_drained
         assert text_of(transcript, loaded) == live
         assert "Done, [bold red]x[/] stays literal." in shown(transcript)
@@ -271,7 +271,7 @@ async def test_spinner_shows_face_verb_elapsed_and_stops() -> None:
         clock.now += 3.2
         line = spinner.render().plain
         assert "(◔_◔)" in line and "pondering…" in line and "3.2s" in line and "esc to interrupt" in line
-        assert line[0] in Spinner.FRAMES
+        assert line[0] in ThinkingLine.FRAMES
         await wait_until(pilot, lambda: "pondering…" in shown(transcript))
 
         transcript.hide_spinner()
@@ -282,12 +282,12 @@ async def test_spinner_shows_face_verb_elapsed_and_stops() -> None:
 
 
 async def test_spinner_faces_and_verbs_can_be_replaced_and_frozen_for_snapshots() -> None:
-    spinner = Spinner(animate=False)
+    spinner = ThinkingLine(animate=False)
     spinner.faces = ("ʕ•ᴥ•ʔ",)
     spinner.verbs = ("musing",)
     spinner.start()
     assert not spinner.animates
-    assert spinner.render().plain == f"{Spinner.FRAMES[0]} ʕ•ᴥ•ʔ musing… 0.0s · esc to interrupt"
+    assert spinner.render().plain == f"{ThinkingLine.FRAMES[0]} ʕ•ᴥ•ʔ musing… 0.0s · esc to interrupt"
 
 
 # ------------------------------------------------------------------------------------------------ tool panels
@@ -297,7 +297,7 @@ async def test_tool_panel_states_and_durations() -> None:
     clock = FakeClock()
     app = TranscriptApp()
     async with app.run_test(size=(80, 20)) as pilot:
-        panel = ToolPanel("call_1", "terminal", 0, clock=clock)
+        panel = ToolCallEntry("call_1", "terminal", 0, clock=clock)
         app.transcript._add(panel)
         await pilot.pause()
         assert panel.status == "preparing"
@@ -321,21 +321,21 @@ async def test_tool_panel_states_and_durations() -> None:
 
 async def test_a_tool_panel_shows_the_tools_own_progress_while_it_runs() -> None:
     clock = FakeClock()
-    panel = ToolPanel("c", "mcp_fx_steps", 0, clock=clock)
+    panel = ToolCallEntry("c", "mcp_fx_steps", 0, clock=clock)
     panel.set_started({}, "n=3")
     clock.now += 2.0
     panel.set_progress(2, 3, "indexing\x1b[31m files\n")
     header = panel.render_header(80).plain
     assert "indexing files · 2/3  2.0s" in header and "\x1b" not in header
     panel.set_progress(0.5, None, "x" * 100)
-    assert panel.progress_text == "x" * (ToolPanel.PROGRESS_MESSAGE_CELLS - 1) + "… · 0.5"
+    assert panel.progress_text == "x" * (ToolCallEntry.PROGRESS_MESSAGE_CELLS - 1) + "… · 0.5"
     assert panel.render_header(80).cell_len == 80
     panel.set_finished("ok", 2.5, "3 steps done")
     assert panel.progress_text == "" and "0.5" not in panel.render_header(80).plain
 
 
 async def test_tool_panel_header_truncates_the_summary_to_fit() -> None:
-    panel = ToolPanel("c", "terminal", 0)
+    panel = ToolCallEntry("c", "terminal", 0)
     panel.set_started({}, "find / -name '*.py' -exec grep -l TODO {} + | sort | uniq -c | sort -rn | head")
     panel.set_finished("ok", 12.0, "")
     header = panel.render_header(40)
@@ -373,21 +373,21 @@ async def test_running_terminal_shows_a_live_tail_and_expanded_shows_everything(
 
 
 async def test_tool_output_is_literal_escape_free_and_capped() -> None:
-    panel = ToolPanel("call_1", "terminal", 0)
+    panel = ToolCallEntry("call_1", "terminal", 0)
     panel.set_started({}, "cat log")
     panel.append_output("\x1b[31mERROR\x1b[0m [bold]x[/bold]\n")
     for _ in range(300):
         panel.append_output("y" * 999 + "\n")  # 300 KB
     panel.set_finished("error", 2.0, "Error: failed")
     assert panel.expanded  # errors open expanded
-    assert len(panel.output) <= ToolPanel.MAX_OUTPUT_CHARS
+    assert len(panel.output) <= ToolCallEntry.MAX_OUTPUT_CHARS
     assert panel.dropped_chars > 0
     body = panel.render_body().plain
     assert "earlier output not kept" in body
     assert "Error: failed" in body
     assert "\x1b" not in body
 
-    short = ToolPanel("call_2", "terminal", 0)
+    short = ToolCallEntry("call_2", "terminal", 0)
     short.set_started({}, "echo")
     short.append_output("\x1b[31mERROR\x1b[0m [bold]x[/bold]\n")
     short.set_finished("error", 0.1, "[exit code: 1]")
@@ -398,7 +398,7 @@ async def test_tool_output_is_literal_escape_free_and_capped() -> None:
     ("status", "expanded", "glyph"), [("denied", True, "⊘ denied"), ("cancelled", False, "⊘ cancelled")]
 )
 async def test_denied_opens_and_cancelled_stays_closed(status: str, expanded: bool, glyph: str) -> None:
-    panel = ToolPanel("c", "terminal", 0)
+    panel = ToolCallEntry("c", "terminal", 0)
     panel.set_started({"command": "rm -rf /"}, "rm -rf /")
     panel.set_finished(status, 0.0, f"Command {status}")
     assert panel.expanded is expanded
@@ -534,7 +534,7 @@ async def test_huge_user_message_starts_collapsed_and_expands() -> None:
         await pilot.pause()
         text = user.render_text().plain
         assert "row 11" in text and "row 12" not in text
-        assert f"… {100 - UserMessage.PREVIEW_LINES} more lines (click/enter to expand)" in text
+        assert f"… {100 - UserMessageEntry.PREVIEW_LINES} more lines (click/enter to expand)" in text
         transcript.scroll_to_first()
         await pilot.click(Transcript, offset=(4, 2))
         assert user.expanded
@@ -569,7 +569,7 @@ async def test_a_resumed_1200_entry_session_is_one_widget_and_its_scrollbar_cove
         transcript = app.transcript
         await transcript.load_history(history(1200))
         await pilot.pause()
-        assert transcript.entry_count == 1200
+        assert len(transcript.entries) == 1200
         assert list(transcript.query("*")) == []  # no widget per entry, no placeholder
         assert "Answer 1197" in shown(transcript) or "notice 1199" in shown(transcript)
         assert transcript.is_following and transcript.scroll_y == transcript.max_scroll_y
@@ -617,7 +617,7 @@ async def test_correcting_estimated_heights_never_moves_what_the_user_reads() ->
 
 
 async def test_pageup_in_the_prompt_scrolls_and_ctrl_home_ctrl_end_jump() -> None:
-    from widgets.prompt_input import PromptInput
+    from widgets.prompt.input import PromptInput
 
     class Chat(App[None]):
         def compose(self) -> ComposeResult:
@@ -853,7 +853,7 @@ async def test_mouse_selection_spans_entries_and_copies_what_is_shown() -> None:
             assert style.color is None or style.color != style.bgcolor, (
                 "selected text in its background's colour"
             )
-            assert style.bgcolor != transcript.base_style.bgcolor  # and the selection shows
+            assert style.bgcolor != transcript.painter.base_style.bgcolor  # and the selection shows
 
 
 async def test_a_mouse_copy_of_a_code_block_drops_the_render_indent() -> None:
@@ -901,7 +901,7 @@ async def test_records_keep_every_entry_and_a_cleared_transcript_starts_over() -
         assert "📎 shot.png" in shown(transcript)
         await transcript.clear()
         await pilot.pause()
-        assert transcript.entry_count == 0 and transcript.records() == []
+        assert len(transcript.entries) == 0 and transcript.records() == []
         assert shown(transcript).strip() == ""
 
 
@@ -918,7 +918,7 @@ async def test_a_withdrawn_stream_is_removed_from_the_view() -> None:
         reply.remove()
         await pilot.pause()
         assert "partial answer" not in shown(transcript)
-        assert transcript.entries_of(AssistantMessage) == []
+        assert transcript.entries_of(ReplyEntry) == []
 
 
 async def test_a_clarify_answer_reads_as_text_not_json() -> None:

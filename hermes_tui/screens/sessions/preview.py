@@ -35,7 +35,7 @@ from hermes_tui.screens.sessions.rows import (
     plural,
     session_cost,
 )
-from widgets.text_safety import sanitize_display
+from widgets.support.text_safety import sanitize_display
 
 if TYPE_CHECKING:
     from agent.api import Message, SessionStoreProtocol, ToolRegistry

@@ -18,7 +18,7 @@ from rich.text import Text
 from agent.api import format_absolute as absolute_time
 from agent.api import format_age, format_cost
 from hermes_tui.export import short_path
-from widgets.text_safety import sanitize_display
+from widgets.support.text_safety import sanitize_display
 
 if TYPE_CHECKING:
     from agent.api import SearchHit, SearchQuery, SessionInfo

@@ -60,7 +60,7 @@ from hermes_tui.screens.sessions.rows import (
 from hermes_tui.screens.sessions.search import SearchGate, SessionSearch
 from hermes_tui.screens.sessions.widgets import SearchInput, SessionList
 from hermes_tui.textual_compat import can_page
-from widgets.assistant_message import MarkdownView
+from widgets.transcript.markdown.look import MarkdownView
 
 if TYPE_CHECKING:
     from agent.api import SessionInfo, SessionStoreProtocol, ToolRegistry

@@ -28,7 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from agent.api import format_countdown
-from widgets import timing
+from widgets.support import timing
 
 __all__ = ["QuestionCard", "QuestionRequest"]
 

@@ -63,7 +63,7 @@ PACER_HZ = 12.0
 """The transcript's one clock for what moves: running tools' output and elapsed time, the spinner, and,
 while a turn runs, the drain of the agent's events (`hermes_tui.chat.pipeline`: urgent events and text
 wake it at once, so the tick only bounds how long the deltas a wake held back wait). It runs only while
-something moves (`widgets.pacer`)."""
+something moves (`widgets.transcript.pacer`)."""
 
 RENDER_HZ = 15.0
 """At most this many renders a second of a streaming reply's (or reasoning's) open block: the latest

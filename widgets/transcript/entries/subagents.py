@@ -29,11 +29,11 @@ from agent.api import (
     ToolStarted,
     format_elapsed,
 )
-from widgets.markdown_view.render import Line, render_text
-from widgets.text_safety import sanitize_display
+from widgets.support.text_safety import sanitize_display
+from widgets.transcript.markdown.render import Line, render_text
 
 if TYPE_CHECKING:
-    from widgets.transcript_entry import Painter
+    from widgets.transcript.entries.base import Painter
 
 
 class Owner(Protocol):

@@ -5,8 +5,8 @@ pacer moves it at most `FPS` frames a second, and only while it is running, show
 and verb change every `CHANGE_EVERY` seconds, like Hermes' `KawaiiSpinner`.
 
 Faces and verbs are constructor parameters and attributes, so a skin/theme can replace them. Snapshot
-tests set `Spinner.ANIMATE = False` (or pass `animate=False`): the line is then fully static (first frame,
-first face and verb, "0.0s"). `TEXTUAL_ANIMATIONS=none` stops the glyph animation but keeps the elapsed
+tests set `ThinkingLine.ANIMATE = False` (or pass `animate=False`): the line is then fully static (first
+frame, first face and verb, "0.0s"). `TEXTUAL_ANIMATIONS=none` stops the glyph animation but keeps the elapsed
 time.
 """
 
@@ -21,15 +21,16 @@ from rich.style import Style
 from rich.text import Text
 
 from agent.api import format_elapsed
-from widgets import timing
+from widgets.support import timing
+from widgets.transcript.markdown.render import Line, render_text
 
 if TYPE_CHECKING:
-    from widgets.transcript_entry import Painter
+    from widgets.transcript.entries.base import Painter
 
-__all__ = ["Spinner"]
+__all__ = ["ThinkingLine"]
 
 
-class Spinner:
+class ThinkingLine:
     """`⠹ (◔_◔) pondering… 3.2s · esc to interrupt`"""
 
     FRAMES: ClassVar[tuple[str, ...]] = ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏")
@@ -244,3 +245,13 @@ class Spinner:
         if self.hint:
             line.append(f" · {self.hint}", style=hint_style)
         return line
+
+    def line(self, width: int) -> Line:
+        """The line drawn at most `width` cells wide, with the painter's console and base style."""
+        painter = self.painter
+        if painter is None:
+            return ()
+        text = self.render()
+        text.truncate(max(1, width), overflow="ellipsis")
+        lines = render_text(painter.console, text, max(1, width), painter.base_style)
+        return lines[0] if lines else ()

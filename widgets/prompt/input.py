@@ -19,7 +19,7 @@ work too (the placeholder mentions both Shift+Enter and Ctrl+J).
 
 Large pastes arrive as one `events.Paste` (bracketed paste) and are inserted as one edit, never split into
 several submissions (Hermes #19494); line endings are normalised (a CRLF paste would otherwise become twice
-as many lines). A big paste (`widgets.paste_store.is_big`) is kept in `PromptInput.pastes` and the prompt
+as many lines). A big paste (`widgets.prompt.pastes.is_big`) is kept in `PromptInput.pastes` and the prompt
 shows its token, `[Pasted #1: 214 lines]`: edits never cut a token (Backspace at it deletes the whole paste,
 the cursor steps over it, undo restores it whole), Ctrl+O expands it into plain text, and `full_text` /
 `pastes.expand` give the text with every paste in full (what is sent). Up on an empty prompt first takes the
@@ -51,10 +51,10 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Edit, EditResult, Selection
 
 from agent.api import format_size
-from widgets import timing
-from widgets.history_search import HistorySearch
-from widgets.paste_store import PasteStore, TokenSpan, is_big
-from widgets.text_safety import PASTE_KEEP, visible_controls
+from widgets.prompt.history_search import HistorySearch
+from widgets.prompt.pastes import PasteStore, TokenSpan, is_big
+from widgets.support import timing
+from widgets.support.text_safety import PASTE_KEEP, visible_controls
 
 PLACEHOLDERS = (
     "Message Hermes… (Enter to send, Shift+Enter/Ctrl+J for newline, / for commands)",
@@ -281,7 +281,7 @@ class PromptInput(TextArea):
         """
         # Before TextArea's init, which already validates a selection (see `outside_tokens`).
         self.pastes = PasteStore()
-        """The big pastes whose tokens the prompt shows (see `widgets.paste_store`)."""
+        """The big pastes whose tokens the prompt shows (see `widgets.prompt.pastes`)."""
         super().__init__(
             text,
             soft_wrap=True,
@@ -311,7 +311,7 @@ class PromptInput(TextArea):
         self._completions_suppressed = False
         self._history_index: int | None = None
         self.search: HistorySearch | None = None
-        """The Ctrl+R history search under way (`widgets.history_search`), or None."""
+        """The Ctrl+R history search under way (`widgets.prompt.history_search`), or None."""
         self._draft = ""
         # Set by the screen: takes a paste that is not text to insert (image files dropped on the terminal,
         # an empty paste when the clipboard holds an image) and returns True when it did.

@@ -10,15 +10,15 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from widgets.markdown_view.render import Line, render_text
-from widgets.text_safety import sanitize_display
-from widgets.transcript_entry import Entry, pad_line
-from widgets.transcript_record import TranscriptRecord
+from widgets.support.text_safety import sanitize_display
+from widgets.transcript.entries.base import Entry, pad_line
+from widgets.transcript.markdown.render import Line, render_text
+from widgets.transcript.record import TranscriptRecord
 
-__all__ = ["UserMessage"]
+__all__ = ["UserMessageEntry"]
 
 
-class UserMessage(Entry):
+class UserMessageEntry(Entry):
     """What the user typed, as plain `Text` (a pasted `[bold]` stays literal).
 
     A message longer than `COLLAPSE_THRESHOLD` lines (a pasted log, a file) or `COLLAPSE_CHARS` characters

@@ -22,7 +22,7 @@ from rich.text import Text
 from rich.theme import Theme
 
 if TYPE_CHECKING:
-    from widgets.markdown_view.blocks import Block
+    from widgets.transcript.markdown.blocks import Block
 
 __all__ = ["Line", "MarkdownStyle", "render_markdown_block", "render_plain", "render_text"]
 
@@ -53,7 +53,7 @@ def _lines(lines: list[list[Segment]], base: Style) -> list[Line]:
 
 def render_markdown_block(console: Console, block: Block, width: int, style: MarkdownStyle) -> list[Line]:
     """The lines of one top-level block at `width` cells."""
-    from widgets.markdown_view.rich_elements import BlockMarkdown
+    from widgets.transcript.markdown.rich_elements import BlockMarkdown
 
     document = BlockMarkdown(block.tokens, code_theme=style.code_theme, code_background=style.code_background)
     options = console.options.update(width=max(1, width), height=None, highlight=False)

@@ -12,7 +12,7 @@ app's event pipeline, `hermes_tui.chat.pipeline`), so they hold no locks.
 
 `LinesEntry` is the base of entries that grow while you watch (a reply, reasoning, a tool's output):
 finished blocks are rendered once into a `LineStack`, only the open last block again, at most a few
-times a second (`LiveUpdates`, on the view's pacer: `widgets.pacer`).
+times a second (`LiveUpdates`, on the view's pacer: `widgets.transcript.pacer`).
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 
-from widgets import timing
-from widgets.markdown_view.lines import LineChange, LineStack
-from widgets.markdown_view.render import Line, MarkdownStyle
+from widgets.support import timing
+from widgets.transcript.markdown.lines import LineChange, LineStack
+from widgets.transcript.markdown.render import Line, MarkdownStyle
 
 if TYPE_CHECKING:
-    from widgets.pacer import Deadline, Pacer
-    from widgets.transcript_record import TranscriptRecord
+    from widgets.transcript.pacer import Deadline, Pacer
+    from widgets.transcript.record import TranscriptRecord
 
 __all__ = ["Entry", "LinesEntry", "LiveUpdates", "Painter", "blank_line", "pad_line"]
 
@@ -40,7 +40,7 @@ class Painter(Protocol):
 
     @property
     def pacer(self) -> Pacer:
-        """The view's one clock (`widgets.pacer`): live entries' throttled renders run on it."""
+        """The view's one clock (`widgets.transcript.pacer`): live entries' throttled renders run on it."""
         ...
 
     @property

@@ -7,15 +7,15 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 
-from widgets.markdown_view.render import Line, render_text
-from widgets.text_safety import sanitize_display
-from widgets.transcript_entry import Entry, pad_line
-from widgets.transcript_record import TranscriptRecord
+from widgets.support.text_safety import sanitize_display
+from widgets.transcript.entries.base import Entry, pad_line
+from widgets.transcript.markdown.render import Line, render_text
+from widgets.transcript.record import TranscriptRecord
 
-__all__ = ["NoticeLine"]
+__all__ = ["NoticeEntry"]
 
 
-class NoticeLine(Entry):
+class NoticeEntry(Entry):
     """A short notice coloured by kind (component classes `notice--info`, `notice--warn`, `notice--error`,
     `notice--retry`, `notice--interrupted`, `notice--success`), so a theme decides the colours. The text is
     literal (`Text`), never markup.

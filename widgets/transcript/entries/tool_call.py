@@ -2,7 +2,7 @@
 
 Lifecycle, driven by the app from agent events:
 
-- `ToolPanel(call_id, name, index)` on `ToolCallStarted`: state `preparing` ("preparing terminal…").
+- `ToolCallEntry(call_id, name, index)` on `ToolCallStarted`: state `preparing` ("preparing terminal…").
 - `set_started(arguments, summary)` on `ToolStarted`: state `running`, a live elapsed time (~4 Hz).
 - `append_output(chunk)` on `ToolOutput`: cheap (UI thread); the transcript's pacer draws it (~12 Hz).
 - `set_progress(progress, total, message)` on `ToolProgress` (an MCP server's progress notifications): the
@@ -35,15 +35,15 @@ from rich.style import Style
 from rich.text import Text
 
 from agent.api import format_elapsed
-from widgets.markdown_view.lines import LineStack
-from widgets.markdown_view.render import Line, render_plain, render_text
-from widgets.markdown_view.text_lines import TextLine, TextLines
-from widgets.subagent_list import SubagentList
-from widgets.text_safety import StreamSanitizer, sanitize_display
-from widgets.transcript_entry import Entry, pad_line
-from widgets.transcript_record import ToolSnapshot, TranscriptRecord
+from widgets.support.text_safety import StreamSanitizer, sanitize_display
+from widgets.transcript.entries.base import Entry, pad_line
+from widgets.transcript.entries.subagents import SubagentList
+from widgets.transcript.markdown.lines import LineStack
+from widgets.transcript.markdown.render import Line, render_plain, render_text
+from widgets.transcript.markdown.text_lines import TextLine, TextLines
+from widgets.transcript.record import ToolSnapshot, TranscriptRecord
 
-__all__ = ["DEFAULT_TOOL_ICONS", "FINAL_STATUSES", "ToolPanel", "ToolSnapshot", "stable_icon"]
+__all__ = ["DEFAULT_TOOL_ICONS", "FINAL_STATUSES", "ToolCallEntry", "ToolSnapshot", "stable_icon"]
 
 FINAL_STATUSES: frozenset[str] = frozenset({"ok", "error", "cancelled", "denied"})
 
@@ -89,7 +89,7 @@ class _BodyText:
     text: Text
 
 
-class ToolPanel(Entry):
+class ToolCallEntry(Entry):
     """A tool call: header `▸ 💻 terminal  ls -la  1.2s ✓` and a collapsible body."""
 
     KIND: ClassVar[str] = "tool"
@@ -180,7 +180,7 @@ class ToolPanel(Entry):
         *,
         expand_diffs: bool = True,
         icons: Mapping[str, str] = DEFAULT_TOOL_ICONS,
-    ) -> ToolPanel:
+    ) -> ToolCallEntry:
         """A finished panel rebuilt from a snapshot (e.g. a stored session's call)."""
         panel = cls(snapshot.call_id, snapshot.name, snapshot.index, expand_diffs=expand_diffs, icons=icons)
         panel._summary = snapshot.summary

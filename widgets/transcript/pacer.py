@@ -9,7 +9,7 @@ the transcript view (`Transcript.pacer`) and keeps two kinds of time:
   the spinner, the app's drain of the agent's events while a turn runs (`hermes_tui.chat.pipeline`). One
   Textual interval, running only while some client wants ticks: at rest no timer runs.
 - **deadlines**, for what is throttled to a rate of its own: a streaming reply's or reasoning's next render
-  (`widgets.transcript_entry.LiveUpdates`). One Textual timer, armed for the earliest.
+  (`widgets.transcript.entries.base.LiveUpdates`). One Textual timer, armed for the earliest.
 
 Everything here runs on the UI thread: no locks.
 """

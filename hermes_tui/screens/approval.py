@@ -44,9 +44,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Input, Static
 
 from agent.api import ApprovalAnswer, ApprovalDecision, ApprovalRequest
-from widgets.card import card_css
-from widgets.question_card import QuestionCard
-from widgets.text_safety import literal_text
+from widgets.cards.look import card_css
+from widgets.cards.question import QuestionCard
+from widgets.support.text_safety import literal_text
 
 
 class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision | ApprovalAnswer]):

@@ -15,17 +15,17 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 
-from widgets import timing
-from widgets.markdown_view.render import Line, render_plain, render_text
-from widgets.markdown_view.text_lines import TextLine, TextLines
-from widgets.text_safety import StreamSanitizer, sanitize_display
-from widgets.transcript_entry import LinesEntry, LiveUpdates, Painter
-from widgets.transcript_record import TranscriptRecord
+from widgets.support import timing
+from widgets.support.text_safety import StreamSanitizer, sanitize_display
+from widgets.transcript.entries.base import LinesEntry, LiveUpdates, Painter
+from widgets.transcript.markdown.render import Line, render_plain, render_text
+from widgets.transcript.markdown.text_lines import TextLine, TextLines
+from widgets.transcript.record import TranscriptRecord
 
-__all__ = ["ReasoningBlock"]
+__all__ = ["ReasoningEntry"]
 
 
-class ReasoningBlock(LinesEntry):
+class ReasoningEntry(LinesEntry):
     """Streaming, collapsible reasoning text. Click or Enter toggles."""
 
     KIND: ClassVar[str] = "reasoning"

@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 from rich.segment import Segment
 from rich.style import Style
 
-from widgets.markdown_view.render import Line
+from widgets.transcript.markdown.render import Line
 
 __all__ = ["LineChange", "LineStack"]
 

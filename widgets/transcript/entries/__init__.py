@@ -1,0 +1,1 @@
+"""What the transcript shows, as models drawn by its view (never widgets)."""
