@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_key_bursts import prompt_line
 from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
 from tests.waiting import QUIET
-from widgets.timing import QUESTION_GUARD
+from widgets.support.timing import QUESTION_GUARD
 
 pytestmark = needs_tmux
 
@@ -39,7 +38,7 @@ def test_demo_turn_escape_and_quit(tmp_path: Path, hermes_home: Path, size: tupl
         assert "Traceback" not in shown
         # A second message gets the demo's fallback reply; Escape while it waits for its first token.
         tmux.keys("and now?")
-        tmux.wait_until(lambda s: prompt_line(s) == "and now?", "the typing never landed")
+        tmux.wait_for("and now?")  # in the prompt: nothing before it said so
         tmux.keys("Enter")  # in its own write, after the text
         tmux.wait_for("esc to interrupt")
         tmux.keys("Escape")
