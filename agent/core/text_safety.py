@@ -154,9 +154,9 @@ def control_token(char: str) -> str:
 
 
 def is_kept(char: str, kept: frozenset[str] | set[str], formats: bool = True) -> bool:
-    """Whether `char` is shown as itself: one of `kept`, or neither a control nor (with `formats`) an
-    invisible format character."""
-    hidden = ("Cc", "Cf") if formats else ("Cc",)
+    """Whether `char` is shown as itself: one of `kept`, or neither a control, a lone surrogate nor (with
+    `formats`) an invisible format character."""
+    hidden = ("Cc", "Cf", "Cs") if formats else ("Cc", "Cs")
     return char in kept or unicodedata.category(char) not in hidden
 
 
@@ -171,4 +171,11 @@ def visible_controls(value: str, *, keep: str = "\n\t", formats: bool = True) ->
     kept = set(keep)
     if value.isprintable():  # the common case: nothing to show differently
         return value
-    return "".join(char if is_kept(char, kept, formats) else control_token(char) for char in value)
+    return "".join(char if is_kept(char, kept, formats) else _stand_in(char) for char in value)
+
+
+def _stand_in(char: str) -> str:
+    """A lone surrogate (undecodable bytes read with `surrogateescape`, a broken clipboard) cannot be drawn
+    or encoded at all: it becomes U+FFFD, as undecodable bytes from the terminal do. Any other hidden
+    character becomes its `control_token`."""
+    return "\ufffd" if unicodedata.category(char) == "Cs" else control_token(char)

@@ -19,7 +19,10 @@ def _as_path(word: str, cwd: Path | None) -> Path | None:
         if parts.netloc not in ("", "localhost"):
             return None
         word = unquote(parts.path)
-    path = Path(word).expanduser()
+    try:
+        path = Path(word).expanduser()
+    except RuntimeError:  # `~name` for a user who does not exist (`~)` in pasted shell): not a path
+        return None
     if not path.is_absolute():
         if cwd is None or (not word.startswith(("./", "../")) and "/" not in word):
             return None

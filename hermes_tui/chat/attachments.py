@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from agent.api import ImageError, ImageRef, image_paths, save_image
+from hermes_tui.typed_path import typed_path
 from widgets.attachment_bar import AttachmentBar
 
 MAX_ATTACHMENTS = 10
@@ -44,12 +45,7 @@ class Attachments:
     def add(self, sources: Iterable[Source], *, then: Callable[[], object] | None = None) -> None:
         """Attach each source (a file, or (bytes, name) from the clipboard) off the UI thread; say why one
         cannot be. `then` runs (on the UI thread) once they are attached."""
-        batch = [
-            (source.expanduser() if source.expanduser().is_absolute() else self.cwd / source.expanduser())
-            if isinstance(source, Path)
-            else source
-            for source in sources
-        ]
+        batch = [typed_path(source, self.cwd) if isinstance(source, Path) else source for source in sources]
         if not batch:
             if then is not None:
                 then()
@@ -96,8 +92,12 @@ class Attachments:
 
     def add_typed(self, argument: str) -> None:
         """`/image FILE...`: paths relative to the session's directory, quoted when they have spaces."""
-        whole = Path(argument.strip()).expanduser()
-        if (whole if whole.is_absolute() else self.cwd / whole).is_file():
+        whole = typed_path(argument, self.cwd)
+        try:
+            one_file = whole.is_file()
+        except OSError:  # a name too long: not one file (the words are tried, and each says why not)
+            one_file = False
+        if one_file:
             self.add([whole])
             return
         try:

@@ -28,12 +28,16 @@ def export(ctx: CommandContext, arg: str) -> None:
     # The writers load on the first export, not with the chat screen (they are not on the first frame).
     from hermes_tui.export import default_export_path, format_for_path
     from hermes_tui.screens.sessions import ExportPathModal
+    from hermes_tui.typed_path import typed_path
 
     cwd = Path(ctx.session.settings.cwd)
     if arg.strip():
-        path = Path(arg.strip()).expanduser()
-        path = path if path.is_absolute() else cwd / path
-        if not path.exists() and path.parent.is_dir():
+        path = typed_path(arg, cwd)
+        try:
+            free = not path.exists() and path.parent.is_dir()
+        except OSError:  # a name too long, a file where a folder should be: the dialog says which
+            free = False
+        if free:
             _write_in_worker(ctx, session_id, path, format_for_path(path))
             return
         default = arg.strip()  # replacing a file or creating folders: asked first, in the dialog

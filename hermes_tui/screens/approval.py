@@ -68,8 +68,14 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     """A digit chooses only once the dialog has been visible this long, and this long after a letter."""
 
     # Typed as Screen types it (mypy reads Textual's `ClassVar[...] | None` as an instance variable).
-    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (116, "-wide")]  # noqa: RUF012
-    """Below 116 columns the four buttons sit in a 2x2 grid, so their labels never wrap."""
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [  # noqa: RUF012
+        (0, "-tiny"),
+        (40, "-narrow"),
+        (116, "-wide"),
+    ]
+    """Below 116 columns the choices sit in rows of three, so their labels never wrap; below 40 (and in the
+    first layout, before the width is known) one per row: a button narrower than its label's padding left
+    it no width, and wrapping it raised."""
 
     VERTICAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
     """On short terminals the command box scrolls sooner, so the buttons always stay on screen."""
@@ -155,13 +161,17 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         }
         #approval-choices {
             height: auto;
-            grid-size: 5;
+            grid-size: 1;  /* one per row until the width is known (below); rows of three or five then */
             grid-gutter: 0 1;
             grid-columns: 1fr;
             grid-rows: auto;
             & Button {
                 width: 1fr;
                 min-width: 0;
+                /* Never wrapped: laid out at a new width before the breakpoint classes follow it, a cell
+                   can leave a label no width, and wrapping into none raises. */
+                text-wrap: nowrap;
+                text-overflow: ellipsis;
             }
         }
         #approval-confirm, #approval-reason {
@@ -192,13 +202,17 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         #approval-confirm-buttons {
             height: auto;
             margin-top: 1;
-            grid-size: 2;
+            grid-size: 1;
             grid-gutter: 0 1;
             grid-columns: 1fr;
             grid-rows: auto;
             & Button {
                 width: 1fr;
                 min-width: 0;
+                /* Never wrapped: laid out at a new width before the breakpoint classes follow it, a cell
+                   can leave a label no width, and wrapping into none raises. */
+                text-wrap: nowrap;
+                text-overflow: ellipsis;
             }
         }
         #approval-hint {
@@ -207,6 +221,12 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         }
         &.-narrow #approval-choices {
             grid-size: 3;
+        }
+        &.-wide #approval-choices {
+            grid-size: 5;
+        }
+        &.-narrow #approval-confirm-buttons, &.-wide #approval-confirm-buttons {
+            grid-size: 2;
         }
         &.-short #approval-command-box {
             max-height: 4;

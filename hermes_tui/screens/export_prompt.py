@@ -6,6 +6,7 @@ from pathlib import Path
 
 from hermes_tui.export import ExportFormat, format_for_path
 from hermes_tui.screens.modals import PromptIssue, PromptModal
+from hermes_tui.typed_path import typed_path
 
 __all__ = ["ExportPathModal"]
 
@@ -27,10 +28,7 @@ class ExportPathModal(PromptModal):
         self.base_dir = base_dir
 
     def _resolve(self, value: str) -> Path:
-        path = Path(value.strip()).expanduser()
-        if not path.is_absolute() and self.base_dir is not None:
-            path = self.base_dir / path
-        return path
+        return typed_path(value, self.base_dir)
 
     def check(self, value: str) -> PromptIssue | None:
         shown = value.strip()

@@ -187,6 +187,31 @@ async def test_export_writes_markdown(hermes_home: Path, tmp_path: Path) -> None
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path)
 
 
+async def test_export_to_a_path_the_system_refuses_asks_in_the_dialog(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """A name too long for the file system or a `~name` naming no user: the dialog opens with the path
+    and says why, never a traceback (UI fuzz seed 6015: `/export aaa…` killed the app with ENAMETOOLONG)."""
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "go")
+        await wait_for(pilot, lambda: not screen.busy)
+        await submit(pilot, "/export " + "a" * 300)
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ExportPathModal) and app.screen)
+        await pilot.press("enter")
+        assert "Cannot use" in str(dialog.query_one("#prompt-error").render())
+        await pilot.press("escape")
+        await submit(pilot, "/export ~no-such-user-here/x.md")
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ExportPathModal) and app.screen)
+        preview = str(dialog.query_one("#prompt-preview").render())
+        assert str(tmp_path / "~no-such-user-here" / "x.md") in preview
+        await pilot.press("escape")
+        assert app.return_code is None
+
+    await run_chat({"name": "t", "calls": [{"text": "hi"}]}, body, home=hermes_home, cwd=tmp_path)
+
+
 async def test_compress_command_summarizes_the_middle(hermes_home: Path, tmp_path: Path) -> None:
     calls = [{"text": f"answer {i}"} for i in range(14)] + [{"text": "A summary of the early questions."}]
 

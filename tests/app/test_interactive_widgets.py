@@ -1074,3 +1074,34 @@ async def test_status_bar_at_50_columns_drops_the_queue_hint_before_the_model_an
         plain = bar.render().plain
         assert "claude-sonnet-4.5" in plain and "working 1m 05s" in plain
         assert "hint" not in bar.visible_fields()
+
+
+@pytest.mark.parametrize("size", [(20, 6), (22, 20), (30, 12), (40, 30)])
+async def test_the_approval_dialog_opens_on_a_narrow_terminal(size: tuple[int, int]) -> None:
+    """Below ~40 columns the choices are stacked, one per row: in three columns a button's label had no
+    width left and wrapping it raised ValueError, killing the app (UI fuzz seed 316 at 22x20). The
+    choices still answer, the "always" confirmation too."""
+    app = ApprovalApp(make_request())
+    async with app.run_test(size=size) as pilot:
+        dialog = await open_armed(pilot)
+        await pilot.press("3")  # the rule confirmation's two buttons, at this width too
+        await pilot.pause()
+        assert dialog.is_confirming
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.DENY] and app.return_code is None
+
+
+async def test_the_approval_dialog_survives_a_jump_from_wide_to_narrow() -> None:
+    """A resize lays the dialog out at the new width before its breakpoint classes change: from five
+    choices in a row to 20 columns a button was 2 cells wide, and wrapping its label into none raised
+    (UI fuzz seed 9245: 125x45 to 20x6 with the dialog open)."""
+    app = ApprovalApp(make_request())
+    async with app.run_test(size=(125, 45)) as pilot:
+        dialog = await open_armed(pilot)
+        for size in ((20, 6), (130, 40), (21, 30), (125, 10), (25, 6)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalDecision.DENY] and "-tiny" in dialog.classes

@@ -329,3 +329,18 @@ async def test_a_paste_with_the_focus_off_the_prompt_lands_in_the_prompt(
         assert app.focused is prompt
 
     await run_chat({"name": "t", "calls": [{"text": "hi there"}]}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_a_paste_with_lone_surrogates_shows_replacement_characters() -> None:
+    """Text that is not valid Unicode (lone surrogates: a file name decoded with `surrogateescape`, a
+    broken clipboard) is shown as U+FFFD, as undecodable terminal bytes are: drawing it raised
+    UnicodeEncodeError and killed the app (UI fuzz seed 1001)."""
+    app = PasteApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.post_message(events.Paste("bad \udcff\ud800 end"))
+        await wait_for(pilot, lambda: "end" in prompt.text, what="paste")
+        await pilot.pause()
+        assert prompt.text == "bad \ufffd\ufffd end"
+        await pilot.press("enter")
+        assert app.submitted == ["bad \ufffd\ufffd end"]

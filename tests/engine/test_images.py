@@ -218,6 +218,13 @@ def test_pasted_text_counts_as_images_only_when_it_is_nothing_but_image_files(tm
     assert image_paths("./one.png", cwd=tmp_path) == [tmp_path / "one.png"]
 
 
+def test_a_tilde_word_naming_no_user_is_text(tmp_path: Path) -> None:
+    """`~)` or `~nobody/a.png` in a paste: `expanduser` cannot expand them (no such user) and raises; the
+    paste is text, not an error (UI fuzz seed 10: pasting `$(rm -rf ~)` killed the app)."""
+    assert image_paths("$(rm -rf ~)", cwd=tmp_path) is None
+    assert image_paths("~no-such-user-here/shot.png") is None
+
+
 def test_vision_is_configured_with_hermes_keys_and_tools_says_what_is_missing(tmp_path: Path):
     from agent.config.settings import load_settings
     from agent.images.routing import NO_VISION, sees_images, vision_settings

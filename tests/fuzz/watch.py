@@ -1,0 +1,176 @@
+"""What must never happen while the fuzzer drives the app, watched from outside it.
+
+- `ErrorWatch`: an exception that reaches a log (any logger at ERROR with a traceback or an error
+  record, asyncio's "exception was never retrieved"), a thread's uncaught exception, an unraisable one.
+- `ApprovalWatch`: every approval dialog the app pushes, and each answer it gives. An answer that allows
+  the command must come from the dialog's own approving keys (a lone `1` or `2`, Enter or Space on a
+  focused allow button or the rule input), or a click on an allow button, sent while the dialog was the
+  screen on top. Anything else (typing, a paste, a slash command, a timer, a key sent to another screen)
+  is a failure.
+
+The dialog is recognised by what it carries (an `ApprovalRequest`), not by its module, so the watch does
+not depend on where the app keeps its screens.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.app import App
+from textual.screen import Screen
+
+from agent.api import ApprovalAnswer, ApprovalDecision, ApprovalRequest
+from tests.fuzz.plan import Action
+
+
+class ErrorWatch(logging.Handler):
+    """Collects every exception the process reports while installed (a context manager)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.errors: list[str] = []
+        self._thread_hook: Callable[[threading.ExceptHookArgs], Any] = threading.excepthook
+        self._unraisable_hook: Callable[[Any], Any] = sys.unraisablehook
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno < logging.ERROR and record.exc_info is None:
+            return
+        text = f"log {record.name} {record.levelname}: {record.getMessage()}"
+        if record.exc_info is not None:
+            text += "\n" + "".join(traceback.format_exception(*record.exc_info))
+        self.errors.append(text)
+
+    def _thread_exception(self, args: threading.ExceptHookArgs) -> None:
+        name = args.thread.name if args.thread is not None else "?"
+        trace = "".join(traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback))
+        self.errors.append(f"uncaught in thread {name}:\n{trace}")
+
+    def _unraisable(self, unraisable: Any) -> None:
+        exc = unraisable.exc_value
+        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)) if exc else ""
+        self.errors.append(f"unraisable ({unraisable.err_msg}: {unraisable.object!r}):\n{trace}")
+
+    def __enter__(self) -> ErrorWatch:
+        logging.getLogger().addHandler(self)
+        threading.excepthook = self._thread_exception
+        sys.unraisablehook = self._unraisable
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        logging.getLogger().removeHandler(self)
+        threading.excepthook = self._thread_hook
+        sys.unraisablehook = self._unraisable_hook
+
+
+APPROVING_FOCUS = frozenset({"approval-once", "approval-session", "approval-confirm-yes", "approval-rule"})
+"""Where Enter (or Space on a button) allows: the allow buttons, the rule confirmation and its input."""
+
+APPROVING_CLICKS = frozenset({"approval-once", "approval-session", "approval-confirm-yes"})
+
+
+@dataclass
+class Cause:
+    """What one action was about to do to the dialog, seen just before it was sent."""
+
+    step: int
+    action: Action
+    keys: tuple[str, ...]
+    dialog_on_top: bool
+    focused_id: str | None
+    clicked_id: str | None
+
+    def may_approve(self) -> bool:
+        if not self.dialog_on_top:
+            return False
+        if self.action.kind == "click":
+            return self.clicked_id in APPROVING_CLICKS
+        if len(self.keys) == 1 and self.keys[0] in ("1", "2"):
+            return True
+        return bool(self.keys) and self.keys[-1] in ("enter", "space") and self.focused_id in APPROVING_FOCUS
+
+
+def _by(cause: Cause | None) -> str:
+    if cause is None:
+        return "between actions (a timer, a message, a thread: no key or click)"
+    return (
+        f"at step {cause.step} by {cause.action.describe()} (dialog on top: {cause.dialog_on_top}, "
+        f"focus: {cause.focused_id}, under the click: {cause.clicked_id})"
+    )
+
+
+@dataclass
+class Decision:
+    result: object
+    cause: Cause | None
+
+    @property
+    def allows(self) -> bool:
+        decision = self.result.decision if isinstance(self.result, ApprovalAnswer) else self.result
+        return decision in (ApprovalDecision.ONCE, ApprovalDecision.SESSION, ApprovalDecision.ALWAYS)
+
+
+@dataclass
+class ApprovalWatch:
+    """Wraps the app's `push_screen` to see each approval dialog, and each dialog's `dismiss` to see its
+    answer and which action gave it."""
+
+    app: App[Any]
+    dialogs: list[Screen[Any]] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    cause: Cause | None = None
+
+    def install(self) -> None:
+        push = self.app.push_screen
+
+        def push_screen(screen: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(getattr(screen, "request", None), ApprovalRequest):
+                self._watch(screen)
+            return push(screen, *args, **kwargs)
+
+        self.app.push_screen = push_screen  # type: ignore[method-assign]
+
+    def _watch(self, dialog: Screen[Any]) -> None:
+        self.dialogs.append(dialog)
+        dismiss = dialog.dismiss
+
+        def recorded(result: Any = None) -> Any:
+            self.decisions.append(Decision(result, self.cause))
+            return dismiss(result)
+
+        dialog.dismiss = recorded  # type: ignore[method-assign]
+
+    def before(self, step: int, action: Action, keys: tuple[str, ...], click: tuple[int, int] | None) -> None:
+        screen = self.app.screen
+        on_top = screen in self.dialogs
+        focused = screen.focused.id if on_top and screen.focused is not None else None
+        clicked = None
+        if on_top and click is not None:
+            try:
+                widget, _ = screen.get_widget_at(*click)
+            except Exception:  # outside every widget
+                widget = None
+            while widget is not None and not (widget.id or "").startswith("approval-"):
+                widget = widget.parent if not isinstance(widget, Screen) else None
+            clicked = widget.id if widget is not None else None
+        self.cause = Cause(step, action, keys, on_top, focused, clicked)
+
+    def after(self) -> None:
+        self.cause = None
+
+    def wrongful(self) -> list[str]:
+        """Each allowing answer that did not come from the dialog's own approving keys or clicks."""
+        wrong = []
+        for decision in self.decisions:
+            if decision.allows and (decision.cause is None or not decision.cause.may_approve()):
+                wrong.append(f"approval {decision.result!r} given {_by(decision.cause)}")
+        return wrong
+
+    @property
+    def allowed(self) -> int:
+        return sum(1 for d in self.decisions if d.allows)
