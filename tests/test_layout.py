@@ -7,6 +7,7 @@
 - `tests/snapshots/`: every module that takes pictures, with its `__snapshots__`.
 - `tests/compat/`: the boundary with Textual's private names.
 - `tests/e2e/`, `tests/reliability/`: whole apps in a terminal, faults; marked `slow` by `tests/conftest.py`.
+- `tests/fuzz/`: the UI fuzz runs (Pilot and tmux).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
-FOLDERS = {"engine", "widgets", "app", "snapshots", "compat", "e2e", "reliability", "fixtures"}
+FOLDERS = {"engine", "widgets", "app", "snapshots", "compat", "e2e", "reliability", "fuzz", "fixtures"}
 FORBIDDEN = {"engine": {"hermes_tui", "widgets", "themes"}, "widgets": {"hermes_tui"}}
 
 
