@@ -57,3 +57,62 @@ def _plugin_toolsets_withdrawn() -> Iterator[None]:
     yield
     for name in set(CATALOG.dynamic()) - before:
         CATALOG.unregister(name)
+
+
+WORKERS_PER_CORE = 2
+"""xdist workers per core for `-n auto`: most of the suite waits (a subprocess app, a tmux screen, a kill -9
+trial), so one worker per core leaves the cores idle half the run; two keep them busy without thrashing."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's `addopts`): WORKERS_PER_CORE per core this process may use."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(2, WORKERS_PER_CORE * cores)
+
+
+SLOW_DIRECTORIES = ("e2e", "reliability")
+"""Whole apps in a real terminal, kill -9 and orphan trials: every test under these is `slow`."""
+
+SLOW_MODULES = {
+    # A whole `hermes-tui` process (headless, cron, a crash child) or a plugin's subprocess per test.
+    "test_headless.py",
+    "test_headless_faults.py",
+    "test_plugin_faults.py",
+    "test_local_servers.py",
+    "test_hostile_files.py",
+    "test_crash.py",
+    "test_cron.py",
+    "test_cron_actions.py",
+    "test_execute_code.py",
+    "test_browser.py",  # a real Chromium
+}
+"""Modules (by file name, wherever they live) whose tests each run for seconds. Modules that start MCP
+servers or the browser say `pytestmark = pytest.mark.slow` themselves."""
+
+SLOW_TESTS = {
+    "test_supervisor.py::test_the_next_start_tells_what_a_crash_left_once",
+    "test_approval_table.py::test_adversarial_inputs_stay_fast",
+    "test_scripted_server.py::test_twenty_thousand_chunk_stream",
+    "test_search_query.py::test_select_over_many_records_is_matches_on_each",
+    "test_chat_screen.py::test_typing_and_resizing_stay_responsive_during_a_fast_stream",
+    "test_keys_stop.py::test_an_approval_waits_while_the_user_types",
+}
+"""Single tests of otherwise quick modules that run for seconds (`module.py::function`)."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks added here count
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow directories `slow`, then put slow tests first: xdist hands work out in collection
+    order (after the largest `xdist_group`s), so the long tests start at once and the run ends on short
+    ones instead of on one worker finishing a long tail."""
+    tests_root = Path(__file__).parent
+    for item in items:
+        parts = item.path.relative_to(tests_root).parts if item.path.is_relative_to(tests_root) else ()
+        function = getattr(item, "originalname", item.name)
+        if (
+            (parts and parts[0] in SLOW_DIRECTORIES)
+            or item.path.name in SLOW_MODULES
+            or f"{item.path.name}::{function}" in SLOW_TESTS
+        ):
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -78,7 +78,7 @@ WAV_SILENCE = base64.b64encode(
 
 NOISE = b'a library\'s warning on stdout\n\xff\xfe\x80 not UTF-8 \xc3\n{"json": "but not JSON-RPC"}\n'
 """What `--noise` prints before the first message, as real servers do: a library's warning, bytes that are
-not UTF-8, JSON that is not JSON-RPC (tests/agent/test_mcp_faults.py also puts it between messages)."""
+not UTF-8, JSON that is not JSON-RPC (tests/app/test_mcp_faults.py also puts it between messages)."""
 
 
 def build(prefix: str = "", instructions: str | None = None) -> MCPServer:

@@ -11,7 +11,7 @@ the first that decides says what happens next:
 5. `back_off`: a retry after a delay the user can interrupt, or give up once retries are spent.
 
 Each step only reads the failure and acts through its `RecoveryHost` (the model call), so the table is
-tested without HTTP (`tests/agent/test_recovery.py`). Replies that arrive but are not usable (empty, cut,
+tested without HTTP (`tests/engine/test_recovery.py`). Replies that arrive but are not usable (empty, cut,
 refused) are the turn's to handle (`agent.session.turn`, `agent.session.reply_outcomes`).
 """
 

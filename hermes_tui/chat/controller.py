@@ -6,7 +6,7 @@ after a turn and what waits) are the chat's behaviour, and they were spread over
 only be tested by driving a whole app. Here they are one state machine the chat screen forwards its events
 to; it answers through `ChatView` (the screen draws), `Engine` (the running turn and the `!` shell), the
 `MessageQueue` (the queue widget's items) and the `Collector` (the garbage collector's pause per turn), so
-`tests/test_chat_controller.py` runs it against fakes and a fake clock.
+`tests/app/test_chat_controller.py` runs it against fakes and a fake clock.
 
 A message is one value in and one value out: the view reads what decides its fate once (`Outgoing`: the
 text, the attachments waiting, the store's read-only reason, the `!` command), `message` decides

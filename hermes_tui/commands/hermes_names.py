@@ -2,7 +2,7 @@
 `hermes_cli/commands.py`). A Hermes user's habit gets a pointer instead of a look-alike guess (`/skin`
 is not `/skills`), and a command with no equivalent says so plainly.
 
-`tests/test_command_registry.py` checks that every pointer names a command that exists and that no entry
+`tests/app/test_command_registry.py` checks that every pointer names a command that exists and that no entry
 shadows one of ours.
 """
 

@@ -13,7 +13,7 @@ changed spans of lines, `LayoutUpdate`: whole lines) with `FrameWriter`, which w
 the same order and writes the same cells: it keeps the current SGR state and, when a segment's style
 differs, emits only the change (colours and added attributes in place, `0;…` when an attribute goes off),
 moves the cursor only where it is not already, and ends the frame reset, as Textual's does. The cells on
-screen are the same (`tests/ui/test_terminal_output.py` plays both outputs into a terminal emulator).
+screen are the same (`tests/compat/test_compat_frame_writer.py` plays both outputs into a terminal emulator).
 Does nothing if the names are gone in another Textual.
 """
 

@@ -1,7 +1,7 @@
 """Every private Textual/Rich name hermes-tui touches, what it works around, and where it was verified.
 
 One entry per name: a Textual upgrade is checked against this list (the canary test,
-`tests/ui/test_textual_compat.py`, resolves each entry and compares the recorded signature), so a name
+`tests/compat/test_textual_compat.py`, resolves each entry and compares the recorded signature), so a name
 that is gone or changed fails in one place with the whole list, never as a crash at the first paint or as
 wrong cells on the screen. `guard.install()` refuses to install any patch unless the installed versions are
 the verified ones and every entry still resolves.

@@ -17,7 +17,7 @@ from textual.pilot import Pilot  # noqa: E402
 from hermes_tui import textual_compat  # noqa: E402
 from hermes_tui.app import HermesApp  # noqa: E402
 from scripted import ScriptedServer  # noqa: E402
-from tests.ui.harness import chat, run_chat, submit, wait_for  # noqa: E402
+from tests.app.harness import chat, run_chat, submit, wait_for  # noqa: E402
 from widgets.clarify_prompt import ClarifyPrompt  # noqa: E402
 from widgets.transcript.entries.reply import ReplyEntry  # noqa: E402
 

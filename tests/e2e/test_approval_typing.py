@@ -42,11 +42,11 @@ def test_typing_into_an_approval_never_approves(tmp_path: Path, hermes_home: Pat
         tmux.wait_for("Message Hermes")
         tmux.keys("clean up the build", "Enter")
         tmux.keys("then run the tests")  # the next message, typed while the model answers
-        time.sleep(0.3)
+        time.sleep(0.3)  # a typist's pause, part of the scenario (not a wait for a condition)
         tmux.wait_for("Approval needed", timeout=30)  # once the typing paused
         for burst in (" so", " and also", " ok", " yes allow it", " 2 more", " as said 1"):
             tmux.keys(burst)
-            time.sleep(0.25)
+            time.sleep(0.25)  # a typist's pace between bursts: the scenario, not a wait
         time.sleep(1.5)  # the pause in which a stray key used to approve
         shown = tmux.screen()
         assert "Approval needed" in shown, "the dialog closed: something answered it"

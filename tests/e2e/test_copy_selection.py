@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
+from tests.waiting import wait_until
 
 pytestmark = needs_tmux
 
@@ -30,18 +31,12 @@ def test_ctrl_c_copies_a_mouse_selection(tmp_path: Path, hermes_home: Path) -> N
         _mouse(tmux, 0, start, row)
         for x in range(start + 1, start + len("F1 help") + 1, 3):
             _mouse(tmux, 32, x, row)
-            time.sleep(0.02)
+            time.sleep(0.02)  # a hand's pace between a drag's reports: the input, not a wait
         _mouse(tmux, 32, start + len("F1 help"), row)
         _mouse(tmux, 0, start + len("F1 help"), row, release=True)
-        time.sleep(0.3)
-        tmux.keys("C-c")
+        tmux.keys("C-c")  # after the release in the input's order: the selection is made by then
         tmux.wait_for("Copied")
-        deadline = time.monotonic() + 5
-        copied = ""
-        while time.monotonic() < deadline and "F1 help" not in copied:
-            copied = tmux._run("show-buffer")
-            time.sleep(0.1)
-        assert "F1 help" in copied
+        wait_until(lambda: "F1 help" in tmux._run("show-buffer"), "the copy never reached the clipboard")
         assert "Press Ctrl+C again to quit" not in tmux.screen()  # copying is not the first of a quit
     finally:
         tmux.close()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from tests.e2e.test_key_bursts import prompt_line
 from tests.e2e.tmux_harness import Tmux, app_env, demo_command, needs_tmux
+from tests.waiting import QUIET
 
 pytestmark = needs_tmux
 
@@ -18,13 +20,11 @@ def test_ctrl_d_quits_and_the_exit_line_names_the_session(tmp_path: Path, hermes
         tmux.keys("and now?", "Enter")  # the demo's fallback reply: no tools, no questions
         tmux.wait_for("idle", timeout=60)
         tmux.keys("x", "C-d")  # with text, Ctrl+D deletes (here: nothing right of the cursor), no quit
-        time.sleep(0.5)
+        tmux.wait_until(lambda s: prompt_line(s) == "x", "the x never landed")
+        time.sleep(QUIET)  # nothing to wait for: a quit would have written the marker by now
         assert not marker.exists()
         tmux.keys("BSpace", "C-d")  # empty: quit
-        deadline = time.monotonic() + 15
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert marker.exists() and marker.read_text().strip() == "0"
+        assert tmux.wait_exit(marker) == "0"
         shown = tmux.wait_for("continue it with: hermes-tui --demo -c")  # plain -c: the setup screen
         assert "Traceback" not in shown
     finally:

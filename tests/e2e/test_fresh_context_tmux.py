@@ -6,18 +6,26 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 from agent.store import SessionStore
 from scripted import ScriptedServer
 from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
+from tests.waiting import wait_until
 
 pytestmark = needs_tmux
 
 
 def _user_texts(body: dict[str, object]) -> str:
     return json.dumps([m for m in body["messages"] if isinstance(m, dict) and m.get("role") == "user"])
+
+
+def _sessions(home: Path) -> list[object]:
+    store = SessionStore(home / "tui" / "state.db")
+    try:
+        return list(store.list_sessions(limit=10))
+    finally:
+        store.close()
 
 
 def test_clear_sends_the_next_message_without_the_old_conversation(tmp_path: Path, hermes_home: Path) -> None:
@@ -33,26 +41,19 @@ def test_clear_sends_the_next_message_without_the_old_conversation(tmp_path: Pat
             tmux.wait_for("Message Hermes")
             tmux.keys("tell me about quokkas", "Enter")
             tmux.wait_for("Answer about quokkas.", timeout=30)
-            deadline = time.monotonic() + 10
-            while len(server.requests) < 2 and time.monotonic() < deadline:  # the title call
-                time.sleep(0.1)
+            wait_until(lambda: len(server.requests) >= 2, "the title call never came")
             tmux.keys("/clear", "Enter")
             shown = tmux.wait_until(lambda s: "Answer about quokkas." not in s, "/clear kept the screen")
             assert "new session" in shown.lower() or "fresh" in shown.lower(), shown  # it says so
             tmux.keys("and wombats?", "Enter")
             tmux.wait_for("Answer about wombats.", timeout=30)
-            time.sleep(0.3)
+            wait_until(lambda: len(_sessions(hermes_home)) >= 2, "the new session was never stored")
         finally:
             tmux.close()
         chats = [r.body for r in server.requests if "messages" in r.body]
     last = _user_texts(next(body for body in reversed(chats) if "wombats" in _user_texts(body)))
     assert "wombats" in last and "quokkas" not in last, last
-    store = SessionStore(hermes_home / "tui" / "state.db")
-    try:
-        titles = store.list_sessions(limit=10)
-    finally:
-        store.close()
-    assert len(titles) >= 2  # the old conversation is kept, resumable
+    assert len(_sessions(hermes_home)) >= 2  # the old conversation is kept, resumable
 
 
 def test_piped_stdin_goes_with_the_prompt_in_a_terminal(tmp_path: Path, hermes_home: Path) -> None:
@@ -68,9 +69,7 @@ def test_piped_stdin_goes_with_the_prompt_in_a_terminal(tmp_path: Path, hermes_h
         tmux = Tmux((100, 30), command, app_env(hermes_home))
         try:
             tmux.wait_for("It adds two numbers.", timeout=30)
-            deadline = time.monotonic() + 10
-            while not marker.exists() and time.monotonic() < deadline:
-                time.sleep(0.1)
+            tmux.wait_exit(marker)
         finally:
             tmux.close()
         chats = [r.body for r in server.requests if "messages" in r.body]

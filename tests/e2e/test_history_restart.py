@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from tests.e2e.test_key_bursts import prompt_line
@@ -21,12 +20,9 @@ def _first_run(tmp_path: Path, home: Path, commands: list[tuple[str, str]]) -> N
             first.keys(command, "Enter")
             first.wait_for(shows)
             first.keys("Escape")  # closes a screen the command opened; on the prompt it does nothing
-            time.sleep(0.3)
+            first.wait_until(lambda s: "Message Hermes" in s, f"the prompt did not come back after {command}")
         first.keys("C-q")
-        deadline = time.monotonic() + 15
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert marker.exists(), "the first run did not quit"
+        first.wait_exit(marker)
     finally:
         first.close()
 
@@ -52,10 +48,13 @@ def test_ctrl_r_after_a_restart_finds_an_earlier_prompt_by_a_piece_of_it(
         second.keys("e", "C-r")  # one burst: the piece, then the search
         second.wait_until(lambda s: prompt_line(s) == "/help", "Ctrl+R did not find /help")
         second.keys("BSpace", "stat")  # typing during the search narrows it, in the order typed
-        shown = second.wait_until(lambda s: prompt_line(s) == "/status", "typing did not narrow to /status")
-        assert "history search 'stat'" in shown
+        # "s" alone already finds /status: the search is done once it shows all four letters typed.
+        second.wait_until(
+            lambda s: prompt_line(s) == "/status" and "history search 'stat'" in s,
+            "typing did not narrow to /status",
+        )
         second.keys("Enter")  # kept to edit, not run
-        time.sleep(0.5)
-        assert prompt_line(second.screen()) == "/status"
+        shown = second.wait_until(lambda s: "history search" not in s, "Enter did not end the search")
+        assert prompt_line(shown) == "/status"
     finally:
         second.close()

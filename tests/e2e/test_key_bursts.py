@@ -154,7 +154,7 @@ def test_typing_in_the_transcript_goes_to_the_prompt_at_once(tmp_path: Path, her
         tmux.keys("warm up")  # the first burst after the start waits for the app to settle: not measured
         tmux.wait_until(lambda s: prompt_line(s).startswith("warm up"), "the first typing never landed")
         tmux.keys("C-u", "Tab")
-        time.sleep(0.3)
+        tmux.wait_until(lambda s: not prompt_line(s).startswith("warm up"), "Ctrl+U did not clear the prompt")
         typed = time.monotonic()
         tmux.keys("okay then")
         tmux.wait_until(

@@ -16,6 +16,7 @@ from agent.config.settings import Settings
 from scripted import ScriptedServer
 from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
 from tests.reliability.orphans import marked
+from tests.waiting import QUIET, eventually, wait_until
 from tests.web_standins import never_loading_site
 
 pytestmark = [
@@ -40,7 +41,7 @@ def _call(name: str, **arguments: object) -> dict[str, object]:
 def _esc_stops(tmux: Tmux, running: str, done: str) -> float:
     """Esc once `running` shows; seconds until a line with `running` also says `done`."""
     tmux.wait_for(running, timeout=60)
-    time.sleep(0.5)
+    time.sleep(QUIET)  # not a wait for a condition: Esc while the child runs, not as it starts
     pressed = time.monotonic()
     tmux.keys("Escape")
     tmux.wait_until(
@@ -80,7 +81,7 @@ def test_scripts_and_the_browser_in_the_panels_esc_stops_them_and_quit_leaves_no
             tmux.wait_for("Message Hermes")
             tmux.keys("run the script", "Enter")
             shown = tmux.wait_for("Script one done.", timeout=60)
-            time.sleep(2.0)  # the title call
+            wait_until(lambda: len(server.requests) >= 3, "the title call never came")
             assert "read_file" in shown and "terminal" in shown, shown  # the nested calls, in the panel
             tmux.keys("click the button", "Enter")
             shown = tmux.wait_for("Clicked it.", timeout=90)
@@ -92,15 +93,12 @@ def test_scripts_and_the_browser_in_the_panels_esc_stops_them_and_quit_leaves_no
             assert took < 2.0, f"the script took {took:.1f} s to stop"
             assert "interrupted" in tmux.screen()  # the script's panel says so
             tmux.keys("open the slow page", "Enter")
-            time.sleep(1.0)
             took = _esc_stops(tmux, "/never", "cancelled")
             assert took < 2.0, f"the page took {took:.1f} s to stop"
             print("BROWSER-ESC\n" + tmux.screen())
             assert marked(hermes_home), "the browser runs while the app does"
             tmux.keys("C-q")
-            deadline = time.monotonic() + 20
-            while set(marked(hermes_home)) - {tmux_pid} and time.monotonic() < deadline:
-                time.sleep(0.1)
+            eventually(lambda: not set(marked(hermes_home)) - {tmux_pid}, timeout=20)
             left = [pid for pid in marked(hermes_home) if pid != tmux_pid]
             assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes()[:80] for pid in left]
         finally:

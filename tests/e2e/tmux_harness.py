@@ -10,12 +10,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import TIMEOUT, wait_for_file, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,17 +75,22 @@ class Tmux:
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
 
-    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+    def wait_for(self, text: str, timeout: float = TIMEOUT) -> str:
         return self.wait_until(lambda shown: text in shown, f"{text!r} never appeared", timeout)
 
-    def wait_until(self, condition: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            if condition(shown):
-                return shown
-            time.sleep(0.1)
-        raise AssertionError(f"{what}; screen:\n{self.screen()}")
+    def wait_until(self, condition: Callable[[str], bool], what: str, timeout: float = TIMEOUT) -> str:
+        """The screen once `condition(screen)` holds; at the deadline, fails showing the last screen."""
+        last = [""]
+
+        def shown() -> str:
+            last[0] = self.screen()
+            return last[0] if condition(last[0]) else ""
+
+        return wait_until(shown, what, timeout=timeout, seen=lambda: last[0])
+
+    def wait_exit(self, marker: Path, timeout: float = TIMEOUT) -> str:
+        """The exit code the app's shell wrote to `marker` (see `demo_command`), once it quit."""
+        return wait_for_file(marker, "the app did not exit", timeout=timeout).strip()
 
     def close(self) -> None:
         self._run("kill-server")

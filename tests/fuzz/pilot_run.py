@@ -27,10 +27,10 @@ from agent.config.settings import Settings
 from hermes_tui.app import HermesApp
 from hermes_tui.commands import new_registry
 from scripted import ScriptedServer, scripted_settings
+from tests.app.harness import chat, chat_settings, wait_for
 from tests.fuzz.plan import PASTES, QUIT_KEYS, Action, Plan, make_plan, mode_of
 from tests.fuzz.scenario import SCRATCH, fuzz_scenario
 from tests.fuzz.watch import ApprovalWatch, ErrorWatch
-from tests.ui.harness import chat, chat_settings, wait_for
 
 START_SIZE = (100, 32)
 SHOWN_ACTIONS = 12

@@ -14,10 +14,10 @@ from textual.pilot import Pilot
 from agent.api import ApprovalDecision, ApprovalRequest
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
+from tests.app.harness import chat, chat_settings, submit, wait_for
 from tests.fuzz.plan import KEYS, PASTES, Action, make_plan
 from tests.fuzz.scenario import APPROVAL, FINAL, SCRATCH
 from tests.fuzz.watch import ApprovalWatch, ErrorWatch
-from tests.ui.harness import chat, chat_settings, submit, wait_for
 
 COMMANDS = ["help", "model", "theme", "quit", "exit"]
 

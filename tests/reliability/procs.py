@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import signal
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.waiting import eventually as wait_until
 
 
 @dataclass(frozen=True)
@@ -96,15 +96,6 @@ def alive(procs: list[Proc]) -> list[Proc]:
         if pgid in groups and state not in ("Z", "X") and fresh:
             left.append(Proc(pid, start, pgid, cmdline(pid)))
     return left
-
-
-def wait_until(condition: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(step)
-    return condition()
 
 
 def pid_gone(pid: int) -> bool:

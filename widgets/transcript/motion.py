@@ -1,6 +1,6 @@
 """What moves in the transcript, on its pacer: live entries (a running tool call's output and clock) and
 the thinking line's animation. The transcript's ticker runs only while one of them moves, so at rest no
-timer runs (`tests/ui/test_idle.py`)."""
+timer runs (`tests/app/test_idle.py`)."""
 
 from __future__ import annotations
 
