@@ -304,8 +304,14 @@ async def test_skills_empty_state_names_the_absolute_folder(hermes_home: Path, t
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         await submit(pilot, "/skills")
         await wait_for(pilot, lambda: isinstance(app.screen, SkillsScreen), what="the skills screen")
-        await wait_for(pilot, lambda: "No skills yet" in screen_text(app), what="the empty state")
-        flat = " ".join(screen_text(app).split())
-        assert str((hermes_home / "skills").resolve()) in flat.replace("│ ", "").replace(" │", "")
+        folder = str((hermes_home / "skills").resolve())
+
+        def empty_state() -> str | None:
+            """The skills screen's text (wrapped lines joined, card borders off) once it says it is empty."""
+            flat = " ".join(screen_text(app).split()).replace("│ ", "").replace(" │", "")
+            return flat if isinstance(app.screen, SkillsScreen) and "No skills yet" in flat else None
+
+        flat = await wait_for(pilot, empty_state, what="the empty state")
+        assert folder in flat
 
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path)

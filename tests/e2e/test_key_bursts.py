@@ -45,7 +45,7 @@ def test_ctrl_r_then_typing_searches_the_browser(tmp_path: Path, hermes_home: Pa
     tmux = start(tmp_path, hermes_home)
     try:
         tmux.keys("C-r", "quokka", "Enter")
-        shown = tmux.wait_until(lambda s: "quokka" in s and "0 results" in s, "the search never ran")
+        shown = tmux.wait_until(lambda s: "quokka" in s and "0 sessions" in s, "the search never ran")
         assert "Sessions" in shown
         search = next(line for line in shown.splitlines() if "quokka" in line)
         assert search.strip(" │") == "quokka"
@@ -73,7 +73,7 @@ def test_ctrl_u_in_the_sessions_search(tmp_path: Path, hermes_home: Path) -> Non
     tmux = start(tmp_path, hermes_home)
     try:
         tmux.keys("C-r", "zzz", "C-u", "alpha")
-        shown = tmux.wait_until(lambda s: "1 result" in s and "alpha notes" in s, "the search never ran")
+        shown = tmux.wait_until(lambda s: "1 session" in s and "alpha notes" in s, "the search never ran")
         assert any(line.strip(" │") == "alpha" for line in shown.splitlines())
     finally:
         tmux.close()

@@ -38,7 +38,7 @@ def test_kill_9_mid_stream_leaves_partial_text(hermes_home: Path, tmp_path: Path
     child = subprocess.Popen(
         [
             sys.executable,
-            str(ROOT / "tests" / "agent" / "crash_turn_child.py"),
+            str(ROOT / "tests" / "engine" / "crash_turn_child.py"),
             str(hermes_home),
             str(tmp_path),
         ],
