@@ -73,8 +73,16 @@ def test_ctrl_u_in_the_sessions_search(tmp_path: Path, hermes_home: Path) -> Non
     tmux = start(tmp_path, hermes_home)
     try:
         tmux.keys("C-r", "zzz", "C-u", "alpha")
-        shown = tmux.wait_until(lambda s: "1 session" in s and "alpha notes" in s, "the search never ran")
-        assert any(line.strip(" │") == "alpha" for line in shown.splitlines())
+        # The list shows "1 session" before any search too: wait for the field to hold exactly "alpha".
+        shown = tmux.wait_until(
+            lambda s: (
+                "1 session" in s
+                and "alpha notes" in s
+                and any(line.strip(" │") == "alpha" for line in s.splitlines())
+            ),
+            "the search never ran",
+        )
+        assert "zzz" not in shown
     finally:
         tmux.close()
 
