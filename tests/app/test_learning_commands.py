@@ -310,7 +310,7 @@ async def test_skills_empty_state_names_the_absolute_folder(hermes_home: Path, t
             """The skills screen's text once it says it is empty, with every space and card border taken
             out: a long path wraps anywhere (where depends on the tmp dir's length)."""
             text = screen_text(app)
-            squeezed = "".join(text.split()).replace("│", "")
+            squeezed = "".join(ch for ch in "".join(text.split()) if ch not in "│▕▏")  # borders off
             return squeezed if isinstance(app.screen, SkillsScreen) and "No skills yet" in text else None
 
         squeezed = await wait_for(pilot, empty_state, what="the empty state")
