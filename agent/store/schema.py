@@ -191,7 +191,22 @@ def _migrate_turn_exits(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN exit_reason TEXT")
 
 
+def _migrate_modes_and_rewinds(conn: sqlite3.Connection) -> None:
+    """The session's permission mode (`sessions.permission_mode`: `plan`, `ask`, `default`, `yolo`; NULL
+    when never set, so the configured default applies on resume) and rewinds (`messages.rewound_at`: when
+    a rewind took the message out of the model's context; NULL while it is live). A rewound message stays
+    in the file and in the search index: nothing the user wrote is lost, and `Ctrl+R` still finds it."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN permission_mode TEXT")
+    conn.execute("ALTER TABLE messages ADD COLUMN rewound_at REAL")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 # MIGRATIONS[i] brings the schema from version i to version i + 1. Append, never edit a released one.
-MIGRATIONS: list[Migration] = [_migrate_v1, _migrate_v2, _migrate_v3, _migrate_turn_exits]
+MIGRATIONS: list[Migration] = [
+    _migrate_v1,
+    _migrate_v2,
+    _migrate_v3,
+    _migrate_turn_exits,
+    _migrate_modes_and_rewinds,
+]

@@ -65,8 +65,8 @@ def test_schema_created_with_version_and_pragmas(store: SessionStore):
     } <= tables
     triggers = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     assert {"messages_fts_ai", "messages_fts_ad", "messages_fts_au", "search_terms_ai"} <= triggers
-    assert store.schema_version == len(MIGRATIONS) == 4
-    assert [row[0] for row in conn.execute("SELECT version FROM schema_version")] == [1, 2, 3, 4]
+    assert store.schema_version == len(MIGRATIONS) == 5
+    assert [row[0] for row in conn.execute("SELECT version FROM schema_version")] == [1, 2, 3, 4, 5]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
