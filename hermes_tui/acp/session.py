@@ -1,0 +1,249 @@
+"""One editor thread: an engine session (its own cwd, approvals, todos, MCP servers, cost), its turns, Esc.
+
+A turn runs on the session's own thread (one at a time, like the TUI's worker), so two sessions prompted at
+once run side by side and nothing of one is the other's: the engine's `Session` keeps its messages,
+approval memory, todos and cost; the editor's MCP servers are connected into this session's
+`LayeredCatalog` only. `cancel()` interrupts the engine (the stream is dropped, running tools killed, the
+partial reply stored as partial) and answers the prompt `cancelled` within `CANCEL_PATIENCE`, whether or
+not the engine has finished stopping: its late events are dropped (`SessionBridge.answered`) and the next
+prompt waits on the same thread for it to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import concurrent.futures
+import contextlib
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
+
+import acp
+from acp.schema import (
+    AudioContentBlock,
+    CurrentModeUpdate,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    StopReason,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from agent.api import ImageError, attached_block, read_bounded_text, save_image, with_attached
+from hermes_tui.acp import commands
+from hermes_tui.acp.bridge import SessionBridge
+from hermes_tui.acp.modes import current_mode
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+    from agent.api import Agent, ImageRef, McpManager, SessionStoreProtocol, TurnResult
+
+log = logging.getLogger(__name__)
+
+CANCEL_PATIENCE = 0.4
+"""After `session/cancel`, how long the prompt waits for the engine to stop before answering `cancelled`
+anyway (seconds): the protocol's Esc must feel instant (the acceptance says 0.5 s)."""
+LINKED_FILE_BYTES = 256 * 1024
+"""A `resource_link` to a local file is attached up to this size; a bigger one is named, not read."""
+
+Block = (
+    TextContentBlock
+    | ImageContentBlock
+    | AudioContentBlock
+    | ResourceContentBlock
+    | EmbeddedResourceContentBlock
+)
+
+_STOP_REASONS: dict[str, StopReason] = {
+    "completed": "end_turn",
+    "interrupted": "cancelled",
+    "budget_exhausted": "max_turn_requests",
+    "truncated": "max_tokens",
+    "thinking_exhausted": "max_tokens",
+    "error:content_filter": "refusal",
+}
+
+
+def stop_reason(exit_reason: str) -> StopReason:
+    """ACP's reason for a turn that ended so. A failure (its line already sent as text) ends the turn."""
+    return _STOP_REASONS.get(exit_reason, "end_turn")
+
+
+class AcpSession:
+    def __init__(
+        self,
+        engine: Agent,
+        bridge: SessionBridge,
+        client: Client,
+        store: SessionStoreProtocol,
+        mcp: McpManager | None,
+    ) -> None:
+        self.engine = engine
+        self.bridge = bridge
+        self.client = client
+        self.store = store
+        self.mcp = mcp
+        self.id = engine.session_id
+        self.cwd = Path(engine.settings.cwd)
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=f"acp-{self.id[-8:]}")
+        self._turns = 0
+        self._cancelled: asyncio.Event | None = None
+        self._pump = asyncio.get_running_loop().create_task(bridge.pump())
+
+    # ------------------------------------------------------------------ the protocol's requests
+
+    async def prompt(self, blocks: Sequence[Block]) -> StopReason:
+        text, images, problems = self._message(blocks)
+        for problem in problems:
+            await self._say(f"⚠ {problem}\n\n")
+        command = commands.parse(text)
+        if command is not None:
+            return await self._command(*command)
+        if not text.strip() and not images:
+            return "end_turn"
+        if not self.engine.settings.is_configured:
+            await self._say(
+                "No model provider is configured: set one in $HERMES_HOME/config.yaml (or OPENAI_API_KEY, "
+                "ANTHROPIC_API_KEY, OPENROUTER_API_KEY) and restart the agent."
+            )
+            return "end_turn"
+        self._turns += 1
+        turn = self._turns
+        cancelled = self._cancelled = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        run: asyncio.Future[Any] = loop.run_in_executor(self._thread, self._run_turn, turn, text, images)
+        stopper: asyncio.Future[Any] = asyncio.ensure_future(cancelled.wait())
+        try:
+            await asyncio.wait([run, stopper], return_when=asyncio.FIRST_COMPLETED)
+            if cancelled.is_set():
+                self.engine.interrupt()
+                with contextlib.suppress(TimeoutError, Exception):
+                    await asyncio.wait_for(asyncio.shield(run), CANCEL_PATIENCE)
+        finally:
+            stopper.cancel()
+            if self._cancelled is cancelled:
+                self._cancelled = None
+        if not run.done():  # still stopping: it ends on its thread, unseen
+            self.bridge.answered = turn
+            log.info("session %s: turn %d answered cancelled while it stops", self.id, turn)
+            return "cancelled"
+        await self.bridge.flush()
+        for update in self.bridge.updates.finish():
+            await self._update(update)
+        self.bridge.answered = turn
+        if cancelled.is_set():
+            return "cancelled"
+        try:
+            result: TurnResult = run.result()
+        except Exception:
+            log.exception("session %s: the turn failed", self.id)
+            raise
+        return stop_reason(result.exit_reason)
+
+    def cancel(self) -> None:
+        if self._cancelled is not None:
+            self._cancelled.set()
+        else:
+            self.engine.interrupt()  # a slash command's model call (/compress) stops too
+
+    async def close(self) -> None:
+        """Stop the turn (if any), wait for it briefly, release the session and its MCP servers."""
+        self.cancel()
+        self.bridge.gone.set()
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, self._close_engine)
+        self.bridge.stop()
+        with contextlib.suppress(Exception):
+            await self._pump
+        self._thread.shutdown(wait=False)
+
+    def _close_engine(self) -> None:
+        self.engine.interrupt()
+        self.engine.wait_idle(10.0)
+        self.engine.close()
+        if self.mcp is not None:
+            self.mcp.close()
+
+    # ------------------------------------------------------------------ internals
+
+    def _run_turn(self, turn: int, text: str, images: list[ImageRef]) -> TurnResult:
+        self.bridge.turn = turn
+        return self.engine.run_conversation(text, images)
+
+    async def _command(self, name: str, arg: str) -> StopReason:
+        loop = asyncio.get_running_loop()
+        try:
+            reply = await loop.run_in_executor(self._thread, commands.run, self.engine, self.store, name, arg)
+        except Exception as exc:  # a bad name for /model, a store that refuses: one line, the turn ends
+            log.info("/%s failed: %s", name, exc)
+            reply = f"/{name}: {exc}"
+        await self._say(reply)
+        if name == "yolo":
+            await self._update(
+                CurrentModeUpdate(
+                    session_update="current_mode_update", current_mode_id=current_mode(self.engine)
+                )
+            )
+        return "end_turn"
+
+    async def _say(self, text: str) -> None:
+        await self._update(acp.update_agent_message_text(text))
+
+    async def _update(self, update: Any) -> None:
+        if self.bridge.gone.is_set():
+            return
+        try:
+            await self.client.session_update(self.id, update)
+        except Exception as exc:
+            log.info("update not sent: %s", exc)
+            self.bridge.gone.set()
+
+    def _message(self, blocks: Sequence[Block]) -> tuple[str, list[ImageRef], list[str]]:
+        """The prompt as the engine's message: text joined, files attached as the TUI attaches `@file`,
+        images stored. Problems (an image that cannot be read) are said, never fatal."""
+        texts: list[str] = []
+        attached: list[str] = []
+        images: list[ImageRef] = []
+        problems: list[str] = []
+        home = self.engine.settings.hermes_home
+        for block in blocks:
+            if isinstance(block, TextContentBlock):
+                texts.append(block.text)
+            elif isinstance(block, ImageContentBlock):
+                try:
+                    images.append(save_image(base64.b64decode(block.data, validate=True), home))
+                except (ImageError, binascii.Error, ValueError) as exc:
+                    problems.append(f"an image was not attached: {exc}")
+            elif isinstance(block, EmbeddedResourceContentBlock):
+                resource = block.resource
+                label = _label(resource.uri)
+                if isinstance(resource, TextResourceContents):
+                    attached.append(attached_block("file", label, resource.text))
+                else:
+                    problems.append(f"{label} was not attached: only text resources are read")
+            elif isinstance(block, ResourceContentBlock):
+                attached.append(self._linked(block.uri, block.name))
+            else:
+                problems.append("audio is not supported: not sent")
+        return with_attached("".join(texts), attached), images, problems
+
+    def _linked(self, uri: str, name: str) -> str:
+        parsed = urlparse(uri)
+        if parsed.scheme == "file":
+            path = Path(unquote(parsed.path))
+            try:
+                return attached_block("file", str(path), read_bounded_text(path, limit=LINKED_FILE_BYTES))
+            except (OSError, ValueError) as exc:
+                return attached_block("link", name or uri, "", note=f"(not read: {exc})")
+        return attached_block("link", name or uri, uri)
+
+
+def _label(uri: str) -> str:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
