@@ -1,0 +1,102 @@
+"""Several editor threads in one agent process: two prompts at once each get their own answer, in their own
+folder; one's cancel leaves the other running; "this session" approvals, the plan and the editor's MCP
+servers belong to the session that has them."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from acp import text_block
+from acp.schema import McpServerStdio
+
+from scripted import ScriptedServer
+from tests.acp.harness import Recorder, running_agent, write_home
+
+pytestmark = pytest.mark.slow
+
+FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
+
+
+async def test_two_sessions_prompted_at_once_each_get_their_own_answer(tmp_path: Path) -> None:
+    alpha_dir, beta_dir = tmp_path / "alpha", tmp_path / "beta"
+    alpha_dir.mkdir()
+    beta_dir.mkdir()
+    scenario = {
+        "name": "two",
+        "calls": [
+            {"match": "alpha", "text": "Alpha " * 100, "chunk_size": 6, "delay": 0.05},
+            {"match": "beta", "tool_calls": [{"name": "terminal", "arguments": {"command": "pwd"}}]},
+            {"match": "beta", "text": "Beta done."},
+        ],
+    }
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        async with running_agent(home, tmp_path) as (conn, _proc, client):
+            alpha = (await conn.new_session(cwd=str(alpha_dir))).session_id
+            beta = (await conn.new_session(cwd=str(beta_dir))).session_id
+            first = asyncio.ensure_future(conn.prompt(session_id=alpha, prompt=[text_block("alpha: talk")]))
+            second = asyncio.ensure_future(conn.prompt(session_id=beta, prompt=[text_block("beta: where?")]))
+            await client.wait_for(lambda: client.text(alpha), "alpha streaming")
+            await conn.cancel(session_id=alpha)  # one's Esc
+            assert (await first).stop_reason == "cancelled"
+            assert (await second).stop_reason == "end_turn"  # the other goes on
+        assert client.text(beta) == "Beta done."
+        assert set(client.text(alpha).split()) == {"Alpha"}
+        [pwd] = [u for u in client.of(beta, "tool_call_update") if u.status == "completed"]
+        assert str(beta_dir) in pwd.content[-1].content.text
+        assert not client.of(alpha, "tool_call")
+
+
+async def test_session_approvals_are_the_sessions_own(tmp_path: Path) -> None:
+    victim = tmp_path / "gone"
+    scenario = {
+        "name": "approvals",
+        "calls": [
+            {
+                "match": "one",
+                "tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {victim}"}}],
+            },
+            {"match": "one", "text": "one done"},
+            {
+                "match": "two",
+                "tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {victim}"}}],
+            },
+            {"match": "two", "text": "two done"},
+        ],
+    }
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        client = Recorder(answer=lambda p: "session")
+        async with running_agent(home, tmp_path, client) as (conn, _proc, _client):
+            one = (await conn.new_session(cwd=str(tmp_path))).session_id
+            two = (await conn.new_session(cwd=str(tmp_path))).session_id
+            await conn.prompt(session_id=one, prompt=[text_block("one")])
+            await conn.prompt(session_id=two, prompt=[text_block("two")])
+    assert [p.session_id for p in client.permissions] == [one, two]  # "this session" did not leak
+
+
+async def test_an_editors_mcp_server_is_offered_to_its_session_only(tmp_path: Path) -> None:
+    scenario = {
+        "name": "mcp",
+        "calls": [{"match": "with", "text": "with"}, {"match": "without", "text": "without"}],
+    }
+    fixture = McpServerStdio(name="fx", command=sys.executable, args=[str(FIXTURE), "stdio"], env=[])
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        async with running_agent(home, tmp_path) as (conn, _proc, _client):
+            with_mcp = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[fixture])).session_id
+            without = (await conn.new_session(cwd=str(tmp_path))).session_id
+            await asyncio.gather(
+                conn.prompt(session_id=with_mcp, prompt=[text_block("with")]),
+                conn.prompt(session_id=without, prompt=[text_block("without")]),
+            )
+        offered = {}
+        for request in server.requests:
+            if request.path.endswith("/chat/completions"):
+                first = next(m["content"] for m in request.body["messages"] if m["role"] == "user")
+                offered[first] = {t["function"]["name"] for t in request.body.get("tools", [])}
+        assert "mcp_fx_echo" in offered["with"]
+        assert not any(name.startswith("mcp_fx_") for name in offered["without"])
