@@ -13,7 +13,8 @@ import asyncio
 import json
 import logging
 import os
-from typing import Any
+import threading
+from typing import Any, BinaryIO
 
 from acp.task import MessageSender, TaskSupervisor
 
@@ -24,15 +25,50 @@ LINE_LIMIT = 50 * 1024 * 1024
 
 
 async def stdio_streams(in_fd: int, out_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """Asyncio streams over two pipe (or file) descriptors, the reader taking lines up to `LINE_LIMIT`."""
+    """Asyncio streams over two descriptors, the reader taking lines up to `LINE_LIMIT`. Pipes and sockets
+    (what an editor gives) are watched by the loop; a regular file (`hermes-tui acp < requests.jsonl`) is
+    read on a thread and written in place."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(in_fd, "rb", 0))
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", 0)
-    )
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    return reader, writer
+    source = os.fdopen(in_fd, "rb", 0)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
+    except ValueError:
+        threading.Thread(target=_feed, args=(loop, reader, source), daemon=True, name="acp-stdin").start()
+    sink = os.fdopen(out_fd, "wb", 0)
+    protocol = asyncio.streams.FlowControlMixin()
+    transport: asyncio.WriteTransport
+    try:
+        transport, _ = await loop.connect_write_pipe(lambda: protocol, sink)
+    except ValueError:
+        transport = _FileTransport(sink)
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, source: BinaryIO) -> None:
+    try:
+        while data := source.read(65536):
+            loop.call_soon_threadsafe(reader.feed_data, data)
+    finally:
+        loop.call_soon_threadsafe(reader.feed_eof)
+
+
+class _FileTransport(asyncio.WriteTransport):
+    """Writes to a regular file at once (a file never blocks for long, and is never paused)."""
+
+    def __init__(self, sink: BinaryIO) -> None:
+        super().__init__()
+        self._sink = sink
+        self._closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self._sink.write(bytes(data))
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
 
 
 def _error(code: int, message: str, request_id: Any = None) -> dict[str, Any]:
