@@ -133,10 +133,12 @@ def test_a_missing_sdk_is_one_line_naming_the_install(tmp_path: Path) -> None:
 def test_the_agent_never_imports_textual(tmp_path: Path) -> None:
     """`hermes-tui acp` draws nothing: none of the TUI's imports (it starts fast, with a small footprint)."""
     probe = (
-        "import sys, runpy\n"
+        "import atexit, runpy, sys\n"
+        "def report():\n"
+        "    drawn = any(m.split('.')[0] in ('textual', 'widgets') for m in sys.modules)\n"
+        "    sys.__stderr__.write(f'TEXTUAL {drawn}\\n')\n"
+        "atexit.register(report)\n"
         "sys.argv = ['hermes-tui', 'acp']\n"
-        "import atexit\n"
-        "atexit.register(lambda: sys.__stderr__.write('TEXTUAL ' + str(any(m.split('.')[0] in ('textual', 'widgets') for m in sys.modules)) + '\\n'))\n"
         "runpy.run_module('hermes_tui.cli', run_name='__main__')\n"
     )
     with ScriptedServer({"name": "none", "calls": [{"text": "hi"}]}) as server:

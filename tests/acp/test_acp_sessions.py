@@ -50,7 +50,7 @@ async def test_cancel_mid_stream_answers_cancelled_and_keeps_the_partial_reply(t
             assert again.stop_reason == "end_turn"
         assert client.text(sid).endswith("Second answer.")
         messages = stored_messages(home, sid)
-        partial = [m for m in messages if m.role == "assistant"][0]
+        partial = next(m for m in messages if m.role == "assistant")
         assert partial.finish_reason == "interrupted"
         assert partial.content and SLOW_TEXT.startswith(partial.content)
         assert shown.startswith(partial.content[: len(shown) // 2])
@@ -105,7 +105,7 @@ async def test_stdin_closed_mid_turn_stops_the_turn_and_exits_cleanly(tmp_path: 
             turn.cancel()
         assert code == 0
         assert "Traceback" not in (home / "stderr.txt").read_text()
-        partial = [m for m in stored_messages(home, sid) if m.role == "assistant"][0]
+        partial = next(m for m in stored_messages(home, sid) if m.role == "assistant")
         assert partial.finish_reason == "interrupted" and partial.content
 
 
