@@ -4,16 +4,19 @@ Before anything else runs, the protocol takes its own copy of stdout's descripto
 pointed at stderr: a plugin's `print`, a library's warning or a child that inherits stdout can then never
 put a byte into the protocol. The log is `$HERMES_HOME/tui/logs/acp.log` (secrets masked by the settings'
 filter). Exit codes: 0 when the client closes stdin (every turn stopped, every session released, what a
-tool left running in the background stopped); 1 with one line on stderr when the agent cannot start (no
-SDK: the line names the install command; a session store it cannot write) or an exception escapes.
+tool left running in the background stopped); 128+N after signal N (SIGTERM, SIGHUP, SIGINT: the same
+orderly end); 1 with one line on stderr when the agent cannot start (no SDK: the line names the install
+command; a session store it cannot write) or an exception escapes.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from agent.api import LoadedSettings, SessionStoreProtocol, Settings
 
 INSTALL = "pip install 'hermes-tui[acp]'"
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 LOG_BYTES = 5 * 1024 * 1024
 
 log = logging.getLogger("hermes_tui.acp")
@@ -111,12 +115,17 @@ def _serve(args: argparse.Namespace, load: Callable[[], LoadedSettings], in_fd: 
             mcp.start(config)
             stack.callback(mcp.close)
         log.info("serving ACP on stdio (model %s, home %s)", settings.model, settings.hermes_home)
-        asyncio.run(_connection(settings, store, in_fd, out_fd))
+        received = asyncio.run(_connection(settings, store, in_fd, out_fd))
+        if received is not None:
+            log.info("stopped by %s", signal.Signals(received).name)
+            return 128 + received
         log.info("the client closed the connection")
     return 0
 
 
-async def _connection(settings: Settings, store: SessionStoreProtocol, in_fd: int, out_fd: int) -> None:
+async def _connection(settings: Settings, store: SessionStoreProtocol, in_fd: int, out_fd: int) -> int | None:
+    """Serve until the client closes stdin, or a signal (SIGTERM, SIGHUP, SIGINT: an editor closing the
+    agent) ends it the same orderly way; returns that signal's number, or None."""
     from acp.agent.connection import AgentSideConnection
 
     from hermes_tui.acp.agent import HermesAcpAgent
@@ -127,11 +136,25 @@ async def _connection(settings: Settings, store: SessionStoreProtocol, in_fd: in
     conn = AgentSideConnection(
         agent, JsonRpcLines(reader, writer), listening=False, use_unstable_protocol=True
     )
+    listening = asyncio.ensure_future(conn.listen())
+    loop = asyncio.get_running_loop()
+    received: list[int] = []
+
+    def stop(number: int) -> None:
+        received.append(number)
+        listening.cancel()
+
+    for sig in EXIT_SIGNALS:
+        loop.add_signal_handler(sig, stop, int(sig))
     try:
-        await conn.listen()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
     finally:
+        for sig in EXIT_SIGNALS:
+            loop.remove_signal_handler(sig)
         await agent.shutdown()
         await conn.close()
+    return received[0] if received else None
 
 
 def _stop_background(store: SessionStoreProtocol) -> None:

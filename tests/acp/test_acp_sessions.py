@@ -189,3 +189,52 @@ async def test_an_acp_session_is_a_store_session_the_cli_continues(tmp_path: Pat
         assert proc.stdout.strip() == "Continued."
         wire = [m.get("content") for m in server.requests[-1].body["messages"]]
         assert wire[1:] == ["remember this", "Stored answer.", "and then?"]
+
+
+async def test_sigterm_mid_tool_ends_in_order(tmp_path: Path) -> None:
+    """An editor closing the agent with SIGTERM: the turn stops, the command it ran is killed, the session
+    is kept (its call has a result), exit 128+15."""
+    marker = f"sleep {41 + (os.getpid() % 1000) / 1000:.3f}"
+    scenario = {
+        "name": "term",
+        "calls": [{"tool_calls": [{"name": "terminal", "arguments": {"command": marker}}]}],
+    }
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        async with running_agent(home, tmp_path) as (conn, proc, client):
+            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("wait")]))
+            await client.wait_for(lambda: _running(marker), "the command running")
+            proc.terminate()
+            code = await asyncio.wait_for(proc.wait(), 30)
+            turn.cancel()
+        assert code == 128 + 15
+        wait_until(lambda: not _running(marker), "the command killed", seen=lambda: _running(marker))
+        assert [m.role for m in stored_messages(home, sid)][:3] == ["user", "assistant", "tool"]
+        assert "Traceback" not in (home / "stderr.txt").read_text()
+
+
+async def test_a_tui_session_continues_in_the_editor(tmp_path: Path) -> None:
+    scenario = {"name": "tui", "calls": [{"text": "From the terminal."}, {"text": "From the editor."}]}
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        made = subprocess.run(
+            [sys.executable, "-m", "hermes_tui.cli", "-z", "started in a terminal"],
+            cwd=tmp_path,
+            env={**agent_env(home), "PATH": os.environ["PATH"]},
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert made.returncode == 0, made.stderr
+        [info] = stored_sessions(home)
+        async with running_agent(home, tmp_path) as (conn, _proc, client):
+            await conn.load_session(cwd=str(tmp_path), session_id=info.id)
+            assert client.text(info.id) == "From the terminal."
+            await conn.prompt(session_id=info.id, prompt=[text_block("and in the editor")])
+        assert [m.content for m in stored_messages(home, info.id)] == [
+            "started in a terminal",
+            "From the terminal.",
+            "and in the editor",
+            "From the editor.",
+        ]
