@@ -19,11 +19,15 @@ from typing import TYPE_CHECKING, Any
 import acp
 from acp import RequestError
 from acp.schema import (
+    AcceptElicitationResponse,
     AcpMcpServer,
     AgentCapabilities,
     AvailableCommandsUpdate,
     ClientCapabilities,
     ConfigOptionUpdate,
+    ElicitationFormSessionMode,
+    ElicitationSchema,
+    ElicitationStringPropertySchema,
     EnvVariable,
     ForkSessionResponse,
     HttpHeader,
@@ -66,6 +70,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LIST_PAGE = 50
+ANSWER_FIELD = "answer"
+ANSWER_FORM = ElicitationSchema(
+    properties={ANSWER_FIELD: ElicitationStringPropertySchema(type="string", title="Your answer")},
+    required=[ANSWER_FIELD],
+)
+"""A clarify question without choices, as a one-field form (clients that declare form elicitation)."""
 McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
 
@@ -313,8 +323,20 @@ class HermesAcpAgent:
                 session_id=bridge_id[0], tool_call=tool_call, options=options
             )
 
+        async def elicit(question: str, tool_call_id: str | None) -> str | None:
+            mode = ElicitationFormSessionMode(
+                session_id=bridge_id[0], tool_call_id=tool_call_id, requested_schema=ANSWER_FORM
+            )
+            response = await client.create_elicitation(message=question, mode=mode)
+            if isinstance(response, AcceptElicitationResponse) and response.content:
+                answer = response.content.get(ANSWER_FIELD)
+                return answer if isinstance(answer, str) else None
+            return None
+
+        capabilities = self.client_capabilities.elicitation
+        forms = capabilities is not None and capabilities.form is not None
         bridge_id = [session_id or ""]
-        bridge = SessionBridge(loop, folder, send, ask)
+        bridge = SessionBridge(loop, folder, send, ask, elicit if forms else None)
         try:
             engine, mcp = await asyncio.to_thread(
                 self._engine, folder, mcp_entries(servers), session_id, bridge

@@ -50,6 +50,8 @@ ANSWER_GRACE = 5.0
 
 Send = Callable[[Update], Awaitable[None]]
 Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
+Elicit = Callable[[str, str | None], Awaitable[str | None]]
+"""(question, the tool call it is about) -> the typed answer, or None (declined, cancelled)."""
 
 
 @dataclass
@@ -61,11 +63,8 @@ class _Event:
 
 @dataclass
 class _Question:
-    tool_call: ToolCallUpdate
-    options: list[PermissionOption]
-    reply: concurrent.futures.Future[RequestPermissionResponse | None] = field(
-        default_factory=concurrent.futures.Future
-    )
+    ask: Callable[[], Awaitable[Any]]  # the request to the client, made on the loop
+    reply: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
 
 
 @dataclass
@@ -85,11 +84,15 @@ class SessionBridge:
 
     interactive = True
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, cwd: Path, send: Send, ask: Ask) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, cwd: Path, send: Send, ask: Ask, elicit: Elicit | None = None
+    ) -> None:
+        """`elicit`: how to ask for typed text (the client's form elicitation), None when it has none."""
         self._loop = loop
         self._cwd = cwd
         self._send = send
         self._ask = ask
+        self._elicit = elicit
         self._queue: asyncio.Queue[_Event | _Question | _Barrier | None] = asyncio.Queue()
         self.updates = TurnUpdates(cwd)
         self.gone = threading.Event()  # the client cannot be reached: questions deny, updates stop
@@ -120,9 +123,8 @@ class SessionBridge:
             status="pending",
             raw_input=dict(call.arguments) if call else {"command": request.command},
         )
-        answer = self._question(
-            tool_call, questions.approval_options(request), request.cancel, request.timeout
-        )
+        options = questions.approval_options(request)
+        answer = self._question(lambda: self._ask(tool_call, options), request.cancel, request.timeout)
         if answer is TIMED_OUT:
             return ApprovalAnswer(ApprovalDecision.TIMEOUT)
         return questions.approval_answer(
@@ -130,18 +132,24 @@ class SessionBridge:
         )
 
     def ask_clarify(self, request: ClarifyRequest) -> str | None:
-        if not request.choices:  # nothing a permission dialog can offer: the model asks in its reply
-            return None
         call = self._call_for("", "clarify")
+        question = sanitize_display(request.question)
+        if not request.choices:  # typed text: the client's form, when it has one; else the model asks itself
+            elicit = self._elicit
+            if elicit is None:
+                return None
+            typed = self._question(
+                lambda: elicit(question, call.call_id if call else None), request.cancel, request.timeout
+            )
+            return typed if isinstance(typed, str) and typed.strip() else None
         tool_call = ToolCallUpdate(
             tool_call_id=call.call_id if call else f"clarify-{id(request)}",
-            title=sanitize_display(request.question),
+            title=question,
             kind="think",
             status="pending",
         )
-        answer = self._question(
-            tool_call, questions.clarify_options(request), request.cancel, request.timeout
-        )
+        options = questions.clarify_options(request)
+        answer = self._question(lambda: self._ask(tool_call, options), request.cancel, request.timeout)
         if not isinstance(answer, RequestPermissionResponse):
             return None
         return questions.clarify_answer_of(answer, request)
@@ -187,16 +195,12 @@ class SessionBridge:
                 return call
         return next((c for c in reversed(running) if c.name == tool), running[-1] if running else None)
 
-    def _question(
-        self,
-        tool_call: ToolCallUpdate,
-        options: list[PermissionOption],
-        cancel: threading.Event,
-        timeout: float,
-    ) -> RequestPermissionResponse | _TimedOut | None:
+    def _question(self, ask: Callable[[], Awaitable[Any]], cancel: threading.Event, timeout: float) -> Any:
+        """The client's answer to `ask()`: None when there is none (the turn stopped, the client is gone),
+        `TIMED_OUT` past the engine's timeout."""
         if self.gone.is_set():
             return None
-        question = _Question(tool_call, options)
+        question = _Question(ask)
         self._put(question)
         waited = 0.0
         while True:
@@ -252,9 +256,7 @@ class SessionBridge:
     async def _request(self, question: _Question) -> None:
         if question.reply.done():  # the turn gave up before the question was sent
             return
-        asked: asyncio.Future[RequestPermissionResponse] = asyncio.ensure_future(
-            self._ask(question.tool_call, question.options)
-        )
+        asked: asyncio.Future[Any] = asyncio.ensure_future(question.ask())
         gave_up: asyncio.Future[Any] = asyncio.wrap_future(question.reply)
         await asyncio.wait([asked, gave_up], return_when=asyncio.FIRST_COMPLETED)
         if not asked.done():
@@ -264,7 +266,7 @@ class SessionBridge:
         try:
             result = asked.result()
         except Exception as exc:
-            log.info("permission request failed (denied): %s", exc)
+            log.info("a question to the client failed (no answer): %s", exc)
             if isinstance(exc, ConnectionError):
                 self.gone.set()
         with contextlib.suppress(concurrent.futures.InvalidStateError):  # the turn gave up meanwhile

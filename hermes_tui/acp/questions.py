@@ -3,8 +3,8 @@
 An approval offers what the TUI's dialog offers: allow once, allow for this session, always (with the rule
 "always" saves, named in the option), deny. "Always" is left out when the request cannot be saved
 (`allow_permanent`). A clarify question with choices offers each choice, and "Skip"; one without choices
-cannot be answered in a permission dialog, so it is shown as the tool call's text and skipped (the model
-reads "no answer" and asks in its reply). Any answer that is not one of the options (the client's
+is a one-field form (`elicitation/create`) when the client declares forms, else skipped (the model reads
+"no answer" and asks in its reply). Any answer that is not one of the options (the client's
 `cancelled`, an error, a client gone) denies: the engine fails closed.
 """
 

@@ -20,10 +20,15 @@ from typing import Any
 import acp
 from acp.core import ClientSideConnection
 from acp.schema import (
+    AcceptElicitationResponse,
     AgentMessageChunk,
     AgentThoughtChunk,
     AllowedOutcome,
+    ClientCapabilities,
+    DeclineElicitationResponse,
     DeniedOutcome,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
     PermissionOption,
     RequestPermissionResponse,
     ToolCallUpdate,
@@ -67,6 +72,8 @@ class Recorder:
     """The client: records what the agent sends, answers its permission requests with `answer`."""
 
     answer: Callable[[Permission], str | None] = lambda _p: None
+    typed: str | None = None  # the answer to a form (elicitation); None declines
+    elicited: list[str] = field(default_factory=list)
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Permission] = field(default_factory=list)
 
@@ -85,6 +92,13 @@ class Recorder:
         if chosen is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=chosen))
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        self.elicited.append(message)
+        if self.typed is None:
+            return DeclineElicitationResponse(action="decline")
+        field_name = next(iter(mode.requested_schema.properties))
+        return AcceptElicitationResponse(action="accept", content={field_name: self.typed})
 
     # -- what the tests read ----------------------------------------------------------------------------
     def of(self, session_id: str, kind: str) -> list[Any]:
@@ -113,9 +127,10 @@ class Recorder:
 
 @contextlib.asynccontextmanager
 async def running_agent(
-    home: Path, cwd: Path, client: Recorder | None = None, *args: str
+    home: Path, cwd: Path, client: Recorder | None = None, *args: str, forms: bool = False
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process, Recorder]]:
-    """`hermes-tui acp` in `cwd`, initialized; on exit stdin is closed and the agent must end by itself."""
+    """`hermes-tui acp` in `cwd`, initialized (`forms`: the client declares form elicitation); on exit
+    stdin is closed and the agent must end by itself."""
     client = client or Recorder()
     stderr = (home / "stderr.txt").open("ab")
     try:
@@ -131,7 +146,10 @@ async def running_agent(
             transport_kwargs={"stderr": stderr, "shutdown_timeout": 30.0},
             use_unstable_protocol=True,
         ) as (conn, proc):
-            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            capabilities = ClientCapabilities(
+                elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()) if forms else None
+            )
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities)
             yield conn, proc, client
     finally:
         stderr.close()

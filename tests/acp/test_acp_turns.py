@@ -236,3 +236,26 @@ async def test_the_iteration_budget_is_max_turn_requests(tmp_path: Path) -> None
             sid = (await conn.new_session(cwd=str(tmp_path))).session_id
             response = await conn.prompt(session_id=sid, prompt=[text_block("loop")])
     assert response.stop_reason == "max_turn_requests"
+
+
+@pytest.mark.parametrize("forms", [True, False])
+async def test_clarify_without_choices_is_a_form_when_the_client_has_forms(
+    tmp_path: Path, forms: bool
+) -> None:
+    scenario = {
+        "name": "typed",
+        "calls": [
+            {"tool_calls": [{"name": "clarify", "arguments": {"question": "What is the file called?"}}]},
+            {"text": "Thanks."},
+        ],
+    }
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        client = Recorder(typed="notes.md")
+        async with running_agent(home, tmp_path, client, forms=forms) as (conn, _proc, _client):
+            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+            assert (await conn.prompt(session_id=sid, prompt=[text_block("ask")])).stop_reason == "end_turn"
+        tool_result = server.requests[-1].body["messages"][-1]["content"]
+    assert client.elicited == (["What is the file called?"] if forms else [])
+    assert ("notes.md" in tool_result) is forms
+    assert client.permissions == []
