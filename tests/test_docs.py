@@ -120,7 +120,19 @@ def render_environment() -> str:
     return "\n".join(rows)
 
 
+def render_toolsets() -> str:
+    from agent.session.catalogue import builtin_tools
+
+    groups: dict[str, list[str]] = {}
+    for tool in builtin_tools():
+        groups.setdefault(tool.toolset, []).append(tool.name)
+    rows = ["| toolset | tools |", "|---|---|"]
+    rows += [f"| `{toolset}` | {_code_list(names)} |" for toolset, names in groups.items()]
+    return "\n".join(rows)
+
+
 GENERATED: dict[tuple[str, str], Callable[[], str]] = {
+    ("tools.md", "toolsets"): render_toolsets,
     ("configuration.md", "environment"): render_environment,
     ("providers.md", "supported-providers"): render_supported_providers,
     ("providers.md", "unsupported-providers"): render_unsupported_providers,
@@ -274,6 +286,19 @@ def test_the_settings_table_matches_the_settings_model() -> None:
 def test_a_wrong_default_fails_the_settings_table() -> None:
     problems = settings_table_problems(lambda name: "999" if name == "max_retries" else default_text(name))
     assert problems == ["max_retries: default '3' in the docs, '999' in code"]
+
+
+# --------------------------------------------------------------------------------------- the command line
+
+
+def test_every_command_line_option_is_in_the_docs() -> None:
+    from hermes_tui.cli import SUBCOMMANDS, build_parser
+
+    text = "\n".join(page.read_text(encoding="utf-8") for page in DOCS.glob("*.md"))
+    options = {name for action in build_parser()._actions for name in action.option_strings} - {"-h", "--help"}
+    missing = sorted(o for o in options if not re.search(rf"`{re.escape(o)}[ `=]", text))
+    assert not missing, f"options no page of docs/ names: {missing} (docs/command-line.md lists them)"
+    assert all(f"hermes-tui {command}" in text for command in SUBCOMMANDS)
 
 
 # ------------------------------------------------------------------------------------------------ README
