@@ -744,7 +744,19 @@ async def readme_run(workdir: Path) -> Path:
 
 
 SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
-GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "panels", "themes", "readme")
+GROUPS = (
+    "demo",
+    "sessions",
+    "learning",
+    "hermes",
+    "reach",
+    "senses",
+    "input",
+    "prompt",
+    "panels",
+    "themes",
+    "readme",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

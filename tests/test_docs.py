@@ -156,7 +156,8 @@ def write_generated() -> list[str]:
     for (page, name), render in GENERATED.items():
         path = DOCS / page
         text = path.read_text(encoding="utf-8")
-        new = _block(name).sub(lambda m: m.group(1) + render() + "\n" + m.group(3), text)
+        table = render()
+        new = _block(name).sub(lambda m, table=table: m.group(1) + table + "\n" + m.group(3), text)
         if new != text:
             path.write_text(new, encoding="utf-8")
             changed.append(f"{page} ({name})")
@@ -270,7 +271,8 @@ def settings_table_problems(default_of: Callable[[str], str] = default_text) -> 
             problems.append(f"{key}: no such setting")
             continue
         if hermes != hermes_keys(key):
-            problems.append(f"{key}: Hermes keys {sorted(hermes)} in the docs, {sorted(hermes_keys(key))} in code")
+            in_code = sorted(hermes_keys(key))
+            problems.append(f"{key}: Hermes keys {sorted(hermes)} in the docs, {in_code} in code")
         if default != default_of(key):
             problems.append(f"{key}: default {default!r} in the docs, {default_of(key)!r} in code")
     missing = set(Settings.model_fields) - set(INTERNAL_SETTINGS) - documented
@@ -295,7 +297,8 @@ def test_every_command_line_option_is_in_the_docs() -> None:
     from hermes_tui.cli import SUBCOMMANDS, build_parser
 
     text = "\n".join(page.read_text(encoding="utf-8") for page in DOCS.glob("*.md"))
-    options = {name for action in build_parser()._actions for name in action.option_strings} - {"-h", "--help"}
+    actions = build_parser()._actions
+    options = {name for action in actions for name in action.option_strings} - {"-h", "--help"}
     missing = sorted(o for o in options if not re.search(rf"`{re.escape(o)}[ `=]", text))
     assert not missing, f"options no page of docs/ names: {missing} (docs/command-line.md lists them)"
     assert all(f"hermes-tui {command}" in text for command in SUBCOMMANDS)
@@ -355,9 +358,7 @@ def test_the_readme_keys_are_real_keys() -> None:
     keys = re.findall(r"^\| (?:`)?([^|`]+?)(?:`)? \|", table.group(1), re.M)
     keys = [k for k in keys if k not in ("key", "---")]
     assert len(keys) >= 10
-    unknown = [
-        k for k in keys if not {part.strip() for part in re.split(r" / |, ", k)} <= known_keys()
-    ]
+    unknown = [k for k in keys if not {part.strip() for part in re.split(r" / |, ", k)} <= known_keys()]
     assert not unknown, f"README keys not in KEY_GROUPS or a command's key: {unknown}"
 
 
