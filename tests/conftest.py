@@ -9,10 +9,17 @@ tests stay plain functions: `snap_compare` runs its own loop.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# The test modules' rewritten asserts cached like any bytecode, even where the environment says not to write
+# bytecode (PYTHONDONTWRITEBYTECODE=1 in some CI images): otherwise every xdist worker of every run parses
+# and rewrites all ~350 test modules again, about half of a collection's CPU. The app's own modules are
+# compiled once by `.ci/run` (`compileall`) for the processes the tests start.
+sys.dont_write_bytecode = False
 
 from hermes_tui import textual_compat
 
