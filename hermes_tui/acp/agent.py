@@ -249,8 +249,7 @@ class HermesAcpAgent:
     # ------------------------------------------------------------------ a session's requests
 
     async def prompt(self, session_id: str, prompt: list[Block], **kwargs: Any) -> PromptResponse:
-        session = self._session(session_id)
-        return PromptResponse(stop_reason=await session.prompt(prompt))
+        return await self._session(session_id).prompt(prompt)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)

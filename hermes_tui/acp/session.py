@@ -18,6 +18,7 @@ import concurrent.futures
 import contextlib
 import logging
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
@@ -28,11 +29,14 @@ from acp.schema import (
     CurrentModeUpdate,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
+    PromptResponse,
     ResourceContentBlock,
+    SessionInfoUpdate,
     StopReason,
     TextContentBlock,
     TextResourceContents,
 )
+from acp.schema import Usage as AcpUsage
 
 from agent.api import ImageError, attached_block, read_bounded_text, save_image, with_attached
 from hermes_tui.acp import commands
@@ -94,25 +98,31 @@ class AcpSession:
         self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=f"acp-{self.id[-8:]}")
         self._turns = 0
         self._cancelled: asyncio.Event | None = None
+        self._title: str | None = None
         self._pump = asyncio.get_running_loop().create_task(bridge.pump())
 
     # ------------------------------------------------------------------ the protocol's requests
 
-    async def prompt(self, blocks: Sequence[Block]) -> StopReason:
+    async def prompt(self, blocks: Sequence[Block]) -> PromptResponse:
+        stop, usage = await self._prompt(blocks)
+        await self._title_changed()
+        return PromptResponse(stop_reason=stop, usage=usage)
+
+    async def _prompt(self, blocks: Sequence[Block]) -> tuple[StopReason, AcpUsage | None]:
         text, images, problems = self._message(blocks)
         for problem in problems:
             await self._say(f"⚠ {problem}\n\n")
         command = commands.parse(text)
         if command is not None:
-            return await self._command(*command)
+            return await self._command(*command), None
         if not text.strip() and not images:
-            return "end_turn"
+            return "end_turn", None
         if not self.engine.settings.is_configured:
             await self._say(
                 "No model provider is configured: set one in $HERMES_HOME/config.yaml (or OPENAI_API_KEY, "
                 "ANTHROPIC_API_KEY, OPENROUTER_API_KEY) and restart the agent."
             )
-            return "end_turn"
+            return "end_turn", None
         self._turns += 1
         turn = self._turns
         cancelled = self._cancelled = asyncio.Event()
@@ -132,19 +142,30 @@ class AcpSession:
         if not run.done():  # still stopping: it ends on its thread, unseen
             self.bridge.answered = turn
             log.info("session %s: turn %d answered cancelled while it stops", self.id, turn)
-            return "cancelled"
+            return "cancelled", None
         await self.bridge.flush()
         for update in self.bridge.updates.finish():
             await self._update(update)
         self.bridge.answered = turn
-        if cancelled.is_set():
-            return "cancelled"
         try:
             result: TurnResult = run.result()
         except Exception:
             log.exception("session %s: the turn failed", self.id)
             raise
-        return stop_reason(result.exit_reason)
+        return ("cancelled" if cancelled.is_set() else stop_reason(result.exit_reason)), _usage(result)
+
+    async def _title_changed(self) -> None:
+        """The thread's title, once the first message named the session (or `/title` renamed it)."""
+        try:
+            info = await asyncio.to_thread(self.store.get_session, self.id)
+        except Exception:  # the store is the engine's to report; a title is a nicety
+            return
+        if info is not None and info.title and info.title != self._title:
+            self._title = info.title
+            updated = datetime.fromtimestamp(info.updated_at, UTC).isoformat()
+            await self._update(
+                SessionInfoUpdate(session_update="session_info_update", title=info.title, updated_at=updated)
+            )
 
     def cancel(self) -> None:
         if self._cancelled is not None:
@@ -242,6 +263,21 @@ class AcpSession:
             except (OSError, ValueError) as exc:
                 return attached_block("link", name or uri, "", note=f"(not read: {exc})")
         return attached_block("link", name or uri, uri)
+
+
+def _usage(result: TurnResult) -> AcpUsage | None:
+    """The turn's tokens as ACP counts them (None when the turn made no call)."""
+    usage = result.usage
+    if not (usage.prompt_tokens or usage.completion_tokens):
+        return None
+    return AcpUsage(
+        input_tokens=usage.prompt_tokens,
+        output_tokens=usage.completion_tokens,
+        total_tokens=usage.prompt_tokens + usage.completion_tokens,
+        thought_tokens=usage.reasoning_tokens or None,
+        cached_read_tokens=usage.cache_read_tokens or None,
+        cached_write_tokens=usage.cache_write_tokens or None,
+    )
 
 
 def _label(uri: str) -> str:

@@ -28,8 +28,10 @@ async def test_a_prompt_streams_chunks_and_ends_the_turn(tmp_path: Path) -> None
             session = await conn.new_session(cwd=str(tmp_path))
             response = await conn.prompt(session_id=session.session_id, prompt=[text_block("hello")])
         assert response.stop_reason == "end_turn"
+        assert response.usage is not None and response.usage.output_tokens > 0
         sid = session.session_id
         assert client.text(sid) == "Hello from the scripted model."
+        assert [u.title for u in client.of(sid, "session_info_update")] == ["hello"]
         assert len(client.of(sid, "agent_message_chunk")) >= 1
         assert client.thought(sid) == "The user greets me."
         assert [s.id for s in stored_sessions(home) if s.source == "acp"] == [sid]  # the store's id
