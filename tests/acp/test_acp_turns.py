@@ -5,8 +5,10 @@ clarify as a choice, the stop reasons)."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
+import acp
 import pytest
 from acp import text_block
 from acp.schema import ToolCallProgress, ToolCallStart
@@ -261,3 +263,39 @@ async def test_clarify_without_choices_is_a_form_when_the_client_has_forms(
     assert client.elicited == (["What is the file called?"] if forms else [])
     assert ("notes.md" in tool_result) is forms
     assert client.permissions == []
+
+
+async def test_a_prompt_with_an_image_an_embedded_file_and_a_linked_file(tmp_path: Path) -> None:
+    """What an editor attaches: an image goes with the message, an embedded file and a link to a local file
+    are attached as `@file` attaches them (fenced, named); a bad image is one line, the rest still goes."""
+    from PIL import Image
+
+    picture = tmp_path / "dot.png"
+    Image.new("RGB", (4, 4), "red").save(picture)
+    linked = tmp_path / "linked.py"
+    linked.write_text("print('linked file body')\n")
+    with ScriptedServer({"name": "attach", "calls": [{"text": "Seen."}]}) as server:
+        home = write_home(tmp_path, server)
+        async with running_agent(home, tmp_path) as (conn, _proc, client):
+            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+            blocks = [
+                text_block("look at these"),
+                acp.image_block(base64.b64encode(picture.read_bytes()).decode(), "image/png"),
+                acp.image_block("not base64 at all!", "image/png"),
+                acp.resource_block(acp.embedded_text_resource("file:///src/embedded.txt", "embedded body")),
+                acp.resource_link_block("linked.py", linked.as_uri()),
+            ]
+            response = await conn.prompt(session_id=sid, prompt=blocks)
+        assert response.stop_reason == "end_turn"
+        assert "an image was not attached" in client.text(sid)
+        user = next(m for m in server.requests[-1].body["messages"] if m["role"] == "user")
+        parts = (
+            user["content"]
+            if isinstance(user["content"], list)
+            else [{"type": "text", "text": user["content"]}]
+        )
+        text = "".join(p.get("text", "") for p in parts)
+        assert text.startswith("look at these")
+        assert "embedded body" in text and "/src/embedded.txt" in text
+        assert "linked file body" in text and str(linked) in text
+        assert sum(1 for p in parts if p.get("type") == "image_url") == 1
