@@ -82,6 +82,8 @@ RESULT_CHARS = 60_000
 """A tool result's text sent to the editor; the rest is named in one line (the model saw it all)."""
 OUTPUT_INTERVAL = 0.25
 """A running tool's output is sent at most this often (seconds); its final result always."""
+LIVE_CHARS = 8_000
+"""While a tool runs, the tail of its output it sends (each update replaces the last); the result is whole."""
 BEFORE_EDIT_BYTES = 2 * 1024 * 1024
 """A file bigger than this is not read before a write: its diff shows the new text only."""
 
@@ -172,7 +174,8 @@ class _Call:
     name: str
     arguments: dict[str, Any]
     before: str | None
-    output: str = ""
+    output: str = ""  # the tail of what it printed so far
+    seen: int = 0  # characters printed so far
     sent_at: float = 0.0
 
 
@@ -239,12 +242,16 @@ class TurnUpdates:
         call = self._calls.get(event.call_id)
         if call is None:
             return []
-        call.output = (call.output + event.chunk)[-RESULT_CHARS:]
+        call.output = (call.output + event.chunk)[-LIVE_CHARS:]
+        call.seen += len(event.chunk)
         now = time.monotonic()
         if now - call.sent_at < OUTPUT_INTERVAL:
             return []
         call.sent_at = now
-        return [acp.update_tool_call(event.call_id, content=[_text(sanitize_display(call.output))])]
+        shown = sanitize_display(call.output)
+        if call.seen > len(call.output):
+            shown = f"… (the last {LIVE_CHARS:,} characters of the output so far)\n{shown}"
+        return [acp.update_tool_call(event.call_id, content=[_text(shown)])]
 
     def _finished(self, event: ToolFinished) -> ToolCallProgress:
         call = self._calls.pop(event.call_id, None)

@@ -15,6 +15,7 @@ from agent.api import (
     TextDelta,
     ToolCall,
     ToolFinished,
+    ToolOutput,
     ToolStarted,
 )
 from hermes_tui.acp import questions
@@ -108,3 +109,14 @@ def test_a_stored_conversation_replays_as_updates(tmp_path: Path) -> None:
         "agent_message_chunk",
     ]
     assert replay[4].status == "failed" and replay[3].title == "terminal: false"
+
+
+def test_a_running_tools_output_is_sent_as_its_tail_and_says_so(tmp_path: Path) -> None:
+    from hermes_tui.acp.updates import LIVE_CHARS
+
+    updates = TurnUpdates(tmp_path)
+    updates.updates(ToolStarted("c1", "terminal", {"command": "yes"}, "yes"))
+    [live] = updates.updates(ToolOutput("c1", "y\n" * LIVE_CHARS))
+    text = live.content[0].content.text
+    assert text.startswith(f"… (the last {LIVE_CHARS:,} characters")
+    assert text.endswith("y\n") and len(text) < LIVE_CHARS + 100
