@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,8 @@ from acp.schema import (
 
 from agent.api import (
     AgentEvent,
+    ChildFinished,
+    ChildStarted,
     Message,
     ReasoningDelta,
     StatusNotice,
@@ -177,6 +179,7 @@ class _Call:
     output: str = ""  # the tail of what it printed so far
     seen: int = 0  # characters printed so far
     sent_at: float = 0.0
+    children: dict[int, str] = field(default_factory=dict)  # a delegate_task's subagents, one line each
 
 
 class TurnUpdates:
@@ -203,6 +206,8 @@ class TurnUpdates:
             out += self._output(event)
         elif isinstance(event, ToolFinished):
             out.append(self._finished(event))
+        elif isinstance(event, ChildStarted | ChildFinished):
+            out += self._child(event)
         elif isinstance(event, TodoUpdated):
             out.append(plan_update(event.items))
         elif isinstance(event, StatusNotice) and event.kind in ("warn", "error", "retry"):
@@ -252,6 +257,22 @@ class TurnUpdates:
         if call.seen > len(call.output):
             shown = f"… (the last {LIVE_CHARS:,} characters of the output so far)\n{shown}"
         return [acp.update_tool_call(event.call_id, content=[_text(shown)])]
+
+    def _child(self, event: ChildStarted | ChildFinished) -> list[Update]:
+        """A subagent of a `delegate_task` call started or ended: one line each in that call's content."""
+        call = self._calls.get(event.call_id)
+        if call is None:
+            return []
+        label = f"{event.label or 'subagent'} {event.child + 1}" if isinstance(event, ChildStarted) else ""
+        if isinstance(event, ChildStarted):
+            call.children[event.child] = f"{label}: {event.goal} (running)"
+        else:
+            start = call.children.get(event.child, f"subagent {event.child + 1}")
+            head = start.removesuffix(" (running)")
+            tail = f" — {event.summary}" if event.summary else ""
+            call.children[event.child] = f"{head} ({event.status}){tail}"
+        lines = "\n".join(sanitize_display(line) for _, line in sorted(call.children.items()))
+        return [acp.update_tool_call(event.call_id, content=[_text(lines)])]
 
     def _finished(self, event: ToolFinished) -> ToolCallProgress:
         call = self._calls.pop(event.call_id, None)

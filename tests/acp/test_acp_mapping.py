@@ -10,6 +10,8 @@ from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 from agent.api import (
     ApprovalDecision,
     ApprovalRequest,
+    ChildFinished,
+    ChildStarted,
     ClarifyRequest,
     Message,
     TextDelta,
@@ -120,3 +122,16 @@ def test_a_running_tools_output_is_sent_as_its_tail_and_says_so(tmp_path: Path) 
     text = live.content[0].content.text
     assert text.startswith(f"… (the last {LIVE_CHARS:,} characters")
     assert text.endswith("y\n") and len(text) < LIVE_CHARS + 100
+
+
+def test_subagents_are_lines_of_their_delegate_call(tmp_path: Path) -> None:
+    updates = TurnUpdates(tmp_path)
+    updates.updates(ToolStarted("d1", "delegate_task", {"goal": "x"}, "x"))
+    [one] = updates.updates(ChildStarted("d1", 0, "check the tests"))
+    updates.updates(ChildStarted("d1", 1, "read the docs"))
+    [done] = updates.updates(ChildFinished("d1", 0, "completed", "all green"))
+    assert one.content[0].content.text == "subagent 1: check the tests (running)"
+    assert done.content[0].content.text.splitlines() == [
+        "subagent 1: check the tests (completed) — all green",
+        "subagent 2: read the docs (running)",
+    ]
