@@ -141,6 +141,7 @@ class AcpSession:
                 self._cancelled = None
         if not run.done():  # still stopping: it ends on its thread, unseen
             self.bridge.answered = turn
+            self.bridge.updates.finish()  # what its text held back is not the next turn's
             log.info("session %s: turn %d answered cancelled while it stops", self.id, turn)
             return "cancelled", None
         await self.bridge.flush()
