@@ -55,7 +55,14 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from agent.api import Agent, LayeredCatalog, StoreError, load_catalog, session_mcp_servers
+from agent.api import (
+    Agent,
+    LayeredCatalog,
+    StoreError,
+    load_catalog,
+    sanitize_display,
+    session_mcp_servers,
+)
 from hermes_tui.acp import commands
 from hermes_tui.acp.bridge import SessionBridge
 from hermes_tui.acp.modes import MODEL_OPTION, apply_mode, mode_state, model_option
@@ -382,13 +389,21 @@ class HermesAcpAgent:
             return []
 
     def _after_answer(self, session: AcpSession) -> None:
-        """Sent once the answer naming the session is out: the commands, then the provider's models."""
+        """Sent once the answer naming the session is out (`_announce`)."""
         loop = asyncio.get_running_loop()
         loop.call_soon(lambda: loop.create_task(self._announce(session)))
 
     async def _announce(self, session: AcpSession) -> None:
+        """What the editor's servers could not do, the commands, then the provider's models."""
         client = self._client()
         try:
+            statuses = session.mcp.status() if session.mcp is not None else []
+            for status in statuses:  # the editor's servers that did not connect, said once
+                if status.state in ("failed", "invalid"):
+                    line = (
+                        f"⚠ MCP server '{status.name}' is not available: {sanitize_display(status.error)}\n"
+                    )
+                    await client.session_update(session.id, acp.update_agent_message_text(line))
             available = await asyncio.to_thread(commands.available_commands, session.engine)
             await client.session_update(
                 session.id,

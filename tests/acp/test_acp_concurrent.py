@@ -100,3 +100,14 @@ async def test_an_editors_mcp_server_is_offered_to_its_session_only(tmp_path: Pa
                 offered[first] = {t["function"]["name"] for t in request.body.get("tools", [])}
         assert "mcp_fx_echo" in offered["with"]
         assert not any(name.startswith("mcp_fx_") for name in offered["without"])
+
+
+async def test_an_editors_server_that_cannot_start_is_said_once(tmp_path: Path) -> None:
+    broken = McpServerStdio(name="broken", command=str(tmp_path / "no-such-server"), args=[], env=[])
+    with ScriptedServer({"name": "none", "calls": [{"text": "fine"}]}) as server:
+        home = write_home(tmp_path, server)
+        async with running_agent(home, tmp_path) as (conn, _proc, client):
+            sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[broken])).session_id
+            await client.wait_for(lambda: "broken" in client.text(sid), "the failure said")
+            assert (await conn.prompt(session_id=sid, prompt=[text_block("hi")])).stop_reason == "end_turn"
+        assert client.text(sid).count("MCP server 'broken' is not available") == 1
