@@ -80,6 +80,8 @@ def stop_reason(exit_reason: str) -> StopReason:
 
 
 class AcpSession:
+    """One ACP session: its engine session, the bridge its events cross, its turn thread."""
+
     def __init__(
         self,
         engine: Agent,
@@ -133,7 +135,7 @@ class AcpSession:
             await asyncio.wait([run, stopper], return_when=asyncio.FIRST_COMPLETED)
             if cancelled.is_set():
                 self.engine.interrupt()
-                with contextlib.suppress(TimeoutError, Exception):
+                with contextlib.suppress(Exception):  # still stopping (a timeout), or failed: both read below
                     await asyncio.wait_for(asyncio.shield(run), CANCEL_PATIENCE)
         finally:
             stopper.cancel()
