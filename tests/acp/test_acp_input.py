@@ -197,3 +197,21 @@ async def test_commands_modes_and_the_model_option(tmp_path: Path) -> None:
             assert (await conn.prompt(session_id=sid, prompt=[text_block("clean")])).stop_reason == "end_turn"
         assert not victim.exists() and client.permissions == []  # yolo: not asked
         assert server.requests[-1].body["model"] == "other-model"
+
+
+def test_a_store_it_cannot_open_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "tui" / "state.db").mkdir(parents=True)  # a folder where the database should be
+    proc = subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli", "acp"],
+        cwd=tmp_path,
+        env={**agent_env(home), "PATH": os.environ["PATH"]},
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("hermes-tui acp: ") and "state.db" in line
