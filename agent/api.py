@@ -125,6 +125,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.mcp.session": (
         "connected_servers as connected_mcp_servers",
         "print_mcp_servers",
+        "ready_within as mcp_ready_within",
         "session_servers as session_mcp_servers",
     ),
     # images, the project's files, what calls cost
@@ -304,6 +305,7 @@ __all__ = [
     "load_settings",
     "load_yaml",
     "make_transport",
+    "mcp_ready_within",
     "mcp_server_lines",
     "normalize_reasoning_level",
     "note_left_running",
@@ -445,6 +447,7 @@ if TYPE_CHECKING:
     from agent.mcp.report import masked_lines as mcp_server_lines
     from agent.mcp.session import connected_servers as connected_mcp_servers
     from agent.mcp.session import print_mcp_servers
+    from agent.mcp.session import ready_within as mcp_ready_within
     from agent.mcp.session import session_servers as session_mcp_servers
     from agent.plugins import PluginManager, format_plugin_list
     from agent.prompts.personality import choose as choose_personality

@@ -16,9 +16,14 @@ from agent.mcp.config import McpConfig, load_mcp_config, parse_mcp_servers
 from agent.mcp.manager import McpManager
 from agent.toolkit.toolsets import ToolsetCatalog
 
-__all__ = ["connected_servers", "print_mcp_servers", "session_servers"]
+__all__ = ["connected_servers", "print_mcp_servers", "ready_within", "session_servers"]
 
 GRACE = 5.0
+
+
+def ready_within(config: McpConfig) -> float:
+    """How long a run that needs every server waits for them: the longest `connect_timeout`, and a grace."""
+    return max((s.connect_timeout for s in config.specs), default=0.0) + GRACE
 
 
 @contextmanager
@@ -31,7 +36,7 @@ def connected_servers(hermes_home: Path) -> Iterator[McpManager | None]:
     manager = McpManager(hermes_home)
     try:
         manager.start(config)
-        manager.wait_ready(max((s.connect_timeout for s in config.specs), default=0.0) + GRACE)
+        manager.wait_ready(ready_within(config))
         yield manager
     finally:
         manager.close()
@@ -52,7 +57,7 @@ def session_servers(
         SECRETS.add(*spec.headers.values())
     manager = McpManager(hermes_home, catalog=catalog)
     manager.start(config)
-    manager.wait_ready(max((s.connect_timeout for s in config.specs), default=0.0) + GRACE)
+    manager.wait_ready(ready_within(config))
     return manager
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,9 +117,17 @@ def mcp_entries(servers: list[McpServer] | None) -> dict[str, dict[str, Any]]:
 class HermesAcpAgent:
     """The SDK's `Agent`: one per connection (one editor), holding that editor's sessions."""
 
-    def __init__(self, settings: Settings, store: SessionStoreProtocol) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: SessionStoreProtocol,
+        servers_ready: Callable[[], object] | None = None,
+    ) -> None:
+        """`servers_ready`: blocks until the user's configured MCP servers connected or failed (bounded);
+        a session is built after it, so its first prompt has their tools (instant once they have)."""
         self.settings = settings
         self.store = store
+        self.servers_ready = servers_ready
         self.sessions: dict[str, AcpSession] = {}
         self.client: Client | None = None
         self.client_capabilities = ClientCapabilities()
@@ -363,6 +372,8 @@ class HermesAcpAgent:
         """An engine session in `cwd` with the editor's MCP servers (its own catalog layer), stored."""
         if session_id is not None and self.store.get_session(session_id) is None:
             raise KeyError(session_id)
+        if self.servers_ready is not None:
+            self.servers_ready()
         settings = self.settings.model_copy(update={"cwd": cwd})
         catalog = LayeredCatalog()
         mcp = session_mcp_servers(settings.hermes_home, servers, catalog) if servers else None

@@ -20,6 +20,7 @@ import signal
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
+from functools import partial
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -107,15 +108,17 @@ def _serve(args: argparse.Namespace, load: Callable[[], LoadedSettings], in_fd: 
             _say(store.read_only)
             return 1
         stack.callback(_stop_background, store)
-        from agent.api import McpManager, load_mcp_config
+        from agent.api import McpManager, load_mcp_config, mcp_ready_within
 
         config = load_mcp_config(settings.hermes_home)
-        if config.servers:  # the user's own servers: every session's, joining as they connect
+        servers_ready: Callable[[], object] | None = None
+        if config.servers:  # the user's own servers: every session's; a session waits for them once
             mcp = McpManager(settings.hermes_home)
             mcp.start(config)
             stack.callback(mcp.close)
+            servers_ready = partial(mcp.wait_ready, mcp_ready_within(config))
         log.info("serving ACP on stdio (model %s, home %s)", settings.model, settings.hermes_home)
-        received = asyncio.run(_connection(settings, store, in_fd, out_fd))
+        received = asyncio.run(_connection(settings, store, servers_ready, in_fd, out_fd))
         if received is not None:
             log.info("stopped by %s", signal.Signals(received).name)
             return 128 + received
@@ -123,7 +126,13 @@ def _serve(args: argparse.Namespace, load: Callable[[], LoadedSettings], in_fd: 
     return 0
 
 
-async def _connection(settings: Settings, store: SessionStoreProtocol, in_fd: int, out_fd: int) -> int | None:
+async def _connection(
+    settings: Settings,
+    store: SessionStoreProtocol,
+    servers_ready: Callable[[], object] | None,
+    in_fd: int,
+    out_fd: int,
+) -> int | None:
     """Serve until the client closes stdin, or a signal (SIGTERM, SIGHUP, SIGINT: an editor closing the
     agent) ends it the same orderly way; returns that signal's number, or None."""
     from acp.agent.connection import AgentSideConnection
@@ -132,7 +141,7 @@ async def _connection(settings: Settings, store: SessionStoreProtocol, in_fd: in
     from hermes_tui.acp.wire import JsonRpcLines, stdio_streams
 
     reader, writer = await stdio_streams(in_fd, out_fd)
-    agent = HermesAcpAgent(settings, store)
+    agent = HermesAcpAgent(settings, store, servers_ready)
     conn = AgentSideConnection(
         agent, JsonRpcLines(reader, writer), listening=False, use_unstable_protocol=True
     )

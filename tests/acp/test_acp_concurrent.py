@@ -102,6 +102,30 @@ async def test_an_editors_mcp_server_is_offered_to_its_session_only(tmp_path: Pa
         assert not any(name.startswith("mcp_fx_") for name in offered["without"])
 
 
+async def test_the_users_configured_servers_are_every_sessions(tmp_path: Path) -> None:
+    """`mcp_servers` of config.yaml: connected once for the process, offered to each session from its
+    first prompt (a session is built once they connected)."""
+    scenario = {"name": "mcp", "calls": [{"match": "one", "text": "1"}, {"match": "two", "text": "2"}]}
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        config = home / "config.yaml"
+        config.write_text(
+            config.read_text()
+            + f"mcp_servers:\n  mine:\n    command: {sys.executable}\n    args: [{FIXTURE}, stdio]\n"
+        )
+        async with running_agent(home, tmp_path) as (conn, _proc, _client):
+            one = (await conn.new_session(cwd=str(tmp_path))).session_id
+            two = (await conn.new_session(cwd=str(tmp_path))).session_id
+            await conn.prompt(session_id=one, prompt=[text_block("one")])
+            await conn.prompt(session_id=two, prompt=[text_block("two")])
+        offered = [
+            {t["function"]["name"] for t in request.body.get("tools", [])}
+            for request in server.requests
+            if request.path.endswith("/chat/completions")
+        ]
+        assert len(offered) == 2 and all("mcp_mine_echo" in names for names in offered)
+
+
 async def test_an_editors_server_that_cannot_start_is_said_once(tmp_path: Path) -> None:
     broken = McpServerStdio(name="broken", command=str(tmp_path / "no-such-server"), args=[], env=[])
     with ScriptedServer({"name": "none", "calls": [{"text": "fine"}]}) as server:
