@@ -128,6 +128,7 @@ class HermesAcpAgent:
         self.settings = settings
         self.store = store
         self.servers_ready = servers_ready
+        self._background: set[asyncio.Task[None]] = set()
         self.sessions: dict[str, AcpSession] = {}
         self.client: Client | None = None
         self.client_capabilities = ClientCapabilities()
@@ -402,7 +403,13 @@ class HermesAcpAgent:
     def _after_answer(self, session: AcpSession) -> None:
         """Sent once the answer naming the session is out (`_announce`)."""
         loop = asyncio.get_running_loop()
-        loop.call_soon(lambda: loop.create_task(self._announce(session)))
+
+        def start() -> None:
+            task = loop.create_task(self._announce(session))
+            self._background.add(task)  # held until done: the loop keeps only a weak reference
+            task.add_done_callback(self._background.discard)
+
+        loop.call_soon(start)
 
     async def _announce(self, session: AcpSession) -> None:
         """What the editor's servers could not do, the commands, then the provider's models."""
