@@ -100,6 +100,7 @@ class SessionBridge:
         self.answered = 0  # the last turn whose prompt was answered: its late events are dropped
         self._running: dict[str, ToolStarted] = {}
         self._lock = threading.Lock()
+        self._asking: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ AgentUI, on the engine's threads
 
@@ -238,8 +239,10 @@ class SessionBridge:
             if isinstance(item, _Barrier):
                 if not item.done.done():
                     item.done.set_result(None)
-            elif isinstance(item, _Question):
-                asyncio.get_running_loop().create_task(self._request(item))
+            elif isinstance(item, _Question):  # asked aside: the pump goes on (the turn waits for it)
+                task = asyncio.get_running_loop().create_task(self._request(item))
+                self._asking.add(task)  # held until done: the loop keeps only a weak reference
+                task.add_done_callback(self._asking.discard)
             elif item.turn > self.answered or not item.turn:
                 for update in self.updates.updates(item.event, item.before):
                     await self._deliver(update)
