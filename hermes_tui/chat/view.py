@@ -111,6 +111,13 @@ class ScreenView:
         if self.screen.prompt_input.text:
             self.screen.prompt_input.clear()
 
+    def prompt_empty(self) -> bool:
+        return not self.screen.prompt_input.text.strip()
+
+    def open_rewind(self) -> None:
+        if (command := self.screen.commands.find("rewind")) is not None:
+            command.run(self.screen.command_context, "")
+
     def notify_mode(self) -> str:
         return self.screen.settings.notify
 
