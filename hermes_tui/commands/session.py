@@ -82,6 +82,9 @@ def open_session(ctx: CommandContext, session_id: str) -> None:
             )
         else:
             text = f"Resumed session {session_id} ({len(agent.messages)} messages)."
+        if rewound := len(agent.stored_transcript) - len(agent.messages):
+            plural = "s" if rewound != 1 else ""
+            text += f" {rewound} rewound message{plural} shown dimmed: the model does not see them."
         ctx.transcript.add_notice("info", text)
         usage, cost = agent.session_usage, agent.session_cost
         priced = cost.usd if usage.prompt_tokens or cost.usd else None

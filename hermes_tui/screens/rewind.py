@@ -43,7 +43,7 @@ class RewindScreen(PickerScreen[RewindChoice | None]):
 
     DEFAULT_CSS = """
     RewindScreen > Vertical { width: 100; padding: 1 2; }
-    RewindScreen OptionList { max-height: 20; }
+    RewindScreen OptionList { max-height: 20; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, points: list[RewindPoint]) -> None:
@@ -53,14 +53,16 @@ class RewindScreen(PickerScreen[RewindChoice | None]):
     def compose_card(self) -> ComposeResult:
         yield Static(Text("Rewind to just before a message", style="bold"))
         yield OptionList(*[Option(self._row(point), id=str(n)) for n, point in enumerate(self.points)])
-        yield Static(Text("↑↓ choose · enter pick · esc close"), classes="hint")
+        yield Static(
+            Text("files: restorable from there · ↑↓ choose · enter pick · esc close"), classes="hint"
+        )
 
     @staticmethod
     def _row(point: RewindPoint) -> Text:
-        row = Text(f"{point.when:>14}  ", style="dim", end="")
+        """One line: the time, `files` when a rewind can restore files from there, the message cut to fit."""
+        row = Text(f"{point.when:>13}  ", style="dim", end="")
+        row.append("files  " if point.checkpoints else "       ", style="dim")
         row.append(sanitize_display(point.preview))
-        if point.checkpoints:
-            row.append(f"  · files: {_plural(len(point.checkpoints), 'checkpoint')}", style="dim")
         return row
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

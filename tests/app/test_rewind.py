@@ -176,3 +176,43 @@ async def test_a_resumed_session_shows_its_rewound_turns_dimmed(hermes_home: Pat
             users = screen.transcript.entries_of(UserMessageEntry)
             assert [(u.text, u.rewound) for u in users] == [("kept", False), ("taken back", True)]
             assert [m.content for m in screen.session.agent.messages] == ["kept", "one"]
+            assert "2 rewound messages shown dimmed: the model does not see them." in _notices(app)[-1]
+
+
+def _rewound_session(store: SessionStore) -> str:
+    from agent.core.messages import Message
+
+    session_id = store.create_session(model="m", provider="p", cwd="/w", system_prompt="s")
+    for role, text in (("user", "kept"), ("assistant", "one"), ("user", "taken back"), ("assistant", "two")):
+        store.append_message(session_id, Message(role=role, content=text))  # type: ignore[arg-type]
+    second = store.load(session_id).messages[2]
+    assert second.id is not None
+    store.mark_rewound(session_id, second.id)
+    return session_id
+
+
+def test_the_export_preview_and_records_say_what_was_rewound(tmp_path: Path) -> None:
+    from hermes_tui.export import REWOUND_NOTES, export_markdown
+    from hermes_tui.history import records_from_messages
+    from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
+    from hermes_tui.screens.sessions.rows import RowStyles, SessionRow
+
+    store = SessionStore(tmp_path / "state.db")
+    try:
+        session_id = _rewound_session(store)
+        document = export_markdown(store, session_id)
+        assert document.index("kept") < document.index(REWOUND_NOTES[True]) < document.index("taken back")
+        records = records_from_messages(store.load(session_id).messages)
+        assert [(r.text, r.rewound) for r in records] == [
+            ("kept", False),
+            ("one", False),
+            ("taken back", True),
+            ("two", True),
+        ]
+        info = store.get_session(session_id)
+        assert info is not None
+        text, _ = build_preview(fetch_preview(store, SessionRow(info), None), RowStyles(), 0.0, None, None)
+        lines = text.plain.splitlines()
+        assert "You  rewound" in lines and "Assistant  rewound" in lines and "You" in lines
+    finally:
+        store.close()
