@@ -51,7 +51,8 @@ def undo(ctx: CommandContext, _arg: str) -> None:
     """Hermes' `/undo`: the last exchange leaves the model's context and its files go back."""
     found = _points(ctx)
     if found is not None:
-        rewind_to(ctx, found[1][0], conversation=True, code=True)
+        last = found[1][0]
+        rewind_to(ctx, last, conversation=True, code=bool(last.checkpoints))  # no file line when none changed
 
 
 def rewind_to(ctx: CommandContext, point: RewindPoint, *, conversation: bool, code: bool) -> None:
