@@ -49,7 +49,7 @@ async def test_rewind_to_the_first_message_with_the_conversation(hermes_home: Pa
         await submit(pilot, "/rewind")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), what="the message list")
         rows = _options(app)
-        assert [row.split("  ")[-1] for row in rows] == ["second", "first"]  # newest first, time before
+        assert [row.split("  ")[-1].strip() for row in rows] == ["second", "first"]  # newest first, time before
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen), what="the choice card")
         card = app.screen
