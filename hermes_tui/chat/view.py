@@ -179,7 +179,7 @@ class ScreenView:
     def _run_shell(self, command: str, typed: str) -> None:
         """`!command`: run in the user's shell now (the controller hears when it is done)."""
         screen = self.screen
-        screen.transcript.add_user(typed)
+        screen.transcript.add_user(typed, shell=True)
         screen.turn_view.start_turn()
 
         def done(_run: ShellRun) -> None:

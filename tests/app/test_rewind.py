@@ -49,7 +49,10 @@ async def test_rewind_to_the_first_message_with_the_conversation(hermes_home: Pa
         await submit(pilot, "/rewind")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), what="the message list")
         rows = _options(app)
-        assert [row.split("  ")[-1].strip() for row in rows] == ["second", "first"]  # newest first, time before
+        assert [row.split("  ")[-1].strip() for row in rows] == [
+            "second",
+            "first",
+        ]  # newest first, time before
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen), what="the choice card")
         card = app.screen
@@ -216,3 +219,31 @@ def test_the_export_preview_and_records_say_what_was_rewound(tmp_path: Path) -> 
         assert "You  rewound" in lines and "Assistant  rewound" in lines and "You" in lines
     finally:
         store.close()
+
+
+async def test_a_shell_command_in_the_transcript_is_not_counted_as_a_message(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "!echo shell-out")
+        await wait_for(
+            pilot,
+            lambda: not screen.busy and len(screen.transcript.entries_of(UserMessageEntry)) == 1,
+            what="the shell command",
+        )
+        await _two_turns(pilot, app, server)
+        await submit(pilot, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), what="the message list")
+        await pilot.press("enter")  # the newest: "second"
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindChoiceScreen), what="the choice card")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.prompt_input.text == "second", what="the message back")
+        users = screen.transcript.entries_of(UserMessageEntry)
+        assert [(u.text, u.shell, u.rewound) for u in users] == [
+            ("!echo shell-out", True, False),
+            ("first", False, False),
+            ("second", False, True),
+        ]
+
+    await run_chat({"name": "t", "calls": ["one", "two"]}, body, home=hermes_home, cwd=tmp_path)

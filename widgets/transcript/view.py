@@ -153,9 +153,10 @@ class Transcript(ScrollView, can_focus=True):
 
     # ----------------------------------------------------------------------------------------- app API
 
-    def add_user(self, text: str, images: Sequence[str] = ()) -> UserMessageEntry:
-        """Show the user's message (`images`: badge labels), and follow the bottom again (the user acted)."""
-        message = self._add(UserMessageEntry(text, images=images))
+    def add_user(self, text: str, images: Sequence[str] = (), *, shell: bool = False) -> UserMessageEntry:
+        """Show the user's message (`images`: badge labels; `shell`: a `!command`, not a message to the
+        model), and follow the bottom again (the user acted)."""
+        message = self._add(UserMessageEntry(text, images=images, shell=shell))
         self.scroll_to_latest()
         return message
 
@@ -238,12 +239,13 @@ class Transcript(ScrollView, can_focus=True):
         return self.model.records()
 
     def mark_rewound(self, from_user: int) -> int:
-        """A rewind: the `from_user`-th user message still live (0 = the first) and every entry after it
-        are drawn dimmed from now on; how many entries that marked (0: no such message)."""
+        """A rewind: the `from_user`-th user message still live (0 = the first; a `!command` is not one)
+        and every entry after it are drawn dimmed from now on; how many entries that marked (0: no such
+        message)."""
         users = [
             i
             for i, entry in enumerate(self.model.entries)
-            if isinstance(entry, UserMessageEntry) and not entry.rewound
+            if isinstance(entry, UserMessageEntry) and not entry.rewound and not entry.shell
         ]
         if not 0 <= from_user < len(users):
             return 0
