@@ -247,3 +247,23 @@ async def test_a_shell_command_in_the_transcript_is_not_counted_as_a_message(
         ]
 
     await run_chat({"name": "t", "calls": ["one", "two"]}, body, home=hermes_home, cwd=tmp_path)
+
+
+async def test_undo_while_a_turn_runs_stops_it_first(hermes_home: Path, tmp_path: Path) -> None:
+    stall = {"text": "a long answer that never ends", "fault": {"kind": "stall", "after_chunks": 1}}
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        screen = chat(app)
+        await submit(pilot, "first")
+        await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.busy, what="turn 1")
+        await submit(pilot, "the long one")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and screen.busy, what="turn 2 running")
+        screen.run_command(screen.commands.find("undo"))  # as a key would: the prompt is free
+        await wait_for(pilot, lambda: screen.prompt_input.text == "the long one", what="the message back")
+        assert not screen.busy
+        assert [m.content for m in screen.session.agent.messages] == ["first", "one"]
+        users = screen.transcript.entries_of(UserMessageEntry)
+        assert [(u.text, u.rewound) for u in users] == [("first", False), ("the long one", True)]
+        assert "Rewound the conversation" in _notices(app)[-1]
+
+    await run_chat({"name": "t", "calls": ["one", stall]}, body, home=hermes_home, cwd=tmp_path)
