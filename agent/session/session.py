@@ -111,6 +111,7 @@ class Session:
         self.budget = budget or IterationBudget(settings.max_iterations)
         self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
         self.last_exit: str | None = None  # why the last turn ended (a resumed session's too)
+        self.title_settled = False  # after a rewind the next "first" turn keeps the session's title
         self.compressor = Compressor(
             self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
         )
@@ -295,6 +296,7 @@ class Session:
             later.rewound_at = now
         self.messages = self.messages[:index]
         self.last_exit = None  # an interrupted turn rewound away is not the model's to hear about
+        self.title_settled = True  # a rewind to the first message keeps the title (the user's, perhaps)
         self.wire_nudge = []
         self.take_steer()
         self.state.todos = todos_from_history(self.messages)

@@ -20,7 +20,7 @@ from scripted import ScriptedServer
 from tests.engine.helpers import make_agent, make_settings
 from tests.hermes_home_fixture import QUOKKA_SESSION, copy_hermes_home_0_19
 from tests.recording_ui import RecordingUI
-from tests.waiting import wait_until
+from tests.waiting import QUIET, eventually, wait_until
 
 
 def _wire(body: dict[str, Any]) -> list[tuple[str, str]]:
@@ -218,3 +218,18 @@ def test_a_resumed_hermes_session_rewinds_our_copy(hermes_copy: Path, tmp_path: 
         assert [m.content for m in copy if m.rewound_at] == ["and the word again?", "Still a quokka."]
     finally:
         library.close()
+
+
+def test_a_rewind_to_the_first_message_keeps_the_title(hermes_home: Path, tmp_path: Path) -> None:
+    """The first turn titles the session (a second, small call); after a rewind to the first message the
+    next turn is the first of the live history again, but the title (perhaps the user's) stays."""
+    with ScriptedServer({"name": "t", "calls": ["one", "Quokka Facts", "two"]}) as server:
+        agent, store, _ui = make_agent(server, hermes_home, tmp_path, auto_title=True)
+        agent.run_conversation("tell me about quokkas")
+        wait_until(lambda: (store.get_session(agent.session_id).title or "") == "Quokka Facts", what="title")
+        agent.rewind(agent.rewind_points()[0])
+        agent.run_conversation("tell me about wombats")
+        # A title call starts the moment a first turn ends: QUIET seconds is ample for one to arrive.
+        asked = eventually(lambda: len(server.requests) > 3, timeout=QUIET)
+    assert not asked, [r.body["messages"][-1] for r in server.requests[3:]]  # no second title call
+    assert store.get_session(agent.session_id).title == "Quokka Facts"
