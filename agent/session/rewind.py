@@ -28,7 +28,7 @@ from agent.session.tool_batch import CHECKPOINT_META
 if TYPE_CHECKING:
     from agent.checkpoints import RestoreReport
 
-__all__ = ["RewindPoint", "RewindReport", "checkpoints_after", "rewind_points"]
+__all__ = ["RewindPoint", "RewindReport", "checkpoints_after", "is_rewind_point", "rewind_points"]
 
 PREVIEW_CHARS = 120
 
@@ -117,12 +117,18 @@ def is_rewind_point(message: Message) -> bool:
     return message.role == "user" and not message.meta.get("synthetic")
 
 
+def _checkpoint_of(message: Message) -> str | None:
+    """The checkpoint a tool result says its batch took (`agent.session.tool_batch`), if any."""
+    checkpoint = message.meta.get(CHECKPOINT_META) if message.role == "tool" else None
+    return checkpoint if isinstance(checkpoint, str) else None
+
+
 def checkpoints_after(messages: Sequence[Message]) -> list[str]:
     """The checkpoint ids named by these messages' tool results, oldest first."""
     found: list[str] = []
     for message in messages:
-        checkpoint = message.meta.get(CHECKPOINT_META) if message.role == "tool" else None
-        if isinstance(checkpoint, str) and checkpoint not in found:
+        checkpoint = _checkpoint_of(message)
+        if checkpoint is not None and checkpoint not in found:
             found.append(checkpoint)
     return found
 
@@ -133,8 +139,8 @@ def rewind_points(messages: Sequence[Message]) -> list[RewindPoint]:
     later: list[str] = []
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        checkpoint = message.meta.get(CHECKPOINT_META) if message.role == "tool" else None
-        if isinstance(checkpoint, str) and checkpoint not in later:
+        checkpoint = _checkpoint_of(message)
+        if checkpoint is not None and checkpoint not in later:
             later.insert(0, checkpoint)
         if is_rewind_point(message):
             points.append(

@@ -34,7 +34,7 @@ from agent.prompts.system import build_system_prompt
 from agent.session.compression import Compressor, estimate_tokens, wire_view
 from agent.session.key_pool import KeyPool
 from agent.session.nudges import LearningNudges
-from agent.session.rewind import RewindPoint, RewindReport, rewind_points
+from agent.session.rewind import RewindPoint, RewindReport, checkpoints_after, rewind_points
 from agent.session.route import ProviderRoute
 from agent.session.services import approval_gate, checkpoint_manager, trajectory_writer
 from agent.session.turn import Turn, TurnResult
@@ -251,8 +251,6 @@ class Session:
         leave the model's context, marked rewound in the store in one transaction), the files (the
         checkpoints taken since, restored), or both. A running turn is stopped first, as Esc stops it,
         and waited for (`wait` seconds at most). Call it off the UI thread."""
-        from agent.session.rewind import checkpoints_after
-
         report = RewindReport(text=point.text, conversation=conversation, code=code)
         if not self._busy.acquire(blocking=False):
             self.interrupt()
