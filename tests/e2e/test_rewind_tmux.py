@@ -73,3 +73,44 @@ def test_esc_esc_rewinds_the_conversation_and_search_still_finds_it(
         chats = [r.body for r in server.requests if r.body.get("tools")]  # turns, not title requests
     koalas = next(body for body in reversed(chats) if "koalas" in json.dumps(body))
     assert _user_texts(koalas) == [json.dumps("what about koalas?")]
+
+
+def test_undo_after_a_turn_that_wrote_a_file(tmp_path: Path, hermes_home: Path) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("before\n")
+    write = {"name": "write_file", "arguments": {"path": "notes.txt", "content": "after\n"}, "id": "w1"}
+    calls = [
+        {"text": "Hello."},
+        {"text": "Greeting"},  # the title, asked after the first turn
+        {"tool_calls": [write]},
+        {"text": "I rewrote notes.txt."},
+        {"text": "Something else, then."},
+    ]
+    with ScriptedServer({"name": "undo", "calls": calls}) as server:
+        command = (
+            f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
+            f"--provider custom --api-key k --cwd {tmp_path}"
+        )
+        tmux = Tmux((80, 24), command, app_env(hermes_home))
+        try:
+            tmux.wait_for("Message Hermes")
+            tmux.keys("hi", "Enter")
+            tmux.wait_for("Hello.", timeout=30)
+            wait_until(lambda: len(server.requests) >= 2, "the title call never came")
+            tmux.keys("rewrite notes.txt", "Enter")
+            tmux.wait_for("I rewrote notes.txt.", timeout=30)
+            tmux.wait_for("idle")
+            assert target.read_text() == "after\n"
+            tmux.keys("/undo", "Enter")
+            tmux.wait_for("Files: restored 1 file.")
+            assert target.read_text() == "before\n"
+            tmux.wait_for("❯ rewrite notes.txt")  # back in the prompt
+            tmux.keys("C-u")
+            tmux.wait_until(lambda s: "❯ rewrite notes.txt" not in s, "the prompt was not cleared")
+            tmux.keys("never mind", "Enter")
+            tmux.wait_for("Something else, then.", timeout=30)
+        finally:
+            tmux.close()
+        chats = [r.body for r in server.requests if r.body.get("tools")]
+    assert _user_texts(chats[-1]) == [json.dumps("hi"), json.dumps("never mind")]
+    assert "notes.txt" not in json.dumps(chats[-1]["messages"][1:])
