@@ -3,7 +3,7 @@
 `export_markdown` renders the transcript the way it reads in the chat: user messages as quoted `**You:**`
 blocks, assistant replies as their own Markdown, reasoning and each tool call folded into `<details>` blocks
 (GitHub, Gitea and most Markdown viewers render them collapsed), synthetic messages as italic notes, and
-what a rewind took out of the model's context between two notes that say so (kept, never dropped). Fences
+what a rewind took out of the model's context after a note that says so (kept, never dropped). Fences
 around tool arguments and output are always longer than any backtick run inside them, so output containing
 ```` ``` ```` never breaks the document.
 
