@@ -39,7 +39,7 @@ from agent.api import (
     sanitize_display,
 )
 from hermes_tui.acp import questions
-from hermes_tui.acp.updates import TurnUpdates, Update, file_before_edit, tool_kind
+from hermes_tui.acp.updates import TurnUpdates, Update, edit_diff, file_before_edit, tool_kind
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,7 @@ class SessionBridge:
         self.turn = 0  # the turn whose thread emits now (set on that thread before the turn runs)
         self.answered = 0  # the last turn whose prompt was answered: its late events are dropped
         self._running: dict[str, ToolStarted] = {}
+        self._before: dict[str, str | None] = {}  # what a running write_file replaces
         self._lock = threading.Lock()
         self._asking: set[asyncio.Task[None]] = set()
 
@@ -110,18 +111,26 @@ class SessionBridge:
             before = file_before_edit(event.name, event.arguments, self._cwd)
             with self._lock:
                 self._running[event.call_id] = event
+                self._before[event.call_id] = before
         elif isinstance(event, ToolFinished):
             with self._lock:
                 self._running.pop(event.call_id, None)
+                self._before.pop(event.call_id, None)
         self._put(_Event(event, self.turn, before))
 
     def ask_approval(self, request: ApprovalRequest) -> ApprovalAnswer:
         call = self._call_for(request.command, request.tool_name)
+        diff = None
+        if call is not None:  # an edit asked about shows its diff in the question too
+            with self._lock:
+                before = self._before.get(call.call_id)
+            diff = edit_diff(call.name, call.arguments, self._cwd, before) or None
         tool_call = ToolCallUpdate(
             tool_call_id=call.call_id if call else f"approval-{id(request)}",
             title=questions.approval_title(request),
             kind=tool_kind(call.name if call else request.tool_name),
             status="pending",
+            content=diff,
             raw_input=dict(call.arguments) if call else {"command": request.command},
         )
         options = questions.approval_options(request)

@@ -127,7 +127,8 @@ def file_before_edit(name: str, arguments: Mapping[str, Any], cwd: Path) -> str 
         return None
 
 
-def _edit_diff(name: str, arguments: Mapping[str, Any], cwd: Path, before: str | None) -> list[Any]:
+def edit_diff(name: str, arguments: Mapping[str, Any], cwd: Path, before: str | None) -> list[Any]:
+    """An edit's diff content block (none for any other call): what the tool call and its approval show."""
     path = arguments.get("path")
     if name not in EDITS or not isinstance(path, str):
         return []
@@ -238,7 +239,7 @@ class TurnUpdates:
             tool_title(event.name, arguments),
             kind=tool_kind(event.name),
             status="in_progress",
-            content=_edit_diff(event.name, arguments, self.cwd, before) or None,
+            content=edit_diff(event.name, arguments, self.cwd, before) or None,
             locations=tool_locations(arguments, self.cwd) or None,
             raw_input=arguments,
         )
@@ -277,7 +278,7 @@ class TurnUpdates:
     def _finished(self, event: ToolFinished) -> ToolCallProgress:
         call = self._calls.pop(event.call_id, None)
         arguments = call.arguments if call is not None else {}
-        content = _edit_diff(event.name, arguments, self.cwd, call.before if call else None)
+        content = edit_diff(event.name, arguments, self.cwd, call.before if call else None)
         if event.status != "ok":
             content = []  # nothing was changed: the diff would say otherwise
         content.append(_text(_capped(event.result)))
@@ -342,7 +343,7 @@ def history_updates(messages: Iterable[Message], cwd: Path) -> list[Update]:
         elif message.role == "tool" and message.tool_call_id:
             name, arguments = calls.get(message.tool_call_id, (message.tool_name or "", {}))
             status = str(message.meta.get("status", "ok"))
-            content = _edit_diff(name, arguments, cwd, None) if status == "ok" else []
+            content = edit_diff(name, arguments, cwd, None) if status == "ok" else []
             content.append(_text(_capped(message.content)))
             out.append(
                 acp.update_tool_call(

@@ -299,3 +299,27 @@ async def test_a_prompt_with_an_image_an_embedded_file_and_a_linked_file(tmp_pat
         assert "embedded body" in text and "/src/embedded.txt" in text
         assert "linked file body" in text and str(linked) in text
         assert sum(1 for p in parts if p.get("type") == "image_url") == 1
+
+
+async def test_an_edit_that_asks_shows_its_diff_in_the_question(tmp_path: Path) -> None:
+    secrets = tmp_path / ".env"
+    secrets.write_text("KEY=old\n")
+    scenario = {
+        "name": "sensitive",
+        "calls": [
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": ".env", "content": "KEY=new\n"}}]},
+            {"text": "Left alone."},
+        ],
+    }
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        client = Recorder(answer=lambda _p: "deny")
+        async with running_agent(home, tmp_path, client) as (conn, _proc, _client):
+            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+            await conn.prompt(session_id=sid, prompt=[text_block("change the key")])
+    assert secrets.read_text() == "KEY=old\n"
+    [asked] = client.permissions
+    [diff] = asked.tool_call.content
+    assert (diff.path, diff.old_text, diff.new_text) == (str(secrets), "KEY=old\n", "KEY=new\n")
+    final = client.of(sid, "tool_call_update")[-1]
+    assert final.status == "failed" and all(c.type != "diff" for c in final.content)  # nothing was changed
