@@ -135,3 +135,50 @@ async def test_an_editors_server_that_cannot_start_is_said_once(tmp_path: Path) 
             await client.wait_for(lambda: "broken" in client.text(sid), "the failure said")
             assert (await conn.prompt(session_id=sid, prompt=[text_block("hi")])).stop_reason == "end_turn"
         assert client.text(sid).count("MCP server 'broken' is not available") == 1
+
+
+async def test_two_sessions_asking_at_once_each_get_their_own_answer(tmp_path: Path) -> None:
+    """Both turns wait on a permission at the same moment; one is allowed, the other denied."""
+    kept, gone = tmp_path / "kept", tmp_path / "gone"
+    kept.mkdir()
+    gone.mkdir()
+    scenario = {
+        "name": "asks",
+        "calls": [
+            {
+                "match": "keep",
+                "tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {kept}"}}],
+            },
+            {"match": "keep", "text": "kept"},
+            {
+                "match": "drop",
+                "tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {gone}"}}],
+            },
+            {"match": "drop", "text": "dropped"},
+        ],
+    }
+    both_asked = asyncio.Event()
+    waiting: list[str] = []
+
+    class Both(Recorder):
+        async def request_permission(self, session_id, tool_call, options, **kwargs):  # type: ignore[no-untyped-def]
+            waiting.append(session_id)
+            if len(waiting) == 2:
+                both_asked.set()
+            await asyncio.wait_for(both_asked.wait(), 30)  # neither is answered before both asked
+            return await super().request_permission(session_id, tool_call, options, **kwargs)
+
+    client = Both(answer=lambda p: "deny" if str(kept) in (p.tool_call.title or "") else "once")
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        async with running_agent(home, tmp_path, client) as (conn, _proc, _client):
+            keep = (await conn.new_session(cwd=str(tmp_path))).session_id
+            drop = (await conn.new_session(cwd=str(tmp_path))).session_id
+            answers = await asyncio.gather(
+                conn.prompt(session_id=keep, prompt=[text_block("keep")]),
+                conn.prompt(session_id=drop, prompt=[text_block("drop")]),
+            )
+    assert [a.stop_reason for a in answers] == ["end_turn", "end_turn"]
+    assert sorted(waiting) == sorted([keep, drop])
+    assert kept.is_dir() and not gone.exists()
+    assert client.text(keep) == "kept" and client.text(drop) == "dropped"
