@@ -15,7 +15,15 @@ import pytest
 from acp import text_block
 
 from scripted import ScriptedServer
-from tests.acp.harness import ROOT, agent_env, running_agent, stored_messages, stored_sessions, write_home
+from tests.acp.harness import (
+    ROOT,
+    Recorder,
+    agent_env,
+    running_agent,
+    stored_messages,
+    stored_sessions,
+    write_home,
+)
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -238,3 +246,29 @@ async def test_a_tui_session_continues_in_the_editor(tmp_path: Path) -> None:
             "and in the editor",
             "From the editor.",
         ]
+
+
+async def test_cancel_while_a_permission_waits_denies_and_ends_the_turn(tmp_path: Path) -> None:
+    victim = tmp_path / "keep-me"
+    victim.mkdir()
+    scenario = {
+        "name": "asked",
+        "calls": [{"tool_calls": [{"name": "terminal", "arguments": {"command": f"rm -rf {victim}"}}]}],
+    }
+    never = asyncio.Event()
+
+    class Silent(Recorder):
+        async def request_permission(self, session_id, tool_call, options, **kwargs):  # type: ignore[no-untyped-def]
+            self.permissions.append(None)  # type: ignore[arg-type]
+            await never.wait()  # the user looks away; the editor's Esc comes instead
+
+    client = Silent()
+    with ScriptedServer(scenario) as server:
+        home = write_home(tmp_path, server)
+        async with running_agent(home, tmp_path, client) as (conn, _proc, _client):
+            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("clean")]))
+            await client.wait_for(lambda: client.permissions, "the question")
+            await conn.cancel(session_id=sid)
+            assert (await turn).stop_reason == "cancelled"
+    assert victim.is_dir()
