@@ -131,6 +131,9 @@ class Session:
             load_timeout=settings.plugin_load_timeout,
         )
         self.plugins.load()
+        from agent.hooks import ShellHooks
+
+        self.hooks = ShellHooks.from_settings(settings, lambda: self.ui)
         if session_id:
             self.resume(session_id)
 
@@ -408,6 +411,8 @@ class Session:
                 self.store.claim_session(self.session_id)
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self.route.model)
+                if self.hooks.has_hooks("on_session_start"):
+                    self.hooks.session_started(self.session_id, self.route.model)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:

@@ -606,6 +606,8 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
 
 def intro_text(request: ApprovalRequest) -> Text:
     """`terminal wants to run this command`; who asks when a subagent does, and what (an MCP tool call)."""
+    if request.subject == "shell hook":  # tool_name is the hook's event; asked once per command
+        return Text.assemble("a shell hook on ", literal_text(request.tool_name), " wants to run (first use)")
     plain = request.subject in ("command", "file write")  # the wording these always had
     what = " wants to run this command" if plain else f" wants to make this {request.subject}"
     intro = Text.assemble(literal_text(request.tool_name), what)
