@@ -135,6 +135,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "with_attached",
     ),
     "agent.workspace.path_match": ("rank_paths",),
+    "agent.workspace.worktree": ("Worktree", "WorktreeError", "finish_worktree", "open_worktree"),
     "agent.usage.pricing": ("format_cost", "warm_up as warm_up_prices"),
     "agent.usage.report": ("UsageReport", "gather as gather_usage", "render_text as render_usage_text"),
     # numbers for people, files written whole
@@ -260,6 +261,8 @@ __all__ = [
     "Usage",
     "UsageReport",
     "UsageUpdated",
+    "Worktree",
+    "WorktreeError",
     "approval_rule_matches",
     "atomic_write_text",
     "attached_block",
@@ -274,6 +277,7 @@ __all__ = [
     "current_personality",
     "default_registry",
     "expand_mentions",
+    "finish_worktree",
     "format_absolute",
     "format_age",
     "format_cost",
@@ -300,6 +304,7 @@ __all__ = [
     "note_left_running",
     "open_library",
     "open_store",
+    "open_worktree",
     "parse_search_query",
     "personalities",
     "prewarm_engine",
@@ -484,3 +489,4 @@ if TYPE_CHECKING:
         with_attached,
     )
     from agent.workspace.path_match import rank_paths
+    from agent.workspace.worktree import Worktree, WorktreeError, finish_worktree, open_worktree
