@@ -25,6 +25,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.session.turn": ("TurnResult",),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.prewarm": ("prewarm_engine",),
+    "agent.session.context_report": ("ContextReport", "render_context"),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
     "agent.cron.jobs": ("CronJobs", "CronStoreError", "Job", "JobList"),
@@ -200,6 +201,7 @@ __all__ = [
     "ChildStarted",
     "ClarifyRequest",
     "ConfigProblem",
+    "ContextReport",
     "CronDaemon",
     "CronJobs",
     "CronStoreError",
@@ -319,6 +321,7 @@ __all__ = [
     "recover_store",
     "redact_secrets",
     "redact_secrets_in",
+    "render_context",
     "render_todos",
     "render_usage_text",
     "reply_marker",
@@ -443,6 +446,7 @@ if TYPE_CHECKING:
     from agent.prompts.personality import current_name as current_personality
     from agent.prompts.personality import personalities
     from agent.session.catalogue import builtin_tools, default_registry
+    from agent.session.context_report import ContextReport, render_context
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
     from agent.session.prewarm import prewarm_engine
     from agent.session.session import Session

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import Checkpoint, CheckpointManager, RestoreReport
     from agent.images.store import ImageRef
+    from agent.session.context_report import ContextReport
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
 
@@ -383,21 +384,38 @@ class Session:
 
     # ----------------------------------------------------------------- what a turn needs of its session
 
+    def _build_system_prompt(self) -> str:
+        tools = self.toolsets.active_tools()
+        return build_system_prompt(
+            cwd=self.settings.cwd,
+            tools=[(t.name, t.description) for t in tools],
+            model=self.settings.model,
+            **session_prompt_parts(
+                self.settings, {t.name for t in tools}, self.skills, self.toolsets.active_instructions()
+            ),
+        )
+
+    def context_report(self) -> ContextReport:
+        """What the next request holds, part by part (`/context`). Before the first message, the system
+        prompt that message will build is measured (it is built once per session, then kept)."""
+        from agent.session.context_report import measure_request
+
+        wire = self.wire_messages()
+        prompt = self.system_prompt or self._build_system_prompt()
+        if not self.system_prompt:
+            wire[0] = {**wire[0], "content": with_ephemeral(prompt, self.ephemeral_prompt)}
+        return measure_request(
+            wire,
+            self.toolsets.schemas(),
+            prompt_chars=len(prompt.rstrip()),
+            measured=self.last_context_tokens,
+            window=self.context_window,
+        )
+
     def ensure_session(self, first_message: str) -> None:
         warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
-            tools = self.toolsets.active_tools()
-            self.system_prompt = build_system_prompt(
-                cwd=self.settings.cwd,
-                tools=[(t.name, t.description) for t in tools],
-                model=self.settings.model,
-                **session_prompt_parts(
-                    self.settings,
-                    {t.name for t in tools},
-                    self.skills,
-                    self.toolsets.active_instructions(),
-                ),
-            )
+            self.system_prompt = self._build_system_prompt()
         if not self.session_id:
             if self.store is not None:
                 self.session_id = self.store.create_session(

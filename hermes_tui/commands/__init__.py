@@ -31,7 +31,7 @@ from hermes_tui.commands.registry import CommandRegistry
 from hermes_tui.commands.session import CLEAR, NEW, SESSIONS, STATUS, TITLE
 from hermes_tui.commands.tools import TOOLS
 from hermes_tui.commands.turn import COMPRESS, RETRY, STEER, YOLO
-from hermes_tui.commands.usage import USAGE
+from hermes_tui.commands.usage import CONTEXT, USAGE
 
 __all__ = [
     "BUILTIN_COMMANDS",
@@ -53,6 +53,7 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     ROLLBACK,
     PLUGINS,
     USAGE,
+    CONTEXT,
     INIT,
     SKILLS,
     TOOLS,
