@@ -129,9 +129,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.images.store": ("refs_of as image_refs_of",),
     "agent.workspace.file_tree": ("FileIndex",),
     "agent.workspace.mentions": (
+        "Attachment",
+        "Mention",
         "attached_block",
         "badge_line",
         "expand_mentions",
+        "fetch_remote as fetch_remote_mentions",
         "split_attached",
         "with_attached",
     ),
@@ -195,6 +198,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalRequest",
     "AssistantMessageDone",
+    "Attachment",
     "Checkpoint",
     "ChildEvent",
     "ChildFinished",
@@ -217,6 +221,7 @@ __all__ = [
     "JobRun",
     "LoadedSettings",
     "McpManager",
+    "Mention",
     "Message",
     "ModelCatalog",
     "PluginManager",
@@ -279,6 +284,7 @@ __all__ = [
     "current_personality",
     "default_registry",
     "expand_mentions",
+    "fetch_remote_mentions",
     "finish_worktree",
     "format_absolute",
     "format_age",
@@ -486,11 +492,14 @@ if TYPE_CHECKING:
     from agent.usage.report import render_text as render_usage_text
     from agent.workspace.file_tree import FileIndex
     from agent.workspace.mentions import (
+        Attachment,
+        Mention,
         attached_block,
         badge_line,
         expand_mentions,
         split_attached,
         with_attached,
     )
+    from agent.workspace.mentions import fetch_remote as fetch_remote_mentions
     from agent.workspace.path_match import rank_paths
     from agent.workspace.worktree import Worktree, WorktreeError, finish_worktree, open_worktree
