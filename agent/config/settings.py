@@ -195,6 +195,9 @@ class Settings(BaseModel):
     # `hooks_auto_accept` (its commands run without asking first).
     hooks: Any = None
     hooks_auto_accept: bool = False
+    # Hermes' `quick_commands`: /name -> {type: exec, command} | {type: alias, target} | {type: prompt,
+    # prompt}; read and checked by the app (hermes_tui/commands/quick.py).
+    quick_commands: Any = None
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -469,6 +472,7 @@ _HERMES_KEYS: dict[str, str] = {
     "plugins.load_timeout": "plugin_load_timeout",
     "hooks": "hooks",
     "hooks_auto_accept": "hooks_auto_accept",
+    "quick_commands": "quick_commands",
     "agent.reasoning_effort": "reasoning_effort",
     "agent.reasoning_overrides": "reasoning_overrides",
     "display.show_reasoning": "show_reasoning",
