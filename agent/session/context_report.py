@@ -192,14 +192,14 @@ def render_context(report: ContextReport, *, bar_width: int = BAR_WIDTH) -> str:
             filled = 1
         bar = "█" * filled + "░" * (bar_width - filled)
         line = f"  {row.label:<{width}}  {format_tokens(row.tokens):>6}  {_share(row.tokens, total)}  {bar}"
-        items = row.biggest()
         if row.key == "tools" and report.tool_count:
             line += f"  {report.tool_count} tools"
-        if items and row.key != "system":
+        lines.append(line)
+        items = row.biggest()
+        if items and row.key != "system":  # the biggest items on a line of their own, under the row
             shown = ", ".join(f"{name} {format_tokens(tokens)}" for name, tokens in items)
             more = len(row.items) - len(items)
-            line += (": " if row.key == "tools" else "  ") + shown + (f" (+{more} more)" if more > 0 else "")
-        lines.append(line.rstrip())
+            lines.append(f"  {'':<{width}} └ {shown}" + (f" (+{more} more)" if more > 0 else ""))
     if window > 0:
         free = max(0, window - report.total)
         share = _share(free, window)

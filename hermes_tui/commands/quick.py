@@ -83,10 +83,12 @@ class QuickCommand:
                     ctx.transcript.add_notice, "error", f"/{name}: the command could not run ({exc})"
                 )
                 return
-            output = sanitize_display(redact_secrets(result.content.strip()))
+            content = result.content.strip()
+            exit_code = result.data.get("exit_code")
+            content = content.removesuffix(f"[exit code: {exit_code}]").rstrip()  # said in the head if not 0
+            output = sanitize_display(redact_secrets(content))
             if len(output) > OUTPUT_CHARS:
                 output = f"[output cut to its last {OUTPUT_CHARS} characters]\n" + output[-OUTPUT_CHARS:]
-            exit_code = result.data.get("exit_code")
             failed = result.status != "ok" or (isinstance(exit_code, int) and exit_code != 0)
             head = f"/{name}: $ {command}" + (
                 f" (exit {exit_code})" if failed and isinstance(exit_code, int) else ""

@@ -545,7 +545,11 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             self._decide(ApprovalAnswer(ApprovalDecision.DENY, reason=event.value.strip()))
 
     def action_always(self) -> None:
-        """Show the rule that would be saved and ask again; nothing is decided yet."""
+        """Show the rule that would be saved and ask again; nothing is decided yet. A shell hook's consent
+        has no rule to edit: its command is remembered as it is."""
+        if self.request.subject == "shell hook":
+            self._decide(ApprovalAnswer(ApprovalDecision.ALWAYS, self.request.rule))
+            return
         self._set_confirming(True)
 
     def action_confirm_always(self) -> None:

@@ -61,7 +61,9 @@ def test_the_session_writes_only_in_its_worktree(hermes_home: Path, tmp_path: Pa
 
 def test_a_worktree_the_session_did_not_change_is_removed(hermes_home: Path, tmp_path: Path) -> None:
     root = repo(tmp_path)
-    proc = _run(["-w", "idle", "-z", "hi", "--scenario", str(scenario(tmp_path, "text: hi"))], root, hermes_home)
+    proc = _run(
+        ["-w", "idle", "-z", "hi", "--scenario", str(scenario(tmp_path, "text: hi"))], root, hermes_home
+    )
     assert proc.returncode == 0, proc.stderr
     assert "removed: the session changed nothing" in proc.stderr.strip().splitlines()[-1]
     assert not (root / ".worktrees" / "idle").exists()
