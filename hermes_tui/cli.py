@@ -175,6 +175,11 @@ def build_parser() -> _Parser:
     )
     p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
     p.add_argument(
+        "--accept-hooks",
+        action="store_true",
+        help="config.yaml's shell hooks run without asking first this run (Hermes' flag; hooks_auto_accept)",
+    )
+    p.add_argument(
         "-w",
         "--worktree",
         nargs="?",
@@ -209,6 +214,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.yolo:
         flags["yolo"] = True
+    if getattr(args, "accept_hooks", False):
+        flags["hooks_auto_accept"] = True
     if getattr(args, "toolsets", None):
         flags["toolsets"] = [name.strip() for name in args.toolsets.split(",") if name.strip()]
     if args.cwd:

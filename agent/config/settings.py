@@ -557,7 +557,7 @@ def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
     return merged
 
 
-_FLAG_NAMES = {"reasoning_choice": "--reasoning"}
+_FLAG_NAMES = {"reasoning_choice": "--reasoning", "hooks_auto_accept": "--accept-hooks"}
 """Settings whose command-line flag is not named after them."""
 _REASONING_LEVELS = frozenset({"reasoning_effort", "reasoning_choice"})
 
