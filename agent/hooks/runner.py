@@ -9,6 +9,8 @@ import json
 import os
 import shlex
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,8 @@ MAX_OUTPUT = 64 * 1024
 STOP_GRACE = 0.5
 """Seconds between SIGTERM and SIGKILL for a hook past its timeout: it is late already."""
 DEFAULT_BLOCK = "Blocked by shell hook."
+POLL = 0.1
+"""Seconds between looks at the interrupt while a hook runs."""
 
 
 @dataclass(frozen=True)
@@ -38,8 +42,10 @@ def _label(spec: HookSpec) -> str:
     return f"hook {spec.event} `{command}`"
 
 
-def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookAnswer:
-    """Run `spec` with `payload` on stdin in `cwd` (never raises)."""
+def run_hook(
+    spec: HookSpec, payload: dict[str, Any], cwd: Path, interrupt: threading.Event | None = None
+) -> HookAnswer:
+    """Run `spec` with `payload` on stdin in `cwd` (never raises). Esc (`interrupt`) stops it at once."""
     who = _label(spec)
     try:
         argv = shlex.split(os.path.expanduser(spec.command))
@@ -60,16 +66,30 @@ def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookAnswer:
         return HookAnswer(problem=f"{who}: command not found; the turn goes on")
     except OSError as exc:
         return HookAnswer(problem=f"{who}: could not start ({exc.strerror or exc}); the turn goes on")
-    data = json.dumps(payload, ensure_ascii=False, default=str).encode()
+    data: bytes | None = json.dumps(payload, ensure_ascii=False, default=str).encode()
+    deadline = time.monotonic() + spec.timeout
     try:
-        out_b, err_b = proc.communicate(data, timeout=spec.timeout)
-    except subprocess.TimeoutExpired:
-        SUPERVISOR.stop(proc.pid, grace=STOP_GRACE)
-        try:
-            proc.communicate(timeout=STOP_GRACE * 4)
-        except subprocess.TimeoutExpired:  # something outside its group still holds the pipes
-            pass
-        return HookAnswer(problem=f"{who}: no answer within {spec.timeout} s (stopped); the turn goes on")
+        while True:
+            try:
+                out_b, err_b = proc.communicate(
+                    data, timeout=max(0.0, min(POLL, deadline - time.monotonic()))
+                )
+                break
+            except subprocess.TimeoutExpired:
+                data = None  # fed once: a retry only goes on reading
+                late = time.monotonic() >= deadline
+                if not late and not (interrupt is not None and interrupt.is_set()):
+                    continue
+                SUPERVISOR.stop(proc.pid, grace=STOP_GRACE)
+                try:
+                    proc.communicate(timeout=STOP_GRACE * 4)
+                except subprocess.TimeoutExpired:  # something outside its group still holds the pipes
+                    pass
+                if late:
+                    return HookAnswer(
+                        problem=f"{who}: no answer within {spec.timeout} s (stopped); the turn goes on"
+                    )
+                return HookAnswer(problem=f"{who}: stopped by the interrupt")
     finally:
         SUPERVISOR.ended(proc.pid)
     out = out_b.decode("utf-8", "replace")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,7 @@ class ShellHooks:
         auto_accept: bool = False,
         problems: list[str] | None = None,
         hermes_source: str = "",
+        interrupt: threading.Event | None = None,
     ) -> None:
         self.specs = specs
         self.cwd = cwd
@@ -76,13 +78,16 @@ class ShellHooks:
         self.auto_accept = auto_accept
         self.hermes_source = hermes_source
         self._ui = ui
+        self.interrupt = interrupt
         self._problems = list(problems or [])
         self._told: set[str] = set()
         self._session_context = ""
         self.session_id = ""  # the session's, told by the turn (the tool hooks' payload carries it)
 
     @classmethod
-    def from_settings(cls, settings: Any, ui: Callable[[], AgentUI]) -> ShellHooks:
+    def from_settings(
+        cls, settings: Any, ui: Callable[[], AgentUI], interrupt: threading.Event | None = None
+    ) -> ShellHooks:
         """Hermes' `hooks:` (config.yaml) and the project's Claude Code hooks for these settings."""
         source = str(Path(settings.hermes_home) / "config.yaml")
         specs, problems = parse_hermes_hooks(settings.hooks, source)
@@ -96,6 +101,7 @@ class ShellHooks:
             auto_accept=bool(settings.hooks_auto_accept) or env,
             problems=problems + claude_problems,
             hermes_source=source,
+            interrupt=interrupt,
         )
 
     # ------------------------------------------------------------------ ToolHooks
@@ -177,7 +183,7 @@ class ShellHooks:
     def _run(self, spec: HookSpec, payload: dict[str, Any]) -> HookAnswer:
         if not self._allowed(spec):
             return HookAnswer()
-        answer = run_hook(spec, payload, self.cwd)
+        answer = run_hook(spec, payload, self.cwd, self.interrupt)
         if answer.problem:
             self._notice(answer.problem)
         return answer

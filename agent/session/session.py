@@ -134,7 +134,7 @@ class Session:
         self.plugins.load()
         from agent.hooks import ShellHooks
 
-        self.hooks = ShellHooks.from_settings(settings, lambda: self.ui)
+        self.hooks = ShellHooks.from_settings(settings, lambda: self.ui, self.interrupt_event)
         if session_id:
             self.resume(session_id)
 

@@ -216,3 +216,33 @@ def test_a_projects_claude_code_hook_blocks_after_its_own_consent(hermes_home: P
     assert victim.exists() and "no deletes here" in content
     [asked] = ui.approval_requests  # hooks_auto_accept covers config.yaml's hooks, not a repository's
     assert str(project / ".claude" / "settings.json") in asked.reasons[0]
+
+
+def test_esc_stops_a_running_hook(hermes_home: Path, tmp_path: Path) -> None:
+    import threading
+
+    from tests.waiting import wait_for_file
+
+    started = tmp_path / "started"
+    slow = script(
+        tmp_path, "slow", "import sys, time\nopen(sys.argv[1], 'w').write('up')\ntime.sleep(120)\n", str(started)
+    )
+    hooks = {"pre_tool_call": [{"command": slow, "timeout": 120}]}
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo ran > out.txt"}}]},
+        {"text": "x"},
+    ]
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, _store, ui = make_agent(
+            server, hermes_home, tmp_path, hooks=hooks, hooks_auto_accept=True, yolo=True
+        )
+        result: list[object] = []
+        turn = threading.Thread(target=lambda: result.append(agent.run_conversation("go")))
+        turn.start()
+        wait_for_file(started)
+        agent.interrupt()
+        turn.join(timeout=60)
+    agent.close()
+    assert not turn.is_alive()
+    assert any("stopped by the interrupt" in n for n in notices(ui))
+    assert not (tmp_path / "out.txt").exists()
