@@ -21,6 +21,7 @@ from typing import Any
 
 from agent.core.events import StatusNotice
 from agent.core.messages import ToolCall
+from agent.core.secrets import SECRETS
 from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
 from agent.hooks.consent import Consent
 from agent.hooks.runner import HookAnswer, run_hook
@@ -129,7 +130,7 @@ class ShellHooks:
         if specs:
             args = _arguments(call)
             extra = {
-                "result": result.content,
+                "result": SECRETS.redact(result.content),  # masked as everywhere it leaves the session
                 "status": "ok" if result.status == "ok" else "error",
                 "duration_ms": int(duration * 1000),
             }

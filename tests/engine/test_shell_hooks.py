@@ -225,7 +225,10 @@ def test_esc_stops_a_running_hook(hermes_home: Path, tmp_path: Path) -> None:
 
     started = tmp_path / "started"
     slow = script(
-        tmp_path, "slow", "import sys, time\nopen(sys.argv[1], 'w').write('up')\ntime.sleep(120)\n", str(started)
+        tmp_path,
+        "slow",
+        "import sys, time\nopen(sys.argv[1], 'w').write('up')\ntime.sleep(120)\n",
+        str(started),
     )
     hooks = {"pre_tool_call": [{"command": slow, "timeout": 120}]}
     calls = [
@@ -246,3 +249,33 @@ def test_esc_stops_a_running_hook(hermes_home: Path, tmp_path: Path) -> None:
     assert not turn.is_alive()
     assert any("stopped by the interrupt" in n for n in notices(ui))
     assert not (tmp_path / "out.txt").exists()
+
+
+def test_post_tool_call_observes_the_result_with_secrets_masked(hermes_home: Path, tmp_path: Path) -> None:
+    from pydantic import SecretStr
+
+    log = tmp_path / "seen.jsonl"
+    observe = script(
+        tmp_path, "observe", "import sys\nopen(sys.argv[1], 'a').write(sys.stdin.read() + '\\n')\n", str(log)
+    )
+    hooks = {"post_tool_call": [{"command": observe, "matcher": "term.*"}]}
+    calls = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo key=sk-hooks-secret-123"}}]},
+        {"text": "done"},
+    ]
+    with ScriptedServer({"name": "t", "calls": calls}) as server:
+        agent, _store, _ui = make_agent(
+            server,
+            hermes_home,
+            tmp_path,
+            hooks=hooks,
+            hooks_auto_accept=True,
+            yolo=True,
+            api_key=SecretStr("sk-hooks-secret-123"),
+        )
+        agent.run_conversation("go")
+    agent.close()
+    [event] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert event["hook_event_name"] == "post_tool_call" and event["tool_name"] == "terminal"
+    assert event["extra"]["status"] == "ok" and "key=" in event["extra"]["result"]
+    assert event["extra"]["result"].startswith("key=[REDACTED]")  # the input stays as the model wrote it
