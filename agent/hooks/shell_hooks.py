@@ -200,7 +200,11 @@ class ShellHooks:
         ui = self._ui()
         if not getattr(ui, "interactive", True):
             self.consent.for_session(spec, False)
-            how = "set hooks_auto_accept: true in config.yaml" if trusted else "approve it once in the TUI"
+            how = (
+                "set hooks_auto_accept: true in config.yaml, or pass --accept-hooks"
+                if trusted
+                else "approve it once in the TUI"
+            )
             self._notice(
                 f"hook {spec.event} `{spec.command}` is not approved yet: not run ({how})", once=True
             )

@@ -18,6 +18,7 @@ Claude's events that map cleanly onto ours are read (`CLAUDE_EVENTS`); the rest 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -181,7 +182,9 @@ def parse_hermes_hooks(block: Any, source: str) -> tuple[list[HookSpec], list[st
             problems.append(f"hooks.{event}: hermes-tui does not fire this event for shell hooks (not run)")
             continue
         if event not in EVENTS:
-            problems.append(f"hooks.{event}: unknown event (known: {', '.join(EVENTS)})")
+            close = difflib.get_close_matches(str(event), EVENTS, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(EVENTS)}"
+            problems.append(f"hooks.{event}: unknown event ({hint})")
             continue
         if not isinstance(entries, list):
             problems.append(f"hooks.{event}: expected a list of hooks, got {type(entries).__name__}")

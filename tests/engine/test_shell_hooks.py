@@ -191,7 +191,7 @@ def test_config_problems_are_one_line_each(hermes_home: Path, tmp_path: Path) ->
     agent.close()
     assert result.final_text == "ok"
     lines = notices(ui)
-    assert any("hooks.pre_tool_cal: unknown event" in n for n in lines)
+    assert any("hooks.pre_tool_cal: unknown event (did you mean pre_tool_call?)" in n for n in lines)
     assert any("hooks.subagent_stop: hermes-tui does not fire" in n for n in lines)
     assert any("hooks.pre_llm_call[0]: expected a mapping" in n for n in lines)
 
