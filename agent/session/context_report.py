@@ -199,7 +199,7 @@ def render_context(report: ContextReport, *, bar_width: int = BAR_WIDTH) -> str:
         if items and row.key != "system":  # the biggest items on a line of their own, under the row
             shown = ", ".join(f"{name} {format_tokens(tokens)}" for name, tokens in items)
             more = len(row.items) - len(items)
-            lines.append(f"  {'':<{width}} └ {shown}" + (f" (+{more} more)" if more > 0 else ""))
+            lines.append(f"    └ {shown}" + (f" (+{more} more)" if more > 0 else ""))
     if window > 0:
         free = max(0, window - report.total)
         share = _share(free, window)
