@@ -331,7 +331,7 @@ def _run(argv: list[str]) -> int:
         from agent.api import WorktreeError, open_worktree
 
         try:
-            worktree = open_worktree(Path(args.cwd or os.getcwd()).expanduser(), args.worktree)
+            worktree = open_worktree(typed_path(args.cwd or os.getcwd()), args.worktree)
         except WorktreeError as exc:
             print(f"hermes-tui: {exc}", file=sys.stderr)
             return 2
@@ -341,6 +341,7 @@ def _run(argv: list[str]) -> int:
             file=sys.stderr,
         )
         args.cwd = str(worktree.cwd)
+        args.worktree = worktree.name  # a fresh name too (`-w` alone), for the exit's resume hint
         os.chdir(worktree.cwd)  # what reads the process's folder (a shell, a relative path) is there too
     try:
         return _dispatch(command, args, cron)
