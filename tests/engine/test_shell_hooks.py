@@ -279,3 +279,34 @@ def test_post_tool_call_observes_the_result_with_secrets_masked(hermes_home: Pat
     assert event["hook_event_name"] == "post_tool_call" and event["tool_name"] == "terminal"
     assert event["extra"]["status"] == "ok" and "key=" in event["extra"]["result"]
     assert event["extra"]["result"].startswith("key=[REDACTED]")  # the input stays as the model wrote it
+
+
+def test_claude_prompt_and_session_start_hooks_add_context(hermes_home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    prompt = script(tmp_path, "prompt", "print('The staging database is read-only.')\n")
+    start = script(
+        tmp_path,
+        "start",
+        "import json\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': 'Branch: feat/x'}}))\n",
+    )
+    settings = {
+        "hooks": {
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": prompt}]}],
+            "SessionStart": [{"hooks": [{"type": "command", "command": start}]}],
+            "Notification": [{"hooks": [{"type": "command", "command": "true"}]}],
+        }
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    with ScriptedServer({"name": "t", "calls": [{"text": "ok"}, {"text": "ok"}]}) as server:
+        ui = RecordingUI(approval=ApprovalDecision.SESSION)
+        agent, _store, ui = make_agent(server, hermes_home, project, ui=ui)
+        agent.run_conversation("deploy")
+        agent.run_conversation("again")
+        first = last_user_text(server.requests[0].body, "openai")
+        second = last_user_text(server.requests[1].body, "openai")
+    agent.close()
+    assert "The staging database is read-only." in first and "Branch: feat/x" in first
+    assert "The staging database is read-only." in second and "Branch: feat/x" not in second  # once
+    assert len(ui.approval_requests) == 2  # each command asked about once
+    assert any("hooks.Notification: no hermes-tui event matches it" in n for n in notices(ui))
