@@ -6,12 +6,14 @@ the branch alone); `finish_worktree` says where it is at the end and removes it 
 it found it (nothing uncommitted, no new commit). Unlike Hermes, a worktree holding uncommitted changes is
 kept: nothing the agent wrote is deleted unasked. `.worktrees/` is kept out of `git status` through the
 repository's own `info/exclude`, never by editing the project's `.gitignore` (the main checkout stays clean).
+A new worktree gets the ignored files `.worktreeinclude` lists, as in Hermes.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import uuid
 from dataclasses import dataclass
@@ -38,6 +40,7 @@ class Worktree:
     cwd: Path  # where the session runs: the same subfolder of the worktree the user started in
     base: str  # the worktree's HEAD when the session started
     created: bool  # this session made it (else it was reused)
+    included: tuple[str, ...] = ()  # what `.worktreeinclude` put there: not the session's changes
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -80,7 +83,7 @@ def open_worktree(cwd: Path, name: str | None) -> Worktree:
     path = main_root / FOLDER / name
     branch = BRANCH_PREFIX + name
     _exclude(common_dir)
-    created = False
+    created = new_folder = False
     if not (path / ".git").exists():
         _git(main_root, "worktree", "prune")  # a folder deleted by hand leaves its registration behind
         has_branch = _git(main_root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}").returncode == 0
@@ -92,7 +95,8 @@ def open_worktree(cwd: Path, name: str | None) -> Worktree:
         added = _git(main_root, *args)
         if added.returncode != 0:
             raise WorktreeError(f"cannot create the worktree {path}: {_first_line(added.stderr)}")
-        created = not has_branch
+        created, new_folder = not has_branch, True
+    included = _include(main_root, path, copy=new_folder)
     lock = _git(main_root, "worktree", "lock", "--reason", f"hermes-tui pid={os.getpid()}", str(path))
     if lock.returncode != 0 and "already locked" in lock.stderr:
         raise WorktreeError(f"the worktree {path} is in use by another session ({_first_line(lock.stderr)})")
@@ -102,7 +106,46 @@ def open_worktree(cwd: Path, name: str | None) -> Worktree:
     except ValueError:
         inside = Path()
     session_cwd = path / inside if (path / inside).is_dir() else path
-    return Worktree(name, path, branch, main_root, session_cwd, head, created)
+    return Worktree(name, path, branch, main_root, session_cwd, head, created, tuple(included))
+
+
+def _include(root: Path, tree: Path, *, copy: bool) -> list[str]:
+    """Hermes' `.worktreeinclude`: files git ignores that the session needs (`.env`, a local config) are
+    copied into a new worktree (`copy`), folders linked; an entry that leaves the repository or the
+    worktree (`..`, a symlink out) is skipped. The entries present in the worktree, copied now or before."""
+    try:
+        lines = (root / ".worktreeinclude").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    real_root, real_tree = root.resolve(), tree.resolve()
+    present: list[str] = []
+    for line in lines:
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        src = (root / entry).resolve()
+        dst = Path(os.path.normpath(real_tree / entry))  # not resolved: it may be a link made earlier
+        if not src.is_relative_to(real_root) or not dst.is_relative_to(real_tree) or dst == real_tree:
+            continue
+        if dst.exists() or dst.is_symlink():
+            present.append(dst.relative_to(real_tree).as_posix())
+            continue
+        if not copy:
+            continue
+        try:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if not dst.parent.resolve().is_relative_to(real_tree):
+                continue  # a linked folder on the way would write outside the worktree
+            if src.is_file():
+                shutil.copy2(src, dst)
+            elif src.is_dir():
+                dst.symlink_to(src, target_is_directory=True)
+            else:
+                continue
+        except OSError:
+            continue  # the worktree works without it; the session can copy it itself
+        present.append(dst.relative_to(real_tree).as_posix())
+    return present
 
 
 def _exclude(common_dir: Path) -> None:
@@ -129,9 +172,12 @@ def finish_worktree(worktree: Worktree) -> str:
             return f"Worktree {path} is gone (removed during the session)."
         status = _git(path, "status", "--porcelain")
         head = _git(path, "rev-parse", "HEAD").stdout.strip()
-        changes = len(status.stdout.splitlines()) if status.returncode == 0 else -1
+        ours = set(worktree.included)
+        lines = [line for line in status.stdout.splitlines() if line[3:].strip('"').rstrip("/") not in ours]
+        changes = len(lines) if status.returncode == 0 else -1
         if changes == 0 and head == worktree.base:
-            removed = _git(worktree.repo_root, "worktree", "remove", str(path))
+            force = ["--force"] if worktree.included else []  # what .worktreeinclude put there goes too
+            removed = _git(worktree.repo_root, "worktree", "remove", *force, str(path))
             if removed.returncode == 0:
                 if worktree.created:
                     _git(worktree.repo_root, "branch", "-D", branch)
