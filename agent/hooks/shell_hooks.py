@@ -105,6 +105,24 @@ class ShellHooks:
             interrupt=interrupt,
         )
 
+    def listing(self) -> str:
+        """`/hooks`: every hook with its event, matcher, timeout, source and whether it may run."""
+        if not self.specs:
+            return (
+                "No shell hooks. Add them under hooks: in config.yaml, or in the project's "
+                ".claude/settings.json (see docs/hooks.md)."
+            )
+        lines = [f"Shell hooks ({len(self.specs)}):"]
+        for spec in self.specs:
+            decided = self.consent.decided(spec)
+            state = {True: "approved", False: "refused this session", None: "asks on first use"}[decided]
+            if decided is None and self.auto_accept and spec.source == self.hermes_source:
+                state = "runs (hooks_auto_accept)"
+            matcher = f" [{spec.matcher}]" if spec.matcher else ""
+            lines.append(f"  {spec.event}{matcher}  {spec.command}  ({spec.timeout} s, {state})")
+            lines.append(f"    from {spec.source}")
+        return "\n".join(lines)
+
     # ------------------------------------------------------------------ ToolHooks
 
     @property

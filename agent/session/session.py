@@ -248,6 +248,10 @@ class Session:
         """The tokens the current model takes (the context meter's whole)."""
         return self.settings.effective_context_window
 
+    def hook_listing(self) -> str:
+        """`/hooks`: the shell hooks, where each comes from and whether it may run."""
+        return self.hooks.listing()
+
     def plugin_listing(self) -> str:
         """`/plugins`: every plugin found, loaded or not, and why."""
         from agent.plugins import format_plugin_list

@@ -23,7 +23,7 @@ from hermes_tui.commands.learning import SKILLS
 from hermes_tui.commands.mcp import MCP
 from hermes_tui.commands.model import MODEL
 from hermes_tui.commands.palette import SlashCommandProvider
-from hermes_tui.commands.plugins import PLUGINS
+from hermes_tui.commands.plugins import HOOKS, PLUGINS
 from hermes_tui.commands.processes import PROCESSES
 from hermes_tui.commands.project import INIT
 from hermes_tui.commands.reasoning import REASONING
@@ -52,6 +52,7 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     STEER,
     ROLLBACK,
     PLUGINS,
+    HOOKS,
     USAGE,
     CONTEXT,
     INIT,

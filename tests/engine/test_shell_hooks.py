@@ -310,3 +310,22 @@ def test_claude_prompt_and_session_start_hooks_add_context(hermes_home: Path, tm
     assert "The staging database is read-only." in second and "Branch: feat/x" not in second  # once
     assert len(ui.approval_requests) == 2  # each command asked about once
     assert any("hooks.Notification: no hermes-tui event matches it" in n for n in notices(ui))
+
+
+def test_the_listing_says_where_each_hook_comes_from_and_whether_it_runs(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    hooks = {"pre_tool_call": [{"command": "~/no-rm.sh", "matcher": "terminal", "timeout": 5}]}
+    with ScriptedServer({"name": "t", "calls": [{"text": "ok"}]}) as server:
+        agent, _store, _ui = make_agent(server, hermes_home, tmp_path, hooks=hooks)
+        listing = agent.hook_listing()
+        agent.close()
+        bare, _store, _ui = make_agent(server, hermes_home, tmp_path)
+        empty = bare.hook_listing()
+        bare.close()
+    assert listing.splitlines() == [
+        "Shell hooks (1):",
+        "  pre_tool_call [terminal]  ~/no-rm.sh  (5 s, asks on first use)",
+        f"    from {hermes_home / 'config.yaml'}",
+    ]
+    assert empty.startswith("No shell hooks.")
