@@ -147,6 +147,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    # the permission modes (plan, ask, default, yolo): one value for the TUI, -z and ACP
+    "agent.core.permission_mode": (
+        "MODE_NAMES",
+        "PermissionMode",
+        "UnknownMode",
+        "cycle_after",
+        "go_ahead_text",
+        "parse_mode",
+    ),
     # whether the endpoint takes the reasoning level asked (the status bar claims it only then)
     "agent.transports.reasoning": ("reasoning_shown", "reasoning_unsent"),
     # the engine's bursts, served by the collector's one owner (the app's GcPolicy)
@@ -178,6 +187,7 @@ def _table() -> dict[str, tuple[str, str]]:
 _WHERE = _table()
 __all__ = [
     "KEPT_CONTROLS",
+    "MODE_NAMES",
     "NO_MCP_SERVERS",
     "PASTE_KEEP",
     "PROCESSES",
@@ -216,6 +226,7 @@ __all__ = [
     "McpManager",
     "Message",
     "ModelCatalog",
+    "PermissionMode",
     "PluginManager",
     "ProcessInfo",
     "ProfileError",
@@ -257,6 +268,7 @@ __all__ = [
     "TurnFinished",
     "TurnResult",
     "TurnStarted",
+    "UnknownMode",
     "Usage",
     "UsageReport",
     "UsageUpdated",
@@ -272,6 +284,7 @@ __all__ = [
     "connected_mcp_servers",
     "control_token",
     "current_personality",
+    "cycle_after",
     "default_registry",
     "expand_mentions",
     "format_absolute",
@@ -283,6 +296,7 @@ __all__ = [
     "format_size",
     "format_tokens",
     "gather_usage",
+    "go_ahead_text",
     "hermes_home",
     "image_paths",
     "image_refs_of",
@@ -300,6 +314,7 @@ __all__ = [
     "note_left_running",
     "open_library",
     "open_store",
+    "parse_mode",
     "parse_search_query",
     "personalities",
     "prewarm_engine",
@@ -411,6 +426,14 @@ if TYPE_CHECKING:
         format_tokens,
     )
     from agent.core.messages import Message, ToolCall, Usage
+    from agent.core.permission_mode import (
+        MODE_NAMES,
+        PermissionMode,
+        UnknownMode,
+        cycle_after,
+        go_ahead_text,
+        parse_mode,
+    )
     from agent.core.secrets import redact as redact_secrets
     from agent.core.secrets import redact_data as redact_secrets_in
     from agent.core.text_safety import (

@@ -113,6 +113,9 @@ class Settings(BaseModel):
     approvals_timeout: float = Field(300.0, gt=0)
     command_allowlist: list[str] = Field(default_factory=list)
     approvals_deny: list[str] = Field(default_factory=list)
+    # The permission mode a new session starts in (`approvals.default_mode`, `--permission-mode`; the
+    # policy is agent/approval/modes.py). `yolo: true` (--yolo, HERMES_YOLO_MODE) starts in yolo instead.
+    permission_mode: Literal["default", "ask", "plan", "yolo"] = "default"
     clarify_timeout: float = Field(120.0, gt=0)
     tool_output_budget: int = Field(50_000, ge=1_000)
     terminal_timeout: float = Field(180.0, gt=0, le=600)
@@ -205,6 +208,11 @@ class Settings(BaseModel):
     def _approvals_mode(cls, value: Any) -> Any:
         if value is False:
             return "off"  # YAML reads a bare `off` as False
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("permission_mode", mode="before")
+    @classmethod
+    def _permission_mode(cls, value: Any) -> Any:
         return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("reasoning_effort", "reasoning_choice", mode="before")
@@ -438,6 +446,7 @@ _HERMES_KEYS: dict[str, str] = {
     "approvals.mode": "approvals_mode",
     "approvals.timeout": "approvals_timeout",
     "approvals.deny": "approvals_deny",
+    "approvals.default_mode": "permission_mode",
     "command_allowlist": "command_allowlist",
     "display.skin": "skin",
     "display.expand_diffs": "expand_diffs",

@@ -14,6 +14,7 @@ pricing table; the command allowlist saved "always" is the user's configuration 
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ from agent.core.budget import IterationBudget
 from agent.core.errors import ClassifiedError, stated_context_window
 from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
 from agent.core.messages import Message, Usage, strip_surrogates
+from agent.core.permission_mode import PermissionMode, UnknownMode, initial_mode, parse_mode
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.images.routing import prepare_images
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
     from agent.images.store import ImageRef
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
+
+log = logging.getLogger(__name__)
 
 
 class Session:
@@ -102,7 +106,7 @@ class Session:
         self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
         self.state = SessionState(skills=self.skills, memory=memory_state(settings))
         self.approvals: ApprovalGate | None = None
-        self.yolo = settings.yolo
+        self._mode = initial_mode(settings.permission_mode, settings.yolo)
         self._shared_budget = budget
         self.budget = budget or IterationBudget(settings.max_iterations)
         self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
@@ -178,10 +182,41 @@ class Session:
         self._busy.release()
         return True
 
-    def set_yolo(self, on: bool) -> None:
-        self.yolo = on
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """What the agent may do without asking (`agent.approval.modes`): both front ends set it here."""
+        return self._mode
+
+    @permission_mode.setter
+    def permission_mode(self, mode: PermissionMode) -> None:
+        """From the next tool call on (a running turn included); stored with the session for `-c`/`-r`."""
+        self._mode = PermissionMode(mode)
         if self.approvals is not None:
-            self.approvals.yolo = on
+            self.approvals.permission_mode = self._mode
+        self._store_mode()
+
+    def _store_mode(self) -> None:
+        if self.store is None or not self.session_id:
+            return
+        try:
+            self.store.set_permission_mode(self.session_id, self._mode.value)
+        except Exception:  # a read-only or full store: the mode still applies to this run
+            log.warning("could not store the permission mode", exc_info=True)
+
+    @property
+    def yolo(self) -> bool:
+        return self._mode is PermissionMode.YOLO
+
+    @yolo.setter
+    def yolo(self, on: bool) -> None:
+        self.set_yolo(on)
+
+    def set_yolo(self, on: bool) -> None:
+        """`/yolo` and `--yolo`: the yolo mode, or back to default from it."""
+        if on:
+            self.permission_mode = PermissionMode.YOLO
+        elif self._mode is PermissionMode.YOLO:
+            self.permission_mode = PermissionMode.DEFAULT
 
     def resume(self, session_id: str) -> None:
         """Load a stored session: its system prompt is reused byte for byte. A session the store only
@@ -199,6 +234,11 @@ class Session:
         self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
         self.last_exit = info.exit_reason
+        if info.permission_mode:  # the mode it was left in (NULL: never set, the configured one applies)
+            try:
+                self._mode = parse_mode(info.permission_mode)
+            except UnknownMode:
+                log.warning("session %s: unknown stored permission mode %r", info.id, info.permission_mode)
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
@@ -406,6 +446,8 @@ class Session:
                     source=self.source,
                 )
                 self.store.claim_session(self.session_id)
+                if self._mode is not PermissionMode.DEFAULT:
+                    self._store_mode()
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self.route.model)
                 title = " ".join(first_message.split())[:100]
@@ -428,7 +470,7 @@ class Session:
                 store=self.store,
                 interrupt=self.interrupt_event,
                 side_settings=self.route.keyed_settings,
-                yolo=self.yolo,
+                mode=self._mode,
             )
 
     def append(self, message: Message) -> None:

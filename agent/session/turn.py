@@ -24,6 +24,7 @@ from agent.core import exit_reasons
 from agent.core.errors import ClassifiedError, InterruptedByUser
 from agent.core.events import StatusNotice, SteerDelivered, StreamDiscarded, TurnFinished, TurnStarted
 from agent.core.messages import API_CONTENT, Message, Usage, strip_surrogates
+from agent.core.permission_mode import PLAN_NOTE, PermissionMode
 from agent.images.routing import sees_images
 from agent.session import reply_outcomes
 from agent.session.call_sink import CallSink
@@ -494,12 +495,14 @@ class Turn:
         )
 
     def _wire_additions(self, plugin_context: str) -> str:
-        """This turn's wire-only additions to its user message: a `/skill-name` skill, plugin context, and
-        the memory / skill reminders. Never stored: the transcript keeps what the user typed."""
+        """This turn's wire-only additions to its user message: a `/skill-name` skill, plugin context, the
+        plan-mode note, and the memory / skill reminders. Never in `content`: the transcript keeps what the
+        user typed (the sidecar keeps what was sent, so the prompt's cache stays warm)."""
         offered = self._offered()
         parts = [
             skill_invocation(self.text, self.session.skills),
             plugin_context,
+            PLAN_NOTE if self.session.permission_mode is PermissionMode.PLAN else "",
             *self.session.nudges.at_turn_start(
                 memory_offered="memory" in offered, skills_offered="skill_manage" in offered
             ),
