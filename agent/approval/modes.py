@@ -60,7 +60,7 @@ _READS = frozenset(
     }
 )
 _EDITS = frozenset({"write_file", "patch", "skill_manage"})
-_COMMANDS = frozenset({"terminal", "execute_code"})
+_COMMANDS = frozenset({"terminal"})  # `execute_code` is an action: no review of its own asks for it
 _READ_ACTIONS = {
     "process": frozenset({"list", "poll", "log", "wait"}),
     "cronjob": frozenset({"list"}),

@@ -116,6 +116,9 @@ class Settings(BaseModel):
     # The permission mode a new session starts in (`approvals.default_mode`, `--permission-mode`; the
     # policy is agent/approval/modes.py). `yolo: true` (--yolo, HERMES_YOLO_MODE) starts in yolo instead.
     permission_mode: Literal["default", "ask", "plan", "yolo"] = "default"
+    # The mode was given on the command line (`--permission-mode`, `--yolo`): it wins over a resumed
+    # session's stored one.
+    permission_mode_chosen: bool = False
     clarify_timeout: float = Field(120.0, gt=0)
     tool_output_budget: int = Field(50_000, ge=1_000)
     terminal_timeout: float = Field(180.0, gt=0, le=600)
@@ -704,6 +707,7 @@ class _Layers:
                 flag = _FLAG_NAMES.get(name, f"--{name.replace('_', '-')}")
                 self.put(name, value, f"flag {flag}", "command line", flag)
         self.values["model_chosen"] = "model" in self.flags
+        self.values["permission_mode_chosen"] = "permission_mode" in self.flags
 
     def credentials(self) -> bool:
         """Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else

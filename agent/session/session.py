@@ -234,11 +234,7 @@ class Session:
         self.system_prompt = info.system_prompt
         self.messages = list(loaded.messages)
         self.last_exit = info.exit_reason
-        if info.permission_mode:  # the mode it was left in (NULL: never set, the configured one applies)
-            try:
-                self._mode = parse_mode(info.permission_mode)
-            except UnknownMode:
-                log.warning("session %s: unknown stored permission mode %r", info.id, info.permission_mode)
+        self._resumed_mode(info.permission_mode)
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
@@ -251,6 +247,23 @@ class Session:
         other = info.model and info.model != self.settings.model
         if other and same_endpoint and not self.settings.model_chosen:
             self.switch_model(info.model)
+
+    def _resumed_mode(self, stored: str | None) -> None:
+        """The mode a resumed session was left in; NULL (never set): the configured one. A mode given on
+        the command line wins over both, and is stored."""
+        settings = self.settings
+        if settings.permission_mode_chosen:
+            self._mode = initial_mode(settings.permission_mode, settings.yolo)
+            if stored != self._mode.value:
+                self._store_mode()
+            return
+        try:
+            self._mode = (
+                parse_mode(stored) if stored else initial_mode(settings.permission_mode, settings.yolo)
+            )
+        except UnknownMode:
+            log.warning("session %s: unknown stored permission mode %r", self.session_id, stored)
+            self._mode = initial_mode(settings.permission_mode, settings.yolo)
 
     # ------------------------------------------------------------------ what the UI asks of the session
     def todos(self) -> list[dict[str, str]]:
