@@ -43,6 +43,7 @@ from hermes_tui.chat.view import DEMO_CUE, ScreenEngine, ScreenView, redirect_ty
 from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands, skill_or_unknown
+from hermes_tui.commands.modes import cycle_mode, show_mode
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.session import open_session
 from hermes_tui.crash_log import raise_if_asked
@@ -82,6 +83,10 @@ class ChatScreen(ChatLayout):
         Binding("ctrl+g", "edit_prompt", "Edit in $EDITOR", show=False),
         Binding("ctrl+o", "toggle_panel", "Expand/collapse a tool panel", show=False),
         Binding("ctrl+t", "toggle_turn_panels", "Expand/collapse the turn's panels", show=False),
+        # Claude Code's mode key, wherever the focus is on the chat (it used to move the focus back, to the
+        # queue: that is Alt+Up now).
+        Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+        Binding("alt+up", "focus_queue", "Queued messages", show=False),
     ]
 
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
@@ -234,7 +239,7 @@ class ChatScreen(ChatLayout):
         self._first_images = ()
 
     def _engine_ready(self) -> None:
-        self.yolo = self.agent.yolo
+        show_mode(self.command_context.status, self.agent.permission_mode)
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
 
@@ -397,6 +402,16 @@ class ChatScreen(ChatLayout):
     def action_toggle_turn_panels(self) -> None:
         """Ctrl+T: expand every tool panel of the last turn, or collapse them all if all are open."""
         self.transcript.toggle_last_turn_panels()
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode (`hermes_tui.commands.modes.cycle_mode`)."""
+        cycle_mode(self.command_context)
+
+    def action_focus_queue(self) -> None:
+        """Alt+Up: to the queued messages (e edit, x remove, s steer now; Tab back), when there are any."""
+        queue = self.query_one(QueuedMessages)
+        if queue.items:
+            queue.focus()
 
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()

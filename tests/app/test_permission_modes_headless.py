@@ -139,5 +139,6 @@ def test_an_unknown_mode_is_one_line_naming_the_modes(hermes_home: Path, tmp_pat
     proc = _run(["-z", "hi", "--permission-mode", "careful", "--demo"], tmp_path, hermes_home)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "hermes-tui: --permission-mode: unknown permission mode 'careful'; the modes are: default, ask, plan, yolo"
+        "hermes-tui: --permission-mode: unknown permission mode 'careful'; "
+        "the modes are: default, ask, plan, yolo"
     ]
