@@ -35,6 +35,7 @@ from hermes_tui.chat.context import ScreenCommandContext
 from hermes_tui.chat.controller import ChatController
 from hermes_tui.chat.layout import ChatLayout
 from hermes_tui.chat.pipeline import EventPipeline
+from hermes_tui.chat.plan_offer import PlanOffer
 from hermes_tui.chat.questions import QuestionPresenter
 from hermes_tui.chat.session import SessionService
 from hermes_tui.chat.shell import ShellRunner
@@ -56,6 +57,7 @@ from hermes_tui.tool_icons import ToolIcons
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
 from widgets.attachment_bar import AttachmentBar
+from widgets.cards.plan import PlanCard
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt.input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
@@ -140,6 +142,7 @@ class ChatScreen(ChatLayout):
         self.command_context = ScreenCommandContext(self)
         self.tool_icons = ToolIcons()
         self.questions = QuestionPresenter(self)
+        self.plan_offer = PlanOffer(self, self.command_context)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -293,6 +296,7 @@ class ChatScreen(ChatLayout):
         elif typed and not text.strip().startswith("/ ") and typed not in self.commands.skills:
             skill_or_unknown(self.command_context, text, typed, self.controller.submit)
         else:
+            self.plan_offer.withdraw()  # answered by writing: plan mode stays
             self.controller.submit(text)
 
     def run_command(self, command: Command, arg: str = "") -> None:
@@ -346,6 +350,7 @@ class ChatScreen(ChatLayout):
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self.controller.turn_finished(event.exit_reason, event.pending_steer)
+        self.plan_offer.turn_finished(event)
         refresh_skill_commands(self.command_context)  # the turn may have made or removed one
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -402,6 +407,9 @@ class ChatScreen(ChatLayout):
     def action_toggle_turn_panels(self) -> None:
         """Ctrl+T: expand every tool panel of the last turn, or collapse them all if all are open."""
         self.transcript.toggle_last_turn_panels()
+
+    def on_plan_card_chosen(self, message: PlanCard.Chosen) -> None:
+        self.plan_offer.chosen(message)
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab: the next permission mode (`hermes_tui.commands.modes.cycle_mode`)."""
