@@ -33,8 +33,8 @@ from widgets.cards.question import QuestionCard
 __all__ = ["PLAN_CHOICES", "PlanCard", "PlanOffer"]
 
 PLAN_CHOICES: tuple[tuple[str | None, str], ...] = (
-    ("default", "Yes, switch to default mode and go (edits in the workspace run, risky commands ask)"),
-    ("ask", "Yes, switch to ask mode and go (every edit and command asks first)"),
+    ("default", "Yes, switch to default and go (edits run, risky commands ask)"),
+    ("ask", "Yes, switch to ask and go (every edit and command asks)"),
     (None, "No, keep planning"),
 )
 """(the mode chosen or None, the label): the card's choices in order, `1` to `3`."""
