@@ -36,7 +36,6 @@ from agent.approval.allowlist import (
 )
 from agent.approval.detect import Detection, detect, detection_of
 from agent.approval.modes import (
-    PermissionMode,
     Rule,
     access_of,
     is_read_only_command,
@@ -48,6 +47,7 @@ from agent.approval.reasons import DESTRUCTIVE_KEYS, REASONS, Match
 from agent.approval.rules import Collector
 from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.core.events import StatusNotice
+from agent.core.permission_mode import PermissionMode
 from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
 
 log = logging.getLogger(__name__)
