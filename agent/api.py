@@ -156,6 +156,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "go_ahead_text",
         "parse_mode",
     ),
+    "agent.core.user_paths": ("expand_user",),
     # whether the endpoint takes the reasoning level asked (the status bar claims it only then)
     "agent.transports.reasoning": ("reasoning_shown", "reasoning_unsent"),
     # the engine's bursts, served by the collector's one owner (the app's GcPolicy)
@@ -287,6 +288,7 @@ __all__ = [
     "cycle_after",
     "default_registry",
     "expand_mentions",
+    "expand_user",
     "format_absolute",
     "format_age",
     "format_cost",
@@ -446,6 +448,7 @@ if TYPE_CHECKING:
     )
     from agent.core.text_safety import is_kept as is_kept_char
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+    from agent.core.user_paths import expand_user
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
     from agent.images import ImageError, ImageRef, save_image
