@@ -40,6 +40,7 @@ from agent.approval.modes import (
     access_of,
     is_read_only_command,
     plan_refusal,
+    programs_of,
     rule_for,
 )
 from agent.approval.paths import PathPolicy, write_key
@@ -235,7 +236,8 @@ class ApprovalGate:
             return self._plan_refusal("running a command", command)
         det = self.detect(command, cwd)
         if self.permission_mode is PermissionMode.ASK and not is_read_only_command(command):
-            asked = Match("ask_command", REASONS["ask_command"])
+            # keyed by the programs it runs: "this session" then covers `npm ...`, not every command
+            asked = Match(f"ask_command:{programs_of(command)}", REASONS["ask_command"])
             det = Detection(det.hard_blocked, [*det.matches, asked], det.segments, det.paths)
         return self._review(
             command,

@@ -162,6 +162,16 @@ def is_read_only_command(command: str) -> bool:
     return True
 
 
+def programs_of(command: str) -> str:
+    """The programs a command runs, sorted and comma-joined (`git,npm`): what an ask-mode "this session"
+    answer covers."""
+    try:
+        names = {cmd.name for cmd in analyze(command).commands if cmd.name}
+    except Exception:
+        return command.strip()
+    return ",".join(sorted(names)) or command.strip()
+
+
 def _writes(redirect: Redirect) -> bool:
     """An output redirect to a file (`> /dev/null` and fd duplications like `2>&1` write nothing)."""
     if redirect.op in ("<", "<<", "<<-", "<<<", "<&", ">&"):

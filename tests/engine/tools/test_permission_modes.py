@@ -203,3 +203,12 @@ def test_an_execute_code_scripts_inner_calls_obey_ask_mode(hermes_home: Path, tm
     inner = next(r for r in ui.approval_requests if r.tool_name == "write_file")
     assert "+hi" in inner.diff
     assert (tmp_path / "inner.txt").read_text() == "hi\n"
+
+
+def test_ask_modes_this_session_covers_the_same_programs_not_every_command(tmp_path: Path) -> None:
+    gate, ui = _gate(ASK, ApprovalDecision.SESSION)
+    assert gate.review_command("npm test", cwd=tmp_path).decision is Decision.SESSION
+    assert gate.review_command("npm run build", cwd=tmp_path).decision is Decision.SESSION  # not asked again
+    assert len(ui.approval_requests) == 1
+    assert gate.review_command("touch x", cwd=tmp_path).decision is Decision.SESSION  # another program: asked
+    assert len(ui.approval_requests) == 2
