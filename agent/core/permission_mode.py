@@ -37,7 +37,7 @@ class UnknownMode(ValueError):
 
 
 def parse_mode(name: str) -> PermissionMode:
-    """`name` as a mode (case and spaces ignored; Claude Code's and ACP's names accepted too)."""
+    """`name` as a mode (case, spaces, `-` and `_` ignored; Claude Code's `bypassPermissions` is yolo)."""
     key = name.strip().lower().replace("-", "").replace("_", "")
     found = _ALIASES.get(key)
     if found is None:
@@ -48,9 +48,7 @@ def parse_mode(name: str) -> PermissionMode:
 
 _ALIASES = {
     **{m.value: m for m in PermissionMode},
-    "bypasspermissions": PermissionMode.YOLO,
-    "dontask": PermissionMode.YOLO,
-    "manual": PermissionMode.ASK,
+    "bypasspermissions": PermissionMode.YOLO,  # Claude Code's name for it
 }
 
 

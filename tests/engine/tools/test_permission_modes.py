@@ -212,3 +212,19 @@ def test_ask_modes_this_session_covers_the_same_programs_not_every_command(tmp_p
     assert len(ui.approval_requests) == 1
     assert gate.review_command("touch x", cwd=tmp_path).decision is Decision.SESSION  # another program: asked
     assert len(ui.approval_requests) == 2
+
+
+def test_approvals_default_mode_in_config_and_the_flags(tmp_path: Path) -> None:
+    from agent.config.settings import load_settings
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text("approvals:\n  default_mode: Plan\n")
+    loaded = load_settings({"hermes_home": str(home)}, env={})
+    assert loaded.settings.permission_mode == "plan" and not loaded.settings.permission_mode_chosen
+    flagged = load_settings({"hermes_home": str(home), "permission_mode": "ask"}, env={})
+    assert flagged.settings.permission_mode == "ask" and flagged.settings.permission_mode_chosen
+    (home / "config.yaml").write_text("approvals:\n  default_mode: careful\n")
+    bad = load_settings({"hermes_home": str(home)}, env={})
+    assert bad.settings.permission_mode == "default"
+    assert any("default | ask | plan | yolo" in str(p) for p in bad.problems)
