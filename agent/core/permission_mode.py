@@ -82,6 +82,14 @@ PLAN_NOTE = (
 again byte for byte and the prompt cache stays warm): the system prompt itself never changes with the mode."""
 
 
+def plan_exit_note(mode: PermissionMode) -> str:
+    """Added to the first message after plan mode: the earlier plan-mode notes no longer hold."""
+    return (
+        f"<system-reminder>Plan mode is off: the permission mode is now {mode.value}. You may make the "
+        "changes now, within what this mode allows.</system-reminder>"
+    )
+
+
 def go_ahead_text(mode: PermissionMode) -> str:
     """The user message a plan card's "go" sends in the mode chosen."""
     return f"The plan is approved: go ahead and carry it out (permission mode is now {mode.value})."

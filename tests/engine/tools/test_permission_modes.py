@@ -170,7 +170,8 @@ def test_switching_mode_applies_to_the_next_turn_and_is_stored(hermes_home: Path
         again.close()
         info = store.get_session(agent.session_id)
     assert (tmp_path / "out.txt").read_text() == "x\n"
-    assert PLAN_NOTE not in [m for m in last if m["role"] == "user"][-1]["content"]
+    go_ahead = [m for m in last if m["role"] == "user"][-1]["content"]
+    assert PLAN_NOTE not in go_ahead and "Plan mode is off: the permission mode is now default" in go_ahead
     assert info is not None and info.permission_mode == "ask"  # the flag's mode, stored
 
 
