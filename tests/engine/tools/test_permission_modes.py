@@ -229,3 +229,49 @@ def test_approvals_default_mode_in_config_and_the_flags(tmp_path: Path) -> None:
     bad = load_settings({"hermes_home": str(home)}, env={})
     assert bad.settings.permission_mode == "default"
     assert any("default | ask | plan | yolo" in str(p) for p in bad.problems)
+
+
+def test_the_executor_asks_the_mode_before_every_call(tmp_path: Path) -> None:
+    """Any tool the registry holds (an MCP server's, a plugin's, the browser's) passes the mode first: in
+    plan mode one marked read-only runs, an unknown one is refused without reaching its handler."""
+    import threading
+    from collections.abc import Callable
+
+    from pydantic import BaseModel
+
+    from agent.core.messages import ToolCall
+    from agent.toolkit.executor import ToolExecutor
+    from agent.toolkit.registry import Tool, ToolContext, ToolRegistry, ToolResult
+
+    class NoArgs(BaseModel):
+        pass
+
+    ran: list[str] = []
+
+    def handler(name: str) -> Callable[[BaseModel, ToolContext], ToolResult]:
+        def run(_args: BaseModel, _ctx: ToolContext) -> ToolResult:
+            ran.append(name)
+            return ToolResult(content="ok")
+
+        return run
+
+    registry = ToolRegistry(
+        [
+            Tool("mcp_docs_search", "reads", NoArgs, handler("search"), read_only=True),
+            Tool("mcp_docs_delete", "writes", NoArgs, handler("delete")),
+            Tool("browser_click", "clicks", NoArgs, handler("click")),
+        ]
+    )
+    gate, ui = _gate(PLAN)
+    interrupt = threading.Event()
+
+    def context(call: ToolCall) -> ToolContext:
+        return ToolContext(tmp_path, "s", call.id, interrupt, tmp_path, approvals=gate)
+
+    calls = [ToolCall(f"c{i}", name, "{}") for i, name in enumerate(registry.names)]
+    done = ToolExecutor(registry).run_batch(calls, make_context=context, ui=ui, interrupt=interrupt)
+    assert ran == ["search"]
+    refused = {d.call.name: d.result for d in done if d.result.status == "denied"}
+    assert set(refused) == {"mcp_docs_delete", "browser_click"}
+    assert all(r.data["decision"] == "plan_mode" and "plan mode" in r.content for r in refused.values())
+    assert ui.approval_requests == []
