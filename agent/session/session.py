@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import Checkpoint, CheckpointManager, RestoreReport
     from agent.images.store import ImageRef
+    from agent.session.context_report import ContextReport
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
 
@@ -140,6 +141,9 @@ class Session:
             load_timeout=settings.plugin_load_timeout,
         )
         self.plugins.load()
+        from agent.hooks import ShellHooks
+
+        self.hooks = ShellHooks.from_settings(settings, lambda: self.ui, self.interrupt_event)
         if session_id:
             self.resume(session_id)
 
@@ -365,6 +369,10 @@ class Session:
         """The tokens the current model takes (the context meter's whole)."""
         return self.settings.effective_context_window
 
+    def hook_listing(self) -> str:
+        """`/hooks`: the shell hooks, where each comes from and whether it may run."""
+        return self.hooks.listing()
+
     def plugin_listing(self) -> str:
         """`/plugins`: every plugin found, loaded or not, and why."""
         from agent.plugins import format_plugin_list
@@ -501,21 +509,38 @@ class Session:
 
     # ----------------------------------------------------------------- what a turn needs of its session
 
+    def _build_system_prompt(self) -> str:
+        tools = self.toolsets.active_tools()
+        return build_system_prompt(
+            cwd=self.settings.cwd,
+            tools=[(t.name, t.description) for t in tools],
+            model=self.settings.model,
+            **session_prompt_parts(
+                self.settings, {t.name for t in tools}, self.skills, self.toolsets.active_instructions()
+            ),
+        )
+
+    def context_report(self) -> ContextReport:
+        """What the next request holds, part by part (`/context`). Before the first message, the system
+        prompt that message will build is measured (it is built once per session, then kept)."""
+        from agent.session.context_report import measure_request
+
+        wire = self.wire_messages()
+        prompt = self.system_prompt or self._build_system_prompt()
+        if not self.system_prompt:
+            wire[0] = {**wire[0], "content": with_ephemeral(prompt, self.ephemeral_prompt)}
+        return measure_request(
+            wire,
+            self.toolsets.schemas(),
+            prompt_chars=len(prompt.rstrip()),
+            measured=self.last_context_tokens,
+            window=self.context_window,
+        )
+
     def ensure_session(self, first_message: str) -> None:
         warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
-            tools = self.toolsets.active_tools()
-            self.system_prompt = build_system_prompt(
-                cwd=self.settings.cwd,
-                tools=[(t.name, t.description) for t in tools],
-                model=self.settings.model,
-                **session_prompt_parts(
-                    self.settings,
-                    {t.name for t in tools},
-                    self.skills,
-                    self.toolsets.active_instructions(),
-                ),
-            )
+            self.system_prompt = self._build_system_prompt()
         if not self.session_id:
             if self.store is not None:
                 self.session_id = self.store.create_session(
@@ -531,6 +556,8 @@ class Session:
                     self._store_mode()
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self.route.model)
+                if self.hooks.has_hooks("on_session_start"):
+                    self.hooks.session_started(self.session_id, self.route.model)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:

@@ -73,14 +73,16 @@ def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
             )
         )
 
-    plugins = session.plugins
+    from agent.hooks import ToolHookChain
+
+    chain = ToolHookChain(session.plugins, session.hooks)
     done = session.executor.run_batch(
         calls,
         make_context=make_context,
         ui=session.ui,
         interrupt=session.interrupt_event,
         on_result=on_result,
-        hooks=plugins if (plugins.has_hooks("before_tool") or plugins.has_hooks("after_tool")) else None,
+        hooks=chain if (chain.has_hooks("before_tool") or chain.has_hooks("after_tool")) else None,
     )
     if session.trajectory is not None:
         session.trajectory.record_tool_results(done)

@@ -46,6 +46,7 @@ from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands, skill_or_unknown
 from hermes_tui.commands.modes import cycle_mode, show_mode
 from hermes_tui.commands.plugins import plugins_loaded
+from hermes_tui.commands.quick import quick_commands_loaded
 from hermes_tui.commands.session import open_session
 from hermes_tui.crash_log import raise_if_asked
 from hermes_tui.editor import edit_prompt
@@ -245,6 +246,7 @@ class ChatScreen(ChatLayout):
         show_mode(self.command_context.status, self.agent.permission_mode)
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
+        quick_commands_loaded(self.command_context, self.settings)
 
     def _files_listed(self) -> None:
         self.post_message(self.FilesListed())  # from the listing thread: post_message is thread-safe
