@@ -115,6 +115,7 @@ class StatusAPI(Protocol):
 
     model: str
     yolo: bool
+    mode: str
     reasoning: str
     usage: Usage
     context_use: ContextUse
