@@ -1,9 +1,10 @@
 """The slash commands an editor offers (`available_commands_update`): those that work without our UI.
 
 Pickers, screens and appearance stay in the TUI; what is left is a line of text in and a line out:
-`/model [NAME]`, `/yolo`, `/compress`, `/usage`, `/title TEXT`, `/help`. Enabled skills are advertised
-too, under their own names: a `/skill-name` message is the engine's business (it is sent as a turn). A
-prompt whose first word is one of the commands here runs it instead of a turn; any other text is a turn.
+`/model [NAME]`, `/mode [NAME]`, `/yolo`, `/compress`, `/usage`, `/title TEXT`, `/help`. Enabled skills
+are advertised too, under their own names: a `/skill-name` message is the engine's business (it is sent as
+a turn). A prompt whose first word is one of the commands here runs it instead of a turn; any other text is
+a turn.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from agent.api import Agent, format_cost, format_tokens
+from agent.api import MODE_NAMES, Agent, format_cost, format_tokens, parse_mode
 
 if TYPE_CHECKING:
     from agent.api import SessionStoreProtocol
@@ -28,6 +29,7 @@ class Command:
 
 COMMANDS = (
     Command("model", "Show the model, or switch the next turns to another: /model NAME", "model name"),
+    Command("mode", "Show the permission mode, or switch it: /mode default|ask|plan|yolo", "mode"),
     Command("yolo", "Switch approving risky commands without asking on or off"),
     Command("compress", "Summarize the middle of the conversation to free the context window"),
     Command("usage", "Tokens and cost of this session"),
@@ -71,6 +73,12 @@ def run(session: Agent, store: SessionStoreProtocol, name: str, arg: str) -> str
             return f"Model: {session.model}. /model NAME switches the next turns."
         session.switch_model(arg)
         return f"Model switched to {arg} for the next turn."
+    if name == "mode":
+        if arg:
+            session.permission_mode = parse_mode(arg)  # UnknownMode: its line is the reply
+        mode = session.permission_mode
+        hint = "" if arg else f" /mode NAME switches ({MODE_NAMES})."
+        return f"Permission mode: {mode.value}: {mode.describe}.{hint}"
     if name == "yolo":
         session.set_yolo(not session.yolo)
         return (

@@ -1,14 +1,13 @@
 """What an editor's mode selector and model picker show, and what choosing in them does to the session.
 
-Modes are the engine's permission modes. Today the engine has two: `default` (risky commands ask) and
-`yolo` (they run; hard-blocked ones stay blocked). `MODES` and `apply_mode` are the one mapping: a new
-engine mode is one row and one branch here. The model picker is the config option `model` (category
-"model"), the provider's listed models (`GET /models`, cached a day), choosing one is `/model NAME`.
+Modes are the engine's permission modes (`PermissionMode`: default, ask, plan, yolo; what each lets the
+agent do is `agent.approval.modes`): the editor lists them all, `session/set_mode` sets one on the session
+(stored with it, so `-r`/`session/load` find it again), and any name the engine reads is taken (Claude
+Code's `bypassPermissions` too). The model picker is the config option `model` (category "model"), the
+provider's listed models (`GET /models`, cached a day); choosing one is `/model NAME`.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from acp.schema import (
     SessionConfigOptionSelect,
@@ -17,39 +16,37 @@ from acp.schema import (
     SessionModeState,
 )
 
-from agent.api import Agent
+from agent.api import Agent, PermissionMode, UnknownMode, parse_mode
 
-
-@dataclass(frozen=True)
-class Mode:
-    id: str
-    name: str
-    description: str
-
-
-MODES = (
-    Mode("default", "Default", "Risky commands ask for approval"),
-    Mode("yolo", "YOLO", "Risky commands run without asking (hard-blocked ones stay blocked)"),
-)
+MODE_LABELS = {
+    PermissionMode.DEFAULT: "Default",
+    PermissionMode.ASK: "Ask",
+    PermissionMode.PLAN: "Plan",
+    PermissionMode.YOLO: "YOLO",
+}
 MODEL_OPTION = "model"
 
 
 def current_mode(session: Agent) -> str:
-    return "yolo" if session.yolo else "default"
+    return session.permission_mode.value
 
 
 def mode_state(session: Agent) -> SessionModeState:
     return SessionModeState(
         current_mode_id=current_mode(session),
-        available_modes=[SessionMode(id=m.id, name=m.name, description=m.description) for m in MODES],
+        available_modes=[
+            SessionMode(id=mode.value, name=MODE_LABELS[mode], description=mode.describe)
+            for mode in PermissionMode
+        ],
     )
 
 
 def apply_mode(session: Agent, mode_id: str) -> None:
-    """Put the session in `mode_id`; KeyError for a mode that does not exist."""
-    if mode_id not in {m.id for m in MODES}:
-        raise KeyError(mode_id)
-    session.set_yolo(mode_id == "yolo")
+    """Put the session in `mode_id` (from its next tool call on); KeyError for a mode that does not exist."""
+    try:
+        session.permission_mode = parse_mode(mode_id)
+    except UnknownMode:
+        raise KeyError(mode_id) from None
 
 
 def model_option(current: str, listed: list[str]) -> SessionConfigOptionSelect:

@@ -208,7 +208,7 @@ class AcpSession:
             log.info("/%s failed: %s", name, exc)
             reply = f"/{name}: {exc}"
         await self._say(reply)
-        if name == "yolo":
+        if name in ("yolo", "mode"):
             await self._update(
                 CurrentModeUpdate(
                     session_update="current_mode_update", current_mode_id=current_mode(self.engine)

@@ -177,13 +177,13 @@ async def test_commands_modes_and_the_model_option(tmp_path: Path) -> None:
             new = await conn.new_session(cwd=str(tmp_path))
             sid = new.session_id
             assert new.modes is not None and new.modes.current_mode_id == "default"
-            assert [m.id for m in new.modes.available_modes] == ["default", "yolo"]
+            assert [m.id for m in new.modes.available_modes] == ["default", "ask", "plan", "yolo"]
             assert new.config_options[0].category == "model"
             commands = await client.wait_for(
                 lambda: client.of(sid, "available_commands_update"), "the commands"
             )
             names = [c.name for c in commands[0].available_commands]
-            assert names[:6] == ["model", "yolo", "compress", "usage", "title", "help"]
+            assert names[:7] == ["model", "mode", "yolo", "compress", "usage", "title", "help"]
             assert (
                 await conn.prompt(session_id=sid, prompt=[text_block("/model")])
             ).stop_reason == "end_turn"
