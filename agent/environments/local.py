@@ -9,7 +9,7 @@ import os
 import shutil
 import stat as stat_module
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -55,6 +55,19 @@ class LocalEnvironment:
             list(argv), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr
         )
 
+    def spawn_program(
+        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str
+    ) -> subprocess.Popen[bytes]:
+        return SUPERVISOR.popen(
+            list(argv),
+            label=label,
+            cwd=str(cwd),
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
     def stop(self, procs: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
         # The supervisor's children lead their own process group: its id is the leader's pid.
         stop_groups([p.pid for p in procs], grace)
@@ -67,6 +80,9 @@ class LocalEnvironment:
     def finished(self, proc: subprocess.Popen[bytes], left_running: str) -> None:
         SUPERVISOR.ended(proc.pid)
         SUPERVISOR.relabel(proc.pid, left_running)
+
+    def lost(self, proc: subprocess.Popen[bytes]) -> str | None:
+        return None
 
     def which(self, program: str) -> bool:
         return shutil.which(program) is not None

@@ -469,7 +469,8 @@ def keep_on_exit(command: str, names: list[str]) -> bool:
 def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
     """`terminal(command, background=true)` once approved: start it, return the id and the first lines."""
     registry = registry_of(ctx)
-    keep = keep_on_exit(command, ctx.settings.terminal_keep_on_exit if ctx.settings is not None else [])
+    names = ctx.settings.terminal_keep_on_exit if ctx.settings is not None else []
+    keep = ctx.env.is_local and keep_on_exit(command, names)  # elsewhere it ends with the environment
     keep_in = ctx.hermes_home / "tui" / "logs" if keep else None
     try:
         bg = registry.spawn(command, cwd=cwd, session_id=ctx.session_id, environment=ctx.env, keep_in=keep_in)
