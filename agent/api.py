@@ -25,7 +25,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.session.turn": ("TurnResult",),
     # where the tools run (terminal.backend)
     "agent.environments.base": ("EnvironmentUnavailable",),
-    "agent.environments.factory": ("unsupported_backend",),
+    "agent.environments.factory": ("open_environment", "unsupported_backend"),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.prewarm": ("prewarm_engine",),
     # scheduled jobs (Hermes' cron/jobs.json)

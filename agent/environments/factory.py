@@ -35,11 +35,11 @@ def unsupported_backend(backend: str) -> str | None:
             f"terminal.backend is {backend!r}, which is not a backend (local, docker, ssh): fix it, or {FIX}"
         )
     name, module, needs = _NOT_HERE[backend]
-    found = importlib.util.find_spec(module) is not None if backend != "singularity" else False
-    have = f" ({module} is installed, but" if found else f" (Hermes needs {needs};"
+    installed = backend != "singularity" and importlib.util.find_spec(module) is not None
+    how = f"its SDK `{module}` is installed, but" if installed else f"Hermes uses {needs};"
     return (
-        f"terminal.backend is {backend}: hermes-tui cannot run commands on {name}{have} this app has no "
-        f"{backend} backend), so nothing runs; {FIX}"
+        f"terminal.backend is {backend}, which hermes-tui cannot run commands on ({how} this app has no "
+        f"{name} backend): nothing runs; {FIX}"
     )
 
 

@@ -35,6 +35,7 @@ class ChatLayout(Screen[None]):
     yolo: reactive[bool] = reactive(False)
     reasoning: reactive[str] = reactive("")
     hint: reactive[str] = reactive("")
+    where: reactive[str] = reactive("")
     context_use: reactive[ContextUse] = reactive(ContextUse())
     usage: reactive[Usage] = reactive(Usage())
 
@@ -64,6 +65,7 @@ class ChatLayout(Screen[None]):
                 ChatLayout.yolo,
                 ChatLayout.reasoning,
                 ChatLayout.hint,
+                ChatLayout.where,
                 ChatLayout.context_use,
                 ChatLayout.usage,
             )

@@ -112,6 +112,7 @@ class StatusAPI(Protocol):
     model: str
     yolo: bool
     reasoning: str
+    where: str  # where the tools run, when not on this machine ("" for local)
     usage: Usage
     context_use: ContextUse
 
