@@ -205,6 +205,7 @@ __all__ = [
     "CronDaemon",
     "CronJobs",
     "CronStoreError",
+    "EnvironmentUnavailable",
     "FileIndex",
     "FileRefused",
     "FirstDelta",
@@ -301,6 +302,7 @@ __all__ = [
     "mcp_server_lines",
     "normalize_reasoning_level",
     "note_left_running",
+    "open_environment",
     "open_library",
     "open_store",
     "parse_search_query",
@@ -331,6 +333,7 @@ __all__ = [
     "split_attached",
     "summarize_call",
     "take_leftovers",
+    "unsupported_backend",
     "visible_controls",
     "warm_schemas",
     "warm_up_prices",
@@ -428,6 +431,8 @@ if TYPE_CHECKING:
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
+    from agent.environments.base import EnvironmentUnavailable
+    from agent.environments.factory import open_environment, unsupported_backend
     from agent.images import ImageError, ImageRef, save_image
     from agent.images.paths import image_paths
     from agent.images.store import refs_of as image_refs_of

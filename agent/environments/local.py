@@ -11,7 +11,7 @@ import stat as stat_module
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 from agent.children.groups import stop_groups
 from agent.children.supervisor import SUPERVISOR
@@ -97,7 +97,7 @@ class LocalEnvironment:
                 return None
             raise
         if stat_module.S_ISREG(st.st_mode):
-            kind = "file"
+            kind: Literal["file", "dir", "other"] = "file"
         elif stat_module.S_ISDIR(st.st_mode):
             kind = "dir"
         else:
