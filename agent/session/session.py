@@ -161,9 +161,10 @@ class Session:
 
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
-        # Checkpoints copy files of this machine: a session whose files live elsewhere has none (yet).
+        # Files elsewhere (docker, ssh): its checkpoints are archives made there.
         local = self.settings.terminal.is_local if self._environment is None else self._environment.is_local
-        self.checkpoints = checkpoint_manager(self.settings, self.session_id) if local else None
+        elsewhere = None if local else (lambda: self.environment)
+        self.checkpoints = checkpoint_manager(self.settings, self.session_id, elsewhere)
         self.trajectory = trajectory_writer(self.settings, self.session_id)
 
     def steer(self, text: str) -> None:
