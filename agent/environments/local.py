@@ -32,6 +32,10 @@ class LocalEnvironment:
     def __init__(self, cwd: Path | None = None) -> None:
         self.cwd = Path(cwd) if cwd is not None else Path.cwd()
 
+    @property
+    def home(self) -> Path:
+        return Path.home()
+
     # ------------------------------------------------------------------ processes
 
     def spawn(
