@@ -61,6 +61,11 @@ if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
 
 
+CLOSE_PATIENCE = 2.0
+"""Seconds `close_environment` waits for an environment still being opened before it leaves it to the
+supervisor."""
+
+
 class Session:
     """One conversation. Not re-entrant: one turn at a time; `interrupt()` may come from any thread."""
 
@@ -300,10 +305,16 @@ class Session:
     def close_environment(self) -> None:
         """End the session's environment (its container stopped, its connection closed, what its commands
         left running there stopped); a later tool call opens it again. Another session's is left alone."""
-        with self._environment_lock:
+        # Still being opened (a container image pulled, a slow login): the exit does not wait for it; what
+        # the opening started is the supervisor's child, stopped with the rest when the app ends.
+        if not self._environment_lock.acquire(timeout=CLOSE_PATIENCE):
+            return
+        try:
             environment = self._environment
             if self.owns_environment:
                 self._environment = None
+        finally:
+            self._environment_lock.release()
         if environment is not None and self.owns_environment:
             environment.close()
 
