@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import CheckpointManager
     from agent.environments import Environment
+    from agent.hooks import ShellHooks
     from agent.plugins import PluginManager
     from agent.session.compression import Compressor
     from agent.session.nudges import LearningNudges
@@ -50,6 +51,7 @@ class TurnHost(Protocol):
     skills: SkillLibrary
     nudges: LearningNudges
     plugins: PluginManager
+    hooks: ShellHooks
     state: SessionState
     registry: ToolRegistry
     executor: ToolExecutor
@@ -63,6 +65,7 @@ class TurnHost(Protocol):
     window_noted: bool  # a small known window's share taken by the tools and the prompt was said (per model)
     wire_nudge: list[dict[str, Any]]  # wire-only turns asking again after an empty reply
     last_exit: str | None  # why the last turn ended (a resumed session's too): an interrupt is told
+    title_settled: bool  # a rewind back to the first message does not ask for a new title
 
     @property
     def context_window(self) -> int: ...

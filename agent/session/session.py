@@ -36,6 +36,7 @@ from agent.prompts.system import build_system_prompt
 from agent.session.compression import Compressor, estimate_tokens, wire_view
 from agent.session.key_pool import KeyPool
 from agent.session.nudges import LearningNudges
+from agent.session.rewind import RewindPoint, RewindReport, checkpoints_after, rewind_points
 from agent.session.route import ProviderRoute
 from agent.session.services import approval_gate, checkpoint_manager, trajectory_writer
 from agent.session.turn import Turn, TurnResult
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from agent.checkpoints import Checkpoint, CheckpointManager, RestoreReport
     from agent.environments import Environment
     from agent.images.store import ImageRef
+    from agent.session.context_report import ContextReport
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
 
@@ -108,6 +110,9 @@ class Session:
         self.session_id: str = ""
         self.system_prompt: str = ""
         self.messages: list[Message] = []
+        self.stored_transcript: list[Message] = []
+        """A resumed session's every stored message, rewound ones included (marked): what its transcript
+        shows. `messages` is the model's context, without them."""
         self.session_usage = Usage()
         self.session_cost = CostTotal()
         self.last_context_tokens = 0
@@ -123,6 +128,7 @@ class Session:
         self.budget = budget or IterationBudget(settings.max_iterations)
         self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
         self.last_exit: str | None = None  # why the last turn ended (a resumed session's too)
+        self.title_settled = False  # after a rewind the next "first" turn keeps the session's title
         self.compressor = Compressor(
             self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
         )
@@ -147,6 +153,9 @@ class Session:
             load_timeout=settings.plugin_load_timeout,
         )
         self.plugins.load()
+        from agent.hooks import ShellHooks
+
+        self.hooks = ShellHooks.from_settings(settings, lambda: self.ui, self.interrupt_event)
         if session_id:
             self.resume(session_id)
 
@@ -216,7 +225,8 @@ class Session:
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
-        self.messages = list(loaded.messages)
+        self.stored_transcript = list(loaded.messages)
+        self.messages = [m for m in loaded.messages if m.rewound_at is None]  # the model's context
         self.last_exit = info.exit_reason
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
@@ -253,6 +263,68 @@ class Session:
         """Put a checkpoint's files back (the current state of its paths saved first); None without any."""
         return None if self.checkpoints is None else self.checkpoints.restore(checkpoint_id)
 
+    def rewind_points(self) -> list[RewindPoint]:
+        """The user's messages a rewind can go back to (`/rewind`, Esc Esc), newest first."""
+        return rewind_points(self.messages)
+
+    def rewind(
+        self, point: RewindPoint, *, conversation: bool = True, code: bool = False, wait: float = 30.0
+    ) -> RewindReport:
+        """Go back to just before `point`'s message: the conversation (that message and everything after it
+        leave the model's context, marked rewound in the store in one transaction), the files (the
+        checkpoints taken since, restored), or both. A running turn is stopped first, as Esc stops it,
+        and waited for (`wait` seconds at most). Call it off the UI thread."""
+        report = RewindReport(text=point.text, conversation=conversation, code=code)
+        if not self._busy.acquire(blocking=False):
+            self.interrupt()
+            if not self._busy.acquire(timeout=wait):
+                report.problem = "The running turn did not stop: nothing was rewound. Press Esc, then retry."
+                return report
+        try:
+            message = self.messages[point.index] if 0 <= point.index < len(self.messages) else None
+            if message is None or message.id != point.message_id or message.content != point.text:
+                report.problem = "That message is no longer in the conversation: nothing was rewound."
+                return report
+            later = self.messages[point.index :]
+            checkpoint_ids = checkpoints_after(later)
+            if conversation:
+                try:
+                    report.rewound = self._rewind_conversation(point.index)
+                except StoreError as exc:
+                    report.problem = f"Not rewound: {exc.user_line()}"
+                    return report
+                except KeyError:
+                    report.problem = "That message is not in the session's store: nothing was rewound."
+                    return report
+            if code:
+                if checkpoint_ids and self.checkpoints is None:
+                    report.missing = checkpoint_ids
+                elif checkpoint_ids and self.checkpoints is not None:
+                    report.files, report.missing = self.checkpoints.restore_all(checkpoint_ids)
+            return report
+        finally:
+            self.interrupt_event.clear()
+            self._busy.release()
+
+    def _rewind_conversation(self, index: int) -> int:
+        """Cut the live history before `index`, the store first (a refusal changes nothing)."""
+        cut = len(self.messages) - index
+        now = time.time()
+        stored = next((m.id for m in self.messages[index:] if m.id is not None), None)
+        if self.store is not None and stored is not None:
+            self.store.mark_rewound(self.session_id, stored, now)
+        for later in self.messages[index:]:
+            later.rewound_at = now
+        self.messages = self.messages[:index]
+        self.last_exit = None  # an interrupted turn rewound away is not the model's to hear about
+        self.title_settled = True  # a rewind to the first message keeps the title (the user's, perhaps)
+        self.wire_nudge = []
+        self.take_steer()
+        self.state.todos = todos_from_history(self.messages)
+        self.nudges.hydrate(self.messages)
+        self.last_context_tokens = estimate_tokens(self.wire_messages())
+        return cut
+
     def update_settings(self, **changes: Any) -> Settings:
         """These settings from the next request on (`/config`, a saved toggle); the session continues."""
         self.settings = self.settings.model_copy(update=changes)
@@ -262,6 +334,10 @@ class Session:
     def context_window(self) -> int:
         """The tokens the current model takes (the context meter's whole)."""
         return self.settings.effective_context_window
+
+    def hook_listing(self) -> str:
+        """`/hooks`: the shell hooks, where each comes from and whether it may run."""
+        return self.hooks.listing()
 
     def plugin_listing(self) -> str:
         """`/plugins`: every plugin found, loaded or not, and why."""
@@ -446,24 +522,43 @@ class Session:
 
     # ----------------------------------------------------------------- what a turn needs of its session
 
+    def _build_system_prompt(self) -> str:
+        tools = self.toolsets.active_tools()
+        # Where the tools run: the opened environment's (a turn opens it first); `/context` before the
+        # first message measures without opening one.
+        environment = self._environment
+        return build_system_prompt(
+            cwd=self.settings.cwd,
+            runs_in=environment.label if environment is not None else self.settings.terminal.label(),
+            tools_cwd=environment.cwd if environment is not None else None,
+            tools=[(t.name, t.description) for t in tools],
+            model=self.settings.model,
+            **session_prompt_parts(
+                self.settings, {t.name for t in tools}, self.skills, self.toolsets.active_instructions()
+            ),
+        )
+
+    def context_report(self) -> ContextReport:
+        """What the next request holds, part by part (`/context`). Before the first message, the system
+        prompt that message will build is measured (it is built once per session, then kept)."""
+        from agent.session.context_report import measure_request
+
+        wire = self.wire_messages()
+        prompt = self.system_prompt or self._build_system_prompt()
+        if not self.system_prompt:
+            wire[0] = {**wire[0], "content": with_ephemeral(prompt, self.ephemeral_prompt)}
+        return measure_request(
+            wire,
+            self.toolsets.schemas(),
+            prompt_chars=len(prompt.rstrip()),
+            measured=self.last_context_tokens,
+            window=self.context_window,
+        )
+
     def ensure_session(self, first_message: str) -> None:
         warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
-            tools = self.toolsets.active_tools()
-            environment = self.environment
-            self.system_prompt = build_system_prompt(
-                cwd=self.settings.cwd,
-                runs_in=environment.label,
-                tools_cwd=environment.cwd,
-                tools=[(t.name, t.description) for t in tools],
-                model=self.settings.model,
-                **session_prompt_parts(
-                    self.settings,
-                    {t.name for t in tools},
-                    self.skills,
-                    self.toolsets.active_instructions(),
-                ),
-            )
+            self.system_prompt = self._build_system_prompt()
         if not self.session_id:
             if self.store is not None:
                 self.session_id = self.store.create_session(
@@ -477,6 +572,8 @@ class Session:
                 self.store.claim_session(self.session_id)
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self.route.model)
+                if self.hooks.has_hooks("on_session_start"):
+                    self.hooks.session_started(self.session_id, self.route.model)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:

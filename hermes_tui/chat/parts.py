@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from hermes_tui.commands.base import StatusAPI
+from hermes_tui.commands.base import CommandContext, StatusAPI
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -67,9 +67,14 @@ class ChatParts(StatusAPI, Protocol):
     def turn_view(self) -> TurnView: ...
     @property
     def gc_policy(self) -> GcPolicy: ...
+    @property
+    def command_context(self) -> CommandContext:
+        """What the commands run with (a key that opens one, Esc Esc's `/rewind`, runs it so too)."""
+        ...
 
     def show_tool_icons(self, icons: ToolIcons) -> None: ...
     def request_theme(self, name: str) -> None: ...
+    def submit(self, text: str) -> None: ...
     def query_one(self, selector: str) -> DOMNode: ...
     def notify(
         self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
