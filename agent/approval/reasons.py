@@ -58,6 +58,10 @@ REASONS: dict[str, str] = {
     "chmod_exec": "makes a file executable and runs it at once",
     "write_outside_cwd": "writes outside the working directory",
     "unparsed": "could not be analysed safely",
+    # ask mode (agent.approval.modes): what would run in default mode asks
+    "ask_edit": "ask mode: every file edit asks",
+    "ask_command": "ask mode: a command that is not read-only asks",
+    "ask_action": "ask mode: every action that is not a read asks",
 }
 
 HARD_KEYS: frozenset[str] = word_set("""
