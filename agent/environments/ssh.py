@@ -167,12 +167,16 @@ class SshEnvironment(RemoteEnvironment):
             self._master_errors.append(raw.decode("utf-8", "replace").strip())
 
     def _check(self) -> bool:
-        done = subprocess.run(
-            [*self._base_argv(), "-O", "check", self.host],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=10,
-        )
+        """Whether the master answers on its socket."""
+        try:
+            done = subprocess.run(
+                [*self._base_argv(), "-O", "check", self.host],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=10,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
         return done.returncode == 0
 
     # ------------------------------------------------------------------ the seam's parts
@@ -190,8 +194,11 @@ class SshEnvironment(RemoteEnvironment):
         ]
 
     def lost(self, proc: subprocess.Popen[bytes]) -> str | None:
+        if proc.returncode != 255:  # ssh's own failures; a command's codes are its own
+            return None
         master = self._master
-        if proc.returncode == 255 and (master is None or master.poll() is not None):
+        # A dropped master may not have exited yet: it is asked (only after a 255).
+        if master is None or master.poll() is not None or not self._check():
             where = self.label.removeprefix("ssh ")
             return f"[the ssh connection to {where} was lost during the command; the next command reconnects]"
         return None

@@ -341,7 +341,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error(f"{shown} is a directory; give the path of a file.")
 
     def planned_diff() -> str:
-        old, binary = _read_existing_text(path)
+        old, binary = _read_existing_text(path, env)
         if binary:
             return f"(replaces the binary file {shown})"
         return _cap_diff(unified_diff(old or "", args.content, shown), MAX_DIFF_DATA_CHARS)
