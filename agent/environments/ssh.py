@@ -54,6 +54,7 @@ class SshEnvironment(RemoteEnvironment):
         self.label = f"ssh {target}" + (f":{port}" if port != 22 else "")
         self._wanted_cwd = cwd
         super().__init__(Path(cwd or "/"), env=env)
+        _sweep_stale_folders()
         self._folder = Path(
             tempfile.mkdtemp(prefix="hermes-ssh-", dir="/tmp" if os.path.isdir("/tmp") else None)
         )
@@ -221,3 +222,25 @@ class SshEnvironment(RemoteEnvironment):
             except subprocess.TimeoutExpired:
                 pass
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+STALE_AFTER = 60.0  # seconds: an empty connection folder older than this belongs to no live session
+
+
+def _sweep_stale_folders() -> None:
+    """The empty connection folders of sessions that ended without closing (the app killed -9: the reaper
+    ends the master, which takes its socket with it, but not the folder). `rmdir` removes only an empty
+    one, and a live session's holds its socket."""
+    root = Path("/tmp")
+    try:
+        candidates = [p for p in root.iterdir() if p.name.startswith("hermes-ssh-")]
+    except OSError:
+        return
+    now = time.time()
+    for folder in candidates:
+        try:
+            info = folder.stat()
+            if now - info.st_mtime > STALE_AFTER and info.st_uid == os.getuid():
+                folder.rmdir()
+        except OSError:
+            continue
