@@ -117,6 +117,7 @@ class StatusAPI(Protocol):
     yolo: bool
     mode: str
     reasoning: str
+    where: str  # where the tools run, when not on this machine ("" for local)
     usage: Usage
     context_use: ContextUse
 
