@@ -4,6 +4,9 @@ Order of decisions: hard block (even in yolo), the user's deny rules, yolo / mod
 the permanent allowlist, this session's approvals, in smart mode a reviewing model's verdict
 (`agent.approval.smart`: approve, deny, or escalate to the user), and otherwise a prompt through
 `AgentUI.ask_approval`.
+With an OS sandbox (`sandbox`), what it contains runs without asking and what must leave it asks
+(`agent.approval.sandbox_bounds`); only the user's own answer lets a call out (never the allowlist, yolo or
+the reviewing model): `Verdict.outside_sandbox`.
 `review_write` asks about the text `write <resolved path>`, which is also the rule "always" saves for it.
 User deny globs are matched against the whole command and against every simple command found in it (also
 inside `sh -c` and `$(...)`).
@@ -32,6 +35,7 @@ from agent.approval.detect import Detection, detect, detection_of
 from agent.approval.paths import PathPolicy, write_key
 from agent.approval.reasons import DESTRUCTIVE_KEYS, Match
 from agent.approval.rules import Collector
+from agent.approval.sandbox_bounds import CONTAINED_KEYS, OUTSIDE_NOTE, SandboxBounds, escapes
 from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.core.events import StatusNotice
 from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
@@ -80,6 +84,8 @@ class Verdict:
     decision: Decision
     reasons: list[str]
     message: str  # the text for the model when refused; "" when allowed
+    # Approved by the user to leave the OS sandbox: this call runs outside it.
+    outside_sandbox: bool = False
 
 
 class ApprovalStore(Protocol):
@@ -112,6 +118,14 @@ def _never_widened(det: Detection) -> bool:
     return any(key in _NEVER_WIDENED for key in det.keys)
 
 
+def _outside_message(det: Detection, sandbox: SandboxBounds) -> str:
+    what = "; ".join(m.reason for m in det.matches if m.key.startswith("sandbox_"))
+    return (
+        f"BLOCKED: this {what}. Only the user's approval in a dialog lets a call out of the sandbox "
+        "(not yolo or approvals off). Work inside the workspace, or tell the user what you need."
+    )
+
+
 def _interrupted_message(noun: str, what: str) -> str:
     return (
         f"BLOCKED: The approval request for this {noun} was cancelled because the user interrupted ({what}). "
@@ -139,6 +153,7 @@ class ApprovalGate:
         interrupt: threading.Event | None = None,
         hermes_home: Path | None = None,
         smart: SmartApprover | None = None,
+        sandbox: SandboxBounds | None = None,
     ) -> None:
         self.ui = ui
         self.session_id = session_id
@@ -155,6 +170,7 @@ class ApprovalGate:
         self.yolo = False
         self.policy = PathPolicy.for_home(hermes_home)
         self.smart = smart  # used in smart mode; without one, smart mode asks the user like manual
+        self.sandbox = sandbox  # the session's OS sandbox: what it contains runs without asking
         self._session_keys: set[str] = set()
         self._state_lock = threading.Lock()
         self._prompt_lock = threading.Lock()
@@ -169,6 +185,8 @@ class ApprovalGate:
     ) -> Verdict:
         """`cwd`: where the command runs (relative paths into Hermes' home, /etc, ... count as such)."""
         det = self.detect(command, cwd)
+        if self.sandbox is not None and not det.hard_blocked:
+            return self._review_sandboxed(command, det, tool_name=tool_name, cwd=cwd)
         return self._review(
             command,
             det,
@@ -178,6 +196,69 @@ class ApprovalGate:
             noun="command",
             suggested_rule=command.strip() if _never_widened(det) else suggest_rule(command),
         )
+
+    def _review_sandboxed(self, command: str, det: Detection, *, tool_name: str, cwd: Path | None) -> Verdict:
+        """A command in the OS sandbox: what the sandbox contains is not asked about; leaving it asks."""
+        from agent.shell import analyze
+
+        where = Path(cwd) if cwd is not None else Path.cwd()
+        assert self.sandbox is not None
+        try:
+            leaving = escapes(analyze(command), self.sandbox, where)
+        except Exception:  # an analyser bug: the sandbox still bounds the command
+            log.exception("approval: could not analyse command %r for the sandbox", command[:200])
+            leaving = []
+        kept = [m for m in det.matches if m.key not in CONTAINED_KEYS]
+        if leaving:
+            escape = Detection(False, [*kept, *leaving], det.segments, det.paths)
+            return self._review_escape(command, escape, tool_name=tool_name, noun="command")
+        return self._review(
+            command,
+            Detection(False, kept, det.segments, det.paths),
+            tool_name=tool_name,
+            compound=is_compound(command),
+            deny_texts=[command.strip(), *det.segments],
+            noun="command",
+            suggested_rule=command.strip() if _never_widened(det) else suggest_rule(command),
+        )
+
+    def _review_escape(self, command: str, det: Detection, *, tool_name: str, noun: str) -> Verdict:
+        """A call that must leave the sandbox: the user's deny rules, this session's sandbox approvals, else
+        the user's answer; never the allowlist, the reviewing model, or yolo (which keep a command inside:
+        the sandbox then refuses what it must)."""
+        assert self.sandbox is not None
+        deny_texts = [command.strip(), *det.segments]
+        ruled = self._by_policy(command, det, noun=noun, deny_texts=deny_texts)
+        if ruled is not None and not ruled.allowed:
+            return ruled
+        if ruled is not None:  # yolo or approvals off: inside the sandbox, where a write or connection fails
+            if noun != "file write":
+                return ruled
+            return self._refuse(command, det.reasons, Decision.BLOCKED, _outside_message(det, self.sandbox))
+        if self._session_covers(det.keys):
+            return self._allow(command, det.reasons, Decision.SESSION, outside=True)
+        reasons = [*det.reasons, OUTSIDE_NOTE]
+        while not self._prompt_lock.acquire(timeout=0.05):
+            if self._interrupted():
+                msg = _interrupted_message(noun, "; ".join(reasons))
+                return self._refuse(command, reasons, Decision.INTERRUPTED, msg)
+        try:
+            verdict = self._prompt(
+                command,
+                reasons,
+                det.keys,
+                tool_name=tool_name,
+                compound=False,
+                noun=noun,
+                allow_rule=command,
+                subject=f"{noun} outside the sandbox",
+                allow_permanent=False,
+            )
+        finally:
+            self._prompt_lock.release()
+        if verdict.allowed:
+            return Verdict(True, verdict.decision, verdict.reasons, "", outside_sandbox=True)
+        return verdict
 
     def review_write(self, path: Path, cwd: Path, *, tool_name: str) -> Verdict:
         raw = Path(os.path.expanduser(str(path)))
@@ -190,10 +271,19 @@ class ApprovalGate:
             key = write_key(candidate, self.policy)
             if key:
                 col.add(key, candidate)
-        if not (resolved == cwd_resolved or resolved.is_relative_to(cwd_resolved)):
-            col.add("write_outside_cwd")
         command = f"write {resolved}"
-        det = detection_of(col, (str(resolved),))
+        if self.sandbox is not None:
+            det = detection_of(col, (str(resolved),))
+            kept = [m for m in det.matches if m.key not in CONTAINED_KEYS]
+            if not self.sandbox.allows_write(resolved):
+                leaving = Match("sandbox_write", f"writes outside the {self.sandbox.label}: {resolved}")
+                escape = Detection(False, [*kept, leaving], det.segments, det.paths)
+                return self._review_escape(command, escape, tool_name=tool_name, noun="file write")
+            det = Detection(False, kept, det.segments, det.paths)
+        else:
+            if not (resolved == cwd_resolved or resolved.is_relative_to(cwd_resolved)):
+                col.add("write_outside_cwd")
+            det = detection_of(col, (str(resolved),))
         return self._review(
             command,
             det,
@@ -375,10 +465,11 @@ class ApprovalGate:
         allow_rule: str,
         subject: str,
         suggested_rule: str = "",
+        allow_permanent: bool = True,
     ) -> Verdict:
         what = "; ".join(reasons)
         # the previous prompt may have approved this ("this session" / "always")
-        if self._allowlisted(allow_rule, compound):
+        if allow_permanent and self._allowlisted(allow_rule, compound):
             return self._allow(command, reasons, Decision.ALLOWLIST)
         if self._session_covers(keys):
             return self._allow(command, reasons, Decision.SESSION)
@@ -392,7 +483,7 @@ class ApprovalGate:
             tool_name=tool_name,
             rule=allow_rule.strip(),
             suggested_rule=suggested_rule.strip() or allow_rule.strip(),
-            allow_permanent=True,
+            allow_permanent=allow_permanent,
             cancel=self.interrupt if self.interrupt is not None else threading.Event(),
             subject=subject,
         )
@@ -465,9 +556,11 @@ class ApprovalGate:
             log.exception("approval: the UI failed to answer; denying")
             return ApprovalAnswer(ApprovalDecision.DENY)
 
-    def _allow(self, command: str, reasons: list[str], decision: Decision) -> Verdict:
+    def _allow(
+        self, command: str, reasons: list[str], decision: Decision, *, outside: bool = False
+    ) -> Verdict:
         self._record(command, reasons, decision)
-        return Verdict(True, decision, reasons, "")
+        return Verdict(True, decision, reasons, "", outside_sandbox=outside)
 
     def _refuse(self, command: str, reasons: list[str], decision: Decision, message: str) -> Verdict:
         self._record(command, reasons, decision)

@@ -58,6 +58,9 @@ REASONS: dict[str, str] = {
     "chmod_exec": "makes a file executable and runs it at once",
     "write_outside_cwd": "writes outside the working directory",
     "unparsed": "could not be analysed safely",
+    # sandbox escapes (agent/approval/sandbox_bounds.py): the match names the paths or programs
+    "sandbox_write": "writes outside the sandbox",
+    "sandbox_network": "uses the network, which the sandbox does not have",
 }
 
 HARD_KEYS: frozenset[str] = word_set("""
