@@ -608,6 +608,9 @@ def intro_text(request: ApprovalRequest) -> Text:
     """`terminal wants to run this command`; who asks when a subagent does, and what (an MCP tool call)."""
     plain = request.subject in ("command", "file write")  # the wording these always had
     what = " wants to run this command" if plain else f" wants to make this {request.subject}"
+    if request.subject.endswith(" outside the sandbox"):  # the sandbox's escapes say where they go
+        verb = "run this command" if request.subject.startswith("command") else "write this file"
+        what = f" wants to {verb} outside the sandbox"
     intro = Text.assemble(literal_text(request.tool_name), what)
     if request.origin:
         intro = Text.assemble(literal_text(request.origin), " · ", intro)
