@@ -179,7 +179,8 @@ def test_no_capabilities_left_to_remount(workspace: Path, outside: Path) -> None
     read-only root."""
     box = require("workspace-write", workspace)
     assert box is not None
-    done = run_in(box, f"grep CapEff /proc/self/status; mount -o remount,rw / ; touch {outside}/after-remount")
+    script = f"grep CapEff /proc/self/status; mount -o remount,rw / ; touch {outside}/after-remount"
+    done = run_in(box, script)
     assert "CapEff:\t0000000000000000" in done.stdout
     assert not (outside / "after-remount").exists()
 
@@ -190,7 +191,7 @@ def test_no_network_not_even_the_hosts_loopback(workspace: Path, loopback_server
     assert box is not None
     fetch = (
         "python3 -c 'import urllib.request as u; "
-        f"print(u.urlopen(\"http://127.0.0.1:{loopback_server}/\", timeout=5).status)'"
+        f'print(u.urlopen("http://127.0.0.1:{loopback_server}/", timeout=5).status)\''
     )
     done = run_in(box, fetch)
     assert done.returncode != 0 and "200" not in done.stdout

@@ -22,7 +22,12 @@ def ws(tmp_path: Path) -> Path:
 
 
 def sandboxed(
-    ui: FakeUI, ws: Path, mode: SandboxMode = SandboxMode.WORKSPACE_WRITE, *, network: bool = False, **kw: object
+    ui: FakeUI,
+    ws: Path,
+    mode: SandboxMode = SandboxMode.WORKSPACE_WRITE,
+    *,
+    network: bool = False,
+    **kw: object,
 ) -> ApprovalGate:
     gate, _ = make_gate(ui, **kw)
     gate.sandbox = Sandbox(mode, ws, temp=ws.parent / "temp", network=network)
@@ -78,7 +83,8 @@ def test_denied_escape_is_refused(ws: Path) -> None:
     """Headless `-z` answers every question with deny."""
     ui = FakeUI(ApprovalDecision.DENY)
     verdict = sandboxed(ui, ws).review_command("touch ~/outside", cwd=ws)
-    assert not verdict.allowed and verdict.decision is Decision.DENY and "sandbox" in " ".join(verdict.reasons)
+    assert not verdict.allowed and verdict.decision is Decision.DENY
+    assert "sandbox" in " ".join(verdict.reasons)
 
 
 def test_network_allowed_means_no_question(ws: Path) -> None:
