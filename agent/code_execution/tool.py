@@ -121,6 +121,13 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error("No code provided.")
     if ctx.tools is None:
         return ToolResult.error("execute_code needs the session's tools (no registry in this context)")
+    if not ctx.env.is_local:
+        # Its child is a Python on this machine: it must not run here when the session's commands run in
+        # a container or on another host.
+        return ToolResult.error(
+            f"execute_code is not available with the {ctx.env.backend} backend ({ctx.env.label}): its "
+            "script would run on this machine. Use the terminal tool there instead."
+        )
     timeout, max_calls = _limits(ctx)
     calls = InnerCalls(ctx, ctx.tools)
     allowed = frozenset(SANDBOX_TOOLS & calls.offered())

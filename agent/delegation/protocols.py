@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from agent.config.settings import Settings
     from agent.core.ui import AgentUI
+    from agent.environments import Environment
     from agent.store import SessionStoreProtocol
     from agent.toolkit.registry import Tool, ToolRegistry
 
@@ -54,4 +55,5 @@ class AgentFactory(Protocol):
         ui: AgentUI | None = None,
         store: SessionStoreProtocol | None = None,
         source: str = "tui",
+        environment: Environment | None = None,
     ) -> SubAgent: ...

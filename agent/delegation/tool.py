@@ -136,6 +136,7 @@ def delegate_task(args: DelegateArgs, ctx: ToolContext) -> ToolResult:
             yolo=yolo,
             ask_lock=ask_lock,
             total=len(tasks),
+            environment=ctx.environment,
         )
         for index, task in enumerate(tasks)
     ]

@@ -19,6 +19,7 @@ from agent.usage.pricing import CostTotal
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import CheckpointManager
+    from agent.environments import Environment
     from agent.plugins import PluginManager
     from agent.session.compression import Compressor
     from agent.session.nudges import LearningNudges
@@ -54,6 +55,7 @@ class TurnHost(Protocol):
     executor: ToolExecutor
     approvals: ApprovalGate | None
     checkpoints: CheckpointManager | None
+    environment: Environment  # where its tools run (agent.environments)
     trajectory: TrajectoryWriter | None
     session_usage: Usage
     session_cost: CostTotal

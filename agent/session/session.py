@@ -27,6 +27,7 @@ from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
 from agent.core.messages import Message, Usage, strip_surrogates
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
+from agent.environments.factory import open_environment
 from agent.images.routing import prepare_images
 from agent.prompts.personality import with_ephemeral
 from agent.prompts.sources import session_prompt_parts
@@ -53,6 +54,7 @@ from agent.usage.pricing import warm_up as warm_up_prices
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import Checkpoint, CheckpointManager, RestoreReport
+    from agent.environments import Environment
     from agent.images.store import ImageRef
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
@@ -72,11 +74,19 @@ class Session:
         session_id: str | None = None,
         source: str = "tui",
         budget: IterationBudget | None = None,
+        environment: Environment | None = None,
     ) -> None:
         """`budget`: a child agent's share of its parent's (`parent.budget.child(n)`, see agent.core.budget);
-        without one, every turn gets a fresh budget of `settings.max_iterations` calls."""
+        without one, every turn gets a fresh budget of `settings.max_iterations` calls.
+
+        `environment`: where the tools run, when it is another session's (a subagent works where its
+        parent does, and does not close it); without one the session opens its own from the settings
+        (`terminal.backend`), which raises `EnvironmentUnavailable` when that backend cannot be used: the
+        session never starts on the host instead."""
         self.settings = settings
         settings.register_secrets()  # the redactor masks this session's keys wherever text leaves it
+        self.owns_environment = environment is None
+        self.environment: Environment = environment or open_environment(settings)
         self.ui: AgentUI = ui or NullUI()
         self.store = store
         if registry is None:
@@ -150,7 +160,9 @@ class Session:
 
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
-        self.checkpoints = checkpoint_manager(self.settings, self.session_id)
+        # Checkpoints copy files of this machine: a session whose files live elsewhere has none (yet).
+        local = self.environment.is_local
+        self.checkpoints = checkpoint_manager(self.settings, self.session_id) if local else None
         self.trajectory = trajectory_writer(self.settings, self.session_id)
 
     def steer(self, text: str) -> None:
@@ -268,6 +280,8 @@ class Session:
 
     def close(self) -> None:
         self.close_browser()
+        if self.owns_environment:
+            self.environment.close()
         self.route.close()
         if self.store is not None and self.session_id:
             self.store.release_session(self.session_id)

@@ -43,6 +43,7 @@ def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
             make_transport=make_transport,
             new_agent=type(session),
             tools=session.registry,
+            environment=session.environment,
         )
 
     def on_result(done: ExecutedCall) -> None:

@@ -24,6 +24,7 @@ from agent.toolkit.state import SessionState
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.config.settings import Settings
+    from agent.environments import Environment
     from agent.store import SessionStoreProtocol
     from agent.transports.base import Transport
 
@@ -75,6 +76,18 @@ class ToolContext:
     new_agent: Callable[..., Any] | None = None
     # The session's registry, for a tool that runs other tools as the session's own (execute_code's script).
     tools: ToolRegistry | None = None
+    # Where commands run and files live: the session's environment (local, docker, ssh). None is this
+    # machine (the user's own `!shell`, tests).
+    environment: Environment | None = None
+
+    @property
+    def env(self) -> Environment:
+        """The environment the call's commands and files go through (this machine without one)."""
+        if self.environment is None:
+            from agent.environments.local import LocalEnvironment
+
+            self.environment = LocalEnvironment(self.cwd)
+        return self.environment
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""

@@ -8,7 +8,6 @@ import base64
 import json
 import queue
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -78,6 +77,15 @@ def _clip(text: str) -> str:
     return text
 
 
+def _kind(path: Path, ctx: ToolContext) -> str | None:
+    """What the environment has at `path`: "file", "dir", "other", or None (nothing, or unreadable)."""
+    try:
+        info = ctx.env.stat(path)
+    except OSError:
+        return None
+    return None if info is None else info.kind
+
+
 def _name_glob(pattern: str) -> str:
     if not any(c in pattern for c in "*?[{"):
         return f"*{pattern}*"
@@ -93,8 +101,8 @@ def _run_lines(cmd: list[str], cwd: Path, ctx: ToolContext) -> Iterator[str]:
 
     Closing the generator early (enough results) kills the process.
     """
-    proc = subprocess.Popen(
-        cmd, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    proc = ctx.env.spawn_argv(
+        cmd, cwd=cwd, label="search_files (ripgrep)", stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     lines: queue.Queue[bytes | None] = queue.Queue()
     stderr_parts: list[bytes] = []
@@ -149,8 +157,9 @@ def _rg_content(pattern: str, root: Path, args: SearchFilesArgs, ctx: ToolContex
     cmd += _rg_glob_filter(args.file_glob)
     keep = glob_predicate(args.file_glob)
     cmd += ["--regexp", pattern]
-    cwd = root.parent if root.is_file() else root
-    if root.is_file():
+    root_is_file = _kind(root, ctx) == "file"
+    cwd = root.parent if root_is_file else root
+    if root_is_file:
         cmd += ["--", root.name]
     for line in _run_lines(cmd, cwd, ctx):
         if line.startswith("\x00ERROR\x00"):
@@ -339,13 +348,19 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error("pattern is empty.")
     root = ctx.resolve(args.path or ".")
     shown_root = _display(root, ctx.cwd)
-    if not root.exists():
+    kind = _kind(root, ctx)
+    if kind is None:
         return ToolResult.error(f"Search path not found: {shown_root}")
-    if args.target != "content" and root.is_file():
+    if args.target != "content" and kind == "file":
         return ToolResult.error(f"{shown_root} is a file; target='files' needs a directory to search in.")
     context = max(0, min(args.context, 20)) if args.target == "content" else 0
     args = args.model_copy(update={"context": context})
-    use_rg = shutil.which("rg") is not None
+    use_rg = ctx.env.which("rg")
+    if not use_rg and not ctx.env.is_local:
+        return ToolResult.error(
+            f"search_files needs ripgrep (rg) on the {ctx.env.label}; install it there, or use grep/find "
+            "through the terminal tool."
+        )
     if args.target == "content":
         hits = (_rg_content if use_rg else _py_content)(args.pattern, root, args, ctx)
     else:

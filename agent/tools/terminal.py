@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.children.supervisor import SUPERVISOR
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.toolkit.truncate import HEAD_FRACTION, join_head_tail
-from agent.tools.shell_process import StreamCleaner, clean_output, environment, kill_group, shell
+from agent.tools.shell_process import StreamCleaner, clean_output
 
 __all__ = ["TERMINAL_TOOL", "TOOLS", "TerminalArgs", "clean_output", "run_terminal"]
 _StreamCleaner = StreamCleaner  # the name the tests have used
@@ -238,7 +237,11 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     cwd = ctx.cwd
     if args.workdir:
         cwd = ctx.resolve(args.workdir)
-        problem = "does not exist" if not cwd.exists() else "" if cwd.is_dir() else "is not a directory"
+        try:
+            info = ctx.env.stat(cwd)
+        except OSError as exc:
+            return ToolResult.error(f"workdir cannot be checked: {cwd}: {exc.strerror or exc}")
+        problem = "does not exist" if info is None else "" if info.kind == "dir" else "is not a directory"
         if problem:
             return ToolResult.error(f"workdir {problem}: {cwd}")
     if ctx.approvals is not None:
@@ -268,20 +271,18 @@ def _timeout(args: TerminalArgs, ctx: ToolContext, notes: list[str]) -> int:
 
 
 def _run_foreground(command: str, cwd: Path, timeout: int, notes: list[str], ctx: ToolContext) -> ToolResult:
+    env = ctx.env
     try:
-        proc = SUPERVISOR.popen(
-            [shell(), "-c", command],
+        proc = env.spawn(
+            command,
             label=f"terminal command `{command}`",
-            cwd=str(cwd),
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=environment(),
         )
     except OSError as exc:
         return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
 
-    pgid = proc.pid  # the supervisor's child leads its own session and process group
     assert proc.stdout is not None
     # The reader owns the descriptor from here on (it closes it at EOF); Popen must not close it under it.
     fd = os.dup(proc.stdout.fileno())
@@ -291,14 +292,13 @@ def _run_foreground(command: str, cwd: Path, timeout: int, notes: list[str], ctx
     started = time.monotonic()
     outcome = _wait(proc, ctx.interrupt, started + timeout)
     if outcome != "exited":
-        kill_group(proc, pgid, KILL_GRACE)
+        env.stop([proc], KILL_GRACE)
     reader.eof.wait(READER_GRACE)
     lingering = not reader.eof.is_set()
     reader.detach()
     # What the command left running in the background (`cmd &`) stays under the supervisor, which stops
     # it when the app ends; the command itself is done.
-    SUPERVISOR.ended(pgid)
-    SUPERVISOR.relabel(pgid, f"what `{command}` left running")
+    env.finished(proc, f"what `{command}` left running")
     data: dict[str, Any] = {
         "duration": round(time.monotonic() - started, 3),
         "truncated": reader.buffer.truncated,
