@@ -128,6 +128,16 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
             f"execute_code is not available with the {ctx.env.backend} backend ({ctx.env.label}): its "
             "script would run on this machine. Use the terminal tool there instead."
         )
+    from agent.environments.local import sandbox_of
+
+    sandbox = sandbox_of(ctx.env)
+    if sandbox is not None:
+        # Its child is a Python that talks to the app over a Unix socket, which the sandbox refuses; out of
+        # the sandbox it could write anywhere. Scripts run through the terminal tool instead, inside it.
+        return ToolResult.error(
+            f"execute_code is not available in the {sandbox.label}: its script would run outside the "
+            "sandbox. Write the script to a file and run it with the terminal tool (python3 script.py)."
+        )
     timeout, max_calls = _limits(ctx)
     calls = InnerCalls(ctx, ctx.tools)
     allowed = frozenset(SANDBOX_TOOLS & calls.offered())

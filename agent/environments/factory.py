@@ -7,13 +7,42 @@ from typing import TYPE_CHECKING
 from agent.environments.local import LocalEnvironment
 
 if TYPE_CHECKING:
-    from agent.config.settings import Settings
+    from agent.config.settings import ConfigProblem, Settings
     from agent.environments.base import Environment
 
-__all__ = ["open_environment"]
+__all__ = ["environment_problem", "open_environment"]
+
+_SANDBOX_KEYS = frozenset({"sandbox.mode", "sandbox_mode", "sandbox-mode", "--sandbox"})
 
 
 def open_environment(settings: Settings) -> Environment:
     """The session's environment, ready to run commands. Raises `EnvironmentUnavailable` (one line) when the
-    configured backend cannot be used."""
-    return LocalEnvironment(settings.cwd)
+    configured backend cannot be used, or the sandbox the user chose cannot be had."""
+    if settings.sandbox_mode == "off":
+        return LocalEnvironment(settings.cwd)  # nothing of the sandbox is imported or probed
+    from agent.environments.sandbox import require
+
+    sandbox = require(settings.sandbox_mode, settings.cwd, network=settings.sandbox_network)
+    return LocalEnvironment(settings.cwd, sandbox=sandbox)
+
+
+def environment_problem(settings: Settings, problems: list[ConfigProblem] | None = None) -> str:
+    """Why the session's environment cannot be had ("" when it can): checked before a session starts, so
+    the TUI and `-z` stop with this one line instead of running anything. A sandbox mode the configuration
+    misspelt is such a reason: the default (`off`) would silently run commands unsandboxed."""
+    for problem in problems or []:
+        if problem.key in _SANDBOX_KEYS:
+            return (
+                f"{problem}; the session does not start (a sandbox asked for is never dropped silently): "
+                "fix it, or set sandbox.mode: off on purpose"
+            )
+    if settings.sandbox_mode == "off":
+        return ""
+    from agent.environments.base import EnvironmentUnavailable
+    from agent.environments.sandbox import require
+
+    try:
+        require(settings.sandbox_mode, settings.cwd, network=settings.sandbox_network)
+    except EnvironmentUnavailable as exc:
+        return str(exc)
+    return ""

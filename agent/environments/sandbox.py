@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from agent.environments.base import EnvironmentUnavailable
+
 __all__ = [
     "BWRAP",
     "MODES",
@@ -69,8 +71,9 @@ def normalize_mode(value: object) -> str:
     return _SPELLINGS.get(text, text)
 
 
-class SandboxUnavailable(RuntimeError):
-    """The sandbox the user chose cannot be had here; the message is the one line they see."""
+class SandboxUnavailable(EnvironmentUnavailable):
+    """The sandbox the user chose cannot be had here; the message is the one line they see, and the session
+    does not start (as for a backend that cannot be used)."""
 
 
 def _real(path: Path | str) -> Path:

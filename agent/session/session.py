@@ -28,6 +28,7 @@ from agent.core.messages import Message, Usage, strip_surrogates
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.environments.factory import open_environment
+from agent.environments.local import sandbox_of
 from agent.images.routing import prepare_images
 from agent.prompts.personality import with_ephemeral
 from agent.prompts.sources import session_prompt_parts
@@ -443,6 +444,7 @@ class Session:
                 interrupt=self.interrupt_event,
                 side_settings=self.route.keyed_settings,
                 yolo=self.yolo,
+                sandbox=sandbox_of(self.environment),
             )
 
     def append(self, message: Message) -> None:
