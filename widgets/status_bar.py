@@ -89,8 +89,8 @@ class _Field:
 class StatusBar(Widget):
     """One-line status bar docked at the bottom of the chat screen.
 
-    Reactives: `model`, `busy`, `yolo`, `reasoning`, `hint`, `context_use` (`ContextUse`), `usage`
-    (`Usage`). A change repaints once; nothing else does but the 1 Hz elapsed-time tick while busy.
+    Reactives: `model`, `busy`, `yolo`, `environment`, `reasoning`, `hint`, `context_use` (`ContextUse`),
+    `usage` (`Usage`). A change repaints once; nothing else does but the 1 Hz elapsed-time tick while busy.
     """
 
     TICK_SECONDS: ClassVar[float] = timing.STATUS_TICK
@@ -104,6 +104,7 @@ class StatusBar(Widget):
         "status-bar--busy",
         "status-bar--idle",
         "status-bar--yolo",
+        "status-bar--environment",
         "status-bar--ctx-ok",
         "status-bar--ctx-caution",
         "status-bar--ctx-warning",
@@ -142,6 +143,9 @@ class StatusBar(Widget):
             background: $error;
             text-style: bold;
         }
+        & > .status-bar--environment {
+            color: $text-accent;
+        }
         & > .status-bar--ctx-ok {
             color: $text-success;
         }
@@ -171,6 +175,8 @@ class StatusBar(Widget):
     """A turn runs: the elapsed-time clock starts and ticks once a second; idle stops it."""
     yolo: reactive[bool] = reactive(False)
     """Approvals bypassed: the YOLO flag in the error colour."""
+    environment: reactive[str] = reactive("")
+    """Where commands run when it is not plainly this machine (`sandbox workspace-write`); empty hides it."""
     reasoning: reactive[str] = reactive("")
     """The reasoning level asked of the model (`high`, `none`); empty (the provider's default) hides it."""
     hint: reactive[str] = reactive("")
@@ -258,6 +264,8 @@ class StatusBar(Widget):
             fields.append(_Field("yolo", Text(" ⚠ YOLO ", self._style("yolo")), 0, True))
         if self.model:
             fields.append(_Field("model", Text(f"⚕ {short_model_name(self.model)}", self._style("model")), 1))
+        if self.environment:
+            fields.append(_Field("environment", Text(self.environment, self._style("environment")), 2))
         if self.reasoning:
             fields.append(_Field("reasoning", Text(f"◐ {self.reasoning}", self._style("dim")), 4))
         if self.hint:
@@ -307,6 +315,7 @@ class StatusBar(Widget):
 
     _LEFT_ORDER: ClassVar[tuple[str, ...]] = (
         "model",
+        "environment",
         "reasoning",
         "hint",
         "context",

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from agent.config.settings import ConfigProblem, Settings
     from agent.environments.base import Environment
 
-__all__ = ["environment_problem", "open_environment"]
+__all__ = ["environment_label", "environment_problem", "open_environment"]
 
 _SANDBOX_KEYS = frozenset({"sandbox.mode", "sandbox_mode", "sandbox-mode", "--sandbox"})
 
@@ -24,6 +24,16 @@ def open_environment(settings: Settings) -> Environment:
 
     sandbox = require(settings.sandbox_mode, settings.cwd, network=settings.sandbox_network)
     return LocalEnvironment(settings.cwd, sandbox=sandbox)
+
+
+def environment_label(settings: Settings) -> str:
+    """The status bar's short label of where the session's commands run ("" for the plain local backend),
+    known from the settings alone (nothing is started)."""
+    if settings.sandbox_mode == "off":
+        return ""
+    from agent.environments.sandbox import sandbox_label
+
+    return sandbox_label(settings.sandbox_mode, settings.sandbox_network)
 
 
 def environment_problem(settings: Settings, problems: list[ConfigProblem] | None = None) -> str:

@@ -71,6 +71,11 @@ def normalize_mode(value: object) -> str:
     return _SPELLINGS.get(text, text)
 
 
+def sandbox_label(mode: str, network: bool) -> str:
+    """`sandbox workspace-write` (`+net` when it has the network): what the status bar and reports say."""
+    return f"sandbox {mode}{' +net' if network else ''}"
+
+
 class SandboxUnavailable(EnvironmentUnavailable):
     """The sandbox the user chose cannot be had here; the message is the one line they see, and the session
     does not start (as for a backend that cannot be used)."""
@@ -111,8 +116,7 @@ class Sandbox:
     @property
     def label(self) -> str:
         """The status bar's short label."""
-        net = " +net" if self.network else ""
-        return f"sandbox {self.mode.value}{net}"
+        return sandbox_label(self.mode.value, self.network)
 
     def describe(self) -> str:
         """One line for `hermes-tui config`, `doctor` and the docs: what a command may do."""

@@ -33,6 +33,7 @@ class ChatLayout(Screen[None]):
     busy: reactive[bool] = reactive(False)
     model: reactive[str] = reactive("")
     yolo: reactive[bool] = reactive(False)
+    environment: reactive[str] = reactive("")
     reasoning: reactive[str] = reactive("")
     hint: reactive[str] = reactive("")
     context_use: reactive[ContextUse] = reactive(ContextUse())
@@ -62,6 +63,7 @@ class ChatLayout(Screen[None]):
                 ChatLayout.busy,
                 ChatLayout.model,
                 ChatLayout.yolo,
+                ChatLayout.environment,
                 ChatLayout.reasoning,
                 ChatLayout.hint,
                 ChatLayout.context_use,

@@ -111,6 +111,7 @@ class StatusAPI(Protocol):
 
     model: str
     yolo: bool
+    environment: str
     reasoning: str
     usage: Usage
     context_use: ContextUse
