@@ -33,7 +33,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # settings
     "agent.config.settings": ("ConfigProblem", "LoadedSettings", "Settings", "load_settings"),
     # where the tools run, and why it cannot be had
-    "agent.environments.factory": ("environment_label", "environment_problem"),
+    "agent.environments.factory": ("environment_label", "environment_problem", "sandbox_status"),
     "agent.config.home": ("ProfileError", "hermes_home", "profile_home"),
     "agent.config.yaml_files": (
         "YAML_ERRORS",
@@ -324,6 +324,7 @@ __all__ = [
     "result_status",
     "run_due_jobs",
     "run_terminal",
+    "sandbox_status",
     "sanitize_display",
     "save_env_value",
     "save_image",
@@ -429,7 +430,7 @@ if TYPE_CHECKING:
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
-    from agent.environments.factory import environment_label, environment_problem
+    from agent.environments.factory import environment_label, environment_problem, sandbox_status
     from agent.images import ImageError, ImageRef, save_image
     from agent.images.paths import image_paths
     from agent.images.store import refs_of as image_refs_of

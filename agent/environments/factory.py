@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from agent.config.settings import ConfigProblem, Settings
     from agent.environments.base import Environment
 
-__all__ = ["environment_label", "environment_problem", "open_environment"]
+__all__ = ["environment_label", "environment_problem", "open_environment", "sandbox_status"]
 
 _SANDBOX_KEYS = frozenset({"sandbox.mode", "sandbox_mode", "sandbox-mode", "--sandbox"})
 
@@ -56,3 +56,28 @@ def environment_problem(settings: Settings, problems: list[ConfigProblem] | None
     except EnvironmentUnavailable as exc:
         return str(exc)
     return ""
+
+
+def sandbox_status(settings: Settings, *, probe: bool = True) -> tuple[bool, str]:
+    """(usable, one line) for `hermes-tui config` (`probe=False`: nothing is started) and `doctor`: the
+    sandbox chosen and what it lets commands do, or why it cannot be had; with none, whether one could."""
+    from agent.environments.base import EnvironmentUnavailable
+    from agent.environments.sandbox import Sandbox, SandboxMode, require
+
+    if settings.sandbox_mode == "off":
+        off = "off: commands run with your full rights"
+        if not probe:
+            return True, off
+        try:
+            require("workspace-write", settings.cwd)
+        except EnvironmentUnavailable as exc:
+            return True, f"{off} (and none can be had here: {exc})"
+        return True, f"{off}; bubblewrap works here (--sandbox workspace-write confines them)"
+    if not probe:
+        box = Sandbox(SandboxMode(settings.sandbox_mode), settings.cwd, network=settings.sandbox_network)
+        return True, box.describe()
+    try:
+        sandbox = require(settings.sandbox_mode, settings.cwd, network=settings.sandbox_network)
+    except EnvironmentUnavailable as exc:
+        return False, str(exc)
+    return True, f"{sandbox.describe() if sandbox is not None else 'off'}: ok"

@@ -138,3 +138,34 @@ def test_a_sandbox_that_cannot_be_had_stops_the_run(hermes_home: Path, tmp_path:
     lines = [line for line in proc.stderr.splitlines() if "sandbox" in line]
     assert any("the session does not start" in line for line in lines), proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_config_and_doctor_show_the_sandbox(hermes_home: Path, tmp_path: Path) -> None:
+    import io
+
+    from agent.config.settings import load_settings
+    from hermes_tui.config_report import print_config
+    from hermes_tui.doctor import run_doctor
+
+    loaded = load_settings({"sandbox_mode": "workspace-write", "cwd": str(tmp_path)})
+    out = io.StringIO()
+    print_config(loaded, out)
+    row = next(line for line in out.getvalue().splitlines() if line.startswith("sandbox (effective)"))
+    assert "workspace-write (bubblewrap): writes only in" in row and "no network" in row
+    misspelt = load_settings({"sandbox_mode": "workspace"})
+    report = io.StringIO()
+    assert run_doctor(misspelt, report) == 1
+    assert "sandbox: " in report.getvalue() and "the session does not start" in report.getvalue()
+
+
+@needs_bwrap
+def test_doctor_checks_that_the_sandbox_starts(hermes_home: Path, tmp_path: Path) -> None:
+    import io
+
+    from agent.config.settings import load_settings
+    from hermes_tui.doctor import run_doctor
+
+    out = io.StringIO()
+    code = run_doctor(load_settings({"sandbox_mode": "read-only", "cwd": str(tmp_path)}), out)
+    assert code == 0, out.getvalue()
+    assert "sandbox: read-only (bubblewrap): writes nowhere; no network: ok" in out.getvalue()
