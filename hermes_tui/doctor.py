@@ -38,8 +38,8 @@ def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
         print(f"  config: {problem}", file=out)
     from agent.api import environment_problem, sandbox_status
 
-    if problem := environment_problem(settings, loaded.problems):
-        print(f"sandbox: {problem}", file=out)
+    if cannot := environment_problem(settings, loaded.problems):
+        print(f"sandbox: {cannot}", file=out)
         code = 1  # no session would start
     else:
         print(f"sandbox: {sandbox_status(settings)[1]}", file=out)

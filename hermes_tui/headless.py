@@ -184,8 +184,8 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             return 1
         from agent.api import environment_problem
 
-        if problem := environment_problem(settings, loaded.problems):  # before any tool could run
-            _say(f"hermes-tui: {problem}")
+        if cannot := environment_problem(settings, loaded.problems):  # before any tool could run
+            _say(f"hermes-tui: {cannot}")
             return 2
         try:
             store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
