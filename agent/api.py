@@ -23,6 +23,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # the session and its operations (`Agent` is its older name, kept for the UI's call sites)
     "agent.session.session": ("Session", "Session as Agent"),
     "agent.session.turn": ("TurnResult",),
+    # where the tools run (terminal.backend)
+    "agent.environments.base": ("EnvironmentUnavailable",),
+    "agent.environments.factory": ("unsupported_backend",),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.prewarm": ("prewarm_engine",),
     # scheduled jobs (Hermes' cron/jobs.json)

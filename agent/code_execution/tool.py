@@ -156,7 +156,9 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
             dict(os.environ), modules=staging, socket_path=server.socket_path, token=server.token
         )
         cwd = ctx.cwd if ctx.cwd.is_dir() else staging
-        outcome = run_script(script, cwd=cwd, env=env, timeout=timeout, interrupt=ctx.interrupt)
+        outcome = run_script(
+            script, cwd=cwd, env=env, timeout=timeout, interrupt=ctx.interrupt, environment=ctx.env
+        )
         server.close()
         result, status = _result(outcome, server.calls, timeout)
     except OSError as exc:

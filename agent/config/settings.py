@@ -18,6 +18,7 @@ from agent.config.cloud import CloudAccess, bedrock_access, vertex_access
 from agent.config.home import hermes_home
 from agent.config.images import VisionSettings, load_vision_settings
 from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
+from agent.config.terminal import TerminalSettings, load_terminal_settings
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
 from agent.core.bounded_files import MAX_DOTENV_BYTES, read_text
@@ -164,6 +165,8 @@ class Settings(BaseModel):
     personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
     # Web search backends and their keys (Hermes' `web.*` and environment), the vision models.
     web: WebSettings = Field(default_factory=WebSettings)
+    # Where the tools run (Hermes' `terminal.backend` and its siblings; agent/config/terminal.py).
+    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
     vision: VisionSettings = Field(default_factory=VisionSettings)
     # Subagents (delegate_task), Hermes' `delegation.*`: each child's iteration budget, how many run at once,
     # and the endpoint they use ("" / None: the parent's provider, model and base URL).
@@ -691,8 +694,13 @@ class _Layers:
             web.allow_private_urls = True
         vision, vision_problems, self.sources["vision"] = load_vision_settings(data, self.merged_env)
         self.values.update(web=web, vision=vision)
+        terminal, terminal_problems, self.sources["terminal"] = load_terminal_settings(
+            data.get("terminal"), self.merged_env
+        )
+        self.values["terminal"] = terminal
         hermes_cfg = str(self.home / "config.yaml")
-        self.problems += [ConfigProblem(hermes_cfg, *p) for p in (*web_problems, *vision_problems)]
+        problems = (*web_problems, *vision_problems, *terminal_problems)
+        self.problems += [ConfigProblem(hermes_cfg, *p) for p in problems]
 
     def environment(self) -> None:
         for var, name in _ENV_SETTINGS.items():

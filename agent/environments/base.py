@@ -5,7 +5,7 @@ over SSH; each backend is a module of its own (`local`, `docker`, `ssh`)."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO, Literal, Protocol
@@ -69,6 +69,13 @@ class Environment(Protocol):
         """Start a helper program (ripgrep for `search_files`) with stdin from /dev/null. Raises OSError."""
         ...
 
+    def spawn_program(
+        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str
+    ) -> subprocess.Popen[bytes]:
+        """Start a program of the tools' own (execute_code's Python) with exactly the variables `env`, stdin
+        from /dev/null, stdout and stderr as two pipes, in a process group of its own. Raises OSError."""
+        ...
+
     def stop(self, procs: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
         """SIGTERM what each command started, where it runs, SIGKILL what is left after `grace`; all at
         once. Reaps the local processes."""
@@ -76,6 +83,11 @@ class Environment(Protocol):
 
     def finished(self, proc: subprocess.Popen[bytes], left_running: str) -> None:
         """The command exited by itself: what it left running stays registered, labelled `left_running`."""
+        ...
+
+    def lost(self, proc: subprocess.Popen[bytes]) -> str | None:
+        """One line when `proc` ended because the environment went away under it (a dropped connection, a
+        stopped container), which the next command restores; None when it did not."""
         ...
 
     def which(self, program: str) -> bool:

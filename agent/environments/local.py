@@ -15,7 +15,7 @@ import os
 import shutil
 import stat as stat_module
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -82,6 +82,21 @@ class LocalEnvironment:
         with self.sandbox.launch(argv, cwd) as launched:
             yield launched
 
+    def spawn_program(
+        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str
+    ) -> subprocess.Popen[bytes]:
+        with self._launch(list(argv), cwd) as (full, fds):
+            return SUPERVISOR.popen(
+                full,
+                label=label,
+                cwd=str(cwd),
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=fds,
+            )
+
     def stop(self, procs: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
         # The supervisor's children lead their own process group: its id is the leader's pid.
         stop_groups([p.pid for p in procs], grace)
@@ -94,6 +109,9 @@ class LocalEnvironment:
     def finished(self, proc: subprocess.Popen[bytes], left_running: str) -> None:
         SUPERVISOR.ended(proc.pid)
         SUPERVISOR.relabel(proc.pid, left_running)
+
+    def lost(self, proc: subprocess.Popen[bytes]) -> str | None:
+        return None
 
     def which(self, program: str) -> bool:
         return shutil.which(program) is not None

@@ -55,7 +55,6 @@ class TurnHost(Protocol):
     executor: ToolExecutor
     approvals: ApprovalGate | None
     checkpoints: CheckpointManager | None
-    environment: Environment  # where its tools run (agent.environments)
     trajectory: TrajectoryWriter | None
     session_usage: Usage
     session_cost: CostTotal
@@ -67,6 +66,10 @@ class TurnHost(Protocol):
 
     @property
     def context_window(self) -> int: ...
+
+    @property
+    def environment(self) -> Environment:
+        """Where its tools run (agent.environments), opened before the turn's first request."""
 
     def begin_turn(self) -> None:
         """Per-turn state back to a turn's start (budget, compressions, the primary provider)."""

@@ -27,6 +27,7 @@ from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
 from agent.core.messages import Message, Usage, strip_surrogates
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
+from agent.environments.base import EnvironmentUnavailable
 from agent.environments.factory import open_environment
 from agent.environments.local import sandbox_of
 from agent.images.routing import prepare_images
@@ -82,12 +83,12 @@ class Session:
 
         `environment`: where the tools run, when it is another session's (a subagent works where its
         parent does, and does not close it); without one the session opens its own from the settings
-        (`terminal.backend`), which raises `EnvironmentUnavailable` when that backend cannot be used: the
-        session never starts on the host instead."""
+        (`terminal.backend`) when first needed (`environment`)."""
         self.settings = settings
         settings.register_secrets()  # the redactor masks this session's keys wherever text leaves it
         self.owns_environment = environment is None
-        self.environment: Environment = environment or open_environment(settings)
+        self._environment = environment
+        self._environment_lock = threading.Lock()
         self.ui: AgentUI = ui or NullUI()
         self.store = store
         if registry is None:
@@ -162,7 +163,7 @@ class Session:
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
         # Checkpoints copy files of this machine: a session whose files live elsewhere has none (yet).
-        local = self.environment.is_local
+        local = self.settings.terminal.is_local if self._environment is None else self._environment.is_local
         self.checkpoints = checkpoint_manager(self.settings, self.session_id) if local else None
         self.trajectory = trajectory_writer(self.settings, self.session_id)
 
@@ -279,10 +280,29 @@ class Session:
 
         close_browser(self.state)
 
+    @property
+    def environment(self) -> Environment:
+        """Where the session's tools run, opened on first use (a container started, a connection made).
+        Raises `EnvironmentUnavailable` (one line) when the configured backend cannot be used: no tool of
+        the session runs then, on the host least of all; the next use tries again."""
+        with self._environment_lock:
+            if self._environment is None:
+                self._environment = open_environment(self.settings)
+            return self._environment
+
+    @property
+    def environment_label(self) -> str:
+        """The configured environment's short label ("" for local), without opening it."""
+        if self._environment is not None:
+            return self._environment.label
+        return self.settings.terminal.label()
+
     def close(self) -> None:
         self.close_browser()
-        if self.owns_environment:
-            self.environment.close()
+        with self._environment_lock:
+            environment, self._environment = self._environment, None
+        if environment is not None and self.owns_environment:
+            environment.close()
         self.route.close()
         if self.store is not None and self.session_id:
             self.store.release_session(self.session_id)
@@ -366,6 +386,10 @@ class Session:
             self.interrupt_event.clear()
             turn_start = len(self.messages)
             try:
+                self.environment  # noqa: B018 - opened (or refused) before the model is asked anything
+            except EnvironmentUnavailable as exc:
+                return self._environment_failed(exc)
+            try:
                 return Turn(self, user_message, images).run()
             except StoreError as exc:
                 return self._store_failed(exc, turn_start)
@@ -379,6 +403,15 @@ class Session:
         self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
         if self.route.on_fallback:
             self.route.restore_primary()
+
+    def _environment_failed(self, exc: EnvironmentUnavailable) -> TurnResult:
+        """The configured backend cannot be used: the turn ends before the model is asked, with its line."""
+        error = ClassifiedError(reason="environment", message=str(exc), retryable=False, hint=str(exc))
+        self.set_status("error")
+        self.ui.on_event(
+            TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
+        )
+        return TurnResult(error.exit_reason, "", Usage(), 0, self.session_id, error)
 
     def _store_failed(self, exc: StoreError, turn_start: int) -> TurnResult:
         """The store failed mid-turn (see `agent.session.storage_fault`): the turn ends here, saying what is
@@ -399,8 +432,11 @@ class Session:
         warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
             tools = self.toolsets.active_tools()
+            environment = self.environment
             self.system_prompt = build_system_prompt(
                 cwd=self.settings.cwd,
+                runs_in=environment.label,
+                tools_cwd=environment.cwd,
                 tools=[(t.name, t.description) for t in tools],
                 model=self.settings.model,
                 **session_prompt_parts(

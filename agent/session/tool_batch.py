@@ -23,12 +23,15 @@ ROLLBACK_HINT = " (/rollback to restore)"
 
 def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
     batch = _batch_checkpoint(session, calls)
+    environment = session.environment
+    # Paths are the environment's: its own working directory when it is not this machine.
+    cwd = session.settings.cwd if environment.is_local else environment.cwd
 
     def make_context(call: ToolCall) -> ToolContext:
         if batch is not None:
             batch.note(call)
         return ToolContext(
-            cwd=session.settings.cwd,
+            cwd=cwd,
             session_id=session.session_id,
             call_id=call.id,
             interrupt=session.interrupt_event,
@@ -43,7 +46,7 @@ def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
             make_transport=make_transport,
             new_agent=type(session),
             tools=session.registry,
-            environment=session.environment,
+            environment=environment,
         )
 
     def on_result(done: ExecutedCall) -> None:

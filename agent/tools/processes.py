@@ -472,7 +472,8 @@ def start_background(
     """`terminal(command, background=true)` once approved: start it, return the id and the first lines.
     `environment`: where (default: the session's; without its sandbox when the user let the call out)."""
     registry = registry_of(ctx)
-    keep = keep_on_exit(command, ctx.settings.terminal_keep_on_exit if ctx.settings is not None else [])
+    names = ctx.settings.terminal_keep_on_exit if ctx.settings is not None else []
+    keep = ctx.env.is_local and keep_on_exit(command, names)  # elsewhere it ends with the environment
     keep_in = ctx.hermes_home / "tui" / "logs" if keep else None
     try:
         bg = registry.spawn(

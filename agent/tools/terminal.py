@@ -308,6 +308,10 @@ def _run_foreground(
     # What the command left running in the background (`cmd &`) stays under the supervisor, which stops
     # it when the app ends; the command itself is done.
     env.finished(proc, f"what `{command}` left running")
+    if outcome == "exited":
+        lost = env.lost(proc)
+        if lost:
+            notes.append(lost)
     data: dict[str, Any] = {
         "duration": round(time.monotonic() - started, 3),
         "truncated": reader.buffer.truncated,
