@@ -25,7 +25,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.session.turn": ("TurnResult",),
     # where the tools run (terminal.backend)
     "agent.environments.base": ("EnvironmentUnavailable",),
-    "agent.environments.factory": ("unsupported_backend",),
+    "agent.environments.factory": (
+        "environment_label",
+        "environment_problem",
+        "sandbox_status",
+        "unsupported_backend",
+    ),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.prewarm": ("prewarm_engine",),
     # scheduled jobs (Hermes' cron/jobs.json)
@@ -35,8 +40,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.transports.factory": ("make_transport",),
     # settings
     "agent.config.settings": ("ConfigProblem", "LoadedSettings", "Settings", "load_settings"),
-    # where the tools run, and why it cannot be had
-    "agent.environments.factory": ("environment_label", "environment_problem", "sandbox_status"),
     "agent.config.home": ("ProfileError", "hermes_home", "profile_home"),
     "agent.config.yaml_files": (
         "YAML_ERRORS",
@@ -207,6 +210,7 @@ __all__ = [
     "CronDaemon",
     "CronJobs",
     "CronStoreError",
+    "EnvironmentUnavailable",
     "FileIndex",
     "FileRefused",
     "FirstDelta",
@@ -336,6 +340,7 @@ __all__ = [
     "split_attached",
     "summarize_call",
     "take_leftovers",
+    "unsupported_backend",
     "visible_controls",
     "warm_schemas",
     "warm_up_prices",
@@ -433,7 +438,13 @@ if TYPE_CHECKING:
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
-    from agent.environments.factory import environment_label, environment_problem, sandbox_status
+    from agent.environments.base import EnvironmentUnavailable
+    from agent.environments.factory import (
+        environment_label,
+        environment_problem,
+        sandbox_status,
+        unsupported_backend,
+    )
     from agent.images import ImageError, ImageRef, save_image
     from agent.images.paths import image_paths
     from agent.images.store import refs_of as image_refs_of
