@@ -17,7 +17,7 @@ import stat as stat_module
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from agent.children.groups import stop_groups
 from agent.children.supervisor import SUPERVISOR
@@ -125,6 +125,7 @@ class LocalEnvironment:
             if exc.errno in _NOTHING_THERE:  # what `Path.exists()` reads as "no" too
                 return None
             raise
+        kind: Literal["file", "dir", "other"]
         if stat_module.S_ISREG(st.st_mode):
             kind = "file"
         elif stat_module.S_ISDIR(st.st_mode):
