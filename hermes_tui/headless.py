@@ -235,6 +235,13 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             _say("hermes-tui: interrupted")
             return 130
         stack.callback(agent.close)
+        from agent.api import EnvironmentUnavailable
+
+        try:
+            agent.environment  # noqa: B018 - terminal.backend opened (or refused) before anything runs
+        except EnvironmentUnavailable as exc:
+            _say(f"hermes-tui: {exc}")
+            return 1
         if getattr(args, "toolsets", None):  # -t names a toolset that does not exist: say which, run nothing
             unknown = [p for p in agent.toolsets.problems() if p.startswith("toolsets:")]
             if unknown:

@@ -10,6 +10,7 @@ filesystem made from this machine's binaries and the libraries they load: bash, 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import socket
@@ -22,7 +23,6 @@ import pytest
 from tests.waiting import wait_until
 
 SSHD = "/usr/sbin/sshd"
-IMAGE = "localhost/hermes-tui-test:env"
 MARKER = "/etc/hermes-test-image"  # a file only the test image has
 # This machine refuses the engine's default runtime and rlimits (crun on hybrid cgroups, RLIMIT_NOFILE and
 # RLIMIT_NPROC above what it allows): what the tests pass as docker_extra_args.
@@ -113,8 +113,10 @@ def container_engine() -> str:
 
 _BINARIES = (
     "bash", "sh", "cat", "ls", "mkdir", "mv", "rm", "chmod", "stat", "mktemp", "sleep", "kill", "readlink",
-    "dirname", "env", "echo", "id", "touch", "wc", "printf", "pwd", "find", "head", "tail",
+    "dirname", "env", "echo", "id", "touch", "wc", "printf", "pwd", "find", "head", "tail", "tr", "cut",
 )  # fmt: skip
+# Named for what is in it, so a changed list builds a new image instead of reusing an old one.
+IMAGE = "localhost/hermes-tui-test:" + hashlib.sha256(" ".join(_BINARIES).encode()).hexdigest()[:10]
 
 
 def build_image(engine: str, folder: Path) -> str:

@@ -1,10 +1,10 @@
 """What the ssh and docker backends share: commands and files somewhere this machine reaches through a
 client program (`ssh ... host`, `docker exec ... container`), every operation one short `sh` script there.
 
-A command runs as `sh -c` script that writes its shell's pid to a file in the session's private directory
-*there* and `exec`s the command, so the command leads a process group of its own there (sshd and
-`docker exec` both start it as a session leader): Esc, a timeout and the end of the session signal that
-whole group where it runs (`stop`), not just the local client. The files are read with `cat`, written
+A command runs as an `sh -c` script that writes its process group to a file in the session's private
+directory *there* and `exec`s the command (sshd and `docker exec` start each command in a session of its
+own): Esc, a timeout and the end of the session signal that whole group where it runs (`stop`), not just
+the local client. The files are read with `cat`, written
 atomically (a temp file beside the target, its mode kept, `mv` over it) and listed with a shell loop: a
 POSIX `sh` and coreutils (or busybox) are all a host or an image needs.
 
@@ -72,17 +72,17 @@ for f in "$@"; do
   p=$(cat -- "$f" 2>/dev/null) || continue
   case "$p" in ''|*[!0-9]*) continue ;; esac
   [ "$p" -gt 1 ] || continue
-  kill -TERM -- "-$p" 2>/dev/null && groups="$groups $p"
+  kill -TERM "-$p" 2>/dev/null && groups="$groups $p"
 done
 i=0
 while [ -n "$groups" ] && [ "$i" -lt "$tenths" ]; do
   alive=
-  for p in $groups; do kill -0 -- "-$p" 2>/dev/null && alive="$alive $p"; done
+  for p in $groups; do kill -0 "-$p" 2>/dev/null && alive="$alive $p"; done
   groups=$alive
   [ -n "$groups" ] || break
   sleep 0.1; i=$((i + 1))
 done
-for p in $groups; do kill -KILL -- "-$p" 2>/dev/null; done
+for p in $groups; do kill -KILL "-$p" 2>/dev/null; done
 rm -f -- "$@"
 """
 
@@ -159,8 +159,11 @@ class RemoteEnvironment:
 
     def _command_script(self, command: str, cwd: Path, pidfile: str) -> str:
         variables = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.variables.items())
+        # The file holds the process group the command runs in there (sshd and `docker exec` start it as
+        # a session of its own; a login shell that forks before `sh` shares it with us, which is ours too).
+        group = "read -r _ _ _ _ g _ < /proc/$$/stat 2>/dev/null || g=$(ps -o pgid= -p $$)"
         return (
-            f"echo $$ > {shlex.quote(pidfile)}; cd -- {shlex.quote(str(cwd))} || exit 1; "
+            f"{group}; echo $g > {shlex.quote(pidfile)}; cd -- {shlex.quote(str(cwd))} || exit 1; "
             f"exec env {variables} {self.shell} -c {shlex.quote(command)}"
         )
 
@@ -208,8 +211,18 @@ class RemoteEnvironment:
                 pass
 
     def finished(self, proc: subprocess.Popen[bytes], left_running: str) -> None:
-        # What the command left running there keeps its pid file, stopped with the rest at close.
+        # What the command left running there keeps its pid file, stopped with the rest at close; a group
+        # that is gone loses it now (its pid may be another process's by the time the session ends).
         SUPERVISOR.ended(proc.pid)
+        with self._lock:
+            pidfile = self._pidfiles.pop(proc.pid, None)
+        if pidfile is None:
+            return
+        script = 'p=$(cat -- "$1" 2>/dev/null) && kill -0 "-$p" 2>/dev/null || rm -f -- "$1"'
+        try:
+            self._run(["sh", "-c", script, "sh", pidfile], timeout=15)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
 
     def _stop_there(self, pidfiles: Sequence[str], grace: float) -> None:
         argv = ["sh", "-c", _STOP, "sh", str(max(1, int(grace * 10))), *pidfiles]
