@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.test_headless import _json_lines, _run
-from tests.engine.test_sandbox import needs_bwrap
+from tests.engine.environments.test_sandbox import needs_bwrap
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from hermes_tui.app import HermesApp
 from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, submit, wait_for
-from tests.engine.test_sandbox import needs_bwrap
+from tests.engine.environments.test_sandbox import needs_bwrap
 
 pytestmark = needs_bwrap
 
