@@ -109,8 +109,7 @@ class Sandbox:
     @property
     def writable_roots(self) -> tuple[Path, ...]:
         if self.mode is SandboxMode.WORKSPACE_WRITE:
-            # parents first: a bind mounted later over a writable root's parent would hide it
-            return tuple(sorted(dict.fromkeys((self.workspace, self.temp)), key=lambda p: len(p.parts)))
+            return tuple(dict.fromkeys((self.workspace, self.temp)))
         return ()
 
     @property
@@ -126,6 +125,19 @@ class Sandbox:
             writes = "writes only in " + ", ".join(str(p) for p in self.writable_roots)
         net = "network allowed" if self.network else "no network"
         return f"{self.mode.value} (bubblewrap): {writes}; {net}"
+
+    def prompt_line(self) -> str:
+        """What the model is told (the system prompt): the bounds, and what happens past them."""
+        if self.mode is SandboxMode.READ_ONLY:
+            writes = "cannot write any file"
+        else:
+            writes = "can write only in " + " and ".join(str(p) for p in self.writable_roots)
+        net = "have the network" if self.network else "have no network"
+        return (
+            f"terminal commands run in an OS sandbox ({self.mode.value}): they {writes} and {net}. A command "
+            "that needs more asks the user, who may run it outside the sandbox; work inside these bounds "
+            "where you can."
+        )
 
     def allows_write(self, path: Path | str, cwd: Path | str | None = None) -> bool:
         """Whether a command in the sandbox may write `path` (relative to `cwd`, default the workspace).
@@ -154,7 +166,8 @@ class Sandbox:
             "--proc",
             "/proc",
         ]
-        for root in self.writable_roots:
+        # parents first: a bind mounted later over a writable root's parent would hide it
+        for root in sorted(self.writable_roots, key=lambda p: len(p.parts)):
             args += ["--bind", str(root), str(root)]
         return args
 

@@ -435,8 +435,9 @@ class Session:
             environment = self.environment
             self.system_prompt = build_system_prompt(
                 cwd=self.settings.cwd,
-                runs_in=environment.label,
+                runs_in="" if environment.is_local else environment.label,
                 tools_cwd=environment.cwd,
+                sandbox=sandbox.prompt_line() if (sandbox := sandbox_of(environment)) is not None else "",
                 tools=[(t.name, t.description) for t in tools],
                 model=self.settings.model,
                 **session_prompt_parts(

@@ -70,6 +70,10 @@ async def test_dialog_names_the_sandbox_and_deny_keeps_it_in(
         await pilot.press("escape")  # deny
         await wait_for(pilot, lambda: not screen.busy, what="the turn's end")
         assert not target.exists()
+        # the model was told the bounds (the system prompt)
+        system = str(server.requests[0].body["messages"][0]["content"])
+        assert "terminal commands run in an OS sandbox (workspace-write)" in system
+        assert f"can write only in {ws}" in system and "have no network" in system
 
     calls = _calls("echo x > in.txt", f"touch {target}")
     await run_chat(
