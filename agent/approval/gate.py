@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent.approval.allowlist import (
     allowlisted,
@@ -35,10 +35,12 @@ from agent.approval.detect import Detection, detect, detection_of
 from agent.approval.paths import PathPolicy, write_key
 from agent.approval.reasons import DESTRUCTIVE_KEYS, Match
 from agent.approval.rules import Collector
-from agent.approval.sandbox_bounds import CONTAINED_KEYS, OUTSIDE_NOTE, SandboxBounds, escapes
 from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.core.events import StatusNotice
 from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
+
+if TYPE_CHECKING:  # the sandbox's module is imported only when a session has one
+    from agent.approval.sandbox_bounds import SandboxBounds
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +201,7 @@ class ApprovalGate:
 
     def _review_sandboxed(self, command: str, det: Detection, *, tool_name: str, cwd: Path | None) -> Verdict:
         """A command in the OS sandbox: what the sandbox contains is not asked about; leaving it asks."""
+        from agent.approval.sandbox_bounds import CONTAINED_KEYS, escapes
         from agent.shell import analyze
 
         where = Path(cwd) if cwd is not None else Path.cwd()
@@ -226,6 +229,8 @@ class ApprovalGate:
         """A call that must leave the sandbox: the user's deny rules, this session's sandbox approvals, else
         the user's answer; never the allowlist, the reviewing model, or yolo (which keep a command inside:
         the sandbox then refuses what it must)."""
+        from agent.approval.sandbox_bounds import OUTSIDE_NOTE
+
         assert self.sandbox is not None
         deny_texts = [command.strip(), *det.segments]
         ruled = self._by_policy(command, det, noun=noun, deny_texts=deny_texts)
@@ -273,6 +278,8 @@ class ApprovalGate:
                 col.add(key, candidate)
         command = f"write {resolved}"
         if self.sandbox is not None:
+            from agent.approval.sandbox_bounds import CONTAINED_KEYS
+
             det = detection_of(col, (str(resolved),))
             kept = [m for m in det.matches if m.key not in CONTAINED_KEYS]
             if not self.sandbox.allows_write(resolved):
