@@ -155,6 +155,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    "agent.core.user_paths": ("expand_user",),
     # whether the endpoint takes the reasoning level asked (the status bar claims it only then)
     "agent.transports.reasoning": ("reasoning_shown", "reasoning_unsent"),
     # the engine's bursts, served by the collector's one owner (the app's GcPolicy)
@@ -285,6 +286,7 @@ __all__ = [
     "environment_label",
     "environment_problem",
     "expand_mentions",
+    "expand_user",
     "format_absolute",
     "format_age",
     "format_cost",
@@ -436,6 +438,7 @@ if TYPE_CHECKING:
     )
     from agent.core.text_safety import is_kept as is_kept_char
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
+    from agent.core.user_paths import expand_user
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
     from agent.environments.base import EnvironmentUnavailable

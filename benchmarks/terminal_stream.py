@@ -31,7 +31,7 @@ every process are cleaned up on exit.
 
 Run against any checkout (the scripted server always comes from this file's checkout):
     python benchmarks/terminal_stream.py                          # this checkout, its .venv
-    python benchmarks/terminal_stream.py --project ../wt-render   # another checkout, its .venv
+    python benchmarks/terminal_stream.py --project ~/src/other-checkout   # another checkout, its .venv
     python benchmarks/terminal_stream.py --only burst --subjects tui --threads
     python benchmarks/terminal_stream.py --only quick --subjects tui --launches 7    # ~40 s
 Options: --python (the interpreter for the app and anchors), --app-cmd (how to launch the app), --quick.

@@ -21,6 +21,7 @@ from hermes_tui.commands import SlashCommandProvider
 from hermes_tui.first_frame import FirstFrame
 from hermes_tui.gc_policy import GcPolicy
 from hermes_tui.key_order import KeyOrder
+from hermes_tui.typed_path import typed_path
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -483,7 +484,7 @@ def _first_message(args: argparse.Namespace) -> str | None:
 
 
 def _images(args: argparse.Namespace) -> list[str]:
-    return [str(Path(name).expanduser().resolve()) for name in args.image]
+    return [str(typed_path(name).resolve()) for name in args.image]
 
 
 def _run(app: HermesApp) -> int:

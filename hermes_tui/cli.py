@@ -10,11 +10,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_tui import early_input
 from hermes_tui.gc_policy import GcPolicy
+from hermes_tui.typed_path import typed_path
 
 if TYPE_CHECKING:
     from agent.api import LoadedSettings
@@ -210,7 +210,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "toolsets", None):
         flags["toolsets"] = [name.strip() for name in args.toolsets.split(",") if name.strip()]
     if args.cwd:
-        flags["cwd"] = str(Path(args.cwd).expanduser().resolve())
+        flags["cwd"] = str(typed_path(args.cwd).resolve())
     return flags
 
 
@@ -293,7 +293,7 @@ def _run(argv: list[str]) -> int:
         )
         return 2
     if args.hermes_home:
-        os.environ["HERMES_HOME"] = str(Path(args.hermes_home).expanduser())
+        os.environ["HERMES_HOME"] = str(typed_path(args.hermes_home))
     from agent.api import ProfileError, profile_home
 
     try:

@@ -39,6 +39,7 @@ from agent.api import (
     summarize_call,
 )
 from agent.api import image_refs_of as refs_of
+from hermes_tui.typed_path import typed_path
 
 if TYPE_CHECKING:
     from agent.api import SessionInfo, SessionStoreProtocol
@@ -315,7 +316,7 @@ def write_export(
     """
     if fmt not in ("markdown", "json"):
         raise ValueError(f"unknown export format {fmt!r}; expected 'markdown' or 'json'")
-    target = Path(path).expanduser()
+    target = typed_path(path)
     if target.is_dir():
         raise IsADirectoryError(f"{target} is a directory")
     text = export_json(store, session_id) if fmt == "json" else export_markdown(store, session_id)

@@ -38,6 +38,7 @@ from agent.api import (
     reply_marker,
 )
 from hermes_tui import exit_signals
+from hermes_tui.typed_path import typed_path
 from widgets.support.text_safety import visible_controls
 
 _TERMINATING = (signal.SIGTERM, signal.SIGHUP)
@@ -317,7 +318,7 @@ def _write_usage_file(path: Path, report: dict[str, object]) -> None:
     from agent.api import atomic_write_text
 
     try:
-        path = path.expanduser()
+        path = typed_path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(report, indent=2) + "\n")
     except OSError as exc:

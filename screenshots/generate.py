@@ -1,7 +1,7 @@
 """Regenerate the PNGs in screenshots/ from the built-in demo, driven by Pilot (no network).
 
 Usage: python screenshots/generate.py [demo|sessions|learning|hermes|reach|senses|input|prompt|panels|
-themes ...]
+themes|readme ...]
 (all groups when none is named; needs `rsvg-convert` from Debian's librsvg2-bin; for emoji and ligature-free
 glyphs install fonts-noto-color-emoji and fonts-firacode). SVGs are written too.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -702,8 +703,60 @@ async def selection_run(size: tuple[int, int], workdir: Path) -> Path:
     return png
 
 
+README_IMAGE = ROOT / "docs" / "images" / "demo.svg"
+README_SIZE = (110, 34)
+
+
+async def readme_run(workdir: Path) -> Path:
+    """The README's picture: the demo's turn at rest, from the question to the reply, under `~/demo-project`
+    (HOME is the temp dir, so the welcome line names no real path)."""
+    project = workdir / "demo-project"
+    project.mkdir()
+    (project / "README.md").write_text("# demo project\n")
+    home = os.environ.get("HOME")
+    os.environ["HOME"] = str(workdir)
+    try:
+        with ScriptedServer(demo_scenario_path()) as server:
+            settings = scripted_settings(server, hermes_home=workdir / "hermes", cwd=project)
+            app = HermesApp(settings)
+            async with app.run_test(size=README_SIZE) as pilot:
+                chat = await chat_screen(pilot, app)
+                chat.prompt_input.text = "hello"
+                await pilot.press("enter")
+                card = await wait_for(pilot, lambda: next(iter(chat.query(ClarifyPrompt)), None))
+                await wait_for(pilot, lambda: card.is_armed)
+                await pilot.press("3")
+                dialog = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog) and app.screen)
+                await wait_for(pilot, lambda: dialog.is_armed)
+                await pilot.press("left", "left", "left", "enter")  # "Allow once"
+                await wait_for(pilot, lambda: not chat.busy)
+                await pilot.pause(0.5)
+                chat.transcript.scroll_to_first()
+                await pilot.pause(0.3)
+                README_IMAGE.parent.mkdir(parents=True, exist_ok=True)
+                app.save_screenshot(str(README_IMAGE))
+    finally:
+        if home is None:
+            os.environ.pop("HOME", None)
+        else:
+            os.environ["HOME"] = home
+    return to_png(README_IMAGE)
+
+
 SENSES_PROCESS = "--senses-process"  # the senses group re-runs this file with it and a size
-GROUPS = ("demo", "sessions", "learning", "hermes", "reach", "senses", "input", "prompt", "panels", "themes")
+GROUPS = (
+    "demo",
+    "sessions",
+    "learning",
+    "hermes",
+    "reach",
+    "senses",
+    "input",
+    "prompt",
+    "panels",
+    "themes",
+    "readme",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -759,6 +812,9 @@ def main(argv: list[str] | None = None) -> int:
     if "themes" in wanted:
         with tempfile.TemporaryDirectory() as tmp:
             made += asyncio.run(themes_run(Path(tmp)))
+    if "readme" in wanted:
+        with tempfile.TemporaryDirectory() as tmp:
+            made.append(asyncio.run(readme_run(Path(tmp))))
     for path in made:
         print(path.relative_to(ROOT))
     return 0

@@ -9,12 +9,19 @@ tests stay plain functions: `snap_compare` runs its own loop.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hermes_tui import textual_compat
+
+# The test modules' rewritten asserts cached like any bytecode, even where the environment says not to write
+# bytecode (PYTHONDONTWRITEBYTECODE=1 in some CI images): otherwise every xdist worker of every run parses
+# and rewrites all ~350 test modules again, about half of a collection's CPU. The app's own modules are
+# compiled once by `.ci/run` (`compileall`) for the processes the tests start.
+sys.dont_write_bytecode = False
 
 # Once per test process, before any app is built, and all of it (the fixes for our widget classes too): so
 # a bare-App test and a HermesApp test run against the same patched Textual, whatever the test order.

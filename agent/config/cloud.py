@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.core.errors import ProviderSetupError
+from agent.core.user_paths import expand_user
 
 __all__ = [
     "BEDROCK_DEFAULT_REGION",
@@ -166,9 +167,7 @@ def vertex_access(
             "Vertex's OpenAI-compatible route, which is not supported yet"
         )
     named = [(var, _get(env, var)) for var in ("VERTEX_CREDENTIALS_PATH", "GOOGLE_APPLICATION_CREDENTIALS")]
-    files = [
-        str(Path(value).expanduser()) for _, value in named if value and Path(value).expanduser().is_file()
-    ]
+    files = [str(expand_user(value)) for _, value in named if value and expand_user(value).is_file()]
     path = files[0] if files else ""
     if not path and any(value for _, value in named):
         var, value = next((var, value) for var, value in named if value)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent.core.bounded_files import read_text
+from agent.core.user_paths import expand_user
 
 __all__ = ["ProfileError", "hermes_home", "hermes_root", "profile_home"]
 
@@ -25,7 +26,7 @@ class ProfileError(ValueError):
 
 
 def hermes_home() -> Path:
-    return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+    return expand_user(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
 
 
 def hermes_root(env: Mapping[str, str]) -> Path:
@@ -34,7 +35,7 @@ def hermes_root(env: Mapping[str, str]) -> Path:
     home = env.get("HERMES_HOME", "").strip()
     if not home:
         return Path.home() / ".hermes"
-    path = Path(home).expanduser()
+    path = expand_user(home)
     return path.parent.parent if path.parent.name == "profiles" else path
 
 
@@ -46,7 +47,7 @@ def profile_home(name: str | None, env: Mapping[str, str]) -> Path | None:
     source = "-p"
     if name is None:
         home = env.get("HERMES_HOME", "").strip()
-        if home and Path(home).expanduser().parent.name == "profiles":
+        if home and expand_user(home).parent.name == "profiles":
             return None
         try:
             name = read_text(root / "active_profile", limit=4096, errors="strict").strip()

@@ -24,6 +24,7 @@ from agent.core import providers
 from agent.core.bounded_files import MAX_DOTENV_BYTES, read_text
 from agent.core.errors import ProviderSetupError
 from agent.core.secrets import SECRETS, looks_secret_name, redact_logs
+from agent.core.user_paths import expand_user
 
 # Context windows for well-known model families; anything else uses DEFAULT_CONTEXT_WINDOW.
 KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
@@ -763,9 +764,7 @@ def load_settings(flags: dict[str, Any] | None = None, env: dict[str, str] | Non
     """Layers, later wins: Hermes config.yaml, Hermes .env, tui/config.yaml, environment, flags."""
     flags = {k: v for k, v in (flags or {}).items() if v is not None}
     environ = dict(os.environ if env is None else env)
-    home = Path(
-        flags.get("hermes_home") or environ.get("HERMES_HOME") or Path.home() / ".hermes"
-    ).expanduser()
+    home = expand_user(flags.get("hermes_home") or environ.get("HERMES_HOME") or Path.home() / ".hermes")
     layers = _Layers(home, environ, flags)
     layers.hermes_config()
     layers.tui_config()

@@ -10,12 +10,12 @@ tool (no job schedules more jobs). The answer is Hermes' JSON (`success`, `job_i
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.core.ui import NullUI
+from agent.core.user_paths import expand_user
 from agent.cron.jobs import AmbiguousJobReference, CronJobs, CronStoreError, Job
 from agent.cron.schedule import ScheduleError, parse_schedule
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
@@ -120,7 +120,7 @@ def _workdir(text: str) -> str | None:
     raw = text.strip()
     if not raw:
         return None
-    path = Path(raw).expanduser()
+    path = expand_user(raw)
     if not path.is_absolute():
         raise ValueError(
             f"Cron workdir must be an absolute path (got {raw!r}). "

@@ -9,6 +9,8 @@ import shlex
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from agent.core.user_paths import expand_user
+
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"})
 MAX_PATHS = 10
 
@@ -20,7 +22,7 @@ def _as_path(word: str, cwd: Path | None) -> Path | None:
             return None
         word = unquote(parts.path)
     try:
-        path = Path(word).expanduser()
+        path = expand_user(word)
     except RuntimeError:  # `~name` for a user who does not exist (`~)` in pasted shell): not a path
         return None
     if not path.is_absolute():

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.core.humanize import format_size
+from agent.core.user_paths import expand_user
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
@@ -111,7 +112,7 @@ def decode_base64(data_b64: str, name: str) -> bytes:
 def save_image(source: Path | bytes, hermes_home: Path, *, name: str | None = None) -> ImageRef:
     """Validate an image file (or bytes) and store it by content; raises ImageError with the reason."""
     if isinstance(source, Path):
-        path = source.expanduser()
+        path = expand_user(source)
         name = name or path.name
         try:
             size = path.stat().st_size

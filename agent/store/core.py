@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
 
+from agent.core.user_paths import expand_user
 from agent.store.errors import StoreError, store_error, store_os_error
 from agent.store.records import SESSION_SELECT, SessionInfo, session_info
 from agent.store.schema import MIGRATIONS, Migration
@@ -82,7 +83,7 @@ class StoreBase:
     def __init__(self, path: Path | str, *, read_only: str | None = None):
         """Open the store at `path`. `read_only` is the reason to open it read-only (shown to the user);
         None opens it read-write, creating the file (0600) and its folder (0700) when missing."""
-        self.path = Path(path).expanduser()
+        self.path = expand_user(path)
         self.read_only: str | None = read_only
         self._lock = threading.RLock()
         self._read_lock = threading.Lock()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent.core.ui import AgentUI, NullUI
+from agent.core.user_paths import expand_user
 from agent.toolkit.state import SessionState
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class ToolContext:
 
     def resolve(self, path: str) -> Path:
         """A model-given path, relative to the session's working directory, with ~ expanded."""
-        p = Path(path).expanduser()
+        p = expand_user(path)
         if not p.is_absolute():
             p = self.cwd / p
         return Path(_normpath(p))

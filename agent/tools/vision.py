@@ -8,10 +8,9 @@ attached one and sent in the asked model's wire format, shrunk to its limits.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.core.user_paths import expand_user
 from agent.images.parts import wire_ref
 from agent.images.routing import vision_requirement, vision_settings
 from agent.images.store import MAX_SOURCE_BYTES, ImageError, ImageRef, save_image
@@ -37,7 +36,7 @@ def _load(source: str, ctx: ToolContext) -> ImageRef:
         return save_image(
             _download(source, ctx), ctx.hermes_home, name=source.rsplit("/", 1)[-1][:80] or None
         )
-    path = Path(source.removeprefix("file://")).expanduser()
+    path = expand_user(source.removeprefix("file://"))
     return save_image(path if path.is_absolute() else ctx.resolve(source), ctx.hermes_home)
 
 

@@ -1,14 +1,14 @@
 """The bridge between the agent thread and the UI thread.
 
-The agent calls `on_event` up to thousands of times a second. One message per event falls behind (design
-§9), so events go into one ordered, lock-protected queue, coalescing consecutive text deltas into one
-append; the UI drains it (`hermes_tui.chat.pipeline`, on the transcript's pacer while a turn runs). This
-queue is the one thread boundary between the agent and the widgets. Events that change what the user must
-see at once (a tool starts, the turn ends, a question) wake the UI immediately with a single `EventsReady`
-message, so ordering is kept (one queue) and latency stays low where it matters. Text deltas wake it too,
-but at most `QUIET_WAKE_HZ` times a second: a delta reaches its widget within ~1/30 s instead of waiting
-for the next tick, and a burst of thousands of deltas a second still costs the UI a bounded number of
-drains. While the UI is idle its drain is paused (`sleep`): then any event wakes it at once.
+The agent calls `on_event` up to thousands of times a second. One message per event falls behind
+(docs/architecture.md, "Measured facts"), so events go into one ordered, lock-protected queue, coalescing
+consecutive text deltas into one append; the UI drains it (`hermes_tui.chat.pipeline`, on the transcript's
+pacer while a turn runs). This queue is the one thread boundary between the agent and the widgets. Events that
+change what the user must see at once (a tool starts, the turn ends, a question) wake the UI immediately with
+a single `EventsReady` message, so ordering is kept (one queue) and latency stays low where it matters. Text
+deltas wake it too, but at most `QUIET_WAKE_HZ` times a second: a delta reaches its widget within ~1/30 s
+instead of waiting for the next tick, and a burst of thousands of deltas a second still costs the UI a bounded
+number of drains. While the UI is idle its drain is paused (`sleep`): then any event wakes it at once.
 
 Questions (clarify, approval) are Futures: posted to the UI, answered by it; the asking thread waits in
 short slices and gives up when the request's cancel event (the interrupt) is set or the bridge closes, so no

@@ -4,8 +4,8 @@ The agent's thread only ever touches the bridge's queue (`hermes_tui.chat.bridge
 the one thread boundary on the way. From the drain on, everything runs on the UI thread, so the widgets hold
 no locks: a reply's deltas, a tool's output, the reasoning are plain lists the pacer's next render draws.
 
-When the queue is drained (design §9: one message per token falls behind, so deltas are coalesced in the
-queue and drained in batches):
+When the queue is drained (one message per token falls behind, so deltas are coalesced in the queue and
+drained in batches: docs/architecture.md, "Measured facts"):
 - at once when the bridge wakes the UI (`EventsReady`: a tool starts, the turn ends, a question, and text
   deltas at most `timing.QUIET_WAKE_HZ` times a second);
 - while a turn runs, on every tick of the transcript's pacer (`widgets.transcript.pacer`), for the

@@ -1,4 +1,4 @@
-"""The one boundary with Textual's and Rich's internals (design.md §10).
+"""The one boundary with Textual's and Rich's internals (docs/architecture.md, "The boundary with Textual").
 
 Every private Textual/Rich name hermes-tui touches is in this package and nowhere else, listed in
 `manifest.py` with what it works around, the versions it was verified on and the upstream report. The

@@ -117,3 +117,17 @@ def test_the_tui_without_a_terminal_says_how_to_run_headless(hermes_home: Path, 
     proc = _run(["-z", "-", "--demo"], tmp_path, hermes_home, stdin="hello")  # -z - still reads stdin
     assert proc.returncode == 0, proc.stderr
     assert "## What you just saw" in proc.stdout
+
+
+def test_a_home_of_no_such_user_is_a_path_not_a_traceback(hermes_home: Path, tmp_path: Path) -> None:
+    """`~name` naming no user (`Path.expanduser` raises for it) in `--cwd`, `--hermes-home`, `HERMES_HOME`
+    and `--image` stays as typed: the run goes on to its usual one-line message."""
+    for argv, env in (
+        (["--cwd", "~no-such-user-zq/x", "config"], {}),
+        (["--hermes-home", "~no-such-user-zq/h", "config"], {}),
+        (["config"], {"HERMES_HOME": "~no-such-user-zq/h"}),
+        (["-z", "hi", "--demo", "--image", "~no-such-user-zq/a.png"], {}),
+    ):
+        proc = _run(argv, tmp_path, hermes_home, timeout=60, extra_env=env)
+        assert "Traceback" not in proc.stderr, (argv, proc.stderr)
+        assert "Could not determine home directory" not in proc.stderr + proc.stdout

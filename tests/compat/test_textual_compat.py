@@ -1,4 +1,5 @@
-"""The boundary with Textual and Rich (design.md §10): pins, the manifest, the guard, the canary.
+"""The boundary with Textual and Rich (docs/architecture.md, "The boundary with Textual"): pins, the manifest,
+the guard, the canary.
 
 The canary (`test_every_manifest_name_still_exists_with_its_signature`) is what a Textual upgrade runs
 first: every private name the app touches, checked in one place, with the full list of what is gone.

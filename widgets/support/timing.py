@@ -49,7 +49,8 @@ on screen within ~1/30 s, and a burst of thousands a second still costs a bounde
 
 QUESTION_WAIT_SLICE = 0.1
 """The asking thread waits for the UI's answer in slices this long, checking the interrupt and the
-bridge's close between them (a thread blocked without a timeout keeps the process alive, design §9)."""
+bridge's close between them (a thread blocked without a timeout keeps the process alive:
+docs/architecture.md, "Measured facts")."""
 
 ANSWER_GRACE = 5.0
 """Seconds past a question's own timeout before the asking thread stops waiting for the UI's answer."""
@@ -67,7 +68,8 @@ something moves (`widgets.transcript.pacer`)."""
 
 RENDER_HZ = 15.0
 """At most this many renders a second of a streaming reply's (or reasoning's) open block: the latest
-text is on screen within 1/15 s, and thousands of deltas a second cost 15 renders (design §9)."""
+text is on screen within 1/15 s, and thousands of deltas a second cost 15 renders (docs/architecture.md,
+"Measured facts")."""
 
 RENDER_MAX_INTERVAL = 0.2
 """A costly render stretches its interval (to `RENDER_SLOW_FACTOR` times its cost) up to this much, never

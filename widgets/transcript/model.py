@@ -5,11 +5,11 @@ position, the tool calls by id and in the model's call order, which consecutive 
 their heights at the view's width. No Textual here (as Textual keeps `document/` beside `TextArea`): the
 view scrolls, paints and takes the keys; the model can be driven and checked without an App.
 
-The transcript is one Line-API view over the whole conversation (design.md §4, §9): an entry's lines are
-drawn only when they are in view, so the height of an entry not seen at the current width is an estimate
-(cheap: from its text's length), made exact the first time it is drawn. `EntryHeights` keeps both, the
-prefix sums that turn a line of the canvas into (entry, line within it) and back, and recomputes those sums
-lazily from the first entry that changed: a streaming reply at the end changes only the last one.
+The transcript is one Line-API view over the whole conversation (docs/architecture.md, "The transcript"): an
+entry's lines are drawn only when they are in view, so the height of an entry not seen at the current width is
+an estimate (cheap: from its text's length), made exact the first time it is drawn. `EntryHeights` keeps both,
+the prefix sums that turn a line of the canvas into (entry, line within it) and back, and recomputes those
+sums lazily from the first entry that changed: a streaming reply at the end changes only the last one.
 
 `Anchor` is what must not move on screen when heights above or at the view change: the entry at the top
 of the view and how far into it the view starts. Plain data, testable without a screen.

@@ -1,17 +1,17 @@
 """The scrolling transcript: one Line-API view over the whole conversation.
 
-Why it is built this way (design.md §4, §9): layout cost grows with the number of mounted widgets, not
-with bytes, and a conversation of a thousand entries as a thousand widgets needed a window of mounted
-entries, placeholders and eight workarounds on Textual's internals. Here the transcript is ONE widget, as
-Textual scales `Log`, `OptionList` and `DataTable`: its entries are models (`widgets.transcript.entries`:
-a user message, a reply, reasoning, a tool call, a notice), each with a line cache, laid out on one
-virtual canvas (`widgets.transcript.model`: the entries, the tool calls by id, their heights); the view
-owns `virtual_size` and `render_line`, and the collaborators it holds do one thing each: `EntryCursor`
-(`cursor`), `CanvasSelection` (`selection`), `StyleLender` (`styles`: what entries draw with),
+Why it is built this way (docs/architecture.md, "The transcript"): layout cost grows with the number of
+mounted widgets, not with bytes, and a conversation of a thousand entries as a thousand widgets needed a
+window of mounted entries, placeholders and eight workarounds on Textual's internals. Here the transcript is
+ONE widget, as Textual scales `Log`, `OptionList` and `DataTable`: its entries are models
+(`widgets.transcript.entries`: a user message, a reply, reasoning, a tool call, a notice), each with a line
+cache, laid out on one virtual canvas (`widgets.transcript.model`: the entries, the tool calls by id, their
+heights); the view owns `virtual_size` and `render_line`, and the collaborators it holds do one thing each:
+`EntryCursor` (`cursor`), `CanvasSelection` (`selection`), `StyleLender` (`styles`: what entries draw with),
 `EntryFactory` (`factory`) and `Motion` (`motion`: what moves, on the pacer). An entry not drawn at the
 current width has an estimated height, made exact when it first comes into view (`_settle`, before each
-paint), without moving what the user is looking at (the top line in view is the anchor). The scrollbar
-covers the whole conversation; Home/End and Ctrl+Home/Ctrl+End go to its first and latest entry at once.
+paint), without moving what the user is looking at (the top line in view is the anchor). The scrollbar covers
+the whole conversation; Home/End and Ctrl+Home/Ctrl+End go to its first and latest entry at once.
 
 - Following: while the view is at the bottom it follows new content; scrolling up stops that (the
   "↓ new output" bar, drawn over the last row, says when more arrives below), reaching the bottom again or

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from agent.core.messages import Message
+from agent.core.user_paths import expand_user
 from agent.store.hermes.db import HermesSchema, open_readonly, read_schema
 from agent.store.hermes.rows import (
     active_clause,
@@ -47,7 +48,7 @@ class HermesHistory:
     """Hermes' `state.db` at `path`, read-only. Thread-safe: nothing is shared between calls."""
 
     def __init__(self, path: Path | str) -> None:
-        self.path = Path(path).expanduser()
+        self.path = expand_user(path)
 
     # ------------------------------------------------------------------ plumbing
 

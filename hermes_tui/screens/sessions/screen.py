@@ -7,7 +7,7 @@ against message content, tool names and tool arguments by the store, with the sa
 
 Why it is built this way:
 
-- `OptionList`, not `ListView`: 5,000 rows fill in ~0.3 s instead of ~10 s (design.md §9). Rows
+- `OptionList`, not `ListView`: 5,000 rows fill in ~0.3 s instead of ~10 s (docs/architecture.md). Rows
   (`rows.py`) are Rich `Text` built from data (never markup), styled with this screen's component classes,
   so they follow the theme; they are rebuilt when the theme changes.
 - A search runs in a thread a page at a time (`search.py`): the first results are on screen while a slow

@@ -174,4 +174,4 @@ def test_esc_ends_a_web_call_at_once() -> None:
         page = fetch_page(url, WebSettings(allow_private_urls=True, timeout=30), interrupt)
         elapsed = time.monotonic() - started
     assert page.error == "interrupted by the user"
-    assert elapsed < 0.3 + 0.5
+    assert elapsed < 0.3 + 3.0  # at once, not the 30 s timeout (margin for a loaded machine)

@@ -1,9 +1,9 @@
 """What the transcript draws: entries as models, each a stack of cached lines, none of them a widget.
 
-The transcript is one Line-API view over the whole conversation (design.md §4, §9): the view owns the
-scrolling, the virtual canvas and the focus; an entry (a user message, a reply, reasoning, a tool call, a
-notice) only knows its content and how to draw it into lines at a width. Lines are plain tuples of Rich
-segments (`Line`), cached per (width, style generation) by each entry, drawn only when in view.
+The transcript is one Line-API view over the whole conversation (docs/architecture.md, "The transcript"): the
+view owns the scrolling, the virtual canvas and the focus; an entry (a user message, a reply, reasoning, a
+tool call, a notice) only knows its content and how to draw it into lines at a width. Lines are plain tuples
+of Rich segments (`Line`), cached per (width, style generation) by each entry, drawn only when in view.
 
 An entry draws with what the view lends it (`Painter`: the console, the styles of the view's component
 classes, a style generation that changes with the theme) and tells the view when its lines change

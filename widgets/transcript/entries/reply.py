@@ -1,12 +1,12 @@
 """The assistant's reply: one transcript entry from the first delta to the end, and for saved history.
 
-Why it is built this way (measured, design.md §4 and §9): a Textual `Markdown` is a widget per block, and
-mounting and styling those widgets is what made streaming cost most of a core. Here the reply's source is
-a `BlockDocument` (top-level blocks split by markdown-it's line maps); each finished block is rendered once
-per width and theme into cached lines (`LineStack`), only the open last block is parsed and rendered
-again, at most `RENDER_HZ` times a second however fast deltas come (`LiveUpdates`). A finished reply is
-the same entry with nothing open: there is no swap when it ends, and a reply loaded from history is
-drawn exactly as the streamed one was.
+Why it is built this way (measured: docs/architecture.md, "The transcript"): a Textual `Markdown` is a widget
+per block, and mounting and styling those widgets is what made streaming cost most of a core. Here the reply's
+source is a `BlockDocument` (top-level blocks split by markdown-it's line maps); each finished block is
+rendered once per width and theme into cached lines (`LineStack`), only the open last block is parsed and
+rendered again, at most `RENDER_HZ` times a second however fast deltas come (`LiveUpdates`). A finished reply
+is the same entry with nothing open: there is no swap when it ends, and a reply loaded from history is drawn
+exactly as the streamed one was.
 
 Everything runs on the UI thread (the app's event pipeline feeds it); `append()` is two list appends.
 Model text is sanitized (`StreamSanitizer`: escape sequences split across deltas are held back) and only
