@@ -25,6 +25,7 @@ from agent.environments.sandbox import (
     require,
     unix_socket_filter,
 )
+from tests.waiting import wait_until
 
 
 def _bwrap_problem() -> str:
@@ -234,3 +235,43 @@ def test_host_processes_are_invisible(workspace: Path) -> None:
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+@needs_bwrap
+def test_stopping_a_sandboxed_command_stops_all_of_it(workspace: Path) -> None:
+    """Esc (the environment's `stop`) ends what the command started inside the sandbox too: bwrap leads the
+    process group, and what runs inside stays in it."""
+    from agent.environments.local import LocalEnvironment
+
+    box = require("workspace-write", workspace)
+    assert box is not None
+    env = LocalEnvironment(workspace, sandbox=box)
+    marker = f"h42b-sandbox-{os.getpid()}"
+    proc = env.spawn(
+        f"(sleep 300; echo {marker}) & sleep 300",
+        cwd=workspace,
+        label="test",
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: _running(marker), "the sandboxed sleeps")
+    finally:
+        env.stop([proc], 2.0)
+    wait_until(lambda: not _running(marker), "nothing of the command left")
+    env.finished(proc, "test")
+
+
+def _running(marker: str) -> bool:
+    """Whether a process whose command line holds `marker` is alive (zombies do not count)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state != "Z" and "pytest" not in cmdline:
+            return True
+    return False
