@@ -50,7 +50,7 @@ def run_in(box: Sandbox, script: str, cwd: Path | None = None) -> subprocess.Com
 
 
 @pytest.fixture
-def outside(tmp_path: Path) -> Path:
+def outside(tmp_path: Path) -> Iterator[Path]:
     """A directory outside both the workspace and the temp dir (the test's tmp_path is under /tmp, so a
     folder in the user's home stands for "the rest of the machine")."""
     home = Path.home() / f".hermes-sandbox-test-{os.getpid()}-{threading.get_ident()}"
