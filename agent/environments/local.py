@@ -9,13 +9,12 @@ without it, for the one call the user let out of the sandbox."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import shutil
 import stat as stat_module
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
@@ -52,7 +51,7 @@ class LocalEnvironment:
     def spawn(
         self, command: str, *, cwd: Path, label: str, stdin: int, stdout: Output
     ) -> subprocess.Popen[bytes]:
-        with self._launch([shell(), "-c", command], cwd) as (argv, fds):
+        def popen(argv: list[str], fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
             return SUPERVISOR.popen(
                 argv,
                 label=label,
@@ -64,28 +63,23 @@ class LocalEnvironment:
                 pass_fds=fds,
             )
 
+        return self._start([shell(), "-c", command], cwd, popen)
+
     def spawn_argv(
         self, argv: Sequence[str], *, cwd: Path, label: str, stdout: Output, stderr: Output
     ) -> subprocess.Popen[bytes]:
         # A helper the tool itself waits for and kills (ripgrep): not a group of its own, as before.
-        with self._launch(list(argv), cwd) as (full, fds):
+        def popen(full: list[str], fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
             return subprocess.Popen(
                 full, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, pass_fds=fds
             )
 
-    @contextlib.contextmanager
-    def _launch(self, argv: list[str], cwd: Path) -> Iterator[tuple[list[str], tuple[int, ...]]]:
-        """The command line to start (inside the sandbox, if any) and the descriptors it inherits."""
-        if self.sandbox is None:
-            yield argv, ()
-            return
-        with self.sandbox.launch(argv, cwd) as launched:
-            yield launched
+        return self._start(list(argv), cwd, popen)
 
     def spawn_program(
         self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str
     ) -> subprocess.Popen[bytes]:
-        with self._launch(list(argv), cwd) as (full, fds):
+        def popen(full: list[str], fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
             return SUPERVISOR.popen(
                 full,
                 label=label,
@@ -96,6 +90,20 @@ class LocalEnvironment:
                 stderr=subprocess.PIPE,
                 pass_fds=fds,
             )
+
+        return self._start(list(argv), cwd, popen)
+
+    def _start(
+        self,
+        argv: list[str],
+        cwd: Path,
+        popen: Callable[[list[str], tuple[int, ...]], subprocess.Popen[bytes]],
+    ) -> subprocess.Popen[bytes]:
+        """`popen` of `argv`, or of it inside the sandbox (started there, with the descriptors it
+        inherits)."""
+        if self.sandbox is None:
+            return popen(argv, ())
+        return self.sandbox.start(argv, cwd, popen)
 
     def stop(self, procs: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
         # The supervisor's children lead their own process group: its id is the leader's pid.

@@ -26,17 +26,22 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import queue
 import shutil
 import struct
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar, cast
 
 from agent.environments.base import EnvironmentUnavailable
+
+T = TypeVar("T")
 
 __all__ = [
     "BWRAP",
@@ -195,6 +200,48 @@ class Sandbox:
             os.close(read)
             if write >= 0:
                 os.close(write)
+
+    def start(self, argv: list[str], cwd: Path | str, popen: Callable[[list[str], tuple[int, ...]], T]) -> T:
+        """`popen(bwrap command line, descriptors to pass)` for `argv` in this sandbox, called on the
+        sandbox's starter thread (`_STARTER`): `--die-with-parent` is tied to the thread that forks bwrap,
+        and the tool's worker thread ends long before a background process does."""
+
+        def started() -> T:
+            with self.launch(argv, cwd) as (full, fds):
+                return popen(full, fds)
+
+        return _STARTER.run(started)
+
+
+class _Starter:
+    """One thread, alive as long as the app, that forks every sandboxed process: bwrap's
+    `--die-with-parent` (PR_SET_PDEATHSIG) fires when the *thread* that forked it ends, so a background
+    process started from a turn's worker thread was killed as soon as that turn's tool call returned."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], object], Future[object]]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def run(self, job: Callable[[], T]) -> T:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="sandbox-starter", daemon=True)
+                self._thread.start()
+        done: Future[object] = Future()
+        self._jobs.put((job, done))
+        return cast(T, done.result())  # the job's own return value, typed by the caller's `job`
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self._jobs.get()
+            try:
+                done.set_result(job())
+            except BaseException as exc:  # handed to the caller, which raises it
+                done.set_exception(exc)
+
+
+_STARTER = _Starter()
 
 
 # ---- the seccomp filter: no Unix sockets -----------------------------------------------------------------

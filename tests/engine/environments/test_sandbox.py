@@ -275,3 +275,36 @@ def _running(marker: str) -> bool:
         if marker in cmdline and state != "Z" and "pytest" not in cmdline:
             return True
     return False
+
+
+@needs_bwrap
+def test_a_background_process_outlives_the_thread_that_started_it(workspace: Path) -> None:
+    """bwrap's --die-with-parent follows the thread that forked it: a background process started by a
+    tool call's worker thread must not die when that thread ends."""
+    from agent.environments.local import LocalEnvironment
+
+    box = require("workspace-write", workspace)
+    assert box is not None
+    env = LocalEnvironment(workspace, sandbox=box)
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> None:
+        started.append(
+            env.spawn(
+                "sleep 1; echo survived > bg.txt; sleep 300",
+                cwd=workspace,
+                label="test background",
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+            )
+        )
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    worker.join()
+    try:
+        wait_until(lambda: (workspace / "bg.txt").exists() or started[0].poll() is not None, "bg.txt")
+        assert started[0].poll() is None and (workspace / "bg.txt").read_text() == "survived\n"
+    finally:
+        env.stop(started, 2.0)
+        env.finished(started[0], "test")
