@@ -28,6 +28,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.environments.factory": (
         "environment_label",
         "environment_problem",
+        "open_environment",
         "sandbox_status",
         "unsupported_backend",
     ),
@@ -311,6 +312,7 @@ __all__ = [
     "mcp_server_lines",
     "normalize_reasoning_level",
     "note_left_running",
+    "open_environment",
     "open_library",
     "open_store",
     "parse_search_query",
@@ -445,6 +447,7 @@ if TYPE_CHECKING:
     from agent.environments.factory import (
         environment_label,
         environment_problem,
+        open_environment,
         sandbox_status,
         unsupported_backend,
     )

@@ -37,6 +37,8 @@ def print_config(loaded: LoadedSettings, out: TextIO | None = None) -> None:
         value = getattr(settings, name)
         if name == "api_key":
             shown = mask(value.get_secret_value()) if value is not None else "(not set)"
+        elif name == "terminal":  # where the tools run: the one line that says it
+            shown = settings.terminal.describe()
         elif isinstance(value, list):
             shown = ", ".join(str(v) for v in value) or "[]"
         elif isinstance(value, dict):
@@ -59,6 +61,10 @@ def print_config(loaded: LoadedSettings, out: TextIO | None = None) -> None:
         print(f"{name:<{width}}  {shown:<{vwidth}}  {source}", file=out)
     if settings.unsupported_provider:
         print(f"\n{settings.unsupported_provider}", file=out)
+    from agent.api import unsupported_backend
+
+    if (backend_problem := unsupported_backend(settings.terminal.backend)) is not None:
+        print(f"\n{backend_problem}", file=out)
     if loaded.problems:
         print("\nProblems (defaults used instead):", file=out)
         for problem in loaded.problems:

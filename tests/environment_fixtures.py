@@ -175,3 +175,19 @@ def containers_named(engine: str, prefix: str) -> list[str]:
 def running_named(engine: str, prefix: str) -> list[str]:
     done = subprocess.run([engine, "ps", "--format", "{{.Names}}"], capture_output=True, text=True)
     return [line for line in done.stdout.splitlines() if line.startswith(prefix)]
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """`pid: command line` of the live processes whose command line contains `text` (an ssh ControlPath
+    folder: the master and its clients)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append(f"{pid}: {cmdline}")
+    return found

@@ -42,11 +42,11 @@ def unsupported_backend(backend: str) -> str | None:
             f"terminal.backend is {backend!r}, which is not a backend (local, docker, ssh): fix it, or {FIX}"
         )
     name, module, needs = _NOT_HERE[backend]
-    found = importlib.util.find_spec(module) is not None if backend != "singularity" else False
-    have = f" ({module} is installed, but" if found else f" (Hermes needs {needs};"
+    installed = backend != "singularity" and importlib.util.find_spec(module) is not None
+    how = f"its SDK `{module}` is installed, but" if installed else f"Hermes uses {needs};"
     return (
-        f"terminal.backend is {backend}: hermes-tui cannot run commands on {name}{have} this app has no "
-        f"{backend} backend), so nothing runs; {FIX}"
+        f"terminal.backend is {backend}, which hermes-tui cannot run commands on ({how} this app has no "
+        f"{name} backend): nothing runs; {FIX}"
     )
 
 
@@ -118,8 +118,11 @@ _SANDBOX_KEYS = frozenset({"sandbox.mode", "sandbox_mode", "sandbox-mode", "--sa
 
 
 def environment_label(settings: Settings) -> str:
-    """The status bar's short label of the local backend's sandbox ("" without one), known from the
-    settings alone (nothing is started)."""
+    """The status bar's short label of where the tools run (`ssh user@host`, `docker image`, `sandbox
+    workspace-write`; "" for the local backend without a sandbox), known from the settings alone (nothing
+    is started)."""
+    if not settings.terminal.is_local:
+        return settings.terminal.label()
     if settings.sandbox_mode == "off":
         return ""
     from agent.environments.sandbox import sandbox_label

@@ -133,9 +133,8 @@ class LocalEnvironment:
             if exc.errno in _NOTHING_THERE:  # what `Path.exists()` reads as "no" too
                 return None
             raise
-        kind: Literal["file", "dir", "other"]
         if stat_module.S_ISREG(st.st_mode):
-            kind = "file"
+            kind: Literal["file", "dir", "other"] = "file"
         elif stat_module.S_ISDIR(st.st_mode):
             kind = "dir"
         else:

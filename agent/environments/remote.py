@@ -162,8 +162,17 @@ class RemoteEnvironment:
         # The file holds the process group the command runs in there (sshd and `docker exec` start it as
         # a session of its own; a login shell that forks before `sh` shares it with us, which is ours too).
         group = "read -r _ _ _ _ g _ < /proc/$$/stat 2>/dev/null || g=$(ps -o pgid= -p $$)"
+        # A watch beside it: when what started it there ends (sshd's connection, when the app is killed
+        # and its master with it), the command's group is stopped instead of running on unseen, and its
+        # file goes (first: the watch is in that group too).
+        file, folder = shlex.quote(pidfile), shlex.quote(self.private)
+        watch = (
+            "p=$PPID; c=$$; ( while kill -0 $p 2>/dev/null && kill -0 $c 2>/dev/null; do sleep 1; done; "
+            f'if ! kill -0 $p 2>/dev/null; then rm -f -- {file}; rmdir -- {folder}; kill -TERM "-$g"; fi '
+            ") </dev/null >/dev/null 2>&1 &"
+        )
         return (
-            f"{group}; echo $g > {shlex.quote(pidfile)}; cd -- {shlex.quote(str(cwd))} || exit 1; "
+            f"{group}; echo $g > {file}; cd -- {shlex.quote(str(cwd))} || exit 1; {watch} "
             f"exec env {variables} {self.shell} -c {shlex.quote(command)}"
         )
 

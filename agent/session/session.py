@@ -297,12 +297,19 @@ class Session:
             return self._environment.label
         return self.settings.terminal.label()
 
-    def close(self) -> None:
-        self.close_browser()
+    def close_environment(self) -> None:
+        """End the session's environment (its container stopped, its connection closed, what its commands
+        left running there stopped); a later tool call opens it again. Another session's is left alone."""
         with self._environment_lock:
-            environment, self._environment = self._environment, None
+            environment = self._environment
+            if self.owns_environment:
+                self._environment = None
         if environment is not None and self.owns_environment:
             environment.close()
+
+    def close(self) -> None:
+        self.close_browser()
+        self.close_environment()
         self.route.close()
         if self.store is not None and self.session_id:
             self.store.release_session(self.session_id)

@@ -33,9 +33,9 @@ class ChatLayout(Screen[None]):
     busy: reactive[bool] = reactive(False)
     model: reactive[str] = reactive("")
     yolo: reactive[bool] = reactive(False)
-    environment: reactive[str] = reactive("")
     reasoning: reactive[str] = reactive("")
     hint: reactive[str] = reactive("")
+    where: reactive[str] = reactive("")
     context_use: reactive[ContextUse] = reactive(ContextUse())
     usage: reactive[Usage] = reactive(Usage())
 
@@ -63,9 +63,9 @@ class ChatLayout(Screen[None]):
                 ChatLayout.busy,
                 ChatLayout.model,
                 ChatLayout.yolo,
-                ChatLayout.environment,
                 ChatLayout.reasoning,
                 ChatLayout.hint,
+                ChatLayout.where,
                 ChatLayout.context_use,
                 ChatLayout.usage,
             )

@@ -111,8 +111,8 @@ class StatusAPI(Protocol):
 
     model: str
     yolo: bool
-    environment: str
     reasoning: str
+    where: str  # where the tools run, when not plainly this machine ("" for local without a sandbox)
     usage: Usage
     context_use: ContextUse
 

@@ -56,7 +56,7 @@ async def test_dialog_names_the_sandbox_and_deny_keeps_it_in(
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
         bar = screen.status_bar
-        assert bar.environment == "sandbox workspace-write"
+        assert bar.where == "sandbox workspace-write"
         assert "sandbox workspace-write" in bar.render().plain
         await submit(pilot, "go")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="the dialog")

@@ -22,7 +22,7 @@ from agent.tools.files import ReadFileArgs, WriteFileArgs, read_file, write_file
 from agent.tools.terminal import TerminalArgs, run_terminal
 from scripted import ScriptedServer
 from tests.engine.helpers import make_agent, tool_results
-from tests.environment_fixtures import Sshd, start_sshd
+from tests.environment_fixtures import Sshd, processes_mentioning, start_sshd
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -47,18 +47,8 @@ def remote(sshd: Sshd, tmp_path: Path) -> Iterator[SshEnvironment]:
 
 
 def _ssh_processes_of(folder: Path) -> list[str]:
-    """Command lines of live processes that use this environment's ControlPath (its master, its clients)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if str(folder) in cmdline:
-            found.append(f"{pid}: {cmdline}")
-    return found
+    """Live processes that use this environment's ControlPath (its master, its clients)."""
+    return processes_mentioning(str(folder))
 
 
 def _remote_sleepers(token: str) -> list[str]:
