@@ -33,6 +33,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "unsupported_backend",
     ),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
+    "agent.session.rewind": ("RewindPoint", "RewindReport"),
     "agent.session.prewarm": ("prewarm_engine",),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
@@ -232,6 +233,8 @@ __all__ = [
     "ProfileError",
     "ReasoningDelta",
     "RestoreReport",
+    "RewindPoint",
+    "RewindReport",
     "ScheduleError",
     "SearchHit",
     "SearchQuery",
@@ -466,6 +469,7 @@ if TYPE_CHECKING:
     from agent.session.catalogue import builtin_tools, default_registry
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
     from agent.session.prewarm import prewarm_engine
+    from agent.session.rewind import RewindPoint, RewindReport
     from agent.session.session import Session
     from agent.session.session import Session as Agent
     from agent.session.tool_batch import ROLLBACK_HINT

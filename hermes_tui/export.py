@@ -2,7 +2,8 @@
 
 `export_markdown` renders the transcript the way it reads in the chat: user messages as quoted `**You:**`
 blocks, assistant replies as their own Markdown, reasoning and each tool call folded into `<details>` blocks
-(GitHub, Gitea and most Markdown viewers render them collapsed), synthetic messages as italic notes. Fences
+(GitHub, Gitea and most Markdown viewers render them collapsed), synthetic messages as italic notes, and
+what a rewind took out of the model's context after a note that says so (kept, never dropped). Fences
 around tool arguments and output are always longer than any backtick run inside them, so output containing
 ```` ``` ```` never breaks the document.
 
@@ -63,6 +64,10 @@ JSON_EXPORT_VERSION = 1
 SYNTHETIC_NOTES = {
     "continuation": "The reply was cut at the output limit; the model was asked to continue.",
     "budget": "The iteration budget was exhausted; the model was asked to summarize.",
+}
+REWOUND_NOTES = {
+    True: "Rewound: the messages below were taken out of the model's context (kept, not sent again).",
+    False: "End of the rewound messages: the conversation the model sees goes on from here.",
 }
 
 _BACKTICK_RUN = re.compile(r"`+")
@@ -230,10 +235,14 @@ def export_markdown(
         " · ".join(meta_parts),
         "---",
     ]
+    rewound = False
     for message in messages:
         synthetic = (message.meta or {}).get("synthetic")
         if message.role == "system":
             continue
+        if (message.rewound_at is not None) != rewound:  # a run of rewound messages, kept and said so
+            rewound = not rewound
+            blocks.append(_italic_note(REWOUND_NOTES[rewound]))
         if message.role == "user":
             if synthetic:
                 note = SYNTHETIC_NOTES.get(str(synthetic)) or (message.content or str(synthetic))

@@ -169,6 +169,62 @@ class CheckpointManager:
             self._prune(keep=keep)
             return report
 
+    def restore_all(self, checkpoint_ids: Iterable[str]) -> tuple[RestoreReport, builtins.list[str]]:
+        """Put files back as they were before the oldest of these checkpoints (a rewind past several steps):
+        the current state of all their paths saved first as one checkpoint, then each restored newest
+        first, so a path ends as the earliest checkpoint that holds it recorded it. Returns the merged
+        report and the ids that are gone (pruned, deleted): their files could not be restored."""
+        with self._lock:
+            found: list[Checkpoint] = []
+            missing: list[str] = []
+            for checkpoint_id in dict.fromkeys(checkpoint_ids):
+                checkpoint = self.get(checkpoint_id)
+                if checkpoint is None or checkpoint.id != checkpoint_id:
+                    missing.append(checkpoint_id)
+                else:
+                    found.append(checkpoint)
+            found.sort(key=lambda c: (c.created_at, c.id), reverse=True)
+            report = RestoreReport()
+            keep = {c.id for c in found}
+            targets = list(dict.fromkeys(t for c in found for t in c.targets))
+            if targets:
+                try:
+                    before = self._snapshot(
+                        targets, cwd=found[-1].cwd, label="rewind", tool_name="rewind", command=None
+                    )
+                except Exception as exc:
+                    log.warning("backup before rewind failed: %s", exc, exc_info=True)
+                    before = None
+                if before is not None:
+                    report.backup_id = before.id
+                    keep.add(before.id)
+            final: dict[Path, str] = {}  # path -> what the last (oldest) restore touching it did
+            for checkpoint in found:
+                step = RestoreReport()
+                try:
+                    restore_files(checkpoint, step)
+                except Exception as exc:
+                    step.errors.append(f"restore stopped: {type(exc).__name__}: {exc}")
+                for path in step.unchanged:
+                    final.setdefault(path, "unchanged")
+                for path in step.restored:
+                    final[path] = "restored"
+                for path in step.deleted:
+                    final[path] = "deleted"
+                report.errors += step.errors
+                report.skipped += step.skipped
+            for path, what in final.items():
+                {"restored": report.restored, "deleted": report.deleted, "unchanged": report.unchanged}[
+                    what
+                ].append(path)
+            if found:
+                try:
+                    report.git_note = git_note(found[-1])
+                except Exception as exc:
+                    report.errors.append(f"git: {type(exc).__name__}: {exc}")
+            self._prune(keep=keep)
+            return report, missing
+
     # ----------------------------------------------------------------- prune
 
     def prune(self) -> builtins.list[str]:  # `list` here is the method above

@@ -90,6 +90,9 @@ class Message:
     partial: bool = False
     # Free-form metadata that must survive a resume (tool status, duration, compression marker, ...).
     meta: dict[str, Any] = field(default_factory=dict)
+    # When a rewind took it out of the model's context (None while live): the store keeps it, search finds
+    # it, the transcript shows it dimmed; the model is never sent it again.
+    rewound_at: float | None = None
 
     @property
     def is_tool_result(self) -> bool:

@@ -63,6 +63,7 @@ class TurnHost(Protocol):
     window_noted: bool  # a small known window's share taken by the tools and the prompt was said (per model)
     wire_nudge: list[dict[str, Any]]  # wire-only turns asking again after an empty reply
     last_exit: str | None  # why the last turn ended (a resumed session's too): an interrupt is told
+    title_settled: bool  # a rewind back to the first message does not ask for a new title
 
     @property
     def context_window(self) -> int: ...

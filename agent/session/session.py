@@ -37,6 +37,7 @@ from agent.prompts.system import build_system_prompt
 from agent.session.compression import Compressor, estimate_tokens, wire_view
 from agent.session.key_pool import KeyPool
 from agent.session.nudges import LearningNudges
+from agent.session.rewind import RewindPoint, RewindReport, checkpoints_after, rewind_points
 from agent.session.route import ProviderRoute
 from agent.session.services import approval_gate, checkpoint_manager, trajectory_writer
 from agent.session.turn import Turn, TurnResult
@@ -104,6 +105,9 @@ class Session:
         self.session_id: str = ""
         self.system_prompt: str = ""
         self.messages: list[Message] = []
+        self.stored_transcript: list[Message] = []
+        """A resumed session's every stored message, rewound ones included (marked): what its transcript
+        shows. `messages` is the model's context, without them."""
         self.session_usage = Usage()
         self.session_cost = CostTotal()
         self.last_context_tokens = 0
@@ -119,6 +123,7 @@ class Session:
         self.budget = budget or IterationBudget(settings.max_iterations)
         self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
         self.last_exit: str | None = None  # why the last turn ended (a resumed session's too)
+        self.title_settled = False  # after a rewind the next "first" turn keeps the session's title
         self.compressor = Compressor(
             self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
         )
@@ -211,7 +216,8 @@ class Session:
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
-        self.messages = list(loaded.messages)
+        self.stored_transcript = list(loaded.messages)
+        self.messages = [m for m in loaded.messages if m.rewound_at is None]  # the model's context
         self.last_exit = info.exit_reason
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
@@ -247,6 +253,68 @@ class Session:
     def restore_checkpoint(self, checkpoint_id: str) -> RestoreReport | None:
         """Put a checkpoint's files back (the current state of its paths saved first); None without any."""
         return None if self.checkpoints is None else self.checkpoints.restore(checkpoint_id)
+
+    def rewind_points(self) -> list[RewindPoint]:
+        """The user's messages a rewind can go back to (`/rewind`, Esc Esc), newest first."""
+        return rewind_points(self.messages)
+
+    def rewind(
+        self, point: RewindPoint, *, conversation: bool = True, code: bool = False, wait: float = 30.0
+    ) -> RewindReport:
+        """Go back to just before `point`'s message: the conversation (that message and everything after it
+        leave the model's context, marked rewound in the store in one transaction), the files (the
+        checkpoints taken since, restored), or both. A running turn is stopped first, as Esc stops it,
+        and waited for (`wait` seconds at most). Call it off the UI thread."""
+        report = RewindReport(text=point.text, conversation=conversation, code=code)
+        if not self._busy.acquire(blocking=False):
+            self.interrupt()
+            if not self._busy.acquire(timeout=wait):
+                report.problem = "The running turn did not stop: nothing was rewound. Press Esc, then retry."
+                return report
+        try:
+            message = self.messages[point.index] if 0 <= point.index < len(self.messages) else None
+            if message is None or message.id != point.message_id or message.content != point.text:
+                report.problem = "That message is no longer in the conversation: nothing was rewound."
+                return report
+            later = self.messages[point.index :]
+            checkpoint_ids = checkpoints_after(later)
+            if conversation:
+                try:
+                    report.rewound = self._rewind_conversation(point.index)
+                except StoreError as exc:
+                    report.problem = f"Not rewound: {exc.user_line()}"
+                    return report
+                except KeyError:
+                    report.problem = "That message is not in the session's store: nothing was rewound."
+                    return report
+            if code:
+                if checkpoint_ids and self.checkpoints is None:
+                    report.missing = checkpoint_ids
+                elif checkpoint_ids and self.checkpoints is not None:
+                    report.files, report.missing = self.checkpoints.restore_all(checkpoint_ids)
+            return report
+        finally:
+            self.interrupt_event.clear()
+            self._busy.release()
+
+    def _rewind_conversation(self, index: int) -> int:
+        """Cut the live history before `index`, the store first (a refusal changes nothing)."""
+        cut = len(self.messages) - index
+        now = time.time()
+        stored = next((m.id for m in self.messages[index:] if m.id is not None), None)
+        if self.store is not None and stored is not None:
+            self.store.mark_rewound(self.session_id, stored, now)
+        for later in self.messages[index:]:
+            later.rewound_at = now
+        self.messages = self.messages[:index]
+        self.last_exit = None  # an interrupted turn rewound away is not the model's to hear about
+        self.title_settled = True  # a rewind to the first message keeps the title (the user's, perhaps)
+        self.wire_nudge = []
+        self.take_steer()
+        self.state.todos = todos_from_history(self.messages)
+        self.nudges.hydrate(self.messages)
+        self.last_context_tokens = estimate_tokens(self.wire_messages())
+        return cut
 
     def update_settings(self, **changes: Any) -> Settings:
         """These settings from the next request on (`/config`, a saved toggle); the session continues."""

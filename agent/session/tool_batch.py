@@ -15,10 +15,12 @@ from agent.transports.factory import make_transport
 if TYPE_CHECKING:
     from agent.checkpoints import BatchCheckpoint, Checkpoint
 
-__all__ = ["ROLLBACK_HINT", "run_tool_batch"]
+__all__ = ["CHECKPOINT_META", "ROLLBACK_HINT", "run_tool_batch"]
 
 ROLLBACK_HINT = " (/rollback to restore)"
 """How a checkpoint notice says it can be undone (a front end without /rollback leaves it out)."""
+CHECKPOINT_META = "checkpoint"
+"""The meta key of a tool result naming the checkpoint its batch took (the map from turns to checkpoints)."""
 
 
 def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
@@ -49,14 +51,22 @@ def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
             environment=environment,
         )
 
+    recorded: list[str] = []
+
     def on_result(done: ExecutedCall) -> None:
-        if batch is not None:
-            batch.finished(done.call.id)
         meta = {
             "status": done.result.status,
             "duration": round(done.duration, 3),
             **_ui_data(done.result.data),
         }
+        if batch is not None:
+            batch.finished(done.call.id)
+            taken = batch.checkpoint
+            if taken is not None and not recorded:
+                # Which checkpoint this turn took, kept with the conversation: a rewind past this message
+                # restores it (`agent.session.rewind`). The call that took it has its result after it.
+                recorded.append(taken.id)
+                meta[CHECKPOINT_META] = taken.id
         session.append(
             Message(
                 role="tool",

@@ -479,6 +479,8 @@ class Turn:
             pass
 
     def _is_first_turn(self) -> bool:
+        if self.session.title_settled:
+            return False
         messages = self.session.messages
         return sum(1 for m in messages if m.role == "user" and not m.meta.get("synthetic")) == 1
 

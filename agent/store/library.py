@@ -157,6 +157,11 @@ class SessionLibrary(SessionStore):
             raise ReadOnlySession(session_id, "continue in")
         return super().append_message(session_id, message)
 
+    def mark_rewound(self, session_id: str, message_id: int, at: float | None = None) -> int:
+        if session_id.startswith(HERMES_PREFIX):
+            raise ReadOnlySession(session_id, "rewind")
+        return super().mark_rewound(session_id, message_id, at)
+
     def load(self, session_id: str) -> LoadedSession:
         if not session_id.startswith(HERMES_PREFIX):
             return super().load(session_id)

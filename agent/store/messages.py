@@ -124,6 +124,25 @@ class MessagesMixin(StoreBase):
             ).fetchall()
         return [message_from_row(row) for row in rows]
 
+    def mark_rewound(self, session_id: str, message_id: int, at: float | None = None) -> int:
+        """A rewind: message `message_id` and every later live message of the session leave the model's
+        context (`rewound_at` set, in one transaction); the rows stay, and so does their search index. Rows
+        rewound before keep their own time. The number of rows marked; KeyError when the message is not
+        one of the session's."""
+        now = time.time() if at is None else at
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT seq FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id)
+            ).fetchone()
+            if row is None:
+                raise KeyError(message_id)
+            cur = conn.execute(
+                "UPDATE messages SET rewound_at = ? WHERE session_id = ? AND seq >= ? AND rewound_at IS NULL",
+                (now, session_id, row["seq"]),
+            )
+            conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+            return int(cur.rowcount)
+
     # ---------------------------------------------------------------- approvals
 
     def record_approval(self, session_id: str, command: str, reasons: list[str], decision: str) -> None:

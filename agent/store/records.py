@@ -130,7 +130,8 @@ MESSAGE_DATA_COLUMNS = (
     "seq, role, content, reasoning, tool_calls, tool_call_id, tool_name, finish_reason, created_at, "
     "prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, partial, meta"
 )
-MESSAGE_COLUMNS = "id, " + MESSAGE_DATA_COLUMNS
+"""What an insert writes: a new row is live (`rewound_at` NULL), so inserts never name the later column."""
+MESSAGE_COLUMNS = "id, " + MESSAGE_DATA_COLUMNS + ", rewound_at"
 
 
 def new_session_id(now: float | None = None) -> str:
@@ -206,6 +207,7 @@ def message_from_row(row: sqlite3.Row) -> Message:
         id=row["id"],
         partial=bool(row["partial"]),
         meta=json_loads(row["meta"], {}),
+        rewound_at=row["rewound_at"],
     )
 
 

@@ -253,8 +253,8 @@ class SessionsMixin(StoreBase):
                         (new_id, stored_title, last[0] if last else None, now, now, session_id),
                     )
                     conn.execute(
-                        f"INSERT INTO messages (session_id, {MESSAGE_DATA_COLUMNS}) "
-                        f"SELECT ?, {MESSAGE_DATA_COLUMNS} FROM messages "
+                        f"INSERT INTO messages (session_id, {MESSAGE_DATA_COLUMNS}, rewound_at) "
+                        f"SELECT ?, {MESSAGE_DATA_COLUMNS}, rewound_at FROM messages "
                         "WHERE session_id = ? AND seq <= ? ORDER BY seq",
                         (new_id, session_id, up_to_seq),
                     )

@@ -83,6 +83,9 @@ class ScreenCommandContext:
     def focus_prompt(self) -> None:
         self._screen.prompt_input.focus()
 
+    def put_in_prompt(self, text: str) -> None:
+        self._screen.prompt_input.set_text(text)
+
     def refresh_completions(self) -> None:
         if self._screen.is_mounted:
             self._screen.prompt_input.set_commands(self._screen.commands.completions())

@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 DOUBLE_CTRL_C = timing.DOUBLE_CTRL_C
+DOUBLE_ESCAPE = timing.DOUBLE_ESCAPE
 TYPING_PAUSE = timing.TYPING_PAUSE
 QUESTION_POLL = timing.TYPING_POLL
 
@@ -120,6 +121,14 @@ class ChatView(Protocol):
         """Copy the mouse selection, if any, and clear it: the characters copied (0: none selected)."""
         ...
 
+    def prompt_empty(self) -> bool:
+        """Nothing typed in the prompt (Esc Esc opens the rewind list only then)."""
+        ...
+
+    def open_rewind(self) -> None:
+        """The list of the user's messages to rewind to (`/rewind`)."""
+        ...
+
     def notify_mode(self) -> str: ...
     def attention(self, why: str) -> None: ...
     def bell(self) -> None: ...
@@ -184,6 +193,7 @@ class ChatController:
         self._clarify: _Clarify | None = None
         self._waiting: list[Callable[[], None]] = []  # questions shown once the typing pauses
         self._last_ctrl_c = float("-inf")
+        self._last_escape = float("-inf")
 
     @property
     def busy(self) -> bool:
@@ -277,16 +287,25 @@ class ChatController:
     # ------------------------------------------------------------------------------------------ stopping
 
     def interrupt(self) -> None:
-        """Escape: skip the question, else stop the `!` command, else the turn."""
+        """Escape: skip the question, else stop the `!` command, else the turn; at rest on an empty prompt,
+        a second Esc within `DOUBLE_ESCAPE` opens the rewind list (Claude Code's Esc Esc). An Esc that
+        stopped something never counts as the first of two."""
         if self._clarify is not None:
             self.close_clarify(None)
-            return
-        if self.engine.stop_shell():
+        elif self.engine.stop_shell():
             self._interrupting = True  # a stop like any other: the queue waits
-            return
-        if self._busy:
+        elif self._busy:
             self.engine.interrupt()
             self._mark_interrupting()
+        elif self.view.prompt_empty():
+            now = self.clock()
+            if now - self._last_escape < DOUBLE_ESCAPE:
+                self._last_escape = float("-inf")
+                self.view.open_rewind()
+            else:
+                self._last_escape = now
+            return
+        self._last_escape = float("-inf")
 
     def interrupt_turn(self) -> None:
         """Ctrl+C while a turn runs: stop it, whatever it waits for. A pending question is answered

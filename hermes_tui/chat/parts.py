@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from hermes_tui.commands.base import StatusAPI
+from hermes_tui.commands.base import CommandContext, StatusAPI
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -67,6 +67,10 @@ class ChatParts(StatusAPI, Protocol):
     def turn_view(self) -> TurnView: ...
     @property
     def gc_policy(self) -> GcPolicy: ...
+    @property
+    def command_context(self) -> CommandContext:
+        """What the commands run with (a key that opens one, Esc Esc's `/rewind`, runs it so too)."""
+        ...
 
     def show_tool_icons(self, icons: ToolIcons) -> None: ...
     def request_theme(self, name: str) -> None: ...

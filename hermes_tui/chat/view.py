@@ -111,6 +111,13 @@ class ScreenView:
         if self.screen.prompt_input.text:
             self.screen.prompt_input.clear()
 
+    def prompt_empty(self) -> bool:
+        return not self.screen.prompt_input.text.strip()
+
+    def open_rewind(self) -> None:
+        if (command := self.screen.commands.find("rewind")) is not None:
+            command.run(self.screen.command_context, "")
+
     def notify_mode(self) -> str:
         return self.screen.settings.notify
 
@@ -172,7 +179,7 @@ class ScreenView:
     def _run_shell(self, command: str, typed: str) -> None:
         """`!command`: run in the user's shell now (the controller hears when it is done)."""
         screen = self.screen
-        screen.transcript.add_user(typed)
+        screen.transcript.add_user(typed, shell=True)
         screen.turn_view.start_turn()
 
         def done(_run: ShellRun) -> None:

@@ -28,6 +28,7 @@ from hermes_tui.commands.processes import PROCESSES
 from hermes_tui.commands.project import INIT
 from hermes_tui.commands.reasoning import REASONING
 from hermes_tui.commands.registry import CommandRegistry
+from hermes_tui.commands.rewind import REWIND, UNDO
 from hermes_tui.commands.session import CLEAR, NEW, SESSIONS, STATUS, TITLE
 from hermes_tui.commands.tools import TOOLS
 from hermes_tui.commands.turn import COMPRESS, RETRY, STEER, YOLO
@@ -50,6 +51,8 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     MODEL,
     REASONING,
     STEER,
+    REWIND,
+    UNDO,
     ROLLBACK,
     PLUGINS,
     USAGE,

@@ -104,6 +104,9 @@ class TranscriptAPI(Protocol):
         self, kind: str, text: str, hint: str | None = None, *, multiline: bool = False
     ) -> object: ...
     def clear(self) -> object: ...
+    def mark_rewound(self, from_user: int) -> int:
+        """Dim the `from_user`-th live user message and everything after it (a rewind)."""
+        ...
 
 
 class StatusAPI(Protocol):
@@ -149,6 +152,10 @@ class CommandContext(Protocol):
     def push_screen(self, screen: Screen[Any], callback: Callable[[Any], None] | None = None) -> None: ...
     def focus_prompt(self) -> None:
         """The keys go back to the prompt (a closed screen hands them back)."""
+        ...
+
+    def put_in_prompt(self, text: str) -> None:
+        """`text` in the prompt to edit (what it held is replaced)."""
         ...
 
     def refresh_completions(self) -> None:

@@ -1,4 +1,5 @@
-"""`/rollback`: restore files from a checkpoint taken before a change."""
+"""`/rollback`: restore files from a checkpoint taken before a change (files only: `/rewind` and `/undo`
+take the conversation back too)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,4 @@ def rollback(ctx: CommandContext, _arg: str) -> None:
     ctx.push_screen(RollbackScreen(checkpoints), restore)
 
 
-ROLLBACK = SlashCommand(
-    "rollback", "Restore files from a checkpoint taken before a change", rollback, aliases=("undo",)
-)
+ROLLBACK = SlashCommand("rollback", "Restore files from a checkpoint taken before a change", rollback)

@@ -30,6 +30,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "The turn",
         (
             ("Esc", "interrupt the running turn"),
+            ("Esc Esc", "on an empty prompt at rest: rewind to before one of your messages (/rewind)"),
             ("Ctrl+C", "interrupt, else clear the prompt; twice to quit"),
             ("Ctrl+O", "expand/collapse the tool panel under the cursor, else the latest one"),
             ("Ctrl+T", "expand/collapse every tool panel of the last turn"),

@@ -73,7 +73,7 @@ def open_session(ctx: CommandContext, session_id: str) -> None:
     except StoreError as exc:  # another process writes to it (one writer per session), or the disk
         ctx.transcript.add_notice("error", exc.user_line())
     else:
-        records = records_from_messages(agent.messages, agent.registry)
+        records = records_from_messages(agent.stored_transcript, agent.registry)  # rewound ones dimmed
         ctx.load_history(records + resumed_todo_records(agent))
         if agent.session_id != session_id:  # a Hermes session: it continues in our copy of it
             text = (
@@ -82,6 +82,9 @@ def open_session(ctx: CommandContext, session_id: str) -> None:
             )
         else:
             text = f"Resumed session {session_id} ({len(agent.messages)} messages)."
+        if rewound := len(agent.stored_transcript) - len(agent.messages):
+            plural = "s" if rewound != 1 else ""
+            text += f" {rewound} rewound message{plural} shown dimmed: the model does not see them."
         ctx.transcript.add_notice("info", text)
         usage, cost = agent.session_usage, agent.session_cost
         priced = cost.usd if usage.prompt_tokens or cost.usd else None

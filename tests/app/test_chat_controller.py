@@ -12,6 +12,7 @@ from pathlib import Path
 from agent.core.ui import ApprovalAnswer, ApprovalDecision
 from hermes_tui.chat.controller import (
     DOUBLE_CTRL_C,
+    DOUBLE_ESCAPE,
     ChatController,
     Outcome,
     Outgoing,
@@ -126,6 +127,12 @@ class FakeView:
 
     def exit(self) -> None:
         self._record("exit")
+
+    def prompt_empty(self) -> bool:
+        return not self.prompt.strip()
+
+    def open_rewind(self) -> None:
+        self._record("rewind")
 
 
 @dataclass
@@ -449,3 +456,36 @@ def test_a_queued_shell_line_runs_after_the_turn() -> None:
     chat.controller.submit("!make test")
     chat.controller.turn_finished("completed", None)
     assert ("shell", "make test") in chat.view.calls and chat.controller.busy
+
+
+def test_esc_esc_on_an_empty_prompt_at_rest_opens_the_rewind_list() -> None:
+    chat = make_chat()
+    chat.controller.interrupt()
+    chat.now[0] += DOUBLE_ESCAPE / 2
+    chat.controller.interrupt()
+    assert chat.view.names().count("rewind") == 1
+    chat.now[0] += DOUBLE_ESCAPE / 2
+    chat.controller.interrupt()  # a third: the first of a new pair
+    assert chat.view.names().count("rewind") == 1
+
+
+def test_esc_esc_too_slow_or_with_text_typed_does_not_rewind() -> None:
+    chat = make_chat()
+    chat.controller.interrupt()
+    chat.now[0] += DOUBLE_ESCAPE + 0.1
+    chat.controller.interrupt()
+    chat.view.prompt = "half a thought"
+    chat.now[0] += 0.1
+    chat.controller.interrupt()
+    assert "rewind" not in chat.view.names()
+
+
+def test_an_esc_that_stops_a_turn_is_not_the_first_of_two() -> None:
+    chat = make_chat()
+    chat.controller.submit("go")
+    chat.controller.interrupt()  # stops the turn
+    assert chat.engine.interrupts == 1
+    chat.controller.turn_finished("interrupted", None)
+    chat.now[0] += 0.1
+    chat.controller.interrupt()  # at rest now: the first Esc of a pair, not the second
+    assert "rewind" not in chat.view.names()

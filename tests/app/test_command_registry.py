@@ -77,7 +77,7 @@ def test_the_peers_command_names_run_ours() -> None:
     found = {name: registry.find(name) for name in ("compact", "undo", "retry", "title", "status", "clear")}
     assert {name: c.name if c else None for name, c in found.items()} == {
         "compact": "compress",
-        "undo": "rollback",
+        "undo": "undo",
         "retry": "retry",
         "title": "title",
         "status": "status",

@@ -30,6 +30,10 @@ TYPING_POLL = 0.1
 DOUBLE_CTRL_C = 2.0
 """Two Ctrl+C within this many seconds quit (the first interrupts or clears)."""
 
+DOUBLE_ESCAPE = 1.0
+"""Two Esc within this many seconds on an empty prompt at rest open the rewind list (Claude Code's Esc Esc);
+a single Esc still interrupts a running turn at once."""
+
 COPY_TOAST = 2.0
 """How long "Copied N characters" stays up (a copy of the selection or of the entry at the cursor)."""
 

@@ -38,7 +38,13 @@ class EntryFactory:
     def from_records(self, records: Iterable[TranscriptRecord]) -> list[Entry]:
         """A stored session's entries (its reasoning left out while reasoning is hidden)."""
         shown = self._options.show_reasoning
-        return [self._from_record(record) for record in records if shown or record.kind != "reasoning"]
+        entries: list[Entry] = []
+        for record in records:
+            if shown or record.kind != "reasoning":
+                entry = self._from_record(record)
+                entry.rewound = record.rewound
+                entries.append(entry)
+        return entries
 
     def _from_record(self, record: TranscriptRecord) -> Entry:
         if record.kind == "user":

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from widgets.transcript.entries.base import Entry
@@ -184,7 +184,11 @@ class TranscriptModel:
 
     def records(self) -> list[TranscriptRecord]:
         """Every entry as plain data, oldest first."""
-        return [record for entry in self._entries if (record := entry.record()) is not None]
+        return [
+            replace(record, rewound=True) if entry.rewound else record
+            for entry in self._entries
+            if (record := entry.record()) is not None
+        ]
 
     def insert(self, entry: Entry, at: int | None = None, *, estimate: bool = False) -> int:
         """Put `entry` at `at` (default: the end) and return its position. Its height is exact at the

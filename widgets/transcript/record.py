@@ -49,6 +49,7 @@ class TranscriptRecord:
     tool: ToolSnapshot | None = None
     expanded: bool = False
     images: tuple[str, ...] = ()  # a user message's attached images, as badge labels
+    rewound: bool = False  # out of the model's context since a rewind: drawn dimmed
 
     @classmethod
     def user(cls, text: str, images: Sequence[str] = ()) -> TranscriptRecord:

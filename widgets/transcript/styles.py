@@ -38,6 +38,7 @@ Transcript {
     & > .transcript--cursor { background: $primary 15%; }
     & > .transcript--new-output { background: $primary 25%; color: $foreground; }
     & > .transcript--user { background: $boost; color: $foreground; }
+    & > .transcript--rewound { color: $text-disabled; }
     & > .user-message--border { color: $primary; }
     & > .user-message--more { color: $text-muted; text-style: italic; }
     & > .user-message--image { color: $text-accent; text-style: bold; }
@@ -228,6 +229,10 @@ class StyleLender:
     def cursor_style(self) -> Style:
         """The keyboard cursor's highlight: a background over the entry's own styles."""
         return Style(bgcolor=self._widget.get_component_rich_style("transcript--cursor").bgcolor)
+
+    def rewound_style(self) -> Style:
+        """Over a rewound entry's own styles: its text in the theme's disabled colour (dimmed)."""
+        return self.span_style("transcript--rewound")
 
     def bar(self, label: str, width: int) -> Strip:
         """A row `width` cells wide with `label` centred in the "new output" bar's style."""

@@ -153,9 +153,10 @@ class Transcript(ScrollView, can_focus=True):
 
     # ----------------------------------------------------------------------------------------- app API
 
-    def add_user(self, text: str, images: Sequence[str] = ()) -> UserMessageEntry:
-        """Show the user's message (`images`: badge labels), and follow the bottom again (the user acted)."""
-        message = self._add(UserMessageEntry(text, images=images))
+    def add_user(self, text: str, images: Sequence[str] = (), *, shell: bool = False) -> UserMessageEntry:
+        """Show the user's message (`images`: badge labels; `shell`: a `!command`, not a message to the
+        model), and follow the bottom again (the user acted)."""
+        message = self._add(UserMessageEntry(text, images=images, shell=shell))
         self.scroll_to_latest()
         return message
 
@@ -236,6 +237,27 @@ class Transcript(ScrollView, can_focus=True):
     def records(self) -> list[TranscriptRecord]:
         """Every entry as plain data, oldest first (for export/copy and tests)."""
         return self.model.records()
+
+    def mark_rewound(self, from_user: int) -> int:
+        """A rewind: the `from_user`-th user message still live (0 = the first; a `!command` is not one)
+        and every entry after it are drawn dimmed from now on; how many entries that marked (0: no such
+        message)."""
+        users = [
+            i
+            for i, entry in enumerate(self.model.entries)
+            if isinstance(entry, UserMessageEntry) and not entry.rewound and not entry.shell
+        ]
+        if not 0 <= from_user < len(users):
+            return 0
+        start = users[from_user]
+        marked = 0
+        for entry in self.model.entries[start:]:
+            if not entry.rewound:
+                entry.rewound = True
+                marked += 1
+        self._drawn.forget(self.model.heights.offset(start))
+        self.refresh()
+        return marked
 
     def load_history(self, records: Iterable[TranscriptRecord]) -> Awaitable[None]:
         """Replace the transcript with a stored session and show its end. Entries added right after the
@@ -520,6 +542,7 @@ class Transcript(ScrollView, can_focus=True):
         total = heights.total
         line: Line | None = None
         cursor = False
+        rewound = False
         if canvas_y < total:
             index = heights.index_at(canvas_y)
             if not heights.is_exact(index):
@@ -530,9 +553,12 @@ class Transcript(ScrollView, can_focus=True):
             if offset < heights.height(index):
                 line = entry.line(offset, width)
                 cursor = self.has_focus and offset >= entry.gap and entry is self.cursor.entry
+                rewound = entry.rewound and offset >= entry.gap
         elif self._spinner.display and canvas_y - total == 1:
             line = pad_line(self._spinner.line(width - 2), width, 1, 1, base)
         segments: Line = line or blank_line(width, base)
+        if rewound:
+            segments = tuple(Segment.apply_style(segments, post_style=self.painter.rewound_style()))
         if cursor:
             segments = tuple(Segment.apply_style(segments, post_style=self.painter.cursor_style()))
         margin = (Segment(" " * self.MARGIN, base),)

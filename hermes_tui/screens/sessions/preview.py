@@ -265,6 +265,8 @@ def build_preview(
                     {"user": "You", "assistant": "Assistant"}.get(message.role, message.role.title()),
                     styles.label.get(message.role, styles.label.get("assistant")),
                 )
+            if message.rewound_at is not None:  # out of the model's context since a rewind
+                out.append("  rewound", styles.meta)
             if message.partial or message.finish_reason == "interrupted":
                 out.append("  interrupted", styles.meta)
             elif marker := reply_marker((message.meta or {}).get("incomplete")):

@@ -107,6 +107,8 @@ class Entry:
     painter: Painter | None = None
     grouped: bool = False
     """Set by the view on a tool call right after another: no gap between them."""
+    rewound: bool = False
+    """A rewind took it out of the model's context: the view draws it dimmed (`transcript--rewound`)."""
 
     # ------------------------------------------------------------------------------------ the view's side
 

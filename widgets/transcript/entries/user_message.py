@@ -39,8 +39,12 @@ class UserMessageEntry(Entry):
     PREVIEW_CHARS: ClassVar[int] = 1_200
     """Characters shown while collapsed, at most."""
 
-    def __init__(self, text: str, *, images: Sequence[str] = (), expanded: bool = False) -> None:
-        """`images`: a badge label for each attached image (`shot.png · 1280×720 · 210 KB`)."""
+    def __init__(
+        self, text: str, *, images: Sequence[str] = (), expanded: bool = False, shell: bool = False
+    ) -> None:
+        """`images`: a badge label for each attached image (`shot.png · 1280×720 · 210 KB`); `shell`: a
+        `!command` the user ran, not a message the model was sent (a rewind does not count it)."""
+        self.shell = shell
         self._text = sanitize_display(text).rstrip("\n")
         self._lines = self._text.split("\n")
         self._images = tuple(sanitize_display(label) for label in images)
