@@ -211,10 +211,11 @@ class ApprovalGate:
         except Exception:  # an analyser bug: the sandbox still bounds the command
             log.exception("approval: could not analyse command %r for the sandbox", command[:200])
             leaving = []
-        kept = [m for m in det.matches if m.key not in CONTAINED_KEYS]
         if leaving:
-            escape = Detection(False, [*kept, *leaving], det.segments, det.paths)
+            # Outside the sandbox nothing is contained: every reason the gate found counts again.
+            escape = Detection(False, [*det.matches, *leaving], det.segments, det.paths)
             return self._review_escape(command, escape, tool_name=tool_name, noun="command")
+        kept = [m for m in det.matches if m.key not in CONTAINED_KEYS]
         return self._review(
             command,
             Detection(False, kept, det.segments, det.paths),
@@ -281,12 +282,13 @@ class ApprovalGate:
             from agent.approval.sandbox_bounds import CONTAINED_KEYS
 
             det = detection_of(col, (str(resolved),))
-            kept = [m for m in det.matches if m.key not in CONTAINED_KEYS]
             if not self.sandbox.allows_write(resolved):
                 leaving = Match("sandbox_write", f"writes outside the {self.sandbox.label}: {resolved}")
-                escape = Detection(False, [*kept, leaving], det.segments, det.paths)
+                escape = Detection(False, [*det.matches, leaving], det.segments, det.paths)
                 return self._review_escape(command, escape, tool_name=tool_name, noun="file write")
-            det = Detection(False, kept, det.segments, det.paths)
+            det = Detection(
+                False, [m for m in det.matches if m.key not in CONTAINED_KEYS], det.segments, det.paths
+            )
         else:
             if not (resolved == cwd_resolved or resolved.is_relative_to(cwd_resolved)):
                 col.add("write_outside_cwd")

@@ -149,3 +149,17 @@ def test_read_only_asks_for_every_write(ws: Path) -> None:
     assert not gate.review_write(Path("in.txt"), ws, tool_name="write_file").allowed
     assert all("sandbox read-only" in " ".join(r.reasons) for r in ui.requests)
     assert gate.review_command("ls -la && cat README.md", cwd=ws).allowed  # reading needs nothing
+
+
+def test_an_escape_names_every_risk_it_takes_outside(ws: Path) -> None:
+    """`sudo` is contained inside the sandbox, not outside it: a command that leaves names it again."""
+    ui = FakeUI(ApprovalDecision.SESSION)
+    gate = sandboxed(ui, ws)
+    assert gate.review_command("sudo apt-get install -y jq", cwd=ws).outside_sandbox
+    (request,) = ui.requests
+    assert set(request.pattern_keys) == {"sudo", "sandbox_network"}
+    # "this session" covered both: a network command without sudo is let out, one with it too
+    assert gate.review_command("curl -s http://a/", cwd=ws).outside_sandbox
+    ui.default = ApprovalDecision.DENY
+    assert not gate.review_command("echo x | sudo tee /etc/motd", cwd=ws).allowed  # a write: asked
+    assert len(ui.requests) == 2
