@@ -130,14 +130,9 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
         )
     from agent.environments.local import sandbox_of
 
-    sandbox = sandbox_of(ctx.env)
-    if sandbox is not None:
-        # Its child is a Python that talks to the app over a Unix socket, which the sandbox refuses; out of
-        # the sandbox it could write anywhere. Scripts run through the terminal tool instead, inside it.
-        return ToolResult.error(
-            f"execute_code is not available in the {sandbox.label}: its script would run outside the "
-            "sandbox. Write the script to a file and run it with the terminal tool (python3 script.py)."
-        )
+    # In the OS sandbox the script runs inside it too, and reaches its tools over a socket pair it inherits
+    # (it may not open a Unix socket there).
+    sandboxed = sandbox_of(ctx.env) is not None
     timeout, max_calls = _limits(ctx)
     calls = InnerCalls(ctx, ctx.tools)
     allowed = frozenset(SANDBOX_TOOLS & calls.offered())
@@ -150,14 +145,27 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
         (staging / "hermes_tools.py").write_text(hermes_tools_source(allowed), encoding="utf-8")
         script = staging / "script.py"
         script.write_text(args.code, encoding="utf-8")
-        server = RpcServer(staging / "rpc.sock", calls, allowed=allowed, max_calls=max_calls)
+        server = RpcServer(
+            staging / "rpc.sock", calls, allowed=allowed, max_calls=max_calls, paired=sandboxed
+        )
         server.start()
+        rpc_fd = server.child_fd
         env = child_environment(
-            dict(os.environ), modules=staging, socket_path=server.socket_path, token=server.token
+            dict(os.environ),
+            modules=staging,
+            socket_path=server.socket_path,
+            token=server.token,
+            rpc_fd=rpc_fd,
         )
         cwd = ctx.cwd if ctx.cwd.is_dir() else staging
         outcome = run_script(
-            script, cwd=cwd, env=env, timeout=timeout, interrupt=ctx.interrupt, environment=ctx.env
+            script,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            interrupt=ctx.interrupt,
+            environment=ctx.env,
+            pass_fds=(rpc_fd,) if rpc_fd is not None else (),
         )
         server.close()
         result, status = _result(outcome, server.calls, timeout)

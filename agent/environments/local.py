@@ -77,7 +77,13 @@ class LocalEnvironment:
         return self._start(list(argv), cwd, popen)
 
     def spawn_program(
-        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        label: str,
+        pass_fds: Sequence[int] = (),
     ) -> subprocess.Popen[bytes]:
         def popen(full: list[str], fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
             return SUPERVISOR.popen(
@@ -88,7 +94,7 @@ class LocalEnvironment:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=fds,
+                pass_fds=(*fds, *pass_fds),
             )
 
         return self._start(list(argv), cwd, popen)
