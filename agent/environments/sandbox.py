@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 BWRAP = "bwrap"
+BWRAP_PLACES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap")  # where it is when PATH is short (cron, sudo)
 PROBE_TIMEOUT = 10.0  # seconds; bwrap starts in milliseconds, a loaded machine may take longer
 
 
@@ -346,9 +347,7 @@ def require(mode: str, workspace: Path, *, network: bool = False) -> Sandbox | N
         ) from None
     if chosen is SandboxMode.OFF:
         return None
-    found = shutil.which(BWRAP) or next(
-        (p for p in ("/usr/bin/bwrap", "/usr/local/bin/bwrap") if os.access(p, os.X_OK)), None
-    )
+    found = shutil.which(BWRAP) or next((p for p in BWRAP_PLACES if os.access(p, os.X_OK)), None)
     off = "or run with --sandbox off (sandbox.mode: off) to run commands unsandboxed on purpose"
     if found is None:
         raise SandboxUnavailable(

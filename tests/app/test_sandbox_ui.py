@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, submit, wait_for
 from tests.engine.environments.test_sandbox import needs_bwrap
-
-pytestmark = needs_bwrap
 
 
 @pytest.fixture
@@ -46,6 +44,7 @@ def _text(app: HermesApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())
 
 
+@needs_bwrap
 async def test_dialog_names_the_sandbox_and_deny_keeps_it_in(
     hermes_home: Path, tmp_path: Path, outside: Path
 ) -> None:
@@ -67,6 +66,7 @@ async def test_dialog_names_the_sandbox_and_deny_keeps_it_in(
         assert "outside the sandbox, for this call only" in reasons
         dialog = app.screen
         await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
+        assert dialog.query_one("#approval-always", Button).disabled  # no "always" for leaving the sandbox
         await pilot.press("escape")  # deny
         await wait_for(pilot, lambda: not screen.busy, what="the turn's end")
         assert not target.exists()
@@ -81,6 +81,7 @@ async def test_dialog_names_the_sandbox_and_deny_keeps_it_in(
     )
 
 
+@needs_bwrap
 async def test_allow_once_runs_that_call_outside(
     hermes_home: Path, tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,3 +114,24 @@ async def test_allow_once_runs_that_call_outside(
     await run_chat(
         {"name": "t", "calls": calls}, body, home=hermes_home, cwd=ws, sandbox_mode="workspace-write"
     )
+
+
+async def test_a_sandbox_that_cannot_be_had_ends_the_app_with_one_line(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No chat opens, nothing runs: the app exits 2 and its line is printed once the terminal is back."""
+    from agent.environments import sandbox as sandbox_module
+    from hermes_tui.chat.screen import ChatScreen
+    from tests.app.harness import chat_settings
+
+    monkeypatch.setattr(sandbox_module, "BWRAP", "hermes-test-no-such-bwrap")
+    monkeypatch.setattr(sandbox_module, "BWRAP_PLACES", ())
+    with ScriptedServer({"name": "t", "calls": _calls("touch marker")}) as server:
+        app = HermesApp(chat_settings(server, hermes_home, tmp_path, sandbox_mode="read-only"))
+        async with app.run_test() as pilot:
+            await wait_for(pilot, lambda: app.exit_message is not None, what="the exit line")
+            assert not any(isinstance(s, ChatScreen) for s in app.screen_stack)
+            assert app.return_value == 2  # what `app.run()` returns: the exit code (`hermes_tui.app._run`)
+    assert server.requests == []
+    assert app.exit_message is not None and "bubblewrap (bwrap) is not installed" in app.exit_message
+    assert not (tmp_path / "marker").exists()

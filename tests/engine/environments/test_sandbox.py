@@ -111,8 +111,8 @@ def test_unknown_mode_is_one_line(tmp_path: Path) -> None:
 
 
 def test_missing_bwrap_is_one_line_naming_the_fix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(sandbox_module.shutil, "which", lambda name: None)
-    monkeypatch.setattr(sandbox_module.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(sandbox_module, "BWRAP", "hermes-test-no-such-bwrap")
+    monkeypatch.setattr(sandbox_module, "BWRAP_PLACES", ())
     with pytest.raises(SandboxUnavailable) as err:
         require("workspace-write", tmp_path)
     line = str(err.value)
