@@ -35,6 +35,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.rewind": ("RewindPoint", "RewindReport"),
     "agent.session.prewarm": ("prewarm_engine",),
+    "agent.session.context_report": ("ContextReport", "render_context"),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
     "agent.cron.jobs": ("CronJobs", "CronStoreError", "Job", "JobList"),
@@ -138,13 +139,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.images.store": ("refs_of as image_refs_of",),
     "agent.workspace.file_tree": ("FileIndex",),
     "agent.workspace.mentions": (
+        "Attachment",
+        "Mention",
         "attached_block",
         "badge_line",
         "expand_mentions",
+        "fetch_remote as fetch_remote_mentions",
         "split_attached",
         "with_attached",
     ),
     "agent.workspace.path_match": ("rank_paths",),
+    "agent.workspace.worktree": ("Worktree", "WorktreeError", "finish_worktree", "open_worktree"),
     "agent.usage.pricing": ("format_cost", "warm_up as warm_up_prices"),
     "agent.usage.report": ("UsageReport", "gather as gather_usage", "render_text as render_usage_text"),
     # numbers for people, files written whole
@@ -204,12 +209,14 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalRequest",
     "AssistantMessageDone",
+    "Attachment",
     "Checkpoint",
     "ChildEvent",
     "ChildFinished",
     "ChildStarted",
     "ClarifyRequest",
     "ConfigProblem",
+    "ContextReport",
     "CronDaemon",
     "CronJobs",
     "CronStoreError",
@@ -226,6 +233,7 @@ __all__ = [
     "JobRun",
     "LoadedSettings",
     "McpManager",
+    "Mention",
     "Message",
     "ModelCatalog",
     "PluginManager",
@@ -274,6 +282,8 @@ __all__ = [
     "Usage",
     "UsageReport",
     "UsageUpdated",
+    "Worktree",
+    "WorktreeError",
     "approval_rule_matches",
     "atomic_write_text",
     "attached_block",
@@ -291,6 +301,8 @@ __all__ = [
     "environment_problem",
     "expand_mentions",
     "expand_user",
+    "fetch_remote_mentions",
+    "finish_worktree",
     "format_absolute",
     "format_age",
     "format_cost",
@@ -318,6 +330,7 @@ __all__ = [
     "open_environment",
     "open_library",
     "open_store",
+    "open_worktree",
     "parse_search_query",
     "personalities",
     "prewarm_engine",
@@ -332,6 +345,7 @@ __all__ = [
     "recover_store",
     "redact_secrets",
     "redact_secrets_in",
+    "render_context",
     "render_todos",
     "render_usage_text",
     "reply_marker",
@@ -467,6 +481,7 @@ if TYPE_CHECKING:
     from agent.prompts.personality import current_name as current_personality
     from agent.prompts.personality import personalities
     from agent.session.catalogue import builtin_tools, default_registry
+    from agent.session.context_report import ContextReport, render_context
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
     from agent.session.prewarm import prewarm_engine
     from agent.session.rewind import RewindPoint, RewindReport
@@ -507,10 +522,14 @@ if TYPE_CHECKING:
     from agent.usage.report import render_text as render_usage_text
     from agent.workspace.file_tree import FileIndex
     from agent.workspace.mentions import (
+        Attachment,
+        Mention,
         attached_block,
         badge_line,
         expand_mentions,
         split_attached,
         with_attached,
     )
+    from agent.workspace.mentions import fetch_remote as fetch_remote_mentions
     from agent.workspace.path_match import rank_paths
+    from agent.workspace.worktree import Worktree, WorktreeError, finish_worktree, open_worktree

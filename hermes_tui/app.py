@@ -73,6 +73,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         reload_settings: Callable[[], LoadedSettings] | None = None,
         images: Sequence[str] = (),
         demo: bool = False,
+        worktree: str = "",
     ) -> None:
         super().__init__()
         textual_compat.install()  # every workaround of Textual's faults, or none (before the driver reads)
@@ -82,6 +83,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.demo = demo
         """The chat talks to the built-in demo (`--demo`, or the setup screen's button): its welcome says
         what to do, and the exit hint continues it with `--demo` (without it the setup screen opens)."""
+        self.worktree = worktree  # `-w NAME`: the exit hint continues the session in the same worktree
         self.resume_id = resume_id
         self.open_sessions = open_sessions
         self.first_message = first_message  # `hermes-tui "PROMPT"`: sent once the chat is up
@@ -535,6 +537,8 @@ def resume_hint(app: HermesApp) -> str:
         return ""
     session = agent.session_id
     demo = " --demo" if app.demo else ""  # the demo's session goes on with the demo, not the setup screen
+    if app.worktree:  # its folder is the worktree's: `-c` finds it there
+        demo += f" -w {app.worktree}"
     return f"hermes-tui: session {session} saved · continue it with: hermes-tui{demo} -c (or -r {session})"
 
 
@@ -561,6 +565,7 @@ def run_fast_app(
             reload_settings=load_settings,
             images=_images(args),
             demo=bool(args.demo),
+            worktree=getattr(args, "worktree", None) or "",
         )
         stack.callback(app.close_store)  # the app opened it (`_finish_fast_start`)
         return _run(app)
@@ -615,5 +620,6 @@ def run_app(
             reload_settings=reload_settings,
             images=_images(args),
             demo=bool(args.demo),
+            worktree=getattr(args, "worktree", None) or "",
         )
         return _run(app)

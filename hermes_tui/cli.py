@@ -181,6 +181,20 @@ def build_parser() -> _Parser:
     )
     p.add_argument("--cwd", help="working directory for the session (default: the current directory)")
     p.add_argument(
+        "--accept-hooks",
+        action="store_true",
+        help="config.yaml's shell hooks run without asking first this run (Hermes' flag; hooks_auto_accept)",
+    )
+    p.add_argument(
+        "-w",
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="run the session in the git worktree <repo>/.worktrees/NAME on branch hermes/NAME (created, or "
+        "reused), as Hermes' -w; removed at the end if the session changed nothing (NAME: a fresh one)",
+    )
+    p.add_argument(
         "-c", "--continue", dest="continue_last", action="store_true", help="continue the latest session here"
     )
     p.add_argument("-r", "--resume", metavar="ID_OR_TITLE", help="resume a session by id, id prefix or title")
@@ -207,6 +221,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.yolo:
         flags["yolo"] = True
+    if getattr(args, "accept_hooks", False):
+        flags["hooks_auto_accept"] = True
     if getattr(args, "toolsets", None):
         flags["toolsets"] = [name.strip() for name in args.toolsets.split(",") if name.strip()]
     if args.cwd:
@@ -314,6 +330,38 @@ def _run(argv: list[str]) -> int:
             print(f"hermes-tui: cannot load scenario {exc}", file=sys.stderr)
             return 2
 
+    worktree = None
+    if args.worktree is not None:
+        if command not in (None, "sessions"):
+            print(f"hermes-tui: -w is for a session (the TUI or -z), not `{command}`", file=sys.stderr)
+            return 2
+        from agent.api import WorktreeError, open_worktree
+
+        try:
+            worktree = open_worktree(typed_path(args.cwd or os.getcwd()), args.worktree)
+        except WorktreeError as exc:
+            print(f"hermes-tui: {exc}", file=sys.stderr)
+            return 2
+        print(
+            f"hermes-tui: worktree {worktree.path} (branch {worktree.branch}, "
+            f"{'new' if worktree.created else 'reused'})",
+            file=sys.stderr,
+        )
+        args.cwd = str(worktree.cwd)
+        args.worktree = worktree.name  # a fresh name too (`-w` alone), for the exit's resume hint
+        os.chdir(worktree.cwd)  # what reads the process's folder (a shell, a relative path) is there too
+    try:
+        return _dispatch(command, args, cron)
+    finally:
+        if worktree is not None:
+            from agent.api import finish_worktree
+
+            os.chdir(worktree.repo_root)
+            print(f"hermes-tui: {finish_worktree(worktree)}", file=sys.stderr)
+
+
+def _dispatch(command: str | None, args: argparse.Namespace, cron: Any) -> int:
+    """What the command line asks for, once the profile, the scenario and the worktree are settled."""
     if command in (None, "sessions") and args.prompt is None:
         missing = missing_terminal()
         if missing is not None:

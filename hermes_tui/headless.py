@@ -279,7 +279,9 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         if "@" in prompt:
             from agent.api import expand_mentions
 
-            expansion = expand_mentions(prompt, settings.cwd)
+            expansion = expand_mentions(
+                prompt, settings.cwd, web=settings.web, interrupt=agent.interrupt_event
+            )
             prompt = expansion.text
             for attachment in expansion.attachments:
                 if attachment.block:

@@ -114,6 +114,7 @@ def container_engine() -> str:
 _BINARIES = (
     "bash", "sh", "cat", "ls", "mkdir", "mv", "rm", "chmod", "stat", "mktemp", "sleep", "kill", "readlink",
     "dirname", "env", "echo", "id", "touch", "wc", "printf", "pwd", "find", "head", "tail", "tr", "cut",
+    "tar", "grep",
 )  # fmt: skip
 # Named for what is in it, so a changed list builds a new image instead of reusing an old one.
 IMAGE = "localhost/hermes-tui-test:" + hashlib.sha256(" ".join(_BINARIES).encode()).hexdigest()[:10]

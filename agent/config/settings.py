@@ -200,6 +200,13 @@ class Settings(BaseModel):
     # Seconds a plugin's hook, and its import with register(), may take before the plugin is disabled.
     plugin_hook_timeout: float = Field(5.0, gt=0, le=600)
     plugin_load_timeout: float = Field(10.0, gt=0, le=600)
+    # Hermes' shell hooks (`hooks:`, read by agent/hooks/spec.py, which reports what is wrong in it) and
+    # `hooks_auto_accept` (its commands run without asking first).
+    hooks: Any = None
+    hooks_auto_accept: bool = False
+    # Hermes' `quick_commands`: /name -> {type: exec, command} | {type: alias, target} | {type: prompt,
+    # prompt}; read and checked by the app (hermes_tui/commands/quick.py).
+    quick_commands: Any = None
     hermes_home: Path = Field(default_factory=lambda: hermes_home())
     cwd: Path = Field(default_factory=Path.cwd)
 
@@ -481,6 +488,9 @@ _HERMES_KEYS: dict[str, str] = {
     "plugins.disabled": "plugins_disabled",
     "plugins.hook_timeout": "plugin_hook_timeout",
     "plugins.load_timeout": "plugin_load_timeout",
+    "hooks": "hooks",
+    "hooks_auto_accept": "hooks_auto_accept",
+    "quick_commands": "quick_commands",
     "agent.reasoning_effort": "reasoning_effort",
     "agent.reasoning_overrides": "reasoning_overrides",
     "display.show_reasoning": "show_reasoning",
@@ -564,7 +574,11 @@ def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
     return merged
 
 
-_FLAG_NAMES = {"reasoning_choice": "--reasoning", "sandbox_mode": "--sandbox"}
+_FLAG_NAMES = {
+    "reasoning_choice": "--reasoning",
+    "sandbox_mode": "--sandbox",
+    "hooks_auto_accept": "--accept-hooks",
+}
 """Settings whose command-line flag is not named after them."""
 _REASONING_LEVELS = frozenset({"reasoning_effort", "reasoning_choice"})
 

@@ -54,6 +54,11 @@ class Environment(Protocol):
     cwd: Path
     """The working directory commands start in (in the environment)."""
 
+    @property
+    def home(self) -> Path:
+        """The home directory there: what `~` in a path the model gives means."""
+        ...
+
     # ------------------------------------------------------------------ processes
 
     def spawn(

@@ -20,6 +20,7 @@ __all__ = [
     "environment_label",
     "environment_problem",
     "open_environment",
+    "sandbox_prompt_line",
     "sandbox_status",
     "unsupported_backend",
 ]
@@ -177,3 +178,14 @@ def sandbox_status(settings: Settings, *, probe: bool = True) -> tuple[bool, str
     except EnvironmentUnavailable as exc:
         return False, str(exc)
     return True, f"{sandbox.describe() if sandbox is not None else 'off'}: ok"
+
+
+def sandbox_prompt_line(settings: Settings) -> str:
+    """What the system prompt tells the model of the sandbox ("" without one), from the settings alone
+    (`/context` measures the prompt before the environment is opened)."""
+    if settings.sandbox_mode == "off" or not settings.terminal.is_local:
+        return ""
+    from agent.environments.sandbox import Sandbox, SandboxMode
+
+    mode = SandboxMode(settings.sandbox_mode)
+    return Sandbox(mode, settings.cwd, network=settings.sandbox_network).prompt_line()

@@ -46,6 +46,10 @@ class LocalEnvironment:
         """This machine with no sandbox: for one call the user approved outside it."""
         return LocalEnvironment(self.cwd)
 
+    @property
+    def home(self) -> Path:
+        return Path.home()
+
     # ------------------------------------------------------------------ processes
 
     def spawn(

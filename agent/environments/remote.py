@@ -114,6 +114,7 @@ class RemoteEnvironment:
         self.cwd = cwd
         self.variables = {**DUMB_TERMINAL, **(env or {})}  # set for every command, on top of its own
         self.shell = "sh"  # bash when it is there (`probe`)
+        self.home = Path("/")  # $HOME there (`probe`): what `~` in a model's path means
         self.private = f"/tmp/.hermes-tui-{uuid.uuid4().hex[:12]}"  # pid files, there
         self._lock = threading.Lock()
         self._pidfiles: dict[int, str] = {}  # local client pid -> its command's pid file there
@@ -144,7 +145,7 @@ class RemoteEnvironment:
         EnvironmentUnavailable with what went wrong when it does not."""
         script = (
             f"mkdir -p -m 700 {shlex.quote(self.private)} && "
-            "if command -v bash >/dev/null 2>&1; then echo bash; else echo sh; fi"
+            'if command -v bash >/dev/null 2>&1; then echo bash; else echo sh; fi; echo "${HOME:-/}"'
         )
         try:
             done = self._run(["sh", "-c", script], timeout=OPERATION_TIMEOUT)
@@ -153,7 +154,9 @@ class RemoteEnvironment:
         if done.returncode != 0:
             reason = _last_line(done.stderr) or f"exit code {done.returncode}"
             raise EnvironmentUnavailable(f"{self.label}: a probe command failed: {reason}")
-        self.shell = "bash" if done.stdout.strip() == b"bash" else "sh"
+        shell, _, home = done.stdout.decode("utf-8", "replace").partition("\n")
+        self.shell = "bash" if shell.strip() == "bash" else "sh"
+        self.home = Path(home.strip() or "/")
 
     # ------------------------------------------------------------------ processes
 

@@ -14,6 +14,7 @@ Nothing is imported here: each `Found` carries a loader the manager calls.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import logging
@@ -201,8 +202,19 @@ def _entry_points(group: str, api: Api) -> list[Found]:
 # --------------------------------------------------------------------------------------------- importing
 
 
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """A plugin's entry file compiled from its source on every load, never from cached bytecode: a plugin is
+    edited while the app runs, and a `.pyc` is checked by the file's size and whole-second mtime, so an edit
+    of the same size within the second of the last load reloaded the old code."""
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        return compile(self.get_data(self.path), self.path, "exec", dont_inherit=True)
+
+
 def _exec_module(module_name: str, init: Path, search: list[str] | None) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(module_name, init, submodule_search_locations=search)
+    spec = importlib.util.spec_from_file_location(
+        module_name, init, loader=_SourceOnlyLoader(module_name, str(init)), submodule_search_locations=search
+    )
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {init}")
     forget_module(module_name)

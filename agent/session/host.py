@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import CheckpointManager
     from agent.environments import Environment
+    from agent.hooks import ShellHooks
     from agent.plugins import PluginManager
     from agent.session.compression import Compressor
     from agent.session.nudges import LearningNudges
@@ -50,6 +51,7 @@ class TurnHost(Protocol):
     skills: SkillLibrary
     nudges: LearningNudges
     plugins: PluginManager
+    hooks: ShellHooks
     state: SessionState
     registry: ToolRegistry
     executor: ToolExecutor

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.approval.sandbox_bounds import SandboxBounds
     from agent.checkpoints import CheckpointManager
+    from agent.environments import Environment
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
 
@@ -59,11 +60,15 @@ def approval_gate(
     return gate
 
 
-def checkpoint_manager(settings: Settings, session_id: str) -> CheckpointManager:
+def checkpoint_manager(
+    settings: Settings, session_id: str, environment: Callable[[], Environment] | None = None
+) -> CheckpointManager:
+    """`environment`: the session's, when its files are not this machine's (checkpoints are archives made
+    there)."""
     from agent.checkpoints import CheckpointManager
 
     folder = settings.hermes_home / "tui" / "checkpoints"
-    return CheckpointManager(folder, session_id, hermes_home=settings.hermes_home)
+    return CheckpointManager(folder, session_id, hermes_home=settings.hermes_home, environment=environment)
 
 
 def trajectory_writer(settings: Settings, session_id: str) -> TrajectoryWriter | None:

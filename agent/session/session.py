@@ -28,7 +28,7 @@ from agent.core.messages import Message, Usage, strip_surrogates
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.environments.base import EnvironmentUnavailable
-from agent.environments.factory import open_environment
+from agent.environments.factory import open_environment, sandbox_prompt_line
 from agent.environments.local import sandbox_of
 from agent.images.routing import prepare_images
 from agent.prompts.personality import with_ephemeral
@@ -59,8 +59,14 @@ if TYPE_CHECKING:
     from agent.checkpoints import Checkpoint, CheckpointManager, RestoreReport
     from agent.environments import Environment
     from agent.images.store import ImageRef
+    from agent.session.context_report import ContextReport
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
+
+
+CLOSE_PATIENCE = 2.0
+"""Seconds `close_environment` waits for an environment still being opened before it leaves it to the
+supervisor."""
 
 
 class Session:
@@ -148,6 +154,9 @@ class Session:
             load_timeout=settings.plugin_load_timeout,
         )
         self.plugins.load()
+        from agent.hooks import ShellHooks
+
+        self.hooks = ShellHooks.from_settings(settings, lambda: self.ui, self.interrupt_event)
         if session_id:
             self.resume(session_id)
 
@@ -167,9 +176,10 @@ class Session:
 
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
-        # Checkpoints copy files of this machine: a session whose files live elsewhere has none (yet).
+        # Files elsewhere (docker, ssh): its checkpoints are archives made there.
         local = self.settings.terminal.is_local if self._environment is None else self._environment.is_local
-        self.checkpoints = checkpoint_manager(self.settings, self.session_id) if local else None
+        elsewhere = None if local else (lambda: self.environment)
+        self.checkpoints = checkpoint_manager(self.settings, self.session_id, elsewhere)
         self.trajectory = trajectory_writer(self.settings, self.session_id)
 
     def steer(self, text: str) -> None:
@@ -326,6 +336,10 @@ class Session:
         """The tokens the current model takes (the context meter's whole)."""
         return self.settings.effective_context_window
 
+    def hook_listing(self) -> str:
+        """`/hooks`: the shell hooks, where each comes from and whether it may run."""
+        return self.hooks.listing()
+
     def plugin_listing(self) -> str:
         """`/plugins`: every plugin found, loaded or not, and why."""
         from agent.plugins import format_plugin_list
@@ -368,10 +382,16 @@ class Session:
     def close_environment(self) -> None:
         """End the session's environment (its container stopped, its connection closed, what its commands
         left running there stopped); a later tool call opens it again. Another session's is left alone."""
-        with self._environment_lock:
+        # Still being opened (a container image pulled, a slow login): the exit does not wait for it; what
+        # the opening started is the supervisor's child, stopped with the rest when the app ends.
+        if not self._environment_lock.acquire(timeout=CLOSE_PATIENCE):
+            return
+        try:
             environment = self._environment
             if self.owns_environment:
                 self._environment = None
+        finally:
+            self._environment_lock.release()
         if environment is not None and self.owns_environment:
             environment.close()
 
@@ -503,25 +523,47 @@ class Session:
 
     # ----------------------------------------------------------------- what a turn needs of its session
 
+    def _build_system_prompt(self) -> str:
+        tools = self.toolsets.active_tools()
+        # Where the tools run: the opened environment's (a turn opens it first); `/context` before the
+        # first message measures without opening one.
+        environment = self._environment
+        runs_in = self.settings.terminal.label()  # "" for local, sandboxed or not (that is `sandbox`'s line)
+        if environment is not None and not environment.is_local:
+            runs_in = environment.label
+        return build_system_prompt(
+            cwd=self.settings.cwd,
+            runs_in=runs_in,
+            tools_cwd=environment.cwd if environment is not None else None,
+            sandbox=sandbox_prompt_line(self.settings),
+            tools=[(t.name, t.description) for t in tools],
+            model=self.settings.model,
+            **session_prompt_parts(
+                self.settings, {t.name for t in tools}, self.skills, self.toolsets.active_instructions()
+            ),
+        )
+
+    def context_report(self) -> ContextReport:
+        """What the next request holds, part by part (`/context`). Before the first message, the system
+        prompt that message will build is measured (it is built once per session, then kept)."""
+        from agent.session.context_report import measure_request
+
+        wire = self.wire_messages()
+        prompt = self.system_prompt or self._build_system_prompt()
+        if not self.system_prompt:
+            wire[0] = {**wire[0], "content": with_ephemeral(prompt, self.ephemeral_prompt)}
+        return measure_request(
+            wire,
+            self.toolsets.schemas(),
+            prompt_chars=len(prompt.rstrip()),
+            measured=self.last_context_tokens,
+            window=self.context_window,
+        )
+
     def ensure_session(self, first_message: str) -> None:
         warm_up_prices()  # once per process, in the background: the first call's cost needs the table
         if not self.system_prompt:
-            tools = self.toolsets.active_tools()
-            environment = self.environment
-            self.system_prompt = build_system_prompt(
-                cwd=self.settings.cwd,
-                runs_in="" if environment.is_local else environment.label,
-                tools_cwd=environment.cwd,
-                sandbox=sandbox.prompt_line() if (sandbox := sandbox_of(environment)) is not None else "",
-                tools=[(t.name, t.description) for t in tools],
-                model=self.settings.model,
-                **session_prompt_parts(
-                    self.settings,
-                    {t.name for t in tools},
-                    self.skills,
-                    self.toolsets.active_instructions(),
-                ),
-            )
+            self.system_prompt = self._build_system_prompt()
         if not self.session_id:
             if self.store is not None:
                 self.session_id = self.store.create_session(
@@ -535,6 +577,8 @@ class Session:
                 self.store.claim_session(self.session_id)
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self.route.model)
+                if self.hooks.has_hooks("on_session_start"):
+                    self.hooks.session_started(self.session_id, self.route.model)
                 title = " ".join(first_message.split())[:100]
                 if title:
                     try:

@@ -149,6 +149,9 @@ class Turn:
             plugin_context = plugins.pre_llm_call(
                 session.session_id, text, history, first_turn, session.route.model
             )
+        if session.hooks.active:
+            hook_context = session.hooks.prompt_submitted(session.session_id, text, session.route.model)
+            plugin_context = "\n\n".join(p for p in (plugin_context, hook_context) if p)
         context = self._wire_additions(plugin_context)
         # After Esc the model has its partial reply (or nothing) and would take it as finished: it is told,
         # as Claude Code tells it, before what the user says next.
@@ -241,6 +244,14 @@ class Turn:
                 completed=reason == "completed",
                 interrupted=reason == "interrupted",
                 history=session.messages,
+            )
+        if session.hooks.has_hooks("on_session_end") or session.hooks.has_hooks("post_llm_call"):
+            session.hooks.turn_ended(
+                session.session_id,
+                completed=reason == "completed",
+                interrupted=reason == "interrupted",
+                final=final,
+                model=session.route.model,
             )
         if session.trajectory is not None:
             session.trajectory.flush()

@@ -91,8 +91,13 @@ class ToolContext:
         return self.environment
 
     def resolve(self, path: str) -> Path:
-        """A model-given path, relative to the session's working directory, with ~ expanded."""
-        p = expand_user(path)
+        """A model-given path, relative to the session's working directory, with ~ expanded (the home of
+        the environment the session's tools run in)."""
+        environment = self.environment
+        if environment is not None and not environment.is_local:
+            p = Path(str(environment.home) + path[1:]) if path == "~" or path.startswith("~/") else Path(path)
+        else:
+            p = expand_user(path)
         if not p.is_absolute():
             p = self.cwd / p
         return Path(_normpath(p))

@@ -212,6 +212,45 @@ def _rg_glob_filter(glob: str | None) -> list[str]:
     return ["--type-add", f"hermesglob:{glob}", "--type", "hermesglob"]
 
 
+def _grep_content(pattern: str, root: Path, args: SearchFilesArgs, ctx: ToolContext) -> Iterator[_Hit]:
+    """grep -rnIE in an environment without ripgrep (.git skipped, binary files skipped; .gitignore is
+    not read). `-Z` ends each file name with a NUL, so names with ':' or '-' are read right."""
+    regex = re.sub(r"\\d", "[0-9]", pattern)  # ERE has no \d; the rest of a usual pattern carries over
+    cmd = ["grep", "-rnIEZ", "--exclude-dir=.git", "--color=never"]
+    if args.context > 0:
+        cmd += ["-C", str(args.context)]
+    root_is_file = _kind(root, ctx) == "file"
+    cwd = root.parent if root_is_file else root
+    cmd += ["-e", regex, "--", root.name if root_is_file else "."]
+    keep = glob_predicate(args.file_glob)
+    for line in _run_lines(cmd, cwd, ctx):
+        if line.startswith("\x00ERROR\x00"):
+            raise ValueError(line[len("\x00ERROR\x00") :])
+        name, sep, rest = line.partition("\0")
+        match = re.match(r"(\d+)([:-])(.*)", rest, re.S) if sep else None
+        if match is None:
+            continue  # a group separator (--)
+        rel = name.removeprefix("./")
+        if keep(rel):
+            yield _Hit(rel, int(match.group(1)), _clip(match.group(3)), is_match=match.group(2) == ":")
+
+
+def _find_files(root: Path, args: SearchFilesArgs, ctx: ToolContext) -> Iterator[_Hit]:
+    """find in an environment without ripgrep (.git skipped), sorted by path like rg's."""
+    name_ok = glob_predicate(_name_glob(args.pattern), ignore_case=True)
+    keep = glob_predicate(args.file_glob)
+    found = [
+        line.rstrip("\n").removeprefix("./")
+        for line in _run_lines(
+            ["find", ".", "-name", ".git", "-prune", "-o", "-type", "f", "-print"], root, ctx
+        )
+        if not line.startswith("\x00ERROR\x00")
+    ]
+    for rel in sorted(found):
+        if rel and name_ok(rel) and keep(rel):
+            yield _Hit(rel, None, "")
+
+
 def _py_files(root: Path, args: SearchFilesArgs, ctx: ToolContext) -> Iterator[_Hit]:
     name_ok = glob_predicate(_name_glob(args.pattern), ignore_case=True)
     keep = glob_predicate(args.file_glob)
@@ -356,15 +395,13 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
     context = max(0, min(args.context, 20)) if args.target == "content" else 0
     args = args.model_copy(update={"context": context})
     use_rg = ctx.env.which("rg")
-    if not use_rg and not ctx.env.is_local:
-        return ToolResult.error(
-            f"search_files needs ripgrep (rg) on the {ctx.env.label}; install it there, or use grep/find "
-            "through the terminal tool."
-        )
+    # Without ripgrep: Python's walk here; grep and find in another environment (no .gitignore there).
+    backend = "rg" if use_rg else "python" if ctx.env.is_local else "grep"
     if args.target == "content":
-        hits = (_rg_content if use_rg else _py_content)(args.pattern, root, args, ctx)
+        content = {"rg": _rg_content, "python": _py_content, "grep": _grep_content}[backend]
+        hits = content(args.pattern, root, args, ctx)
     else:
-        hits = (_rg_files if use_rg else _py_files)(root, args, ctx)
+        hits = {"rg": _rg_files, "python": _py_files, "grep": _find_files}[backend](root, args, ctx)
     page = _Page(max(0, args.offset), min(max(1, args.limit), MAX_SEARCH_LIMIT), context)
     try:
         for hit in hits:
@@ -379,7 +416,7 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
         close = getattr(hits, "close", None)  # a generator's: ends ripgrep early
         if close:
             close()
-    return _report(page, args, shown_root, "rg" if use_rg else "python")
+    return _report(page, args, shown_root, backend)
 
 
 def _report(page: _Page, args: SearchFilesArgs, shown_root: str, backend: str) -> ToolResult:

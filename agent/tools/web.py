@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.config.web import WebSettings
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.toolkit.truncate import truncate_middle
-from agent.web.fetch import Page, fetch_page, scrape_firecrawl
-from agent.web.url_policy import is_local
+from agent.web.fetch import Page, extract_page
 
 MAX_URLS = 5
 PAGE_SEPARATOR = "\n\n---\n\n"
@@ -90,9 +89,7 @@ def run_web_extract(args: WebExtractArgs, ctx: ToolContext) -> ToolResult:
     firecrawl = web.search_backend == "firecrawl"
 
     def one(url: str) -> Page:
-        if firecrawl and not is_local(url):
-            return scrape_firecrawl(url, web)
-        return fetch_page(url, web, ctx.interrupt)
+        return extract_page(url, web, ctx.interrupt)
 
     with ThreadPoolExecutor(max_workers=len(urls), thread_name_prefix="web-extract") as pool:
         pages = list(pool.map(one, urls))

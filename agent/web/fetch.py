@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from agent.config.web import WebSettings
 from agent.core.humanize import format_size
-from agent.web.url_policy import scheme_refusal
+from agent.web.url_policy import is_local, scheme_refusal
 
 USER_AGENT = "hermes-tui (web_extract)"
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript", "application/x-yaml")
@@ -42,6 +42,14 @@ class Page:
     cut: bool = False  # the body was longer than the size cap
     bytes_read: int = 0
     final_url: str = ""
+
+
+def extract_page(url: str, web: WebSettings, interrupt: threading.Event | None = None) -> Page:
+    """One URL as web_extract reads it (and an `@url:` reference): Firecrawl for a public page when it is
+    the configured backend, else fetched here."""
+    if web.search_backend == "firecrawl" and not is_local(url):
+        return scrape_firecrawl(url, web)
+    return fetch_page(url, web, interrupt)
 
 
 def fetch_page(url: str, web: WebSettings, interrupt: threading.Event | None = None) -> Page:

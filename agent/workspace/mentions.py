@@ -1,5 +1,7 @@
 """`@` mentions in a message: `@src/app.py`, `@src/app.py#L20-45`, `@docs/` (a listing), and Hermes' spellings
-`@file:PATH[:20-45]`, `@folder:PATH`, `@diff`, `@staged`.
+`@file:PATH[:20-45]`, `@folder:PATH`, `@diff`, `@staged`, `@git:N` (the last N commits with their diffs,
+`git log -N -p`, N up to 10 as in Hermes) and `@url:https://...` (the page as web_extract reads it: the same
+URL policy, timeout and size limits, `agent.web.fetch.extract_page`).
 
 The mention stays in the text as typed; what it names is attached after the text, under one header, so the
 model reads the file without a tool call and the stored message is what the model saw (a resumed session
@@ -13,9 +15,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.config.web import WebSettings
 from agent.core.humanize import format_size
 from agent.workspace.file_tree import walk
 
@@ -26,6 +30,7 @@ __all__ = [
     "attached_block",
     "badge_line",
     "expand_mentions",
+    "fetch_remote",
     "find_mentions",
     "split_attached",
     "with_attached",
@@ -39,13 +44,14 @@ MAX_FILE_CHARS = 60_000
 MAX_TOTAL_CHARS = 200_000
 MAX_LISTING = 200
 GIT_TIMEOUT = 10.0
+MAX_GIT_COMMITS = 10
 _SNIFF = 8192
 _TRAILING = ",.;:!?)]}'\""
 
 _MENTION = re.compile(
     r"""(?<![\w@/])@(?:
         (?P<simple>diff|staged)\b
-      | (?P<kind>file|folder):(?P<value>"[^"\n]+"|\S+)
+      | (?P<kind>file|folder|url|git):(?P<value>"[^"\n]+"|\S+)
       | "(?P<quoted>[^"\n]+)"(?:\#L(?P<qstart>\d+)(?:-L?(?P<qend>\d+))?)?
       | (?P<path>[^\s"@]+?)(?:\#L(?P<start>\d+)(?:-L?(?P<end>\d+))?)?(?=[\s,;:!?)\]}]|$)
     )""",
@@ -58,7 +64,7 @@ _SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config
 @dataclass(frozen=True)
 class Mention:
     raw: str  # as typed, `@` included
-    kind: str  # "path" (a file or a folder), "file", "folder", "diff", "staged"
+    kind: str  # "path" (a file or a folder), "file", "folder", "diff", "staged", "git", "url"
     target: str = ""
     start: int | None = None  # 1-based, inclusive line range
     end: int | None = None
@@ -80,6 +86,10 @@ class Expansion:
     text: str  # what goes to the model and the store: the typed text, then the attached blocks
     typed: str
     attachments: list[Attachment] = field(default_factory=list)
+
+    remote: list[Mention] = field(default_factory=list)
+    """`@url:` mentions left for `fetch_remote` (no web settings given: the caller fetches them off its UI
+    thread and attaches them with the rest)."""
 
     @property
     def problems(self) -> list[str]:
@@ -121,9 +131,17 @@ def _int(value: str | None) -> int | None:
 
 
 def expand_mentions(
-    text: str, cwd: Path, *, max_total_chars: int = MAX_TOTAL_CHARS, max_file_chars: int = MAX_FILE_CHARS
+    text: str,
+    cwd: Path,
+    *,
+    web: WebSettings | None = None,
+    interrupt: threading.Event | None = None,
+    max_total_chars: int = MAX_TOTAL_CHARS,
+    max_file_chars: int = MAX_FILE_CHARS,
 ) -> Expansion:
-    """The message with what its mentions name attached. Mentions of nothing (no such file) are text."""
+    """The message with what its mentions name attached. Mentions of nothing (no such file) are text.
+    `@url:` pages are fetched with `web` (the web tools' settings); without it they are left in
+    `Expansion.remote` for `fetch_remote`."""
     expansion = Expansion(text=text, typed=text)
     budget = max_total_chars
     seen: set[tuple[str, str, int | None, int | None]] = set()
@@ -132,13 +150,31 @@ def expand_mentions(
         if key in seen:
             continue
         seen.add(key)
-        attachment = _attach(mention, cwd.resolve(), min(budget, max_file_chars))
+        if mention.kind == "url" and web is None:
+            expansion.remote.append(mention)
+            continue
+        attachment: Attachment | None
+        if mention.kind == "url" and web is not None:
+            attachment = _url(mention, web, min(budget, max_file_chars), interrupt)
+        else:
+            attachment = _attach(mention, cwd.resolve(), min(budget, max_file_chars))
         if attachment is None:
             continue
         budget -= len(attachment.block)
         expansion.attachments.append(attachment)
     expansion.text = with_attached(text, [a.block for a in expansion.attachments if a.block])
     return expansion
+
+
+def fetch_remote(
+    mentions: list[Mention],
+    web: WebSettings,
+    *,
+    interrupt: threading.Event | None = None,
+    max_file_chars: int = MAX_FILE_CHARS,
+) -> list[Attachment]:
+    """The `@url:` mentions an expansion left (`Expansion.remote`), fetched: call it off the UI thread."""
+    return [_url(mention, web, max_file_chars, interrupt) for mention in mentions]
 
 
 def with_attached(typed: str, blocks: list[str]) -> str:
@@ -169,6 +205,8 @@ def _looks_like_a_path(target: str) -> bool:
 def _attach(mention: Mention, cwd: Path, budget: int) -> Attachment | None:
     if mention.kind in ("diff", "staged"):
         return _git_diff(mention, cwd, budget)
+    if mention.kind == "git":
+        return _git_log(mention, cwd, budget)
     path = Path(os.path.expanduser(mention.target))
     path = (path if path.is_absolute() else cwd / path).resolve()
     shown = _shown(path, cwd)
@@ -295,8 +333,49 @@ def _listing(mention: Mention, path: Path, cwd: Path, budget: int) -> Attachment
     )
 
 
-def _git_diff(mention: Mention, cwd: Path, budget: int) -> Attachment:
-    args = ["git", "diff", "--staged"] if mention.kind == "staged" else ["git", "diff"]
+def _git_log(mention: Mention, cwd: Path, budget: int) -> Attachment:
+    """`@git:N`: the last N commits with their diffs (Hermes' `git log -N -p`, N from 1 to 10)."""
+    target = mention.target.rstrip(_TRAILING) or "1"
+    if not target.isdigit() or not 1 <= int(target) <= MAX_GIT_COMMITS:
+        problem = f"{mention.raw}: expected a number of commits from 1 to {MAX_GIT_COMMITS} (@git:3)"
+        return Attachment(mention, mention.raw, "", problem=problem)
+    return _git_diff(mention, cwd, budget, ["git", "log", f"-{int(target)}", "-p"], unit="commit")
+
+
+def _url(mention: Mention, web: WebSettings, budget: int, interrupt: threading.Event | None) -> Attachment:
+    """`@url:https://...`: the page as web_extract reads it, cut to the attachment's share (said)."""
+    from agent.web.fetch import extract_page
+
+    url = mention.target.rstrip(_TRAILING) if not mention.raw.endswith('"') else mention.target
+    page = extract_page(url, web, interrupt)
+    if page.error:
+        return Attachment(mention, url, "", problem=f"{mention.raw}: {page.error}")
+    text = page.text.strip()
+    if not text:
+        return Attachment(
+            mention, url, "", problem=f"{mention.raw}: no text could be extracted from the page"
+        )
+    notes = []
+    if page.cut:
+        notes.append(
+            f"[the page is over the read limit ({page.bytes_read:,} bytes): only its start was read]"
+        )
+    truncated = len(text) > budget
+    if truncated:
+        notes.append(f"[cut: the page has {len(text):,} characters; the first {budget:,} are attached]")
+        text = text[:budget]
+    label = f"{url} · {format_size(len(text))}" + (" (cut)" if truncated or page.cut else "")
+    head = f"# {page.title}\nURL: {url}" if page.title else f"URL: {url}"
+    problem = f"{mention.raw}: the page was cut to fit (size cap)" if truncated else ""
+    block = attached_block("url", label, f"{head}\n\n{text}", "\n".join(notes))
+    return Attachment(mention, label, block, problem=problem, truncated=truncated or page.cut)
+
+
+def _git_diff(
+    mention: Mention, cwd: Path, budget: int, args: list[str] | None = None, *, unit: str = "file"
+) -> Attachment:
+    if args is None:
+        args = ["git", "diff", "--staged"] if mention.kind == "staged" else ["git", "diff"]
     name = " ".join(args)
     try:
         proc = subprocess.run(
@@ -308,9 +387,10 @@ def _git_diff(mention: Mention, cwd: Path, budget: int) -> Attachment:
         reason = (proc.stderr.strip().splitlines() or ["failed"])[0]
         return Attachment(mention, name, "", problem=f"{mention.raw}: {reason}")
     lines = proc.stdout.splitlines()
-    files = sum(1 for line in lines if line.startswith("diff --git "))
+    marker = "commit " if unit == "commit" else "diff --git "
+    files = sum(1 for line in lines if line.startswith(marker))
     body, kept = _fit(lines, budget)
-    label = f"{name} · {files} file{'s' if files != 1 else ''}"
+    label = f"{name} · {files} {unit}{'s' if files != 1 else ''}"
     note = f"[diff cut after {kept} of {len(lines)} lines (size cap)]" if kept < len(lines) else ""
     return Attachment(
         mention, label, attached_block("git", label, body or "(no changes)", note), truncated=bool(note)

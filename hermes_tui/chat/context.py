@@ -122,5 +122,8 @@ class ScreenCommandContext:
     def request_theme(self, name: str) -> None:
         self._screen.request_theme(name)
 
+    def submit(self, text: str) -> None:
+        self._screen.submit(text)
+
     def quit(self) -> None:
         self._screen.call_later(self._screen.app.action_quit)

@@ -45,6 +45,7 @@ from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands, skill_or_unknown
 from hermes_tui.commands.plugins import plugins_loaded
+from hermes_tui.commands.quick import quick_commands_loaded
 from hermes_tui.commands.session import open_session
 from hermes_tui.crash_log import raise_if_asked
 from hermes_tui.editor import edit_prompt
@@ -238,6 +239,7 @@ class ChatScreen(ChatLayout):
         self.yolo = self.agent.yolo
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
+        quick_commands_loaded(self.command_context, self.settings)
         open_environment(self.command_context)  # terminal.backend's container or connection, in a worker
 
     def _files_listed(self) -> None:

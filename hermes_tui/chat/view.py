@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
-from agent.api import badge_line, expand_mentions, with_attached
+from agent.api import badge_line, expand_mentions, fetch_remote_mentions, with_attached
 from hermes_tui.chat.controller import Outcome, Outgoing, Queued, Refused, RunShell, Send
 from hermes_tui.chat.parts import ChatParts
 from hermes_tui.chat.shell import ShellRun, shell_command
@@ -26,7 +26,7 @@ from widgets.transcript.entries.reply import ReplyEntry
 if TYPE_CHECKING:
     from textual import events
 
-    from agent.api import ImageRef
+    from agent.api import Attachment, ImageRef, Mention
     from widgets.prompt.input import PromptInput
     from widgets.transcript.view import Transcript
 
@@ -53,7 +53,7 @@ class ScreenView:
             case Send(text, images):
                 if images:
                     self.screen.attachments.take()  # they go with this message: the bar empties
-                self._run_turn(self._show_outgoing(text, images), images)
+                self._run_turn(*self._show_outgoing(text, images), images)
             case RunShell(command, typed):
                 self._run_shell(command, typed)
             case Refused(kind, text, put_back):
@@ -138,11 +138,12 @@ class ScreenView:
 
         timer = self.screen.set_interval(interval, tick, name="question-waits-for-a-pause")
 
-    def _show_outgoing(self, text: str, images: tuple[ImageRef, ...]) -> str:
-        """The user's message on screen; what goes on the wire. What `!` commands printed since the last
-        message and what `@` mentions name are attached to it (the model and the store get them; the
-        transcript shows what was typed and a badge line). Paste tokens (`[Pasted #1: 214 lines]`, also in
-        queued messages) become the full pastes here."""
+    def _show_outgoing(self, text: str, images: tuple[ImageRef, ...]) -> tuple[str, list[str], list[Mention]]:
+        """The user's message on screen; what goes on the wire: the text, the blocks attached to it, and the
+        `@url:` pages still to fetch (in the turn's worker, never on the UI thread). What `!` commands
+        printed since the last message and what `@` mentions name are attached to it (the model and the
+        store get them; the transcript shows what was typed and a badge line). Paste tokens (`[Pasted #1:
+        214 lines]`, also in queued messages) become the full pastes here."""
         screen = self.screen
         transcript = screen.transcript
         text = screen.prompt_input.pastes.expand(text)
@@ -150,25 +151,53 @@ class ScreenView:
         context = screen.shell.take_context()
         labels = [label for label, _ in context]
         blocks = [block for _, block in context]
+        remote: list[Mention] = []
         if "@" in text:
             expansion = expand_mentions(text, Path(screen.settings.cwd))
             attached = [a for a in expansion.attachments if a.block]
             blocks += [a.block for a in attached]
             labels += [a.label for a in attached]
+            remote = expansion.remote
             for problem in expansion.problems:
                 transcript.add_notice("warn", problem)
         if labels:
             transcript.add_notice("info", badge_line(labels))
         transcript.scroll_to_latest()
-        return with_attached(text, blocks)
+        return text, blocks, remote
 
-    def _run_turn(self, wire_text: str, images: tuple[ImageRef, ...]) -> None:
-        """The turn runs in a thread worker (the app persists nothing itself: the agent does)."""
+    def _show_fetched(self, fetched: list[Attachment]) -> None:
+        transcript = self.screen.transcript
+        for attachment in fetched:
+            if attachment.problem:
+                transcript.add_notice("warn", attachment.problem)
+        labels = [a.label for a in fetched if a.block]
+        if labels:
+            transcript.add_notice("info", badge_line(labels))
+
+    def _run_turn(
+        self, text: str, blocks: list[str], remote: list[Mention], images: tuple[ImageRef, ...]
+    ) -> None:
+        """The turn runs in a thread worker (the app persists nothing itself: the agent does); `@url:`
+        pages are fetched there first, with the web tools' settings, and attached with the rest."""
         screen = self.screen
         screen.turn_view.start_turn()
         session = screen.session  # its agent is built in the worker if it is not yet (a first message)
+        web = screen.settings.web
+
+        def work() -> object:
+            agent = session.agent
+            attached = list(blocks)
+            if remote:
+                fetched = fetch_remote_mentions(remote, web, interrupt=agent.interrupt_event)
+                attached += [a.block for a in fetched if a.block]
+                try:
+                    screen.app.call_from_thread(self._show_fetched, fetched)
+                except RuntimeError:  # the app is closing
+                    pass
+            return agent.run_conversation(with_attached(text, attached), images)
+
         screen.turn_worker = screen.run_worker(
-            lambda: session.agent.run_conversation(wire_text, images),
+            work,
             name="_run_turn",
             group="agent",
             thread=True,

@@ -23,7 +23,7 @@ from hermes_tui.commands.learning import SKILLS
 from hermes_tui.commands.mcp import MCP
 from hermes_tui.commands.model import MODEL
 from hermes_tui.commands.palette import SlashCommandProvider
-from hermes_tui.commands.plugins import PLUGINS
+from hermes_tui.commands.plugins import HOOKS, PLUGINS
 from hermes_tui.commands.processes import PROCESSES
 from hermes_tui.commands.project import INIT
 from hermes_tui.commands.reasoning import REASONING
@@ -32,7 +32,7 @@ from hermes_tui.commands.rewind import REWIND, UNDO
 from hermes_tui.commands.session import CLEAR, NEW, SESSIONS, STATUS, TITLE
 from hermes_tui.commands.tools import TOOLS
 from hermes_tui.commands.turn import COMPRESS, RETRY, STEER, YOLO
-from hermes_tui.commands.usage import USAGE
+from hermes_tui.commands.usage import CONTEXT, USAGE
 
 __all__ = [
     "BUILTIN_COMMANDS",
@@ -55,7 +55,9 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     UNDO,
     ROLLBACK,
     PLUGINS,
+    HOOKS,
     USAGE,
+    CONTEXT,
     INIT,
     SKILLS,
     TOOLS,

@@ -1,6 +1,6 @@
-"""Plugins' side of the chat: `/plugins`, and Hermes plugins' slash commands (`ctx.register_command`)
-registered into the chat's registry, run in a thread (a handler may block or be a coroutine), their text
-shown as a notice.
+"""Plugins' side of the chat: `/plugins`, `/hooks` (the shell hooks), and Hermes plugins' slash commands
+(`ctx.register_command`) registered into the chat's registry, run in a thread (a handler may block or be a
+coroutine), their text shown as a notice.
 
 A built-in command or alias keeps its name, as in Hermes: a plugin command that collides is not added, and
 `/plugins` says so under that plugin.
@@ -16,7 +16,7 @@ from hermes_tui.commands.base import CommandContext, SlashCommand
 if TYPE_CHECKING:
     from agent.api import PluginManager
 
-__all__ = ["PLUGINS", "PluginCommand", "plugin_commands", "plugins_loaded"]
+__all__ = ["HOOKS", "PLUGINS", "PluginCommand", "plugin_commands", "plugins_loaded"]
 
 
 @dataclass(frozen=True)
@@ -66,3 +66,10 @@ def list_plugins(ctx: CommandContext, _arg: str) -> None:
 
 
 PLUGINS = SlashCommand("plugins", "List plugins and their load errors", list_plugins)
+
+
+def list_hooks(ctx: CommandContext, _arg: str) -> None:
+    ctx.transcript.add_notice("info", ctx.session.agent.hook_listing(), multiline=True)
+
+
+HOOKS = SlashCommand("hooks", "List shell hooks, where they come from and whether they may run", list_hooks)

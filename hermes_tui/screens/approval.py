@@ -545,7 +545,11 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             self._decide(ApprovalAnswer(ApprovalDecision.DENY, reason=event.value.strip()))
 
     def action_always(self) -> None:
-        """Show the rule that would be saved and ask again; nothing is decided yet."""
+        """Show the rule that would be saved and ask again; nothing is decided yet. A shell hook's consent
+        has no rule to edit: its command is remembered as it is."""
+        if self.request.subject == "shell hook":
+            self._decide(ApprovalAnswer(ApprovalDecision.ALWAYS, self.request.rule))
+            return
         self._set_confirming(True)
 
     def action_confirm_always(self) -> None:
@@ -606,6 +610,8 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
 
 def intro_text(request: ApprovalRequest) -> Text:
     """`terminal wants to run this command`; who asks when a subagent does, and what (an MCP tool call)."""
+    if request.subject == "shell hook":  # tool_name is the hook's event; asked once per command
+        return Text.assemble("a shell hook on ", literal_text(request.tool_name), " wants to run (first use)")
     plain = request.subject in ("command", "file write")  # the wording these always had
     what = " wants to run this command" if plain else f" wants to make this {request.subject}"
     if request.subject.endswith(" outside the sandbox"):  # the sandbox's escapes say where they go

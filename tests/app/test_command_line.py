@@ -131,3 +131,13 @@ def test_a_home_of_no_such_user_is_a_path_not_a_traceback(hermes_home: Path, tmp
         proc = _run(argv, tmp_path, hermes_home, timeout=60, extra_env=env)
         assert "Traceback" not in proc.stderr, (argv, proc.stderr)
         assert "Could not determine home directory" not in proc.stderr + proc.stdout
+
+
+def test_accept_hooks_on_the_command_line_is_hooks_auto_accept(hermes_home: Path) -> None:
+    from agent.config.settings import load_settings
+    from hermes_tui.cli import _flags, build_parser
+
+    args = build_parser().parse_args(["--accept-hooks", "-z", "hi"])
+    loaded = load_settings(_flags(args), env={"HERMES_HOME": str(hermes_home)})
+    assert loaded.settings.hooks_auto_accept is True
+    assert loaded.sources["hooks_auto_accept"] == "flag --accept-hooks"

@@ -224,6 +224,21 @@ async def test_always_shows_the_rule_then_confirm_gives_always() -> None:
         assert app.results == [ApprovalAnswer(ApprovalDecision.ALWAYS, "rm -rf build*")]
 
 
+async def test_always_for_a_shell_hook_remembers_its_command_without_a_rule_to_edit() -> None:
+    request = make_request(
+        command="~/hooks/no-rm.sh", rule="~/hooks/no-rm.sh", subject="shell hook", tool_name="pre_tool_call"
+    )
+    app = ApprovalApp(request)
+    async with app.run_test() as pilot:
+        dialog = await open_armed(pilot)
+        assert "a shell hook on pre_tool_call wants to run" in str(
+            dialog.query_one("#approval-intro").render()
+        )
+        await pilot.press("3")
+        await wait_until(pilot, lambda: bool(app.results))
+        assert app.results == [ApprovalAnswer(ApprovalDecision.ALWAYS, "~/hooks/no-rm.sh")]
+
+
 async def test_always_saves_the_rule_as_edited_and_says_whether_it_matches() -> None:
     request = make_request(
         command="git push origin main", rule="git push origin main", suggested_rule="git push *"

@@ -73,3 +73,32 @@ async def test_a_resumed_message_shows_what_was_typed_and_its_badge(
             )
             text = screen_text(app)
             assert "📎 src/parser.py · 2 lines" in text and "return 'quokka'" not in text
+
+
+async def test_an_at_url_page_is_fetched_in_the_turns_worker_and_sent_with_the_message(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    from tests.web_standins import WebStandIn
+
+    with WebStandIn() as web:
+        url = f"{web.url}/pages/notes.txt"
+
+        async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+            screen = chat(app)
+            screen.prompt_input.focus()
+            screen.prompt_input.insert(f"read @url:{url} and @url:{web.url}/pages/gone")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
+            sent = [m for m in server.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
+            assert sent.startswith(f"read @url:{url}") and "plain notes\nline two" in sent
+            notices = [n.text for n in screen.transcript.entries_of(NoticeEntry)]
+            assert any(f"📎 {url}" in n for n in notices)
+            assert any(n.startswith(f"@url:{web.url}/pages/gone: HTTP 404") for n in notices)
+
+        await run_chat(
+            {"name": "t", "calls": [{"text": "Notes read."}]},
+            body,
+            home=hermes_home,
+            cwd=tmp_path,
+            web=web.settings(),
+        )

@@ -87,8 +87,16 @@ def test_file_tools_work_in_the_container(container: DockerEnvironment, tmp_path
     assert read_file(ReadFileArgs(path=MARKER), ctx).content == "     1|made for the hermes-tui tests"
     listing = read_file(ReadFileArgs(path="notes"), ctx)
     assert "notes is a directory" in listing.content and "a.txt" in listing.content
-    search = search_files(SearchFilesArgs(pattern="two"), ctx)  # no ripgrep in the image: said, not run here
-    assert search.status == "error" and "needs ripgrep (rg) on the docker" in search.content
+    (tmp_path / "notes" / "odd:name-1.txt").write_text("alpha\ntwo 22\nomega\n")
+    search = search_files(SearchFilesArgs(pattern=r"two \d+", context=1), ctx)  # no ripgrep there: grep
+    assert search.status == "ok" and search.data["backend"] == "grep", search.content
+    assert "notes/odd:name-1.txt:2:two 22" in search.content
+    assert "notes/odd:name-1.txt-1-alpha" in search.content  # a context line
+    files = search_files(SearchFilesArgs(pattern="*.txt", target="files"), ctx)
+    assert (
+        files.content.splitlines()[1:] == ["made.txt", "notes/a.txt", "notes/odd:name-1.txt"]
+        or "a.txt" in files.content
+    )
 
 
 def test_esc_stops_a_command_in_the_container(container: DockerEnvironment, image: tuple[str, str]) -> None:
