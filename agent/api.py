@@ -162,6 +162,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "format_tokens",
     ),
     "agent.core.fileio": ("atomic_write_text",),
+    # the permission modes (plan, ask, default, yolo): one value for the TUI, -z and ACP
+    "agent.core.permission_mode": (
+        "MODE_NAMES",
+        "PermissionMode",
+        "UnknownMode",
+        "cycle_after",
+        "go_ahead_text",
+        "parse_mode",
+    ),
     "agent.core.user_paths": ("expand_user",),
     # whether the endpoint takes the reasoning level asked (the status bar claims it only then)
     "agent.transports.reasoning": ("reasoning_shown", "reasoning_unsent"),
@@ -194,6 +203,7 @@ def _table() -> dict[str, tuple[str, str]]:
 _WHERE = _table()
 __all__ = [
     "KEPT_CONTROLS",
+    "MODE_NAMES",
     "NO_MCP_SERVERS",
     "PASTE_KEEP",
     "PROCESSES",
@@ -236,6 +246,7 @@ __all__ = [
     "Mention",
     "Message",
     "ModelCatalog",
+    "PermissionMode",
     "PluginManager",
     "ProcessInfo",
     "ProfileError",
@@ -279,6 +290,7 @@ __all__ = [
     "TurnFinished",
     "TurnResult",
     "TurnStarted",
+    "UnknownMode",
     "Usage",
     "UsageReport",
     "UsageUpdated",
@@ -296,6 +308,7 @@ __all__ = [
     "connected_mcp_servers",
     "control_token",
     "current_personality",
+    "cycle_after",
     "default_registry",
     "environment_label",
     "environment_problem",
@@ -312,6 +325,7 @@ __all__ = [
     "format_size",
     "format_tokens",
     "gather_usage",
+    "go_ahead_text",
     "hermes_home",
     "image_paths",
     "image_refs_of",
@@ -331,6 +345,7 @@ __all__ = [
     "open_library",
     "open_store",
     "open_worktree",
+    "parse_mode",
     "parse_search_query",
     "personalities",
     "prewarm_engine",
@@ -445,6 +460,14 @@ if TYPE_CHECKING:
         format_tokens,
     )
     from agent.core.messages import Message, ToolCall, Usage
+    from agent.core.permission_mode import (
+        MODE_NAMES,
+        PermissionMode,
+        UnknownMode,
+        cycle_after,
+        go_ahead_text,
+        parse_mode,
+    )
     from agent.core.secrets import redact as redact_secrets
     from agent.core.secrets import redact_data as redact_secrets_in
     from agent.core.text_safety import (

@@ -139,6 +139,13 @@ def build_parser() -> _Parser:
         help="approve risky commands without asking (hard-blocked ones stay blocked)",
     )
     p.add_argument(
+        "--permission-mode",
+        metavar="MODE",
+        help="start in this permission mode: default, ask (every edit and command that is not read-only "
+        "asks), plan (read only: the agent proposes a plan) or yolo (nothing asks); a resumed session "
+        "keeps its own unless this is given (config: approvals.default_mode)",
+    )
+    p.add_argument(
         "--sandbox",
         metavar="MODE",
         help="run commands in an OS sandbox (bubblewrap): off, read-only, workspace-write (writes only in "
@@ -221,6 +228,10 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.yolo:
         flags["yolo"] = True
+    if getattr(args, "permission_mode", None):
+        flags["permission_mode"] = args.permission_mode
+    elif args.yolo:
+        flags["permission_mode"] = "yolo"
     if getattr(args, "accept_hooks", False):
         flags["hooks_auto_accept"] = True
     if getattr(args, "toolsets", None):
@@ -308,6 +319,14 @@ def _run(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.permission_mode is not None:
+        from agent.api import UnknownMode, parse_mode
+
+        try:
+            args.permission_mode = parse_mode(args.permission_mode).value
+        except UnknownMode as exc:
+            print(f"hermes-tui: --permission-mode: {exc}", file=sys.stderr)
+            return 2
     if args.hermes_home:
         os.environ["HERMES_HOME"] = str(typed_path(args.hermes_home))
     from agent.api import ProfileError, profile_home

@@ -69,7 +69,7 @@ def _answer(text: str, out: TextIO) -> None:
 
 
 if TYPE_CHECKING:
-    from agent.api import SessionStoreProtocol, TurnResult
+    from agent.api import PermissionMode, SessionStoreProtocol, TurnResult
     from hermes_tui.headless_json import JsonEvents
 
 FAILURE_CHARS = 200
@@ -95,8 +95,15 @@ class HeadlessUI:
     interactive = False  # nobody answers: MCP elicitation is declined, sampling runs as in Hermes
 
     def __init__(
-        self, err: TextIO | None = None, json_events: JsonEvents | None = None, *, quiet: bool = False
+        self,
+        err: TextIO | None = None,
+        json_events: JsonEvents | None = None,
+        *,
+        quiet: bool = False,
+        yolo: bool = False,
     ) -> None:
+        # --yolo with another mode (`--permission-mode ask --yolo`): what that mode asks is approved
+        self.yolo = yolo
         self.err = err if err is not None else sys.stderr  # the stderr of the moment, not of import time
         self.json_events = json_events  # the run's JSON (stdout with --output-format, --usage-file's totals)
         # No tool trace on stderr: -Q, or the trace is on stdout as JSON.
@@ -118,6 +125,8 @@ class HeadlessUI:
         elif isinstance(event, ToolFinished):
             summary = self._summaries.pop(event.call_id, "")
             why = f": {_failure_reason(event.result)}" if event.status == "error" else ""
+            if event.status == "denied" and event.data.get("decision") == "plan_mode":
+                why = ": refused by plan mode"
             self._line(f"┊ {event.name}: {summary} ({event.status}, {event.duration:.1f}s){why}")
         elif isinstance(event, StatusNotice) and event.kind in ("warn", "retry", "error", "info"):
             self._line(f"┊ {event.text.removesuffix(ROLLBACK_HINT)}")
@@ -129,12 +138,21 @@ class HeadlessUI:
         return None
 
     def ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        if self.yolo:
+            self._line(f"┊ approved (--yolo): {request.command} — {', '.join(request.reasons)}")
+            return ApprovalDecision.ONCE
         if self.json_events is not None:
             self.json_events.approval_denied(request, "headless; use --yolo to allow")
         self._line(
             f"┊ denied (headless; use --yolo to allow): {request.command} — {', '.join(request.reasons)}"
         )
         return ApprovalDecision.DENY
+
+
+def _claude_mode_name(mode: PermissionMode) -> str:
+    """The init event's `permissionMode`, in Claude Code's names (nobody is asked in `-z`: what would ask
+    is refused, `dontAsk`)."""
+    return {"yolo": "bypassPermissions", "plan": "plan"}.get(mode.value, "dontAsk")
 
 
 def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
@@ -230,7 +248,7 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 permission_mode="bypassPermissions" if settings.yolo else "dontAsk",
             )
         try:
-            ui = HeadlessUI(json_events=events, quiet=getattr(args, "quiet", False))
+            ui = HeadlessUI(json_events=events, quiet=getattr(args, "quiet", False), yolo=settings.yolo)
             agent = Agent(settings, ui=ui, store=store, source="headless")
         except KeyboardInterrupt:  # the user's Ctrl+C while plugins load (a plugin's own is contained)
             _say("hermes-tui: interrupted")
@@ -269,6 +287,8 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             except StoreError as exc:  # another process writes to it: one writer per session
                 _say(f"hermes-tui: {exc.user_line()}")
                 return 1
+        if events is not None:  # the mode after a resume (a session keeps the one it was left in)
+            events.permission_mode = _claude_mode_name(agent.permission_mode)
 
         previous = signal.getsignal(signal.SIGINT)
 

@@ -39,6 +39,12 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 _NOTICE_SUBTYPES = {"info": "notice", "warn": "warning", "retry": "retry", "error": "error"}
 
 
+def tool_input_line(tool_input: object) -> str:
+    if tool_input is None:
+        return ""
+    return json.dumps(tool_input, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+
+
 def usage_fields(usage: Usage) -> dict[str, int]:
     """Claude Code's usage names; `input_tokens` is the prompt as the provider counted it (cached part
     included: `cache_read_input_tokens` says how much of it was)."""
@@ -134,7 +140,14 @@ class JsonEvents:
         elif isinstance(event, ToolStarted):
             self._inputs[event.call_id] = event.arguments
         elif isinstance(event, ToolFinished):
-            self._inputs.pop(event.call_id, None)
+            tool_input = self._inputs.pop(event.call_id, None)
+            mode = event.data.get("mode")
+            if (
+                event.status == "denied"
+                and event.data.get("decision") == "plan_mode"
+                and isinstance(mode, str)
+            ):
+                self.mode_refusal(event.name, tool_input, mode)
             self.emit(
                 {
                     "type": "user",
@@ -221,6 +234,26 @@ class JsonEvents:
                 "subtype": "approval",
                 "decision": "deny",
                 "why": why,
+                **denial,
+                "session_id": self.session_id,
+            }
+        )
+
+    def mode_refusal(self, tool_name: str, tool_input: object, mode: str) -> None:
+        """A call the permission mode refused without a question (plan mode): an approval event like a
+        denial, and listed with the denials in the result."""
+        denial = {
+            "tool_name": tool_name,
+            "command": tool_input_line(tool_input),
+            "reasons": [f"{mode} mode"],
+        }
+        self.denials.append(denial)
+        self.emit(
+            {
+                "type": "system",
+                "subtype": "approval",
+                "decision": "deny",
+                "why": f"permission mode {mode}",
                 **denial,
                 "session_id": self.session_id,
             }

@@ -202,6 +202,7 @@ INTERNAL_SETTINGS = {
     "api_key": "API keys live in the environment or $HERMES_HOME/.env, never in config.yaml",
     "api_key_source": "where the key came from, for messages",
     "model_chosen": "set by --model",
+    "permission_mode_chosen": "set by --permission-mode and --yolo",
     "reasoning_choice": "set by --reasoning and /reasoning",
     "web": "the `web:` section, its own table in docs/tools.md",
     "vision": "`auxiliary.vision`, in docs/tools.md",

@@ -144,7 +144,7 @@ class QueuedMessages(OptionList):
         if self.has_focus:
             return "queue: e edit · x remove · s steer now · Tab back"
         count = len(self._items)
-        return f"{count} queued · ↑ edit last · Shift+Tab manage"
+        return f"{count} queued · ↑ edit last · Alt+↑ manage"
 
     def on_focus(self) -> None:
         self.post_message(self.Changed(self, self.items))

@@ -87,10 +87,14 @@ class _Field:
     right: bool = False
 
 
+_MODE_LABELS = {"plan": "⏸ plan mode", "ask": "✎ ask mode"}
+"""The permission modes the bar names (each with its component class `status-bar--<mode>`)."""
+
+
 class StatusBar(Widget):
     """One-line status bar docked at the bottom of the chat screen.
 
-    Reactives: `model`, `busy`, `yolo`, `reasoning`, `hint`, `context_use` (`ContextUse`), `usage`
+    Reactives: `model`, `busy`, `yolo`, `mode`, `reasoning`, `hint`, `context_use` (`ContextUse`), `usage`
     (`Usage`). A change repaints once; nothing else does but the 1 Hz elapsed-time tick while busy.
     """
 
@@ -105,6 +109,8 @@ class StatusBar(Widget):
         "status-bar--busy",
         "status-bar--idle",
         "status-bar--yolo",
+        "status-bar--plan",
+        "status-bar--ask",
         "status-bar--ctx-ok",
         "status-bar--ctx-caution",
         "status-bar--ctx-warning",
@@ -144,6 +150,14 @@ class StatusBar(Widget):
             background: $error;
             text-style: bold;
         }
+        & > .status-bar--plan {
+            color: $text-accent;
+            text-style: bold;
+        }
+        & > .status-bar--ask {
+            color: $text-warning;
+            text-style: bold;
+        }
         & > .status-bar--ctx-ok {
             color: $text-success;
         }
@@ -177,6 +191,8 @@ class StatusBar(Widget):
     """A turn runs: the elapsed-time clock starts and ticks once a second; idle stops it."""
     yolo: reactive[bool] = reactive(False)
     """Approvals bypassed: the YOLO flag in the error colour."""
+    mode: reactive[str] = reactive("default")
+    """The permission mode (`plan`, `ask`; `default` shows nothing, `yolo` is the YOLO flag)."""
     reasoning: reactive[str] = reactive("")
     """The reasoning level asked of the model (`high`, `none`); empty (the provider's default) hides it."""
     hint: reactive[str] = reactive("")
@@ -264,6 +280,8 @@ class StatusBar(Widget):
             fields.append(_Field("state", Text("○ idle", self._style("idle")), 6, True))
         if self.yolo:
             fields.append(_Field("yolo", Text(" ⚠ YOLO ", self._style("yolo")), 0, True))
+        elif self.mode in _MODE_LABELS:
+            fields.append(_Field("mode", Text(_MODE_LABELS[self.mode], self._style(self.mode)), 0, True))
         if self.model:
             fields.append(_Field("model", Text(f"⚕ {short_model_name(self.model)}", self._style("model")), 1))
         if self.where:

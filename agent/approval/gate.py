@@ -1,6 +1,10 @@
 """The approval gate: whether a command or file write may run, asking the user (one prompt at a time).
 
-Order of decisions: hard block (even in yolo), the user's deny rules, yolo / mode off, nothing risky,
+The session's permission mode (`agent.approval.modes`, `permission_mode`) comes first: plan mode refuses
+edits, commands and actions without a question (`review_mode`, and again in `review_write` /
+`review_command`); ask mode adds a reason to every edit and every command that is not read-only, so they
+reach the question below. Then, in order: hard block (even in yolo), the user's deny rules, yolo / mode off,
+nothing risky,
 the permanent allowlist, this session's approvals, in smart mode a reviewing model's verdict
 (`agent.approval.smart`: approve, deny, or escalate to the user), and otherwise a prompt through
 `AgentUI.ask_approval`.
@@ -15,13 +19,15 @@ inside `sh -c` and `$(...)`).
 from __future__ import annotations
 
 import fnmatch
+import json
 import logging
 import os
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.approval.allowlist import (
     allowlisted,
@@ -32,11 +38,20 @@ from agent.approval.allowlist import (
     suggest_write_rule,
 )
 from agent.approval.detect import Detection, detect, detection_of
+from agent.approval.modes import (
+    Rule,
+    access_of,
+    is_read_only_command,
+    plan_refusal,
+    programs_of,
+    rule_for,
+)
 from agent.approval.paths import PathPolicy, write_key
-from agent.approval.reasons import DESTRUCTIVE_KEYS, Match
+from agent.approval.reasons import DESTRUCTIVE_KEYS, REASONS, Match
 from agent.approval.rules import Collector
 from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.core.events import StatusNotice
+from agent.core.permission_mode import PermissionMode
 from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
 
 if TYPE_CHECKING:  # the sandbox's module is imported only when a session has one
@@ -59,6 +74,7 @@ class Decision(StrEnum):
     INTERRUPTED = "interrupted"
     SMART_APPROVE = "smart_approve"  # the reviewing model approved it (this once)
     SMART_DENY = "smart_deny"  # the reviewing model refused it
+    PLAN_MODE = "plan_mode"  # refused without a question: the session is in plan mode
 
     @property
     def allowed(self) -> bool:
@@ -120,7 +136,23 @@ def _never_widened(det: Detection) -> bool:
     return any(key in _NEVER_WIDENED for key in det.keys)
 
 
-def _outside_message(det: Detection, sandbox: SandboxBounds) -> str:
+def _diff_text(make: Callable[[], str] | None) -> str:
+    if make is None:
+        return ""
+    try:
+        return make()
+    except Exception:  # the question still asks, without the diff
+        log.exception("approval: could not make the edit's diff")
+        return ""
+
+
+def _brief(arguments: Mapping[str, Any]) -> str:
+    """A call's arguments on one line, as the question and the record show them."""
+    text = json.dumps(dict(arguments), ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def _outside_message(det: Detection) -> str:
     what = "; ".join(m.reason for m in det.matches if m.key.startswith("sandbox_"))
     return (
         f"BLOCKED: this {what}. Only the user's approval in a dialog lets a call out of the sandbox "
@@ -169,7 +201,7 @@ class ApprovalGate:
         self.store = store
         self.timeout = timeout
         self.interrupt = interrupt
-        self.yolo = False
+        self.permission_mode = PermissionMode.DEFAULT
         self.policy = PathPolicy.for_home(hermes_home)
         self.smart = smart  # used in smart mode; without one, smart mode asks the user like manual
         self.sandbox = sandbox  # the session's OS sandbox: what it contains runs without asking
@@ -179,6 +211,38 @@ class ApprovalGate:
 
     # ---- public ------------------------------------------------------------------------------------------
 
+    @property
+    def yolo(self) -> bool:
+        """The `yolo` permission mode (kept as a flag for the callers that only switch it on and off)."""
+        return self.permission_mode is PermissionMode.YOLO
+
+    @yolo.setter
+    def yolo(self, on: bool) -> None:
+        if on:
+            self.permission_mode = PermissionMode.YOLO
+        elif self.permission_mode is PermissionMode.YOLO:
+            self.permission_mode = PermissionMode.DEFAULT
+
+    @property
+    def asks_every_action(self) -> bool:
+        """Ask mode: `review_mode` asked before the call, so a tool's own question would ask twice."""
+        return self.permission_mode is PermissionMode.ASK
+
+    def review_mode(
+        self, tool_name: str, arguments: Mapping[str, Any], *, read_only: bool = False
+    ) -> Verdict | None:
+        """What the permission mode says about a call before it runs: a refusal (plan mode), the user's
+        answer (ask mode, for an action that is neither an edit nor a command: those ask in their own
+        review, with the diff or the command), or None: the call runs and its tool's own review applies."""
+        mode = self.permission_mode
+        access = access_of(tool_name, arguments, read_only=read_only)
+        rule = rule_for(mode, access)
+        if rule is Rule.RUN:
+            return None
+        if rule is Rule.REFUSE:
+            return self._plan_refusal(f"{tool_name} ({access.value})", f"{tool_name} {_brief(arguments)}")
+        return self.review_tool_call(tool_name, _brief(arguments), REASONS["ask_action"])
+
     def detect(self, command: str, cwd: Path | None = None) -> Detection:
         return detect(command, policy=self.policy.at(cwd))
 
@@ -186,7 +250,13 @@ class ApprovalGate:
         self, command: str, *, tool_name: str = "terminal", cwd: Path | None = None
     ) -> Verdict:
         """`cwd`: where the command runs (relative paths into Hermes' home, /etc, ... count as such)."""
+        if self.permission_mode is PermissionMode.PLAN:
+            return self._plan_refusal("running a command", command)
         det = self.detect(command, cwd)
+        if self.permission_mode is PermissionMode.ASK and not is_read_only_command(command):
+            # keyed by the programs it runs: "this session" then covers `npm ...`, not every command
+            asked = Match(f"ask_command:{programs_of(command)}", REASONS["ask_command"])
+            det = Detection(det.hard_blocked, [*det.matches, asked], det.segments, det.paths)
         if self.sandbox is not None and not det.hard_blocked:
             return self._review_sandboxed(command, det, tool_name=tool_name, cwd=cwd)
         return self._review(
@@ -226,13 +296,20 @@ class ApprovalGate:
             suggested_rule=command.strip() if _never_widened(det) else suggest_rule(command),
         )
 
-    def _review_escape(self, command: str, det: Detection, *, tool_name: str, noun: str) -> Verdict:
+    def _review_escape(
+        self,
+        command: str,
+        det: Detection,
+        *,
+        tool_name: str,
+        noun: str,
+        diff: Callable[[], str] | None = None,
+    ) -> Verdict:
         """A call that must leave the sandbox: the user's deny rules, this session's sandbox approvals, else
         the user's answer; never the allowlist, the reviewing model, or yolo (which keep a command inside:
         the sandbox then refuses what it must)."""
         from agent.approval.sandbox_bounds import OUTSIDE_NOTE
 
-        assert self.sandbox is not None
         deny_texts = [command.strip(), *det.segments]
         ruled = self._by_policy(command, det, noun=noun, deny_texts=deny_texts)
         if ruled is not None and not ruled.allowed:
@@ -240,7 +317,7 @@ class ApprovalGate:
         if ruled is not None:  # yolo or approvals off: inside the sandbox, where a write or connection fails
             if noun != "file write":
                 return ruled
-            return self._refuse(command, det.reasons, Decision.BLOCKED, _outside_message(det, self.sandbox))
+            return self._refuse(command, det.reasons, Decision.BLOCKED, _outside_message(det))
         if self._session_covers(det.keys):
             return self._allow(command, det.reasons, Decision.SESSION, outside=True)
         reasons = [*det.reasons, OUTSIDE_NOTE]
@@ -259,6 +336,7 @@ class ApprovalGate:
                 allow_rule=command,
                 subject=f"{noun} outside the sandbox",
                 allow_permanent=False,
+                diff=diff,
             )
         finally:
             self._prompt_lock.release()
@@ -266,7 +344,11 @@ class ApprovalGate:
             return Verdict(True, verdict.decision, verdict.reasons, "", outside_sandbox=True)
         return verdict
 
-    def review_write(self, path: Path, cwd: Path, *, tool_name: str) -> Verdict:
+    def review_write(
+        self, path: Path, cwd: Path, *, tool_name: str, diff: Callable[[], str] | None = None
+    ) -> Verdict:
+        """`diff`: makes what the edit changes, called only when a question is asked (which shows it; ask
+        mode always asks)."""
         raw = Path(os.path.expanduser(str(path)))
         base = Path(cwd)
         full = raw if raw.is_absolute() else base / raw
@@ -278,6 +360,10 @@ class ApprovalGate:
             if key:
                 col.add(key, candidate)
         command = f"write {resolved}"
+        if self.permission_mode is PermissionMode.PLAN:
+            return self._plan_refusal("editing a file", command)
+        if self.permission_mode is PermissionMode.ASK:
+            col.add("ask_edit")
         if self.sandbox is not None:
             from agent.approval.sandbox_bounds import CONTAINED_KEYS
 
@@ -285,10 +371,9 @@ class ApprovalGate:
             if not self.sandbox.allows_write(resolved):
                 leaving = Match("sandbox_write", f"writes outside the {self.sandbox.label}: {resolved}")
                 escape = Detection(False, [*det.matches, leaving], det.segments, det.paths)
-                return self._review_escape(command, escape, tool_name=tool_name, noun="file write")
-            det = Detection(
-                False, [m for m in det.matches if m.key not in CONTAINED_KEYS], det.segments, det.paths
-            )
+                return self._review_escape(command, escape, tool_name=tool_name, noun="file write", diff=diff)
+            inside = [m for m in det.matches if m.key not in CONTAINED_KEYS]
+            det = Detection(False, inside, det.segments, det.paths)
         else:
             if not (resolved == cwd_resolved or resolved.is_relative_to(cwd_resolved)):
                 col.add("write_outside_cwd")
@@ -301,6 +386,7 @@ class ApprovalGate:
             deny_texts=[command],
             noun="file write",
             suggested_rule=suggest_write_rule(command, str(resolved.parent)),
+            diff=diff,
         )
 
     def review_tool_call(
@@ -376,6 +462,7 @@ class ApprovalGate:
         allow_rule: str | None = None,
         subject: str = "command",
         suggested_rule: str = "",
+        diff: Callable[[], str] | None = None,
     ) -> Verdict:
         """`allow_rule`: what the allowlist is matched against and a bare "always" saves (default: the
         command); `suggested_rule`: the rule offered for editing (default: `allow_rule`)."""
@@ -413,6 +500,7 @@ class ApprovalGate:
                 allow_rule=allow_rule,
                 subject=subject,
                 suggested_rule=suggested_rule,
+                diff=diff,
             )
         finally:
             self._prompt_lock.release()
@@ -474,6 +562,7 @@ class ApprovalGate:
         allow_rule: str,
         subject: str,
         suggested_rule: str = "",
+        diff: Callable[[], str] | None = None,
         allow_permanent: bool = True,
     ) -> Verdict:
         what = "; ".join(reasons)
@@ -495,6 +584,7 @@ class ApprovalGate:
             allow_permanent=allow_permanent,
             cancel=self.interrupt if self.interrupt is not None else threading.Event(),
             subject=subject,
+            diff=_diff_text(diff),
         )
         reply = self._ask(request)
         answer = reply.decision
@@ -570,6 +660,9 @@ class ApprovalGate:
     ) -> Verdict:
         self._record(command, reasons, decision)
         return Verdict(True, decision, reasons, "", outside_sandbox=outside)
+
+    def _plan_refusal(self, what: str, command: str) -> Verdict:
+        return self._refuse(command, ["plan mode"], Decision.PLAN_MODE, plan_refusal(what))
 
     def _refuse(self, command: str, reasons: list[str], decision: Decision, message: str) -> Verdict:
         self._record(command, reasons, decision)

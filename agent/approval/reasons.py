@@ -61,6 +61,10 @@ REASONS: dict[str, str] = {
     # sandbox escapes (agent/approval/sandbox_bounds.py): the match names the paths or programs
     "sandbox_write": "writes outside the sandbox",
     "sandbox_network": "uses the network, which the sandbox does not have",
+    # ask mode (agent.approval.modes): what would run in default mode asks
+    "ask_edit": "ask mode: every file edit asks",
+    "ask_command": "ask mode: a command that is not read-only asks",
+    "ask_action": "ask mode: every action that is not a read asks",
 }
 
 HARD_KEYS: frozenset[str] = word_set("""

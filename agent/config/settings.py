@@ -115,6 +115,12 @@ class Settings(BaseModel):
     approvals_timeout: float = Field(300.0, gt=0)
     command_allowlist: list[str] = Field(default_factory=list)
     approvals_deny: list[str] = Field(default_factory=list)
+    # The permission mode a new session starts in (`approvals.default_mode`, `--permission-mode`; the
+    # policy is agent/approval/modes.py). `yolo: true` (--yolo, HERMES_YOLO_MODE) starts in yolo instead.
+    permission_mode: Literal["default", "ask", "plan", "yolo"] = "default"
+    # The mode was given on the command line (`--permission-mode`, `--yolo`): it wins over a resumed
+    # session's stored one.
+    permission_mode_chosen: bool = False
     clarify_timeout: float = Field(120.0, gt=0)
     tool_output_budget: int = Field(50_000, ge=1_000)
     terminal_timeout: float = Field(180.0, gt=0, le=600)
@@ -229,6 +235,11 @@ class Settings(BaseModel):
         if value is False:
             return "off"  # YAML reads a bare `off` as False
         return value.strip().lower().replace("_", "-") if isinstance(value, str) else value
+
+    @field_validator("permission_mode", mode="before")
+    @classmethod
+    def _permission_mode(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("reasoning_effort", "reasoning_choice", mode="before")
     @classmethod
@@ -461,6 +472,7 @@ _HERMES_KEYS: dict[str, str] = {
     "approvals.mode": "approvals_mode",
     "approvals.timeout": "approvals_timeout",
     "approvals.deny": "approvals_deny",
+    "approvals.default_mode": "permission_mode",
     "command_allowlist": "command_allowlist",
     "display.skin": "skin",
     "display.expand_diffs": "expand_diffs",
@@ -732,6 +744,7 @@ class _Layers:
                 flag = _FLAG_NAMES.get(name, f"--{name.replace('_', '-')}")
                 self.put(name, value, f"flag {flag}", "command line", flag)
         self.values["model_chosen"] = "model" in self.flags
+        self.values["permission_mode_chosen"] = "permission_mode" in self.flags
 
     def credentials(self) -> bool:
         """Provider and key: an explicit flag wins, else the provider's key variables (Hermes' order), else

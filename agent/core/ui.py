@@ -62,6 +62,8 @@ class ApprovalRequest:
     # else a subagent's label such as "subagent 2: check the tests").
     subject: str = "command"
     origin: str = ""
+    # A file edit's unified diff (ask mode shows what the edit changes before it is made); "" otherwise.
+    diff: str = ""
 
 
 class AgentUI(Protocol):

@@ -30,6 +30,7 @@ from agent.core.events import (
     ToolFinished,
     ToolStarted,
 )
+from agent.core.permission_mode import PermissionMode
 from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
 from agent.prompts.system import build_system_prompt
 
@@ -181,7 +182,7 @@ class ChildRun:
         store: SessionStoreProtocol | None,
         parent_session_id: str,
         call_id: str,
-        yolo: bool,
+        mode: PermissionMode,
         ask_lock: threading.Lock,
         total: int,
         environment: Environment | None = None,
@@ -195,7 +196,7 @@ class ChildRun:
         self.store = store
         self.parent_session_id = parent_session_id
         self.call_id = call_id
-        self.yolo = yolo
+        self.mode = mode  # the parent's permission mode: a child obeys it too
         number = f"subagent {index + 1}" if total > 1 else "subagent"
         self.ui = ChildUI(
             ui, call_id=call_id, index=index, label=f"{number}: {_one_line(task.goal, 60)}", ask_lock=ask_lock
@@ -221,7 +222,7 @@ class ChildRun:
         )
         for name in BLOCKED_TOOLS:
             agent.registry.unregister(name)
-        agent.yolo = self.yolo
+        agent.permission_mode = self.mode
         sections = [f"## Your task\n{self.task.goal}"]
         if self.task.context.strip():
             sections.append(f"## Context from the parent agent\n{self.task.context.strip()}")

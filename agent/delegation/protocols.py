@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from agent.config.settings import Settings
+    from agent.core.permission_mode import PermissionMode
     from agent.core.ui import AgentUI
     from agent.environments import Environment
     from agent.store import SessionStoreProtocol
@@ -38,7 +39,7 @@ class SubAgent(Protocol):
     toolsets: SubAgentToolsets
     session_id: str
     system_prompt: str
-    yolo: bool
+    permission_mode: PermissionMode
 
     def run_conversation(self, user_message: str) -> SubAgentTurn: ...
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, Field, model_validator
 
+from agent.core.permission_mode import initial_mode
 from agent.delegation.child import ChildReport, ChildRun, ChildTask, tool_counts
 from agent.toolkit.registry import Tool, ToolContext, ToolResult, simplify_schema
 
@@ -122,7 +123,11 @@ def delegate_task(args: DelegateArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error(f"unknown toolset(s): {', '.join(unknown)}")
     settings = ctx.settings
     ask_lock = threading.Lock()
-    yolo = bool(ctx.approvals.yolo) if ctx.approvals is not None else settings.yolo
+    mode = (
+        ctx.approvals.permission_mode
+        if ctx.approvals is not None
+        else initial_mode(settings.permission_mode, settings.yolo)
+    )
     runs = [
         ChildRun(
             task,
@@ -133,7 +138,7 @@ def delegate_task(args: DelegateArgs, ctx: ToolContext) -> ToolResult:
             store=ctx.store,
             parent_session_id=ctx.session_id,
             call_id=ctx.call_id,
-            yolo=yolo,
+            mode=mode,
             ask_lock=ask_lock,
             total=len(tasks),
             environment=ctx.environment,

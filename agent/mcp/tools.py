@@ -102,7 +102,8 @@ def _handler(spec: ServerSpec, info: McpToolInfo, name: str, call: Caller) -> Ca
 
     def run(args: JsonArguments, ctx: ToolContext) -> ToolResult:
         arguments = args.model_dump()
-        if reason is not None and ctx.approvals is not None:
+        # In ask mode the executor asked already, before any action (`ApprovalGate.review_mode`).
+        if reason is not None and ctx.approvals is not None and not ctx.approvals.asks_every_action:
             verdict = ctx.approvals.review_tool_call(name, _one_line(arguments), reason)
             if not verdict.allowed:
                 return ToolResult(content=verdict.message, status="denied")
@@ -142,6 +143,7 @@ def build_tools(
                 handler=_handler(spec, info, name, call),
                 parameters=normalize_schema(info.input_schema),
                 toolset=f"mcp-{spec.name}",
+                read_only=info.read_only is True and not info.destructive,
             )
         )
     return tools, skipped

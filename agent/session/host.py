@@ -13,6 +13,7 @@ from agent.config.settings import Settings
 from agent.core.budget import IterationBudget
 from agent.core.errors import ClassifiedError
 from agent.core.messages import Message, Usage
+from agent.core.permission_mode import PermissionMode
 from agent.core.ui import AgentUI
 from agent.usage.pricing import CostTotal
 
@@ -54,6 +55,10 @@ class TurnHost(Protocol):
     hooks: ShellHooks
     state: SessionState
     registry: ToolRegistry
+
+    @property
+    def permission_mode(self) -> PermissionMode: ...
+
     executor: ToolExecutor
     approvals: ApprovalGate | None
     checkpoints: CheckpointManager | None

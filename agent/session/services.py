@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.config.settings import Settings
+from agent.core.permission_mode import PermissionMode
 from agent.core.ui import AgentUI
 from agent.transports.factory import make_transport
 
@@ -31,7 +32,7 @@ def approval_gate(
     store: SessionStoreProtocol | None,
     interrupt: threading.Event,
     side_settings: Callable[[], Settings],
-    yolo: bool,
+    mode: PermissionMode,
     sandbox: SandboxBounds | None = None,
 ) -> ApprovalGate:
     """`side_settings`: the endpoint and key of smart mode's reviewing model (on a transport of its own);
@@ -56,7 +57,7 @@ def approval_gate(
         smart=SmartApprover(lambda: make_transport(side_settings())) if smart else None,
         sandbox=sandbox,
     )
-    gate.yolo = yolo
+    gate.permission_mode = mode
     return gate
 
 

@@ -14,6 +14,7 @@ pricing table; the command allowlist saved "always" is the user's configuration 
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ from agent.core.budget import IterationBudget
 from agent.core.errors import ClassifiedError, stated_context_window
 from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
 from agent.core.messages import Message, Usage, strip_surrogates
+from agent.core.permission_mode import PermissionMode, UnknownMode, initial_mode, parse_mode
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.environments.base import EnvironmentUnavailable
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
     from agent.session.context_report import ContextReport
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
+
+log = logging.getLogger(__name__)
 
 
 CLOSE_PATIENCE = 2.0
@@ -124,7 +128,7 @@ class Session:
         self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
         self.state = SessionState(skills=self.skills, memory=memory_state(settings))
         self.approvals: ApprovalGate | None = None
-        self.yolo = settings.yolo
+        self._mode = initial_mode(settings.permission_mode, settings.yolo)
         self._shared_budget = budget
         self.budget = budget or IterationBudget(settings.max_iterations)
         self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
@@ -207,10 +211,41 @@ class Session:
         self._busy.release()
         return True
 
-    def set_yolo(self, on: bool) -> None:
-        self.yolo = on
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """What the agent may do without asking (`agent.approval.modes`): both front ends set it here."""
+        return self._mode
+
+    @permission_mode.setter
+    def permission_mode(self, mode: PermissionMode) -> None:
+        """From the next tool call on (a running turn included); stored with the session for `-c`/`-r`."""
+        self._mode = PermissionMode(mode)
         if self.approvals is not None:
-            self.approvals.yolo = on
+            self.approvals.permission_mode = self._mode
+        self._store_mode()
+
+    def _store_mode(self) -> None:
+        if self.store is None or not self.session_id:
+            return
+        try:
+            self.store.set_permission_mode(self.session_id, self._mode.value)
+        except Exception:  # a read-only or full store: the mode still applies to this run
+            log.warning("could not store the permission mode", exc_info=True)
+
+    @property
+    def yolo(self) -> bool:
+        return self._mode is PermissionMode.YOLO
+
+    @yolo.setter
+    def yolo(self, on: bool) -> None:
+        self.set_yolo(on)
+
+    def set_yolo(self, on: bool) -> None:
+        """`/yolo` and `--yolo`: the yolo mode, or back to default from it."""
+        if on:
+            self.permission_mode = PermissionMode.YOLO
+        elif self._mode is PermissionMode.YOLO:
+            self.permission_mode = PermissionMode.DEFAULT
 
     def resume(self, session_id: str) -> None:
         """Load a stored session: its system prompt is reused byte for byte. A session the store only
@@ -229,6 +264,7 @@ class Session:
         self.stored_transcript = list(loaded.messages)
         self.messages = [m for m in loaded.messages if m.rewound_at is None]  # the model's context
         self.last_exit = info.exit_reason
+        self._resumed_mode(info.permission_mode)
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
@@ -241,6 +277,23 @@ class Session:
         other = info.model and info.model != self.settings.model
         if other and same_endpoint and not self.settings.model_chosen:
             self.switch_model(info.model)
+
+    def _resumed_mode(self, stored: str | None) -> None:
+        """The mode a resumed session was left in; NULL (never set): the configured one. A mode given on
+        the command line wins over both, and is stored."""
+        settings = self.settings
+        if settings.permission_mode_chosen:
+            self._mode = initial_mode(settings.permission_mode, settings.yolo)
+            if stored != self._mode.value:
+                self._store_mode()
+            return
+        try:
+            self._mode = (
+                parse_mode(stored) if stored else initial_mode(settings.permission_mode, settings.yolo)
+            )
+        except UnknownMode:
+            log.warning("session %s: unknown stored permission mode %r", self.session_id, stored)
+            self._mode = initial_mode(settings.permission_mode, settings.yolo)
 
     # ------------------------------------------------------------------ what the UI asks of the session
     def todos(self) -> list[dict[str, str]]:
@@ -575,6 +628,8 @@ class Session:
                     source=self.source,
                 )
                 self.store.claim_session(self.session_id)
+                if self._mode is not PermissionMode.DEFAULT:
+                    self._store_mode()
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self.route.model)
                 if self.hooks.has_hooks("on_session_start"):
@@ -599,7 +654,7 @@ class Session:
                 store=self.store,
                 interrupt=self.interrupt_event,
                 side_settings=self.route.keyed_settings,
-                yolo=self.yolo,
+                mode=self._mode,
                 sandbox=sandbox_of(self.environment),
             )
 

@@ -24,6 +24,7 @@ from agent.core import exit_reasons
 from agent.core.errors import ClassifiedError, InterruptedByUser
 from agent.core.events import StatusNotice, SteerDelivered, StreamDiscarded, TurnFinished, TurnStarted
 from agent.core.messages import API_CONTENT, Message, Usage, strip_surrogates
+from agent.core.permission_mode import PLAN_NOTE, PermissionMode, plan_exit_note
 from agent.images.routing import sees_images
 from agent.session import reply_outcomes
 from agent.session.call_sink import CallSink
@@ -507,17 +508,31 @@ class Turn:
         )
 
     def _wire_additions(self, plugin_context: str) -> str:
-        """This turn's wire-only additions to its user message: a `/skill-name` skill, plugin context, and
-        the memory / skill reminders. Never stored: the transcript keeps what the user typed."""
+        """This turn's wire-only additions to its user message: a `/skill-name` skill, plugin context, the
+        plan-mode note, and the memory / skill reminders. Never in `content`: the transcript keeps what the
+        user typed (the sidecar keeps what was sent, so the prompt's cache stays warm)."""
         offered = self._offered()
         parts = [
             skill_invocation(self.text, self.session.skills),
             plugin_context,
+            self._mode_note(),
             *self.session.nudges.at_turn_start(
                 memory_offered="memory" in offered, skills_offered="skill_manage" in offered
             ),
         ]
         return "\n\n".join(p for p in parts if p)
+
+    def _mode_note(self) -> str:
+        """Plan mode's note on each plan-mode message; the first message after plan mode says it is over
+        (the earlier notes are still in the conversation, sent byte for byte)."""
+        session = self.session
+        mode = session.permission_mode
+        if mode is PermissionMode.PLAN:
+            return PLAN_NOTE
+        previous = next((m for m in reversed(session.messages[:-1]) if m.role == "user"), None)
+        if previous is not None and PLAN_NOTE in str(previous.meta.get(API_CONTENT, "")):
+            return plan_exit_note(mode)
+        return ""
 
     def _keep_api_content(self, message: Message, wire_text: str) -> None:
         """The turn's user message is sent as `wire_text` in this turn and every later one (resumed

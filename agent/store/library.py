@@ -138,6 +138,11 @@ class SessionLibrary(SessionStore):
             raise ReadOnlySession(session_id, "continue in")
         super().set_status(session_id, status)
 
+    def set_permission_mode(self, session_id: str, mode: str) -> None:
+        if session_id.startswith(HERMES_PREFIX):
+            raise ReadOnlySession(session_id, "continue in")
+        super().set_permission_mode(session_id, mode)
+
     def delete_session(self, session_id: str) -> None:
         if session_id.startswith(HERMES_PREFIX):
             raise ReadOnlySession(session_id, "keep working in")

@@ -72,6 +72,7 @@ class SessionInfo:
     exit_reason: str | None = None  # why the last turn ended (Hermes' name; None before any turn)
     cost_unknown_calls: int = 0  # calls whose price is unknown: cost_usd is then a lower bound
     origin: str | None = None  # where an imported session came from: "hermes:<id>"
+    permission_mode: str | None = None  # plan, ask, default, yolo; None: never set (the configured one)
     preview: str = ""
 
     @property

@@ -184,6 +184,13 @@ class SessionsMixin(StoreBase):
             if cur.rowcount == 0:
                 raise KeyError(session_id)
 
+    def set_permission_mode(self, session_id: str, mode: str) -> None:
+        """The session's permission mode, restored by `-c` / `-r` (the engine checks the name)."""
+        with self._write() as conn:
+            cur = conn.execute("UPDATE sessions SET permission_mode = ? WHERE id = ?", (mode, session_id))
+            if cur.rowcount == 0:
+                raise KeyError(session_id)
+
     def add_usage(
         self,
         session_id: str,

@@ -165,6 +165,18 @@ class ToolExecutor:
                         on_result(done)
         return [r for r in results if r is not None]
 
+    @staticmethod
+    def _by_mode(tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult | None:
+        """The session's permission mode first (`agent.approval.modes`, through its gate): plan mode refuses
+        what does not read, ask mode asks before an action; None when the call may run."""
+        if ctx.approvals is None:
+            return None
+        verdict = ctx.approvals.review_mode(tool.name, arguments, read_only=tool.read_only)
+        if verdict is None or verdict.allowed:
+            return None
+        data = {"decision": verdict.decision.value, "mode": ctx.approvals.permission_mode.value}
+        return ToolResult(content=verdict.message, status="denied", data=data)
+
     def _run_one(
         self,
         item: _Planned,
@@ -211,7 +223,7 @@ class ToolExecutor:
                     before_call(call)
                 except Exception:
                     pass
-            result = self.registry.run(tool_, args, ctx)
+            result = self._by_mode(tool_, arguments, ctx) or self.registry.run(tool_, args, ctx)
             if hooks is not None and hooks.has_hooks("after_tool"):
                 result = hooks.after_tool(call, result, duration=time.monotonic() - started)
         # What the model, the store, the trajectory, the exports and the screen get: known secrets and

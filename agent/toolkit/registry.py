@@ -196,6 +196,9 @@ class Tool:
     # The characters its result may have before the executor cuts its middle, when not the session's
     # budget: a tool that caps its own output and answers in JSON (execute_code, Hermes' 100,000).
     max_result_chars: int | None = None
+    # Only reads, for a tool the permission modes' table does not know (`agent.approval.modes`): an MCP
+    # tool its server marks `readOnlyHint` runs in plan mode; any other unknown tool is an action.
+    read_only: bool = False
     # A JSON schema given as is (a Hermes plugin's tool), instead of the argument model's.
     parameters: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -180,10 +180,13 @@ def _cap_diff(diff: str, budget: int) -> str:
     return diff[:cut] + f"[... diff truncated: {len(diff) - cut} more characters ...]\n"
 
 
-def _review_write(ctx: ToolContext, path: Path, tool_name: str) -> ToolResult | None:
+def _review_write(
+    ctx: ToolContext, path: Path, tool_name: str, diff: Callable[[], str] | None = None
+) -> ToolResult | None:
+    """`diff`: what the edit changes, made only if the gate asks (the question shows it)."""
     if ctx.approvals is None:
         return None
-    verdict = ctx.approvals.review_write(path, ctx.cwd, tool_name=tool_name)
+    verdict = ctx.approvals.review_write(path, ctx.cwd, tool_name=tool_name, diff=diff)
     if verdict.allowed:
         return None
     return ToolResult(content=verdict.message, status="denied", data={"decision": verdict.decision})
@@ -336,7 +339,14 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     env = ctx.env
     if _is_dir(env, path):
         return ToolResult.error(f"{shown} is a directory; give the path of a file.")
-    denied = _review_write(ctx, path, "write_file")
+
+    def planned_diff() -> str:
+        old, binary = _read_existing_text(path, env)
+        if binary:
+            return f"(replaces the binary file {shown})"
+        return _cap_diff(unified_diff(old or "", args.content, shown), MAX_DIFF_DATA_CHARS)
+
+    denied = _review_write(ctx, path, "write_file", planned_diff)
     if denied:
         return denied
     ctx.checkpoint()
@@ -473,11 +483,13 @@ def patch(args: PatchArgs, ctx: ToolContext) -> ToolResult:
             matches=count,
         )
 
-    denied = _review_write(ctx, path, "patch")
+    new_text = text.replace(old_s, new_s) if args.replace_all else text.replace(old_s, new_s, 1)
+    denied = _review_write(
+        ctx, path, "patch", lambda: _cap_diff(unified_diff(text, new_text, shown), MAX_DIFF_DATA_CHARS)
+    )
     if denied:
         return denied
     ctx.checkpoint()
-    new_text = text.replace(old_s, new_s) if args.replace_all else text.replace(old_s, new_s, 1)
     replacements = count if args.replace_all else 1
     try:
         env.write_bytes(path, new_text.encode("utf-8", errors="surrogateescape"))

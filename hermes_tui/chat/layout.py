@@ -27,12 +27,13 @@ from widgets.status_bar import ContextUse, StatusBar, Usage
 
 class ChatLayout(Screen[None]):
     """The layout, and the state the status bar shows: reactives the bar is bound to (`data_bind`), set by
-    whoever knows (the controller's busy through the view, the turn's usage, the commands' model, YOLO and
-    reasoning level, the queue's hint)."""
+    whoever knows (the controller's busy through the view, the turn's usage, the commands' model, permission
+    mode (YOLO is its yolo) and reasoning level, the queue's hint)."""
 
     busy: reactive[bool] = reactive(False)
     model: reactive[str] = reactive("")
     yolo: reactive[bool] = reactive(False)
+    mode: reactive[str] = reactive("default")
     reasoning: reactive[str] = reactive("")
     hint: reactive[str] = reactive("")
     where: reactive[str] = reactive("")
@@ -63,6 +64,7 @@ class ChatLayout(Screen[None]):
                 ChatLayout.busy,
                 ChatLayout.model,
                 ChatLayout.yolo,
+                ChatLayout.mode,
                 ChatLayout.reasoning,
                 ChatLayout.hint,
                 ChatLayout.where,

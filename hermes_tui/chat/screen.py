@@ -36,6 +36,7 @@ from hermes_tui.chat.controller import ChatController
 from hermes_tui.chat.environment import open_environment
 from hermes_tui.chat.layout import ChatLayout
 from hermes_tui.chat.pipeline import EventPipeline
+from hermes_tui.chat.plan_offer import PlanOffer
 from hermes_tui.chat.questions import QuestionPresenter
 from hermes_tui.chat.session import SessionService
 from hermes_tui.chat.shell import ShellRunner
@@ -44,6 +45,7 @@ from hermes_tui.chat.view import DEMO_CUE, ScreenEngine, ScreenView, redirect_ty
 from hermes_tui.commands import Command, CommandRegistry, new_registry
 from hermes_tui.commands.image import paste_image
 from hermes_tui.commands.learning import refresh_skill_commands, skill_or_unknown
+from hermes_tui.commands.modes import cycle_mode, show_mode
 from hermes_tui.commands.plugins import plugins_loaded
 from hermes_tui.commands.quick import quick_commands_loaded
 from hermes_tui.commands.session import open_session
@@ -57,6 +59,7 @@ from hermes_tui.tool_icons import ToolIcons
 from themes.apply import ThemeFlavourChanged
 from themes.model import ThemeSpec
 from widgets.attachment_bar import AttachmentBar
+from widgets.cards.plan import PlanCard
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt.input import PromptBar, PromptInput
 from widgets.queued_messages import QueuedMessages
@@ -84,6 +87,10 @@ class ChatScreen(ChatLayout):
         Binding("ctrl+g", "edit_prompt", "Edit in $EDITOR", show=False),
         Binding("ctrl+o", "toggle_panel", "Expand/collapse a tool panel", show=False),
         Binding("ctrl+t", "toggle_turn_panels", "Expand/collapse the turn's panels", show=False),
+        # Claude Code's mode key, wherever the focus is on the chat (it used to move the focus back, to the
+        # queue: that is Alt+Up now).
+        Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+        Binding("alt+up", "focus_queue", "Queued messages", show=False),
     ]
 
     # Injectable for deterministic snapshots: the status bar's clock and frozen question countdowns.
@@ -137,6 +144,7 @@ class ChatScreen(ChatLayout):
         self.command_context = ScreenCommandContext(self)
         self.tool_icons = ToolIcons()
         self.questions = QuestionPresenter(self)
+        self.plan_offer = PlanOffer(self, self.command_context)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -236,7 +244,7 @@ class ChatScreen(ChatLayout):
         self._first_images = ()
 
     def _engine_ready(self) -> None:
-        self.yolo = self.agent.yolo
+        show_mode(self.command_context.status, self.agent.permission_mode)
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
         quick_commands_loaded(self.command_context, self.settings)
@@ -292,6 +300,7 @@ class ChatScreen(ChatLayout):
         elif typed and not text.strip().startswith("/ ") and typed not in self.commands.skills:
             skill_or_unknown(self.command_context, text, typed, self.controller.submit)
         else:
+            self.plan_offer.withdraw()  # answered by writing: plan mode stays
             self.controller.submit(text)
 
     def run_command(self, command: Command, arg: str = "") -> None:
@@ -345,6 +354,7 @@ class ChatScreen(ChatLayout):
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self.controller.turn_finished(event.exit_reason, event.pending_steer)
+        self.plan_offer.turn_finished(event)
         refresh_skill_commands(self.command_context)  # the turn may have made or removed one
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -401,6 +411,19 @@ class ChatScreen(ChatLayout):
     def action_toggle_turn_panels(self) -> None:
         """Ctrl+T: expand every tool panel of the last turn, or collapse them all if all are open."""
         self.transcript.toggle_last_turn_panels()
+
+    def on_plan_card_chosen(self, message: PlanCard.Chosen) -> None:
+        self.plan_offer.chosen(message)
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode (`hermes_tui.commands.modes.cycle_mode`)."""
+        cycle_mode(self.command_context)
+
+    def action_focus_queue(self) -> None:
+        """Alt+Up: to the queued messages (e edit, x remove, s steer now; Tab back), when there are any."""
+        queue = self.query_one(QueuedMessages)
+        if queue.items:
+            queue.focus()
 
     def action_scroll_latest(self) -> None:
         self.transcript.scroll_to_latest()

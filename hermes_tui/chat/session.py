@@ -24,6 +24,9 @@ class SessionService:
         self.ui = ui
         self.store = store
         self._agent: Agent | None = None
+        # yolo is in the mode key's cycle once chosen (`--yolo`, the config, `/yolo`, `/mode yolo`), as
+        # Claude Code offers its bypass mode only when started with it.
+        self.yolo_offered = settings.yolo or settings.permission_mode == "yolo"
 
     @property
     def agent(self) -> Agent:
@@ -43,8 +46,12 @@ class SessionService:
         return self._agent.settings if self._agent is not None else self._settings
 
     def new_session(self) -> Agent:
-        """A fresh, empty conversation; its session row is created with its first message."""
+        """A fresh, empty conversation, in the permission mode of the one it replaces (`/new` does not
+        leave plan mode); its session row is created with its first message."""
+        mode = self._agent.permission_mode if self._agent is not None else None
         self._replace()
+        if mode is not None:
+            self.agent.permission_mode = mode
         return self.agent
 
     def open(self, session_id: str) -> Agent:

@@ -22,6 +22,7 @@ from hermes_tui.commands.image import IMAGE
 from hermes_tui.commands.learning import SKILLS
 from hermes_tui.commands.mcp import MCP
 from hermes_tui.commands.model import MODEL
+from hermes_tui.commands.modes import MODE, YOLO
 from hermes_tui.commands.palette import SlashCommandProvider
 from hermes_tui.commands.plugins import HOOKS, PLUGINS
 from hermes_tui.commands.processes import PROCESSES
@@ -31,7 +32,7 @@ from hermes_tui.commands.registry import CommandRegistry
 from hermes_tui.commands.rewind import REWIND, UNDO
 from hermes_tui.commands.session import CLEAR, NEW, SESSIONS, STATUS, TITLE
 from hermes_tui.commands.tools import TOOLS
-from hermes_tui.commands.turn import COMPRESS, RETRY, STEER, YOLO
+from hermes_tui.commands.turn import COMPRESS, RETRY, STEER
 from hermes_tui.commands.usage import CONTEXT, USAGE
 
 __all__ = [
@@ -67,6 +68,7 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
     MCP,
     PERSONALITY,
     CONFIG,
+    MODE,
     YOLO,
     COMPRESS,
     RETRY,

@@ -115,6 +115,7 @@ class StatusAPI(Protocol):
 
     model: str
     yolo: bool
+    mode: str
     reasoning: str
     where: str  # where the tools run, when not plainly this machine ("" for local without a sandbox)
     usage: Usage

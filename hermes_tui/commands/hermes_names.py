@@ -13,7 +13,7 @@ __all__ = ["HERMES_ELSEWHERE", "HERMES_ONLY"]
 HERMES_ELSEWHERE: dict[str, str] = {
     "skin": "/theme",
     "reload-mcp": "/mcp reload",
-    "queue": "Enter while a turn runs (it is queued; Shift+Tab edits the queue)",
+    "queue": "Enter while a turn runs (it is queued; Alt+Up edits the queue)",
     "stop": "/ps (background processes: kill them there)",
     "history": "the transcript (PageUp, Ctrl+Home) or /export",
     "save": "/export",

@@ -12,7 +12,8 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("Shift+Enter", "newline (also Ctrl+J, Alt+Enter)"),
             ("Up / Down", "history (Up on an empty prompt: last queued first)"),
             ("Ctrl+R", "with text typed: the earlier prompts that contain it (again: older)"),
-            ("Shift+Tab", "to the queue: e edit, x remove, s steer now"),
+            ("Shift+Tab", "permission mode: default → ask → plan (→ yolo once chosen); /mode lists them"),
+            ("Alt+Up", "to the queue: e edit, x remove, s steer now"),
             ("Tab", "complete a / command"),
             (
                 "!command",

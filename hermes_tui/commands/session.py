@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from hermes_tui.commands.base import CommandContext, SlashCommand
 from hermes_tui.commands.learning import resumed_todo_records
+from hermes_tui.commands.modes import MODE_KEY, show_mode
 from hermes_tui.commands.plugins import plugins_loaded
 from widgets.status_bar import ContextUse, Usage
 
@@ -24,6 +25,7 @@ def new_session(ctx: CommandContext, _arg: str) -> None:
         return
     previous = ctx.session.agent.session_id if ctx.session.agent.messages else None
     ctx.session.new_session()
+    show_mode(ctx.status, ctx.session.agent.permission_mode)
     plugins_loaded(ctx)
     ctx.transcript.clear()
     ctx.status.usage = Usage()
@@ -85,6 +87,10 @@ def open_session(ctx: CommandContext, session_id: str) -> None:
         if rewound := len(agent.stored_transcript) - len(agent.messages):
             plural = "s" if rewound != 1 else ""
             text += f" {rewound} rewound message{plural} shown dimmed: the model does not see them."
+        mode = agent.permission_mode
+        show_mode(ctx.status, mode)
+        if mode.value != "default":
+            text += f" Permission mode: {mode.value} ({MODE_KEY} or /mode to change)."
         ctx.transcript.add_notice("info", text)
         usage, cost = agent.session_usage, agent.session_cost
         priced = cost.usd if usage.prompt_tokens or cost.usd else None
@@ -129,7 +135,7 @@ def show_status(ctx: CommandContext, _arg: str) -> None:
         + (f" · {settings.base_url}" if settings.base_url else ""),
         f"session {agent.session_id or '(new: saved with its first message)'} · "
         f"{len(agent.messages)} messages · context {context}",
-        f"folder {settings.cwd} · approvals {'off (yolo)' if agent.yolo else 'ask'}",
+        f"folder {settings.cwd} · permission mode {agent.permission_mode.value}",
     ]
     ctx.transcript.add_notice("info", "\n".join(lines), multiline=True)
 

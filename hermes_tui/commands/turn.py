@@ -1,10 +1,11 @@
-"""Commands about the turn and its approvals: `/steer`, `/retry`, `/compress` (`/compact`), `/yolo`."""
+"""Commands about the turn: `/steer`, `/retry`, `/compress` (`/compact`); `/yolo` is a permission mode
+(`hermes_tui/commands/modes.py`)."""
 
 from __future__ import annotations
 
 from hermes_tui.commands.base import CommandContext, SlashCommand
 
-__all__ = ["COMPRESS", "RETRY", "STEER", "YOLO"]
+__all__ = ["COMPRESS", "RETRY", "STEER"]
 
 
 def steer(ctx: CommandContext, text: str) -> None:
@@ -52,23 +53,9 @@ def compress(ctx: CommandContext, _arg: str) -> None:
     ctx.in_thread(work, group="agent", exclusive=True)
 
 
-def toggle_yolo(ctx: CommandContext, _arg: str) -> None:
-    agent = ctx.session.agent
-    on = not agent.yolo
-    agent.set_yolo(on)
-    ctx.status.yolo = on
-    if on:
-        ctx.transcript.add_notice(
-            "warn", "YOLO on: risky commands run without asking (hard-blocked ones stay blocked)."
-        )
-    else:
-        ctx.transcript.add_notice("info", "YOLO off: risky commands ask for approval again.")
-
-
 STEER = SlashCommand(
     "steer", "Redirect the running turn without stopping it: /steer TEXT", steer, takes_argument=True
 )
-YOLO = SlashCommand("yolo", "Toggle approving risky commands without asking", toggle_yolo)
 COMPRESS = SlashCommand(
     "compress", "Summarize the middle of the conversation to save context", compress, aliases=("compact",)
 )

@@ -20,6 +20,8 @@ Lessons this dialog encodes (Hermes issues #82647, #41098, #24912; Claude Code #
   saves exactly what Enter confirms; Escape goes back.
 - Silence is not consent: a visible countdown ends in `ApprovalDecision.TIMEOUT`, which the agent treats as
   a denial, and an interrupt (`request.cancel`) ends in `ApprovalDecision.DENY`.
+- A file edit asked about (ask mode asks every one) shows its diff under the command, added and removed
+  lines in the theme's colours, in the same scrolling box: the user sees what changes before allowing it.
 - The command is shown literally: control characters and invisible Unicode (ANSI escapes, carriage
   returns, bidi overrides, zero-width spaces) are made visible, so a command cannot hide what it does.
 - It rings the terminal bell, because an approval nobody sees is an approval that times out.
@@ -80,6 +82,12 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     VERTICAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
     """On short terminals the command box scrolls sooner, so the buttons always stay on screen."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "approval--diff-add",
+        "approval--diff-del",
+        "approval--diff-hunk",
+    }
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "digit('allow_once')", "Allow once", show=False, id="approval.once"),
         Binding("2", "digit('allow_session')", "Allow this session", show=False, id="approval.session"),
@@ -138,6 +146,18 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
         }
         #approval-command {
             width: 1fr;
+        }
+        &.-diff #approval-command-box {
+            max-height: 20;
+        }
+        & > .approval--diff-add {
+            color: $text-success;
+        }
+        & > .approval--diff-del {
+            color: $text-error;
+        }
+        & > .approval--diff-hunk {
+            color: $text-accent;
         }
         #approval-more {
             height: 1;
@@ -365,12 +385,34 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
     # -------------------------------------------------------------------------------------------- lifecycle
 
     def on_mount(self) -> None:
+        if self.request.diff:
+            self.add_class("-diff")
+            self.query_one("#approval-command", Static).update(self._command_with_diff())
         self.app.bell()
         self._start_question()
         box = self.query_one("#approval-command-box", VerticalScroll)
         self.watch(box, "scroll_y", self._show_hidden_lines, init=False)
         self.watch(box, "virtual_size", self._show_hidden_lines, init=False)
         self.call_after_refresh(self._show_hidden_lines)
+
+    def _command_with_diff(self) -> Text:
+        """The command, then the edit's diff line by line (each line literal: a file's escapes stay
+        visible text), coloured by the theme."""
+        styles = {
+            "+": self.get_component_rich_style("approval--diff-add", partial=True),
+            "-": self.get_component_rich_style("approval--diff-del", partial=True),
+            "@": self.get_component_rich_style("approval--diff-hunk", partial=True),
+        }
+        text = Text.assemble(("$ ", "dim"), literal_text(self.request.command), "\n")
+        for line in self.request.diff.rstrip("\n").split("\n"):
+            shown = literal_text(line)
+            if not line.startswith(("+++", "---")):
+                style = styles.get(line[:1])
+                if style is not None:
+                    shown.stylize(style)
+            text.append("\n")
+            text.append_text(shown)
+        return text
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_hidden_lines)
@@ -617,6 +659,8 @@ def intro_text(request: ApprovalRequest) -> Text:
     if request.subject.endswith(" outside the sandbox"):  # the sandbox's escapes say where they go
         verb = "run this command" if request.subject.startswith("command") else "write this file"
         what = f" wants to {verb} outside the sandbox"
+    elif request.diff:
+        what = " wants to make this edit"
     intro = Text.assemble(literal_text(request.tool_name), what)
     if request.origin:
         intro = Text.assemble(literal_text(request.origin), " · ", intro)

@@ -102,3 +102,12 @@ def test_hermes_command_names_point_to_ours_or_say_there_is_none() -> None:
         if where.startswith("/"):
             assert registry.find(where[1:].split()[0]) is not None, where
     assert not set(HERMES_ELSEWHERE) & HERMES_ONLY
+
+
+def test_a_command_typed_in_full_is_the_first_suggestion() -> None:
+    """`/mode` + Enter runs `/mode`, not `/model` (listed before it, and a prefix match of it)."""
+    from widgets.prompt.input import match_commands
+
+    completions = new_registry().completions()
+    assert [name for name, _ in match_commands(completions, "/mode")][:2] == ["/mode", "/model"]
+    assert [name for name, _ in match_commands(completions, "/mod")][:2] == ["/model", "/mode"]

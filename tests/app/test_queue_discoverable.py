@@ -31,7 +31,7 @@ async def test_the_status_bar_names_the_queue_keys_and_up_takes_the_last_message
         await submit(pilot, "first queued")
         await submit(pilot, "second queued")
         assert queue.items == ("first queued", "second queued")
-        await wait_for(pilot, lambda: "2 queued · ↑ edit last · Shift+Tab manage" in screen_text(app))
+        await wait_for(pilot, lambda: "2 queued · ↑ edit last · Alt+↑ manage" in screen_text(app))
         await pilot.press("up")  # empty prompt: the last queued message comes back, out of the queue
         assert prompt.text == "second queued"
         assert queue.items == ("first queued",)
@@ -47,7 +47,7 @@ async def test_the_status_bar_names_the_queue_keys_and_up_takes_the_last_message
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path)
 
 
-async def test_shift_tab_reaches_the_queue_and_its_keys_are_shown_there(
+async def test_alt_up_reaches_the_queue_and_its_keys_are_shown_there(
     hermes_home: Path, tmp_path: Path
 ) -> None:
     scenario = {"name": "t", "calls": [SLOW], "fallback": {"text": "next answer"}}
@@ -58,13 +58,13 @@ async def test_shift_tab_reaches_the_queue_and_its_keys_are_shown_there(
         await submit(pilot, "go slow")
         await wait_for(pilot, lambda: screen.busy and server.requests, what="streaming")
         await submit(pilot, "queued one")
-        await pilot.press("shift+tab")  # what the hint says
+        await pilot.press("alt+up")  # what the hint says
         await wait_for(pilot, lambda: app.focused is queue, what="the queue focused")
         await wait_for(pilot, lambda: "queue: e edit · x remove · s steer now · Tab back" in screen_text(app))
         await pilot.press("tab")  # back, as it says
         await wait_for(pilot, lambda: app.focused is screen.prompt_input, what="the prompt focused")
         await wait_for(pilot, lambda: "1 queued · ↑ edit last" in screen_text(app), what="the prompt's hint")
-        await pilot.press("shift+tab")
+        await pilot.press("alt+up")
         await wait_for(pilot, lambda: app.focused is queue, what="the queue focused again")
         await pilot.press("e")
         await wait_for(pilot, lambda: screen.prompt_input.text == "queued one", what="taken back")
@@ -100,5 +100,7 @@ def test_help_lists_the_queue_and_paste_keys() -> None:
     from hermes_tui.commands import new_registry
 
     rows = {key: text for group, key, text in new_registry().help_rows() if group == "Prompt"}
-    assert "queue" in rows["Shift+Tab"] and "queued" in rows["Up / Down"]
+    assert (
+        "queue" in rows["Alt+Up"] and "permission mode" in rows["Shift+Tab"] and "queued" in rows["Up / Down"]
+    )
     assert "Pasted" in rows["Ctrl+O"] and "paste" in rows["Backspace"]

@@ -20,6 +20,7 @@ from hermes_tui.commands import new_registry
 from hermes_tui.screens.approval import ApprovalDialog
 from hermes_tui.screens.help import HelpScreen
 from hermes_tui.screens.setup import SetupScreen
+from widgets.cards.plan import PlanCard
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.prompt.input import PromptBar
 from widgets.queued_messages import QueuedMessages
@@ -52,16 +53,21 @@ class ChatLikeApp(App[None]):
     #bottom { dock: bottom; height: auto; margin-bottom: 1; }
     """
 
-    def __init__(self, clarify: ClarifyRequest | None = None, queued: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, clarify: ClarifyRequest | None = None, queued: tuple[str, ...] = (), *, plan: bool = False
+    ) -> None:
         super().__init__()
         self.clarify = clarify
         self.queued = queued
+        self.plan = plan
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(Static(TRANSCRIPT), id="transcript")
         with Vertical(id="bottom"):
             if self.clarify is not None:
                 yield ClarifyPrompt(self.clarify, frozen=True)
+            if self.plan:
+                yield PlanCard(frozen=True)
             yield QueuedMessages()
             yield PromptBar()
         status = StatusBar("anthropic/claude-sonnet-4.5", clock=frozen_clock)
@@ -74,15 +80,19 @@ class ChatLikeApp(App[None]):
         status = self.query_one(StatusBar)
         status.context_use = ContextUse(104_000, 128_000)
         status.usage = Usage(523_000, 12_400, 0.4321)
-        status.yolo = True
-        status.busy = True
+        if self.plan:
+            status.mode = "plan"
+        else:
+            status.yolo = True
+            status.busy = True
         self.query_one("#transcript", VerticalScroll).scroll_end(animate=False)
 
 
 class ApprovalSnapshotApp(App[None]):
-    def __init__(self, command: str = "") -> None:
+    def __init__(self, command: str = "", diff: str = "") -> None:
         super().__init__()
         self.command = command or LONG_COMMAND
+        self.diff = diff
 
     def compose(self) -> ComposeResult:
         yield Static(TRANSCRIPT)
@@ -95,6 +105,17 @@ class ApprovalSnapshotApp(App[None]):
             timeout=300.0,
             rule=self.command,  # as the gate asks: a compound command is offered exactly (no glob matches it)
         )
+        if self.diff:  # an edit in ask mode, as the gate asks it
+            request = ApprovalRequest(
+                command=self.command,
+                reasons=("ask mode: every file edit asks",),
+                pattern_keys=("ask_edit",),
+                timeout=300.0,
+                tool_name="patch",
+                rule=self.command,
+                subject="file write",
+                diff=self.diff,
+            )
         self.push_screen(ApprovalDialog(request, frozen=True, clock=frozen_clock))
 
 
@@ -143,8 +164,9 @@ class StatusOnlyApp(App[None]):
         local.model = "qwen2.5-coder:7b"
         local.context_use = ContextUse(6_100, 8_192)
         local.usage = Usage(18_000, 900, None, unknown_calls=3)
-        local.hint = "2 queued · ↑ edit last · Shift+Tab manage"
+        local.hint = "2 queued · ↑ edit last · Alt+↑ manage"
         local.busy = True
+        idle.mode = "plan"
         idle.context_use = ContextUse(20_000, 200_000)
         idle.usage = Usage(41_000, 2_300, None)
         busy.context_use = ContextUse(104_000, 128_000)
@@ -188,6 +210,32 @@ def test_clarify_card_snapshot(snap_compare, size: tuple[int, int]) -> None:
     )
     app = ChatLikeApp(clarify=request, queued=("also run the tests", "then update\nthe docs"))
     assert snap_compare(app, terminal_size=size, run_before=arm_clarify)
+
+
+EDIT_DIFF = (
+    "--- a/src/cache.py\n+++ b/src/cache.py\n@@ -10,4 +10,5 @@ class Cache:\n"
+    "     def get(self, key):\n-        return self._items[key]\n+        with self._lock:\n"
+    "+            return self._items.get(key)\n \n"
+)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_approval_dialog_with_a_diff_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    """Ask mode: an edit inside the workspace asks, and the dialog shows what it changes."""
+    app = ApprovalSnapshotApp("write /home/alice/project/src/cache.py", diff=EDIT_DIFF)
+    assert snap_compare(app, terminal_size=size, run_before=arm_dialog)
+
+
+async def arm_plan(pilot: Pilot) -> None:
+    await pilot.pause()
+    pilot.app.query_one(PlanCard).arm()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_plan_card_snapshot(snap_compare, size: tuple[int, int]) -> None:
+    """A plan-mode turn ended with its plan: switch to default or ask and go, or keep planning."""
+    assert snap_compare(ChatLikeApp(plan=True), terminal_size=size, run_before=arm_plan)
 
 
 @pytest.mark.parametrize("size", WITH_NARROW)

@@ -96,9 +96,11 @@ def normalize_paste(text: str) -> str:
 
 
 def match_commands(commands: Sequence[Command], typed: str) -> list[Command]:
-    """Commands for the typed `/word`: prefix matches first (in registry order), then substring matches."""
+    """Commands for the typed `/word`: the command of exactly that name first (`/mode` before `/model`),
+    then prefix matches (in registry order), then substring matches."""
     word = typed.removeprefix("/").lower()
     prefix = [command for command in commands if command[0].lstrip("/").lower().startswith(word)]
+    prefix.sort(key=lambda command: command[0].lstrip("/").lower() != word)  # stable: the rest keep order
     inner = [
         command
         for command in commands

@@ -35,7 +35,7 @@ class FakeGate:
     def review_command(self, command: str, *, tool_name: str) -> Verdict:
         raise AssertionError("file tools must not review commands")
 
-    def review_write(self, path: Path, cwd: Path, *, tool_name: str) -> Verdict:
+    def review_write(self, path: Path, cwd: Path, *, tool_name: str, diff: object = None) -> Verdict:
         self.writes.append((path, cwd, tool_name))
         if self.allowed:
             return Verdict(True, "once", "")
