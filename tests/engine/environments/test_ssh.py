@@ -207,3 +207,21 @@ def test_a_session_with_backend_ssh_runs_its_tools_there(
         "no ssh process after close",
         seen=lambda: _ssh_processes_of(folder),
     )
+
+
+def test_background_processes_run_there_and_are_killed_there(remote: SshEnvironment) -> None:
+    from agent.tools.processes import ProcessArgs, ProcessRegistry, run_process
+
+    ctx = _ctx(remote, remote.cwd)
+    ctx.state.processes = ProcessRegistry()
+    token = f"hermes-bg-{os.getpid()}"
+    started = run_terminal(
+        TerminalArgs(command=f'echo "bg=$SSH_CONNECTION"; exec -a {token} sleep 300', background=True), ctx
+    )
+    assert "Started background process proc_1" in started.content, started.content
+    wait_until(lambda: _remote_sleepers(token), "the background command to run there", timeout=15)
+    polled = run_process(ProcessArgs(action="poll", id="proc_1"), ctx)
+    assert "bg=127.0.0.1" in polled.content and "running" in polled.content
+    killed = run_process(ProcessArgs(action="kill", id="proc_1"), ctx)
+    assert "Killed proc_1" in killed.content
+    wait_until(lambda: not _remote_sleepers(token), "the background command stopped there", timeout=10)
