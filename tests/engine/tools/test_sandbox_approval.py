@@ -163,3 +163,18 @@ def test_an_escape_names_every_risk_it_takes_outside(ws: Path) -> None:
     ui.default = ApprovalDecision.DENY
     assert not gate.review_command("echo x | sudo tee /etc/motd", cwd=ws).allowed  # a write: asked
     assert len(ui.requests) == 2
+
+
+def test_the_permission_mode_comes_first(ws: Path) -> None:
+    """The sandbox decides what it contains, not what the user asked to see: ask mode still asks inside
+    it, plan mode refuses before it is looked at."""
+    from agent.core.permission_mode import PermissionMode
+
+    ui = FakeUI(ApprovalDecision.ONCE)
+    gate = sandboxed(ui, ws)
+    gate.permission_mode = PermissionMode.ASK
+    verdict = gate.review_command("echo x > in.txt", cwd=ws)
+    assert verdict.allowed and not verdict.outside_sandbox
+    assert any(key.startswith("ask_command") for key in ui.requests[0].pattern_keys)
+    gate.permission_mode = PermissionMode.PLAN
+    assert not gate.review_command("touch ~/outside", cwd=ws).allowed and len(ui.requests) == 1
