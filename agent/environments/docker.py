@@ -233,12 +233,12 @@ class DockerEnvironment(RemoteEnvironment):
         return [self.engine, "exec", *(["-i"] if stdin else []), self.name, *argv]
 
     def lost(self, proc: subprocess.Popen[bytes]) -> str | None:
+        if proc.returncode in (0, None) or self._shared:
+            return None
         holder = self._holder
-        if (
-            proc.returncode not in (0, None)
-            and not self._shared
-            and (holder is None or holder.poll() is not None)
-        ):
+        # The holding client may not have seen the container stop yet: the engine is asked (only for a
+        # command that failed).
+        if holder is None or holder.poll() is not None or not self._running():
             return f"[the container {self.name} stopped during the command; the next command starts it again]"
         return None
 

@@ -54,6 +54,7 @@ class SshEnvironment(RemoteEnvironment):
         self.label = f"ssh {target}" + (f":{port}" if port != 22 else "")
         self._wanted_cwd = cwd
         super().__init__(Path(cwd or "/"), env=env)
+        _sweep_stale_folders()
         self._folder = Path(
             tempfile.mkdtemp(prefix="hermes-ssh-", dir="/tmp" if os.path.isdir("/tmp") else None)
         )
@@ -167,12 +168,16 @@ class SshEnvironment(RemoteEnvironment):
             self._master_errors.append(raw.decode("utf-8", "replace").strip())
 
     def _check(self) -> bool:
-        done = subprocess.run(
-            [*self._base_argv(), "-O", "check", self.host],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=10,
-        )
+        """Whether the master answers on its socket."""
+        try:
+            done = subprocess.run(
+                [*self._base_argv(), "-O", "check", self.host],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=10,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
         return done.returncode == 0
 
     # ------------------------------------------------------------------ the seam's parts
@@ -190,8 +195,11 @@ class SshEnvironment(RemoteEnvironment):
         ]
 
     def lost(self, proc: subprocess.Popen[bytes]) -> str | None:
+        if proc.returncode != 255:  # ssh's own failures; a command's codes are its own
+            return None
         master = self._master
-        if proc.returncode == 255 and (master is None or master.poll() is not None):
+        # A dropped master may not have exited yet: it is asked (only after a 255).
+        if master is None or master.poll() is not None or not self._check():
             where = self.label.removeprefix("ssh ")
             return f"[the ssh connection to {where} was lost during the command; the next command reconnects]"
         return None
@@ -214,3 +222,25 @@ class SshEnvironment(RemoteEnvironment):
             except subprocess.TimeoutExpired:
                 pass
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+STALE_AFTER = 60.0  # seconds: an empty connection folder older than this belongs to no live session
+
+
+def _sweep_stale_folders() -> None:
+    """The empty connection folders of sessions that ended without closing (the app killed -9: the reaper
+    ends the master, which takes its socket with it, but not the folder). `rmdir` removes only an empty
+    one, and a live session's holds its socket."""
+    root = Path("/tmp")
+    try:
+        candidates = [p for p in root.iterdir() if p.name.startswith("hermes-ssh-")]
+    except OSError:
+        return
+    now = time.time()
+    for folder in candidates:
+        try:
+            info = folder.stat()
+            if now - info.st_mtime > STALE_AFTER and info.st_uid == os.getuid():
+                folder.rmdir()
+        except OSError:
+            continue

@@ -225,3 +225,25 @@ def test_background_processes_run_there_and_are_killed_there(remote: SshEnvironm
     killed = run_process(ProcessArgs(action="kill", id="proc_1"), ctx)
     assert "Killed proc_1" in killed.content
     wait_until(lambda: not _remote_sleepers(token), "the background command stopped there", timeout=10)
+
+
+def test_folders_left_by_a_killed_app_are_swept(tmp_path: Path) -> None:
+    """After a kill -9 the reaper ends the master (its socket goes with it) but leaves its empty folder:
+    the next session removes such folders, never one that holds a live socket."""
+    stale = Path(f"/tmp/hermes-ssh-test-stale-{os.getpid()}")
+    live = Path(f"/tmp/hermes-ssh-test-live-{os.getpid()}")
+    for folder in (stale, live):
+        folder.mkdir()
+        os.utime(folder, (1_000_000_000, 1_000_000_000))
+    (live / "cm").write_text("")  # stands for a live session's socket
+    os.utime(live, (1_000_000_000, 1_000_000_000))
+    try:
+        environment = SshEnvironment("127.0.0.1", port=1)
+        environment.close()
+        assert not stale.exists()
+        assert live.exists()
+    finally:
+        (live / "cm").unlink()
+        live.rmdir()
+        if stale.exists():
+            stale.rmdir()
