@@ -25,7 +25,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.session.turn": ("TurnResult",),
     # where the tools run (terminal.backend)
     "agent.environments.base": ("EnvironmentUnavailable",),
-    "agent.environments.factory": ("open_environment", "unsupported_backend"),
+    "agent.environments.factory": (
+        "environment_label",
+        "environment_problem",
+        "open_environment",
+        "sandbox_status",
+        "unsupported_backend",
+    ),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.rewind": ("RewindPoint", "RewindReport"),
     "agent.session.prewarm": ("prewarm_engine",),
@@ -304,6 +310,8 @@ __all__ = [
     "current_personality",
     "cycle_after",
     "default_registry",
+    "environment_label",
+    "environment_problem",
     "expand_mentions",
     "expand_user",
     "fetch_remote_mentions",
@@ -359,6 +367,7 @@ __all__ = [
     "result_status",
     "run_due_jobs",
     "run_terminal",
+    "sandbox_status",
     "sanitize_display",
     "save_env_value",
     "save_image",
@@ -475,7 +484,13 @@ if TYPE_CHECKING:
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
     from agent.environments.base import EnvironmentUnavailable
-    from agent.environments.factory import open_environment, unsupported_backend
+    from agent.environments.factory import (
+        environment_label,
+        environment_problem,
+        open_environment,
+        sandbox_status,
+        unsupported_backend,
+    )
     from agent.images import ImageError, ImageRef, save_image
     from agent.images.paths import image_paths
     from agent.images.store import refs_of as image_refs_of

@@ -52,6 +52,9 @@ def print_config(loaded: LoadedSettings, out: TextIO | None = None) -> None:
     if not settings.base_url and settings.effective_base_url:
         rows.append(("base_url (effective)", settings.effective_base_url, "provider default"))
     rows.append(("hermes history", *_hermes_history(settings.hermes_home / "state.db")))
+    from agent.api import sandbox_status
+
+    rows.append(("sandbox (effective)", sandbox_status(settings, probe=False)[1], "sandbox_mode"))
     width = max(len(r[0]) for r in rows)
     vwidth = min(48, max(len(r[1]) for r in rows))
     for name, shown, source in rows:

@@ -36,6 +36,13 @@ def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
     for problem in loaded.problems:
         print(f"  config: {problem}", file=out)
     code = _environment(loaded, out)
+    from agent.api import environment_problem, sandbox_status
+
+    if cannot := environment_problem(settings, loaded.problems):
+        print(f"sandbox: {cannot}", file=out)
+        code = 1  # no session would start
+    else:
+        print(f"sandbox: {sandbox_status(settings)[1]}", file=out)
     db = settings.state_db
     health = check_store(db)
     if not db.is_file():

@@ -201,6 +201,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 "OPENROUTER_API_KEY), pass --base-url/--model, or try --demo"
             )
             return 1
+        from agent.api import environment_problem
+
+        if cannot := environment_problem(settings, loaded.problems):  # before any tool could run
+            _say(f"hermes-tui: {cannot}")
+            return 2
         try:
             store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
         except StoreError as exc:

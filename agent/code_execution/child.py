@@ -59,9 +59,10 @@ class ScriptOutcome:
 
 
 def child_environment(
-    source: dict[str, str], *, modules: Path, socket_path: Path, token: str
+    source: dict[str, str], *, modules: Path, socket_path: Path, token: str, rpc_fd: int | None = None
 ) -> dict[str, str]:
-    """The script's environment: the safe part of `source`, the channel's address, `modules` importable."""
+    """The script's environment: the safe part of `source`, the channel's address (or, in the OS sandbox,
+    the descriptor of its end: `rpc_fd`), `modules` importable."""
     env: dict[str, str] = {}
     for name, value in source.items():
         if any(part in name.upper() for part in _SECRET_PARTS):
@@ -79,6 +80,8 @@ def child_environment(
             "PYTHONUNBUFFERED": "1",
         }
     )
+    if rpc_fd is not None:
+        env["HERMES_RPC_FD"] = str(rpc_fd)
     return env
 
 
@@ -144,11 +147,13 @@ def run_script(
     timeout: float,
     interrupt: threading.Event,
     environment: Environment,
+    pass_fds: tuple[int, ...] = (),
 ) -> ScriptOutcome:
-    """Run `script` to its end, its time limit or the interrupt, whichever comes first."""
+    """Run `script` to its end, its time limit or the interrupt, whichever comes first. `pass_fds`: the
+    descriptors it inherits (its tool channel's end, in the OS sandbox)."""
     started = time.monotonic()
     proc = environment.spawn_program(
-        [child_python(), str(script)], cwd=cwd, env=env, label="execute_code script"
+        [child_python(), str(script)], cwd=cwd, env=env, label="execute_code script", pass_fds=pass_fds
     )
     assert proc.stdout is not None and proc.stderr is not None
     out = _HeadTail(int(MAX_STDOUT_BYTES * 0.4), MAX_STDOUT_BYTES - int(MAX_STDOUT_BYTES * 0.4))

@@ -128,6 +128,11 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
             f"execute_code is not available with the {ctx.env.backend} backend ({ctx.env.label}): its "
             "script would run on this machine. Use the terminal tool there instead."
         )
+    from agent.environments.local import sandbox_of
+
+    # In the OS sandbox the script runs inside it too, and reaches its tools over a socket pair it inherits
+    # (it may not open a Unix socket there).
+    sandboxed = sandbox_of(ctx.env) is not None
     timeout, max_calls = _limits(ctx)
     calls = InnerCalls(ctx, ctx.tools)
     allowed = frozenset(SANDBOX_TOOLS & calls.offered())
@@ -140,14 +145,27 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
         (staging / "hermes_tools.py").write_text(hermes_tools_source(allowed), encoding="utf-8")
         script = staging / "script.py"
         script.write_text(args.code, encoding="utf-8")
-        server = RpcServer(staging / "rpc.sock", calls, allowed=allowed, max_calls=max_calls)
+        server = RpcServer(
+            staging / "rpc.sock", calls, allowed=allowed, max_calls=max_calls, paired=sandboxed
+        )
         server.start()
+        rpc_fd = server.child_fd
         env = child_environment(
-            dict(os.environ), modules=staging, socket_path=server.socket_path, token=server.token
+            dict(os.environ),
+            modules=staging,
+            socket_path=server.socket_path,
+            token=server.token,
+            rpc_fd=rpc_fd,
         )
         cwd = ctx.cwd if ctx.cwd.is_dir() else staging
         outcome = run_script(
-            script, cwd=cwd, env=env, timeout=timeout, interrupt=ctx.interrupt, environment=ctx.env
+            script,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            interrupt=ctx.interrupt,
+            environment=ctx.env,
+            pass_fds=(rpc_fd,) if rpc_fd is not None else (),
         )
         server.close()
         result, status = _result(outcome, server.calls, timeout)

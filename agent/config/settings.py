@@ -129,6 +129,11 @@ class Settings(BaseModel):
     # Everything else the app started is stopped with it.
     terminal_keep_on_exit: list[str] = Field(default_factory=list)
     yolo: bool = False
+    # The OS sandbox of the local backend (agent/environments/sandbox.py, bubblewrap): off | read-only |
+    # workspace-write (`sandbox.mode`, `--sandbox`), and whether sandboxed commands reach the network
+    # (`sandbox.network`). Ours: Hermes has no such keys.
+    sandbox_mode: Literal["off", "read-only", "workspace-write"] = "off"
+    sandbox_network: bool = False
     skin: str = "default"
     # File edits' tool panels open with their diff shown (Hermes-style key `display.expand_diffs`).
     expand_diffs: bool = True
@@ -223,6 +228,13 @@ class Settings(BaseModel):
         if value is False:
             return "off"  # YAML reads a bare `off` as False
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("sandbox_mode", mode="before")
+    @classmethod
+    def _sandbox_mode(cls, value: Any) -> Any:
+        if value is False:
+            return "off"  # YAML reads a bare `off` as False
+        return value.strip().lower().replace("_", "-") if isinstance(value, str) else value
 
     @field_validator("permission_mode", mode="before")
     @classmethod
@@ -467,6 +479,8 @@ _HERMES_KEYS: dict[str, str] = {
     "clarify.timeout": "clarify_timeout",
     "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
     "terminal.keep_on_exit": "terminal_keep_on_exit",  # ours: Hermes has no such key
+    "sandbox.mode": "sandbox_mode",  # ours, Codex's names
+    "sandbox.network": "sandbox_network",
     "compression.enabled": "compression_enabled",
     "compression.threshold": "compression_threshold",
     "compression.target_ratio": "compression_target_ratio",
@@ -572,7 +586,11 @@ def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
     return merged
 
 
-_FLAG_NAMES = {"reasoning_choice": "--reasoning", "hooks_auto_accept": "--accept-hooks"}
+_FLAG_NAMES = {
+    "reasoning_choice": "--reasoning",
+    "sandbox_mode": "--sandbox",
+    "hooks_auto_accept": "--accept-hooks",
+}
 """Settings whose command-line flag is not named after them."""
 _REASONING_LEVELS = frozenset({"reasoning_effort", "reasoning_choice"})
 

@@ -8,7 +8,8 @@ their shell, on their machine.
 `base` is the seam (the Protocol and its small value types); `local` is today's behaviour, with no process
 and no import beyond what the tools already used; `open_environment` (in `factory`) builds the one a
 session's settings ask for and refuses, with one line, a backend that cannot be used: a session never falls
-back to the host silently.
+back to the host silently. `sandbox` is the OS sandbox (bubblewrap) the local backend may run commands in
+(`sandbox.mode`); it is imported only when one is configured.
 """
 
 from agent.environments.base import DirEntry, Environment, EnvironmentUnavailable, FileInfo

@@ -75,10 +75,17 @@ class Environment(Protocol):
         ...
 
     def spawn_program(
-        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        label: str,
+        pass_fds: Sequence[int] = (),
     ) -> subprocess.Popen[bytes]:
         """Start a program of the tools' own (execute_code's Python) with exactly the variables `env`, stdin
-        from /dev/null, stdout and stderr as two pipes, in a process group of its own. Raises OSError."""
+        from /dev/null, stdout and stderr as two pipes, in a process group of its own; `pass_fds`: this
+        process's descriptors it inherits (its tool channel, in a sandbox). Raises OSError."""
         ...
 
     def stop(self, procs: Sequence[subprocess.Popen[bytes]], grace: float) -> None:

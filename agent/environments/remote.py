@@ -204,7 +204,13 @@ class RemoteEnvironment:
         )
 
     def spawn_program(
-        self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], label: str
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        label: str,
+        pass_fds: Sequence[int] = (),
     ) -> subprocess.Popen[bytes]:
         raise OSError(
             errno.ENOTSUP, f"{label} runs on this machine only, not with the {self.backend} backend"

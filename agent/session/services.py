@@ -15,6 +15,7 @@ from agent.transports.factory import make_transport
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
+    from agent.approval.sandbox_bounds import SandboxBounds
     from agent.checkpoints import CheckpointManager
     from agent.environments import Environment
     from agent.session.trajectory import TrajectoryWriter
@@ -32,8 +33,10 @@ def approval_gate(
     interrupt: threading.Event,
     side_settings: Callable[[], Settings],
     mode: PermissionMode,
+    sandbox: SandboxBounds | None = None,
 ) -> ApprovalGate:
-    """`side_settings`: the endpoint and key of smart mode's reviewing model (on a transport of its own)."""
+    """`side_settings`: the endpoint and key of smart mode's reviewing model (on a transport of its own);
+    `sandbox`: the OS sandbox the session's commands run in (what it contains is not asked about)."""
     from agent.approval import ApprovalGate, load_allowlist
     from agent.approval.smart import SmartApprover
 
@@ -52,6 +55,7 @@ def approval_gate(
         interrupt=interrupt,
         hermes_home=settings.hermes_home,
         smart=SmartApprover(lambda: make_transport(side_settings())) if smart else None,
+        sandbox=sandbox,
     )
     gate.permission_mode = mode
     return gate

@@ -30,7 +30,8 @@ from agent.core.permission_mode import PermissionMode, UnknownMode, initial_mode
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.environments.base import EnvironmentUnavailable
-from agent.environments.factory import open_environment
+from agent.environments.factory import open_environment, sandbox_prompt_line
+from agent.environments.local import sandbox_of
 from agent.images.routing import prepare_images
 from agent.prompts.personality import with_ephemeral
 from agent.prompts.sources import session_prompt_parts
@@ -580,10 +581,14 @@ class Session:
         # Where the tools run: the opened environment's (a turn opens it first); `/context` before the
         # first message measures without opening one.
         environment = self._environment
+        runs_in = self.settings.terminal.label()  # "" for local, sandboxed or not (that is `sandbox`'s line)
+        if environment is not None and not environment.is_local:
+            runs_in = environment.label
         return build_system_prompt(
             cwd=self.settings.cwd,
-            runs_in=environment.label if environment is not None else self.settings.terminal.label(),
+            runs_in=runs_in,
             tools_cwd=environment.cwd if environment is not None else None,
+            sandbox=sandbox_prompt_line(self.settings),
             tools=[(t.name, t.description) for t in tools],
             model=self.settings.model,
             **session_prompt_parts(
@@ -650,6 +655,7 @@ class Session:
                 interrupt=self.interrupt_event,
                 side_settings=self.route.keyed_settings,
                 mode=self._mode,
+                sandbox=sandbox_of(self.environment),
             )
 
     def append(self, message: Message) -> None:

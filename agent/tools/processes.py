@@ -466,14 +466,19 @@ def keep_on_exit(command: str, names: list[str]) -> bool:
     return any(name.strip() and name.strip() in command for name in names)
 
 
-def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
-    """`terminal(command, background=true)` once approved: start it, return the id and the first lines."""
+def start_background(
+    command: str, cwd: Path, ctx: ToolContext, environment: Environment | None = None
+) -> ToolResult:
+    """`terminal(command, background=true)` once approved: start it, return the id and the first lines.
+    `environment`: where (default: the session's; without its sandbox when the user let the call out)."""
     registry = registry_of(ctx)
     names = ctx.settings.terminal_keep_on_exit if ctx.settings is not None else []
     keep = ctx.env.is_local and keep_on_exit(command, names)  # elsewhere it ends with the environment
     keep_in = ctx.hermes_home / "tui" / "logs" if keep else None
     try:
-        bg = registry.spawn(command, cwd=cwd, session_id=ctx.session_id, environment=ctx.env, keep_in=keep_in)
+        bg = registry.spawn(
+            command, cwd=cwd, session_id=ctx.session_id, environment=environment or ctx.env, keep_in=keep_in
+        )
     except OSError as exc:
         return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
     deadline = time.monotonic() + STARTUP_WAIT

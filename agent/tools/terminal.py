@@ -30,6 +30,8 @@ _StreamCleaner = StreamCleaner  # the name the tests have used
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agent.environments import Environment
+
 DEFAULT_TIMEOUT = 180
 MAX_TIMEOUT = 600
 OUTPUT_CAP = 50_000
@@ -244,18 +246,24 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
         problem = "does not exist" if info is None else "" if info.kind == "dir" else "is not a directory"
         if problem:
             return ToolResult.error(f"workdir {problem}: {cwd}")
+    env = ctx.env
     if ctx.approvals is not None:
         verdict = ctx.approvals.review_command(command, tool_name="terminal", cwd=cwd)
         if not verdict.allowed:
             return ToolResult(content=verdict.message, status="denied", data={"decision": verdict.decision})
+        if verdict.outside_sandbox:  # the user let this one call out of the OS sandbox
+            from agent.environments.local import outside_sandbox
+
+            env = outside_sandbox(env)
+            notes.append("[ran outside the sandbox: the user approved it for this call]")
     if ctx.interrupt.is_set():
         return ToolResult(content="[Command not run: interrupted by user]", status="cancelled")
     ctx.checkpoint()  # approved and about to run: save what it may change
     if args.background:
         from agent.tools.processes import start_background
 
-        return start_background(command, cwd, ctx)
-    return _run_foreground(command, cwd, timeout, notes, ctx)
+        return start_background(command, cwd, ctx, env)
+    return _run_foreground(command, cwd, timeout, notes, ctx, env)
 
 
 def _timeout(args: TerminalArgs, ctx: ToolContext, notes: list[str]) -> int:
@@ -270,8 +278,9 @@ def _timeout(args: TerminalArgs, ctx: ToolContext, notes: list[str]) -> int:
     return timeout
 
 
-def _run_foreground(command: str, cwd: Path, timeout: int, notes: list[str], ctx: ToolContext) -> ToolResult:
-    env = ctx.env
+def _run_foreground(
+    command: str, cwd: Path, timeout: int, notes: list[str], ctx: ToolContext, env: Environment
+) -> ToolResult:
     try:
         proc = env.spawn(
             command,
@@ -309,7 +318,23 @@ def _run_foreground(command: str, cwd: Path, timeout: int, notes: list[str], ctx
         "output_chars": reader.buffer.total,
         "cwd": str(cwd),
     }
-    return _result(outcome, proc, reader.buffer.text(), lingering, timeout, notes, data)
+    output = reader.buffer.text()
+    if outcome == "exited" and proc.returncode:
+        notes = [*_sandbox_note(env, output), *notes]
+    return _result(outcome, proc, output, lingering, timeout, notes, data)
+
+
+def _sandbox_note(env: Environment, output: str) -> list[str]:
+    """The line a failed command gets when the OS sandbox refused it (a write, a connection)."""
+    from agent.environments.local import sandbox_of
+
+    sandbox = sandbox_of(env)
+    if sandbox is None:
+        return []
+    from agent.environments.sandbox import failure_note
+
+    note = failure_note(output, sandbox)
+    return [note] if note else []
 
 
 def _wait(proc: subprocess.Popen[bytes], interrupt: threading.Event, deadline: float) -> str:
