@@ -18,7 +18,7 @@ from agent.config.cloud import CloudAccess, bedrock_access, vertex_access
 from agent.config.home import hermes_home
 from agent.config.images import VisionSettings, load_vision_settings
 from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
-from agent.config.terminal import TerminalSettings, load_terminal_settings
+from agent.config.terminal import UNREADABLE_CONFIG, TerminalSettings, load_terminal_settings
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
 from agent.core.bounded_files import MAX_DOTENV_BYTES, read_text
@@ -666,6 +666,7 @@ class _Layers:
             else ("env HERMES_HOME" if environ.get("HERMES_HOME") else "default")
         }
         self.hermes_data: dict[str, Any] = {}
+        self.hermes_unreadable = False
         self.tui_data: dict[str, Any] = {}
         self.merged_env: dict[str, str] = dict(environ)
 
@@ -685,7 +686,10 @@ class _Layers:
     def hermes_config(self) -> None:
         """Hermes' config.yaml (the keys both apps share), then its .env under the environment."""
         path = self.home / "config.yaml"
+        before = len(self.problems)
         self.hermes_data = read_yaml_mapping(path, self.problems)
+        # A file there that gave nothing (it does not parse, or is not a mapping): what it chose is unknown.
+        self.hermes_unreadable = len(self.problems) > before and not self.hermes_data and path.exists()
         for name, (key, value) in _hermes_config_values(self.hermes_data).items():
             self.put(name, value, str(path), str(path), key)
         self.merged_env = {**read_dotenv(self.home / ".env"), **self.environ}
@@ -724,6 +728,10 @@ class _Layers:
         terminal, terminal_problems, self.sources["terminal"] = load_terminal_settings(
             data.get("terminal"), self.merged_env
         )
+        if self.hermes_unreadable and self.sources["terminal"] == "default":
+            # Where the user chose to run tools is in the file that could not be read: never assume local.
+            terminal.backend = UNREADABLE_CONFIG
+            self.sources["terminal"] = "config.yaml (unreadable)"
         self.values["terminal"] = terminal
         hermes_cfg = str(self.home / "config.yaml")
         problems = (*web_problems, *vision_problems, *terminal_problems)

@@ -20,6 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 __all__ = ["BACKENDS", "DEFAULT_IMAGE", "ENV_VARS", "TerminalSettings", "load_terminal_settings"]
 
 BACKENDS = ("local", "docker", "ssh", "singularity", "modal", "daytona")
+UNREADABLE_CONFIG = "(config.yaml unreadable)"
+"""The backend when Hermes' config.yaml is there but could not be read and nothing else chose one: the
+choice is in that file, so the session refuses to run tools rather than assume `local`."""
 DEFAULT_IMAGE = "nikolaik/python-nodejs:python3.11-nodejs20"  # Hermes' default docker_image
 
 # config key under `terminal:` -> its environment variable (Hermes' TERMINAL_CONFIG_ENV_MAP)

@@ -8,7 +8,7 @@ import importlib.util
 import os
 from typing import TYPE_CHECKING, Protocol
 
-from agent.config.terminal import BACKENDS
+from agent.config.terminal import BACKENDS, UNREADABLE_CONFIG
 from agent.environments.base import EnvironmentUnavailable
 from agent.environments.local import LocalEnvironment
 
@@ -38,6 +38,12 @@ def unsupported_backend(backend: str) -> str | None:
     """Why `backend` cannot be used by hermes-tui at all (None for local, docker and ssh)."""
     if backend in ("local", "docker", "ssh"):
         return None
+    if backend == UNREADABLE_CONFIG:
+        return (
+            "config.yaml could not be read, so where tools should run (terminal.backend) is unknown: nothing "
+            "runs; fix it (`hermes-tui config` shows what is wrong), or set TERMINAL_ENV=local to run here "
+            "on purpose"
+        )
     if backend not in BACKENDS:
         return (
             f"terminal.backend is {backend!r}, which is not a backend (local, docker, ssh): fix it, or {FIX}"

@@ -100,3 +100,27 @@ def test_the_environment_variables_choose_the_backend_too(hermes_home: Path, tmp
     )
     row = next(line for line in proc.stdout.splitlines() if line.startswith("terminal "))
     assert "daytona" in row and "env TERMINAL_ENV" in row
+
+
+def test_a_config_that_cannot_be_read_never_means_local(hermes_home: Path, tmp_path: Path) -> None:
+    """`terminal: backend: docker` on one line does not parse: the choice is in that file, so nothing runs
+    (one config line says what is wrong, one says why nothing runs), unless TERMINAL_ENV says local."""
+    (hermes_home / "config.yaml").write_text("terminal: backend: docker\n")
+    marker = tmp_path / "ran-on-the-host"
+    argv = ["-z", "touch the marker", "--yolo", "--scenario", str(_probe(tmp_path, marker))]
+    proc = _run(argv, tmp_path, hermes_home)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "config.yaml could not be read, so where tools should run" in proc.stderr
+    assert "Traceback" not in proc.stderr and not marker.exists() and "I ran it." not in proc.stdout
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT), "TERMINAL_ENV": "local"})
+    chosen = subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli", *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert chosen.returncode == 0, chosen.stderr
+    assert marker.exists()  # local, chosen on purpose
