@@ -23,6 +23,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # the session and its operations (`Agent` is its older name, kept for the UI's call sites)
     "agent.session.session": ("Session", "Session as Agent"),
     "agent.session.turn": ("TurnResult",),
+    # where the tools run (terminal.backend)
+    "agent.environments.base": ("EnvironmentUnavailable",),
+    "agent.environments.factory": (
+        "environment_label",
+        "environment_problem",
+        "open_environment",
+        "sandbox_status",
+        "unsupported_backend",
+    ),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.rewind": ("RewindPoint", "RewindReport"),
     "agent.session.prewarm": ("prewarm_engine",),
@@ -227,6 +236,7 @@ __all__ = [
     "CronDaemon",
     "CronJobs",
     "CronStoreError",
+    "EnvironmentUnavailable",
     "FileIndex",
     "FileRefused",
     "FirstDelta",
@@ -308,6 +318,8 @@ __all__ = [
     "current_personality",
     "cycle_after",
     "default_registry",
+    "environment_label",
+    "environment_problem",
     "expand_mentions",
     "expand_user",
     "fetch_remote_mentions",
@@ -338,6 +350,7 @@ __all__ = [
     "mcp_server_lines",
     "normalize_reasoning_level",
     "note_left_running",
+    "open_environment",
     "open_library",
     "open_store",
     "open_worktree",
@@ -363,6 +376,7 @@ __all__ = [
     "result_status",
     "run_due_jobs",
     "run_terminal",
+    "sandbox_status",
     "sanitize_display",
     "save_env_value",
     "save_image",
@@ -372,6 +386,7 @@ __all__ = [
     "split_attached",
     "summarize_call",
     "take_leftovers",
+    "unsupported_backend",
     "visible_controls",
     "warm_schemas",
     "warm_up_prices",
@@ -479,6 +494,14 @@ if TYPE_CHECKING:
     from agent.core.user_paths import expand_user
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
+    from agent.environments.base import EnvironmentUnavailable
+    from agent.environments.factory import (
+        environment_label,
+        environment_problem,
+        open_environment,
+        sandbox_status,
+        unsupported_backend,
+    )
     from agent.images import ImageError, ImageRef, save_image
     from agent.images.paths import image_paths
     from agent.images.store import refs_of as image_refs_of

@@ -311,7 +311,15 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self._after_setup("demo")
 
     def _open_chat(self) -> None:
+        from agent.api import environment_problem
         from hermes_tui.chat.screen import ChatScreen
+
+        if problem := environment_problem(self.settings, self.problems):
+            # The sandbox (or backend) the user chose cannot be had: no session starts, nothing runs
+            # unsandboxed; the line is printed once the terminal is restored.
+            self.exit_message = f"hermes-tui: {problem}"
+            self.exit(2)
+            return
 
         chat = ChatScreen(
             self.settings,

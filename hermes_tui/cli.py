@@ -148,6 +148,12 @@ def build_parser() -> _Parser:
         "keeps its own unless this is given (config: approvals.default_mode)",
     )
     p.add_argument(
+        "--sandbox",
+        metavar="MODE",
+        help="run commands in an OS sandbox (bubblewrap): off, read-only, workspace-write (writes only in "
+        "the working directory and the temp dir); no network unless sandbox.network is true",
+    )
+    p.add_argument(
         "--reasoning",
         metavar="LEVEL",
         help="how hard the model thinks this run: none, minimal, low, medium, high, xhigh, max, ultra "
@@ -220,6 +226,7 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
         "max_iterations": args.max_iterations,
         "hermes_home": args.hermes_home,
         "reasoning_choice": getattr(args, "reasoning", None),
+        "sandbox_mode": getattr(args, "sandbox", None),
     }
     if args.yolo:
         flags["yolo"] = True

@@ -37,6 +37,8 @@ def print_config(loaded: LoadedSettings, out: TextIO | None = None) -> None:
         value = getattr(settings, name)
         if name == "api_key":
             shown = mask(value.get_secret_value()) if value is not None else "(not set)"
+        elif name == "terminal":  # where the tools run: the one line that says it
+            shown = settings.terminal.describe()
         elif isinstance(value, list):
             shown = ", ".join(str(v) for v in value) or "[]"
         elif isinstance(value, dict):
@@ -50,12 +52,19 @@ def print_config(loaded: LoadedSettings, out: TextIO | None = None) -> None:
     if not settings.base_url and settings.effective_base_url:
         rows.append(("base_url (effective)", settings.effective_base_url, "provider default"))
     rows.append(("hermes history", *_hermes_history(settings.hermes_home / "state.db")))
+    from agent.api import sandbox_status
+
+    rows.append(("sandbox (effective)", sandbox_status(settings, probe=False)[1], "sandbox_mode"))
     width = max(len(r[0]) for r in rows)
     vwidth = min(48, max(len(r[1]) for r in rows))
     for name, shown, source in rows:
         print(f"{name:<{width}}  {shown:<{vwidth}}  {source}", file=out)
     if settings.unsupported_provider:
         print(f"\n{settings.unsupported_provider}", file=out)
+    from agent.api import unsupported_backend
+
+    if (backend_problem := unsupported_backend(settings.terminal.backend)) is not None:
+        print(f"\n{backend_problem}", file=out)
     if loaded.problems:
         print("\nProblems (defaults used instead):", file=out)
         for problem in loaded.problems:

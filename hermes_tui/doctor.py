@@ -28,7 +28,6 @@ def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
 
     settings = loaded.settings
     home = settings.hermes_home
-    code = 0
     print(f"HERMES_HOME: {home}", file=out)
     print(textual_status_line(), file=out)
     if home.exists() and not home.is_dir():
@@ -36,6 +35,14 @@ def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
         return 1
     for problem in loaded.problems:
         print(f"  config: {problem}", file=out)
+    code = _environment(loaded, out)
+    from agent.api import environment_problem, sandbox_status
+
+    if cannot := environment_problem(settings, loaded.problems):
+        print(f"sandbox: {cannot}", file=out)
+        code = 1  # no session would start
+    else:
+        print(f"sandbox: {sandbox_status(settings)[1]}", file=out)
     db = settings.state_db
     health = check_store(db)
     if not db.is_file():
@@ -64,3 +71,25 @@ def run_doctor(loaded: LoadedSettings, out: TextIO | None = None) -> int:
         code = 1
     store.close()
     return code
+
+
+def _environment(loaded: LoadedSettings, out: TextIO) -> int:
+    """Where the tools run; a backend other than local is opened for real (a container started, a
+    connection made) and closed again: 1 with its one line when it cannot be used."""
+    from agent.api import EnvironmentUnavailable, open_environment
+
+    settings = loaded.settings
+    terminal = settings.terminal
+    print(f"tools run: {terminal.describe()}", file=out)
+    if terminal.is_local:
+        return 0
+    try:
+        environment = open_environment(settings)
+    except EnvironmentUnavailable as exc:
+        print(f"  problem: {exc}", file=out)
+        return 1
+    try:
+        print(f"  ok: commands run there, working directory {environment.cwd}", file=out)
+    finally:
+        environment.close()
+    return 0

@@ -201,6 +201,11 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
                 "OPENROUTER_API_KEY), pass --base-url/--model, or try --demo"
             )
             return 1
+        from agent.api import environment_problem
+
+        if cannot := environment_problem(settings, loaded.problems):  # before any tool could run
+            _say(f"hermes-tui: {cannot}")
+            return 2
         try:
             store = open_library(settings.state_db, settings.hermes_home)  # ours, and Hermes' history beside
         except StoreError as exc:
@@ -249,6 +254,13 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             _say("hermes-tui: interrupted")
             return 130
         stack.callback(agent.close)
+        from agent.api import EnvironmentUnavailable
+
+        try:
+            agent.environment  # noqa: B018 - terminal.backend opened (or refused) before anything runs
+        except EnvironmentUnavailable as exc:
+            _say(f"hermes-tui: {exc}")
+            return 1
         if getattr(args, "toolsets", None):  # -t names a toolset that does not exist: say which, run nothing
             unknown = [p for p in agent.toolsets.problems() if p.startswith("toolsets:")]
             if unknown:

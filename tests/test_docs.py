@@ -206,6 +206,7 @@ INTERNAL_SETTINGS = {
     "reasoning_choice": "set by --reasoning and /reasoning",
     "web": "the `web:` section, its own table in docs/tools.md",
     "vision": "`auxiliary.vision`, in docs/tools.md",
+    "terminal": "the `terminal:` section (backend, docker_*, ssh_*), its own table in docs/environments.md",
 }
 """Settings that are not a key of `tui/config.yaml` a user writes, and why."""
 

@@ -1,7 +1,8 @@
 """The status bar: one line at the bottom with the state a user glances at during a turn.
 
 Fields, most important first (narrow terminals drop from the end of this list, the line never wraps):
-busy/idle with the turn's elapsed time, the YOLO flag, the model, a key hint (the queue's keys while
+busy/idle with the turn's elapsed time, the YOLO flag, the model, where the tools run when that is not
+this machine (`ssh user@host`, `docker image`), a key hint (the queue's keys while
 messages wait), context used in %, context tokens used/window, a 10-cell context bar, session tokens
 in/out, cost.
 
@@ -116,6 +117,7 @@ class StatusBar(Widget):
         "status-bar--ctx-critical",
         "status-bar--bar-empty",
         "status-bar--hint",
+        "status-bar--where",
     }
 
     DEFAULT_CSS = """
@@ -176,6 +178,10 @@ class StatusBar(Widget):
         & > .status-bar--hint {
             color: $text-secondary;
         }
+        & > .status-bar--where {
+            color: $text-accent;
+            text-style: bold;
+        }
     }
     """
 
@@ -191,6 +197,8 @@ class StatusBar(Widget):
     """The reasoning level asked of the model (`high`, `none`); empty (the provider's default) hides it."""
     hint: reactive[str] = reactive("")
     """Keys that matter now (the queue's) after the model; empty hides it."""
+    where: reactive[str] = reactive("")
+    """Where the tools run when it is not this machine (`ssh user@host`, `docker image`); empty hides it."""
     context_use: reactive[ContextUse] = reactive(ContextUse())
     usage: reactive[Usage] = reactive(Usage())
 
@@ -276,6 +284,8 @@ class StatusBar(Widget):
             fields.append(_Field("mode", Text(_MODE_LABELS[self.mode], self._style(self.mode)), 0, True))
         if self.model:
             fields.append(_Field("model", Text(f"⚕ {short_model_name(self.model)}", self._style("model")), 1))
+        if self.where:
+            fields.append(_Field("where", Text(f"⇄ {self.where}", self._style("where")), 1))
         if self.reasoning:
             fields.append(_Field("reasoning", Text(f"◐ {self.reasoning}", self._style("dim")), 4))
         if self.hint:
@@ -325,6 +335,7 @@ class StatusBar(Widget):
 
     _LEFT_ORDER: ClassVar[tuple[str, ...]] = (
         "model",
+        "where",
         "reasoning",
         "hint",
         "context",
@@ -378,8 +389,8 @@ class StatusBar(Widget):
 
     def _fit(self, width: int) -> list[_Field]:
         """Make the line fit `width`: drop optional fields (least important first), then the key hint, then
-        shorten the model name, then drop the percentage, then shorten the model name further. Busy state
-        and YOLO stay."""
+        shorten the environment and the model name, then drop the percentage, then shorten both further.
+        Busy state, YOLO and where the tools run stay."""
         fields = self._fields()
 
         def too_wide() -> bool:
@@ -391,18 +402,21 @@ class StatusBar(Widget):
             fields.remove(field)
         if too_wide():  # the queue's keys are also above the prompt: they go before the model is cut
             fields[:] = [f for f in fields if f.key != "hint"]
-        self._shorten_model(fields, width, minimum=12)
+        self._shorten(fields, width, minimum=16, key="where")
+        self._shorten(fields, width, minimum=12)
         if too_wide():
             fields[:] = [f for f in fields if f.key != "percent"]
-        self._shorten_model(fields, width, minimum=4)
+        self._shorten(fields, width, minimum=8, key="where")  # `⇄ ssh r…` still says where
+        self._shorten(fields, width, minimum=4)
         return fields
 
-    def _shorten_model(self, fields: list[_Field], width: int, minimum: int) -> None:
-        """Truncate the model name (with an ellipsis) by as much as the line overflows, down to `minimum`."""
+    def _shorten(self, fields: list[_Field], width: int, minimum: int, key: str = "model") -> None:
+        """Truncate a field (the model name, the environment) with an ellipsis by as much as the line
+        overflows, down to `minimum` cells."""
         overflow = self._line_width(fields) - width
-        model = next((f for f in fields if f.key == "model"), None)
-        if overflow > 0 and model is not None and model.text.cell_len > minimum:
-            model.text.truncate(max(minimum, model.text.cell_len - overflow), overflow="ellipsis")
+        field = next((f for f in fields if f.key == key), None)
+        if overflow > 0 and field is not None and field.text.cell_len > minimum:
+            field.text.truncate(max(minimum, field.text.cell_len - overflow), overflow="ellipsis")
 
     def render(self) -> Text:
         if (tooltip := self._cost_tooltip()) != self.tooltip:

@@ -8,6 +8,9 @@ nothing risky,
 the permanent allowlist, this session's approvals, in smart mode a reviewing model's verdict
 (`agent.approval.smart`: approve, deny, or escalate to the user), and otherwise a prompt through
 `AgentUI.ask_approval`.
+With an OS sandbox (`sandbox`), what it contains runs without asking and what must leave it asks
+(`agent.approval.sandbox_bounds`); only the user's own answer lets a call out (never the allowlist, yolo or
+the reviewing model): `Verdict.outside_sandbox`.
 `review_write` asks about the text `write <resolved path>`, which is also the rule "always" saves for it.
 User deny globs are matched against the whole command and against every simple command found in it (also
 inside `sh -c` and `$(...)`).
@@ -24,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.approval.allowlist import (
     allowlisted,
@@ -50,6 +53,9 @@ from agent.approval.smart import SmartApprover, SmartVerdict
 from agent.core.events import StatusNotice
 from agent.core.permission_mode import PermissionMode
 from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest
+
+if TYPE_CHECKING:  # the sandbox's module is imported only when a session has one
+    from agent.approval.sandbox_bounds import SandboxBounds
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +102,8 @@ class Verdict:
     decision: Decision
     reasons: list[str]
     message: str  # the text for the model when refused; "" when allowed
+    # Approved by the user to leave the OS sandbox: this call runs outside it.
+    outside_sandbox: bool = False
 
 
 class ApprovalStore(Protocol):
@@ -144,6 +152,14 @@ def _brief(arguments: Mapping[str, Any]) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
+def _outside_message(det: Detection) -> str:
+    what = "; ".join(m.reason for m in det.matches if m.key.startswith("sandbox_"))
+    return (
+        f"BLOCKED: this {what}. Only the user's approval in a dialog lets a call out of the sandbox "
+        "(not yolo or approvals off). Work inside the workspace, or tell the user what you need."
+    )
+
+
 def _interrupted_message(noun: str, what: str) -> str:
     return (
         f"BLOCKED: The approval request for this {noun} was cancelled because the user interrupted ({what}). "
@@ -171,6 +187,7 @@ class ApprovalGate:
         interrupt: threading.Event | None = None,
         hermes_home: Path | None = None,
         smart: SmartApprover | None = None,
+        sandbox: SandboxBounds | None = None,
     ) -> None:
         self.ui = ui
         self.session_id = session_id
@@ -187,6 +204,7 @@ class ApprovalGate:
         self.permission_mode = PermissionMode.DEFAULT
         self.policy = PathPolicy.for_home(hermes_home)
         self.smart = smart  # used in smart mode; without one, smart mode asks the user like manual
+        self.sandbox = sandbox  # the session's OS sandbox: what it contains runs without asking
         self._session_keys: set[str] = set()
         self._state_lock = threading.Lock()
         self._prompt_lock = threading.Lock()
@@ -239,6 +257,8 @@ class ApprovalGate:
             # keyed by the programs it runs: "this session" then covers `npm ...`, not every command
             asked = Match(f"ask_command:{programs_of(command)}", REASONS["ask_command"])
             det = Detection(det.hard_blocked, [*det.matches, asked], det.segments, det.paths)
+        if self.sandbox is not None and not det.hard_blocked:
+            return self._review_sandboxed(command, det, tool_name=tool_name, cwd=cwd)
         return self._review(
             command,
             det,
@@ -248,6 +268,81 @@ class ApprovalGate:
             noun="command",
             suggested_rule=command.strip() if _never_widened(det) else suggest_rule(command),
         )
+
+    def _review_sandboxed(self, command: str, det: Detection, *, tool_name: str, cwd: Path | None) -> Verdict:
+        """A command in the OS sandbox: what the sandbox contains is not asked about; leaving it asks."""
+        from agent.approval.sandbox_bounds import CONTAINED_KEYS, escapes
+        from agent.shell import analyze
+
+        where = Path(cwd) if cwd is not None else Path.cwd()
+        assert self.sandbox is not None
+        try:
+            leaving = escapes(analyze(command), self.sandbox, where)
+        except Exception:  # an analyser bug: the sandbox still bounds the command
+            log.exception("approval: could not analyse command %r for the sandbox", command[:200])
+            leaving = []
+        if leaving:
+            # Outside the sandbox nothing is contained: every reason the gate found counts again.
+            escape = Detection(False, [*det.matches, *leaving], det.segments, det.paths)
+            return self._review_escape(command, escape, tool_name=tool_name, noun="command")
+        kept = [m for m in det.matches if m.key not in CONTAINED_KEYS]
+        return self._review(
+            command,
+            Detection(False, kept, det.segments, det.paths),
+            tool_name=tool_name,
+            compound=is_compound(command),
+            deny_texts=[command.strip(), *det.segments],
+            noun="command",
+            suggested_rule=command.strip() if _never_widened(det) else suggest_rule(command),
+        )
+
+    def _review_escape(
+        self,
+        command: str,
+        det: Detection,
+        *,
+        tool_name: str,
+        noun: str,
+        diff: Callable[[], str] | None = None,
+    ) -> Verdict:
+        """A call that must leave the sandbox: the user's deny rules, this session's sandbox approvals, else
+        the user's answer; never the allowlist, the reviewing model, or yolo (which keep a command inside:
+        the sandbox then refuses what it must)."""
+        from agent.approval.sandbox_bounds import OUTSIDE_NOTE
+
+        deny_texts = [command.strip(), *det.segments]
+        ruled = self._by_policy(command, det, noun=noun, deny_texts=deny_texts)
+        if ruled is not None and not ruled.allowed:
+            return ruled
+        if ruled is not None:  # yolo or approvals off: inside the sandbox, where a write or connection fails
+            if noun != "file write":
+                return ruled
+            return self._refuse(command, det.reasons, Decision.BLOCKED, _outside_message(det))
+        if self._session_covers(det.keys):
+            return self._allow(command, det.reasons, Decision.SESSION, outside=True)
+        reasons = [*det.reasons, OUTSIDE_NOTE]
+        while not self._prompt_lock.acquire(timeout=0.05):
+            if self._interrupted():
+                msg = _interrupted_message(noun, "; ".join(reasons))
+                return self._refuse(command, reasons, Decision.INTERRUPTED, msg)
+        try:
+            verdict = self._prompt(
+                command,
+                reasons,
+                det.keys,
+                tool_name=tool_name,
+                compound=False,
+                noun=noun,
+                allow_rule=command,
+                subject=f"{noun} outside the sandbox",
+                allow_permanent=False,
+                diff=diff,
+            )
+        finally:
+            self._prompt_lock.release()
+        if verdict.allowed:
+            return Verdict(True, verdict.decision, verdict.reasons, "", outside_sandbox=True)
+        return verdict
 
     def review_write(
         self, path: Path, cwd: Path, *, tool_name: str, diff: Callable[[], str] | None = None
@@ -264,14 +359,25 @@ class ApprovalGate:
             key = write_key(candidate, self.policy)
             if key:
                 col.add(key, candidate)
-        if not (resolved == cwd_resolved or resolved.is_relative_to(cwd_resolved)):
-            col.add("write_outside_cwd")
         command = f"write {resolved}"
         if self.permission_mode is PermissionMode.PLAN:
             return self._plan_refusal("editing a file", command)
         if self.permission_mode is PermissionMode.ASK:
             col.add("ask_edit")
-        det = detection_of(col, (str(resolved),))
+        if self.sandbox is not None:
+            from agent.approval.sandbox_bounds import CONTAINED_KEYS
+
+            det = detection_of(col, (str(resolved),))
+            if not self.sandbox.allows_write(resolved):
+                leaving = Match("sandbox_write", f"writes outside the {self.sandbox.label}: {resolved}")
+                escape = Detection(False, [*det.matches, leaving], det.segments, det.paths)
+                return self._review_escape(command, escape, tool_name=tool_name, noun="file write", diff=diff)
+            inside = [m for m in det.matches if m.key not in CONTAINED_KEYS]
+            det = Detection(False, inside, det.segments, det.paths)
+        else:
+            if not (resolved == cwd_resolved or resolved.is_relative_to(cwd_resolved)):
+                col.add("write_outside_cwd")
+            det = detection_of(col, (str(resolved),))
         return self._review(
             command,
             det,
@@ -457,10 +563,11 @@ class ApprovalGate:
         subject: str,
         suggested_rule: str = "",
         diff: Callable[[], str] | None = None,
+        allow_permanent: bool = True,
     ) -> Verdict:
         what = "; ".join(reasons)
         # the previous prompt may have approved this ("this session" / "always")
-        if self._allowlisted(allow_rule, compound):
+        if allow_permanent and self._allowlisted(allow_rule, compound):
             return self._allow(command, reasons, Decision.ALLOWLIST)
         if self._session_covers(keys):
             return self._allow(command, reasons, Decision.SESSION)
@@ -474,7 +581,7 @@ class ApprovalGate:
             tool_name=tool_name,
             rule=allow_rule.strip(),
             suggested_rule=suggested_rule.strip() or allow_rule.strip(),
-            allow_permanent=True,
+            allow_permanent=allow_permanent,
             cancel=self.interrupt if self.interrupt is not None else threading.Event(),
             subject=subject,
             diff=_diff_text(diff),
@@ -548,9 +655,11 @@ class ApprovalGate:
             log.exception("approval: the UI failed to answer; denying")
             return ApprovalAnswer(ApprovalDecision.DENY)
 
-    def _allow(self, command: str, reasons: list[str], decision: Decision) -> Verdict:
+    def _allow(
+        self, command: str, reasons: list[str], decision: Decision, *, outside: bool = False
+    ) -> Verdict:
         self._record(command, reasons, decision)
-        return Verdict(True, decision, reasons, "")
+        return Verdict(True, decision, reasons, "", outside_sandbox=outside)
 
     def _plan_refusal(self, what: str, command: str) -> Verdict:
         return self._refuse(command, ["plan mode"], Decision.PLAN_MODE, plan_refusal(what))

@@ -58,6 +58,9 @@ REASONS: dict[str, str] = {
     "chmod_exec": "makes a file executable and runs it at once",
     "write_outside_cwd": "writes outside the working directory",
     "unparsed": "could not be analysed safely",
+    # sandbox escapes (agent/approval/sandbox_bounds.py): the match names the paths or programs
+    "sandbox_write": "writes outside the sandbox",
+    "sandbox_network": "uses the network, which the sandbox does not have",
     # ask mode (agent.approval.modes): what would run in default mode asks
     "ask_edit": "ask mode: every file edit asks",
     "ask_command": "ask mode: a command that is not read-only asks",

@@ -17,12 +17,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.checkpoints.model import Checkpoint, RestoreReport
 from agent.checkpoints.plan import plan_checkpoint
 from agent.checkpoints.restore import git_note, restore_files
 from agent.checkpoints.snapshot import MAX_SNAPSHOT_BYTES, MB, take_snapshot
 from agent.core.messages import ToolCall
+
+if TYPE_CHECKING:
+    from agent.environments import Environment
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +44,11 @@ class CheckpointManager:
         max_total_bytes: int = 200 * MB,
         max_snapshot_bytes: int = MAX_SNAPSHOT_BYTES,
         hermes_home: Path | None = None,
+        environment: Callable[[], Environment] | None = None,
     ) -> None:
+        """`environment`: where the files live when that is not this machine (the session's, asked for
+        when a checkpoint is taken or restored): the checkpoint is then an archive made there."""
+        self.environment = environment
         self.root = Path(root)
         self.hermes_home = hermes_home
         self.session_id = session_id
@@ -91,6 +99,20 @@ class CheckpointManager:
     def _snapshot(
         self, paths: list[Path], *, cwd: Path, label: str, tool_name: str, command: str | None
     ) -> Checkpoint | None:
+        if self.environment is not None:
+            from agent.checkpoints.remote import take_remote_snapshot
+
+            return take_remote_snapshot(
+                self.environment(),
+                self.session_id,
+                self.session_dir,
+                paths,
+                cwd=cwd,
+                label=label,
+                tool_name=tool_name,
+                command=command,
+                max_bytes=self.max_snapshot_bytes,
+            )
         return take_snapshot(
             self.root,
             self.session_id,
@@ -159,7 +181,14 @@ class CheckpointManager:
                     report.backup_id = before.id
                     keep.add(before.id)
             try:
-                restore_files(checkpoint, report)
+                if checkpoint.where and self.environment is not None:
+                    from agent.checkpoints.remote import restore_remote
+
+                    restore_remote(self.environment(), checkpoint, report)
+                elif checkpoint.where:
+                    report.errors.append(f"it was taken in {checkpoint.where}, not on this machine")
+                else:
+                    restore_files(checkpoint, report)
             except Exception as exc:
                 report.errors.append(f"restore stopped: {type(exc).__name__}: {exc}")
             try:

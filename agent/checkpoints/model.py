@@ -72,6 +72,7 @@ class Checkpoint:
     targets: list[Path]
     size_bytes: int
     path: Path  # the checkpoint's directory
+    where: str = ""  # the environment it was taken in when not this machine (`ssh user@host`), else ""
 
     @property
     def file_count(self) -> int:
@@ -122,6 +123,7 @@ class Checkpoint:
             targets=[Path(p) for p in data.get("targets") or []],
             size_bytes=int(data.get("total_bytes") or 0),
             path=path,
+            where=str(data.get("where") or ""),
         )
 
 

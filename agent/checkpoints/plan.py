@@ -98,7 +98,7 @@ def plan_command(command: str, cwd: Path | None = None, hermes_home: Path | None
         plan.git_command = plan.git_command or cmd.name == "git"
         for w in fx.writes:
             path = join_cwd(cmd.cwd, w.path)
-            if _is_device(path) or not path:
+            if _is_device(path) or not path or w.kind == "create":  # touch, mkdir: no contents to keep
                 continue
             if w.kind == "maybe":  # `git checkout X`: a path only if it exists
                 if cwd is None or exists(path):

@@ -18,10 +18,12 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from agent.children.supervisor import SUPERVISOR
-from agent.tools.shell_process import kill_group
+from agent.children.groups import KILL_GRACE
+
+if TYPE_CHECKING:
+    from agent.environments import Environment
 
 __all__ = ["MAX_STDERR_BYTES", "MAX_STDOUT_BYTES", "ScriptOutcome", "child_environment", "run_script"]
 
@@ -57,9 +59,10 @@ class ScriptOutcome:
 
 
 def child_environment(
-    source: dict[str, str], *, modules: Path, socket_path: Path, token: str
+    source: dict[str, str], *, modules: Path, socket_path: Path, token: str, rpc_fd: int | None = None
 ) -> dict[str, str]:
-    """The script's environment: the safe part of `source`, the channel's address, `modules` importable."""
+    """The script's environment: the safe part of `source`, the channel's address (or, in the OS sandbox,
+    the descriptor of its end: `rpc_fd`), `modules` importable."""
     env: dict[str, str] = {}
     for name, value in source.items():
         if any(part in name.upper() for part in _SECRET_PARTS):
@@ -77,6 +80,8 @@ def child_environment(
             "PYTHONUNBUFFERED": "1",
         }
     )
+    if rpc_fd is not None:
+        env["HERMES_RPC_FD"] = str(rpc_fd)
     return env
 
 
@@ -135,18 +140,20 @@ def _drain(pipe: IO[bytes], sink: _HeadTail) -> None:
 
 
 def run_script(
-    script: Path, *, cwd: Path, env: dict[str, str], timeout: float, interrupt: threading.Event
+    script: Path,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    interrupt: threading.Event,
+    environment: Environment,
+    pass_fds: tuple[int, ...] = (),
 ) -> ScriptOutcome:
-    """Run `script` to its end, its time limit or the interrupt, whichever comes first."""
+    """Run `script` to its end, its time limit or the interrupt, whichever comes first. `pass_fds`: the
+    descriptors it inherits (its tool channel's end, in the OS sandbox)."""
     started = time.monotonic()
-    proc = SUPERVISOR.popen(
-        [child_python(), str(script)],
-        label="execute_code script",
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    proc = environment.spawn_program(
+        [child_python(), str(script)], cwd=cwd, env=env, label="execute_code script", pass_fds=pass_fds
     )
     assert proc.stdout is not None and proc.stderr is not None
     out = _HeadTail(int(MAX_STDOUT_BYTES * 0.4), MAX_STDOUT_BYTES - int(MAX_STDOUT_BYTES * 0.4))
@@ -171,8 +178,9 @@ def run_script(
         if time.monotonic() >= deadline:
             status = "timeout"
             break
-    kill_group(proc, proc.pid)  # also after a clean exit: whatever the script left running in its group
-    SUPERVISOR.release(proc.pid)
+    # Also after a clean exit: whatever the script left running in its group goes with it.
+    environment.stop([proc], KILL_GRACE)
+    environment.finished(proc, "execute_code script")
     for reader in readers:
         reader.join(READER_GRACE)
     stdout, captured = out.text()

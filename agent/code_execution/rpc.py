@@ -1,5 +1,8 @@
 """The parent's end of a script's tool channel: a Unix socket only the script's token may use.
 
+In the OS sandbox (`paired=True`) the script cannot open a Unix socket (the sandbox's seccomp filter), so the
+channel is a connected socket pair made here: the script inherits its end (`child_fd`, `HERMES_RPC_FD`).
+
 One connection (the script's `hermes_tools` module), newline-delimited JSON requests `{tool, args, token}`
 answered one at a time in order. What may be called is checked here: the token, the allow-list (the
 sandbox tools the session offers) and the call limit; the call itself is `dispatch`'s (the session's
@@ -26,7 +29,13 @@ ACCEPT_SLICE = 0.05
 
 class RpcServer:
     def __init__(
-        self, socket_path: Path, dispatch: Dispatch, *, allowed: frozenset[str], max_calls: int
+        self,
+        socket_path: Path,
+        dispatch: Dispatch,
+        *,
+        allowed: frozenset[str],
+        max_calls: int,
+        paired: bool = False,
     ) -> None:
         self.socket_path = socket_path
         self.dispatch = dispatch
@@ -35,12 +44,23 @@ class RpcServer:
         self.token = secrets.token_urlsafe(32)
         self.calls = 0
         self._stop = threading.Event()
-        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._server.bind(str(socket_path))
-        os.chmod(socket_path, 0o600)
-        self._server.listen(1)
-        self._server.settimeout(ACCEPT_SLICE)
+        self._paired: socket.socket | None = None
+        self._child_end: socket.socket | None = None
+        self._server: socket.socket | None = None
+        if paired:
+            self._paired, self._child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        else:
+            self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._server.bind(str(socket_path))
+            os.chmod(socket_path, 0o600)
+            self._server.listen(1)
+            self._server.settimeout(ACCEPT_SLICE)
         self._thread = threading.Thread(target=self._serve, name="execute_code-rpc", daemon=True)
+
+    @property
+    def child_fd(self) -> int | None:
+        """The script's end of a paired channel, for it to inherit (None: it connects to `socket_path`)."""
+        return self._child_end.fileno() if self._child_end is not None else None
 
     def start(self) -> None:
         self._thread.start()
@@ -49,11 +69,13 @@ class RpcServer:
         """Stop serving (the script has ended): a call in progress finishes first, up to `wait` seconds."""
         self._stop.set()
         self._thread.join(wait)
-        self._server.close()
+        for end in (self._server, self._paired, self._child_end):
+            if end is not None:
+                end.close()
 
     def _serve(self) -> None:
-        conn = None
-        while conn is None and not self._stop.is_set():
+        conn = self._paired
+        while conn is None and self._server is not None and not self._stop.is_set():
             try:
                 conn, _ = self._server.accept()
             except TimeoutError:

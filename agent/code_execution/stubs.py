@@ -106,6 +106,8 @@ _lock = threading.Lock()  # one request at a time on the one connection
 
 def _connect():
     global _sock
+    if _sock is None and os.environ.get("HERMES_RPC_FD"):  # the OS sandbox: an inherited socket pair's end
+        _sock = socket.socket(fileno=int(os.environ["HERMES_RPC_FD"]))
     if _sock is None:
         _sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         _sock.connect(os.environ["HERMES_RPC_SOCKET"])

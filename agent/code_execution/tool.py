@@ -121,6 +121,18 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error("No code provided.")
     if ctx.tools is None:
         return ToolResult.error("execute_code needs the session's tools (no registry in this context)")
+    if not ctx.env.is_local:
+        # Its child is a Python on this machine: it must not run here when the session's commands run in
+        # a container or on another host.
+        return ToolResult.error(
+            f"execute_code is not available with the {ctx.env.backend} backend ({ctx.env.label}): its "
+            "script would run on this machine. Use the terminal tool there instead."
+        )
+    from agent.environments.local import sandbox_of
+
+    # In the OS sandbox the script runs inside it too, and reaches its tools over a socket pair it inherits
+    # (it may not open a Unix socket there).
+    sandboxed = sandbox_of(ctx.env) is not None
     timeout, max_calls = _limits(ctx)
     calls = InnerCalls(ctx, ctx.tools)
     allowed = frozenset(SANDBOX_TOOLS & calls.offered())
@@ -133,13 +145,28 @@ def execute_code(args: ExecuteCodeArgs, ctx: ToolContext) -> ToolResult:
         (staging / "hermes_tools.py").write_text(hermes_tools_source(allowed), encoding="utf-8")
         script = staging / "script.py"
         script.write_text(args.code, encoding="utf-8")
-        server = RpcServer(staging / "rpc.sock", calls, allowed=allowed, max_calls=max_calls)
+        server = RpcServer(
+            staging / "rpc.sock", calls, allowed=allowed, max_calls=max_calls, paired=sandboxed
+        )
         server.start()
+        rpc_fd = server.child_fd
         env = child_environment(
-            dict(os.environ), modules=staging, socket_path=server.socket_path, token=server.token
+            dict(os.environ),
+            modules=staging,
+            socket_path=server.socket_path,
+            token=server.token,
+            rpc_fd=rpc_fd,
         )
         cwd = ctx.cwd if ctx.cwd.is_dir() else staging
-        outcome = run_script(script, cwd=cwd, env=env, timeout=timeout, interrupt=ctx.interrupt)
+        outcome = run_script(
+            script,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            interrupt=ctx.interrupt,
+            environment=ctx.env,
+            pass_fds=(rpc_fd,) if rpc_fd is not None else (),
+        )
         server.close()
         result, status = _result(outcome, server.calls, timeout)
     except OSError as exc:

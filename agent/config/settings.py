@@ -18,6 +18,7 @@ from agent.config.cloud import CloudAccess, bedrock_access, vertex_access
 from agent.config.home import hermes_home
 from agent.config.images import VisionSettings, load_vision_settings
 from agent.config.reasoning import ALLOWED_TEXT, Reasoning, normalize_level, resolve_reasoning
+from agent.config.terminal import UNREADABLE_CONFIG, TerminalSettings, load_terminal_settings
 from agent.config.web import WebSettings, load_web_settings
 from agent.core import providers
 from agent.core.bounded_files import MAX_DOTENV_BYTES, read_text
@@ -128,6 +129,11 @@ class Settings(BaseModel):
     # Everything else the app started is stopped with it.
     terminal_keep_on_exit: list[str] = Field(default_factory=list)
     yolo: bool = False
+    # The OS sandbox of the local backend (agent/environments/sandbox.py, bubblewrap): off | read-only |
+    # workspace-write (`sandbox.mode`, `--sandbox`), and whether sandboxed commands reach the network
+    # (`sandbox.network`). Ours: Hermes has no such keys.
+    sandbox_mode: Literal["off", "read-only", "workspace-write"] = "off"
+    sandbox_network: bool = False
     skin: str = "default"
     # File edits' tool panels open with their diff shown (Hermes-style key `display.expand_diffs`).
     expand_diffs: bool = True
@@ -166,6 +172,8 @@ class Settings(BaseModel):
     personalities: dict[str, str | PersonalitySpec] = Field(default_factory=dict)
     # Web search backends and their keys (Hermes' `web.*` and environment), the vision models.
     web: WebSettings = Field(default_factory=WebSettings)
+    # Where the tools run (Hermes' `terminal.backend` and its siblings; agent/config/terminal.py).
+    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
     vision: VisionSettings = Field(default_factory=VisionSettings)
     # Subagents (delegate_task), Hermes' `delegation.*`: each child's iteration budget, how many run at once,
     # and the endpoint they use ("" / None: the parent's provider, model and base URL).
@@ -220,6 +228,13 @@ class Settings(BaseModel):
         if value is False:
             return "off"  # YAML reads a bare `off` as False
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("sandbox_mode", mode="before")
+    @classmethod
+    def _sandbox_mode(cls, value: Any) -> Any:
+        if value is False:
+            return "off"  # YAML reads a bare `off` as False
+        return value.strip().lower().replace("_", "-") if isinstance(value, str) else value
 
     @field_validator("permission_mode", mode="before")
     @classmethod
@@ -464,6 +479,8 @@ _HERMES_KEYS: dict[str, str] = {
     "clarify.timeout": "clarify_timeout",
     "terminal.timeout": "terminal_timeout",  # the terminal tool's default (Hermes' TERMINAL_TIMEOUT)
     "terminal.keep_on_exit": "terminal_keep_on_exit",  # ours: Hermes has no such key
+    "sandbox.mode": "sandbox_mode",  # ours, Codex's names
+    "sandbox.network": "sandbox_network",
     "compression.enabled": "compression_enabled",
     "compression.threshold": "compression_threshold",
     "compression.target_ratio": "compression_target_ratio",
@@ -569,7 +586,11 @@ def _merge_fallbacks(chain: Any, legacy: Any) -> Any:
     return merged
 
 
-_FLAG_NAMES = {"reasoning_choice": "--reasoning", "hooks_auto_accept": "--accept-hooks"}
+_FLAG_NAMES = {
+    "reasoning_choice": "--reasoning",
+    "sandbox_mode": "--sandbox",
+    "hooks_auto_accept": "--accept-hooks",
+}
 """Settings whose command-line flag is not named after them."""
 _REASONING_LEVELS = frozenset({"reasoning_effort", "reasoning_choice"})
 
@@ -645,6 +666,7 @@ class _Layers:
             else ("env HERMES_HOME" if environ.get("HERMES_HOME") else "default")
         }
         self.hermes_data: dict[str, Any] = {}
+        self.hermes_unreadable = False
         self.tui_data: dict[str, Any] = {}
         self.merged_env: dict[str, str] = dict(environ)
 
@@ -664,7 +686,10 @@ class _Layers:
     def hermes_config(self) -> None:
         """Hermes' config.yaml (the keys both apps share), then its .env under the environment."""
         path = self.home / "config.yaml"
+        before = len(self.problems)
         self.hermes_data = read_yaml_mapping(path, self.problems)
+        # A file there that gave nothing (it does not parse, or is not a mapping): what it chose is unknown.
+        self.hermes_unreadable = len(self.problems) > before and not self.hermes_data and path.exists()
         for name, (key, value) in _hermes_config_values(self.hermes_data).items():
             self.put(name, value, str(path), str(path), key)
         self.merged_env = {**read_dotenv(self.home / ".env"), **self.environ}
@@ -700,8 +725,17 @@ class _Layers:
             web.allow_private_urls = True
         vision, vision_problems, self.sources["vision"] = load_vision_settings(data, self.merged_env)
         self.values.update(web=web, vision=vision)
+        terminal, terminal_problems, self.sources["terminal"] = load_terminal_settings(
+            data.get("terminal"), self.merged_env
+        )
+        if self.hermes_unreadable and self.sources["terminal"] == "default":
+            # Where the user chose to run tools is in the file that could not be read: never assume local.
+            terminal.backend = UNREADABLE_CONFIG
+            self.sources["terminal"] = "config.yaml (unreadable)"
+        self.values["terminal"] = terminal
         hermes_cfg = str(self.home / "config.yaml")
-        self.problems += [ConfigProblem(hermes_cfg, *p) for p in (*web_problems, *vision_problems)]
+        problems = (*web_problems, *vision_problems, *terminal_problems)
+        self.problems += [ConfigProblem(hermes_cfg, *p) for p in problems]
 
     def environment(self) -> None:
         for var, name in _ENV_SETTINGS.items():

@@ -36,6 +36,7 @@ from agent.prompts.system import build_system_prompt
 
 if TYPE_CHECKING:
     from agent.delegation.protocols import AgentFactory, SubAgent
+    from agent.environments import Environment
     from agent.store import SessionStoreProtocol
 
 __all__ = ["BLOCKED_TOOLS", "ChildReport", "ChildRun", "ChildTask", "ChildUI", "child_settings"]
@@ -184,8 +185,11 @@ class ChildRun:
         mode: PermissionMode,
         ask_lock: threading.Lock,
         total: int,
+        environment: Environment | None = None,
     ) -> None:
+        """`environment`: the parent's, where the child's tools run too (None: the child opens its own)."""
         self.task = task
+        self.environment = environment
         self.index = index
         self.parent_settings = parent_settings
         self.factory = factory
@@ -213,7 +217,9 @@ class ChildRun:
         return ChildReport(self.index, self.task.goal, status, answer, **extra)
 
     def _prepare(self, settings: Settings) -> SubAgent:
-        agent = self.factory(settings, ui=self.ui, store=self.store, source="subagent")
+        agent = self.factory(
+            settings, ui=self.ui, store=self.store, source="subagent", environment=self.environment
+        )
         for name in BLOCKED_TOOLS:
             agent.registry.unregister(name)
         agent.permission_mode = self.mode

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from agent.config.settings import Settings
     from agent.core.permission_mode import PermissionMode
     from agent.core.ui import AgentUI
+    from agent.environments import Environment
     from agent.store import SessionStoreProtocol
     from agent.toolkit.registry import Tool, ToolRegistry
 
@@ -55,4 +56,5 @@ class AgentFactory(Protocol):
         ui: AgentUI | None = None,
         store: SessionStoreProtocol | None = None,
         source: str = "tui",
+        environment: Environment | None = None,
     ) -> SubAgent: ...

@@ -141,6 +141,7 @@ def delegate_task(args: DelegateArgs, ctx: ToolContext) -> ToolResult:
             mode=mode,
             ask_lock=ask_lock,
             total=len(tasks),
+            environment=ctx.environment,
         )
         for index, task in enumerate(tasks)
     ]

@@ -114,12 +114,24 @@ def build_system_prompt(
     identity: str | None = None,
     sections: Sequence[str] = (),
     memory: str = "",
+    runs_in: str = "",
+    tools_cwd: Path | None = None,
+    sandbox: str = "",
 ) -> str:
+    """`runs_in`: where the tools run when that is not this machine (`ssh user@host`, `docker image`), with
+    the working directory there (`tools_cwd`); the project's instruction files are still read from `cwd`.
+    `sandbox`: what the OS sandbox of this machine lets commands do, when they run in one."""
     now = now or datetime.now().astimezone()
     lines = [identity or IDENTITY, "", "## Environment"]
     lines.append(f"- Date: {now.strftime('%A, %Y-%m-%d')}")
-    lines.append(f"- Working directory: {cwd}")
-    lines.append(f"- OS: {platform.system()} {platform.release()} ({platform.machine()})")
+    if runs_in:
+        lines.append(f"- Commands and files: {runs_in} (every tool's paths are paths there)")
+        lines.append(f"- Working directory: {tools_cwd or cwd}")
+    else:
+        lines.append(f"- Working directory: {cwd}")
+        lines.append(f"- OS: {platform.system()} {platform.release()} ({platform.machine()})")
+    if sandbox:
+        lines.append(f"- Sandbox: {sandbox}")
     lines.append(f"- Model: {model}")
     tool_list = list(tools)
     if tool_list:

@@ -20,6 +20,7 @@ from agent.usage.pricing import CostTotal
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import CheckpointManager
+    from agent.environments import Environment
     from agent.hooks import ShellHooks
     from agent.plugins import PluginManager
     from agent.session.compression import Compressor
@@ -73,6 +74,10 @@ class TurnHost(Protocol):
 
     @property
     def context_window(self) -> int: ...
+
+    @property
+    def environment(self) -> Environment:
+        """Where its tools run (agent.environments), opened before the turn's first request."""
 
     def begin_turn(self) -> None:
         """Per-turn state back to a turn's start (budget, compressions, the primary provider)."""

@@ -15,7 +15,9 @@ from agent.transports.factory import make_transport
 
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
+    from agent.approval.sandbox_bounds import SandboxBounds
     from agent.checkpoints import CheckpointManager
+    from agent.environments import Environment
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
 
@@ -31,8 +33,10 @@ def approval_gate(
     interrupt: threading.Event,
     side_settings: Callable[[], Settings],
     mode: PermissionMode,
+    sandbox: SandboxBounds | None = None,
 ) -> ApprovalGate:
-    """`side_settings`: the endpoint and key of smart mode's reviewing model (on a transport of its own)."""
+    """`side_settings`: the endpoint and key of smart mode's reviewing model (on a transport of its own);
+    `sandbox`: the OS sandbox the session's commands run in (what it contains is not asked about)."""
     from agent.approval import ApprovalGate, load_allowlist
     from agent.approval.smart import SmartApprover
 
@@ -51,16 +55,21 @@ def approval_gate(
         interrupt=interrupt,
         hermes_home=settings.hermes_home,
         smart=SmartApprover(lambda: make_transport(side_settings())) if smart else None,
+        sandbox=sandbox,
     )
     gate.permission_mode = mode
     return gate
 
 
-def checkpoint_manager(settings: Settings, session_id: str) -> CheckpointManager:
+def checkpoint_manager(
+    settings: Settings, session_id: str, environment: Callable[[], Environment] | None = None
+) -> CheckpointManager:
+    """`environment`: the session's, when its files are not this machine's (checkpoints are archives made
+    there)."""
     from agent.checkpoints import CheckpointManager
 
     folder = settings.hermes_home / "tui" / "checkpoints"
-    return CheckpointManager(folder, session_id, hermes_home=settings.hermes_home)
+    return CheckpointManager(folder, session_id, hermes_home=settings.hermes_home, environment=environment)
 
 
 def trajectory_writer(settings: Settings, session_id: str) -> TrajectoryWriter | None:

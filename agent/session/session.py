@@ -29,6 +29,9 @@ from agent.core.messages import Message, Usage, strip_surrogates
 from agent.core.permission_mode import PermissionMode, UnknownMode, initial_mode, parse_mode
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
+from agent.environments.base import EnvironmentUnavailable
+from agent.environments.factory import open_environment, sandbox_prompt_line
+from agent.environments.local import sandbox_of
 from agent.images.routing import prepare_images
 from agent.prompts.personality import with_ephemeral
 from agent.prompts.sources import session_prompt_parts
@@ -56,12 +59,18 @@ from agent.usage.pricing import warm_up as warm_up_prices
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.checkpoints import Checkpoint, CheckpointManager, RestoreReport
+    from agent.environments import Environment
     from agent.images.store import ImageRef
     from agent.session.context_report import ContextReport
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
 
 log = logging.getLogger(__name__)
+
+
+CLOSE_PATIENCE = 2.0
+"""Seconds `close_environment` waits for an environment still being opened before it leaves it to the
+supervisor."""
 
 
 class Session:
@@ -78,13 +87,21 @@ class Session:
         session_id: str | None = None,
         source: str = "tui",
         budget: IterationBudget | None = None,
+        environment: Environment | None = None,
         catalog: ToolsetCatalog | None = None,
     ) -> None:
         """`budget`: a child agent's share of its parent's (`parent.budget.child(n)`, see agent.core.budget);
-        without one, every turn gets a fresh budget of `settings.max_iterations` calls. `catalog`: the
-        toolsets this session sees (a `LayeredCatalog` adds its own MCP servers); default the process's."""
+        without one, every turn gets a fresh budget of `settings.max_iterations` calls.
+
+        `environment`: where the tools run, when it is another session's (a subagent works where its
+        parent does, and does not close it); without one the session opens its own from the settings
+        (`terminal.backend`) when first needed (`environment`). `catalog`: the toolsets this session sees
+        (a `LayeredCatalog` adds its own MCP servers); default the process's."""
         self.settings = settings
         settings.register_secrets()  # the redactor masks this session's keys wherever text leaves it
+        self.owns_environment = environment is None
+        self._environment = environment
+        self._environment_lock = threading.Lock()
         self.ui: AgentUI = ui or NullUI()
         self.store = store
         if registry is None:
@@ -168,7 +185,10 @@ class Session:
 
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
-        self.checkpoints = checkpoint_manager(self.settings, self.session_id)
+        # Files elsewhere (docker, ssh): its checkpoints are archives made there.
+        local = self.settings.terminal.is_local if self._environment is None else self._environment.is_local
+        elsewhere = None if local else (lambda: self.environment)
+        self.checkpoints = checkpoint_manager(self.settings, self.session_id, elsewhere)
         self.trajectory = trajectory_writer(self.settings, self.session_id)
 
     def steer(self, text: str) -> None:
@@ -400,8 +420,42 @@ class Session:
 
         close_browser(self.state)
 
+    @property
+    def environment(self) -> Environment:
+        """Where the session's tools run, opened on first use (a container started, a connection made).
+        Raises `EnvironmentUnavailable` (one line) when the configured backend cannot be used: no tool of
+        the session runs then, on the host least of all; the next use tries again."""
+        with self._environment_lock:
+            if self._environment is None:
+                self._environment = open_environment(self.settings)
+            return self._environment
+
+    @property
+    def environment_label(self) -> str:
+        """The configured environment's short label ("" for local), without opening it."""
+        if self._environment is not None:
+            return self._environment.label
+        return self.settings.terminal.label()
+
+    def close_environment(self) -> None:
+        """End the session's environment (its container stopped, its connection closed, what its commands
+        left running there stopped); a later tool call opens it again. Another session's is left alone."""
+        # Still being opened (a container image pulled, a slow login): the exit does not wait for it; what
+        # the opening started is the supervisor's child, stopped with the rest when the app ends.
+        if not self._environment_lock.acquire(timeout=CLOSE_PATIENCE):
+            return
+        try:
+            environment = self._environment
+            if self.owns_environment:
+                self._environment = None
+        finally:
+            self._environment_lock.release()
+        if environment is not None and self.owns_environment:
+            environment.close()
+
     def close(self) -> None:
         self.close_browser()
+        self.close_environment()
         self.route.close()
         if self.store is not None and self.session_id:
             self.store.release_session(self.session_id)
@@ -485,6 +539,10 @@ class Session:
             self.interrupt_event.clear()
             turn_start = len(self.messages)
             try:
+                self.environment  # noqa: B018 - opened (or refused) before the model is asked anything
+            except EnvironmentUnavailable as exc:
+                return self._environment_failed(exc)
+            try:
                 return Turn(self, user_message, images).run()
             except StoreError as exc:
                 return self._store_failed(exc, turn_start)
@@ -498,6 +556,15 @@ class Session:
         self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
         if self.route.on_fallback:
             self.route.restore_primary()
+
+    def _environment_failed(self, exc: EnvironmentUnavailable) -> TurnResult:
+        """The configured backend cannot be used: the turn ends before the model is asked, with its line."""
+        error = ClassifiedError(reason="environment", message=str(exc), retryable=False, hint=str(exc))
+        self.set_status("error")
+        self.ui.on_event(
+            TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
+        )
+        return TurnResult(error.exit_reason, "", Usage(), 0, self.session_id, error)
 
     def _store_failed(self, exc: StoreError, turn_start: int) -> TurnResult:
         """The store failed mid-turn (see `agent.session.storage_fault`): the turn ends here, saying what is
@@ -516,8 +583,17 @@ class Session:
 
     def _build_system_prompt(self) -> str:
         tools = self.toolsets.active_tools()
+        # Where the tools run: the opened environment's (a turn opens it first); `/context` before the
+        # first message measures without opening one.
+        environment = self._environment
+        runs_in = self.settings.terminal.label()  # "" for local, sandboxed or not (that is `sandbox`'s line)
+        if environment is not None and not environment.is_local:
+            runs_in = environment.label
         return build_system_prompt(
             cwd=self.settings.cwd,
+            runs_in=runs_in,
+            tools_cwd=environment.cwd if environment is not None else None,
+            sandbox=sandbox_prompt_line(self.settings),
             tools=[(t.name, t.description) for t in tools],
             model=self.settings.model,
             **session_prompt_parts(
@@ -586,6 +662,7 @@ class Session:
                 interrupt=self.interrupt_event,
                 side_settings=self.route.keyed_settings,
                 mode=self._mode,
+                sandbox=sandbox_of(self.environment),
             )
 
     def open(self) -> str:

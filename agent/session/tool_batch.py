@@ -13,6 +13,8 @@ from agent.toolkit.registry import ToolContext
 from agent.transports.factory import make_transport
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent.checkpoints import BatchCheckpoint, Checkpoint
 
 __all__ = ["CHECKPOINT_META", "ROLLBACK_HINT", "run_tool_batch"]
@@ -24,13 +26,16 @@ CHECKPOINT_META = "checkpoint"
 
 
 def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
-    batch = _batch_checkpoint(session, calls)
+    environment = session.environment
+    # Paths are the environment's: its own working directory when it is not this machine.
+    cwd = session.settings.cwd if environment.is_local else environment.cwd
+    batch = _batch_checkpoint(session, calls, cwd)
 
     def make_context(call: ToolCall) -> ToolContext:
         if batch is not None:
             batch.note(call)
         return ToolContext(
-            cwd=session.settings.cwd,
+            cwd=cwd,
             session_id=session.session_id,
             call_id=call.id,
             interrupt=session.interrupt_event,
@@ -45,6 +50,7 @@ def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
             make_transport=make_transport,
             new_agent=type(session),
             tools=session.registry,
+            environment=environment,
         )
 
     recorded: list[str] = []
@@ -88,7 +94,7 @@ def run_tool_batch(session: TurnHost, calls: list[ToolCall]) -> None:
         session.trajectory.record_tool_results(done)
 
 
-def _batch_checkpoint(session: TurnHost, calls: list[ToolCall]) -> BatchCheckpoint | None:
+def _batch_checkpoint(session: TurnHost, calls: list[ToolCall], cwd: Path) -> BatchCheckpoint | None:
     """The batch's one checkpoint, taken by the first approved call that changes files."""
     if session.checkpoints is None:
         return None
@@ -98,7 +104,7 @@ def _batch_checkpoint(session: TurnHost, calls: list[ToolCall]) -> BatchCheckpoi
         text = f"Checkpoint saved: {checkpoint.summary}{ROLLBACK_HINT}"
         session.ui.on_event(StatusNotice(kind="info", text=text))
 
-    return BatchCheckpoint(session.checkpoints, calls, cwd=session.settings.cwd, on_saved=saved)
+    return BatchCheckpoint(session.checkpoints, calls, cwd=cwd, on_saved=saved)
 
 
 def _ui_data(data: dict[str, Any]) -> dict[str, Any]:

@@ -73,6 +73,13 @@ def _shred(cmd: Command, fx: Effects) -> None:
         fx.deletes.extend(PathEffect(p, "delete", "shred") for p in paths)
 
 
+def _create(cmd: Command, fx: Effects) -> None:
+    """touch / mkdir: the paths they create (or touch); nothing of a file's contents changes."""
+    spec = OptSpec.of("dmrt", "date mode reference context", "no-create no-dereference parents verbose")
+    args, opts = opts_of(cmd, spec)
+    fx.writes.extend(PathEffect(p, "create", cmd.name) for p in placeholders(cmd, operand_values(args, opts)))
+
+
 def _truncate(cmd: Command, fx: Effects) -> None:
     args, opts = opts_of(cmd, OptSpec.of("sr", "size reference", "no-create io-blocks"))
     paths = placeholders(cmd, operand_values(args, opts))
@@ -283,6 +290,8 @@ PROGRAMS: dict[str, Handler] = {
     "unlink": _unlink,
     "shred": _shred,
     "truncate": _truncate,
+    "touch": _create,
+    "mkdir": _create,
     "dd": _dd,
     "tee": _tee,
     "cp": _copy,

@@ -38,7 +38,8 @@ class Run:
 @dataclass(frozen=True)
 class PathEffect:
     """A file the command changes. kind: "overwrite", "append", "edit" (in place), "truncate", "destroy"
-    (shred), "delete", "maybe" (an operand that is a path only if it exists: `git checkout X`)."""
+    (shred), "delete", "create" (touch, mkdir: no contents change), "maybe" (an operand that is a path only
+    if it exists: `git checkout X`)."""
 
     path: str
     kind: str

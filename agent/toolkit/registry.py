@@ -25,6 +25,7 @@ from agent.toolkit.state import SessionState
 if TYPE_CHECKING:
     from agent.approval import ApprovalGate
     from agent.config.settings import Settings
+    from agent.environments import Environment
     from agent.store import SessionStoreProtocol
     from agent.transports.base import Transport
 
@@ -76,10 +77,27 @@ class ToolContext:
     new_agent: Callable[..., Any] | None = None
     # The session's registry, for a tool that runs other tools as the session's own (execute_code's script).
     tools: ToolRegistry | None = None
+    # Where commands run and files live: the session's environment (local, docker, ssh). None is this
+    # machine (the user's own `!shell`, tests).
+    environment: Environment | None = None
+
+    @property
+    def env(self) -> Environment:
+        """The environment the call's commands and files go through (this machine without one)."""
+        if self.environment is None:
+            from agent.environments.local import LocalEnvironment
+
+            self.environment = LocalEnvironment(self.cwd)
+        return self.environment
 
     def resolve(self, path: str) -> Path:
-        """A model-given path, relative to the session's working directory, with ~ expanded."""
-        p = expand_user(path)
+        """A model-given path, relative to the session's working directory, with ~ expanded (the home of
+        the environment the session's tools run in)."""
+        environment = self.environment
+        if environment is not None and not environment.is_local:
+            p = Path(str(environment.home) + path[1:]) if path == "~" or path.startswith("~/") else Path(path)
+        else:
+            p = expand_user(path)
         if not p.is_absolute():
             p = self.cwd / p
         return Path(_normpath(p))

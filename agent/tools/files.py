@@ -12,13 +12,16 @@ import difflib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.core.fileio import atomic_write_bytes
 from agent.core.humanize import format_size
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from agent.environments import Environment
 
 DEFAULT_READ_LIMIT = 500
 MAX_READ_LIMIT = 2000
@@ -98,17 +101,25 @@ def _binary_kind(path: Path, head: bytes) -> str | None:
     return None
 
 
-def _sniff(path: Path) -> bytes:
-    with open(path, "rb") as fh:
+def _sniff(path: Path, env: Environment) -> bytes:
+    with env.open_read(path) as fh:
         return fh.read(BINARY_SNIFF_BYTES)
 
 
-def _missing_file_message(path: Path, cwd: Path) -> str:
+def _is_dir(env: Environment, path: Path) -> bool:
+    try:
+        info = env.stat(path)
+    except OSError:
+        return False
+    return info is not None and info.kind == "dir"
+
+
+def _missing_file_message(path: Path, cwd: Path, env: Environment) -> str:
     msg = f"File not found: {_display(path, cwd)}"
     parent = path.parent
-    if parent.is_dir():
+    if _is_dir(env, parent):
         try:
-            names = [e.name for e in os.scandir(parent)]
+            names = [e.name for e in env.list_dir(parent)]
         except OSError:
             names = []
         close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
@@ -119,12 +130,12 @@ def _missing_file_message(path: Path, cwd: Path) -> str:
     return msg
 
 
-def _directory_message(path: Path, cwd: Path) -> str:
+def _directory_message(path: Path, cwd: Path, env: Environment) -> str:
     try:
-        entries = sorted(os.scandir(path), key=lambda e: e.name)
+        entries = env.list_dir(path)
     except OSError as exc:
         return f"{_display(path, cwd)} is a directory (cannot list it: {exc.strerror})."
-    shown = [e.name + ("/" if e.is_dir(follow_symlinks=False) else "") for e in entries[:20]]
+    shown = [e.name + ("/" if e.is_dir else "") for e in entries[:20]]
     more = f", ... ({len(entries) - 20} more)" if len(entries) > 20 else ""
     listing = ", ".join(shown) + more if shown else "(empty)"
     return (
@@ -230,17 +241,22 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     shown = _display(path, ctx.cwd)
     offset = max(1, args.offset)
     limit = min(max(1, args.limit), MAX_READ_LIMIT)
-    if not path.exists():
-        return ToolResult.error(_missing_file_message(path, ctx.cwd))
-    if path.is_dir():
-        return ToolResult.error(_directory_message(path, ctx.cwd))
-    if not path.is_file():
+    env = ctx.env
+    try:
+        info = env.stat(path)
+    except OSError as exc:
+        return _os_error("read", path, ctx.cwd, exc)
+    if info is None:
+        return ToolResult.error(_missing_file_message(path, ctx.cwd, env))
+    if info.kind == "dir":
+        return ToolResult.error(_directory_message(path, ctx.cwd, env))
+    if info.kind != "file":
         return ToolResult.error(
             f"{shown} is not a regular file (a device, socket or pipe); it cannot be read."
         )
     try:
-        size = path.stat().st_size
-        kind = _binary_kind(path, _sniff(path))
+        size = info.size
+        kind = _binary_kind(path, _sniff(path, env))
         if kind:
             return ToolResult.error(
                 f"{shown} is a binary file ({kind}, {format_size(size)}); read_file only reads text files."
@@ -249,7 +265,7 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         chars = 0
         line_no = 0
         next_offset: int | None = None
-        with open(path, "rb") as fh:
+        with env.open_read(path) as fh:
             for raw, raw_len in _iter_lines(fh):
                 line_no += 1
                 if line_no < offset:
@@ -305,10 +321,11 @@ class WriteFileArgs(_Args):
     content: str = Field(description="The complete new content of the file (it replaces the whole file).")
 
 
-def _read_existing_text(path: Path) -> tuple[str | None, bool]:
+def _read_existing_text(path: Path, env: Environment) -> tuple[str | None, bool]:
     """(text, is_binary) of an existing file; (None, False) when it does not exist."""
     try:
-        data = path.read_bytes()
+        with env.open_read(path) as fh:
+            data = fh.read()
     except FileNotFoundError:
         return None, False
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
@@ -319,11 +336,12 @@ def _read_existing_text(path: Path) -> tuple[str | None, bool]:
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     path = ctx.resolve(args.path)
     shown = _display(path, ctx.cwd)
-    if path.is_dir():
+    env = ctx.env
+    if _is_dir(env, path):
         return ToolResult.error(f"{shown} is a directory; give the path of a file.")
 
     def planned_diff() -> str:
-        old, binary = _read_existing_text(path)
+        old, binary = _read_existing_text(path, env)
         if binary:
             return f"(replaces the binary file {shown})"
         return _cap_diff(unified_diff(old or "", args.content, shown), MAX_DIFF_DATA_CHARS)
@@ -333,9 +351,9 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         return denied
     ctx.checkpoint()
     try:
-        old, old_binary = _read_existing_text(path)
+        old, old_binary = _read_existing_text(path, env)
         new_bytes = args.content.encode("utf-8", errors="surrogateescape")
-        atomic_write(path, new_bytes)
+        env.write_bytes(path, new_bytes)
     except UnicodeEncodeError as exc:
         return ToolResult.error(f"content cannot be encoded as UTF-8: {exc.reason}")
     except OSError as exc:
@@ -412,12 +430,20 @@ def patch(args: PatchArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error("old_string is empty. To create or overwrite a whole file use write_file.")
     if args.old_string == args.new_string:
         return ToolResult.error("old_string and new_string are identical: there is nothing to change.")
-    if not path.exists():
-        return ToolResult.error(_missing_file_message(path, ctx.cwd) + " (use write_file to create a file)")
-    if path.is_dir():
+    env = ctx.env
+    try:
+        info = env.stat(path)
+    except OSError as exc:
+        return _os_error("read", path, ctx.cwd, exc)
+    if info is None:
+        return ToolResult.error(
+            _missing_file_message(path, ctx.cwd, env) + " (use write_file to create a file)"
+        )
+    if info.kind == "dir":
         return ToolResult.error(f"{shown} is a directory; give the path of a file.")
     try:
-        raw = path.read_bytes()
+        with env.open_read(path) as fh:
+            raw = fh.read()
     except OSError as exc:
         return _os_error("read", path, ctx.cwd, exc)
     kind = _binary_kind(path, raw[:BINARY_SNIFF_BYTES])
@@ -466,7 +492,7 @@ def patch(args: PatchArgs, ctx: ToolContext) -> ToolResult:
     ctx.checkpoint()
     replacements = count if args.replace_all else 1
     try:
-        atomic_write(path, new_text.encode("utf-8", errors="surrogateescape"))
+        env.write_bytes(path, new_text.encode("utf-8", errors="surrogateescape"))
     except OSError as exc:
         return _os_error("write", path, ctx.cwd, exc)
     diff = unified_diff(text, new_text, shown)

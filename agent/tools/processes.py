@@ -40,9 +40,10 @@ from agent.children.groups import KILL_GRACE, group_alive, stop_groups
 from agent.children.supervisor import SUPERVISOR
 from agent.core.humanize import format_elapsed
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
-from agent.tools.shell_process import StreamCleaner, environment, shell
+from agent.tools.shell_process import StreamCleaner
 
 if TYPE_CHECKING:
+    from agent.environments import Environment
     from agent.store import SessionStoreProtocol
 
 LOG_CAP = 2_000_000  # characters of output kept per process (the oldest lines go first)
@@ -119,6 +120,7 @@ class BackgroundProcess:
     killed: bool = False
     stdin_open: bool = True
     kept: Path | None = None  # kept running after the app (`terminal.keep_on_exit`): its log file
+    environment: Environment | None = None  # where it runs (None: this machine)
 
     @property
     def status(self) -> Status:
@@ -191,8 +193,8 @@ class ProcessRegistry:
         command: str,
         *,
         cwd: Path,
-        env: dict[str, str],
         session_id: str,
+        environment: Environment | None = None,
         keep_in: Path | None = None,
     ) -> BackgroundProcess:
         """Start `command` in its own process group with a stdin pipe; raises OSError if it cannot.
@@ -209,15 +211,17 @@ class ProcessRegistry:
             # Private like the other logs (output can hold anything); ours is closed once the child has it.
             output = os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")
             os.chmod(log_path, 0o600)  # a file left by an earlier run keeps its mode otherwise
+        if environment is None:
+            from agent.environments.local import LocalEnvironment
+
+            environment = LocalEnvironment(cwd)
         try:
-            proc = SUPERVISOR.popen(
-                [shell(), "-c", command],
+            proc = environment.spawn(
+                command,
                 label=f"background process {pid}: {command}",
-                cwd=str(cwd),
+                cwd=cwd,
                 stdin=subprocess.PIPE,
                 stdout=output,
-                stderr=subprocess.STDOUT,
-                env=env,
             )
         finally:
             if not isinstance(output, int):
@@ -235,6 +239,7 @@ class ProcessRegistry:
                 proc=proc,
                 output=OutputLog(),
                 kept=log_path,
+                environment=environment,
             )
             self._procs[pid] = bg
         if log_path is not None:
@@ -407,9 +412,16 @@ def _tail_log(path: Path, bg: BackgroundProcess, poll: float = 0.1) -> None:
 
 
 def _stop_groups(procs: list[BackgroundProcess]) -> None:
-    """SIGTERM every group, wait up to KILL_GRACE for all of them together, SIGKILL the survivors; the
-    supervisor forgets them."""
-    stop_groups([bg.pid for bg in procs], KILL_GRACE)
+    """SIGTERM every group (where it runs), wait up to KILL_GRACE for all of them together, SIGKILL the
+    survivors; the supervisor forgets them."""
+    local = [bg for bg in procs if bg.environment is None or bg.environment.is_local]
+    stop_groups([bg.pid for bg in local], KILL_GRACE)
+    elsewhere: dict[int, tuple[Environment, list[subprocess.Popen[bytes]]]] = {}
+    for bg in procs:
+        if bg.environment is not None and not bg.environment.is_local:
+            elsewhere.setdefault(id(bg.environment), (bg.environment, []))[1].append(bg.proc)
+    for environment, running in elsewhere.values():
+        environment.stop(running, KILL_GRACE)
     for bg in procs:
         try:
             bg.proc.wait(timeout=2)
@@ -454,13 +466,19 @@ def keep_on_exit(command: str, names: list[str]) -> bool:
     return any(name.strip() and name.strip() in command for name in names)
 
 
-def start_background(command: str, cwd: Path, ctx: ToolContext) -> ToolResult:
-    """`terminal(command, background=true)` once approved: start it, return the id and the first lines."""
+def start_background(
+    command: str, cwd: Path, ctx: ToolContext, environment: Environment | None = None
+) -> ToolResult:
+    """`terminal(command, background=true)` once approved: start it, return the id and the first lines.
+    `environment`: where (default: the session's; without its sandbox when the user let the call out)."""
     registry = registry_of(ctx)
-    keep = keep_on_exit(command, ctx.settings.terminal_keep_on_exit if ctx.settings is not None else [])
+    names = ctx.settings.terminal_keep_on_exit if ctx.settings is not None else []
+    keep = ctx.env.is_local and keep_on_exit(command, names)  # elsewhere it ends with the environment
     keep_in = ctx.hermes_home / "tui" / "logs" if keep else None
     try:
-        bg = registry.spawn(command, cwd=cwd, env=environment(), session_id=ctx.session_id, keep_in=keep_in)
+        bg = registry.spawn(
+            command, cwd=cwd, session_id=ctx.session_id, environment=environment or ctx.env, keep_in=keep_in
+        )
     except OSError as exc:
         return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
     deadline = time.monotonic() + STARTUP_WAIT

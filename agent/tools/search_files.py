@@ -8,7 +8,6 @@ import base64
 import json
 import queue
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -78,6 +77,15 @@ def _clip(text: str) -> str:
     return text
 
 
+def _kind(path: Path, ctx: ToolContext) -> str | None:
+    """What the environment has at `path`: "file", "dir", "other", or None (nothing, or unreadable)."""
+    try:
+        info = ctx.env.stat(path)
+    except OSError:
+        return None
+    return None if info is None else info.kind
+
+
 def _name_glob(pattern: str) -> str:
     if not any(c in pattern for c in "*?[{"):
         return f"*{pattern}*"
@@ -93,8 +101,8 @@ def _run_lines(cmd: list[str], cwd: Path, ctx: ToolContext) -> Iterator[str]:
 
     Closing the generator early (enough results) kills the process.
     """
-    proc = subprocess.Popen(
-        cmd, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    proc = ctx.env.spawn_argv(
+        cmd, cwd=cwd, label="search_files (ripgrep)", stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     lines: queue.Queue[bytes | None] = queue.Queue()
     stderr_parts: list[bytes] = []
@@ -149,8 +157,9 @@ def _rg_content(pattern: str, root: Path, args: SearchFilesArgs, ctx: ToolContex
     cmd += _rg_glob_filter(args.file_glob)
     keep = glob_predicate(args.file_glob)
     cmd += ["--regexp", pattern]
-    cwd = root.parent if root.is_file() else root
-    if root.is_file():
+    root_is_file = _kind(root, ctx) == "file"
+    cwd = root.parent if root_is_file else root
+    if root_is_file:
         cmd += ["--", root.name]
     for line in _run_lines(cmd, cwd, ctx):
         if line.startswith("\x00ERROR\x00"):
@@ -201,6 +210,45 @@ def _rg_glob_filter(glob: str | None) -> list[str]:
     if not glob or "/" in glob:
         return []
     return ["--type-add", f"hermesglob:{glob}", "--type", "hermesglob"]
+
+
+def _grep_content(pattern: str, root: Path, args: SearchFilesArgs, ctx: ToolContext) -> Iterator[_Hit]:
+    """grep -rnIE in an environment without ripgrep (.git skipped, binary files skipped; .gitignore is
+    not read). `-Z` ends each file name with a NUL, so names with ':' or '-' are read right."""
+    regex = re.sub(r"\\d", "[0-9]", pattern)  # ERE has no \d; the rest of a usual pattern carries over
+    cmd = ["grep", "-rnIEZ", "--exclude-dir=.git", "--color=never"]
+    if args.context > 0:
+        cmd += ["-C", str(args.context)]
+    root_is_file = _kind(root, ctx) == "file"
+    cwd = root.parent if root_is_file else root
+    cmd += ["-e", regex, "--", root.name if root_is_file else "."]
+    keep = glob_predicate(args.file_glob)
+    for line in _run_lines(cmd, cwd, ctx):
+        if line.startswith("\x00ERROR\x00"):
+            raise ValueError(line[len("\x00ERROR\x00") :])
+        name, sep, rest = line.partition("\0")
+        match = re.match(r"(\d+)([:-])(.*)", rest, re.S) if sep else None
+        if match is None:
+            continue  # a group separator (--)
+        rel = name.removeprefix("./")
+        if keep(rel):
+            yield _Hit(rel, int(match.group(1)), _clip(match.group(3)), is_match=match.group(2) == ":")
+
+
+def _find_files(root: Path, args: SearchFilesArgs, ctx: ToolContext) -> Iterator[_Hit]:
+    """find in an environment without ripgrep (.git skipped), sorted by path like rg's."""
+    name_ok = glob_predicate(_name_glob(args.pattern), ignore_case=True)
+    keep = glob_predicate(args.file_glob)
+    found = [
+        line.rstrip("\n").removeprefix("./")
+        for line in _run_lines(
+            ["find", ".", "-name", ".git", "-prune", "-o", "-type", "f", "-print"], root, ctx
+        )
+        if not line.startswith("\x00ERROR\x00")
+    ]
+    for rel in sorted(found):
+        if rel and name_ok(rel) and keep(rel):
+            yield _Hit(rel, None, "")
 
 
 def _py_files(root: Path, args: SearchFilesArgs, ctx: ToolContext) -> Iterator[_Hit]:
@@ -339,17 +387,21 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.error("pattern is empty.")
     root = ctx.resolve(args.path or ".")
     shown_root = _display(root, ctx.cwd)
-    if not root.exists():
+    kind = _kind(root, ctx)
+    if kind is None:
         return ToolResult.error(f"Search path not found: {shown_root}")
-    if args.target != "content" and root.is_file():
+    if args.target != "content" and kind == "file":
         return ToolResult.error(f"{shown_root} is a file; target='files' needs a directory to search in.")
     context = max(0, min(args.context, 20)) if args.target == "content" else 0
     args = args.model_copy(update={"context": context})
-    use_rg = shutil.which("rg") is not None
+    use_rg = ctx.env.which("rg")
+    # Without ripgrep: Python's walk here; grep and find in another environment (no .gitignore there).
+    backend = "rg" if use_rg else "python" if ctx.env.is_local else "grep"
     if args.target == "content":
-        hits = (_rg_content if use_rg else _py_content)(args.pattern, root, args, ctx)
+        content = {"rg": _rg_content, "python": _py_content, "grep": _grep_content}[backend]
+        hits = content(args.pattern, root, args, ctx)
     else:
-        hits = (_rg_files if use_rg else _py_files)(root, args, ctx)
+        hits = {"rg": _rg_files, "python": _py_files, "grep": _find_files}[backend](root, args, ctx)
     page = _Page(max(0, args.offset), min(max(1, args.limit), MAX_SEARCH_LIMIT), context)
     try:
         for hit in hits:
@@ -364,7 +416,7 @@ def search_files(args: SearchFilesArgs, ctx: ToolContext) -> ToolResult:
         close = getattr(hits, "close", None)  # a generator's: ends ripgrep early
         if close:
             close()
-    return _report(page, args, shown_root, "rg" if use_rg else "python")
+    return _report(page, args, shown_root, backend)
 
 
 def _report(page: _Page, args: SearchFilesArgs, shown_root: str, backend: str) -> ToolResult:

@@ -6,12 +6,11 @@ control characters as it streams.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 
 from agent.children.groups import KILL_GRACE, stop_groups
+from agent.environments.shell import environment, shell
 
 __all__ = ["KILL_GRACE", "StreamCleaner", "clean_output", "environment", "kill_group", "shell"]
 
@@ -77,24 +76,3 @@ def kill_group(proc: subprocess.Popen[bytes], pgid: int, grace: float = KILL_GRA
         proc.wait(timeout=2)
     except subprocess.TimeoutExpired:
         pass
-
-
-def shell() -> str:
-    return shutil.which("bash") or "/bin/sh"
-
-
-def environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "TERM": "dumb",
-            "PAGER": "cat",
-            "GIT_PAGER": "cat",
-            "NO_COLOR": "1",
-            "GIT_TERMINAL_PROMPT": "0",
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    env.pop("COLUMNS", None)
-    env.pop("LINES", None)
-    return env

@@ -20,16 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.children.supervisor import SUPERVISOR
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
 from agent.toolkit.truncate import HEAD_FRACTION, join_head_tail
-from agent.tools.shell_process import StreamCleaner, clean_output, environment, kill_group, shell
+from agent.tools.shell_process import StreamCleaner, clean_output
 
 __all__ = ["TERMINAL_TOOL", "TOOLS", "TerminalArgs", "clean_output", "run_terminal"]
 _StreamCleaner = StreamCleaner  # the name the tests have used
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from agent.environments import Environment
 
 DEFAULT_TIMEOUT = 180
 MAX_TIMEOUT = 600
@@ -238,21 +239,31 @@ def run_terminal(args: TerminalArgs, ctx: ToolContext) -> ToolResult:
     cwd = ctx.cwd
     if args.workdir:
         cwd = ctx.resolve(args.workdir)
-        problem = "does not exist" if not cwd.exists() else "" if cwd.is_dir() else "is not a directory"
+        try:
+            info = ctx.env.stat(cwd)
+        except OSError as exc:
+            return ToolResult.error(f"workdir cannot be checked: {cwd}: {exc.strerror or exc}")
+        problem = "does not exist" if info is None else "" if info.kind == "dir" else "is not a directory"
         if problem:
             return ToolResult.error(f"workdir {problem}: {cwd}")
+    env = ctx.env
     if ctx.approvals is not None:
         verdict = ctx.approvals.review_command(command, tool_name="terminal", cwd=cwd)
         if not verdict.allowed:
             return ToolResult(content=verdict.message, status="denied", data={"decision": verdict.decision})
+        if verdict.outside_sandbox:  # the user let this one call out of the OS sandbox
+            from agent.environments.local import outside_sandbox
+
+            env = outside_sandbox(env)
+            notes.append("[ran outside the sandbox: the user approved it for this call]")
     if ctx.interrupt.is_set():
         return ToolResult(content="[Command not run: interrupted by user]", status="cancelled")
     ctx.checkpoint()  # approved and about to run: save what it may change
     if args.background:
         from agent.tools.processes import start_background
 
-        return start_background(command, cwd, ctx)
-    return _run_foreground(command, cwd, timeout, notes, ctx)
+        return start_background(command, cwd, ctx, env)
+    return _run_foreground(command, cwd, timeout, notes, ctx, env)
 
 
 def _timeout(args: TerminalArgs, ctx: ToolContext, notes: list[str]) -> int:
@@ -267,21 +278,20 @@ def _timeout(args: TerminalArgs, ctx: ToolContext, notes: list[str]) -> int:
     return timeout
 
 
-def _run_foreground(command: str, cwd: Path, timeout: int, notes: list[str], ctx: ToolContext) -> ToolResult:
+def _run_foreground(
+    command: str, cwd: Path, timeout: int, notes: list[str], ctx: ToolContext, env: Environment
+) -> ToolResult:
     try:
-        proc = SUPERVISOR.popen(
-            [shell(), "-c", command],
+        proc = env.spawn(
+            command,
             label=f"terminal command `{command}`",
-            cwd=str(cwd),
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=environment(),
         )
     except OSError as exc:
         return ToolResult.error(f"could not start the shell in {cwd}: {exc}")
 
-    pgid = proc.pid  # the supervisor's child leads its own session and process group
     assert proc.stdout is not None
     # The reader owns the descriptor from here on (it closes it at EOF); Popen must not close it under it.
     fd = os.dup(proc.stdout.fileno())
@@ -291,21 +301,40 @@ def _run_foreground(command: str, cwd: Path, timeout: int, notes: list[str], ctx
     started = time.monotonic()
     outcome = _wait(proc, ctx.interrupt, started + timeout)
     if outcome != "exited":
-        kill_group(proc, pgid, KILL_GRACE)
+        env.stop([proc], KILL_GRACE)
     reader.eof.wait(READER_GRACE)
     lingering = not reader.eof.is_set()
     reader.detach()
     # What the command left running in the background (`cmd &`) stays under the supervisor, which stops
     # it when the app ends; the command itself is done.
-    SUPERVISOR.ended(pgid)
-    SUPERVISOR.relabel(pgid, f"what `{command}` left running")
+    env.finished(proc, f"what `{command}` left running")
+    if outcome == "exited":
+        lost = env.lost(proc)
+        if lost:
+            notes.append(lost)
     data: dict[str, Any] = {
         "duration": round(time.monotonic() - started, 3),
         "truncated": reader.buffer.truncated,
         "output_chars": reader.buffer.total,
         "cwd": str(cwd),
     }
-    return _result(outcome, proc, reader.buffer.text(), lingering, timeout, notes, data)
+    output = reader.buffer.text()
+    if outcome == "exited" and proc.returncode:
+        notes = [*_sandbox_note(env, output), *notes]
+    return _result(outcome, proc, output, lingering, timeout, notes, data)
+
+
+def _sandbox_note(env: Environment, output: str) -> list[str]:
+    """The line a failed command gets when the OS sandbox refused it (a write, a connection)."""
+    from agent.environments.local import sandbox_of
+
+    sandbox = sandbox_of(env)
+    if sandbox is None:
+        return []
+    from agent.environments.sandbox import failure_note
+
+    note = failure_note(output, sandbox)
+    return [note] if note else []
 
 
 def _wait(proc: subprocess.Popen[bytes], interrupt: threading.Event, deadline: float) -> str:

@@ -19,12 +19,13 @@ __all__ = ["apply_display_settings", "apply_flavour"]
 
 
 def apply_display_settings(settings: Settings, status: StatusAPI, transcript: Transcript) -> None:
-    """The reasoning level on the status line; diffs open, reasoning shown in the transcript. Before a
-    resumed session is loaded, so its entries follow them too. (The permission mode, YOLO included, is the
-    session's: `hermes_tui.commands.modes.show_mode` once the engine is built.)"""
-    from agent.api import reasoning_shown
+    """The reasoning level and where the tools run on the status line; diffs open, reasoning shown in the
+    transcript. Before a resumed session is loaded, so its entries follow them too. (The permission mode,
+    YOLO included, is the session's: `hermes_tui.commands.modes.show_mode` once the engine is built.)"""
+    from agent.api import environment_label, reasoning_shown
 
     status.reasoning = reasoning_shown(settings)  # "" where the endpoint takes no reasoning field
+    status.where = environment_label(settings)  # "" for local without a sandbox: the usual case says nothing
     transcript.show_reasoning = settings.show_reasoning
     transcript.expand_diffs = settings.expand_diffs
 

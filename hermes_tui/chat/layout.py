@@ -36,6 +36,7 @@ class ChatLayout(Screen[None]):
     mode: reactive[str] = reactive("default")
     reasoning: reactive[str] = reactive("")
     hint: reactive[str] = reactive("")
+    where: reactive[str] = reactive("")
     context_use: reactive[ContextUse] = reactive(ContextUse())
     usage: reactive[Usage] = reactive(Usage())
 
@@ -66,6 +67,7 @@ class ChatLayout(Screen[None]):
                 ChatLayout.mode,
                 ChatLayout.reasoning,
                 ChatLayout.hint,
+                ChatLayout.where,
                 ChatLayout.context_use,
                 ChatLayout.usage,
             )

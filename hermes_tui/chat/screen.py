@@ -33,6 +33,7 @@ from hermes_tui.chat.attachments import Attachments
 from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked, EventsReady, UIBridge
 from hermes_tui.chat.context import ScreenCommandContext
 from hermes_tui.chat.controller import ChatController
+from hermes_tui.chat.environment import open_environment
 from hermes_tui.chat.layout import ChatLayout
 from hermes_tui.chat.pipeline import EventPipeline
 from hermes_tui.chat.plan_offer import PlanOffer
@@ -247,6 +248,7 @@ class ChatScreen(ChatLayout):
         plugins_loaded(self.command_context)
         refresh_skill_commands(self.command_context)
         quick_commands_loaded(self.command_context, self.settings)
+        open_environment(self.command_context)  # terminal.backend's container or connection, in a worker
 
     def _files_listed(self) -> None:
         self.post_message(self.FilesListed())  # from the listing thread: post_message is thread-safe

@@ -84,7 +84,9 @@ class SessionService:
             self._agent.interrupt()
             self._agent.wait_idle(3.0)
             self._agent.close_browser()  # no Chromium outlives the app
-        stopped = PROCESSES.shutdown()
+        stopped = PROCESSES.shutdown()  # (stopped where they run: before their environment closes)
+        if self._agent is not None:
+            self._agent.close_environment()  # no container, no ssh connection outlives it either
         EXIT_REPORT.add(info.stopped_line() for info in stopped)  # said once the terminal is back
         EXIT_REPORT.add(info.kept_line() for info in PROCESSES.kept_running())
         note_left_running(self.store, stopped)

@@ -117,6 +117,7 @@ class StatusAPI(Protocol):
     yolo: bool
     mode: str
     reasoning: str
+    where: str  # where the tools run, when not plainly this machine ("" for local without a sandbox)
     usage: Usage
     context_use: ContextUse
 

@@ -15,6 +15,11 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("Shift+Tab", "permission mode: default → ask → plan (→ yolo once chosen); /mode lists them"),
             ("Alt+Up", "to the queue: e edit, x remove, s steer now"),
             ("Tab", "complete a / command"),
+            (
+                "!command",
+                "run it in your own shell, always on this machine (not in terminal.backend's container "
+                "or host); its output goes with your next message",
+            ),
             ("Ctrl+O", "expand a [Pasted #N] token into editable text"),
             ("Backspace", "on a paste token: delete it whole (Ctrl+Z undoes)"),
             ("Ctrl+Z / Ctrl+Y", "undo / redo while the prompt holds text"),

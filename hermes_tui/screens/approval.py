@@ -656,7 +656,10 @@ def intro_text(request: ApprovalRequest) -> Text:
         return Text.assemble("a shell hook on ", literal_text(request.tool_name), " wants to run (first use)")
     plain = request.subject in ("command", "file write")  # the wording these always had
     what = " wants to run this command" if plain else f" wants to make this {request.subject}"
-    if request.diff:
+    if request.subject.endswith(" outside the sandbox"):  # the sandbox's escapes say where they go
+        verb = "run this command" if request.subject.startswith("command") else "write this file"
+        what = f" wants to {verb} outside the sandbox"
+    elif request.diff:
         what = " wants to make this edit"
     intro = Text.assemble(literal_text(request.tool_name), what)
     if request.origin:

@@ -11,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.children.groups import group_alive
 from agent.core.events import ChildEvent, ChildFinished, ChildStarted, ToolFinished, ToolStarted
 from agent.core.ui import ApprovalDecision
@@ -207,3 +209,39 @@ def test_headless_a_risky_terminal_in_a_script_is_denied_without_yolo(
     assert proc.returncode == 0, proc.stderr
     assert target.exists()
     assert "I tried." in proc.stdout
+
+
+def test_in_the_os_sandbox_the_script_runs_inside_it_and_still_reaches_its_tools(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """With `sandbox.mode: workspace-write` the script is bounded like a terminal command (a write outside
+    fails, no Unix socket of the machine is reachable) and calls its tools over the socket pair it
+    inherits."""
+    from tests.engine.environments.test_sandbox import BWRAP_PROBLEM
+
+    if BWRAP_PROBLEM:
+        pytest.skip(BWRAP_PROBLEM)
+    outside = Path.home() / f".hermes-sandbox-exec-{os.getpid()}"
+    code = (
+        "import socket\n"
+        "from hermes_tools import terminal\n"
+        "open('inside.txt', 'w').write('ok')\n"
+        "try:\n"
+        f"    open({str(outside)!r}, 'w').write('escaped')\n"
+        "except OSError as exc:\n"
+        "    print('outside refused:', exc.strerror)\n"
+        "try:\n"
+        "    socket.socket(socket.AF_UNIX)\n"
+        "except OSError as exc:\n"
+        "    print('unix socket refused:', exc.strerror)\n"
+        "print(terminal('cat inside.txt')['output'])\n"
+    )
+    try:
+        result = run(code, hermes_home, tmp_path, sandbox_mode="workspace-write")
+        assert result["status"] == "success", result
+        assert (tmp_path / "inside.txt").read_text() == "ok" and not outside.exists()
+        assert "outside refused: Read-only file system" in result["output"]
+        assert "unix socket refused: Operation not permitted" in result["output"]
+        assert result["output"].rstrip().endswith("ok") and result["tool_calls_made"] == 1
+    finally:
+        outside.unlink(missing_ok=True)

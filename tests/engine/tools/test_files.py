@@ -13,6 +13,7 @@ import pytest
 
 import agent.tools.files as files
 import agent.tools.search_files as search_module
+from agent.environments.local import LocalEnvironment
 from agent.toolkit.registry import ToolContext, ToolResult
 from agent.tools.files import PatchArgs, ReadFileArgs, WriteFileArgs, patch, read_file, write_file
 from agent.tools.search_files import SearchFilesArgs, search_files
@@ -173,7 +174,7 @@ def test_read_file_permission_denied(ctx: ToolContext) -> None:
 def test_read_file_permission_denied_message(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
     (ctx.cwd / "secret.txt").write_text("x")
 
-    def denied(path: Path) -> bytes:
+    def denied(*_args: object) -> bytes:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(files, "_sniff", denied)
@@ -345,7 +346,7 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
         if shutil.which("rg") is None:
             pytest.skip("ripgrep is not installed")
     else:
-        monkeypatch.setattr(search_module.shutil, "which", lambda name: None)
+        monkeypatch.setattr(LocalEnvironment, "which", lambda self, name: False)
     return request.param
 
 

@@ -43,6 +43,7 @@ class Verdict:
     allowed: bool
     decision: str
     message: str
+    outside_sandbox: bool = False
 
 
 class FakeGate:
