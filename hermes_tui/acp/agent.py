@@ -352,7 +352,8 @@ class HermesAcpAgent:
         capabilities = self.client_capabilities.elicitation
         forms = capabilities is not None and capabilities.form is not None
         bridge_id = [session_id or ""]
-        bridge = SessionBridge(loop, folder, send, ask, elicit if forms else None)
+        local = self.settings.terminal.backend == "local"
+        bridge = SessionBridge(loop, folder, send, ask, elicit if forms else None, local=local)
         try:
             engine, mcp = await asyncio.to_thread(
                 self._engine, folder, mcp_entries(servers), session_id, bridge

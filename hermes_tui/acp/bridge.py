@@ -85,14 +85,24 @@ class SessionBridge:
     interactive = True
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, cwd: Path, send: Send, ask: Ask, elicit: Elicit | None = None
+        self,
+        loop: asyncio.AbstractEventLoop,
+        cwd: Path,
+        send: Send,
+        ask: Ask,
+        elicit: Elicit | None = None,
+        *,
+        local: bool = True,
     ) -> None:
-        """`elicit`: how to ask for typed text (the client's form elicitation), None when it has none."""
+        """`elicit`: how to ask for typed text (the client's form elicitation), None when it has none.
+        `local`: the tools run on this machine (`terminal.backend: local`), so a file a write replaces can
+        be read here for its diff; elsewhere (docker, ssh) the diff shows the new text only."""
         self._loop = loop
         self._cwd = cwd
         self._send = send
         self._ask = ask
         self._elicit = elicit
+        self._local = local
         self._queue: asyncio.Queue[_Event | _Question | _Barrier | None] = asyncio.Queue()
         self.updates = TurnUpdates(cwd)
         self.gone = threading.Event()  # the client cannot be reached: questions deny, updates stop
@@ -108,7 +118,7 @@ class SessionBridge:
     def on_event(self, event: AgentEvent) -> None:
         before = None
         if isinstance(event, ToolStarted):
-            before = file_before_edit(event.name, event.arguments, self._cwd)
+            before = file_before_edit(event.name, event.arguments, self._cwd) if self._local else None
             with self._lock:
                 self._running[event.call_id] = event
                 self._before[event.call_id] = before
