@@ -87,6 +87,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolOutput",
         "ToolProgress",
         "ToolStarted",
+        "TodoUpdated",
         "TurnFinished",
         "TurnStarted",
         "UsageUpdated",
@@ -115,7 +116,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "summarize_call",
         "warm_schemas",
     ),
-    "agent.toolkit.toolsets": ("ToolsetStatus",),
+    "agent.toolkit.toolsets": ("LayeredCatalog", "ToolsetStatus"),
     "agent.tools.processes": ("PROCESSES", "ProcessInfo", "note_left_running"),
     # the app's child processes: their one owner, and what an earlier run left behind
     "agent.children.supervisor": ("SUPERVISOR", "Child as SupervisedChild"),
@@ -132,7 +133,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.plugins": ("PluginManager", "format_plugin_list"),
     "agent.mcp": ("McpManager", "ServerStatus", "load_mcp_config"),
     "agent.mcp.report": ("NO_SERVERS as NO_MCP_SERVERS", "masked_lines as mcp_server_lines"),
-    "agent.mcp.session": ("connected_servers as connected_mcp_servers", "print_mcp_servers"),
+    "agent.mcp.session": (
+        "connected_servers as connected_mcp_servers",
+        "print_mcp_servers",
+        "ready_within as mcp_ready_within",
+        "session_servers as session_mcp_servers",
+    ),
     # images, the project's files, what calls cost
     "agent.images": ("ImageError", "ImageRef", "save_image"),
     "agent.images.paths": ("image_paths",),
@@ -241,6 +247,7 @@ __all__ = [
     "Job",
     "JobList",
     "JobRun",
+    "LayeredCatalog",
     "LoadedSettings",
     "McpManager",
     "Mention",
@@ -276,6 +283,7 @@ __all__ = [
     "SupervisedChild",
     "TerminalArgs",
     "TextDelta",
+    "TodoUpdated",
     "ToolCall",
     "ToolCallStarted",
     "ToolCatalog",
@@ -338,6 +346,7 @@ __all__ = [
     "load_settings",
     "load_yaml",
     "make_transport",
+    "mcp_ready_within",
     "mcp_server_lines",
     "normalize_reasoning_level",
     "note_left_running",
@@ -373,6 +382,7 @@ __all__ = [
     "save_image",
     "save_setting",
     "serve_collector",
+    "session_mcp_servers",
     "split_attached",
     "summarize_call",
     "take_leftovers",
@@ -440,6 +450,7 @@ if TYPE_CHECKING:
         StreamResumed,
         StreamStalled,
         TextDelta,
+        TodoUpdated,
         ToolCallStarted,
         ToolFinished,
         ToolOutput,
@@ -499,6 +510,8 @@ if TYPE_CHECKING:
     from agent.mcp.report import masked_lines as mcp_server_lines
     from agent.mcp.session import connected_servers as connected_mcp_servers
     from agent.mcp.session import print_mcp_servers
+    from agent.mcp.session import ready_within as mcp_ready_within
+    from agent.mcp.session import session_servers as session_mcp_servers
     from agent.plugins import PluginManager, format_plugin_list
     from agent.prompts.personality import choose as choose_personality
     from agent.prompts.personality import current_name as current_personality
@@ -530,7 +543,7 @@ if TYPE_CHECKING:
         summarize_call,
         warm_schemas,
     )
-    from agent.toolkit.toolsets import ToolsetStatus
+    from agent.toolkit.toolsets import LayeredCatalog, ToolsetStatus
     from agent.tools.clarify import clarify_answer
     from agent.tools.processes import PROCESSES, ProcessInfo, note_left_running
     from agent.tools.terminal import MAX_TIMEOUT as TERMINAL_MAX_TIMEOUT

@@ -19,7 +19,7 @@ from hermes_tui.typed_path import typed_path
 if TYPE_CHECKING:
     from agent.api import LoadedSettings
 
-SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor", "cron")
+SUBCOMMANDS = ("config", "sessions", "plugins", "usage", "mcp", "doctor", "cron", "acp")
 
 
 def _version() -> str:
@@ -83,7 +83,9 @@ def build_parser() -> _Parser:
         "`hermes-tui usage` prints tokens and cost of the last 30 days; "
         "`hermes-tui mcp` connects the MCP servers and shows their state and tools; "
         "`hermes-tui doctor` checks HERMES_HOME and the session store (backs up and rebuilds a damaged one); "
-        "`hermes-tui cron list|run|daemon` lists the scheduled jobs, runs the due ones now, or every minute. "
+        "`hermes-tui cron list|run|daemon` lists the scheduled jobs, runs the due ones now, or every minute; "
+        "`hermes-tui acp` is the agent for editors (Zed, JetBrains, Neovim) over the Agent Client Protocol "
+        "on stdio (docs/acp.md). "
         "Options may come before a subcommand (`hermes-tui -p work config`); a prompt that is exactly a "
         "subcommand's name goes after `--` (`hermes-tui -- config`).",
     )
@@ -392,6 +394,10 @@ def _dispatch(command: str | None, args: argparse.Namespace, cron: Any) -> int:
         return _fast_start(args)
     from agent.api import load_settings
 
+    if command == "acp":  # its log file is set up first, so the settings' secret filter covers it
+        from hermes_tui.acp.main import run_acp
+
+        return run_acp(args, lambda: load_settings(_flags(args)))
     loaded = load_settings(_flags(args))
     if command == "config":
         from hermes_tui.config_report import print_config

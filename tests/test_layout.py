@@ -8,6 +8,7 @@
 - `tests/compat/`: the boundary with Textual's private names.
 - `tests/e2e/`, `tests/reliability/`: whole apps in a terminal, faults; marked `slow` by `tests/conftest.py`.
 - `tests/fuzz/`: the UI fuzz runs (Pilot and tmux).
+- `tests/acp/`: `hermes-tui acp` in a subprocess, driven by the ACP SDK's client side.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
-FOLDERS = {"engine", "widgets", "app", "snapshots", "compat", "e2e", "reliability", "fuzz", "fixtures"}
+FOLDERS = {"engine", "widgets", "app", "snapshots", "compat", "e2e", "reliability", "fuzz", "fixtures", "acp"}
 FORBIDDEN = {"engine": {"hermes_tui", "widgets", "themes"}, "widgets": {"hermes_tui"}}
 
 

@@ -48,7 +48,7 @@ from agent.store.errors import StoreError
 from agent.toolkit.executor import ToolExecutor
 from agent.toolkit.registry import ToolRegistry
 from agent.toolkit.state import SessionState
-from agent.toolkit.toolsets import SessionToolsets
+from agent.toolkit.toolsets import SessionToolsets, ToolsetCatalog
 from agent.tools.memory import memory_state
 from agent.tools.todo import todos_from_history
 from agent.transports.base import ModelRequest, Transport
@@ -88,13 +88,15 @@ class Session:
         source: str = "tui",
         budget: IterationBudget | None = None,
         environment: Environment | None = None,
+        catalog: ToolsetCatalog | None = None,
     ) -> None:
         """`budget`: a child agent's share of its parent's (`parent.budget.child(n)`, see agent.core.budget);
         without one, every turn gets a fresh budget of `settings.max_iterations` calls.
 
         `environment`: where the tools run, when it is another session's (a subagent works where its
         parent does, and does not close it); without one the session opens its own from the settings
-        (`terminal.backend`) when first needed (`environment`)."""
+        (`terminal.backend`) when first needed (`environment`). `catalog`: the toolsets this session sees
+        (a `LayeredCatalog` adds its own MCP servers); default the process's."""
         self.settings = settings
         settings.register_secrets()  # the redactor masks this session's keys wherever text leaves it
         self.owns_environment = environment is None
@@ -122,7 +124,9 @@ class Session:
         self.session_cost = CostTotal()
         self.last_context_tokens = 0
         # Toolsets decide each request's tools; skills, memory limits and nudges are the session's learning.
-        self.toolsets = SessionToolsets(registry, settings, on_change=self._tools_changed)
+        self.toolsets = SessionToolsets(
+            registry, settings, on_change=self._tools_changed, **({"catalog": catalog} if catalog else {})
+        )
         self.skills = SkillLibrary(settings.hermes_home, settings.skills_disabled)
         self.nudges = LearningNudges(settings.memory_nudge_interval, settings.skill_nudge_interval)
         self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
@@ -143,6 +147,7 @@ class Session:
         self.window_noted = False  # a small known window's share taken by the tools was said (once a model)
         self._steer_lock = threading.Lock()
         self._pending_steer: list[str] = []
+        self._untitled = False  # stored by `open()` before its first message: that message names it
         self.checkpoints: CheckpointManager | None = None
         self.trajectory: TrajectoryWriter | None = None
         from agent.plugins import PluginManager
@@ -634,16 +639,18 @@ class Session:
                     self.plugins.session_started(self.session_id, self.route.model)
                 if self.hooks.has_hooks("on_session_start"):
                     self.hooks.session_started(self.session_id, self.route.model)
-                title = " ".join(first_message.split())[:100]
-                if title:
-                    try:
-                        self.store.set_title(self.session_id, title)
-                    except Exception:
-                        pass
+                self._untitled = True
             else:
                 import uuid
 
                 self.session_id = time.strftime("%Y%m%d_%H%M%S_") + uuid.uuid4().hex[:6]
+        title = " ".join(first_message.split())[:100]
+        if self._untitled and title and self.store is not None:
+            self._untitled = False
+            try:
+                self.store.set_title(self.session_id, title)
+            except Exception:
+                pass
         if self.checkpoints is None:
             self._session_services()
         if self.approvals is None:
@@ -657,6 +664,13 @@ class Session:
                 mode=self._mode,
                 sandbox=sandbox_of(self.environment),
             )
+
+    def open(self) -> str:
+        """Store the session now, before its first message, and return its id: a front end that must name
+        the session at once (an ACP client's `session/new`) gets the store's id, so the same id resumes it
+        anywhere (`hermes-tui -r ID`). The first message still gives it its title."""
+        self.ensure_session("")
+        return self.session_id
 
     def append(self, message: Message) -> None:
         message.content = strip_surrogates(message.content)

@@ -109,15 +109,20 @@ class ToolsetCatalog:
         self._lock = threading.Lock()
         self._definitions: dict[str, Toolset] = {}
         self._dynamic: dict[str, tuple[Tool, ...]] = {}
-        self.generation = 0
+        self._changes = 0
         for toolset in definitions:
             self._definitions[toolset.name] = toolset
+
+    @property
+    def generation(self) -> int:
+        """Changes so far: a session re-reads the dynamic tools when it moved."""
+        return self._changes
 
     def define(self, toolset: Toolset) -> None:
         """Add or replace a definition (a module giving a built-in toolset its requirement check)."""
         with self._lock:
             self._definitions[toolset.name] = toolset
-            self.generation += 1
+            self._changes += 1
 
     def register(self, toolset: Toolset, tools: Iterable[Tool] = ()) -> None:
         """A dynamic toolset and its tools: the next request of every session can offer them."""
@@ -127,14 +132,14 @@ class ToolsetCatalog:
         with self._lock:
             self._definitions[toolset.name] = toolset
             self._dynamic[toolset.name] = members
-            self.generation += 1
+            self._changes += 1
 
     def unregister(self, name: str) -> None:
         """Withdraw a dynamic toolset (the MCP server disconnected); its tools stop being offered."""
         with self._lock:
             if self._dynamic.pop(name, None) is not None:
                 self._definitions.pop(name, None)
-                self.generation += 1
+                self._changes += 1
 
     def get(self, name: str) -> Toolset | None:
         with self._lock:
@@ -150,6 +155,30 @@ class ToolsetCatalog:
 
 
 CATALOG = ToolsetCatalog([*BUILTIN_TOOLSETS, CORE_BUNDLE])
+
+
+class LayeredCatalog(ToolsetCatalog):
+    """One session's own dynamic toolsets over the process's catalog: an editor's MCP servers
+    (`hermes-tui acp`, `session/new` with `mcpServers`) are offered to that session only, while the
+    process's (the user's configured servers) stay every session's. Registering here changes nothing
+    for another session; a change in `parent` reaches this one too (`generation` adds both)."""
+
+    def __init__(self, parent: ToolsetCatalog = CATALOG) -> None:
+        super().__init__()
+        self.parent = parent
+
+    @property
+    def generation(self) -> int:
+        return self._changes + self.parent.generation
+
+    def get(self, name: str) -> Toolset | None:
+        return super().get(name) or self.parent.get(name)
+
+    def definitions(self) -> dict[str, Toolset]:
+        return {**self.parent.definitions(), **super().definitions()}
+
+    def dynamic(self) -> dict[str, tuple[Tool, ...]]:
+        return {**self.parent.dynamic(), **super().dynamic()}
 
 
 def register_toolset(toolset: Toolset, tools: Iterable[Tool] = ()) -> None:
@@ -391,6 +420,7 @@ __all__ = [
     "BUILTIN_TOOLSETS",
     "CATALOG",
     "CORE_BUNDLE",
+    "LayeredCatalog",
     "SessionToolsets",
     "Toolset",
     "ToolsetCatalog",

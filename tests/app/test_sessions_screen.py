@@ -203,6 +203,17 @@ async def test_rows_are_ordered_by_activity_and_show_title_time_model_count_cwd_
         assert keys(screen)[0] == sessions["old"]
 
 
+async def test_a_session_made_in_an_editor_says_so(store: SessionStore) -> None:
+    """`hermes-tui acp` stores its sessions with source `acp`: listed like any other, marked "editor"."""
+    session_id = store.create_session(model="m", provider="custom", cwd="/w", system_prompt="s", source="acp")
+    store.append_message(session_id, Message("user", "from zed"))
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        assert keys(screen) == [session_id]
+        assert screen.option_list.get_option_at_index(0).prompt.plain.endswith(" · editor")
+
+
 async def test_empty_store_shows_a_friendly_line(store: SessionStore) -> None:
     app = browser(store)
     async with app.run_test(size=(100, 30)) as pilot:

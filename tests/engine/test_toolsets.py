@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,45 @@ def test_an_agent_offers_every_builtin_by_default(hermes_home: Path, tmp_path: P
     statuses = {s.name: s for s in agent.toolsets.statuses()}
     assert statuses["web"].enabled and statuses["web"].reason.startswith("web_search unavailable")
     assert all(s.enabled and s.reason == "" for n, s in statuses.items() if n != "web")
+
+
+def test_a_layered_catalog_is_one_sessions_own(tmp_path: Path, dynamic: None) -> None:
+    """An editor's MCP server (`hermes-tui acp`) joins its session's layer: that session is offered its
+    tools, another session is not; the process's toolsets reach both, and a change in either moves the
+    layer's generation (the session re-reads its tools)."""
+    from agent.toolkit.toolsets import LayeredCatalog
+
+    layer = LayeredCatalog()
+    settings = settings_with(tmp_path)
+    own = SessionToolsets(default_registry(), settings, catalog=layer)
+    other = SessionToolsets(default_registry(), settings)
+    before = layer.generation
+    layer.register(
+        Toolset("mcp-editor", "The editor's server"), [dataclasses_replace(ECHO, name="mcp_editor_echo")]
+    )
+    assert layer.generation > before
+    assert "mcp_editor_echo" in own.active_names()
+    assert "mcp_editor_echo" not in other.active_names()
+    assert CATALOG.get("mcp-editor") is None
+    moved = layer.generation
+    register_toolset(Toolset("mcp-demo", "Demo"), [ECHO])  # the process's: every session's
+    assert layer.generation > moved
+    assert "mcp_echo" in own.active_names() and "mcp_echo" in other.active_names()
+    layer.unregister("mcp-editor")
+    assert "mcp_editor_echo" not in own.active_names()
+
+
+def test_open_stores_the_session_before_its_first_message(tmp_path: Path) -> None:
+    """`Session.open()`: the store's id at once (an ACP client's `session/new`), the first message still
+    names it."""
+    with ScriptedServer(scenario({"text": "hello"})) as server:
+        agent, store, _ui = make_agent(server, tmp_path, tmp_path)
+        session_id = agent.open()
+        info = store.get_session(session_id)
+        assert info is not None and not info.title
+        agent.run_conversation("name me by this")
+        assert agent.session_id == session_id
+        named = store.get_session(session_id)
+        assert named is not None and named.title == "name me by this"
+        agent.close()
+    store.close()

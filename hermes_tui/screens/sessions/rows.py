@@ -97,6 +97,7 @@ def display_status(info: SessionInfo, current_id: str | None = None) -> str:
 
 
 SUBAGENT_SOURCE = "subagent"
+EDITOR_SOURCE = "acp"  # made in an editor through `hermes-tui acp`
 
 
 def nest_subagents(sessions: list[SessionInfo]) -> list[SessionInfo]:
@@ -254,6 +255,8 @@ def session_prompt(
         meta = Text(_meta_line(info, status, now, home), style=styles.meta, end="")
         if subagent:
             meta.append(" · subagent")
+        elif info.source == EDITOR_SOURCE:
+            meta.append(" · editor")
         if query is not None and query.spans(info.id) and not query.spans(info.title or ""):
             meta.append(" · ")  # found by its id: show where
             meta.append_text(highlight_query(Text(info.id, end=""), query, styles.match))
