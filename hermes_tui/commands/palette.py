@@ -6,6 +6,7 @@ The palette finds the registry through `CommandHost`, so this module does not im
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Protocol, runtime_checkable
 
@@ -47,7 +48,7 @@ class SlashCommandProvider(Provider):
             return
         matcher = self.matcher(query)
         for command in host.commands.commands():
-            score = matcher.match(f"/{command.name} {command.help}")
+            score = _rank(matcher.match, query, command)
             if score > 0:
                 yield Hit(
                     score,
@@ -55,3 +56,15 @@ class SlashCommandProvider(Provider):
                     partial(host.run_command, command, ""),
                     help=command.help,
                 )
+
+
+def _rank(match: Callable[[str], float], query: str, command: Command) -> float:
+    """The command named as typed first, then names that match, then commands whose help matches: `yolo`
+    runs `/yolo`, not `/mode` (whose help lists the yolo mode and scored the same as one text). The
+    matcher's scores are unbounded, so each tier sits far above the one below it."""
+    if command.name == query.strip().lstrip("/").lower():
+        return 1e9
+    by_name = match(f"/{command.name}")
+    if by_name > 0:
+        return 1e6 + by_name
+    return match(f"/{command.name} {command.help}")

@@ -51,3 +51,25 @@ async def test_the_palette_lists_our_commands_and_its_screenshot_writes_a_file(
         assert "CommandPalette" not in type(app.screen).__name__
 
     await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, size=(100, 40))
+
+
+async def test_a_commands_name_ranks_above_commands_whose_help_mentions_it(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    """`yolo` in the palette: `/yolo` first, though `/mode`'s help names the yolo mode (it came first and
+    Enter listed the modes)."""
+
+    async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
+        await pilot.press("ctrl+p")
+        commands = await wait_for(pilot, lambda: app.screen.query(CommandList).first(None), what="palette")
+        await pilot.press(*"yolo")
+
+        def first() -> str:
+            if not commands.option_count:
+                return ""
+            return str(commands.get_option_at_index(0).prompt).split()[0]
+
+        assert await wait_for(pilot, lambda: first() == "/yolo", what="/yolo listed first")
+        await pilot.press(*"ab")  # `yoloab`: no name matches; a help that matches still ranks, lower
+
+    await run_chat({"name": "t", "calls": []}, body, home=hermes_home, cwd=tmp_path, size=(100, 40))
