@@ -111,7 +111,7 @@ def test_palette_gets_the_keys_after_ctrl_p(tmp_path: Path, hermes_home: Path) -
     tmux = start(tmp_path, hermes_home)
     try:
         tmux.keys("C-p", "yolo", "Enter")
-        shown = tmux.wait_for("YOLO on")
+        shown = tmux.wait_for("Permission mode: yolo")  # /yolo ran (the palette gave it the keys)
         assert "yolo" not in prompt_line(shown)
     finally:
         tmux.close()
