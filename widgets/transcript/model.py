@@ -182,6 +182,25 @@ class TranscriptModel:
         """The entries of one kind, oldest first."""
         return [entry for entry in self._entries if isinstance(entry, kind)]
 
+    def mark_rewound(self, from_user: int) -> tuple[int, int]:
+        """The `from_user`-th user message still live (0 = the first; a `!command` is not one) and every
+        entry after it marked rewound: (the index it starts at, how many entries that marked; 0: no such
+        message)."""
+        users = [
+            i
+            for i, entry in enumerate(self._entries)
+            if isinstance(entry, UserMessageEntry) and not entry.rewound and not entry.shell
+        ]
+        if not 0 <= from_user < len(users):
+            return 0, 0
+        start = users[from_user]
+        marked = 0
+        for entry in self._entries[start:]:
+            if not entry.rewound:
+                entry.rewound = True
+                marked += 1
+        return start, marked
+
     def records(self) -> list[TranscriptRecord]:
         """Every entry as plain data, oldest first."""
         return [

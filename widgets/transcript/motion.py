@@ -22,7 +22,7 @@ class Motion:
         self._pacer = pacer
         self._hz = hz
         self._thinking = thinking
-        self._thinking_moved = thinking_moved
+        self.thinking_moved = thinking_moved  # redraws the thinking line's row (the view's)
         self._live: list[Entry] = []
         self._frame = 0
 
@@ -53,5 +53,5 @@ class Motion:
             every = max(1, round(self._hz / thinking.fps))
             if self._frame % every == 0:
                 thinking.tick()
-                self._thinking_moved()
+                self.thinking_moved()
         self.sync()

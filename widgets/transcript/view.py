@@ -149,7 +149,9 @@ class Transcript(ScrollView, can_focus=True):
         self._selection = CanvasSelection(self, self.model, self.MARGIN)
         self._spinner = ThinkingLine(on_change=self._spinner_changed)
         self._spinner.painter = self.painter
-        self.motion = Motion(self.pacer, self.PACER_HZ, self._spinner, self._spinner_moved)
+        self.motion = Motion(  # the spinner's row is the one under the entries
+            self.pacer, self.PACER_HZ, self._spinner, lambda: self.refresh_lines(self.model.heights.total + 1)
+        )
 
     # ----------------------------------------------------------------------------------------- app API
 
@@ -239,24 +241,12 @@ class Transcript(ScrollView, can_focus=True):
         return self.model.records()
 
     def mark_rewound(self, from_user: int) -> int:
-        """A rewind: the `from_user`-th user message still live (0 = the first; a `!command` is not one)
-        and every entry after it are drawn dimmed from now on; how many entries that marked (0: no such
-        message)."""
-        users = [
-            i
-            for i, entry in enumerate(self.model.entries)
-            if isinstance(entry, UserMessageEntry) and not entry.rewound and not entry.shell
-        ]
-        if not 0 <= from_user < len(users):
-            return 0
-        start = users[from_user]
-        marked = 0
-        for entry in self.model.entries[start:]:
-            if not entry.rewound:
-                entry.rewound = True
-                marked += 1
-        self._drawn.forget(self.model.heights.offset(start))
-        self.refresh()
+        """A rewind: the `from_user`-th live user message and every entry after it drawn dimmed from now on
+        (`TranscriptModel.mark_rewound`); how many entries that marked."""
+        start, marked = self.model.mark_rewound(from_user)
+        if marked:
+            self._drawn.forget(self.model.heights.offset(start))
+            self.refresh()
         return marked
 
     def load_history(self, records: Iterable[TranscriptRecord]) -> Awaitable[None]:
@@ -584,10 +574,7 @@ class Transcript(ScrollView, can_focus=True):
         if self._spinner.display != shown:
             self._changed_height()
         elif self._spinner.display:
-            self._spinner_moved()
-
-    def _spinner_moved(self) -> None:
-        self.refresh_lines(self.model.heights.total + 1)
+            self.motion.thinking_moved()
 
     def _add(self, entry: E, *, at: int | None = None) -> E:
         entry.attach(self.painter)
