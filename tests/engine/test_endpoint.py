@@ -27,8 +27,8 @@ from tests.engine.helpers import make_agent
         ("http://gpu-box.local:8000/v1", True),
         ("http://ollama:11434/v1", True),  # a container name
         ("http://100.101.102.103/v1", True),  # Tailscale
-        ("https://api.openai.com/v1", False),
-        ("https://openrouter.ai/api/v1", False),
+        ("https://api.example.com/v1", False),  # a hosted service: any public name
+        ("https://llm.example.org/api/v1", False),
         ("http://8.8.8.8/v1", False),
         ("", False),
     ],
