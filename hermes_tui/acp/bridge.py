@@ -40,6 +40,7 @@ from agent.api import (
 )
 from hermes_tui.acp import questions
 from hermes_tui.acp.updates import TurnUpdates, Update, edit_diff, file_before_edit, tool_kind
+from hermes_tui.reply_wait import NoReply, wait_for_reply
 
 log = logging.getLogger(__name__)
 
@@ -222,20 +223,16 @@ class SessionBridge:
             return None
         question = _Question(ask)
         self._put(question)
-        waited = 0.0
-        while True:
-            try:
-                return question.reply.result(timeout=WAIT_SLICE)
-            except concurrent.futures.TimeoutError:
-                waited += WAIT_SLICE
-                if cancel.is_set() or self.gone.is_set():
-                    question.reply.cancel()
-                    return None
-                if waited >= timeout + ANSWER_GRACE:
-                    question.reply.cancel()
-                    return TIMED_OUT
-            except concurrent.futures.CancelledError:
-                return None
+        limit = timeout + ANSWER_GRACE
+        try:
+            answer = wait_for_reply(
+                question.reply, lambda: cancel.is_set() or self.gone.is_set(), limit, WAIT_SLICE
+            )
+        except concurrent.futures.CancelledError:
+            return None
+        if answer is NoReply.STOPPED:
+            return None
+        return TIMED_OUT if answer is NoReply.TIMED_OUT else answer
 
     async def _handle(self, batch: list[_Event | _Question | _Barrier | None]) -> None:
         merged: list[_Event | _Question | _Barrier] = []

@@ -22,6 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -35,6 +36,7 @@ from agent.api import (
     ReasoningDelta,
     TextDelta,
 )
+from hermes_tui.reply_wait import NoReply, wait_for_reply
 from widgets.support import timing
 
 WAIT_SLICE = timing.QUESTION_WAIT_SLICE
@@ -163,18 +165,11 @@ class UIBridge:
         """Post the question and wait in slices; the UI's own countdown normally answers first."""
         self.on_event(_Flush())
         self.target.post_message(message)
-        waited = 0.0
-        while True:
-            try:
-                return message.reply.result(timeout=WAIT_SLICE)
-            except concurrent.futures.TimeoutError:
-                waited += WAIT_SLICE
-                if cancel.is_set() or self.closed.is_set():
-                    message.reply.cancel()
-                    return _NoAnswer.CANCELLED
-                if waited >= limit:
-                    message.reply.cancel()
-                    return _NoAnswer.TIMED_OUT
+        reply: concurrent.futures.Future[Any] = message.reply  # a clarify's or an approval's answer
+        answer = wait_for_reply(reply, lambda: cancel.is_set() or self.closed.is_set(), limit, WAIT_SLICE)
+        if answer is NoReply.STOPPED:
+            return _NoAnswer.CANCELLED
+        return _NoAnswer.TIMED_OUT if answer is NoReply.TIMED_OUT else answer
 
 
 @dataclass(frozen=True)
