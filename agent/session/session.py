@@ -2,7 +2,11 @@
 
 `Session` is what the UI (through `agent.api`) and subagents hold; a turn is `agent.session.turn.Turn`,
 built by `run_conversation` and given the session through the `TurnHost` seam (`agent.session.host`).
-Where its model calls go is its `ProviderRoute` (`agent.session.route`).
+Where its model calls go is its `ProviderRoute` (`agent.session.route`); the rest of what it is made of
+are collaborators beside it, one concept each: the permission mode (`permission`), the environment slot
+(`environment_slot`), the learnt context window (`context_window`), steering (`steering`), its store row
+(`session_row`), its system prompt (`system_prompt`), its services (`services`) and rewinding
+(`rewind`). The session keeps the surface the UI calls and delegates.
 
 Several sessions may live in one process and run turns at the same time, each in its own thread: what
 belongs to a conversation (messages, approval memory, todos and the rest of `SessionState`, checkpoints,
@@ -48,7 +52,7 @@ from agent.session.services import (
     shell_hooks,
     trajectory_writer,
 )
-from agent.session.session_row import new_session_id, store_title
+from agent.session.session_row import new_session_id, store_title, take_stored
 from agent.session.steering import SteerBox
 from agent.session.system_prompt import session_system_prompt
 from agent.session.turn import Turn, TurnResult
@@ -155,7 +159,7 @@ class Session:
         self.toolsets = SessionToolsets(
             registry, settings, on_change=self._tools_changed, **({"catalog": catalog} if catalog else {})
         )
-        self.environments = EnvironmentSlot(lambda: self.settings, environment)
+        self.environment_slot = EnvironmentSlot(lambda: self.settings, environment)
         self.window = WindowLearner()
         self.mode = SessionMode(settings, self.store, lambda: self.session_id)
         self._shared_budget = budget
@@ -197,7 +201,7 @@ class Session:
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
         # Files elsewhere (docker, ssh): its checkpoints are archives made there.
-        elsewhere = None if self.environments.is_local else (lambda: self.environment)
+        elsewhere = None if self.environment_slot.is_local else (lambda: self.environment)
         self.checkpoints = checkpoint_manager(self.settings, self.session_id, elsewhere)
         self.trajectory = trajectory_writer(self.settings, self.session_id)
 
@@ -251,12 +255,7 @@ class Session:
         reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
-        session_id = self.store.adopt(session_id)
-        loaded = self.store.load(session_id)
-        if self.store.take_session(session_id):  # one writer per session; a crash's leftovers repaired first
-            loaded = self.store.load(session_id)
-        if self.session_id and self.session_id != session_id:
-            self.store.release_session(self.session_id)
+        loaded = take_stored(self.store, session_id, leaving=self.session_id)
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
@@ -373,17 +372,17 @@ class Session:
         """Where the session's tools run, opened on first use (a container started, a connection made).
         Raises `EnvironmentUnavailable` (one line) when the configured backend cannot be used: no tool of
         the session runs then, on the host least of all; the next use tries again."""
-        return self.environments.get()
+        return self.environment_slot.get()
 
     @property
     def environment_label(self) -> str:
         """The configured environment's short label ("" for local), without opening it."""
-        return self.environments.label
+        return self.environment_slot.label
 
     def close_environment(self) -> None:
         """End the session's environment (its container stopped, its connection closed, what its commands
         left running there stopped); a later tool call opens it again. Another session's is left alone."""
-        self.environments.close()
+        self.environment_slot.close()
 
     def close(self) -> None:
         self.close_browser()
@@ -468,7 +467,7 @@ class Session:
     # ----------------------------------------------------------------- what a turn needs of its session
 
     def _build_system_prompt(self) -> str:
-        return session_system_prompt(self.settings, self.toolsets, self.skills, self.environments.opened)
+        return session_system_prompt(self.settings, self.toolsets, self.skills, self.environment_slot.opened)
 
     def context_report(self) -> ContextReport:
         """What the next request holds, part by part (`/context`). Before the first message, the system

@@ -1,6 +1,7 @@
-"""A session's row in the store: created with its first message (or `open()` before it), claimed by this
-process (one writer per session), titled by that message. Without a store a session still gets an id,
-the same shape of name as the store's, for its checkpoints and trajectory."""
+"""A session's row in the store: created with its first message (or `open()` before it), or taken to
+resume it; claimed by this process either way (one writer per session), titled by its first message.
+Without a store a session still gets an id, the same shape of name as the store's, for its checkpoints and
+trajectory."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import TYPE_CHECKING
 from agent.config.settings import Settings
 
 if TYPE_CHECKING:
-    from agent.store import SessionStoreProtocol
+    from agent.store import LoadedSession, SessionStoreProtocol
 
-__all__ = ["TITLE_CHARS", "new_session_id", "store_title"]
+__all__ = ["TITLE_CHARS", "new_session_id", "store_title", "take_stored"]
 
 log = logging.getLogger(__name__)
 
@@ -51,3 +52,16 @@ def store_title(store: SessionStoreProtocol, session_id: str, first_message: str
     except Exception:
         log.warning("could not store the session's title", exc_info=True)
     return True
+
+
+def take_stored(store: SessionStoreProtocol, session_id: str, *, leaving: str = "") -> LoadedSession:
+    """A stored session to continue, claimed (a crash's leftovers repaired first) and loaded. One the store
+    only reads (Hermes' history) continues in the store's copy of it (`adopt`): the id to use is the
+    loaded one's. `leaving`: the session this one replaces, released (unless it is the same)."""
+    session_id = store.adopt(session_id)
+    loaded = store.load(session_id)
+    if store.take_session(session_id):
+        loaded = store.load(session_id)
+    if leaving and leaving != session_id:
+        store.release_session(leaving)
+    return loaded

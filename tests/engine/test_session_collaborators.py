@@ -20,7 +20,7 @@ from agent.environments.base import EnvironmentUnavailable
 from agent.session.context_window import WindowLearner
 from agent.session.environment_slot import EnvironmentSlot, environment_refusal
 from agent.session.permission import SessionMode
-from agent.session.session_row import new_session_id, store_title
+from agent.session.session_row import new_session_id, store_title, take_stored
 from agent.session.steering import SteerBox
 from agent.store import SessionStoreProtocol
 
@@ -298,3 +298,34 @@ def test_the_first_message_titles_the_session_on_one_line() -> None:
     assert title.startswith("fix the tests") and len(title) == 100
     failing = RowStore(fail_title=True)
     assert store_title(cast(SessionStoreProtocol, failing), "row-1", "hello")  # untitled, turn goes on
+
+
+class ResumeStore:
+    """A store whose session `hermes-1` is Hermes' (adopted as `copy-1`) and left by a crash (repaired)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def adopt(self, session_id: str) -> str:
+        return "copy-1" if session_id == "hermes-1" else session_id
+
+    def load(self, session_id: str) -> str:
+        self.calls.append(f"load {session_id}")
+        return f"loaded {session_id} #{self.calls.count(f'load {session_id}')}"
+
+    def take_session(self, session_id: str) -> int:
+        self.calls.append(f"take {session_id}")
+        return 1  # a crash's leftovers repaired: load again
+
+    def release_session(self, session_id: str) -> None:
+        self.calls.append(f"release {session_id}")
+
+
+def test_resuming_takes_the_stores_copy_reloads_after_a_repair_and_releases_the_one_left() -> None:
+    store = ResumeStore()
+    loaded = take_stored(cast(SessionStoreProtocol, store), "hermes-1", leaving="old")
+    assert loaded == cast(Any, "loaded copy-1 #2")  # the copy, as repaired
+    assert store.calls == ["load copy-1", "take copy-1", "load copy-1", "release old"]
+    store.calls.clear()
+    take_stored(cast(SessionStoreProtocol, store), "copy-1", leaving="copy-1")  # the same: kept
+    assert "release copy-1" not in store.calls
