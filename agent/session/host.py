@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent.hooks import ShellHooks
     from agent.plugins import PluginManager
     from agent.session.compression import Compressor
+    from agent.session.context_window import WindowLearner
     from agent.session.nudges import LearningNudges
     from agent.session.route import ProviderRoute
     from agent.session.trajectory import TrajectoryWriter
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from agent.toolkit.registry import ToolRegistry
     from agent.toolkit.state import SessionState
     from agent.toolkit.toolsets import SessionToolsets
-    from agent.transports.base import ModelRequest
 
 __all__ = ["TurnHost"]
 
@@ -46,6 +46,7 @@ class TurnHost(Protocol):
     messages: list[Message]
     interrupt_event: threading.Event
     route: ProviderRoute
+    window: WindowLearner  # the model's window, learnt of its server when the configuration gives none
     budget: IterationBudget
     compressor: Compressor
     toolsets: SessionToolsets
@@ -95,8 +96,6 @@ class TurnHost(Protocol):
 
     def wire_messages(self) -> list[dict[str, Any]]:
         """The next request's messages as the model will see them."""
-
-    def learn_stated_window(self, exc: BaseException, request: ModelRequest) -> None: ...
 
     def activate_fallback(self, error: ClassifiedError) -> bool:
         """The next fallback provider for the rest of the turn (saying so); False when there is none."""

@@ -154,7 +154,7 @@ class ModelCall:
             key_source=active.api_key_source,
         )
         if classified.reason == "context_overflow":
-            session.learn_stated_window(exc, request)
+            self._learn_stated_window(exc, request)
         if isinstance(exc, EmptyStreamError):
             used = max(estimate_tokens(request.messages, request.tools), session.last_context_tokens)
             overflow = reply_outcomes.empty_stream_overflow(used, session.settings.effective_context_window)
@@ -178,18 +178,40 @@ class ModelCall:
             session.last_context_tokens = approx_tokens(request.messages)
         cost = call_cost(response.usage, model=route.model, provider=route.provider, base_url=route.base_url)
         session.session_cost.add(cost)
+        self._meter(
+            response.usage or Usage(), session.last_context_tokens, cost.usd, session.session_cost.usd
+        )
+        return cost
+
+    def _learn_stated_window(self, exc: BaseException, request: ModelRequest) -> None:
+        """The window an overflow error states, when the configuration gives none (`WindowLearner`): the
+        meter (told at once, with the refused request's size) and the compression that follows aim at it.
+        Not while a fallback answers: the window is the primary's."""
+        session = self.session
+        stated = None if session.route.on_fallback else session.window.stated(session.settings, exc)
+        if not stated:
+            return
+        session.settings = session.window.use(session.settings, stated)
+        refused = estimate_tokens(request.messages, request.tools)
+        priced = session.session_cost.usd or None  # no call priced yet: no "$0" for a local model
+        self._meter(Usage(), max(refused, session.last_context_tokens), None, priced)
+
+    def _meter(
+        self, call: Usage, context_tokens: int, cost: float | None, session_cost: float | None
+    ) -> None:
+        """The context meter and the session's totals, told to the UI."""
+        session = self.session
         session.ui.on_event(
             UsageUpdated(
-                call=response.usage or Usage(),
+                call=call,
                 session=session.session_usage.copy(),
-                context_tokens=session.last_context_tokens,
+                context_tokens=context_tokens,
                 context_window=session.settings.effective_context_window,
-                cost=cost.usd,
-                session_cost=session.session_cost.usd,
+                cost=cost,
+                session_cost=session_cost,
                 session_unknown_calls=session.session_cost.unknown_calls,
             )
         )
-        return cost
 
     # ----------------------------------------------------------------- the recovery table's host
 

@@ -19,16 +19,26 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent.core.humanize import format_absolute
 from agent.core.messages import Message
 from agent.session.tool_batch import CHECKPOINT_META
+from agent.store.errors import StoreError
 
 if TYPE_CHECKING:
-    from agent.checkpoints import RestoreReport
+    from agent.checkpoints import CheckpointManager, RestoreReport
+    from agent.store import SessionStoreProtocol
 
-__all__ = ["RewindPoint", "RewindReport", "checkpoints_after", "is_rewind_point", "rewind_points"]
+__all__ = [
+    "RewindHost",
+    "RewindPoint",
+    "RewindReport",
+    "checkpoints_after",
+    "is_rewind_point",
+    "rewind_history",
+    "rewind_points",
+]
 
 PREVIEW_CHARS = 120
 
@@ -153,3 +163,59 @@ def rewind_points(messages: Sequence[Message]) -> list[RewindPoint]:
                 )
             )
     return points
+
+
+class RewindHost(Protocol):
+    """What a rewind reads and changes of its session (no turn runs meanwhile: the session sees to it)."""
+
+    messages: list[Message]
+    store: SessionStoreProtocol | None
+    session_id: str
+    checkpoints: CheckpointManager | None
+
+    def history_rewound(self) -> None:
+        """What the session derives from its live history, derived again from the shorter one."""
+
+
+def rewind_history(
+    session: RewindHost, point: RewindPoint, *, conversation: bool, code: bool
+) -> RewindReport:
+    """Go back to just before `point`'s message: the conversation (that message and everything after it
+    marked rewound in the store in one transaction, then cut from the live history), the files (the
+    checkpoints taken since, restored newest first), or both."""
+    report = RewindReport(text=point.text, conversation=conversation, code=code)
+    messages = session.messages
+    message = messages[point.index] if 0 <= point.index < len(messages) else None
+    if message is None or message.id != point.message_id or message.content != point.text:
+        report.problem = "That message is no longer in the conversation: nothing was rewound."
+        return report
+    checkpoint_ids = checkpoints_after(messages[point.index :])
+    if conversation:
+        try:
+            report.rewound = _rewind_conversation(session, point.index)
+        except StoreError as exc:
+            report.problem = f"Not rewound: {exc.user_line()}"
+            return report
+        except KeyError:
+            report.problem = "That message is not in the session's store: nothing was rewound."
+            return report
+    if code and checkpoint_ids:
+        if session.checkpoints is None:
+            report.missing = checkpoint_ids
+        else:
+            report.files, report.missing = session.checkpoints.restore_all(checkpoint_ids)
+    return report
+
+
+def _rewind_conversation(session: RewindHost, index: int) -> int:
+    """Cut the live history before `index`, the store first (a refusal changes nothing)."""
+    cut = len(session.messages) - index
+    now = time.time()
+    stored = next((m.id for m in session.messages[index:] if m.id is not None), None)
+    if session.store is not None and stored is not None:
+        session.store.mark_rewound(session.session_id, stored, now)
+    for later in session.messages[index:]:
+        later.rewound_at = now
+    session.messages = session.messages[:index]
+    session.history_rewound()
+    return cut

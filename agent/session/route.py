@@ -11,13 +11,22 @@ from collections.abc import Callable
 
 from pydantic import SecretStr
 
-from agent.config.settings import FallbackProvider, Settings, next_fallback
+from agent.config.settings import FallbackProvider, Settings, endpoint_settings, next_fallback
 from agent.session.key_pool import KeyPool
 from agent.transports.base import SDKClientHolder, Transport
 from agent.transports.endpoint import Endpoint
 from agent.transports.factory import make_transport
 
-__all__ = ["ProviderRoute"]
+__all__ = ["ProviderRoute", "switched_settings"]
+
+
+def switched_settings(settings: Settings, model: str, provider: str | None, base_url: str | None) -> Settings:
+    """`settings` for another model: on the same endpoint (`base_url` None keeps the configured one), or on
+    another provider's (its default URL unless `base_url` says, its key from its environment variable)."""
+    if provider is None or provider == settings.provider:
+        url = settings.base_url if base_url is None else base_url
+        return settings.model_copy(update={"model": model, "base_url": url})
+    return endpoint_settings(settings, provider, model, base_url)
 
 
 class ProviderRoute:

@@ -1,11 +1,12 @@
-"""A session's services that need its id: the approval gate (which remembers the answers given "for this
-session"), checkpoints and trajectories. Built when the session gets its id (its first turn, a resume);
-each session has its own, so two sessions in one process never share an answer or a checkpoint."""
+"""A session's services: those that need its id, the approval gate (which remembers the answers given "for
+this session"), checkpoints and trajectories, built when the session gets its id (its first turn, a
+resume); and its extensions, the user's plugins and shell hooks, built with it. Each session has its own,
+so two sessions in one process never share an answer or a checkpoint."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from agent.config.settings import Settings
@@ -18,10 +19,12 @@ if TYPE_CHECKING:
     from agent.approval.sandbox_bounds import SandboxBounds
     from agent.checkpoints import CheckpointManager
     from agent.environments import Environment
+    from agent.hooks import ShellHooks
+    from agent.plugins import PluginManager
     from agent.session.trajectory import TrajectoryWriter
     from agent.store import SessionStoreProtocol
 
-__all__ = ["approval_gate", "checkpoint_manager", "trajectory_writer"]
+__all__ = ["approval_gate", "checkpoint_manager", "plugin_manager", "shell_hooks", "trajectory_writer"]
 
 
 def approval_gate(
@@ -82,3 +85,30 @@ def trajectory_writer(settings: Settings, session_id: str) -> TrajectoryWriter |
     return TrajectoryWriter(
         settings.hermes_home / "tui" / "trajectories", session_id, secrets=[key] if key else []
     )
+
+
+def plugin_manager(
+    settings: Settings, builtin_tools: Iterable[str], *, on_error: Callable[[str, str, str], None]
+) -> PluginManager:
+    """The user's plugins, loaded (a plugin that fails says so through `on_error`, never raises)."""
+    from agent.plugins import PluginManager
+
+    plugins = PluginManager(
+        settings.hermes_home,
+        on_error=on_error,
+        enabled=settings.plugins_enabled,
+        disabled=settings.plugins_disabled,
+        cwd=settings.cwd,
+        builtin_tools=builtin_tools,
+        hook_timeout=settings.plugin_hook_timeout,
+        load_timeout=settings.plugin_load_timeout,
+    )
+    plugins.load()
+    return plugins
+
+
+def shell_hooks(settings: Settings, ui: Callable[[], AgentUI], interrupt: threading.Event) -> ShellHooks:
+    """The shell hooks of the configuration (`ui`: the session's, as it is when a hook asks)."""
+    from agent.hooks import ShellHooks
+
+    return ShellHooks.from_settings(settings, ui, interrupt)

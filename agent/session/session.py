@@ -2,7 +2,11 @@
 
 `Session` is what the UI (through `agent.api`) and subagents hold; a turn is `agent.session.turn.Turn`,
 built by `run_conversation` and given the session through the `TurnHost` seam (`agent.session.host`).
-Where its model calls go is its `ProviderRoute` (`agent.session.route`).
+Where its model calls go is its `ProviderRoute` (`agent.session.route`); the rest of what it is made of
+are collaborators beside it, one concept each: the permission mode (`permission`), the environment slot
+(`environment_slot`), the learnt context window (`context_window`), steering (`steering`), its store row
+(`session_row`), its system prompt (`system_prompt`), its services (`services`) and rewinding
+(`rewind`). The session keeps the surface the UI calls and delegates.
 
 Several sessions may live in one process and run turns at the same time, each in its own thread: what
 belongs to a conversation (messages, approval memory, todos and the rest of `SessionState`, checkpoints,
@@ -16,32 +20,41 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from agent.config.settings import Settings, endpoint_settings
+from agent.config.settings import Settings
 from agent.core.budget import IterationBudget
-from agent.core.errors import ClassifiedError, stated_context_window
-from agent.core.events import StatusNotice, TurnFinished, UsageUpdated
+from agent.core.errors import ClassifiedError
+from agent.core.events import StatusNotice, TurnFinished
 from agent.core.messages import Message, Usage, strip_surrogates
-from agent.core.permission_mode import PermissionMode, UnknownMode, initial_mode, parse_mode
+from agent.core.permission_mode import PermissionMode
 from agent.core.sanitize import sanitize_for_wire
 from agent.core.ui import AgentUI, NullUI
 from agent.environments.base import EnvironmentUnavailable
-from agent.environments.factory import open_environment, sandbox_prompt_line
 from agent.environments.local import sandbox_of
 from agent.images.routing import prepare_images
 from agent.prompts.personality import with_ephemeral
-from agent.prompts.sources import session_prompt_parts
-from agent.prompts.system import build_system_prompt
 from agent.session.compression import Compressor, estimate_tokens, wire_view
+from agent.session.context_window import WindowLearner
+from agent.session.environment_slot import EnvironmentSlot, environment_refusal
 from agent.session.key_pool import KeyPool
 from agent.session.nudges import LearningNudges
-from agent.session.rewind import RewindPoint, RewindReport, checkpoints_after, rewind_points
-from agent.session.route import ProviderRoute
-from agent.session.services import approval_gate, checkpoint_manager, trajectory_writer
+from agent.session.permission import SessionMode
+from agent.session.rewind import RewindPoint, RewindReport, rewind_history, rewind_points
+from agent.session.route import ProviderRoute, switched_settings
+from agent.session.services import (
+    approval_gate,
+    checkpoint_manager,
+    plugin_manager,
+    shell_hooks,
+    trajectory_writer,
+)
+from agent.session.session_row import new_session_id, store_title, take_stored
+from agent.session.steering import SteerBox
+from agent.session.system_prompt import session_system_prompt
 from agent.session.turn import Turn, TurnResult
 from agent.skills.library import Skill, SkillLibrary
 from agent.store.errors import StoreError
@@ -51,8 +64,7 @@ from agent.toolkit.state import SessionState
 from agent.toolkit.toolsets import SessionToolsets, ToolsetCatalog
 from agent.tools.memory import memory_state
 from agent.tools.todo import todos_from_history
-from agent.transports.base import ModelRequest, Transport
-from agent.transports.served_window import served_window_question, session_served_window
+from agent.transports.base import Transport
 from agent.usage.pricing import CostTotal
 from agent.usage.pricing import warm_up as warm_up_prices
 
@@ -66,11 +78,6 @@ if TYPE_CHECKING:
     from agent.store import SessionStoreProtocol
 
 log = logging.getLogger(__name__)
-
-
-CLOSE_PATIENCE = 2.0
-"""Seconds `close_environment` waits for an environment still being opened before it leaves it to the
-supervisor."""
 
 
 class Session:
@@ -99,22 +106,23 @@ class Session:
         (a `LayeredCatalog` adds its own MCP servers); default the process's."""
         self.settings = settings
         settings.register_secrets()  # the redactor masks this session's keys wherever text leaves it
-        self.owns_environment = environment is None
-        self._environment = environment
-        self._environment_lock = threading.Lock()
         self.ui: AgentUI = ui or NullUI()
         self.store = store
-        if registry is None:
-            from agent.session.catalogue import default_registry
-
-            registry = default_registry()
-        self.registry = registry
-        self.executor = ToolExecutor(registry, result_budget=settings.tool_output_budget)
-        self.route = ProviderRoute(lambda: self.settings, transport)
-        self.interrupt_event = threading.Event()
-        self._busy = threading.Lock()
         self.source = source
         self.session_id: str = ""
+        self.interrupt_event = threading.Event()
+        self._busy = threading.Lock()
+        self.steering = SteerBox()
+        self._conversation()
+        self._engine(registry, transport, catalog, environment, budget)
+        self._learning()
+        self._extensions()
+        if session_id:
+            self.resume(session_id)
+
+    def _conversation(self) -> None:
+        """The messages and what they add up to (usage, cost, the last exit), empty until a turn or a
+        resume fills them."""
         self.system_prompt: str = ""
         self.messages: list[Message] = []
         self.stored_transcript: list[Message] = []
@@ -123,51 +131,58 @@ class Session:
         self.session_usage = Usage()
         self.session_cost = CostTotal()
         self.last_context_tokens = 0
-        # Toolsets decide each request's tools; skills, memory limits and nudges are the session's learning.
+        self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
+        self.last_exit: str | None = None  # why the last turn ended (a resumed session's too)
+        self.title_settled = False  # after a rewind the next "first" turn keeps the session's title
+        self._untitled = False  # stored by `open()` before its first message: that message names it
+        self.images_shrunk = False  # a provider refused an image as too large: send them smaller
+        self.window_noted = False  # a small known window's share taken by the tools was said (once a model)
+
+    def _engine(
+        self,
+        registry: ToolRegistry | None,
+        transport: Transport | None,
+        catalog: ToolsetCatalog | None,
+        environment: Environment | None,
+        budget: IterationBudget | None,
+    ) -> None:
+        """Where calls go and tools run: the route, the tools, the environment, the budget, the mode and
+        the services built once the session has an id (approvals, checkpoints, trajectories)."""
+        settings = self.settings
+        if registry is None:
+            from agent.session.catalogue import default_registry
+
+            registry = default_registry()
+        self.registry = registry
+        self.executor = ToolExecutor(registry, result_budget=settings.tool_output_budget)
+        self.route = ProviderRoute(lambda: self.settings, transport)
         self.toolsets = SessionToolsets(
             registry, settings, on_change=self._tools_changed, **({"catalog": catalog} if catalog else {})
         )
+        self.environment_slot = EnvironmentSlot(lambda: self.settings, environment)
+        self.window = WindowLearner()
+        self.mode = SessionMode(settings, self.store, lambda: self.session_id)
+        self._shared_budget = budget
+        self.budget = budget or IterationBudget(settings.max_iterations)
+        self.compressor = Compressor(
+            self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
+        )
+        self.approvals: ApprovalGate | None = None
+        self.checkpoints: CheckpointManager | None = None
+        self.trajectory: TrajectoryWriter | None = None
+
+    def _learning(self) -> None:
+        """Skills, memory, todos and nudges: what the session learns and keeps across turns."""
+        settings = self.settings
         self.skills = SkillLibrary(settings.hermes_home, settings.skills_disabled)
         self.nudges = LearningNudges(settings.memory_nudge_interval, settings.skill_nudge_interval)
         self.ephemeral_prompt = settings.ephemeral_system_prompt  # wire only; /personality replaces it
         self.state = SessionState(skills=self.skills, memory=memory_state(settings))
-        self.approvals: ApprovalGate | None = None
-        self._mode = initial_mode(settings.permission_mode, settings.yolo)
-        self._shared_budget = budget
-        self.budget = budget or IterationBudget(settings.max_iterations)
-        self.wire_nudge: list[dict[str, Any]] = []  # wire-only turns asking again after an empty reply
-        self.last_exit: str | None = None  # why the last turn ended (a resumed session's too)
-        self.title_settled = False  # after a rewind the next "first" turn keeps the session's title
-        self.compressor = Compressor(
-            self, wire=self.wire_messages, append=self.append, interrupt=self.interrupt_event
-        )
-        self._served_windows: dict[tuple[str, str], int | None] = {}  # asked of local servers, once each
-        self._window_learned = False  # settings.context_window is the server's (not the configuration's)
-        self.images_shrunk = False  # a provider refused an image as too large: send them smaller
-        self.window_noted = False  # a small known window's share taken by the tools was said (once a model)
-        self._steer_lock = threading.Lock()
-        self._pending_steer: list[str] = []
-        self._untitled = False  # stored by `open()` before its first message: that message names it
-        self.checkpoints: CheckpointManager | None = None
-        self.trajectory: TrajectoryWriter | None = None
-        from agent.plugins import PluginManager
 
-        self.plugins = PluginManager(
-            settings.hermes_home,
-            on_error=self._plugin_error,
-            enabled=settings.plugins_enabled,
-            disabled=settings.plugins_disabled,
-            cwd=settings.cwd,
-            builtin_tools=registry.names,
-            hook_timeout=settings.plugin_hook_timeout,
-            load_timeout=settings.plugin_load_timeout,
-        )
-        self.plugins.load()
-        from agent.hooks import ShellHooks
-
-        self.hooks = ShellHooks.from_settings(settings, lambda: self.ui, self.interrupt_event)
-        if session_id:
-            self.resume(session_id)
+    def _extensions(self) -> None:
+        """The user's plugins (loaded now) and shell hooks."""
+        self.plugins = plugin_manager(self.settings, self.registry.names, on_error=self._plugin_error)
+        self.hooks = shell_hooks(self.settings, lambda: self.ui, self.interrupt_event)
 
     # ----------------------------------------------------------------- public API
 
@@ -186,24 +201,17 @@ class Session:
     def _session_services(self) -> None:
         """Per-session helpers that need the session id: checkpoints and (when enabled) trajectories."""
         # Files elsewhere (docker, ssh): its checkpoints are archives made there.
-        local = self.settings.terminal.is_local if self._environment is None else self._environment.is_local
-        elsewhere = None if local else (lambda: self.environment)
+        elsewhere = None if self.environment_slot.is_local else (lambda: self.environment)
         self.checkpoints = checkpoint_manager(self.settings, self.session_id, elsewhere)
         self.trajectory = trajectory_writer(self.settings, self.session_id)
 
     def steer(self, text: str) -> None:
         """Redirect the running turn without stopping it: delivered at the next safe point (after a tool
         batch, appended to the last tool result), never as a new user message."""
-        text = strip_surrogates(text.strip())
-        if text:
-            with self._steer_lock:
-                self._pending_steer.append(text)
+        self.steering.add(text)
 
     def take_steer(self) -> str:
-        with self._steer_lock:
-            text = "\n".join(self._pending_steer)
-            self._pending_steer.clear()
-        return text
+        return self.steering.take()
 
     @property
     def interrupted(self) -> bool:
@@ -219,27 +227,18 @@ class Session:
     @property
     def permission_mode(self) -> PermissionMode:
         """What the agent may do without asking (`agent.approval.modes`): both front ends set it here."""
-        return self._mode
+        return self.mode.current
 
     @permission_mode.setter
     def permission_mode(self, mode: PermissionMode) -> None:
         """From the next tool call on (a running turn included); stored with the session for `-c`/`-r`."""
-        self._mode = PermissionMode(mode)
+        self.mode.set(mode)
         if self.approvals is not None:
-            self.approvals.permission_mode = self._mode
-        self._store_mode()
-
-    def _store_mode(self) -> None:
-        if self.store is None or not self.session_id:
-            return
-        try:
-            self.store.set_permission_mode(self.session_id, self._mode.value)
-        except Exception:  # a read-only or full store: the mode still applies to this run
-            log.warning("could not store the permission mode", exc_info=True)
+            self.approvals.permission_mode = self.mode.current
 
     @property
     def yolo(self) -> bool:
-        return self._mode is PermissionMode.YOLO
+        return self.mode.current is PermissionMode.YOLO
 
     @yolo.setter
     def yolo(self, on: bool) -> None:
@@ -247,58 +246,33 @@ class Session:
 
     def set_yolo(self, on: bool) -> None:
         """`/yolo` and `--yolo`: the yolo mode, or back to default from it."""
-        if on:
-            self.permission_mode = PermissionMode.YOLO
-        elif self._mode is PermissionMode.YOLO:
-            self.permission_mode = PermissionMode.DEFAULT
+        target = self.mode.yolo_target(on)
+        if target is not None:
+            self.permission_mode = target
 
     def resume(self, session_id: str) -> None:
         """Load a stored session: its system prompt is reused byte for byte. A session the store only
         reads (one of Hermes' history) continues in the store's copy of it (`adopt`)."""
         if self.store is None:
             raise RuntimeError("resuming needs a session store")
-        session_id = self.store.adopt(session_id)
-        loaded = self.store.load(session_id)
-        if self.store.take_session(session_id):  # one writer per session; a crash's leftovers repaired first
-            loaded = self.store.load(session_id)
-        if self.session_id and self.session_id != session_id:
-            self.store.release_session(self.session_id)
+        loaded = take_stored(self.store, session_id, leaving=self.session_id)
         info = loaded.info
         self.session_id = info.id
         self.system_prompt = info.system_prompt
         self.stored_transcript = list(loaded.messages)
         self.messages = [m for m in loaded.messages if m.rewound_at is None]  # the model's context
         self.last_exit = info.exit_reason
-        self._resumed_mode(info.permission_mode)
-        self.state.todos = todos_from_history(self.messages)
-        self.nudges.hydrate(self.messages)
+        self.mode.restore(info.permission_mode, self.settings)
         self.session_usage = Usage(prompt_tokens=info.input_tokens, completion_tokens=info.output_tokens)
         self.session_cost = CostTotal(info.cost_usd, info.cost_unknown_calls)
         self.approvals = None
         self._session_services()
-        self.last_context_tokens = estimate_tokens(self.wire_messages())  # the meter, before any call
+        self._history_read()
         # `-c` continues with the session's model, as Claude Code does (`--model` says otherwise).
         same_endpoint = info.provider in ("", self.settings.provider)
         other = info.model and info.model != self.settings.model
         if other and same_endpoint and not self.settings.model_chosen:
             self.switch_model(info.model)
-
-    def _resumed_mode(self, stored: str | None) -> None:
-        """The mode a resumed session was left in; NULL (never set): the configured one. A mode given on
-        the command line wins over both, and is stored."""
-        settings = self.settings
-        if settings.permission_mode_chosen:
-            self._mode = initial_mode(settings.permission_mode, settings.yolo)
-            if stored != self._mode.value:
-                self._store_mode()
-            return
-        try:
-            self._mode = (
-                parse_mode(stored) if stored else initial_mode(settings.permission_mode, settings.yolo)
-            )
-        except UnknownMode:
-            log.warning("session %s: unknown stored permission mode %r", self.session_id, stored)
-            self._mode = initial_mode(settings.permission_mode, settings.yolo)
 
     # ------------------------------------------------------------------ what the UI asks of the session
     def todos(self) -> list[dict[str, str]]:
@@ -329,60 +303,33 @@ class Session:
     def rewind(
         self, point: RewindPoint, *, conversation: bool = True, code: bool = False, wait: float = 30.0
     ) -> RewindReport:
-        """Go back to just before `point`'s message: the conversation (that message and everything after it
-        leave the model's context, marked rewound in the store in one transaction), the files (the
-        checkpoints taken since, restored), or both. A running turn is stopped first, as Esc stops it,
-        and waited for (`wait` seconds at most). Call it off the UI thread."""
-        report = RewindReport(text=point.text, conversation=conversation, code=code)
+        """Go back to just before `point`'s message: the conversation, the files, or both
+        (`agent.session.rewind`). A running turn is stopped first, as Esc stops it, and waited for (`wait`
+        seconds at most). Call it off the UI thread."""
         if not self._busy.acquire(blocking=False):
             self.interrupt()
             if not self._busy.acquire(timeout=wait):
-                report.problem = "The running turn did not stop: nothing was rewound. Press Esc, then retry."
-                return report
+                problem = "The running turn did not stop: nothing was rewound. Press Esc, then retry."
+                return RewindReport(text=point.text, conversation=conversation, code=code, problem=problem)
         try:
-            message = self.messages[point.index] if 0 <= point.index < len(self.messages) else None
-            if message is None or message.id != point.message_id or message.content != point.text:
-                report.problem = "That message is no longer in the conversation: nothing was rewound."
-                return report
-            later = self.messages[point.index :]
-            checkpoint_ids = checkpoints_after(later)
-            if conversation:
-                try:
-                    report.rewound = self._rewind_conversation(point.index)
-                except StoreError as exc:
-                    report.problem = f"Not rewound: {exc.user_line()}"
-                    return report
-                except KeyError:
-                    report.problem = "That message is not in the session's store: nothing was rewound."
-                    return report
-            if code:
-                if checkpoint_ids and self.checkpoints is None:
-                    report.missing = checkpoint_ids
-                elif checkpoint_ids and self.checkpoints is not None:
-                    report.files, report.missing = self.checkpoints.restore_all(checkpoint_ids)
-            return report
+            return rewind_history(self, point, conversation=conversation, code=code)
         finally:
             self.interrupt_event.clear()
             self._busy.release()
 
-    def _rewind_conversation(self, index: int) -> int:
-        """Cut the live history before `index`, the store first (a refusal changes nothing)."""
-        cut = len(self.messages) - index
-        now = time.time()
-        stored = next((m.id for m in self.messages[index:] if m.id is not None), None)
-        if self.store is not None and stored is not None:
-            self.store.mark_rewound(self.session_id, stored, now)
-        for later in self.messages[index:]:
-            later.rewound_at = now
-        self.messages = self.messages[:index]
+    def history_rewound(self) -> None:
+        """After a rewind: what is derived from the live history, derived again."""
         self.last_exit = None  # an interrupted turn rewound away is not the model's to hear about
         self.title_settled = True  # a rewind to the first message keeps the title (the user's, perhaps)
         self.wire_nudge = []
         self.take_steer()
+        self._history_read()
+
+    def _history_read(self) -> None:
+        """The todo list, the nudges' counts and the meter (before any call), from the live history."""
         self.state.todos = todos_from_history(self.messages)
         self.nudges.hydrate(self.messages)
         self.last_context_tokens = estimate_tokens(self.wire_messages())
-        return cut
 
     def update_settings(self, **changes: Any) -> Settings:
         """These settings from the next request on (`/config`, a saved toggle); the session continues."""
@@ -425,33 +372,17 @@ class Session:
         """Where the session's tools run, opened on first use (a container started, a connection made).
         Raises `EnvironmentUnavailable` (one line) when the configured backend cannot be used: no tool of
         the session runs then, on the host least of all; the next use tries again."""
-        with self._environment_lock:
-            if self._environment is None:
-                self._environment = open_environment(self.settings)
-            return self._environment
+        return self.environment_slot.get()
 
     @property
     def environment_label(self) -> str:
         """The configured environment's short label ("" for local), without opening it."""
-        if self._environment is not None:
-            return self._environment.label
-        return self.settings.terminal.label()
+        return self.environment_slot.label
 
     def close_environment(self) -> None:
         """End the session's environment (its container stopped, its connection closed, what its commands
         left running there stopped); a later tool call opens it again. Another session's is left alone."""
-        # Still being opened (a container image pulled, a slow login): the exit does not wait for it; what
-        # the opening started is the supervisor's child, stopped with the rest when the app ends.
-        if not self._environment_lock.acquire(timeout=CLOSE_PATIENCE):
-            return
-        try:
-            environment = self._environment
-            if self.owns_environment:
-                self._environment = None
-        finally:
-            self._environment_lock.release()
-        if environment is not None and self.owns_environment:
-            environment.close()
+        self.environment_slot.close()
 
     def close(self) -> None:
         self.close_browser()
@@ -477,14 +408,8 @@ class Session:
             raise RuntimeError("the model cannot change while a turn runs")
         try:
             before = (self.settings.provider, self.settings.effective_base_url)
-            if provider is None or provider == self.settings.provider:
-                url = self.settings.base_url if base_url is None else base_url
-                self.settings = self.settings.model_copy(update={"model": model, "base_url": url})
-            else:
-                self.settings = endpoint_settings(self.settings, provider, model, base_url)
-            if self._window_learned:  # the old model's window, said by its server: ask again
-                self.settings = self.settings.model_copy(update={"context_window": None})
-                self._window_learned = False
+            self.settings = switched_settings(self.settings, model, provider, base_url)
+            self.settings = self.window.forget(self.settings)  # the old model's window: ask again
             self.window_noted = False
             if (self.settings.provider, self.settings.effective_base_url) != before:  # its own keys
                 self.route.renew_keys()
@@ -492,79 +417,36 @@ class Session:
         finally:
             self._busy.release()
 
-    def _learn_context_window(self) -> None:
-        """A local server's own window (llama.cpp's `/props`, vLLM's model card) for the context meter and
-        compression, when the configuration gives none; asked once per server and model."""
-        question = served_window_question(self.settings)
-        if question is None:
-            return
-        key = question[:2]
-        if key not in self._served_windows:
-            self._served_windows[key] = session_served_window(question)
-        found = self._served_windows[key]
-        if found:
-            self._use_served_window(found)
-
-    def _use_served_window(self, window: int) -> None:
-        """The server's own window as the session's (forgotten when the model changes: `switch_model`)."""
-        self.settings = self.settings.model_copy(update={"context_window": window})
-        self._window_learned = True
-
-    def learn_stated_window(self, exc: BaseException, request: ModelRequest) -> None:
-        """The window an overflow error states (llama-cpp-python has no `/props`, but its refusal says
-        "maximum context length is 2048 tokens"), when the configuration gives none: the meter (told at
-        once, with the refused request's size) and the compression that follows aim at it. Not while a
-        fallback answers: the window is the primary's."""
-        if self.settings.context_window or self.route.on_fallback:
-            return
-        stated = stated_context_window(exc)
-        if not stated:
-            return
-        self._use_served_window(stated)
-        refused = estimate_tokens(request.messages, request.tools)
-        self.ui.on_event(
-            UsageUpdated(
-                call=Usage(),
-                session=self.session_usage.copy(),
-                context_tokens=max(refused, self.last_context_tokens),
-                context_window=stated,
-                session_cost=self.session_cost.usd or None,  # no call priced yet: no "$0" for a local model
-                session_unknown_calls=self.session_cost.unknown_calls,
-            )
-        )
-
     def run_conversation(self, user_message: str, images: Sequence[ImageRef] = ()) -> TurnResult:
         """One turn; `images` (stored with `agent.images.save_image`) go with the user's message."""
-        with self._busy:
-            self.interrupt_event.clear()
+        with self._running():
             turn_start = len(self.messages)
             try:
                 self.environment  # noqa: B018 - opened (or refused) before the model is asked anything
             except EnvironmentUnavailable as exc:
-                return self._environment_failed(exc)
+                return self._turn_failed(environment_refusal(exc))
             try:
                 return Turn(self, user_message, images).run()
             except StoreError as exc:
                 return self._store_failed(exc, turn_start)
+
+    @contextmanager
+    def _running(self) -> Iterator[None]:
+        """One turn (or `/compress`) at a time; an interrupt meant for an earlier one is not this one's."""
+        with self._busy:
+            self.interrupt_event.clear()
+            try:
+                yield
             finally:
                 self.interrupt_event.clear()
 
     def begin_turn(self) -> None:
         """A turn's entry: the server's window asked (once), a fresh budget, back on the primary provider."""
-        self._learn_context_window()
+        self.settings = self.window.served(self.settings)  # a local server's own window, asked once
         self.compressor.new_turn()
         self.budget = self._shared_budget or IterationBudget(self.settings.max_iterations)
         if self.route.on_fallback:
             self.route.restore_primary()
-
-    def _environment_failed(self, exc: EnvironmentUnavailable) -> TurnResult:
-        """The configured backend cannot be used: the turn ends before the model is asked, with its line."""
-        error = ClassifiedError(reason="environment", message=str(exc), retryable=False, hint=str(exc))
-        self.set_status("error")
-        self.ui.on_event(
-            TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
-        )
-        return TurnResult(error.exit_reason, "", Usage(), 0, self.session_id, error)
 
     def _store_failed(self, exc: StoreError, turn_start: int) -> TurnResult:
         """The store failed mid-turn (see `agent.session.storage_fault`): the turn ends here, saying what is
@@ -572,7 +454,10 @@ class Session:
         from agent.session.storage_fault import storage_failure, unsaved_count
 
         unsaved = unsaved_count(self.messages[turn_start:], streamed_reply_lost=exc.unsaved_reply)
-        error = storage_failure(exc, unsaved)
+        return self._turn_failed(storage_failure(exc, unsaved))
+
+    def _turn_failed(self, error: ClassifiedError) -> TurnResult:
+        """A turn ended before or outside the model's answer (no environment, a failing store)."""
         self.set_status("error")
         self.ui.on_event(
             TurnFinished(exit_reason=error.exit_reason, final_text="", usage=Usage(), error=error.user_line())
@@ -582,24 +467,7 @@ class Session:
     # ----------------------------------------------------------------- what a turn needs of its session
 
     def _build_system_prompt(self) -> str:
-        tools = self.toolsets.active_tools()
-        # Where the tools run: the opened environment's (a turn opens it first); `/context` before the
-        # first message measures without opening one.
-        environment = self._environment
-        runs_in = self.settings.terminal.label()  # "" for local, sandboxed or not (that is `sandbox`'s line)
-        if environment is not None and not environment.is_local:
-            runs_in = environment.label
-        return build_system_prompt(
-            cwd=self.settings.cwd,
-            runs_in=runs_in,
-            tools_cwd=environment.cwd if environment is not None else None,
-            sandbox=sandbox_prompt_line(self.settings),
-            tools=[(t.name, t.description) for t in tools],
-            model=self.settings.model,
-            **session_prompt_parts(
-                self.settings, {t.name for t in tools}, self.skills, self.toolsets.active_instructions()
-            ),
-        )
+        return session_system_prompt(self.settings, self.toolsets, self.skills, self.environment_slot.opened)
 
     def context_report(self) -> ContextReport:
         """What the next request holds, part by part (`/context`). Before the first message, the system
@@ -623,34 +491,17 @@ class Session:
         if not self.system_prompt:
             self.system_prompt = self._build_system_prompt()
         if not self.session_id:
+            self.session_id = new_session_id(self.store, self.settings, self.system_prompt, self.source)
             if self.store is not None:
-                self.session_id = self.store.create_session(
-                    model=self.settings.model,
-                    provider=self.settings.provider or self.settings.api_mode,
-                    base_url=self.settings.base_url or "",
-                    cwd=str(self.settings.cwd),
-                    system_prompt=self.system_prompt,
-                    source=self.source,
-                )
-                self.store.claim_session(self.session_id)
-                if self._mode is not PermissionMode.DEFAULT:
-                    self._store_mode()
+                if self.mode.current is not PermissionMode.DEFAULT:
+                    self.mode.save()
                 if self.plugins.has_hooks("on_session_start"):
                     self.plugins.session_started(self.session_id, self.route.model)
                 if self.hooks.has_hooks("on_session_start"):
                     self.hooks.session_started(self.session_id, self.route.model)
                 self._untitled = True
-            else:
-                import uuid
-
-                self.session_id = time.strftime("%Y%m%d_%H%M%S_") + uuid.uuid4().hex[:6]
-        title = " ".join(first_message.split())[:100]
-        if self._untitled and title and self.store is not None:
-            self._untitled = False
-            try:
-                self.store.set_title(self.session_id, title)
-            except Exception:
-                pass
+        if self._untitled and self.store is not None:
+            self._untitled = not store_title(self.store, self.session_id, first_message)
         if self.checkpoints is None:
             self._session_services()
         if self.approvals is None:
@@ -661,7 +512,7 @@ class Session:
                 store=self.store,
                 interrupt=self.interrupt_event,
                 side_settings=self.route.keyed_settings,
-                mode=self._mode,
+                mode=self.mode.current,
                 sandbox=sandbox_of(self.environment),
             )
 
@@ -703,12 +554,8 @@ class Session:
 
     def compress_now(self, *, reason: str = "on request") -> bool:
         """Summarize the middle of the conversation (the /compress command). Runs a model call."""
-        with self._busy:
-            self.interrupt_event.clear()
-            try:
-                return self.compressor.run(reason)
-            finally:
-                self.interrupt_event.clear()
+        with self._running():
+            return self.compressor.run(reason)
 
     # ----------------------------------------------------------------- fallback
 
