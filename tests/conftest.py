@@ -41,6 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for package in PACKAGES:
         compileall.compile_dir(root / package, quiet=2)
 
+
 # Once per test process, before any app is built, and all of it (the fixes for our widget classes too): so
 # a bare-App test and a HermesApp test run against the same patched Textual, whatever the test order.
 textual_compat.install(eager=True)
