@@ -34,7 +34,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.rewind": ("RewindPoint", "RewindReport"),
-    "agent.session.prewarm": ("prewarm_engine",),
+    "agent.session.prewarm": ("prewarm_engine", "sdk_module"),
+    "agent.transports.sdk_import": ("import_sdk",),
     "agent.session.context_report": ("ContextReport", "render_context"),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
@@ -337,6 +338,7 @@ __all__ = [
     "hermes_home",
     "image_paths",
     "image_refs_of",
+    "import_sdk",
     "is_kept_char",
     "is_success",
     "leftovers_path",
@@ -381,6 +383,7 @@ __all__ = [
     "save_env_value",
     "save_image",
     "save_setting",
+    "sdk_module",
     "serve_collector",
     "session_mcp_servers",
     "split_attached",
@@ -519,7 +522,7 @@ if TYPE_CHECKING:
     from agent.session.catalogue import builtin_tools, default_registry
     from agent.session.context_report import ContextReport, render_context
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
-    from agent.session.prewarm import prewarm_engine
+    from agent.session.prewarm import prewarm_engine, sdk_module
     from agent.session.rewind import RewindPoint, RewindReport
     from agent.session.session import Session
     from agent.session.session import Session as Agent
@@ -551,6 +554,7 @@ if TYPE_CHECKING:
     from agent.tools.todo import render_todos
     from agent.transports.factory import make_transport
     from agent.transports.reasoning import reasoning_shown, reasoning_unsent
+    from agent.transports.sdk_import import import_sdk
     from agent.usage.pricing import format_cost
     from agent.usage.pricing import warm_up as warm_up_prices
     from agent.usage.report import UsageReport

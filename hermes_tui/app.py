@@ -100,6 +100,8 @@ class HermesApp(textual_compat.FrameSignal[int]):
         """Keys and pastes in typing order, each once the one before settled (`hermes_tui.key_order`)."""
         self._startup_hold: Callable[[], None] | None = None
         self._fast_start = fast_start
+        self._prewarmed: Settings | None = None
+        """The settings the engine was prewarmed for (`_prewarm_model_client`): once each."""
         self._configured = False
         self.exit_message: str | None = None
         self.chat: ChatScreen | None = None
@@ -200,9 +202,30 @@ class HermesApp(textual_compat.FrameSignal[int]):
 
             self.push_screen(StartingScreen(self._fast_start.snapshot))
             self.first_frame.after(self.gc_policy.starting_frame_shown)
+            self.first_frame.after(self._import_last_sdk)
             self.first_frame.after(self._finish_fast_start)
             return
         self._start()
+
+    def _import_last_sdk(self) -> None:
+        """After the starting frame, in a background thread: the model SDK the last run used (the snapshot
+        names it), while the configuration is read and the chat is made. Those leave the interpreter idle
+        between their steps (messages, refreshes) and the import fills the gaps: a message typed 0.5 s after
+        the starting frame left 0.15-0.3 s after Enter, against 0.4-0.5 s when the import began once the
+        configuration was read (`benchmarks/terminal_stream.py --only quick`). A snapshot naming another
+        SDK than this run's costs an import in the background, nothing else."""
+        fast_start = self._fast_start
+        if fast_start is None or not fast_start.snapshot.sdk:
+            return
+        name = fast_start.snapshot.sdk
+
+        def run() -> None:
+            from agent.api import import_sdk
+
+            with GcPolicy.warming():
+                import_sdk(name)
+
+        threading.Thread(target=run, name="sdk-import", daemon=True).start()
 
     async def _finish_fast_start(self) -> None:
         """After a fast start's first frame: read the configuration, open the store, start as usual."""
@@ -212,6 +235,13 @@ class HermesApp(textual_compat.FrameSignal[int]):
         assert fast_start is not None
         loaded = fast_start.load()
         settings = loaded.settings
+        # The starting frame is on the terminal: the SDK's import starts now, beside the chat's making,
+        # rather than after it. The main thread's work until the chat is up leaves the interpreter idle
+        # between its steps (messages, refreshes), and the import fills those gaps: a message typed 0.5 s
+        # after the starting frame then leaves 0.15-0.3 s after Enter instead of 0.4-0.5 s
+        # (`benchmarks/terminal_stream.py --only quick`).
+        if settings.is_configured:
+            self._prewarm_model_client(settings)
         if self._store is None:
             try:
                 self._store = open_library(settings.state_db, settings.hermes_home)
@@ -272,11 +302,16 @@ class HermesApp(textual_compat.FrameSignal[int]):
         history or a turn already holds it off: then their collection turns it on (`GcPolicy`)."""
         self.gc_policy.first_frame_shown()
 
-    def _prewarm_model_client(self) -> None:
+    def _prewarm_model_client(self, settings: Settings | None = None) -> None:
         """After the first frame, in a background thread: the first Enter must not pay for importing the
-        session's SDK (`openai` ~0.5 s, `anthropic` ~1.25 s) and building its client."""
+        session's SDK (`openai` ~0.5 s, `anthropic` ~1.25 s) and building its client. Once per settings: a
+        fast start begins it as soon as the configuration is read, and the chat's opening asks again."""
+        settings = settings or self.settings
+        if self._prewarmed is settings:
+            return
+        self._prewarmed = settings
         threading.Thread(
-            target=prewarm_model_client, args=(self.settings,), name="sdk-prewarm", daemon=True
+            target=prewarm_model_client, args=(settings,), name="sdk-prewarm", daemon=True
         ).start()
 
     def _after_setup(self, choice: SetupChoice | None) -> None:
@@ -390,11 +425,17 @@ class HermesApp(textual_compat.FrameSignal[int]):
     def save_startup_snapshot(self) -> None:
         """What the next launch's first frame shows before it reads the configuration: this theme, its
         prompt symbol, the model (`hermes_tui.startup_snapshot`)."""
+        from agent.api import sdk_module
         from hermes_tui.startup_snapshot import StartupSnapshot, write_snapshot
 
         spec = self.theme_manager.spec
         symbol = spec.prompt_symbol if spec is not None else "❯"
-        snapshot = StartupSnapshot(theme=self.current_theme, prompt_symbol=symbol, model=self.settings.model)
+        snapshot = StartupSnapshot(
+            theme=self.current_theme,
+            prompt_symbol=symbol,
+            model=self.settings.model,
+            sdk=sdk_module(self.settings),
+        )
         write_snapshot(self.settings.hermes_home, snapshot)
 
     def on_mcp_changed(self, message: McpChanged) -> None:

@@ -118,21 +118,33 @@ class GcPolicy:
         scans too. Freezing is a constant-time move of the collector's lists, safe from any thread."""
         gc.freeze()
 
+    _warmers: ClassVar[int] = 0
+    _cold_threshold: ClassVar[tuple[int, int, int]] = (700, 10, 10)
+    _warming_lock: ClassVar[threading.Lock] = threading.Lock()
+
     @classmethod
     @contextmanager
     def warming(cls) -> Iterator[None]:
-        """The prewarm thread's imports (the SDK above all) run with the collector's young passes spaced
+        """The prewarm threads' imports (the SDK above all) run with the collector's young passes spaced
         out, and what they made is frozen at the end (`freeze_survivors`). Those objects all survive: the
         passes that would scan them again and again as they are made cost ~20% of the SDK's import (~0.1 s
         of ~0.55 s), and a quick first Enter waits for the import. Its thresholds only: whether the
         collector is on stays with `pause`/`resume` (a turn may start meanwhile), and garbage made by
-        others meanwhile is collected as usual, only in larger batches."""
-        thresholds = gc.get_threshold()
-        gc.set_threshold(cls.WARMING_THRESHOLD, *thresholds[1:])
+        others meanwhile is collected as usual, only in larger batches. Two threads may warm at once (the
+        last run's SDK, then this run's engine): the first in spaces the passes, the last out restores
+        them."""
+        with cls._warming_lock:
+            if cls._warmers == 0:
+                cls._cold_threshold = gc.get_threshold()
+                gc.set_threshold(cls.WARMING_THRESHOLD, *cls._cold_threshold[1:])
+            cls._warmers += 1
         try:
             yield
         finally:
-            gc.set_threshold(*thresholds)
+            with cls._warming_lock:
+                cls._warmers -= 1
+                if cls._warmers == 0:
+                    gc.set_threshold(*cls._cold_threshold)
             cls.freeze_survivors()
 
     # ------------------------------------------------------------------------------------ busy and rest

@@ -46,6 +46,9 @@ class StartupSnapshot:
     theme: Theme
     prompt_symbol: str
     model: str
+    sdk: str = ""
+    """The model SDK the last run's session used (`agent.api.sdk_module`): imported as soon as the first frame
+    is drawn, before the configuration is read (`agent.api.import_sdk`); "" when unknown."""
 
 
 DEFAULT_SNAPSHOT = StartupSnapshot(
@@ -67,8 +70,10 @@ DEFAULT_SNAPSHOT = StartupSnapshot(
     ),
     prompt_symbol="❯",
     model="",
+    sdk="openai",
 )
-"""What the first frame shows when no run has left a snapshot yet."""
+"""What the first frame shows when no run has left a snapshot yet. Its SDK is OpenAI's: most providers speak
+its protocol, and a wrong guess (an Anthropic configuration, or none yet) costs a background import."""
 
 
 def snapshot_path(hermes_home: Path) -> Path:
@@ -119,6 +124,7 @@ def _to_json(snapshot: StartupSnapshot) -> dict[str, Any]:
         },
         "prompt_symbol": snapshot.prompt_symbol,
         "model": snapshot.model,
+        "sdk": snapshot.sdk,
     }
 
 
@@ -126,7 +132,10 @@ def _from_json(data: Any) -> StartupSnapshot | None:
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return None
     theme, symbol, model = data["theme"], data["prompt_symbol"], data["model"]
+    sdk = data.get("sdk", "")  # absent from the snapshots of earlier versions
     if not (isinstance(theme, dict) and isinstance(symbol, str) and isinstance(model, str)):
+        return None
+    if not isinstance(sdk, str):
         return None
     colours = {key: theme.get(key) for key in _THEME_COLOURS}
     variables = theme.get("variables", {})
@@ -155,4 +164,4 @@ def _from_json(data: Any) -> StartupSnapshot | None:
         built.to_color_system()  # a colour Textual cannot parse would fail in the middle of the first frame
     except Exception:
         return None
-    return StartupSnapshot(theme=built, prompt_symbol=symbol, model=model)
+    return StartupSnapshot(theme=built, prompt_symbol=symbol, model=model, sdk=sdk)

@@ -263,6 +263,22 @@ def test_the_prewarm_spaces_out_young_passes_and_freezes_what_it_made() -> None:
         gc.unfreeze()
 
 
+def test_two_warmups_at_once_restore_the_thresholds_when_the_last_ends() -> None:
+    """The last run's SDK and this run's engine warm in two threads whose spans overlap: the first out
+    must not restore the thresholds under the other, nor the last out leave them spaced for good."""
+    before = gc.get_threshold()
+    first, second = GcPolicy.warming(), GcPolicy.warming()
+    try:
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert gc.get_threshold() == (GcPolicy.WARMING_THRESHOLD, *before[1:])  # the second still warms
+        second.__exit__(None, None, None)
+        assert gc.get_threshold() == before
+    finally:
+        gc.unfreeze()
+
+
 def test_the_scan_sees_every_way_to_reach_the_collector() -> None:
     source = """
 import gc

@@ -14,8 +14,9 @@ import importlib
 import threading
 
 from agent.config.settings import Settings
+from agent.core import providers
 
-__all__ = ["prewarm_engine"]
+__all__ = ["prewarm_engine", "sdk_module"]
 
 LAZY_MODULES = ("agent.approval", "agent.approval.smart", "agent.checkpoints")
 """Imported by a turn when it first needs them; kept off the app's first frame, loaded here instead."""
@@ -47,3 +48,12 @@ def prewarm_engine(settings: Settings) -> None:
         warm_up()
     except Exception:
         pass
+
+
+def sdk_module(settings: Settings) -> str:
+    """The SDK the transport for `settings` imports (`agent.transports.factory`): Anthropic's for its
+    protocol and for Claude on a cloud, OpenAI's for every other."""
+    spec = providers.lookup(settings.provider)
+    if settings.api_mode == "anthropic" or (spec is not None and spec.platform):
+        return "anthropic"
+    return "openai"

@@ -13,6 +13,8 @@ first Enter and the request.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from agent.config.settings import Settings
@@ -29,6 +31,7 @@ __all__ = [
 ]
 
 PROBE_TIMEOUT = 3.0
+_MAX_BODY = 4 * 1024 * 1024
 
 ServedWindowQuestion = tuple[str, str, str | None]
 """What a session asks its server's window for: the base URL, the model and the key."""
@@ -102,22 +105,42 @@ def served_context_window(base_url: str, model: str, api_key: str | None = None)
 
 def _asked(base_url: str, model: str, api_key: str | None) -> int | None:
     """What the server says (None: nothing); raises when it cannot be asked."""
-    import httpx
-
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    with httpx.Client(timeout=PROBE_TIMEOUT, headers=headers) as client:
-        found = _ask(client, f"{_root(base_url)}/props", window_from_props)
-        if found is None:
-            found = _ask(client, f"{base_url.rstrip('/')}/models", lambda d: window_from_models(d, model))
-        return found
+    found = _ask(f"{_root(base_url)}/props", headers, window_from_props)
+    if found is None:
+        found = _ask(f"{base_url.rstrip('/')}/models", headers, lambda d: window_from_models(d, model))
+    return found
 
 
-def _ask(client: Any, url: str, read: Any) -> int | None:
-    response = client.get(url)
-    if response.status_code != 200:
+def _ask(url: str, headers: dict[str, str], read: Callable[[Any], int | None]) -> int | None:
+    status, body = _get(url, headers)
+    if status != 200 or body is None:
         return None
     try:
-        found: int | None = read(response.json())
+        return read(json.loads(body))
     except ValueError:
         return None
-    return found
+
+
+def _get(url: str, headers: dict[str, str]) -> tuple[int, bytes | None]:
+    """One GET with the standard library's `http.client`: the SDKs' HTTP stack is not imported yet when the
+    question is asked ahead (it is being imported beside it), and importing a second one (httpx, and an
+    HTTP client with its TLS context) cost the first Enter ~0.08 s of the interpreter's time. No redirect is
+    followed (the key is never sent on to another host) and no proxy is used (the server is local). The
+    body: None when larger than `_MAX_BODY` (a window is a number, not megabytes of model cards)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an HTTP URL: {url}")
+    connection_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    connection = connection_type(parts.hostname, parts.port, timeout=PROBE_TIMEOUT)
+    try:
+        path = parts.path or "/"
+        connection.request("GET", f"{path}?{parts.query}" if parts.query else path, headers=headers)
+        response = connection.getresponse()
+        body = response.read(_MAX_BODY + 1)
+        return response.status, body if len(body) <= _MAX_BODY else None
+    finally:
+        connection.close()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +75,53 @@ async def test_the_first_frame_is_the_snapshot_and_keys_typed_meanwhile_reach_th
             assert app.theme == "daylight"  # the configuration's theme replaced the snapshot's
             assert not any(isinstance(s, StartingScreen) for s in app.screen_stack)
             assert "scripted" in str(screen.query_one(StatusBar).render())
-    saved = read_snapshot(home)  # the next launch's first frame: this run's theme and model
+    saved = read_snapshot(home)  # the next launch's first frame: this run's theme, model and SDK
     assert saved is not None and saved.theme.name == "daylight" and saved.model == "scripted"
+    assert saved.sdk == "openai"
+
+
+async def test_a_fast_start_imports_the_sdk_its_snapshot_names_before_reading_the_configuration(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
+    """The SDK's import is most of what a quick first message waits for: it starts with the starting
+    frame, in a thread of its own, before the configuration is read."""
+    import agent.api as api
+
+    home = tmp_path / "home"
+    imported: list[tuple[str, str, bool]] = []
+    monkeypatch.setattr(
+        api, "import_sdk", lambda name: imported.append((name, threading.current_thread().name, bool(loads)))
+    )
+    loads: list[str] = []
+    with ScriptedServer({"name": "t", "calls": []}) as server:
+        settings = chat_settings(server, home, tmp_path)
+
+        def load() -> LoadedSettings:
+            deadline = time.monotonic() + 5
+            while not imported and time.monotonic() < deadline:  # the import began before this read
+                time.sleep(0.01)
+            loads.append("read")
+            return LoadedSettings(settings)
+
+        snapshot = StartupSnapshot(theme=SNAPSHOT.theme, prompt_symbol="λ", model="m", sdk="anthropic")
+        app = HermesApp(None, fast_start=FastStart(snapshot, load))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: typed(app) is not None, what="the chat")
+    assert imported == [("anthropic", "sdk-import", False)]
+
+
+async def test_a_snapshot_naming_no_sdk_imports_none_early(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    import agent.api as api
+
+    home = tmp_path / "home"
+    imported: list[str] = []
+    monkeypatch.setattr(api, "import_sdk", imported.append)
+    with ScriptedServer({"name": "t", "calls": []}) as server:
+        settings = chat_settings(server, home, tmp_path)
+        app = HermesApp(None, fast_start=FastStart(SNAPSHOT, lambda: LoadedSettings(settings)))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: typed(app) is not None, what="the chat")
+    assert imported == []
 
 
 async def test_a_fast_start_that_finds_no_provider_shows_the_setup_screen(tmp_path: Path) -> None:

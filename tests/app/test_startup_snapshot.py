@@ -53,6 +53,7 @@ def test_anything_but_what_it_writes_is_no_snapshot(tmp_path: Path) -> None:
         json.dumps([1, 2]).encode(),
         json.dumps(variant(version=2)).encode(),
         json.dumps(variant(model=3)).encode(),
+        json.dumps(variant(sdk=["openai"])).encode(),
         json.dumps(variant(theme_primary="not a colour")).encode(),
         json.dumps(variant(theme_dark="yes")).encode(),
         json.dumps(variant(theme_variables={"x": 1})).encode(),
@@ -79,3 +80,17 @@ def test_the_default_snapshot_is_the_built_in_default_theme() -> None:
     theme = spec.to_textual_theme()
     assert DEFAULT_SNAPSHOT.theme.to_color_system().generate() == theme.to_color_system().generate()
     assert DEFAULT_SNAPSHOT.prompt_symbol == spec.prompt_symbol
+    assert DEFAULT_SNAPSHOT.sdk == "openai"  # most providers': imported with a first run's first frame
+
+
+def test_the_sdk_the_last_run_used_reads_back_and_an_older_snapshot_without_it_still_reads(
+    tmp_path: Path,
+) -> None:
+    snapshot = StartupSnapshot(theme=THEME, prompt_symbol="❯", model="m", sdk="anthropic")
+    write_snapshot(tmp_path, snapshot)
+    assert read_snapshot(tmp_path) == snapshot
+    data = json.loads(snapshot_path(tmp_path).read_text(encoding="utf-8"))
+    del data["sdk"]  # written before the snapshot named the SDK
+    snapshot_path(tmp_path).write_text(json.dumps(data), encoding="utf-8")
+    older = read_snapshot(tmp_path)
+    assert older is not None and older.sdk == "" and older.model == "m"

@@ -56,3 +56,32 @@ def test_the_sdk_is_loaded_after_the_first_frame_before_any_message(
         timeout=110,
     )
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]
+
+
+def test_the_sdk_a_configuration_uses_is_the_one_its_transport_imports(tmp_path: Path) -> None:
+    from agent.config.settings import Settings
+    from agent.session.prewarm import sdk_module
+
+    def settings(**values: object) -> Settings:
+        return Settings(hermes_home=tmp_path, model="m", api_key="k", **values)  # type: ignore[arg-type]
+
+    assert sdk_module(settings(provider="openrouter")) == "openai"
+    assert sdk_module(settings(provider="custom", base_url="http://127.0.0.1:8080/v1")) == "openai"
+    assert sdk_module(settings(provider="anthropic")) == "anthropic"
+    assert sdk_module(settings(provider="custom", base_url="http://127.0.0.1:8080/anthropic")) == "anthropic"
+
+
+def test_only_a_known_sdk_is_imported_by_the_name_a_snapshot_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name comes from a file in HERMES_HOME: anything but a model SDK is not imported."""
+    import sys
+
+    from agent.transports.sdk_import import import_sdk
+
+    (tmp_path / "not_an_sdk_module.py").write_text("raise SystemExit('imported')\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import_sdk("not_an_sdk_module")
+    assert "not_an_sdk_module" not in sys.modules
+    import_sdk("openai")
+    assert "openai" in sys.modules
