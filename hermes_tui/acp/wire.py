@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import os
+import stat
 import threading
 from typing import Any, BinaryIO
 
@@ -26,23 +27,31 @@ LINE_LIMIT = 50 * 1024 * 1024
 
 async def stdio_streams(in_fd: int, out_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """Asyncio streams over two descriptors, the reader taking lines up to `LINE_LIMIT`. Pipes and sockets
-    (what an editor gives) are watched by the loop; a regular file (`hermes-tui acp < requests.jsonl`) is
-    read on a thread and written in place."""
+    (what an editor gives) are watched by the loop; anything else (a regular file, `hermes-tui acp <
+    requests.jsonl`; a character device such as `/dev/null` or a terminal) is read on a thread and written
+    in place. The loop cannot watch those: epoll refuses a file or `/dev/null` in a callback after
+    `connect_read_pipe` returned, so the end of input never came and the agent served nothing for good."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     source = os.fdopen(in_fd, "rb", 0)
-    try:
+    if _watchable(in_fd):
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
-    except ValueError:
+    else:
         threading.Thread(target=_feed, args=(loop, reader, source), daemon=True, name="acp-stdin").start()
     sink = os.fdopen(out_fd, "wb", 0)
     protocol = asyncio.streams.FlowControlMixin()
     transport: asyncio.WriteTransport
-    try:
+    if _watchable(out_fd):
         transport, _ = await loop.connect_write_pipe(lambda: protocol, sink)
-    except ValueError:
+    else:
         transport = _FileTransport(sink)
     return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _watchable(fd: int) -> bool:
+    """A pipe or a socket: what the event loop can wait on."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _feed(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, source: BinaryIO) -> None:

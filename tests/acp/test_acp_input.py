@@ -215,3 +215,34 @@ def test_a_store_it_cannot_open_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert proc.stdout == ""
     [line] = proc.stderr.strip().splitlines()
     assert line.startswith("hermes-tui acp: ") and "state.db" in line
+
+
+def test_input_the_loop_cannot_watch_still_ends(hermes_home: Path, tmp_path: Path) -> None:
+    """`hermes-tui acp < /dev/null > /dev/null` (character devices epoll refuses) and requests from a regular
+    file answered into another: read on a thread and written in place, so the end of input ends the agent
+    with 0 (on `/dev/null` it used to wait for good)."""
+    env = {**agent_env(hermes_home), "PATH": os.environ["PATH"]}
+    command = [sys.executable, "-m", "hermes_tui.cli", "acp"]
+    with open(os.devnull, "rb") as empty, open(os.devnull, "wb") as nowhere:
+        ended = subprocess.run(
+            command,
+            cwd=tmp_path,
+            env=env,
+            stdin=empty,
+            stdout=nowhere,
+            stderr=subprocess.PIPE,
+            timeout=TIMEOUT,
+        )
+    assert ended.returncode == 0, ended.stderr
+    requests, answers = tmp_path / "requests.jsonl", tmp_path / "answers.jsonl"
+    requests.write_text(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        + "\n"
+    )
+    with requests.open("rb") as source, answers.open("wb") as sink:
+        answered = subprocess.run(
+            command, cwd=tmp_path, env=env, stdin=source, stdout=sink, stderr=subprocess.PIPE, timeout=TIMEOUT
+        )
+    assert answered.returncode == 0, answered.stderr
+    [answer] = [json.loads(line) for line in answers.read_text().splitlines()]
+    assert answer["id"] == 1 and answer["result"]["protocolVersion"] == 1
