@@ -211,9 +211,10 @@ class HermesApp(textual_compat.FrameSignal[int]):
         """After the starting frame, in a background thread: the model SDK the last run used (the snapshot
         names it), while the configuration is read and the chat is made. Those leave the interpreter idle
         between their steps (messages, refreshes) and the import fills the gaps: a message typed 0.5 s after
-        the starting frame left 0.15-0.3 s after Enter, against 0.4-0.5 s when the import began once the
-        configuration was read (`benchmarks/terminal_stream.py --only quick`). A snapshot naming another
-        SDK than this run's costs an import in the background, nothing else."""
+        the starting frame left 0.22-0.27 s after Enter (medians), against 0.32-0.34 s when the import began
+        once the configuration was read and 0.36-0.40 s once the chat was made
+        (`benchmarks/terminal_stream.py --only quick`). A snapshot naming another SDK than this run's costs
+        an import in the background, nothing else."""
         fast_start = self._fast_start
         if fast_start is None or not fast_start.snapshot.sdk:
             return
@@ -235,11 +236,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
         assert fast_start is not None
         loaded = fast_start.load()
         settings = loaded.settings
-        # The starting frame is on the terminal: the SDK's import starts now, beside the chat's making,
-        # rather than after it. The main thread's work until the chat is up leaves the interpreter idle
-        # between its steps (messages, refreshes), and the import fills those gaps: a message typed 0.5 s
-        # after the starting frame then leaves 0.15-0.3 s after Enter instead of 0.4-0.5 s
-        # (`benchmarks/terminal_stream.py --only quick`).
+        # The starting frame is on the terminal: the engine's prewarm (the SDK client, a local server's
+        # window, the turn's modules) starts now, beside the chat's making, rather than after it
+        # (`_import_last_sdk` says what that is worth).
         if settings.is_configured:
             self._prewarm_model_client(settings)
         if self._store is None:
