@@ -9,6 +9,7 @@ tests stay plain functions: `snap_compare` runs its own loop.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,20 @@ def pytest_configure(config: pytest.Config) -> None:
     for package in PACKAGES:
         compileall.compile_dir(root / package, quiet=2)
 
+
+def _default_signals() -> None:
+    """The suite's processes, and so every process they start, take Ctrl+C, hang-ups and quits as a terminal
+    delivers them, however the suite was launched: `nohup`, or `&` in a script without job control, starts
+    it with those signals ignored, a disposition every child inherits across exec, and the tests of Ctrl+C
+    and SIGHUP then met processes that could not be stopped (four failed that way in one CI run)."""
+    for number in (signal.SIGHUP, signal.SIGQUIT):
+        if signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_default_signals()
 
 # Once per test process, before any app is built, and all of it (the fixes for our widget classes too): so
 # a bare-App test and a HermesApp test run against the same patched Textual, whatever the test order.
