@@ -87,7 +87,9 @@ def test_a_handshake_that_never_completes_times_out_in_one_line(hermes_home: Pat
     mute.write_text("import sys, time\nsys.stderr.write('waiting for a licence\\n'); time.sleep(3600)\n")
     servers = {
         "babbler": {"command": sys.executable, "args": [str(babbler)], "connect_timeout": 1},
-        "mute": {"command": sys.executable, "args": [str(mute)], "connect_timeout": 1},
+        # Its line must be written before its handshake times out, and a loaded machine can take over a
+        # second to start a Python process: 1 s failed once in a CI run (the error then had no line to name).
+        "mute": {"command": sys.executable, "args": [str(mute)], "connect_timeout": 4},
     }
     write_config(hermes_home, servers)
     manager = manager_for(hermes_home)
