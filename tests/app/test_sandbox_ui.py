@@ -60,12 +60,13 @@ async def test_dialog_names_the_sandbox_and_deny_keeps_it_in(
         await submit(pilot, "go")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="the dialog")
         assert (ws / "in.txt").read_text() == "x\n"  # the first command ran with no dialog
+        dialog = app.screen
+        # Armed: composed and shown (pushed is not yet composed: its lines were once read too early).
+        await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
         assert "wants to run this command outside the sandbox" in _text(app, "#approval-intro")
         reasons = _text(app, "#approval-reasons")
         assert "writes outside the sandbox workspace-write" in reasons and str(target) in reasons
         assert "outside the sandbox, for this call only" in reasons
-        dialog = app.screen
-        await wait_for(pilot, lambda: dialog.is_armed, what="dialog armed")
         assert dialog.query_one("#approval-always", Button).disabled  # no "always" for leaving the sandbox
         await pilot.press("escape")  # deny
         await wait_for(pilot, lambda: not screen.busy, what="the turn's end")
