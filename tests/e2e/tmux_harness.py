@@ -44,20 +44,29 @@ def demo_command(cwd: Path, *args: str, marker: Path | None = None) -> str:
     return command
 
 
+CONFIG = Path(__file__).with_name("tmux.conf")
+"""The server's options, read as it starts (before the app's first byte): no Escape delay, and a pane that
+stays on screen after its program ends, so a failure shows how the app ended instead of an empty screen."""
+
+
 class Tmux:
     def __init__(self, size: tuple[int, int], command: str, env: dict[str, str]) -> None:
         self.socket = f"hermes-test-{uuid.uuid4().hex[:8]}"
         self.env = env
-        self._run(
-            "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]), command
+        width, height = size
+        started = self._call(
+            "-f", str(CONFIG), "new-session", "-d", "-s", "t", "-x", f"{width}", "-y", f"{height}", command
         )
-        self._run("set", "-g", "escape-time", "0")
+        if started.returncode != 0:
+            raise AssertionError(f"tmux did not start: {started.stderr.strip()}")
 
-    def _run(self, *args: str) -> str:
-        proc = subprocess.run(
+    def _call(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
             ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=10
         )
-        return proc.stdout
+
+    def _run(self, *args: str) -> str:
+        return self._call(*args).stdout
 
     def keys(self, *keys: str) -> None:
         """Send `keys` in one write (tmux key names like `C-r`, `Enter`, or literal text)."""
@@ -75,6 +84,16 @@ class Tmux:
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
 
+    def pane_state(self) -> str:
+        """How the pane's program stands, for a failure message: running, or how it ended."""
+        shown = self._call("display", "-p", "-t", "t", "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")
+        if shown.returncode != 0:
+            return f"no tmux session: {shown.stderr.strip()}"
+        dead, status, signal = [*shown.stdout.strip().split(":"), "", "", ""][:3]
+        if dead != "1":
+            return "the pane's program is running"
+        return f"the pane's program ended ({f'signal {signal}' if signal else f'exit status {status}'})"
+
     def wait_for(self, text: str, timeout: float = TIMEOUT) -> str:
         return self.wait_until(lambda shown: text in shown, f"{text!r} never appeared", timeout)
 
@@ -86,7 +105,7 @@ class Tmux:
             last[0] = self.screen()
             return last[0] if condition(last[0]) else ""
 
-        return wait_until(shown, what, timeout=timeout, seen=lambda: last[0])
+        return wait_until(shown, what, timeout=timeout, seen=lambda: f"[{self.pane_state()}]\n{last[0]}")
 
     def wait_exit(self, marker: Path, timeout: float = TIMEOUT) -> str:
         """The exit code the app's shell wrote to `marker` (see `demo_command`), once it quit."""

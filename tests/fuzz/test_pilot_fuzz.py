@@ -2,8 +2,9 @@
 over every screen and focus position of the real app, while turns stream, ask and wait for approval
 (`tests/fuzz/pilot_run.py` says what fails a sequence).
 
-The suite plays `RUNS` apps of `SEQUENCES` sequences of `STEPS` actions (a few hundred sequences, about a
-minute alone on two cores). By hand:
+The suite plays `RUNS` apps of `SEQUENCES` sequences of `STEPS` actions (120 sequences, about half a minute
+alone on two cores). The seeds move on each day (UTC), so the suite's runs cover ever more sequences while
+one run stays short; a run is the same all day, and a failure prints the seed that replays it. By hand:
 
     HERMES_FUZZ_SEED=1234 HERMES_FUZZ_STEPS=40 python -m pytest -n 0 tests/fuzz -k pilot   # one sequence
     HERMES_FUZZ_SEQUENCES=2000 HERMES_FUZZ_FIRST=100000 python -m pytest -n 0 tests/fuzz -k pilot  # long run
@@ -16,15 +17,24 @@ that replays it.
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.fuzz.pilot_run import run_fuzz
 
-RUNS = 8
+RUNS = 4
 SEQUENCES = 30
 STEPS = 5
+WINDOWS = 1000
+"""Days before the seeds start again from 0: day d plays from (d % WINDOWS) * RUNS * SEQUENCES."""
+
+
+def first_seed() -> int:
+    """Today's window: the day's number (UTC), so every run of one day plays the same sequences."""
+    day = datetime.now(UTC).date().toordinal()
+    return (day % WINDOWS) * RUNS * SEQUENCES
 
 
 def _env(name: str) -> int | None:
@@ -48,7 +58,8 @@ def _no_editor(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_the_ui_survives_random_sequences(run: int, hermes_home: Path, tmp_path: Path) -> None:
     if _by_hand():
         pytest.skip("HERMES_FUZZ_SEED/SEQUENCES given: test_the_ui_fuzz_by_hand runs them")
-    seeds = list(range(run * SEQUENCES, (run + 1) * SEQUENCES))
+    start = first_seed() + run * SEQUENCES
+    seeds = list(range(start, start + SEQUENCES))
     totals = await run_fuzz(seeds, STEPS, hermes_home, tmp_path)
     assert totals.sequences == SEQUENCES and totals.steps >= SEQUENCES
 
