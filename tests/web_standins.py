@@ -295,6 +295,7 @@ class _BrowserPages(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path == "/never":
+            self.server.asked.set()  # type: ignore[attr-defined]
             self.server.hanging.wait(120)  # type: ignore[attr-defined]
             return
         WebStandIn._send(self, 200, COUNTER_HTML, "text/html")
@@ -303,16 +304,26 @@ class _BrowserPages(BaseHTTPRequestHandler):
         pass
 
 
+@dataclass(frozen=True)
+class NeverLoadingSite:
+    """Its base URL, and `waiting`: set once a browser asked for `/never` (the page it now waits on), so a
+    test acts on a browser that is up and stuck instead of after a guessed time."""
+
+    url: str
+    waiting: threading.Event
+
+
 @contextlib.contextmanager
-def never_loading_site() -> Iterator[str]:
-    """A loopback site for the browser tools (its base URL): the counter page and one that never loads."""
+def never_loading_site() -> Iterator[NeverLoadingSite]:
+    """A loopback site for the browser tools: `/` the counter page, `/never` one that never loads."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _BrowserPages)
     server.daemon_threads = True
     server.hanging = threading.Event()  # type: ignore[attr-defined]
+    server.asked = threading.Event()  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield NeverLoadingSite(f"http://127.0.0.1:{server.server_port}", server.asked)  # type: ignore[attr-defined]
     finally:
         server.hanging.set()  # type: ignore[attr-defined]
         server.shutdown()

@@ -63,11 +63,11 @@ def test_scripts_and_the_browser_in_the_panels_esc_stops_them_and_quit_leaves_no
                 _call("execute_code", code=NESTED),
                 {"text": "Script one done."},
                 {"text": "Scripts and pages"},  # the session's title, asked after the first turn
-                _call("browser_navigate", url=f"{site}/"),
+                _call("browser_navigate", url=f"{site.url}/"),
                 _call("browser_click", ref="@e4"),
                 {"text": "Clicked it."},
                 _call("execute_code", code=LONG),  # interrupted: the turn ends without a reply
-                _call("browser_navigate", url=f"{site}/never"),
+                _call("browser_navigate", url=f"{site.url}/never"),
             ],
         }
         server = ScriptedServer(scenario).start()

@@ -220,17 +220,18 @@ def test_after_an_interrupted_navigation_the_next_call_works_at_once(tmp_path: P
     state = SessionState()
     with never_loading_site() as site:
         try:
-            first = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/"), context(threading.Event()))
+            first = tools.browser_navigate(tools.NavigateArgs(url=f"{site.url}/"), context(threading.Event()))
             assert first.status == "ok"  # the browser is up: what follows times the navigation alone
             esc = threading.Event()
-            threading.Timer(1.5, esc.set).start()
-            stuck = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/never"), context(esc))
+            # Esc once the page is really waiting on the load that never ends
+            threading.Thread(target=lambda: site.waiting.wait(30) and esc.set(), daemon=True).start()
+            stuck = tools.browser_navigate(tools.NavigateArgs(url=f"{site.url}/never"), context(esc))
             assert stuck.status == "cancelled" and "interrupted" in stuck.content
             started = time.monotonic()
-            fine = tools.browser_navigate(tools.NavigateArgs(url=f"{site}/"), context(threading.Event()))
+            fine = tools.browser_navigate(tools.NavigateArgs(url=f"{site.url}/"), context(threading.Event()))
             took = time.monotonic() - started
             assert fine.status == "ok", fine.content
-            assert json.loads(fine.content)["url"] == f"{site}/" and took < 3.0, took
+            assert json.loads(fine.content)["url"] == f"{site.url}/" and took < 3.0, took
             # the page is the good one, not the pending load committing later
             snap = tools.browser_snapshot(tools.SnapshotArgs(), context(threading.Event()))
             assert snap.status == "ok" and "Add one" in snap.content

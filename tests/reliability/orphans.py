@@ -526,8 +526,8 @@ def tool_child_trial(kind: str) -> Trial:
     with _trial_dirs() as (tmp, home, cwd), never_loading_site() as site:
         if kind == "browser":
             calls = [
-                {"name": "browser_navigate", "arguments": {"url": f"{site}/"}},
-                {"name": "browser_navigate", "arguments": {"url": f"{site}/never"}},
+                {"name": "browser_navigate", "arguments": {"url": f"{site.url}/"}},
+                {"name": "browser_navigate", "arguments": {"url": f"{site.url}/never"}},
             ]
         else:
             calls = [{"name": "execute_code", "arguments": {"code": LONG_SCRIPT}}]
@@ -546,7 +546,10 @@ def tool_child_trial(kind: str) -> Trial:
             if procs is None:
                 trial.failures.append(f"the {kind} never started")
                 return trial
-            time.sleep(1.0 if kind == "browser" else 0.2)  # the browser adopted, the page waiting
+            # The script and its child both run (`_started` saw them): it is past its Popen. The browser is
+            # waiting on the page that never loads: launched, Chromium adopted, the first page done.
+            if kind == "browser" and not site.waiting.wait(60):
+                trial.failures.append("the browser never asked for the page that does not load")
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
             gone_at = time.monotonic()
