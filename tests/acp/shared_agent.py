@@ -40,6 +40,7 @@ from acp.schema import (
 
 from scripted import ScriptedServer
 from tests.acp.harness import Recorder, running_agent, write_home
+from tests.waiting import TIMEOUT
 
 T = TypeVar("T")
 
@@ -93,6 +94,7 @@ class SharedAgent:
         self._stack: contextlib.AsyncExitStack | None = None
         self._opened: list[str] = []
         self._test = ""
+        self._death_said = False
 
     async def __aenter__(self) -> SharedAgent:
         self.server.start()
@@ -111,8 +113,9 @@ class SharedAgent:
         """A test starts: the agent running (a fresh one if the last died), nothing of the last test's."""
         self._test = test
         self._opened = []
+        self._death_said = False
         self.board.current = Recorder()
-        if self._proc is None or self._proc.returncode is not None:
+        if self._proc is None or self._ended():
             await self._stop()
             self.board = Switchboard()
             self._stack = contextlib.AsyncExitStack()
@@ -122,12 +125,17 @@ class SharedAgent:
             self._conn, self._proc = conn, proc
 
     async def end(self) -> None:
-        """The test's sessions closed and ended (nothing of theirs reaches the next test)."""
+        """The test's sessions closed and ended (nothing of theirs reaches the next test). An agent that
+        died unseen by the test (no request or wait of it failed) fails it here."""
         opened, self._opened = self._opened, []
-        if self.gone() is None:
-            for session_id in dict.fromkeys(opened):
-                await self.guard(self._connection().close_session(session_id=session_id), "session/close")
         self.board.ended.update(opened)
+        if self._ended():
+            if self._death_said:
+                return
+            await self._reaped()
+            raise AssertionError(self.gone())
+        for session_id in dict.fromkeys(opened):
+            await self.guard(self._connection().close_session(session_id=session_id), "session/close")
 
     def play(
         self, scenario: dict[str, Any], client: Recorder | None = None
@@ -145,15 +153,20 @@ class SharedAgent:
     def gone(self) -> str | None:
         """None while the agent runs; else what the failing test says."""
         proc = self._proc
-        if proc is None or proc.returncode is None:
+        if proc is None or not self._ended():
             return None
+        self._death_said = True
         try:
             stderr = (self.home / "stderr.txt").read_text(errors="replace")
         except OSError as exc:
             stderr = f"(unreadable: {exc})"
+        if proc.returncode is None:
+            ended = "closed its stdout but has not exited"
+        else:
+            ended = f"exited with {proc.returncode}"
         return (
-            f"the module's shared hermes-tui acp (pid {proc.pid}) exited with {proc.returncode} during "
-            f"{self._test}; the end of its stderr:\n{stderr[-STDERR_TAIL:]}"
+            f"the module's shared hermes-tui acp (pid {proc.pid}) {ended} during {self._test}; the end of "
+            f"its stderr:\n{stderr[-STDERR_TAIL:]}"
         )
 
     async def guard(self, request: Awaitable[T], what: str) -> T:
@@ -175,9 +188,22 @@ class SharedAgent:
         try:
             return answer.result()
         except ConnectionError as exc:  # the SDK's "Connection closed": the agent's stdout ended
+            await self._reaped()
             raise AssertionError(f"{what} failed: {self.gone() or exc}") from exc
 
     # -- internals -------------------------------------------------------------------------------------
+
+    def _ended(self) -> bool:
+        """The agent exited, or its stdout ended (before its exit is seen): it answers nothing more."""
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        return proc.returncode is not None or proc.stdout.at_eof()
+
+    async def _reaped(self) -> None:
+        """Its exit code, once its stdout ended (bounded: a process that lingers is said as such)."""
+        assert self._proc is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._proc.wait(), TIMEOUT)
 
     def _connection(self) -> ClientSideConnection:
         assert self._conn is not None, "the shared agent was never started (begin)"
