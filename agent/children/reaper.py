@@ -1,11 +1,14 @@
 """The reaper: a small process that outlives the app just long enough to kill what the app left running.
 
 The supervisor starts it (in a session of its own, so a closed terminal's SIGHUP does not reach it) with a
-pipe on its stdin and tells it, a line each, which process groups to watch (`+ PGID LABEL`) and which
-ended (`- PGID`). The app holds the only write end, so when the app is gone in any way (kill -9
-included) the pipe reads EOF: every group still alive is sent SIGTERM, then SIGKILL after the grace
-period, and what was stopped is written to the leftovers file for the next start to tell. After a clean
-exit nothing is registered any more and it just ends.
+pipe on its stdin and tells it, a line each, which process groups to watch (`+ PGID START LABEL`, START
+being the group leader's start time in clock ticks since boot, or `-` when the leader was already gone when
+it was registered: `groups.Group`) and which ended (`- PGID`). The app holds the only write end, so when
+the app is gone in any way (kill -9 included) the pipe reads EOF: every group still alive is sent SIGTERM,
+then SIGKILL after the grace period, and what was stopped is written to the leftovers file for the next
+start to tell. After a clean exit nothing is registered any more and it just ends. A group whose number
+now names another process's group (`groups.still_ours`: it ended while registered and its number was
+reused) is left alone, and not named in the leftovers file.
 
 It does not depend on the app running its own cleanup, which is its whole point; `PR_SET_PDEATHSIG` is
 not used for it, because Linux sends that signal when the *thread* that started the child ends, and the
@@ -21,34 +24,54 @@ import sys
 import time
 from pathlib import Path
 
-from agent.children.groups import group_alive, stop_groups
+from agent.children.groups import Group, group_alive, stop_groups
 from agent.children.leftovers import Leftover, record
 
-__all__ = ["main", "parse"]
+__all__ = ["main", "parse", "register_line", "release_line"]
+
+_UNKNOWN_START = "-"
 
 
-def parse(line: bytes, groups: dict[int, str]) -> None:
-    """Apply one protocol line to `groups` (a malformed line is ignored)."""
+def register_line(group: Group, label: str) -> str:
+    """The line that registers `group` as `label` (one printable line, as the supervisor's labels are)."""
+    start = _UNKNOWN_START if group.start is None else str(group.start)
+    return f"+ {group.pgid} {start} {label}"
+
+
+def release_line(pgid: int) -> str:
+    return f"- {pgid}"
+
+
+def parse(line: bytes, groups: dict[int, tuple[Group, str]]) -> None:
+    """Apply one protocol line to `groups` (pgid -> the group and its label). A malformed line is ignored;
+    so is a `+` line without a start time (a group that cannot be told from a stranger is never stopped)."""
     text = line.decode("utf-8", errors="replace").rstrip("\n")
     op, _, rest = text.partition(" ")
-    pgid_text, _, label = rest.partition(" ")
+    pgid_text, _, rest = rest.partition(" ")
     try:
         pgid = int(pgid_text)
     except ValueError:
         return
     if pgid <= 1:
         return
-    if op == "+":
-        groups[pgid] = label or f"process group {pgid}"
-    elif op == "-":
+    if op == "-":
         groups.pop(pgid, None)
+    elif op == "+":
+        start_text, _, label = rest.partition(" ")
+        if start_text == _UNKNOWN_START:
+            start = None
+        elif start_text.isascii() and start_text.isdigit():
+            start = int(start_text)
+        else:
+            return
+        groups[pgid] = (Group(pgid, start), label or f"process group {pgid}")
 
 
 def main(argv: list[str]) -> int:
     report = Path(argv[0]) if argv else None
     for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
         signal.signal(sig, signal.SIG_IGN)  # the app's terminal is not ours
-    groups: dict[int, str] = {}
+    groups: dict[int, tuple[Group, str]] = {}
     stream = sys.stdin.buffer
     while True:
         try:
@@ -58,14 +81,14 @@ def main(argv: list[str]) -> int:
         if not line:
             break  # EOF: the app is gone (or closed the pipe on its way out)
         parse(line, groups)
-    alive = {g: label for g, label in groups.items() if group_alive(g)}
+    alive = [group for group, _ in groups.values() if group_alive(group)]
     if not alive:
         return 0
-    stopped = stop_groups(list(alive))
+    stopped = stop_groups(alive)
     if report is not None:
         now = time.time()
         how = "after the app ended without stopping it"
-        record(report, [Leftover(alive[g], g, now, how) for g in stopped])
+        record(report, [Leftover(groups[g.pgid][1], g.pgid, now, how) for g in stopped])
     return 0
 
 

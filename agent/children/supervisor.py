@@ -23,6 +23,11 @@ Use it as:
 
 A child started by someone else's code (asyncio, anyio, an SDK) with `start_new_session=True` is put under
 it with `SUPERVISOR.adopt(pid, label)` as soon as its pid is known, and `release(pid)` once stopped.
+
+A group is registered with its leader's start time (`groups.Group`) and signalled only while its number
+still names that group (`groups.still_ours`): a group that ended while registered may have its number
+reused by someone else's, which is then forgotten, never stopped. Code that holds a pgid asks `alive(pgid)`
+rather than `groups.group_alive(pgid)` so the registered identity is used.
 """
 
 from __future__ import annotations
@@ -38,8 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from agent.children.groups import KILL_GRACE, group_alive, stop_groups
+from agent.children.groups import KILL_GRACE, Group, group_alive, identify, stop_groups
 from agent.children.leftovers import Leftover, leftovers_path, record
+from agent.children.reaper import register_line, release_line
 
 __all__ = ["SUPERVISOR", "Child", "Supervisor", "bare_python"]
 
@@ -54,6 +60,11 @@ class Child:
     pgid: int
     label: str
     started: float  # time.time()
+    leader_start: int | None = None  # clock ticks since boot (`groups.Group.start`)
+
+    @property
+    def group(self) -> Group:
+        return Group(self.pgid, self.leader_start)
 
 
 def _default_report() -> Path:
@@ -91,28 +102,34 @@ class Supervisor:
         self.adopt(proc.pid, label)
         return proc
 
-    def adopt(self, pgid: int, label: str) -> None:
-        """Put a group someone else started (with `start_new_session=True`) under the supervisor."""
+    def adopt(self, pgid: int, label: str, *, identity: Group | None = None) -> None:
+        """Put a group someone else started (with `start_new_session=True`) under the supervisor, as soon as
+        its pid is known: its leader's start time is read now (or given, as `identity`, by a caller that
+        read it when it learnt the pid), to know the group by later. A leader that has already exited (and
+        was reaped) is registered without one: its group is then ours only while no process has the number
+        (whatever of the group still runs keeps it from being reused; a process with the number later is
+        someone else's)."""
         if pgid <= 1:
             return
-        child = Child(pgid, _clean_label(label), time.time())
+        start = (identity if identity is not None and identity.pgid == pgid else identify(pgid)).start
+        child = Child(pgid, _clean_label(label), time.time(), start)
         with self._lock:
             self._children[pgid] = child
             if not self._atexit:
                 atexit.register(self._at_exit)
                 self._atexit = True
-            self._tell(f"+ {pgid} {child.label}")
+            self._tell(register_line(child.group, child.label))
 
     def release(self, pgid: int) -> None:
         """Forget a group (its owner stopped it, or it is gone)."""
         with self._lock:
             if self._children.pop(pgid, None) is not None:
-                self._tell(f"- {pgid}")
+                self._tell(release_line(pgid))
 
     def ended(self, pgid: int) -> None:
         """Its owner is done with the group: forgotten when nothing of it runs any more, else kept (what
         it left running in the background is stopped with the rest when the app ends)."""
-        if not group_alive(pgid):
+        if not self.alive(pgid):
             self.release(pgid)
 
     def relabel(self, pgid: int, label: str) -> None:
@@ -120,26 +137,40 @@ class Supervisor:
         with self._lock:
             child = self._children.get(pgid)
             if child is not None:
-                self._children[pgid] = Child(pgid, _clean_label(label), child.started)
-                self._tell(f"+ {pgid} {self._children[pgid].label}")
+                child = Child(pgid, _clean_label(label), child.started, child.leader_start)
+                self._children[pgid] = child
+                self._tell(register_line(child.group, child.label))
 
     # ------------------------------------------------------------------ queries and stopping
 
     def children(self) -> list[Child]:
-        """The registered groups still alive (the dead ones are forgotten on the way)."""
+        """The registered groups still alive (the dead ones, and the ones whose number is someone else's
+        now, are forgotten on the way)."""
         with self._lock:
             registered = list(self._children.values())
         alive = []
         for child in registered:
-            if group_alive(child.pgid):
+            if group_alive(child.group):
                 alive.append(child)
             else:
                 self.release(child.pgid)
         return alive
 
+    def group(self, pgid: int) -> Group | int:
+        """What to know group `pgid` by: as it was registered, or the bare number when it is not (then
+        the caller vouches for it: a child it started and has not reaped)."""
+        with self._lock:
+            child = self._children.get(pgid)
+        return child.group if child is not None else pgid
+
+    def alive(self, pgid: int) -> bool:
+        """Whether anything of group `pgid` still runs, and it is still the group that was registered."""
+        return group_alive(self.group(pgid))
+
     def stop(self, pgid: int, grace: float = KILL_GRACE) -> bool:
-        """SIGTERM the group, SIGKILL it after `grace`, forget it. False when nothing of it ran."""
-        stopped = stop_groups([pgid], grace)
+        """SIGTERM the group, SIGKILL it after `grace`, forget it. False when nothing of it ran (or its
+        number names someone else's group now: that is never signalled)."""
+        stopped = stop_groups([self.group(pgid)], grace)
         self.release(pgid)
         return bool(stopped)
 
@@ -147,7 +178,7 @@ class Supervisor:
         """Stop every registered group still alive, all at once; the ones that were. With `record_as`,
         they are also noted in the leftovers file for the next start (the exit was not an orderly one)."""
         alive = self.children()
-        by_group = {c.pgid: c for c in alive}
+        by_group = {c.group: c for c in alive}
         stopped = stop_groups(list(by_group), grace)
         for child in alive:
             self.release(child.pgid)
@@ -212,7 +243,7 @@ class Supervisor:
             return  # no reaper: the exit hook and the app's own cleanup remain
         self._reaper, self._pipe = proc, proc.stdin
         for child in self._children.values():  # a reaper started again learns what the last one knew
-            self._write(f"+ {child.pgid} {child.label}")
+            self._write(register_line(child.group, child.label))
 
     def _tell(self, line: str) -> None:
         """One protocol line to the reaper (under the lock), starting it again if it is gone."""

@@ -117,7 +117,7 @@ class LocalEnvironment:
 
     def stop(self, procs: Sequence[subprocess.Popen[bytes]], grace: float) -> None:
         # The supervisor's children lead their own process group: its id is the leader's pid.
-        stop_groups([p.pid for p in procs], grace)
+        stop_groups([SUPERVISOR.group(p.pid) for p in procs], grace)
         for proc in procs:
             try:
                 proc.wait(timeout=2)

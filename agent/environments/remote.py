@@ -221,7 +221,8 @@ class RemoteEnvironment:
             pidfiles = [self._pidfiles.pop(p.pid) for p in procs if p.pid in self._pidfiles]
         if pidfiles:
             self._stop_there(pidfiles, grace)
-        stop_groups([p.pid for p in procs], KILL_GRACE)  # the local clients (gone by now, mostly)
+        # The local clients (gone by now, mostly).
+        stop_groups([SUPERVISOR.group(p.pid) for p in procs], KILL_GRACE)
         for proc in procs:
             try:
                 proc.wait(timeout=2)

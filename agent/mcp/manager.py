@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.children.gate import Gate
-from agent.children.groups import group_alive, signal_group
+from agent.children.groups import signal_group
 from agent.children.supervisor import SUPERVISOR
 from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
 from agent.mcp.elicitation import ElicitationHandler
@@ -670,7 +670,7 @@ class McpManager:
                 srv.error = f"{srv.error} (stderr: {tail})"
         finally:
             srv.client = None
-            ended = {g for g in srv.pgids if not group_alive(g)}
+            ended = {g for g in srv.pgids if not SUPERVISOR.alive(g)}
             srv.pgids -= ended
             self._known_groups -= ended
             for pgid in ended:
@@ -890,7 +890,7 @@ class McpManager:
     def _kill_leftovers(self) -> None:
         """At exit: any stdio server group still running is killed (the SDK's shutdown could not run)."""
         for pgid in list(self._known_groups):
-            if group_alive(pgid):
+            if SUPERVISOR.alive(pgid):  # (registered: not a group its number names since it ended)
                 signal_group(pgid, signal.SIGKILL)
             SUPERVISOR.release(pgid)
         self._known_groups.clear()

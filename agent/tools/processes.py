@@ -36,7 +36,7 @@ from typing import IO, TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.children.groups import KILL_GRACE, group_alive, stop_groups
+from agent.children.groups import KILL_GRACE, Group, group_alive, identify, stop_groups
 from agent.children.supervisor import SUPERVISOR
 from agent.core.humanize import format_elapsed
 from agent.toolkit.registry import Tool, ToolContext, ToolResult
@@ -121,6 +121,12 @@ class BackgroundProcess:
     stdin_open: bool = True
     kept: Path | None = None  # kept running after the app (`terminal.keep_on_exit`): its log file
     environment: Environment | None = None  # where it runs (None: this machine)
+    group: Group | None = None  # its process group, known by its leader's start time too (None: by `pid`)
+
+    @property
+    def local_group(self) -> Group | int:
+        """What to stop (on this machine) by: never a group its number names after this one ended."""
+        return self.group if self.group is not None else self.pid
 
     @property
     def status(self) -> Status:
@@ -240,6 +246,7 @@ class ProcessRegistry:
                 output=OutputLog(),
                 kept=log_path,
                 environment=environment,
+                group=identify(proc.pid),  # not yet reaped: the leader's start time is this child's
             )
             self._procs[pid] = bg
         if log_path is not None:
@@ -283,7 +290,7 @@ class ProcessRegistry:
     def running(self) -> builtins.list[BackgroundProcess]:
         with self._lock:
             procs = list(self._procs.values())
-        return [p for p in procs if p.exit_code is None or group_alive(p.pid)]
+        return [p for p in procs if p.exit_code is None or group_alive(p.local_group)]
 
     # ------------------------------------------------------------------ actions
 
@@ -300,7 +307,7 @@ class ProcessRegistry:
 
     def kill(self, bg: BackgroundProcess) -> bool:
         """SIGTERM the whole group, SIGKILL what is left after the grace period. False if nothing ran."""
-        if not group_alive(bg.pid) and bg.exit_code is not None:
+        if not group_alive(bg.local_group) and bg.exit_code is not None:
             return False
         bg.killed = bg.exit_code is None or bg.killed
         _stop_groups([bg])
@@ -415,7 +422,7 @@ def _stop_groups(procs: list[BackgroundProcess]) -> None:
     """SIGTERM every group (where it runs), wait up to KILL_GRACE for all of them together, SIGKILL the
     survivors; the supervisor forgets them."""
     local = [bg for bg in procs if bg.environment is None or bg.environment.is_local]
-    stop_groups([bg.pid for bg in local], KILL_GRACE)
+    stop_groups([bg.local_group for bg in local], KILL_GRACE)
     elsewhere: dict[int, tuple[Environment, list[subprocess.Popen[bytes]]]] = {}
     for bg in procs:
         if bg.environment is not None and not bg.environment.is_local:

@@ -11,9 +11,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from agent.children.groups import group_alive, group_leaders_below, group_members
+from agent.children.groups import Group, group_alive, group_leaders_below, group_members
 from agent.children.leftovers import Leftover, leftovers_path, record, summary, take
-from agent.children.reaper import parse
+from agent.children.reaper import parse, register_line
 from agent.children.supervisor import Supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,10 +106,29 @@ def test_labels_are_one_printable_line() -> None:
 
 
 def test_the_reaper_protocol_ignores_what_it_cannot_read() -> None:
-    groups: dict[int, str] = {}
-    for line in (b"+ 1234 a server\n", b"+ 99 x\n", b"- 99\n", b"+ nope\n", b"+ 1 init\n", b"\xff\xfe\n"):
+    groups: dict[int, tuple[Group, str]] = {}
+    lines = (
+        b"+ 1234 5678 a server\n",
+        b"+ 77 - gone at adoption\n",
+        b"+ 99 1 x\n",
+        b"- 99\n",
+        b"+ nope\n",
+        b"+ 1 1 init\n",
+        b"\xff\xfe\n",
+        b"+ 55 a label without a start time\n",  # cannot be told from a stranger: never stopped
+        b"+ 56 \xd9\xa3 not an ASCII start time\n",
+        b"+ 57\n",
+    )
+    for line in lines:
         parse(line, groups)
-    assert groups == {1234: "a server"}
+    assert groups == {
+        1234: (Group(1234, 5678), "a server"),
+        77: (Group(77, None), "gone at adoption"),
+    }
+    for group, label in groups.values():  # what the supervisor writes reads back the same
+        again: dict[int, tuple[Group, str]] = {}
+        parse(register_line(group, label).encode(), again)
+        assert again == {group.pgid: (group, label)}
 
 
 _KILLED_APP = textwrap.dedent(

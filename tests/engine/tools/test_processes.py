@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.children.groups import Group, leader_start
 from agent.core.messages import Message
 from agent.store import SessionStore
 from agent.toolkit.registry import ToolContext, ToolResult
@@ -178,3 +179,27 @@ def test_shutdown_stops_all_and_the_session_notes_it(tmp_path: Path, registry: P
     assert last.meta["synthetic"] == "processes"
     assert pid in last.content and "sleep 30" in last.content and finished not in last.content
     store.close()
+
+
+def test_a_finished_process_whose_number_was_reused_is_neither_running_nor_killed(
+    tmp_path: Path, registry: ProcessRegistry
+) -> None:
+    """Its group ended, and its number now leads someone else's group (simulated as such a reuse looks:
+    the number of a live stranger, a start time that is not its leader's): it is not listed as running,
+    `kill` says it had exited, and the stranger lives on (also through the registry's shutdown)."""
+    ctx = make_ctx(tmp_path, registry)
+    pid = start(ctx, "true").data["process_id"]
+    bg = registry.get(pid)
+    assert bg is not None and registry.wait(bg, 10)
+    stranger = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        start_time = leader_start(stranger.pid)
+        assert start_time is not None
+        bg.pid, bg.group = stranger.pid, Group(stranger.pid, start_time - 1)
+        assert registry.running() == []
+        assert "had already exited" in process(ctx, "kill", id=pid).content
+        registry.shutdown()
+        assert stranger.poll() is None
+    finally:
+        stranger.kill()
+        stranger.wait()
