@@ -4,7 +4,8 @@
 the environment, no automatic title). `running_agent` starts `python -m hermes_tui.cli acp` there and yields
 the SDK's `ClientSideConnection` with a `Recorder`: the client half, which keeps every session update and
 permission request and answers permissions with its `answer` policy (an option id, or None for the
-client's `cancelled`). stderr goes to a file the test can read.
+client's `cancelled`). stderr goes to a file the test can read. Tests that need a session rather than a
+process of their own share one agent per module (`shared_agent.py`).
 """
 
 from __future__ import annotations
@@ -76,6 +77,8 @@ class Recorder:
     elicited: list[str] = field(default_factory=list)
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Permission] = field(default_factory=list)
+    gone: Callable[[], str | None] = lambda: None
+    """Why the agent is gone, or None: a shared agent's death fails a wait at once, not at its deadline."""
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -122,7 +125,13 @@ class Recorder:
         )
 
     async def wait_for(self, condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-        return await wait_for_async(condition, what, timeout=timeout, seen=lambda: self.updates[-5:])
+        def met() -> Any:
+            gone = self.gone()
+            if gone is not None:
+                raise AssertionError(f"{what}: {gone}")
+            return condition()
+
+        return await wait_for_async(met, what, timeout=timeout, seen=lambda: self.updates[-5:])
 
 
 @contextlib.asynccontextmanager
@@ -155,12 +164,13 @@ async def running_agent(
         stderr.close()
 
 
-def stored_sessions(home: Path) -> list[Any]:
+def stored_sessions(home: Path, cwd: Path | None = None) -> list[Any]:
+    """The sessions of `home`'s store (those started in `cwd`: a shared home's test reads its own)."""
     from agent.store.opening import open_store
 
     store = open_store(home / "tui" / "state.db")
     try:
-        return store.list_sessions()
+        return store.list_sessions(cwd=None if cwd is None else str(cwd))
     finally:
         store.close()
 

@@ -1,6 +1,7 @@
 """What a client can get wrong, and what the agent must never do: bad JSON, non-objects, unknown methods
 and sessions are JSON-RPC errors and the connection goes on; stdout carries only protocol; a missing SDK
-is one line naming the install command. Also the editor's controls: commands, modes, the model option."""
+is one line naming the install command. Also the editor's controls: commands, modes, the model option
+(with the module's shared agent, `shared_agent`; the rest is about the process and starts its own)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import pytest
 from acp import RequestError, text_block
 
 from scripted import ScriptedServer
-from tests.acp.harness import ROOT, agent_env, running_agent, write_home
+from tests.acp.harness import ROOT, agent_env, write_home
+from tests.acp.shared_agent import SharedAgent
 from tests.waiting import TIMEOUT
 
 pytestmark = pytest.mark.slow
@@ -160,7 +162,7 @@ def test_the_agent_never_imports_textual(tmp_path: Path) -> None:
     assert (home / "tui" / "logs" / "acp.log").read_text().count("initialize") == 1  # logs go to the file
 
 
-async def test_commands_modes_and_the_model_option(tmp_path: Path) -> None:
+async def test_commands_modes_and_the_model_option(shared_agent: SharedAgent, tmp_path: Path) -> None:
     victim = tmp_path / "victim"
     victim.mkdir()
     scenario = {
@@ -171,32 +173,26 @@ async def test_commands_modes_and_the_model_option(tmp_path: Path) -> None:
             {"text": "ok"},
         ],
     }
-    with ScriptedServer(scenario) as server:
-        home = write_home(tmp_path, server)
-        async with running_agent(home, tmp_path) as (conn, _proc, client):
-            new = await conn.new_session(cwd=str(tmp_path))
-            sid = new.session_id
-            assert new.modes is not None and new.modes.current_mode_id == "default"
-            assert [m.id for m in new.modes.available_modes] == ["default", "ask", "plan", "yolo"]
-            assert new.config_options[0].category == "model"
-            commands = await client.wait_for(
-                lambda: client.of(sid, "available_commands_update"), "the commands"
-            )
-            names = [c.name for c in commands[0].available_commands]
-            assert names[:7] == ["model", "mode", "yolo", "compress", "usage", "title", "help"]
-            assert (
-                await conn.prompt(session_id=sid, prompt=[text_block("/model")])
-            ).stop_reason == "end_turn"
-            assert "Model: scripted" in client.text(sid)
-            options = await conn.set_config_option(config_id="model", session_id=sid, value="other-model")
-            assert options.config_options[0].current_value == "other-model"
-            with pytest.raises(RequestError) as refused:
-                await conn.set_session_mode(session_id=sid, mode_id="nonsense")
-            assert refused.value.code == -32602 and "nonsense" in str(refused.value.data)
-            await conn.set_session_mode(session_id=sid, mode_id="yolo")
-            assert (await conn.prompt(session_id=sid, prompt=[text_block("clean")])).stop_reason == "end_turn"
-        assert not victim.exists() and client.permissions == []  # yolo: not asked
-        assert server.requests[-1].body["model"] == "other-model"
+    conn, client = shared_agent.play(scenario)
+    new = await conn.new_session(cwd=str(tmp_path))
+    sid = new.session_id
+    assert new.modes is not None and new.modes.current_mode_id == "default"
+    assert [m.id for m in new.modes.available_modes] == ["default", "ask", "plan", "yolo"]
+    assert new.config_options[0].category == "model"
+    commands = await client.wait_for(lambda: client.of(sid, "available_commands_update"), "the commands")
+    names = [c.name for c in commands[0].available_commands]
+    assert names[:7] == ["model", "mode", "yolo", "compress", "usage", "title", "help"]
+    assert (await conn.prompt(session_id=sid, prompt=[text_block("/model")])).stop_reason == "end_turn"
+    assert "Model: scripted" in client.text(sid)
+    options = await conn.set_config_option(config_id="model", session_id=sid, value="other-model")
+    assert options.config_options[0].current_value == "other-model"
+    with pytest.raises(RequestError) as refused:
+        await conn.set_session_mode(session_id=sid, mode_id="nonsense")
+    assert refused.value.code == -32602 and "nonsense" in str(refused.value.data)
+    await conn.set_session_mode(session_id=sid, mode_id="yolo")
+    assert (await conn.prompt(session_id=sid, prompt=[text_block("clean")])).stop_reason == "end_turn"
+    assert not victim.exists() and client.permissions == []  # yolo: not asked
+    assert shared_agent.server.requests[-1].body["model"] == "other-model"
 
 
 def test_a_store_it_cannot_open_is_one_line_and_exit_1(tmp_path: Path) -> None:

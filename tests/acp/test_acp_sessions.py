@@ -1,6 +1,10 @@
 """Sessions across the protocol and the store: Esc (`session/cancel`) mid-stream and mid-tool, a client
 that closes stdin mid-turn, `session/load` replaying the earlier turn in a new agent process, resume, fork
-and list, and `hermes-tui -r ID -z` continuing an ACP session with its history on the wire."""
+and list, and `hermes-tui -r ID -z` continuing an ACP session with its history on the wire.
+
+Cancels and a session made elsewhere share the module's agent (`shared_agent`); what is about the process
+(a session loaded or resumed in a new one, the end of stdin, SIGTERM, the CLI continuing a session the agent
+had) starts its own."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from tests.acp.harness import (
     stored_sessions,
     write_home,
 )
+from tests.acp.shared_agent import SharedAgent
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -38,31 +43,30 @@ def _slow(match: str | None = None) -> dict[str, object]:
     return call
 
 
-async def test_cancel_mid_stream_answers_cancelled_and_keeps_the_partial_reply(tmp_path: Path) -> None:
-    scenario = {"name": "cancel", "calls": [_slow(), {"text": "Second answer."}]}
-    with ScriptedServer(scenario) as server:
-        home = write_home(tmp_path, server)
-        async with running_agent(home, tmp_path) as (conn, _proc, client):
-            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
-            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("talk")]))
-            await client.wait_for(lambda: client.text(sid), "the first chunk")
-            asked = time.monotonic()
-            await conn.cancel(session_id=sid)
-            response = await turn
-            answered = time.monotonic() - asked
-            assert response.stop_reason == "cancelled"
-            # Answered long before the stream (25 s) would have ended: the stream was dropped, not waited out.
-            assert answered < 10, answered
-            shown = client.text(sid)
-            again = await conn.prompt(session_id=sid, prompt=[text_block("go on")])
-            assert again.stop_reason == "end_turn"
-        assert client.text(sid).endswith("Second answer.")
-        messages = stored_messages(home, sid)
-        partial = next(m for m in messages if m.role == "assistant")
-        assert partial.finish_reason == "interrupted"
-        assert partial.content and SLOW_TEXT.startswith(partial.content)
-        assert shown.startswith(partial.content[: len(shown) // 2])
-        assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
+async def test_cancel_mid_stream_answers_cancelled_and_keeps_the_partial_reply(
+    shared_agent: SharedAgent, tmp_path: Path
+) -> None:
+    conn, client = shared_agent.play({"name": "cancel", "calls": [_slow(), {"text": "Second answer."}]})
+    sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+    turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("talk")]))
+    await client.wait_for(lambda: client.text(sid), "the first chunk")
+    asked = time.monotonic()
+    await conn.cancel(session_id=sid)
+    response = await turn
+    answered = time.monotonic() - asked
+    assert response.stop_reason == "cancelled"
+    # Answered long before the stream (25 s) would have ended: the stream was dropped, not waited out.
+    assert answered < 10, answered
+    shown = client.text(sid)
+    again = await conn.prompt(session_id=sid, prompt=[text_block("go on")])
+    assert again.stop_reason == "end_turn"
+    assert client.text(sid).endswith("Second answer.")
+    messages = stored_messages(shared_agent.home, sid)
+    partial = next(m for m in messages if m.role == "assistant")
+    assert partial.finish_reason == "interrupted"
+    assert partial.content and SLOW_TEXT.startswith(partial.content)
+    assert shown.startswith(partial.content[: len(shown) // 2])
+    assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
 
 
 def _running(marker: str) -> list[int]:
@@ -78,26 +82,22 @@ def _running(marker: str) -> list[int]:
     return pids
 
 
-async def test_cancel_kills_the_running_tool(tmp_path: Path) -> None:
+async def test_cancel_kills_the_running_tool(shared_agent: SharedAgent, tmp_path: Path) -> None:
     marker = f"sleep {37 + (os.getpid() % 1000) / 1000:.3f}"
     scenario = {
         "name": "tool",
         "calls": [{"tool_calls": [{"name": "terminal", "arguments": {"command": marker}}]}, {"text": "next"}],
     }
-    with ScriptedServer(scenario) as server:
-        home = write_home(tmp_path, server)
-        async with running_agent(home, tmp_path) as (conn, _proc, client):
-            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
-            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("wait")]))
-            await client.wait_for(lambda: _running(marker), "the command running")
-            await conn.cancel(session_id=sid)
-            assert (await turn).stop_reason == "cancelled"
-            wait_until(lambda: not _running(marker), "the command killed", seen=lambda: _running(marker))
-            assert (
-                await conn.prompt(session_id=sid, prompt=[text_block("and now")])
-            ).stop_reason == "end_turn"
-        roles = [m.role for m in stored_messages(home, sid)]
-        assert roles[:3] == ["user", "assistant", "tool"]  # the call has its result: the transcript is valid
+    conn, client = shared_agent.play(scenario)
+    sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+    turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("wait")]))
+    await client.wait_for(lambda: _running(marker), "the command running")
+    await conn.cancel(session_id=sid)
+    assert (await turn).stop_reason == "cancelled"
+    wait_until(lambda: not _running(marker), "the command killed", seen=lambda: _running(marker))
+    assert (await conn.prompt(session_id=sid, prompt=[text_block("and now")])).stop_reason == "end_turn"
+    roles = [m.role for m in stored_messages(shared_agent.home, sid)]
+    assert roles[:3] == ["user", "assistant", "tool"]  # the call has its result: the transcript is valid
 
 
 async def test_stdin_closed_mid_turn_stops_the_turn_and_exits_cleanly(tmp_path: Path) -> None:
@@ -222,33 +222,35 @@ async def test_sigterm_mid_tool_ends_in_order(tmp_path: Path) -> None:
         assert "Traceback" not in (home / "stderr.txt").read_text()
 
 
-async def test_a_tui_session_continues_in_the_editor(tmp_path: Path) -> None:
+async def test_a_tui_session_continues_in_the_editor(shared_agent: SharedAgent, tmp_path: Path) -> None:
+    """The editor's agent (running before the session existed) loads what `hermes-tui -z` made."""
     scenario = {"name": "tui", "calls": [{"text": "From the terminal."}, {"text": "From the editor."}]}
-    with ScriptedServer(scenario) as server:
-        home = write_home(tmp_path, server)
-        made = subprocess.run(
-            [sys.executable, "-m", "hermes_tui.cli", "-z", "started in a terminal"],
-            cwd=tmp_path,
-            env={**agent_env(home), "PATH": os.environ["PATH"]},
-            capture_output=True,
-            text=True,
-            timeout=90,
-        )
-        assert made.returncode == 0, made.stderr
-        [info] = stored_sessions(home)
-        async with running_agent(home, tmp_path) as (conn, _proc, client):
-            await conn.load_session(cwd=str(tmp_path), session_id=info.id)
-            assert client.text(info.id) == "From the terminal."
-            await conn.prompt(session_id=info.id, prompt=[text_block("and in the editor")])
-        assert [m.content for m in stored_messages(home, info.id)] == [
-            "started in a terminal",
-            "From the terminal.",
-            "and in the editor",
-            "From the editor.",
-        ]
+    conn, client = shared_agent.play(scenario)
+    home = shared_agent.home
+    made = subprocess.run(
+        [sys.executable, "-m", "hermes_tui.cli", "-z", "started in a terminal"],
+        cwd=tmp_path,
+        env={**agent_env(home), "PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert made.returncode == 0, made.stderr
+    [info] = stored_sessions(home, cwd=tmp_path)  # this test's: the home is the module's
+    await conn.load_session(cwd=str(tmp_path), session_id=info.id)
+    assert client.text(info.id) == "From the terminal."
+    await conn.prompt(session_id=info.id, prompt=[text_block("and in the editor")])
+    assert [m.content for m in stored_messages(home, info.id)] == [
+        "started in a terminal",
+        "From the terminal.",
+        "and in the editor",
+        "From the editor.",
+    ]
 
 
-async def test_cancel_while_a_permission_waits_denies_and_ends_the_turn(tmp_path: Path) -> None:
+async def test_cancel_while_a_permission_waits_denies_and_ends_the_turn(
+    shared_agent: SharedAgent, tmp_path: Path
+) -> None:
     victim = tmp_path / "keep-me"
     victim.mkdir()
     scenario = {
@@ -262,13 +264,10 @@ async def test_cancel_while_a_permission_waits_denies_and_ends_the_turn(tmp_path
             self.permissions.append(None)  # type: ignore[arg-type]
             await never.wait()  # the user looks away; the editor's Esc comes instead
 
-    client = Silent()
-    with ScriptedServer(scenario) as server:
-        home = write_home(tmp_path, server)
-        async with running_agent(home, tmp_path, client) as (conn, _proc, _client):
-            sid = (await conn.new_session(cwd=str(tmp_path))).session_id
-            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("clean")]))
-            await client.wait_for(lambda: client.permissions, "the question")
-            await conn.cancel(session_id=sid)
-            assert (await turn).stop_reason == "cancelled"
+    conn, client = shared_agent.play(scenario, Silent())
+    sid = (await conn.new_session(cwd=str(tmp_path))).session_id
+    turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("clean")]))
+    await client.wait_for(lambda: client.permissions, "the question")
+    await conn.cancel(session_id=sid)
+    assert (await turn).stop_reason == "cancelled"
     assert victim.is_dir()
