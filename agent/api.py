@@ -34,7 +34,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "agent.session.tool_batch": ("ROLLBACK_HINT",),
     "agent.session.rewind": ("RewindPoint", "RewindReport"),
-    "agent.session.prewarm": ("prewarm_engine", "sdk_module"),
+    "agent.session.prewarm": ("import_prewarm_modules", "prewarm_engine", "sdk_module"),
     "agent.transports.sdk_import": ("import_sdk",),
     "agent.session.context_report": ("ContextReport", "render_context"),
     # scheduled jobs (Hermes' cron/jobs.json)
@@ -338,6 +338,7 @@ __all__ = [
     "hermes_home",
     "image_paths",
     "image_refs_of",
+    "import_prewarm_modules",
     "import_sdk",
     "is_kept_char",
     "is_success",
@@ -522,7 +523,7 @@ if TYPE_CHECKING:
     from agent.session.catalogue import builtin_tools, default_registry
     from agent.session.context_report import ContextReport, render_context
     from agent.session.cron_run import CronDaemon, JobRun, run_due_jobs
-    from agent.session.prewarm import prewarm_engine, sdk_module
+    from agent.session.prewarm import import_prewarm_modules, prewarm_engine, sdk_module
     from agent.session.rewind import RewindPoint, RewindReport
     from agent.session.session import Session
     from agent.session.session import Session as Agent

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import os
 import sys
 import threading
@@ -236,6 +237,11 @@ class HermesApp(textual_compat.FrameSignal[int]):
         assert fast_start is not None
         loaded = fast_start.load()
         settings = loaded.settings
+        # The starting frame is on the terminal: the engine's prewarm (the SDK client, a local server's
+        # window, the turn's modules) starts now, beside the chat's making, rather than after it
+        # (`_import_last_sdk` says what that is worth).
+        if settings.is_configured:
+            self._prewarm_model_client(settings)
         if self._store is None:
             try:
                 self._store = open_library(settings.state_db, settings.hermes_home)
@@ -297,21 +303,26 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.gc_policy.first_frame_shown()
 
     def _prewarm_model_client(self, settings: Settings | None = None) -> None:
-        """Once the chat's engine is built, in a background thread: the first Enter must not pay for
-        importing the session's SDK (`openai` ~0.5 s, `anthropic` ~1.25 s) and building its client. Once
-        per settings.
+        """After the first frame, in a background thread: the first Enter must not pay for importing the
+        session's SDK (`openai` ~0.5 s, `anthropic` ~1.25 s) and building its client. Once per settings: a
+        fast start begins it as soon as the configuration is read, and the chat's opening asks again.
 
-        Not sooner: the prewarm imports the engine's modules, and Python 3.11 lets two threads importing
-        the same package at once fail one of them with `_DeadlockError` (a thread running a package's
-        `__init__` asks for a submodule that another thread, which imported the submodule directly, holds
-        while it waits for the package). The prewarm began beside the chat's making once, and a loaded
-        machine crashed about one start in 200 so (`tests/app/test_startup_imports.py`). Built first on
-        this thread, those modules are only looked up by the prewarm. The SDK itself is imported from the
-        first frame by `_import_last_sdk`: a package the UI thread does not import."""
+        The modules of ours the prewarm needs are imported here, on this thread, before its thread starts:
+        Python 3.11 fails one of two threads importing the same package at once (`_DeadlockError`), and
+        the prewarm's thread importing the engine's packages beside this thread's making of the chat crashed
+        the app about one start in 200 on a loaded machine (`tests/app/test_startup_imports.py`). The SDK
+        itself is imported from the first frame by `_import_last_sdk`: a package this thread does not
+        import."""
         settings = settings or self.settings
         if self._prewarmed is settings:
             return
         self._prewarmed = settings
+        from agent.api import import_prewarm_modules
+
+        import_prewarm_modules()
+        for name in ("widgets.transcript.markdown.blocks", "widgets.transcript.markdown.rich_elements"):
+            importlib.import_module(name)  # `prewarm_model_client`'s own, imported here first too
+
         threading.Thread(
             target=prewarm_model_client, args=(settings,), name="sdk-prewarm", daemon=True
         ).start()
@@ -371,6 +382,7 @@ class HermesApp(textual_compat.FrameSignal[int]):
         self.images = ()
         self.chat = chat
         self.switch_screen(chat) if len(self.screen_stack) > 1 else self.push_screen(chat)
+        self.first_frame.after(self._prewarm_model_client)
         self.first_frame.after(self.mcp.start)
         self.first_frame.after(self.save_startup_snapshot)
         self.first_frame.after(self._tell_leftovers)
@@ -393,9 +405,6 @@ class HermesApp(textual_compat.FrameSignal[int]):
         release, self._startup_hold = self._startup_hold, None
         if release is not None:
             release()
-
-    def on_chat_screen_engine_ready(self, message: ChatScreen.EngineReady) -> None:
-        self._prewarm_model_client()
 
     def on_chat_screen_theme_requested(self, message: ChatScreen.ThemeRequested) -> None:
         self.pick_theme(message.theme)

@@ -16,10 +16,35 @@ import threading
 from agent.config.settings import Settings
 from agent.core import providers
 
-__all__ = ["prewarm_engine", "sdk_module"]
+__all__ = ["PREWARM_MODULES", "import_prewarm_modules", "prewarm_engine", "sdk_module"]
 
 LAZY_MODULES = ("agent.approval", "agent.approval.smart", "agent.checkpoints")
 """Imported by a turn when it first needs them; kept off the app's first frame, loaded here instead."""
+
+PREWARM_MODULES = (
+    *LAZY_MODULES,
+    "agent.transports.served_window",
+    "agent.transports.factory",
+    "agent.transports.openai_chat",
+    "agent.transports.responses",
+    "agent.transports.anthropic",
+    "agent.session.session",
+    "agent.session.catalogue",
+    "agent.toolkit.registry",
+    "agent.usage.pricing",
+)
+"""Every module of ours `prewarm_engine` imports (the SDK's are not ours)."""
+
+
+def import_prewarm_modules() -> None:
+    """The engine's modules the prewarm needs, imported on the calling thread before the prewarm's thread
+    starts. Python 3.11 can fail one of two threads that import the same package at once (`_DeadlockError`:
+    a thread running a package's `__init__` asks for a submodule another thread imported directly and holds
+    while it waits for the package); imported here first, they are only looked up by the prewarm, which may
+    then run beside the caller's own imports. Costs what these imports cost, which the first turn would pay
+    on this thread otherwise."""
+    for name in PREWARM_MODULES:
+        importlib.import_module(name)
 
 
 def prewarm_engine(settings: Settings) -> None:

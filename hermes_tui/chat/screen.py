@@ -100,9 +100,6 @@ class ChatScreen(ChatLayout):
     class PromptReady(Message):
         """The prompt has focus (posted once, from `on_mount`): keys typed before it can be delivered."""
 
-    class EngineReady(Message):
-        """The engine is built (posted once): the modules a turn imports are loaded on this thread now."""
-
     class ThemeRequested(Message):
         """`/theme [NAME]`: the app owns the themes, so the screen asks it (empty name: the picker)."""
 
@@ -252,7 +249,6 @@ class ChatScreen(ChatLayout):
         refresh_skill_commands(self.command_context)
         quick_commands_loaded(self.command_context, self.settings)
         open_environment(self.command_context)  # terminal.backend's container or connection, in a worker
-        self.post_message(self.EngineReady())
 
     def _files_listed(self) -> None:
         self.post_message(self.FilesListed())  # from the listing thread: post_message is thread-safe
