@@ -17,7 +17,8 @@ from scripted import ScriptedServer
 from tests.engine.helpers import make_agent
 
 # (provider, base URL, key variables in priority order, protocol), as Hermes 0.19's registry gives them
-# (hermes_cli/auth.py PROVIDER_REGISTRY and plugins/model-providers/*).
+# (hermes_cli/auth.py PROVIDER_REGISTRY and plugins/model-providers/*). The URLs are data compared with
+# `agent.core.providers`' table: nothing here connects to them (requests go to the scripted server only).
 HERMES_TABLE = [
     ("openrouter", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",), "openai_chat"),
     (

@@ -133,6 +133,7 @@ def test_cache_markers_reach_the_wire_through_the_sdk(hermes_home: Path, tmp_pat
 
 
 # --------------------------------------------------------------------------------------- reasoning echo
+# The rules are keyed by provider and host, so the cases name real hosts: as data, never connected to.
 
 
 @pytest.mark.parametrize(
