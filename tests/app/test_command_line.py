@@ -114,9 +114,11 @@ def test_the_tui_without_a_terminal_says_how_to_run_headless(hermes_home: Path, 
         os.close(follower)
     assert proc.returncode == 2
     assert proc.stderr.startswith("hermes-tui: no terminal on stdout: the TUI needs one")
-    proc = _run(["-z", "-", "--demo"], tmp_path, hermes_home, stdin="hello")  # -z - still reads stdin
-    assert proc.returncode == 0, proc.stderr
-    assert "## What you just saw" in proc.stdout
+    scenario = tmp_path / "one.yaml"
+    scenario.write_text("name: one\ncalls:\n  - text: read it\n")
+    proc = _run(["-z", "-", "--scenario", str(scenario)], tmp_path, hermes_home, stdin="hello")
+    assert proc.returncode == 0, proc.stderr  # -z - still reads stdin that is not a terminal
+    assert proc.stdout.strip() == "read it"
 
 
 def test_a_home_of_no_such_user_is_a_path_not_a_traceback(hermes_home: Path, tmp_path: Path) -> None:

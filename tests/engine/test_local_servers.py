@@ -364,6 +364,10 @@ def test_a_broken_stream_keeps_its_partial_reply_in_z(hermes_home: Path, tmp_pat
     scenario.write_text(json.dumps({"name": "cut", "calls": [call] * 5}))
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "HERMES_HOME": str(hermes_home), "PYTHONPATH": root}
+    # One retry (not the default three, whose backoff alone is ~15 s): the retry is cut again and prints
+    # nothing twice.
+    (hermes_home / "tui").mkdir()
+    (hermes_home / "tui" / "config.yaml").write_text("max_retries: 1\n")
     done = subprocess.run(
         [sys.executable, "-m", "hermes_tui.cli", "-z", "go", "--scenario", str(scenario)],
         cwd=tmp_path,

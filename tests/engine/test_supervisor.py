@@ -3,6 +3,7 @@ stops what the app left when it dies without cleaning up (kill -9); the leftover
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -195,7 +196,9 @@ def test_the_next_start_tells_what_a_crash_left_once(tmp_path: Path) -> None:
     home = tmp_path / "home"
     record(leftovers_path(home), [Leftover("background process proc_1: npm run dev", 42, time.time(), "x")])
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HERMES_HOME": str(home)}
-    run = [sys.executable, "-m", "hermes_tui.cli", "-z", "hi", "--demo"]
+    scenario = tmp_path / "reply.json"  # any start will do: a one-line reply, not the paced demo
+    scenario.write_text(json.dumps({"name": "reply", "calls": [{"text": "Hello."}]}))
+    run = [sys.executable, "-m", "hermes_tui.cli", "-z", "hi", "--scenario", str(scenario)]
     first = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert "stopped at" in first.stderr and "proc_1: npm run dev" in first.stderr
     second = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
