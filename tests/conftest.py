@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from hermes_tui import textual_compat
+from tests import pilot_pace
 
 pytest_plugins = ("tests.mcp_servers",)
 """`mcp_http`: the MCP fixture server on streamable HTTP that a worker's MCP tests share."""
@@ -63,6 +64,9 @@ _default_signals()
 # Once per test process, before any app is built, and all of it (the fixes for our widget classes too): so
 # a bare-App test and a HermesApp test run against the same patched Textual, whatever the test order.
 textual_compat.install(eager=True)
+# The Pilot's settle test in 5 ms windows instead of 20 (tests/pilot_pace.py says why it is sound): the app
+# tests slept ~70% of their wall time in it.
+pilot_pace.quicken()
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from agent.core.ui import ApprovalRequest, ClarifyRequest
 from hermes_tui.app import HermesApp
 from hermes_tui.chat.bridge import ApprovalAsked, ClarifyAsked
 from hermes_tui.chat.screen import ChatScreen
+from tests.snapshots.still import still
 from widgets.transcript.entries.thinking import ThinkingLine
 from widgets.transcript.entries.tool_call import ToolCallEntry
 
@@ -98,39 +99,13 @@ async def _feed(
     for event in events:
         screen.bridge.on_event(event)
     screen.pipeline.drain()
-    await _settle(pilot, screen)
+    await still(pilot, screen)
     return screen
 
 
 def _scroll_top(screen: ChatScreen) -> None:
     """As a user scrolling up does: stop following the bottom, then go to the top."""
     screen.transcript.scroll_to_first()
-
-
-async def _settle(pilot: Any, screen: ChatScreen) -> None:
-    """Wait until every streamed widget has drained its buffer and the layout is stable."""
-    import time
-
-    from widgets.transcript.entries.reasoning import ReasoningEntry
-    from widgets.transcript.entries.reply import ReplyEntry
-
-    screen.prompt_input.cursor_blink = False  # a blinking cursor makes every picture a coin toss
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        await pilot.pause(0.05)
-        widgets = list(screen.transcript.entries_of(ReplyEntry)) + list(
-            screen.transcript.entries_of(ReasoningEntry)
-        )
-        if all(w.is_drained for w in widgets):
-            break
-    # Then until the scrollable size and position have been the same for a few frames in a row.
-    stable, last = 0, None
-    while stable < 3 and time.monotonic() < deadline:
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause(0.1)
-        now = (screen.transcript.virtual_size, screen.transcript.scroll_offset, screen.transcript.size)
-        stable = stable + 1 if now == last else 0
-        last = now
 
 
 def _tool_turn() -> list[Any]:
@@ -209,7 +184,7 @@ def test_finished_turn_tool_panels_collapsed(
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
         _scroll_top(screen)
-        await _settle(pilot, screen)
+        await still(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -220,9 +195,9 @@ def test_finished_turn_tool_panels_expanded(snap_compare: Any, tmp_path: Path, s
         screen = await _feed(pilot, _tool_turn())
         for panel in screen.transcript.entries_of(ToolCallEntry):
             panel.set_expanded(True)
-        await _settle(pilot, screen)
+        await still(pilot, screen)
         _scroll_top(screen)
-        await _settle(pilot, screen)
+        await still(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -244,7 +219,7 @@ def test_clarify_card(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) 
             "Which database should the migration target?", ("PostgreSQL", "SQLite", "Both"), 120.0
         )
         screen.post_message(ClarifyAsked(request))
-        await _settle(pilot, screen)
+        await still(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -270,7 +245,7 @@ def test_approval_dialog(snap_compare: Any, tmp_path: Path, size: tuple[int, int
             rule="rm -rf build/ dist/ && git clean -fdx -e .env",
         )
         screen.post_message(ApprovalAsked(request))
-        await _settle(pilot, screen)
+        await still(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -298,9 +273,9 @@ def test_chat_in_every_builtin_theme(snap_compare: Any, tmp_path: Path, theme: s
     async def run_before(pilot: Any) -> None:
         screen = await _feed(pilot, _tool_turn())
         _scroll_top(screen)
-        await _settle(pilot, screen)
+        await still(pilot, screen)
         _scroll_top(screen)
-        await _settle(pilot, screen)
+        await still(pilot, screen)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
 
@@ -331,7 +306,7 @@ def test_images_attached_and_sent(snap_compare: Any, tmp_path: Path, size: tuple
         for event in turn:
             screen.bridge.on_event(event)
         screen.pipeline.drain()
-        await _settle(pilot, screen)
+        await still(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -346,6 +321,6 @@ def test_prompt_history_search(snap_compare: Any, tmp_path: Path, size: tuple[in
         prompt.prompt_history[:] = ["run the unit tests", "git status", "run the lint", "explain calc.py"]
         prompt.focus()
         await pilot.press(*"run", "ctrl+r", *" the")
-        await _settle(pilot, screen)
+        await still(pilot, screen)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)

@@ -27,6 +27,7 @@ from hermes_tui.app import HermesApp
 from hermes_tui.chat.screen import ChatScreen
 from hermes_tui.screens.rewind import RewindChoiceScreen, RewindScreen
 from tests.hermes_home_fixture import utc_clock
+from tests.snapshots.still import still
 from widgets.transcript.entries.thinking import ThinkingLine
 
 SIZES = [(120, 40), (80, 24)]
@@ -68,13 +69,6 @@ def _chat(pilot: Any) -> ChatScreen:
     return next(s for s in pilot.app.screen_stack if isinstance(s, ChatScreen))
 
 
-async def _settle(pilot: Any) -> None:
-    _chat(pilot).prompt_input.cursor_blink = False
-    for _ in range(3):
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause(0.1)
-
-
 def _turn(reply: str) -> list[Any]:
     usage = Usage(prompt_tokens=1_200, completion_tokens=40)
     return [
@@ -91,7 +85,7 @@ def _turn(reply: str) -> list[Any]:
 def test_the_message_list(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         await pilot.app.push_screen(RewindScreen(POINTS))
-        await _settle(pilot)
+        await still(pilot, _chat(pilot))
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -100,7 +94,7 @@ def test_the_message_list(snap_compare: Any, tmp_path: Path, size: tuple[int, in
 def test_the_choice_card(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         await pilot.app.push_screen(RewindChoiceScreen(POINTS[1]))
-        await _settle(pilot)
+        await still(pilot, _chat(pilot))
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -125,6 +119,6 @@ def test_the_transcript_after_a_rewind(snap_compare: Any, tmp_path: Path, size: 
             multiline=True,
         )
         screen.prompt_input.set_text("Fix it by dropping the table")
-        await _settle(pilot)
+        await still(pilot, _chat(pilot))
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
