@@ -19,6 +19,9 @@ import pytest
 from hermes_tui import textual_compat
 from tests import pilot_pace
 
+pytest_plugins = ("tests.mcp_servers",)
+"""`mcp_http`: the MCP fixture server on streamable HTTP that a worker's MCP tests share."""
+
 # The test modules' rewritten asserts cached like any bytecode, even where the environment says not to write
 # bytecode (PYTHONDONTWRITEBYTECODE=1 in some CI images): otherwise every xdist worker of every run parses
 # and rewrites all ~350 test modules again, about half of a collection's CPU. The app's own modules are

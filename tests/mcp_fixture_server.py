@@ -10,6 +10,9 @@ user (`ask`: elicitation, `confirm`: a form without fields), `capabilities` what
 `--noise` prints NOISE on stdout before the first message. `pid` says which process answered, so a test can
 tell a restarted server from the first one. `--prefix P` renames every tool to `P_<name>` so one file can
 stand for two servers; `--instructions TEXT` is what the server tells the client to tell the model.
+`--until-stdin-closes` (HTTP only): the server exits when its stdin ends, i.e. when the test process that
+started it and holds the pipe's other end is gone, however it ended (`tests/mcp_servers.py` shares one
+server between a worker's tests: a worker killed before its teardown leaves none behind).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import os
 import socket
 import sys
+import threading
 from typing import Literal
 
 from mcp.server import MCPServer
@@ -237,13 +241,24 @@ async def _serve_http(server: MCPServer, sse: bool = False) -> None:
     await uv.serve(sockets=[sock])
 
 
+def _exit_when_stdin_closes() -> None:
+    """Read stdin to its end (nothing is sent on it), then exit: the process holding it has ended."""
+    sys.stdin.buffer.read()
+    os._exit(0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("transport", choices=("stdio", "http", "sse"))
     parser.add_argument("--prefix", default="")
     parser.add_argument("--instructions", default=None, help="the server's InitializeResult.instructions")
     parser.add_argument("--noise", action="store_true", help="print NOISE on stdout before serving")
+    parser.add_argument("--until-stdin-closes", action="store_true", help="HTTP: exit when stdin ends")
     args = parser.parse_args()
+    if args.until_stdin_closes:
+        if args.transport == "stdio":
+            parser.error("--until-stdin-closes is for http and sse: stdio's stdin is the protocol")
+        threading.Thread(target=_exit_when_stdin_closes, daemon=True).start()
     if args.noise:
         os.write(1, b"fixture server 1.0 starting\n" + NOISE)
     server = build(args.prefix, args.instructions)

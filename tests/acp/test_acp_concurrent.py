@@ -2,7 +2,9 @@
 folder; one's cancel leaves the other running; "this session" approvals, the plan and the editor's MCP
 servers belong to the session that has them.
 
-They share the module's agent (`shared_agent`), but for the user's configured servers (its own config)."""
+They share the module's agent (`shared_agent`), but for the user's configured servers (its own config). The
+editor's MCP server is the fixture server on stdio (started by the agent for that session); the user's
+configured one is the worker's shared fixture server on streamable HTTP (`mcp_http`)."""
 
 from __future__ import annotations
 
@@ -17,10 +19,9 @@ from acp.schema import McpServerStdio
 from scripted import ScriptedServer
 from tests.acp.harness import Recorder, running_agent, write_home
 from tests.acp.shared_agent import SharedAgent
+from tests.mcp_servers import FIXTURE
 
 pytestmark = pytest.mark.slow
-
-FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
 
 
 async def test_two_sessions_prompted_at_once_each_get_their_own_answer(
@@ -102,17 +103,14 @@ async def test_an_editors_mcp_server_is_offered_to_its_session_only(
     assert not any(name.startswith("mcp_fx_") for name in offered["without"])
 
 
-async def test_the_users_configured_servers_are_every_sessions(tmp_path: Path) -> None:
+async def test_the_users_configured_servers_are_every_sessions(tmp_path: Path, mcp_http: str) -> None:
     """`mcp_servers` of config.yaml: connected once for the process, offered to each session from its
     first prompt (a session is built once they connected)."""
     scenario = {"name": "mcp", "calls": [{"match": "one", "text": "1"}, {"match": "two", "text": "2"}]}
     with ScriptedServer(scenario) as server:
         home = write_home(tmp_path, server)
         config = home / "config.yaml"
-        config.write_text(
-            config.read_text()
-            + f"mcp_servers:\n  mine:\n    command: {sys.executable}\n    args: [{FIXTURE}, stdio]\n"
-        )
+        config.write_text(config.read_text() + f"mcp_servers:\n  mine:\n    url: {mcp_http}\n")
         async with running_agent(home, tmp_path) as (conn, _proc, _client):
             one = (await conn.new_session(cwd=str(tmp_path))).session_id
             two = (await conn.new_session(cwd=str(tmp_path))).session_id

@@ -1,5 +1,8 @@
-"""MCP servers end to end: a real server written with the `mcp` SDK (tests/mcp_fixture_server.py), started
-by the test over stdio or streamable HTTP on loopback, reached through `McpManager` and the agent loop."""
+"""MCP servers end to end: a real server written with the `mcp` SDK (tests/mcp_fixture_server.py), reached
+through `McpManager` and the agent loop. A test about the client (naming, filters, results, approvals, the
+agent loop) uses the worker's shared server on streamable HTTP (`mcp_http`, tests/mcp_servers.py); one about
+the server's process (exit and restart, a hang it survives, no orphan, reload, `hermes-tui mcp`) and the
+stdio path end to end start their own on stdio."""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,36 +22,14 @@ from agent.mcp import McpManager, load_mcp_config
 from agent.toolkit.toolsets import CATALOG, ToolsetCatalog
 from scripted import ScriptedServer
 from tests.engine.helpers import make_agent, tool_results
+from tests.mcp_servers import READY, http_entry, stdio_entry
 from tests.recording_ui import RecordingUI
-
-FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
-READY = 60.0
 
 pytestmark = pytest.mark.slow
 
 
-def stdio_entry(**extra: object) -> dict:
-    return {"command": sys.executable, "args": [str(FIXTURE), "stdio"], **extra}
-
-
 def write_config(home: Path, servers: dict[str, dict]) -> None:
     (home / "config.yaml").write_text(json.dumps({"mcp_servers": servers}))
-
-
-@pytest.fixture
-def http_server() -> Iterator[str]:
-    """The fixture server on streamable HTTP, 127.0.0.1 and a port the OS chose; yields its URL."""
-    proc = subprocess.Popen(
-        [sys.executable, str(FIXTURE), "http"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("PORT "), line
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
-    finally:
-        proc.kill()
-        proc.wait(10)
 
 
 def manager_for(home: Path, catalog: ToolsetCatalog | None = None) -> McpManager:
@@ -63,13 +43,13 @@ def by_name(manager: McpManager) -> dict:
     return {s.name: s for s in manager.status()}
 
 
-def test_stdio_tools_are_named_per_server_and_filters_apply(hermes_home: Path) -> None:
+def test_tools_are_named_per_server_and_filters_apply(hermes_home: Path, mcp_http: str) -> None:
     write_config(
         hermes_home,
         {
-            "fx": stdio_entry(),
-            "only": stdio_entry(tools={"include": ["echo", "add"]}),
-            "less": stdio_entry(tools={"exclude": ["hang", "crash"]}),
+            "fx": http_entry(mcp_http),
+            "only": http_entry(mcp_http, tools={"include": ["echo", "add"]}),
+            "less": http_entry(mcp_http, tools={"exclude": ["hang", "crash"]}),
             "off": stdio_entry(enabled=False),
             "broken": {"args": ["no command"]},
         },
@@ -97,6 +77,7 @@ def test_stdio_tools_are_named_per_server_and_filters_apply(hermes_home: Path) -
 
 
 def test_results_of_every_kind_become_text(hermes_home: Path) -> None:
+    """On stdio, as users configure most servers: the stdio path end to end."""
     write_config(hermes_home, {"fx": stdio_entry()})
     manager = manager_for(hermes_home)
     try:
@@ -116,8 +97,8 @@ def test_results_of_every_kind_become_text(hermes_home: Path) -> None:
         manager.close()
 
 
-def test_streamable_http_server_on_loopback(hermes_home: Path, http_server: str) -> None:
-    write_config(hermes_home, {"web": {"url": http_server, "headers": {"X-Test": "1"}}})
+def test_streamable_http_server_on_loopback(hermes_home: Path, mcp_http: str) -> None:
+    write_config(hermes_home, {"web": http_entry(mcp_http, headers={"X-Test": "1"})})
     manager = manager_for(hermes_home)
     try:
         status = by_name(manager)["web"]
@@ -158,8 +139,8 @@ def test_a_call_that_never_answers_times_out_and_the_server_keeps_working(hermes
         manager.close()
 
 
-def test_an_interrupt_cancels_a_running_call(hermes_home: Path) -> None:
-    write_config(hermes_home, {"fx": stdio_entry()})
+def test_an_interrupt_cancels_a_running_call(hermes_home: Path, mcp_http: str) -> None:
+    write_config(hermes_home, {"fx": http_entry(mcp_http)})
     manager = manager_for(hermes_home)
     interrupt = threading.Event()
     try:
@@ -171,7 +152,9 @@ def test_an_interrupt_cancels_a_running_call(hermes_home: Path) -> None:
         manager.close()
 
 
-def test_a_server_that_never_connects_fails_with_a_reason(hermes_home: Path, tmp_path: Path) -> None:
+def test_a_server_that_never_connects_fails_with_a_reason(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
     silent = tmp_path / "silent.py"
     silent.write_text("import time\ntime.sleep(3600)\n")
     write_config(
@@ -179,7 +162,7 @@ def test_a_server_that_never_connects_fails_with_a_reason(hermes_home: Path, tmp
         {
             "silent": {"command": sys.executable, "args": [str(silent)], "connect_timeout": 1},
             "missing": {"command": str(tmp_path / "no-such-server")},
-            "fx": stdio_entry(),
+            "fx": http_entry(mcp_http),
         },
     )
     manager = manager_for(hermes_home)
@@ -200,8 +183,10 @@ def call(name: str, call_id: str, **arguments: object) -> dict:
     return {"tool_calls": [{"name": name, "arguments": arguments, "id": call_id}]}
 
 
-def test_the_model_is_offered_mcp_tools_and_reads_their_results(hermes_home: Path, tmp_path: Path) -> None:
-    write_config(hermes_home, {"fx": stdio_entry(timeout=1)})
+def test_the_model_is_offered_mcp_tools_and_reads_their_results(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
+    write_config(hermes_home, {"fx": http_entry(mcp_http, timeout=1)})
     manager = manager_for(hermes_home, CATALOG)
     calls = [
         call("mcp_fx_echo", "c1", text="from the model"),
@@ -225,9 +210,9 @@ def test_the_model_is_offered_mcp_tools_and_reads_their_results(hermes_home: Pat
 
 
 def test_a_destructive_tool_asks_first_and_a_refusal_reaches_the_model(
-    hermes_home: Path, tmp_path: Path
+    hermes_home: Path, tmp_path: Path, mcp_http: str
 ) -> None:
-    write_config(hermes_home, {"fx": stdio_entry(), "trusted": stdio_entry(approval="never")})
+    write_config(hermes_home, {"fx": http_entry(mcp_http), "trusted": http_entry(mcp_http, approval="never")})
     manager = manager_for(hermes_home, CATALOG)
     ui = RecordingUI(approval=ApprovalDecision.DENY)
     calls = [call("mcp_fx_write_note", "c1", text="x"), call("mcp_trusted_write_note", "c2", text="y")]

@@ -19,7 +19,8 @@ from agent.mcp import McpManager, load_mcp_config
 from agent.mcp.manager import restart_delay
 from agent.mcp.report import format_servers
 from agent.toolkit.toolsets import ToolsetCatalog
-from tests.app.test_mcp import FIXTURE, READY, by_name, manager_for, stdio_entry, write_config
+from tests.app.test_mcp import by_name, manager_for, write_config
+from tests.mcp_servers import FIXTURE, READY, fixture_server, stdio_entry
 
 pytestmark = pytest.mark.slow
 
@@ -261,21 +262,11 @@ def test_structured_content_is_sent_once(tmp_path: Path) -> None:
     assert '"n": 2' in only_json.text
 
 
-def test_an_sse_entry_works(hermes_home: Path) -> None:
-    """Hermes' `transport: sse` entries: the older HTTP+SSE transport, not streamable HTTP."""
-    import subprocess
-
-    fixture = stdio_entry()["args"]
-    assert isinstance(fixture, list)
-    proc = subprocess.Popen(
-        [sys.executable, fixture[0], "sse"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("PORT "), line
-        url = f"http://127.0.0.1:{int(line.split()[1])}/sse"
-        write_config(hermes_home, {"old": {"url": url, "transport": "sse"}})
+def test_an_sse_entry_works(hermes_home: Path, tmp_path: Path) -> None:
+    """Hermes' `transport: sse` entries: the older HTTP+SSE transport, not streamable HTTP (a server of the
+    test's own: no other test uses this transport)."""
+    with fixture_server(tmp_path, "sse") as server:
+        write_config(hermes_home, {"old": {"url": server.url, "transport": "sse"}})
         manager = manager_for(hermes_home)
         try:
             status = by_name(manager)["old"]
@@ -283,9 +274,6 @@ def test_an_sse_entry_works(hermes_home: Path) -> None:
             assert manager.call("old", "echo", {"text": "over sse"}).text == "echo: over sse"
         finally:
             manager.close()
-    finally:
-        proc.kill()
-        proc.wait(10)
 
 
 def test_a_server_that_cannot_start_says_why_in_one_line(hermes_home: Path, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """An MCP server's `instructions` (its `InitializeResult.instructions`) reach a new session's system prompt,
-under the server's name and capped, and a server that gives none adds nothing."""
+under the server's name and capped, and a server that gives none adds nothing (the worker's shared server on
+streamable HTTP, `mcp_http`, gives none)."""
 
 from __future__ import annotations
 
@@ -11,18 +12,21 @@ import pytest
 from agent.prompts.sources import SERVER_INSTRUCTIONS_MAX, server_instructions_section
 from agent.toolkit.toolsets import CATALOG
 from scripted import ScriptedServer
-from tests.app.test_mcp import FIXTURE, manager_for, scenario, write_config
+from tests.app.test_mcp import manager_for, scenario, write_config
 from tests.engine.helpers import make_agent, system_text
+from tests.mcp_servers import FIXTURE, http_entry
 
 
 @pytest.mark.slow
-def test_the_servers_instructions_are_in_a_new_sessions_prompt(hermes_home: Path, tmp_path: Path) -> None:
+def test_the_servers_instructions_are_in_a_new_sessions_prompt(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
     said = "Call echo before add. Never call hang."
     write_config(
         hermes_home,
         {
             "fx": {"command": sys.executable, "args": [str(FIXTURE), "stdio", "--instructions", said]},
-            "quiet": {"command": sys.executable, "args": [str(FIXTURE), "stdio", "--prefix", "q"]},
+            "quiet": http_entry(mcp_http),
         },
     )
     manager = manager_for(hermes_home, CATALOG)

@@ -2,7 +2,10 @@
 model server recording what it was sent): an image reaches a model that sees images as an image part in the
 wire's own form (chat completions: an `image_url` data URL in a user message after the tool results;
 Anthropic: an image block inside the `tool_result`), a model that does not is told where the image is stored
-(the vision route), never the base64; audio is saved and named in one line."""
+(the vision route), never the base64; audio is saved and named in one line.
+
+The model without vision is served on stdio (a server of its own, the stdio path end to end); the rest
+reach the worker's shared server on streamable HTTP (`mcp_http`)."""
 
 from __future__ import annotations
 
@@ -18,16 +21,17 @@ from agent.mcp import McpManager
 from agent.mcp.results import render_result
 from agent.toolkit.toolsets import CATALOG
 from scripted import ScriptedServer
-from tests.app.test_mcp import call, manager_for, scenario, stdio_entry, write_config
+from tests.app.test_mcp import call, manager_for, scenario, write_config
 from tests.engine.helpers import api_overrides, make_agent, tool_results
 from tests.mcp_fixture_server import PNG_1PX
+from tests.mcp_servers import http_entry, stdio_entry
 
 pytestmark = pytest.mark.slow
 
 
-def _run(home: Path, cwd: Path, api: str, tool: str, **overrides: Any) -> list[dict[str, Any]]:
-    """One turn calling the fixture's `tool`; the bodies the model server received."""
-    write_config(home, {"fx": stdio_entry()})
+def _run(home: Path, cwd: Path, entry: dict, api: str, tool: str, **overrides: Any) -> list[dict[str, Any]]:
+    """One turn calling the fixture's `tool` on server `fx` (`entry`); the bodies the model got."""
+    write_config(home, {"fx": entry})
     manager: McpManager = manager_for(home, CATALOG)
     try:
         with ScriptedServer(scenario(call(f"mcp_fx_{tool}", "c1"), {"text": "seen"})) as server:
@@ -43,9 +47,10 @@ def _run(home: Path, cwd: Path, api: str, tool: str, **overrides: Any) -> list[d
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
 def test_an_image_reaches_a_vision_model_as_an_image_part(
-    hermes_home: Path, tmp_path: Path, api: str
+    hermes_home: Path, tmp_path: Path, api: str, mcp_http: str
 ) -> None:
-    bodies = _run(hermes_home, tmp_path, api, "picture", vision=VisionSettings(supports_vision=True))
+    vision = VisionSettings(supports_vision=True)
+    bodies = _run(hermes_home, tmp_path, http_entry(mcp_http), api, "picture", vision=vision)
     second = bodies[1]
     assert PNG_1PX in json.dumps(second)  # the pixels travel as an image...
     if api == "openai":
@@ -66,7 +71,8 @@ def test_an_image_reaches_a_vision_model_as_an_image_part(
 
 
 def test_a_model_without_vision_is_told_where_the_image_is(hermes_home: Path, tmp_path: Path) -> None:
-    bodies = _run(hermes_home, tmp_path, "openai", "picture", vision=VisionSettings(supports_vision=False))
+    blind = VisionSettings(supports_vision=False)
+    bodies = _run(hermes_home, tmp_path, stdio_entry(), "openai", "picture", vision=blind)
     wire = json.dumps(bodies[1])
     assert PNG_1PX not in wire and "image_url" not in wire
     (_, result) = tool_results(bodies[1], "openai")[0]
@@ -75,8 +81,8 @@ def test_a_model_without_vision_is_told_where_the_image_is(hermes_home: Path, tm
     assert path.is_file() and path.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_audio_is_saved_and_named_in_one_line(hermes_home: Path, tmp_path: Path) -> None:
-    bodies = _run(hermes_home, tmp_path, "openai", "sound")
+def test_audio_is_saved_and_named_in_one_line(hermes_home: Path, tmp_path: Path, mcp_http: str) -> None:
+    bodies = _run(hermes_home, tmp_path, http_entry(mcp_http), "openai", "sound")
     (_, result) = tool_results(bodies[1], "openai")[0]
     assert result.count("\n") == 0 and result.startswith("[audio audio/wav")
     path = Path(result.split("saved to ")[-1].rstrip("]"))

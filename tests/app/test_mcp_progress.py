@@ -1,5 +1,6 @@
 """An MCP call carries a progress token, and the server's progress notifications reach the UI as
-`ToolProgress` events of that call, before it finishes (the tool panel shows them)."""
+`ToolProgress` events of that call, before it finishes (the tool panel shows them). The first test on stdio
+(a server of its own), the second on the worker's shared server on streamable HTTP (`mcp_http`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 from agent.core.events import ToolFinished, ToolProgress
 from agent.toolkit.toolsets import CATALOG
 from scripted import ScriptedServer
-from tests.app.test_mcp import call, manager_for, scenario, stdio_entry, write_config
+from tests.app.test_mcp import call, manager_for, scenario, write_config
 from tests.engine.helpers import make_agent, tool_results
+from tests.mcp_servers import http_entry, stdio_entry
 
 pytestmark = pytest.mark.slow
 
@@ -37,9 +39,9 @@ def test_the_servers_progress_reaches_the_ui_during_the_call(hermes_home: Path, 
 
 
 def test_progress_goes_to_the_watcher_the_call_is_given_and_none_is_asked_otherwise(
-    hermes_home: Path,
+    hermes_home: Path, mcp_http: str
 ) -> None:
-    write_config(hermes_home, {"fx": stdio_entry()})
+    write_config(hermes_home, {"fx": http_entry(mcp_http)})
     manager = manager_for(hermes_home)
     try:
         seen: list[tuple[float, float | None, str]] = []

@@ -1,6 +1,9 @@
 """MCP sampling end to end: the fixture server's `sample` tool calls `ctx.session.create_message(...)`, the
 client runs it through the session's model (the scripted server, over the real OpenAI SDK), within Hermes'
-limits, after the approval gate, and the sampled text comes back in the tool's result."""
+limits, after the approval gate, and the sampled text comes back in the tool's result.
+
+The first test runs on stdio (a server of its own, the stdio path end to end); the rest reach the worker's
+shared server on streamable HTTP (`mcp_http`): what they check is the client's side of sampling."""
 
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ from agent.mcp.config import SamplingSpec, parse_mcp_servers
 from agent.mcp.sampling import SamplingHandler
 from agent.toolkit.toolsets import CATALOG
 from scripted import ScriptedServer
-from tests.app.test_mcp import call, manager_for, scenario, stdio_entry, write_config
+from tests.app.test_mcp import call, manager_for, scenario, write_config
 from tests.engine.helpers import make_agent, tool_results
+from tests.mcp_servers import http_entry, stdio_entry
 from tests.recording_ui import RecordingUI
 
 pytestmark = pytest.mark.slow
@@ -73,21 +77,29 @@ def test_the_sampled_text_reaches_the_tool_and_is_capped(hermes_home: Path, tmp_
     assert any("MCP server 'fx' sampled scripted" in n.text for n in ui.of_type(StatusNotice))
 
 
-def test_a_denial_is_an_error_to_the_server_and_no_model_call(hermes_home: Path, tmp_path: Path) -> None:
+def test_a_denial_is_an_error_to_the_server_and_no_model_call(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
     ui = RecordingUI(approval=ApprovalDecision.DENY)
     bodies, result = _turn(
-        hermes_home, tmp_path, stdio_entry(), [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "ok"}], ui
+        hermes_home,
+        tmp_path,
+        http_entry(mcp_http),
+        [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "ok"}],
+        ui,
     )
     assert len(bodies) == 2  # the turn's own two requests: no sampling call reached the model
     assert result.startswith("sampling refused: the user did not allow sampling for MCP server 'fx'")
 
 
-def test_the_rate_limit_refuses_past_max_rpm(hermes_home: Path, tmp_path: Path) -> None:
+def test_the_rate_limit_refuses_past_max_rpm(hermes_home: Path, tmp_path: Path, mcp_http: str) -> None:
     ui = RecordingUI()
     bodies, result = _turn(
         hermes_home,
         tmp_path,
-        stdio_entry(approval="never", sampling={"max_rpm": "2"}),  # a YAML string, as Hermes reads it
+        http_entry(
+            mcp_http, approval="never", sampling={"max_rpm": "2"}
+        ),  # a YAML string, as Hermes reads it
         [call("mcp_fx_sample", "c1", prompt="hi", times=3), {"text": "one"}, {"text": "two"}, {"text": "ok"}],
         ui,
     )
@@ -97,14 +109,14 @@ def test_the_rate_limit_refuses_past_max_rpm(hermes_home: Path, tmp_path: Path) 
     assert lines[2] == "sampling refused: Sampling rate limit exceeded for server 'fx' (2 requests/minute)"
 
 
-def test_unattended_runs_follow_hermes_default(hermes_home: Path, tmp_path: Path) -> None:
+def test_unattended_runs_follow_hermes_default(hermes_home: Path, tmp_path: Path, mcp_http: str) -> None:
     """Nobody to ask: Hermes' default (sampling on, no question) holds; `approval: always` still goes to the
     approval gate (which, in `-z`, denies unless --yolo: here the recording UI answers)."""
     ui = Unattended()
     _, result = _turn(
         hermes_home,
         tmp_path,
-        stdio_entry(),
+        http_entry(mcp_http),
         [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "unattended"}, {"text": "ok"}],
         ui,
     )
@@ -113,7 +125,7 @@ def test_unattended_runs_follow_hermes_default(hermes_home: Path, tmp_path: Path
     _, result = _turn(
         hermes_home,
         tmp_path,
-        stdio_entry(approval="always"),
+        http_entry(mcp_http, approval="always"),
         [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "strict"}, {"text": "ok"}],
         strict,
     )
@@ -121,11 +133,11 @@ def test_unattended_runs_follow_hermes_default(hermes_home: Path, tmp_path: Path
     assert [r.tool_name for r in strict.approval_requests] == ["mcp_fx_sample", "mcp_fx_sampling"]
 
 
-def test_a_model_outside_allowed_models_is_refused(hermes_home: Path, tmp_path: Path) -> None:
+def test_a_model_outside_allowed_models_is_refused(hermes_home: Path, tmp_path: Path, mcp_http: str) -> None:
     bodies, result = _turn(
         hermes_home,
         tmp_path,
-        stdio_entry(approval="never", sampling={"allowed_models": ["gpt-other"]}),
+        http_entry(mcp_http, approval="never", sampling={"allowed_models": ["gpt-other"]}),
         [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "ok"}],
         RecordingUI(),
     )
@@ -133,12 +145,12 @@ def test_a_model_outside_allowed_models_is_refused(hermes_home: Path, tmp_path: 
     assert result == "sampling refused: Model 'scripted' not allowed for server 'fx'. Allowed: gpt-other"
 
 
-def test_sampling_and_elicitation_are_advertised_only_when_enabled(hermes_home: Path) -> None:
+def test_sampling_and_elicitation_are_advertised_only_when_enabled(hermes_home: Path, mcp_http: str) -> None:
     write_config(
         hermes_home,
         {
-            "on": stdio_entry(),
-            "off": stdio_entry(sampling={"enabled": False}, elicitation={"enabled": False}),
+            "on": http_entry(mcp_http),
+            "off": http_entry(mcp_http, sampling={"enabled": False}, elicitation={"enabled": False}),
         },
     )
     manager = manager_for(hermes_home)
@@ -151,11 +163,11 @@ def test_sampling_and_elicitation_are_advertised_only_when_enabled(hermes_home: 
     assert "sampling" not in off and "elicitation" not in off
 
 
-def test_disabled_sampling_is_refused(hermes_home: Path, tmp_path: Path) -> None:
+def test_disabled_sampling_is_refused(hermes_home: Path, tmp_path: Path, mcp_http: str) -> None:
     bodies, result = _turn(
         hermes_home,
         tmp_path,
-        stdio_entry(approval="never", sampling={"enabled": False}),
+        http_entry(mcp_http, approval="never", sampling={"enabled": False}),
         [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "ok"}],
         RecordingUI(),
     )
@@ -186,12 +198,14 @@ def test_hermes_config_keys_and_the_sliding_window() -> None:
     assert handler.allow_rate()
 
 
-def test_headless_samples_as_hermes_does_and_declines_elicitation(hermes_home: Path, tmp_path: Path) -> None:
+def test_headless_samples_as_hermes_does_and_declines_elicitation(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
     """`hermes-tui -z` with the fixture server: nobody to ask, so sampling runs (Hermes' default) and an
     elicitation is declined; stderr says both."""
     from tests.app.test_headless import _run
 
-    write_config(hermes_home, {"fx": stdio_entry()})
+    write_config(hermes_home, {"fx": http_entry(mcp_http)})
     plan = tmp_path / "plan.json"
     plan.write_text(
         scenario(
@@ -209,12 +223,14 @@ def test_headless_samples_as_hermes_does_and_declines_elicitation(hermes_home: P
     assert "Traceback" not in proc.stderr
 
 
-def test_tool_use_is_returned_and_bounded_by_max_tool_rounds(hermes_home: Path, tmp_path: Path) -> None:
+def test_tool_use_is_returned_and_bounded_by_max_tool_rounds(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
     lookup = {"tool_calls": [{"name": "lookup", "arguments": {"word": "pond"}, "id": "t1"}]}
     bodies, result = _turn(
         hermes_home,
         tmp_path,
-        stdio_entry(approval="never", sampling={"max_tool_rounds": 1}),
+        http_entry(mcp_http, approval="never", sampling={"max_tool_rounds": 1}),
         [
             call("mcp_fx_sample", "c1", prompt="define pond", tool=True, times=2),
             lookup,
@@ -232,12 +248,12 @@ def test_tool_use_is_returned_and_bounded_by_max_tool_rounds(hermes_home: Path, 
 
 @pytest.mark.parametrize("vision", [True, False])
 def test_an_image_in_the_request_takes_the_vision_route(
-    hermes_home: Path, tmp_path: Path, vision: bool
+    hermes_home: Path, tmp_path: Path, vision: bool, mcp_http: str
 ) -> None:
     from agent.config.images import VisionSettings
     from tests.mcp_fixture_server import PNG_1PX
 
-    write_config(hermes_home, {"fx": stdio_entry(approval="never")})
+    write_config(hermes_home, {"fx": http_entry(mcp_http, approval="never")})
     manager = manager_for(hermes_home, CATALOG)
     calls = [call("mcp_fx_sample", "c1", prompt="what is it?", image=True), {"text": "a dot"}, {"text": "ok"}]
     try:
@@ -259,11 +275,13 @@ def test_an_image_in_the_request_takes_the_vision_route(
     assert user["content"][1]["image_url"]["url"] == f"data:image/png;base64,{PNG_1PX}"
 
 
-def test_a_slow_model_is_cut_at_the_sampling_timeout(hermes_home: Path, tmp_path: Path) -> None:
+def test_a_slow_model_is_cut_at_the_sampling_timeout(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
     _, result = _turn(
         hermes_home,
         tmp_path,
-        stdio_entry(approval="never", sampling={"timeout": 1}),
+        http_entry(mcp_http, approval="never", sampling={"timeout": 1}),
         [call("mcp_fx_sample", "c1", prompt="hi"), {"text": "late", "first_delay": 3}, {"text": "ok"}],
         RecordingUI(),
     )

@@ -2,12 +2,12 @@
 each field becomes a clarify card above the prompt, the user answers with keys, and the server gets the
 content (`accept`); Escape on a card is `cancel`. Sampling: its `sample` tool asks the model, the approval
 dialog asks the user first. The MCP loop's worker thread only posts the questions (the bridge); the cards and
-the dialog are the app's own."""
+the dialog are the app's own. The server is the worker's shared one on streamable HTTP (`mcp_http`): the
+stdio path of both is end to end in test_mcp_elicitation.py and test_mcp_sampling.py."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +18,8 @@ from hermes_tui.app import HermesApp
 from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, submit, wait_for
+from tests.mcp_servers import http_entry
 from widgets.clarify_prompt import ClarifyPrompt
-
-FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
 
 pytestmark = pytest.mark.slow
 
@@ -38,8 +37,10 @@ async def _card(pilot: Pilot, app: HermesApp, seen: list[ClarifyPrompt]) -> Clar
     return card
 
 
-async def test_elicitation_is_answered_on_clarify_cards(hermes_home: Path, tmp_path: Path) -> None:
-    config = {"mcp_servers": {"fx": {"command": sys.executable, "args": [str(FIXTURE), "stdio"]}}}
+async def test_elicitation_is_answered_on_clarify_cards(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
+    config = {"mcp_servers": {"fx": http_entry(mcp_http)}}
     (hermes_home / "config.yaml").write_text(json.dumps(config))
     calls = [
         {"tool_calls": [{"name": "mcp_fx_ask", "arguments": {}, "id": "c1"}]},
@@ -83,8 +84,8 @@ async def test_elicitation_is_answered_on_clarify_cards(hermes_home: Path, tmp_p
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(110, 40))
 
 
-async def test_sampling_asks_on_the_approval_dialog(hermes_home: Path, tmp_path: Path) -> None:
-    config = {"mcp_servers": {"fx": {"command": sys.executable, "args": [str(FIXTURE), "stdio"]}}}
+async def test_sampling_asks_on_the_approval_dialog(hermes_home: Path, tmp_path: Path, mcp_http: str) -> None:
+    config = {"mcp_servers": {"fx": http_entry(mcp_http)}}
     (hermes_home / "config.yaml").write_text(json.dumps(config))
     calls = [
         {"tool_calls": [{"name": "mcp_fx_sample", "arguments": {"prompt": "a haiku"}, "id": "c1"}]},
@@ -121,8 +122,10 @@ async def test_sampling_asks_on_the_approval_dialog(hermes_home: Path, tmp_path:
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(110, 40))
 
 
-async def test_a_url_request_shows_the_address_on_a_card(hermes_home: Path, tmp_path: Path) -> None:
-    config = {"mcp_servers": {"fx": {"command": sys.executable, "args": [str(FIXTURE), "stdio"]}}}
+async def test_a_url_request_shows_the_address_on_a_card(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
+    config = {"mcp_servers": {"fx": http_entry(mcp_http)}}
     (hermes_home / "config.yaml").write_text(json.dumps(config))
     calls = [{"tool_calls": [{"name": "mcp_fx_sign_in", "arguments": {}, "id": "c1"}]}, {"text": "ok"}]
 

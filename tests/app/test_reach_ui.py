@@ -1,11 +1,10 @@
 """What a user sees of subagents and MCP servers: the nested subagent list in a delegate_task panel, an
-interrupt reaching the children, `/mcp` with a real server started by the test, subagent sessions listed
-under their parent."""
+interrupt reaching the children, `/mcp` with a real server (the worker's shared fixture server on streamable
+HTTP) and a broken one, subagent sessions listed under their parent."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -16,10 +15,10 @@ from hermes_tui.screens.mcp import McpScreen, ServerList
 from hermes_tui.screens.sessions.rows import nest_subagents
 from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.mcp_servers import http_entry
 from widgets.transcript.entries.subagents import SubagentList
 from widgets.transcript.entries.tool_call import ToolCallEntry
 
-FIXTURE = Path(__file__).resolve().parents[1] / "mcp_fixture_server.py"
 GOALS = ("count the python files", "list the tests")
 
 
@@ -110,14 +109,12 @@ async def test_escape_interrupts_the_children_and_every_call_is_answered(
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path, size=(110, 40))
 
 
-async def test_mcp_command_shows_a_real_server_and_a_broken_one(hermes_home: Path, tmp_path: Path) -> None:
+async def test_mcp_command_shows_a_real_server_and_a_broken_one(
+    hermes_home: Path, tmp_path: Path, mcp_http: str
+) -> None:
     config = {
         "mcp_servers": {
-            "fx": {
-                "command": sys.executable,
-                "args": [str(FIXTURE), "stdio"],
-                "tools": {"exclude": ["crash"]},
-            },
+            "fx": http_entry(mcp_http, tools={"exclude": ["crash"]}),
             "bad": {"command": str(tmp_path / "no-such-server")},
         }
     }

@@ -96,7 +96,7 @@ def test_chosen_where_hermes_chooses_it() -> None:
     assert forced.api_mode == "openai_chat"
 
 
-def test_images_are_input_image_parts(hermes_home: Path, tmp_path: Path) -> None:
+def test_images_are_input_image_parts(hermes_home: Path, tmp_path: Path, mcp_http: str) -> None:
     """An attached image rides in the user's message, a tool's image (an MCP server's) in one user message
     after the run of results, both as `input_image` data URLs; never as text in the function output."""
     import base64
@@ -104,10 +104,11 @@ def test_images_are_input_image_parts(hermes_home: Path, tmp_path: Path) -> None
     from agent.config.images import VisionSettings
     from agent.images.store import save_image
     from agent.toolkit.toolsets import CATALOG
-    from tests.app.test_mcp import call, manager_for, scenario, stdio_entry, write_config
+    from tests.app.test_mcp import call, manager_for, scenario, write_config
     from tests.mcp_fixture_server import PNG_1PX
+    from tests.mcp_servers import http_entry
 
-    write_config(hermes_home, {"fx": stdio_entry()})
+    write_config(hermes_home, {"fx": http_entry(mcp_http)})
     manager = manager_for(hermes_home, CATALOG)
     url = f"data:image/png;base64,{PNG_1PX}"
     try:
