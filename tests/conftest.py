@@ -148,11 +148,18 @@ SLOW_TESTS = {
 """Single tests of otherwise quick modules that run for seconds (`module.py::function`)."""
 
 
+SETTLING_DIRECTORIES = ("app", "snapshots", "widgets", "fuzz", "compat")
+"""Where most quick tests drive an app through a Pilot and spend half their time waiting for it to settle:
+they run before the other quick tests, so the run's last minute is CPU-dense unit tests that keep both cores
+busy, not four workers napping between looks."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks added here count
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow directories `slow`, then put slow tests first: xdist hands work out in collection
     order (after the largest `xdist_group`s), so the long tests start at once and the run ends on short
-    ones instead of on one worker finishing a long tail."""
+    ones instead of on one worker finishing a long tail. Among the quick ones, the settling directories
+    come first."""
     tests_root = Path(__file__).parent
     for item in items:
         parts = item.path.relative_to(tests_root).parts if item.path.is_relative_to(tests_root) else ()
@@ -163,4 +170,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             or f"{item.path.name}::{function}" in SLOW_TESTS
         ):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        parts = item.path.relative_to(tests_root).parts if item.path.is_relative_to(tests_root) else ()
+        quick = item.get_closest_marker("slow") is None
+        return quick, quick and not (parts and parts[0] in SETTLING_DIRECTORIES)
+
+    items.sort(key=order)
