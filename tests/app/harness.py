@@ -31,6 +31,19 @@ async def wait_for(pilot: Pilot, predicate: Callable[[], Any], timeout: float = 
     return await wait_for_async(predicate, what or str(predicate), timeout=timeout, pause=pilot.pause)
 
 
+async def shown(pilot: Pilot, text: str, timeout: float = 10.0) -> str:
+    """The screen once `text` is on it. What the screen shows trails the state it draws by a refresh, so a
+    test that checks the screen after waiting on the state waits here, not with a bare assert."""
+    app: HermesApp = pilot.app  # type: ignore[assignment]
+    return await wait_for_async(
+        lambda: text in (seen := screen_text(app)) and seen,
+        f"{text!r} on the screen",
+        timeout=timeout,
+        pause=pilot.pause,
+        seen=lambda: screen_text(app),
+    )
+
+
 def chat(app: HermesApp) -> ChatScreen:
     for screen in app.screen_stack:
         if isinstance(screen, ChatScreen):

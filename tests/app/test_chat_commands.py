@@ -11,7 +11,7 @@ from hermes_tui.screens.modals import ConfirmModal
 from hermes_tui.screens.rollback import RollbackScreen
 from hermes_tui.screens.sessions import ExportPathModal, SessionsScreen
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.queued_messages import QueuedMessages
 from widgets.transcript.entries.notice import NoticeEntry
 
@@ -104,7 +104,7 @@ async def test_rollback_restores_a_patched_file(hermes_home: Path, tmp_path: Pat
         await wait_for(pilot, lambda: not screen.busy and target.read_text() == "VALUE = 2\n", what="patched")
         await submit(pilot, "/rollback")
         rollback = await wait_for(pilot, lambda: isinstance(app.screen, RollbackScreen) and app.screen)
-        assert "patch" in screen_text(app)
+        await shown(pilot, "patch")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("enter")  # Cancel is focused: nothing happens
@@ -145,7 +145,7 @@ async def test_sessions_resume_continues_the_same_session(hermes_home: Path, tmp
         await wait_for(
             pilot, lambda: app.screen is screen and screen.agent.session_id == first_id, what="resumed"
         )
-        assert "the zanzibar answer" in screen_text(app)
+        await shown(pilot, "the zanzibar answer")
         await submit(pilot, "and more?")
         await wait_for(pilot, lambda: not screen.busy)
         assert screen.agent.session_id == first_id
@@ -239,7 +239,7 @@ async def test_model_command_switches_the_next_turn_and_errors_name_the_new_mode
         await wait_for(pilot, lambda: not screen.busy, what="first turn")
         await submit(pilot, "/model gpt-imaginary")
         await wait_for(pilot, lambda: any("Model switched to gpt-imaginary" in n for n in _notices(app)))
-        assert "gpt-imaginary" in screen_text(app)  # the status bar
+        await shown(pilot, "gpt-imaginary")  # the status bar
         await submit(pilot, "and now?")
         await wait_for(pilot, lambda: len(server.requests) == 2 and not screen.busy, what="second turn")
         assert server.requests[1].body["model"] == "gpt-imaginary"

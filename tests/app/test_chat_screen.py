@@ -14,7 +14,7 @@ from agent.core.ui import ApprovalDecision
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.queued_messages import QueuedMessages
 from widgets.transcript.entries.reply import ReplyEntry
@@ -265,7 +265,7 @@ async def test_escape_interrupts_a_slow_stream_and_next_message_works(
         await wait_for(pilot, lambda: _idle(app), timeout=10, what="turn end after escape")
         partial = _replies(app)[0].text
         assert 0 < len(partial) < len("slow " * 500)
-        assert "Interrupted" in screen_text(app)  # never presented as a complete reply
+        await shown(pilot, "Interrupted")  # never presented as a complete reply
         assert app.focused is screen.prompt_input
         await submit(pilot, "again")
         await wait_for(pilot, lambda: _idle(app) and len(_replies(app)) == 2, what="second turn")
@@ -373,7 +373,7 @@ async def test_huge_paste_is_one_message_shown_collapsed(hermes_home: Path, tmp_
         assert server.requests[0].body["messages"][-1]["content"] == paste
         user = screen.transcript.entries_of(UserMessageEntry)[0]
         assert user.text == paste and user.is_collapsible and not user.expanded
-        assert "more lines" in screen_text(app)
+        await shown(pilot, "more lines")
 
     await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
 

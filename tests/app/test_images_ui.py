@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from hermes_tui.commands.session import open_session
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.attachment_bar import AttachmentBadge, AttachmentBar
 from widgets.transcript.entries.user_message import UserMessageEntry
 
@@ -52,7 +52,7 @@ async def test_image_command_attaches_badges_that_go_with_the_message(hermes_hom
         sent = screen.transcript.entries_of(UserMessageEntry)[-1]
         assert sent.text == "what are these?"
         assert [label.split(" · ")[0] for label in sent.images] == ["shot.png", "my chart.png"]
-        assert "📎 shot.png · 64×48" in screen_text(app)
+        await shown(pilot, "📎 shot.png · 64×48")
 
     await run_chat({"calls": ["Two red rectangles."]}, body, home=hermes_home, cwd=tmp_path)
 

@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.clarify_prompt import ClarifyPrompt
 from widgets.queued_messages import QueuedMessages
 
@@ -33,7 +33,7 @@ async def test_escape_keeps_queued_messages_and_the_steer_until_enter(
         await pilot.pause(0.3)  # long enough for a wrongly started turn to reach the server
         assert len(server.requests) == 1  # nothing started by itself
         assert queue.items == ("be brief", "queued question")
-        assert "Enter on an empty prompt sends the next" in screen_text(app)
+        await shown(pilot, "Enter on an empty prompt sends the next")
         assert app.focused is screen.prompt_input
         await pilot.press("enter")  # empty prompt: the next queued message goes
         await wait_for(pilot, lambda: len(server.requests) >= 2, what="the steer sent")

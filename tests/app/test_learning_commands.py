@@ -21,7 +21,7 @@ from hermes_tui.screens.personality import PersonalityPicker
 from hermes_tui.screens.skills import SkillsScreen
 from hermes_tui.screens.tools import ToolsScreen
 from scripted import ScriptedServer
-from tests.app.harness import chat, chat_settings, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, chat_settings, run_chat, screen_text, shown, submit, wait_for
 from tests.hermes_home_fixture import write_hermes_home
 from widgets.transcript.entries.notice import NoticeEntry
 from widgets.transcript.entries.tool_call import ToolCallEntry
@@ -86,7 +86,7 @@ async def test_skill_slash_command_loads_the_skill_for_this_turn(hermes_home: Pa
         assert user.startswith(
             '/zebra-deploy do it now\n\n[IMPORTANT: The user has invoked the "zebra-deploy"'
         )
-        assert "/zebra-deploy do it now" in screen_text(app)
+        await shown(pilot, "/zebra-deploy do it now")
         stored = SessionStore(hermes_home / "tui" / "state.db").load(screen.agent.session_id).messages
         assert stored[0].content == "/zebra-deploy do it now"
 
@@ -157,10 +157,10 @@ async def test_tools_screen_toggle_changes_the_next_request(hermes_home: Path, t
         text = screen_text(app)
         assert "● on" in text and "prompt caching" in text
         await _highlight(pilot, tools.options, "terminal")
-        assert "terminal" in screen_text(app)
+        await shown(pilot, "terminal")
         await pilot.press("enter")
         await pilot.pause()
-        assert "off for this session" in screen_text(app)
+        await shown(pilot, "off for this session")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back to chat")
         assert any("terminal off, from the next request" in n for n in _notices(app))

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.transcript.entries.tool_call import ToolCallEntry
 
 
@@ -58,13 +58,13 @@ async def test_ctrl_o_toggles_the_latest_panel_and_ctrl_t_the_whole_turn(
         await pilot.press("ctrl+o")  # the prompt has focus: the latest panel
         await wait_for(pilot, lambda: last.expanded, what="latest panel expanded")
         assert not first.expanded
-        assert "last-output" in screen_text(app)
+        await shown(pilot, "last-output")
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: not last.expanded, what="latest panel collapsed")
 
         await pilot.press("ctrl+t")  # some are collapsed: all open
         await wait_for(pilot, lambda: first.expanded and patch.expanded and last.expanded, what="all open")
-        assert "first-output" in screen_text(app)
+        await shown(pilot, "first-output")
         await pilot.press("ctrl+t")  # all open: all closed
         await wait_for(pilot, lambda: not (first.expanded or patch.expanded or last.expanded), what="closed")
         assert chat(app).focused is chat(app).prompt_input  # the keys never took the focus
@@ -111,7 +111,7 @@ async def test_a_patch_shows_its_diff_once_and_expand_diffs_off_keeps_it_collaps
         assert "+beta" not in screen_text(app)
         await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: patch.expanded, what="opened by key")
-        assert "+beta" in screen_text(app)
+        await shown(pilot, "+beta")
 
     await run_chat(
         {"name": "t", "calls": _calls()},

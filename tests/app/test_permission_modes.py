@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from hermes_tui.screens.approval import ApprovalDialog
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.cards.plan import PlanCard
 
 
@@ -94,7 +94,7 @@ async def test_plan_refuses_a_write_with_no_dialog_and_the_card_switches_and_goe
         assert not (tmp_path / "out.txt").exists()
         refused = [m for m in server.requests[1].body["messages"] if m["role"] == "tool"]
         assert "plan mode" in refused[-1]["content"]
-        assert "Would you like to proceed?" in screen_text(app)
+        await shown(pilot, "Would you like to proceed?")
         card.arm()  # past the typing guard
         await pilot.press("1")
         await wait_for(pilot, lambda: (tmp_path / "out.txt").exists(), what="the write, in default mode")
@@ -123,7 +123,7 @@ async def test_keep_planning_and_typing_go_where_they_should(hermes_home: Path, 
         await pilot.press("escape")
         await wait_for(pilot, lambda: not screen.query(PlanCard), what="the card gone")
         assert screen.agent.permission_mode.value == "plan"
-        assert "Still in plan mode" in screen_text(app)
+        await shown(pilot, "Still in plan mode")
         await submit(pilot, "also check the tests")
         await wait_for(pilot, lambda: len(server.requests) == 2, what="the next plan-mode request")
         user = [m for m in server.requests[1].body["messages"] if m["role"] == "user"][-1]["content"]
@@ -147,7 +147,7 @@ async def test_ask_mode_asks_an_edit_inside_the_workspace_with_its_diff(
         )
         assert dialog.request.diff and "+new line" in dialog.request.diff
         await wait_for(pilot, lambda: "-old line" in screen_text(app) and "+new line" in screen_text(app))
-        assert "ask mode: every file edit asks" in screen_text(app)
+        await shown(pilot, "ask mode: every file edit asks")
         dialog.arm()
         await pilot.press("escape")  # deny
         await wait_for(pilot, lambda: len(server.requests) == 2, what="the denial sent")

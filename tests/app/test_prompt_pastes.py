@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from agent.store import SessionStore
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.prompt.input import PLACEHOLDERS, PromptBar, PromptInput
 from widgets.prompt.pastes import MAX_CHARS, MAX_LINES, PasteStore, is_big
 from widgets.transcript.entries.user_message import UserMessageEntry
@@ -89,7 +89,7 @@ async def test_a_big_paste_is_a_token_where_the_cursor_was_and_goes_out_whole() 
         await pilot.press(*" now")
         assert prompt.text == "check [Pasted #1: 214 lines] now"
         assert prompt.document.line_count == 1
-        assert "[Pasted #1: 214 lines]" in screen_text(app)  # type: ignore[arg-type]
+        await shown(pilot, "[Pasted #1: 214 lines]")  # type: ignore[arg-type]
         assert prompt.full_text == f"check {LOG} now"
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.submitted, what="submit")
@@ -252,7 +252,7 @@ async def test_one_huge_pasted_line_is_sent_whole_and_shown_collapsed(
         user = screen.transcript.entries_of(UserMessageEntry)[0]
         assert user.text == line and user.is_collapsible and not user.expanded
         assert user.measure(screen.transcript.entry_width) < 30  # not 20,000 rows
-        assert "more characters (click/enter to expand)" in screen_text(app)
+        await shown(pilot, "more characters (click/enter to expand)")
 
     await run_chat({"name": "t", "calls": [{"text": "got it"}]}, body, home=hermes_home, cwd=tmp_path)
 

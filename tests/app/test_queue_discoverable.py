@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from hermes_tui.app import HermesApp
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.queued_messages import QueuedMessages
 
 SLOW = {"text": "slow " * 400, "chunk_size": 5, "delay": 0.05}
@@ -89,7 +89,7 @@ async def test_a_queued_paste_shows_its_token_and_is_sent_whole(hermes_home: Pat
         await wait_for(pilot, lambda: prompt.text == "[Pasted #1: 50 lines]", what="token")
         await pilot.press("enter")
         await wait_for(pilot, lambda: queue.items == ("[Pasted #1: 50 lines]",), what="queued as its token")
-        assert "queued: [Pasted #1: 50 lines]" in screen_text(app)
+        await shown(pilot, "queued: [Pasted #1: 50 lines]")
         await wait_for(pilot, lambda: len(server.requests) == 2, timeout=60, what="the queued message sent")
         assert server.requests[1].body["messages"][-1] == {"role": "user", "content": log}
 

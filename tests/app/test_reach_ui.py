@@ -14,7 +14,7 @@ from hermes_tui.app import HermesApp
 from hermes_tui.screens.mcp import McpScreen, ServerList
 from hermes_tui.screens.sessions.rows import nest_subagents
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from tests.mcp_servers import http_entry
 from widgets.transcript.entries.subagents import SubagentList
 from widgets.transcript.entries.tool_call import ToolCallEntry
@@ -140,7 +140,7 @@ async def test_mcp_command_shows_a_real_server_and_a_broken_one(
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, McpScreen), what="closed")
         await submit(pilot, "/mcp nonsense")
-        assert "try /mcp reload" in screen_text(app)
+        await shown(pilot, "try /mcp reload")
 
     await run_chat(scenario, body, home=hermes_home, cwd=tmp_path, size=(110, 40))
 

@@ -16,7 +16,7 @@ from hermes_tui.history import records_from_messages
 from hermes_tui.screens.sessions.preview import build_preview, fetch_preview
 from hermes_tui.screens.sessions.rows import RowStyles, SessionRow
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.transcript.entries.reply import ReplyEntry
 from widgets.transcript.entries.tool_call import ToolCallEntry
 
@@ -128,7 +128,7 @@ async def test_a_command_that_exits_non_zero_opens_as_a_failure(hermes_home: Pat
         await pilot.pause()
         panel = chat(app).transcript.entries_of(ToolCallEntry)[0]
         assert panel.expanded, "a failed command opens, like any failed tool"
-        assert "✗ exit 3" in screen_text(app)
+        await shown(pilot, "✗ exit 3")
 
     await run_chat({"name": "t", "calls": calls}, body, home=hermes_home, cwd=tmp_path, size=(140, 40))
 

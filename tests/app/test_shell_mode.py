@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 from hermes_tui.app import HermesApp
 from hermes_tui.chat.shell import shell_command
 from scripted import ScriptedServer
-from tests.app.harness import chat, run_chat, screen_text, submit, wait_for
+from tests.app.harness import chat, run_chat, shown, submit, wait_for
 from widgets.transcript.entries.tool_call import ToolCallEntry
 
 
@@ -32,13 +32,13 @@ async def test_output_streams_into_a_panel_and_goes_with_the_next_message(
         )
         (panel,) = screen.transcript.entries_of(ToolCallEntry)
         assert "quokka" in panel.output and panel.is_finished and panel.expanded  # shown: the user asked
-        assert "exit 3" in screen_text(app)
+        await shown(pilot, "exit 3")
         assert not server.requests  # nothing is sent on its own
         await submit(pilot, "why did it fail?")
         await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
         sent = [m for m in server.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
         assert sent.startswith("why did it fail?") and "$ cat notes.txt; exit 3" in sent and "quokka" in sent
-        assert "📎 $ cat notes.txt; exit 3 · exit 3" in screen_text(app)
+        await shown(pilot, "📎 $ cat notes.txt; exit 3 · exit 3")
 
     await run_chat({"name": "t", "calls": [{"text": "It exited 3."}]}, body, home=hermes_home, cwd=tmp_path)
 
