@@ -55,9 +55,10 @@ class FixtureServer:
     127.0.0.1 and a port the OS chose. Its stdout and stderr go to files in `workdir`: the port is read from
     the one, the other is what its failure says."""
 
-    def __init__(self, workdir: Path, transport: str = "http", *args: str) -> None:
+    def __init__(self, workdir: Path, transport: str = "http", *args: str, script: Path = FIXTURE) -> None:
         self.transport = transport
         self.args = args
+        self.script = script
         self.stdout = workdir / "stdout.txt"
         self.stderr = workdir / "stderr.txt"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -71,7 +72,7 @@ class FixtureServer:
         """Start it and wait (at most READY) until it listens; else AssertionError with its stderr."""
         with self.stdout.open("wb") as out, self.stderr.open("wb") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, str(FIXTURE), self.transport, *self.args, "--until-stdin-closes"],
+                [sys.executable, str(self.script), self.transport, *self.args, *self._until_stdin_closes()],
                 stdin=subprocess.PIPE,
                 stdout=out,
                 stderr=err,
@@ -87,6 +88,10 @@ class FixtureServer:
             self.stop()
             raise
         return self
+
+    def _until_stdin_closes(self) -> tuple[str, ...]:
+        """The fixture server's flag to end with its test process; a test's own script is stopped by it."""
+        return ("--until-stdin-closes",) if self.script == FIXTURE else ()
 
     def _port(self) -> int:
         """The port from its whole `PORT <n>` line, 0 before it; AssertionError if it exited first."""
@@ -125,9 +130,12 @@ class FixtureServer:
 
 
 @contextlib.contextmanager
-def fixture_server(workdir: Path, transport: str = "http", *args: str) -> Iterator[FixtureServer]:
-    """A fixture server of a test's own (a configuration no other test shares, e.g. `sse`)."""
-    server = FixtureServer(workdir, transport, *args).start()
+def fixture_server(
+    workdir: Path, transport: str = "http", *args: str, script: Path = FIXTURE
+) -> Iterator[FixtureServer]:
+    """A fixture server of a test's own (a configuration no other test shares, e.g. `sse`), or a server
+    script of its own that serves the same way (`_serve_http`: a `PORT n` line once it listens)."""
+    server = FixtureServer(workdir, transport, *args, script=script).start()
     try:
         yield server
     finally:

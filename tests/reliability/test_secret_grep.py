@@ -24,6 +24,7 @@ import pytest
 
 from agent.core.secrets import SECRETS
 from scripted import ScriptedServer
+from tests.mcp_servers import fixture_server
 from tests.reliability.campaign import ROOT, _env
 from tests.web_standins import WebStandIn
 
@@ -74,17 +75,10 @@ def http_mcp(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The leaky server on streamable HTTP; yields its URL and the script."""
     script = tmp_path / "leaky_server.py"
     script.write_text(LEAKY_SERVER.format(root=str(ROOT)))
-    proc = subprocess.Popen(
-        [sys.executable, str(script), "http"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("PORT "), line
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp", script
-    finally:
-        proc.kill()
-        proc.wait(10)
+    workdir = tmp_path / "leaky_server"  # its stdout and stderr, outside the home the test searches
+    workdir.mkdir()
+    with fixture_server(workdir, "http", script=script) as server:
+        yield server.url, script
 
 
 def _home(home: Path, server: ScriptedServer, web: WebStandIn, mcp_url: str, script: Path) -> None:
