@@ -36,6 +36,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "agent.session.rewind": ("RewindPoint", "RewindReport"),
     "agent.session.prewarm": ("import_prewarm_modules", "prewarm_engine", "sdk_module"),
     "agent.transports.sdk_import": ("import_sdk",),
+    "agent.core.warm_thread": ("start_warm_thread",),
     "agent.session.context_report": ("ContextReport", "render_context"),
     # scheduled jobs (Hermes' cron/jobs.json)
     "agent.session.cron_run": ("CronDaemon", "JobRun", "run_due_jobs"),
@@ -388,6 +389,7 @@ __all__ = [
     "serve_collector",
     "session_mcp_servers",
     "split_attached",
+    "start_warm_thread",
     "summarize_call",
     "take_leftovers",
     "unsupported_backend",
@@ -496,6 +498,7 @@ if TYPE_CHECKING:
     from agent.core.text_safety import is_kept as is_kept_char
     from agent.core.ui import AgentUI, ApprovalAnswer, ApprovalDecision, ApprovalRequest, ClarifyRequest
     from agent.core.user_paths import expand_user
+    from agent.core.warm_thread import start_warm_thread
     from agent.cron.jobs import CronJobs, CronStoreError, Job, JobList
     from agent.cron.schedule import ScheduleError
     from agent.environments.base import EnvironmentUnavailable

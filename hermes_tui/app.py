@@ -7,7 +7,6 @@ import dataclasses
 import importlib
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -227,7 +226,9 @@ class HermesApp(textual_compat.FrameSignal[int]):
             with GcPolicy.warming():
                 import_sdk(name)
 
-        threading.Thread(target=run, name="sdk-import", daemon=True).start()
+        from agent.api import start_warm_thread
+
+        start_warm_thread(run, name="sdk-import")
 
     async def _finish_fast_start(self) -> None:
         """After a fast start's first frame: read the configuration, open the store, start as usual."""
@@ -317,15 +318,13 @@ class HermesApp(textual_compat.FrameSignal[int]):
         if self._prewarmed is settings:
             return
         self._prewarmed = settings
-        from agent.api import import_prewarm_modules
+        from agent.api import import_prewarm_modules, start_warm_thread
 
         import_prewarm_modules()
         for name in ("widgets.transcript.markdown.blocks", "widgets.transcript.markdown.rich_elements"):
             importlib.import_module(name)  # `prewarm_model_client`'s own, imported here first too
 
-        threading.Thread(
-            target=prewarm_model_client, args=(settings,), name="sdk-prewarm", daemon=True
-        ).start()
+        start_warm_thread(prewarm_model_client, settings, name="sdk-prewarm")
 
     def _after_setup(self, choice: SetupChoice | None) -> None:
         if choice == "demo" and self.demo_factory is not None:

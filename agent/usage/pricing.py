@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from agent.core import providers
 from agent.core.messages import Usage
+from agent.core.warm_thread import start_warm_thread
 
 __all__ = ["CallCost", "CostTotal", "call_cost", "format_cost", "prices_are_bundled", "warm_up"]
 
@@ -132,8 +133,7 @@ def warm_up() -> None:
             except Exception as exc:  # pricing then reports unknown costs
                 log.warning("genai-prices could not be imported: %s", exc)
 
-        _warming = threading.Thread(target=load, name="price-table", daemon=True)
-        _warming.start()
+        _warming = start_warm_thread(load, name="price-table")
 
 
 def _wait_for_warm_up() -> None:
