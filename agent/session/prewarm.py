@@ -70,7 +70,7 @@ def prewarm_engine(settings: Settings) -> None:
         from agent.usage.pricing import warm_up
 
         warm_schemas(builtin_tools())
-        warm_up()
+        warm_up(settings.provider or "", settings.base_url)
     except Exception:
         pass
 

@@ -487,7 +487,8 @@ class Session:
         )
 
     def ensure_session(self, first_message: str) -> None:
-        warm_up_prices()  # once per process, in the background: the first call's cost needs the table
+        # Once per process, in the background: the first call's cost needs the table (if it can have one).
+        warm_up_prices(self.route.provider or "", self.route.base_url)
         if not self.system_prompt:
             self.system_prompt = self._build_system_prompt()
         if not self.session_id:

@@ -7,8 +7,9 @@ Offline by construction: `genai-prices` ships its price table inside the package
 `UpdatePrices` helper (never used here) fetches newer prices. `prices_are_bundled()` says which table
 answers; a test checks it with the network cut off.
 
-The package takes about half a second to import: `warm_up()` imports it in a background thread when a
-session's first turn starts (while the model thinks), never while the UI paints its first frame.
+The package takes a tenth of a second of CPU to import (more on a busy machine): `warm_up()` imports it in a
+background thread when a session's first turn starts (while the model thinks), never while the UI paints its
+first frame, and only for an endpoint that can have a price.
 """
 
 from __future__ import annotations
@@ -85,11 +86,10 @@ def call_cost(
         return CallCost(None, "unknown")
     if usage.reported_cost is not None:
         return CallCost(float(usage.reported_cost), "provider")
-    spec = providers.lookup(provider)
-    prices_id = spec.prices_id if spec is not None else ""
-    url = base_url or (spec.base_url if spec is not None else "")
-    if not prices_id and (not url or _is_local(url)):
+    looked_up = _price_lookup(provider, base_url)
+    if looked_up is None:
         return CallCost(None, "unknown")
+    prices_id, url = looked_up
     _wait_for_warm_up()
     try:
         from genai_prices import Usage as PriceUsage
@@ -118,11 +118,26 @@ _warming: threading.Thread | None = None
 _warming_lock = threading.Lock()
 
 
-def warm_up() -> None:
-    """Import the price table in a background thread (about half a second of work), so the first call's
-    cost does not wait for it; called when a session's first turn starts. `call_cost` waits for this
-    thread rather than importing the package a second time beside it."""
+def _price_lookup(provider: str, base_url: str | None) -> tuple[str, str] | None:
+    """How the table is asked for a call to `provider` at `base_url`: its provider id there, else the URL.
+    None when it cannot have a price: an unnamed provider on a local endpoint (loopback), or with no URL."""
+    spec = providers.lookup(provider)
+    prices_id = spec.prices_id if spec is not None else ""
+    url = base_url or (spec.base_url if spec is not None else "")
+    if not prices_id and (not url or _is_local(url)):
+        return None
+    return prices_id, url
+
+
+def warm_up(provider: str, base_url: str | None) -> None:
+    """Import the price table in a background thread (a tenth of a second of CPU, more on a busy machine),
+    so the first call's cost does not wait for it; called when a session's first turn starts, and by the
+    app's prewarm. Not when the session's endpoint can have no price (a local server): then no call needs
+    the table, and a one-shot run against it does not pay for it. `call_cost` waits for this thread rather
+    than importing the package a second time beside it."""
     global _warming
+    if _price_lookup(provider, base_url) is None:
+        return
     with _warming_lock:
         if _warming is not None or "genai_prices" in sys.modules:
             return

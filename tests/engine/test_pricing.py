@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,32 @@ def test_unknown_price_is_unknown_never_zero(model: str, provider: str, base_url
     total = CostTotal()
     total.add(cost)
     assert total.text == "?"
+
+
+@pytest.mark.parametrize(
+    ("provider", "base_url", "imported"),
+    [
+        ("custom", "http://127.0.0.1:11434/v1", False),  # a local server can have no price: no table
+        ("", "http://localhost:8080/v1", False),
+        ("openai", None, True),
+        ("custom", "https://api.example.test/v1", True),  # an unnamed cloud is looked up by its URL
+    ],
+)
+def test_the_price_table_is_imported_ahead_only_for_an_endpoint_that_can_have_a_price(
+    provider: str, base_url: str | None, imported: bool
+) -> None:
+    """A one-shot run against a local server does not pay for the table's import (no call of it needs it);
+    a session on a cloud imports it ahead, in the background, and a process ending right after that still
+    ends with the import done (`agent.core.warm_thread`). A fresh interpreter: this one has the table."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('genai_prices' in sys.modules))\n"
+        "from agent.usage.pricing import warm_up\n"
+        f"warm_up({provider!r}, {base_url!r})\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{imported}\n", "")
 
 
 def test_format_cost() -> None:

@@ -44,16 +44,3 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
 def test_a_process_ending_during_a_warm_up_waits_for_it_and_exits_cleanly() -> None:
     done = _run(_ENDS_DURING_A_WARM_UP)
     assert (done.returncode, done.stdout, done.stderr) == (0, "validated\n", "")
-
-
-def test_the_price_table_is_imported_before_the_interpreter_finalizes() -> None:
-    """The price table's import is one such warm-up (`agent.usage.pricing.warm_up`, started by a turn and by
-    the app's prewarm): a process ending right after it starts still ends with the import done."""
-    code = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('genai_prices' in sys.modules))\n"
-        "from agent.usage.pricing import warm_up\n"
-        "warm_up()\n"
-    )
-    done = _run(code)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "True\n", "")
