@@ -19,8 +19,9 @@ import pytest
 from hermes_tui import textual_compat
 from tests import pilot_pace
 
-pytest_plugins = ("tests.mcp_servers",)
-"""`mcp_http`: the MCP fixture server on streamable HTTP that a worker's MCP tests share."""
+pytest_plugins = ("tests.mcp_servers", "tests.rewrite_cache")
+"""`mcp_http`: the MCP fixture server on streamable HTTP that a worker's MCP tests share; the test modules'
+asserts rewritten once by the controller for all the workers."""
 
 # The test modules' rewritten asserts cached like any bytecode, even where the environment says not to write
 # bytecode (PYTHONDONTWRITEBYTECODE=1 in some CI images): otherwise every xdist worker of every run parses
