@@ -31,6 +31,18 @@ def _version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """`--version`, the installed package's version looked up only when asked: `importlib.metadata` and the
+    package's metadata cost ~20 ms of every start (the TUI's first frame, each `-z` run) otherwise."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
 class _Parser(argparse.ArgumentParser):
     """Knows which of its options take a value, so the subcommand can be found after global options
     (`hermes-tui -p work config`: `work` is the profile, `config` the subcommand)."""
@@ -128,7 +140,7 @@ def build_parser() -> _Parser:
         metavar="FILE",
         help="attach an image to the prompt (repeatable; with -z or to the TUI's first message)",
     )
-    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    p.add_argument("--version", action=_VersionAction, help="show the version and exit")
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no network)")
     p.add_argument("--scenario", metavar="FILE", help="play this scenario file on the scripted model server")
     p.add_argument("--model", "-m", help="model name")

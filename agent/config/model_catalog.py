@@ -16,6 +16,7 @@ from pathlib import Path
 from agent.config.settings import Settings
 from agent.core.bounded_files import MAX_CONFIG_BYTES, read_bytes
 from agent.core.fileio import atomic_write_bytes
+from agent.transports.tls import sdk_http_client
 
 __all__ = ["ModelCatalog", "closest_models", "load_catalog"]
 
@@ -93,7 +94,11 @@ def _fetch(settings: Settings) -> list[str]:
         import anthropic
 
         client = anthropic.Anthropic(
-            api_key=key or "none", base_url=settings.effective_base_url, timeout=TIMEOUT, max_retries=0
+            api_key=key or "none",
+            base_url=settings.effective_base_url,
+            timeout=TIMEOUT,
+            max_retries=0,
+            http_client=sdk_http_client(anthropic),
         )
         try:
             return sorted(m.id for m in client.models.list(limit=1000))
@@ -102,7 +107,11 @@ def _fetch(settings: Settings) -> list[str]:
     import openai
 
     openai_client = openai.OpenAI(
-        api_key=key or "none", base_url=settings.effective_base_url, timeout=TIMEOUT, max_retries=0
+        api_key=key or "none",
+        base_url=settings.effective_base_url,
+        timeout=TIMEOUT,
+        max_retries=0,
+        http_client=sdk_http_client(openai),
     )
     try:
         return sorted(m.id for m in openai_client.models.list())

@@ -23,6 +23,7 @@ from agent.core.messages import ToolCall, Usage
 from agent.core.prebuilt import Prebuilt
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.think_scrubber import ThinkScrubber
+from agent.transports.tls import sdk_http_client
 
 POLL_SLICE = 0.05
 STALL_NOTICE_AFTER = 15.0
@@ -243,12 +244,13 @@ class SDKClientHolder:
     def _sdk_options(self, sdk: Any) -> dict[str, Any]:
         """The client constructor's common arguments. No SDK retries: the loop retries, with interruptible
         backoff and user-visible notices. The SDKs refuse an empty key, which a local server does not
-        need."""
+        need. The HTTP client shares the process's TLS context (`agent.transports.tls`)."""
         return {
             "base_url": self.base_url,
             "api_key": self._api_key or "not-needed",
             "max_retries": 0,
             "timeout": self._timeout(sdk),
+            "http_client": sdk_http_client(sdk),
         }
 
     def use_api_key(self, key: str) -> None:

@@ -17,6 +17,7 @@ from agent.config.cloud import BedrockAccess, CloudAccess, VertexAccess
 from agent.core.errors import ProviderSetupError
 from agent.transports.aws_eventstream import EventStreamDecoder
 from agent.transports.sse import SSEDecoder
+from agent.transports.tls import sdk_http_client
 
 __all__ = ["GOOGLE_SCOPE", "cloud_client", "setup_failure", "stream_decoder"]
 
@@ -38,6 +39,7 @@ def cloud_client(
                 base_url=base_url,
                 timeout=timeout,
                 max_retries=max_retries,
+                http_client=sdk_http_client(anthropic),
             )
         return anthropic.AnthropicBedrock(
             aws_access_key=access.access_key,
@@ -48,6 +50,7 @@ def cloud_client(
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
+            http_client=sdk_http_client(anthropic),
         )
     return _vertex_client(access, base_url=base_url, timeout=timeout, max_retries=max_retries)
 
@@ -78,6 +81,7 @@ def _vertex_client(access: VertexAccess, *, base_url: str | None, timeout: Any, 
         base_url=base_url,
         timeout=timeout,
         max_retries=max_retries,
+        http_client=sdk_http_client(anthropic),
         **kwargs,
     )
 
