@@ -249,7 +249,12 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             )
         try:
             ui = HeadlessUI(json_events=events, quiet=getattr(args, "quiet", False), yolo=settings.yolo)
-            agent = Agent(settings, ui=ui, store=store, source="headless")
+            # The first message's title, never a model-made one: the title's request runs beside the turn's
+            # end, and a one-shot process ends with its answer, so the request was either never made or cut
+            # off at exit, depending on timing (Hermes' one-shot makes none either).
+            agent = Agent(
+                settings.model_copy(update={"auto_title": False}), ui=ui, store=store, source="headless"
+            )
         except KeyboardInterrupt:  # the user's Ctrl+C while plugins load (a plugin's own is contained)
             _say("hermes-tui: interrupted")
             return 130

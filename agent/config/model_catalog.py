@@ -16,7 +16,7 @@ from pathlib import Path
 from agent.config.settings import Settings
 from agent.core.bounded_files import MAX_CONFIG_BYTES, read_bytes
 from agent.core.fileio import atomic_write_bytes
-from agent.transports.tls import sdk_http_client
+from agent.core.tls import sdk_http_client
 
 __all__ = ["ModelCatalog", "closest_models", "load_catalog"]
 

@@ -21,9 +21,9 @@ from agent.config.reasoning import Reasoning
 from agent.core.errors import InterruptedByUser, StaleStreamError
 from agent.core.messages import ToolCall, Usage
 from agent.core.prebuilt import Prebuilt
+from agent.core.tls import sdk_http_client
 from agent.transports.endpoint import stale_timeout_for_context
 from agent.transports.think_scrubber import ThinkScrubber
-from agent.transports.tls import sdk_http_client
 
 POLL_SLICE = 0.05
 STALL_NOTICE_AFTER = 15.0
@@ -244,7 +244,7 @@ class SDKClientHolder:
     def _sdk_options(self, sdk: Any) -> dict[str, Any]:
         """The client constructor's common arguments. No SDK retries: the loop retries, with interruptible
         backoff and user-visible notices. The SDKs refuse an empty key, which a local server does not
-        need. The HTTP client shares the process's TLS context (`agent.transports.tls`)."""
+        need. The HTTP client shares the process's TLS context (`agent.core.tls`)."""
         return {
             "base_url": self.base_url,
             "api_key": self._api_key or "not-needed",

@@ -15,9 +15,9 @@ from typing import Any
 
 from agent.config.cloud import BedrockAccess, CloudAccess, VertexAccess
 from agent.core.errors import ProviderSetupError
+from agent.core.tls import sdk_http_client
 from agent.transports.aws_eventstream import EventStreamDecoder
 from agent.transports.sse import SSEDecoder
-from agent.transports.tls import sdk_http_client
 
 __all__ = ["GOOGLE_SCOPE", "cloud_client", "setup_failure", "stream_decoder"]
 

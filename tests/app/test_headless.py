@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -167,6 +168,31 @@ def test_a_budget_summary_is_never_blank(hermes_home: Path, tmp_path: Path) -> N
     assert proc.returncode == 0
     assert "couldn't generate a summary" in proc.stdout
     assert "asking once more" in proc.stderr
+
+
+def test_a_one_shot_session_keeps_its_first_message_title_and_asks_for_none(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """No title request beside the turn's end: the process ends with its answer, and the request would be
+    made or cut off at exit depending on timing. The session keeps the title its first message gave it."""
+    from agent.store import SessionStore
+    from scripted import ScriptedServer
+
+    scenario = {"name": "one", "calls": [{"text": "done"}, {"text": "A Model Made Title"}]}
+    with ScriptedServer(scenario) as server:
+        args = ["-z", "rename the helpers", *_endpoint_args(server)]
+        proc = _run(args, tmp_path, hermes_home)
+        asked = len(server.requests)
+    assert proc.returncode == 0, proc.stderr
+    assert asked == 1
+    store = SessionStore(hermes_home / "tui" / "state.db")
+    (info,) = store.list_sessions()
+    store.close()
+    assert info.title == "rename the helpers"
+
+
+def _endpoint_args(server: Any) -> list[str]:
+    return ["--base-url", server.openai_base_url, "--model", "m", "--provider", "custom", "--api-key", "k"]
 
 
 def test_continue_resumes_the_latest_session_here(hermes_home: Path, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The SDK clients of one process share one TLS context (`agent/transports/tls.py`), which still verifies."""
+"""The SDK clients of one process share one TLS context (`agent/core/tls.py`), which still verifies."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import anthropic
 import openai
 
-from agent.transports.tls import _shared_context, sdk_http_client
+from agent.core.tls import _shared_context, sdk_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
 
