@@ -17,13 +17,15 @@ class FakeTimer:
     def stop(self) -> None:
         self.stopped = True
 
+    cancel = stop
+
     def fire(self) -> None:
         self.stopped = not self.repeat  # a one-shot timer is done once it fired
         self.callback()
 
 
 class FakeHost:
-    """Textual's timers as records: the test fires them when it likes."""
+    """The host's timers as records: the test fires them when it likes."""
 
     def __init__(self) -> None:
         self.timers: list[FakeTimer] = []
@@ -33,7 +35,7 @@ class FakeHost:
         self.later.append(callback)
         return True
 
-    def set_timer(self, delay: float, callback: Callable[[], Any], *, name: str | None = None) -> FakeTimer:
+    def call_after(self, delay: float, callback: Callable[[], Any]) -> FakeTimer:
         timer = FakeTimer(self, delay, callback, repeat=False)
         self.timers.append(timer)
         return timer

@@ -20,6 +20,7 @@ from textual.color import Color
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from tests.waiting import wait_for_async
 from widgets.support.text_safety import StreamSanitizer, sanitize_display
 from widgets.transcript.entries.notice import NoticeEntry
 from widgets.transcript.entries.reasoning import ReasoningEntry
@@ -932,3 +933,16 @@ async def test_a_clarify_answer_reads_as_text_not_json() -> None:
         await pilot.pause()
         text = shown(app.transcript)
         assert "→ SQLite" in text and "user_response" not in text and "{" not in text
+
+
+async def test_a_deadline_already_due_or_past_still_runs() -> None:
+    """The pacer's one-shot runs late rather than never: Textual 8.2.8's `set_timer(0)` raised
+    ZeroDivisionError in its timer's task, and its one-shot skips its only tick when it starts late."""
+    app = TranscriptApp()
+    async with app.run_test() as pilot:
+        transcript = app.query_one(Transcript)
+        ran: list[str] = []
+        transcript.pacer.after(0.0, lambda: ran.append("now"))
+        transcript.pacer.after(-1.0, lambda: ran.append("past"))
+        await wait_for_async(lambda: len(ran) == 2, "both deadlines ran", pause=pilot.pause)
+        assert sorted(ran) == ["now", "past"]

@@ -9,7 +9,8 @@ the transcript view (`Transcript.pacer`) and keeps two kinds of time:
   the spinner, the app's drain of the agent's events while a turn runs (`hermes_tui.chat.pipeline`). One
   Textual interval, running only while some client wants ticks: at rest no timer runs.
 - **deadlines**, for what is throttled to a rate of its own: a streaming reply's or reasoning's next render
-  (`widgets.transcript.entries.base.LiveUpdates`). One Textual timer, armed for the earliest.
+  (`widgets.transcript.entries.base.LiveUpdates`). One one-shot, armed for the earliest: the host's
+  `call_after`, not Textual's `set_timer`, whose one-shot never runs when it starts later than its delay.
 
 Everything here runs on the UI thread: no locks.
 """
@@ -29,12 +30,19 @@ _EARLY = 0.001
 """A deadline this close is due now (Textual's timers may wake a hair early)."""
 
 
+class Cancellable(Protocol):
+    def cancel(self) -> None: ...
+
+
 class PacerHost(Protocol):
-    """What the pacer needs of its owner (the transcript view): Textual's timers and `call_later`."""
+    """What the pacer needs of its owner (the transcript view): Textual's interval and `call_later`, and a
+    one-shot that runs late rather than never (`call_after`)."""
 
     def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
 
-    def set_timer(self, delay: float, callback: Callable[[], Any], *, name: str | None = None) -> Timer: ...
+    def call_after(self, delay: float, callback: Callable[[], Any]) -> Cancellable:
+        """`callback` once, `delay` seconds from now or as soon after as the loop is free: never skipped."""
+        ...
 
     def set_interval(
         self, interval: float, callback: Callable[[], Any], *, name: str | None = None
@@ -71,7 +79,7 @@ class Pacer:
         self._interval: Timer | None = None
         self._running = False  # the host is mounted: timers may be made
         self._due: list[Deadline] = []
-        self._timer: Timer | None = None
+        self._timer: Cancellable | None = None
         self._timer_at = 0.0
 
     # ------------------------------------------------------------------------------------------ ticks
@@ -136,7 +144,7 @@ class Pacer:
             return
         self._stop_timer()
         self._timer_at = earliest
-        self._timer = self._host.set_timer(max(0.0, earliest - self.clock()), self._fire, name="pacer-due")
+        self._timer = self._host.call_after(earliest - self.clock(), self._fire)
 
     def _fire(self) -> None:
         self._timer = None
@@ -151,7 +159,7 @@ class Pacer:
 
     def _stop_timer(self) -> None:
         if self._timer is not None:
-            self._timer.stop()
+            self._timer.cancel()
             self._timer = None
 
     # ------------------------------------------------------------------------------------------ lifetime

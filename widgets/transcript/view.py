@@ -32,6 +32,7 @@ The transcript renders; it never drives the agent. The app calls `add_user`, `st
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from typing import ClassVar, TypeVar
 
@@ -448,6 +449,13 @@ class Transcript(ScrollView, can_focus=True):
         super().notify_style_update()
         self.painter.styles_updated()  # looked at before the next paint (component styles come after this)
         self.refresh()
+
+    def call_after(self, delay: float, callback: Callable[[], object]) -> asyncio.TimerHandle:
+        """The pacer's one-shot: asyncio's timer, which runs late rather than never, hands `callback` to this
+        widget's messages (so it runs as any handler does). Textual 8.2.8's `set_timer` skips the only tick
+        of a one-shot that starts later than its delay, so on a loaded machine a reply's next render was
+        sometimes never scheduled again, and a delay of 0 raised ZeroDivisionError in the timer's task."""
+        return asyncio.get_running_loop().call_later(max(0.0, delay), self.call_later, callback)
 
     def on_mount(self) -> None:
         self._spinner.animation_level = self.app.animation_level
