@@ -451,11 +451,18 @@ class Transcript(ScrollView, can_focus=True):
         self.refresh()
 
     def call_after(self, delay: float, callback: Callable[[], object]) -> asyncio.TimerHandle:
-        """The pacer's one-shot: asyncio's timer, which runs late rather than never, hands `callback` to this
-        widget's messages (so it runs as any handler does). Textual 8.2.8's `set_timer` skips the only tick
-        of a one-shot that starts later than its delay, so on a loaded machine a reply's next render was
-        sometimes never scheduled again, and a delay of 0 raised ZeroDivisionError in the timer's task."""
-        return asyncio.get_running_loop().call_later(max(0.0, delay), self.call_later, callback)
+        """The pacer's one-shot: asyncio's timer, which runs late rather than never. Textual 8.2.8's
+        `set_timer` skips the only tick of a one-shot that starts later than its delay, so on a loaded
+        machine a reply's next render was sometimes never scheduled again, and a delay of 0 raised
+        ZeroDivisionError in the timer's task. Like Textual's timer, it calls `callback` at once, not
+        behind this widget's queued messages (a burst's renders would wait for its drains)."""
+        return asyncio.get_running_loop().call_later(max(0.0, delay), self._deadline, callback)
+
+    def _deadline(self, callback: Callable[[], object]) -> None:
+        try:
+            callback()
+        except Exception as error:  # raised again where Textual's handlers report it (the app's crash path)
+            self.call_next(_raise, error)
 
     def on_mount(self) -> None:
         self._spinner.animation_level = self.app.animation_level
@@ -699,3 +706,7 @@ class Transcript(ScrollView, can_focus=True):
                 changed = True
         if changed:
             self.refresh()
+
+
+def _raise(error: Exception) -> None:
+    raise error
