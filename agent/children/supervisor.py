@@ -11,7 +11,9 @@ here; when the app ends in any way the whole group is stopped:
   leftovers file (`agent.children.leftovers`), which the next start tells;
 - kill -9, a signal the app could not answer, a hung exit: the reaper process (`agent.children.reaper`)
   holds the other end of a pipe only the app writes to; the pipe reads EOF, and it stops every group still
-  registered and notes it.
+  registered and notes it, and every process carrying the app's mark in its environment (`popen` puts it
+  in each child's, before the child exists: a kill -9 between the child's start and its registration
+  leaves nothing either).
 
 Use it as:
 
@@ -43,9 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from agent.children.groups import KILL_GRACE, Group, group_alive, identify, stop_groups
+from agent.children.groups import KILL_GRACE, Group, group_alive, identify, leader_start, stop_groups
 from agent.children.leftovers import Leftover, leftovers_path, record
-from agent.children.reaper import register_line, release_line
+from agent.children.reaper import CLEAN_END, MARK_VARIABLE, register_line, release_line
 
 __all__ = ["SUPERVISOR", "Child", "Supervisor", "bare_python"]
 
@@ -89,6 +91,8 @@ class Supervisor:
         self._reaper: subprocess.Popen[bytes] | None = None
         self._pipe: IO[bytes] | None = None
         self._atexit = False
+        self._token = f"{os.getpid()}.{leader_start(os.getpid()) or int(time.time())}"
+        """This app's mark in its children's environment (`reaper.MARK_VARIABLE`): unique on this boot."""
 
     # ------------------------------------------------------------------ starting and registering
 
@@ -97,6 +101,8 @@ class Supervisor:
         Raises what Popen raises (OSError) with nothing registered."""
         kwargs["start_new_session"] = True
         kwargs.setdefault("close_fds", True)
+        env = kwargs.get("env")
+        kwargs["env"] = {**(os.environ if env is None else env), MARK_VARIABLE: self._token}
         self._ensure_reaper()  # before the child: the window in which a kill -9 leaves it is the fork's
         proc: subprocess.Popen[bytes] = subprocess.Popen(list(argv), **kwargs)
         self.adopt(proc.pid, label)
@@ -197,8 +203,10 @@ class Supervisor:
             os._exit(code)
 
     def close(self) -> None:
-        """Let the reaper go (the pipe closes; with nothing registered it ends at once)."""
+        """Let the reaper go: the exit is an orderly one (`reaper.CLEAN_END`), the pipe closes, and with
+        nothing registered it ends at once."""
         with self._lock:
+            self._write(CLEAN_END)
             pipe, self._pipe = self._pipe, None
             reaper, self._reaper = self._reaper, None
         if pipe is not None:
@@ -230,7 +238,7 @@ class Supervisor:
     def _start_reaper(self) -> None:
         try:
             proc: subprocess.Popen[bytes] = subprocess.Popen(
-                _reaper_argv(self._report()),
+                _reaper_argv(self._report(), self._token),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -270,8 +278,8 @@ class Supervisor:
         self.close()
 
 
-def _reaper_argv(report: Path) -> list[str]:
-    return bare_python("reaper", str(report))
+def _reaper_argv(report: Path, token: str) -> list[str]:
+    return bare_python("reaper", str(report), token)
 
 
 def bare_python(module: str, *args: str) -> list[str]:

@@ -167,6 +167,60 @@ def test_kill_9_of_the_app_leaves_nothing_and_the_leftovers_are_told_once(tmp_pa
     assert line is not None and "background process proc_1: sleep" in line
 
 
+_KILLED_BEFORE_REGISTERING = textwrap.dedent(
+    """
+    import os, subprocess, sys, time
+    from pathlib import Path
+    from agent.children.supervisor import Supervisor
+    sup = Supervisor(report=lambda: Path(sys.argv[1]))
+    sup.adopt = lambda pgid, label, **kw: None  # the kill -9 comes between the child's start and this
+    proc = sup.popen(["sh", "-c", "sleep 300 & setsid sleep 302 & sleep 301"], label="never registered")
+    stranger = subprocess.Popen(["sleep", "303"], start_new_session=True,
+                                env={**os.environ, "HERMES_TUI_APP": "another app's mark"})
+    print(proc.pid, sup.reaper_pid, stranger.pid, flush=True)
+    time.sleep(300)
+    """
+)
+
+
+def test_a_child_the_app_was_killed_before_registering_is_stopped_by_its_mark(tmp_path: Path) -> None:
+    """The child exists before `Popen` returns its pid: a kill -9 in between leaves it unregistered. Its
+    environment carries the app's mark, and so does everything it starts (a `setsid` escapee too): the
+    reaper stops them all, and leaves a process with another app's mark alone."""
+    report = tmp_path / "tui" / "leftovers.jsonl"
+    app = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_BEFORE_REGISTERING, str(report)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert app.stdout is not None
+    child, reaper, stranger = (int(x) for x in app.stdout.readline().split())
+    escapee: list[int] = []
+
+    def started() -> bool:
+        escapee[:] = [pid for pid in group_leaders_below(child) if pid != child]
+        return len(group_members(child) or []) >= 2 and bool(escapee)
+
+    try:
+        assert _wait(started)
+        os.kill(app.pid, signal.SIGKILL)
+        app.wait(timeout=5)
+        assert _wait(lambda: not group_alive(child), 5), "the reaper did not stop the unregistered group"
+        assert _wait(lambda: not group_alive(escapee[0]), 5), "the reaper did not stop the setsid escapee"
+        assert _wait(lambda: not group_alive(reaper), 5), "the reaper did not end"
+        assert group_alive(stranger), "a process with another app's mark was stopped"
+        labels = [x.label for x in take(report)]
+        assert len(labels) == 2 and all("sleep 30" in label for label in labels), labels
+    finally:
+        os.killpg(stranger, signal.SIGKILL)
+        for pid in (child, *escapee):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def test_the_reaper_survives_the_terminal_hanging_up(tmp_path: Path) -> None:
     """It runs in a session of its own: a SIGHUP to the app's group does not reach it."""
     sup = _supervisor(tmp_path, reaper=True)
