@@ -409,7 +409,11 @@ def _dispatch(command: str | None, args: argparse.Namespace, cron: Any) -> int:
     if command == "acp":  # its log file is set up first, so the settings' secret filter covers it
         from hermes_tui.acp.main import run_acp
 
-        return run_acp(args, lambda: load_settings(_flags(args)))
+        GcPolicy.startup_begins()  # until its engine is loaded (`hermes_tui.gc_policy`)
+        try:
+            return run_acp(args, lambda: load_settings(_flags(args)))
+        finally:
+            GcPolicy.process_ends()
     loaded = load_settings(_flags(args))
     if command == "config":
         from hermes_tui.config_report import print_config
@@ -470,7 +474,11 @@ def _dispatch(command: str | None, args: argparse.Namespace, cron: Any) -> int:
     if args.prompt is not None:
         from hermes_tui.headless import run_headless
 
-        return run_headless(args, loaded)
+        GcPolicy.startup_begins()  # until its engine is loaded (`hermes_tui.gc_policy`)
+        try:
+            return run_headless(args, loaded)
+        finally:
+            GcPolicy.process_ends()
     try:
         from hermes_tui.app import run_app
     except ImportError as exc:  # pragma: no cover - the TUI is part of the package

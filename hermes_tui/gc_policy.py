@@ -3,7 +3,8 @@ phases. No other module calls `gc.` (`tests/test_gc_policy.py` scans `hermes_tui
 
 - **startup**: off from the command line (`startup_begins`, `cli.main`) until the first frame: the TUI's
   startup allocates hundreds of thousands of long-lived objects (modules, pydantic schemas, CSS), and the
-  collector's passes over them are pure cost. At the first frame (`first_frame_shown`) everything alive is
+  collector's passes over them are pure cost. `-z` and `acp` have no frame: theirs ends once the engine
+  and its SDK are loaded (`startup_ends`). At the first frame (`first_frame_shown`) everything alive is
   frozen out of the scans and the collector is handed back; what the prewarm thread imports after it is
   frozen as well (`freeze_survivors`).
 - **turn** and **paging** (a resumed session's history, pages loading): the collector waits while the UI is
@@ -85,6 +86,14 @@ class GcPolicy:
     def startup_begins() -> None:
         """The command line, before anything heavy is imported: off until the first frame."""
         gc.disable()
+
+    @staticmethod
+    def startup_ends() -> None:
+        """A process without a first frame (`-z`, `acp`): its startup (the SDKs' hundreds of pydantic models
+        above all, whose import the collector's passes slowed by ~25%) is done; what it made is frozen out
+        of the scans and the collector is on."""
+        gc.freeze()
+        gc.enable()
 
     @staticmethod
     def process_ends() -> None:

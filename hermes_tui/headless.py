@@ -38,6 +38,7 @@ from agent.api import (
     reply_marker,
 )
 from hermes_tui import exit_signals
+from hermes_tui.gc_policy import GcPolicy
 from hermes_tui.typed_path import typed_path
 from widgets.support.text_safety import visible_controls
 
@@ -255,6 +256,10 @@ def run_headless(args: argparse.Namespace, loaded: LoadedSettings) -> int:
             agent = Agent(
                 settings.model_copy(update={"auto_title": False}), ui=ui, store=store, source="headless"
             )
+            from agent.api import prewarm_engine
+
+            prewarm_engine(settings)  # the SDK and the turn's modules, loaded with the collector still off
+            GcPolicy.startup_ends()
         except KeyboardInterrupt:  # the user's Ctrl+C while plugins load (a plugin's own is contained)
             _say("hermes-tui: interrupted")
             return 130

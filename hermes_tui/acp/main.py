@@ -117,6 +117,12 @@ def _serve(args: argparse.Namespace, load: Callable[[], LoadedSettings], in_fd: 
             mcp.start(config)
             stack.callback(mcp.close)
             servers_ready = partial(mcp.wait_ready, mcp_ready_within(config))
+        # The SDK and the turn's modules load beside the handshake (the first prompt then finds them), with
+        # the collector still off until they are (`GcPolicy.startup_ends`).
+        from agent.api import import_prewarm_modules, start_warm_thread
+
+        import_prewarm_modules()  # on this thread first (`agent.session.prewarm` says why)
+        start_warm_thread(_warm, settings, name="acp-prewarm")  # not a daemon: `agent/core/warm_thread.py`
         log.info("serving ACP on stdio (model %s, home %s)", settings.model, settings.hermes_home)
         received = asyncio.run(_connection(settings, store, servers_ready, in_fd, out_fd))
         if received is not None:
@@ -124,6 +130,16 @@ def _serve(args: argparse.Namespace, load: Callable[[], LoadedSettings], in_fd: 
             return 128 + received
         log.info("the client closed the connection")
     return 0
+
+
+def _warm(settings: Settings) -> None:
+    from agent.api import prewarm_engine
+    from hermes_tui.gc_policy import GcPolicy
+
+    try:
+        prewarm_engine(settings)
+    finally:
+        GcPolicy.startup_ends()
 
 
 async def _connection(
