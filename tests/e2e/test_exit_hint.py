@@ -14,11 +14,15 @@ pytestmark = needs_tmux
 
 def test_ctrl_d_quits_and_the_exit_line_names_the_session(tmp_path: Path, hermes_home: Path) -> None:
     marker = tmp_path / "exited"
-    tmux = Tmux((120, 40), demo_command(tmp_path, marker=marker), app_env(hermes_home))
+    scenario = tmp_path / "reply.yaml"
+    scenario.write_text("name: reply\ncalls:\n  - text: Here it is.\n")  # no tools, no question
+    command = demo_command(tmp_path, "--scenario", str(scenario), marker=marker)
+    tmux = Tmux((120, 40), command, app_env(hermes_home))
     try:
         tmux.wait_for("F1 help")
-        tmux.keys("and now?", "Enter")  # the demo's fallback reply: no tools, no questions
-        tmux.wait_for("idle", timeout=60)
+        tmux.keys("and now?", "Enter")
+        # The reply, and the turn over: the status bar says idle again (as it did before the Enter was read).
+        tmux.wait_until(lambda s: "Here it is." in s and "idle" in s.rstrip().splitlines()[-1], "no reply")
         tmux.keys("x", "C-d")  # with text, Ctrl+D deletes (here: nothing right of the cursor), no quit
         tmux.wait_until(lambda s: prompt_line(s) == "x", "the x never landed")
         time.sleep(QUIET)  # nothing to wait for: a quit would have written the marker by now
