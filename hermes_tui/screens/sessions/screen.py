@@ -701,26 +701,30 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         if can_page(self.option_list):
             self._move(self.option_list.action_page_up)
 
+    # The keys' focus moves take effect at once (`set_focus`), not through `Widget.focus`, which queues them
+    # on the app: the key order delivers the next key to the focused widget once the app has settled, or
+    # after its patience even if it has not, and then a queued move was still to come. Under load that sent
+    # the `r` of Down-r-(new title) to the search field instead of the list's rename.
+
     def _move(self, step: Callable[[], None]) -> None:
-        option_list = self.option_list
         if not self.rows:
             return
-        option_list.focus()
+        self.set_focus(self.option_list)
         step()
 
     def action_focus_search(self) -> None:
-        self.search_input.focus()
+        self.set_focus(self.search_input)
 
     @on(SessionList.LeftTop)
     def _left_top(self, event: SessionList.LeftTop) -> None:
         event.stop()
-        self.search_input.focus()
+        self.set_focus(self.search_input)
 
     def action_back(self) -> None:
         search = self.search_input
         if search.value:
             search.value = ""
-            search.focus()
+            self.set_focus(search)
             return
         self.dismiss(None)
 
