@@ -145,16 +145,21 @@ _KILLED_APP = textwrap.dedent(
 )
 
 
-def test_kill_9_of_the_app_leaves_nothing_and_the_leftovers_are_told_once(tmp_path: Path) -> None:
-    report = tmp_path / "tui" / "leftovers.jsonl"
+def _app(script: str, report: Path) -> tuple[subprocess.Popen[str], list[int]]:
+    """An app process running `script` (its supervisor reporting to `report`), and the pids it prints."""
     app = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_APP, str(report)],
+        [sys.executable, "-c", script, str(report)],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert app.stdout is not None
-    child, reaper = (int(x) for x in app.stdout.readline().split())
+    return app, [int(x) for x in app.stdout.readline().split()]
+
+
+def test_kill_9_of_the_app_leaves_nothing_and_the_leftovers_are_told_once(tmp_path: Path) -> None:
+    report = tmp_path / "tui" / "leftovers.jsonl"
+    app, (child, reaper) = _app(_KILLED_APP, report)
     assert _wait(lambda: len(group_members(child) or []) >= 3)
     os.kill(app.pid, signal.SIGKILL)
     app.wait(timeout=5)
@@ -188,14 +193,7 @@ def test_a_child_the_app_was_killed_before_registering_is_stopped_by_its_mark(tm
     environment carries the app's mark, and so does everything it starts (a `setsid` escapee too): the
     reaper stops them all, and leaves a process with another app's mark alone."""
     report = tmp_path / "tui" / "leftovers.jsonl"
-    app = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_BEFORE_REGISTERING, str(report)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert app.stdout is not None
-    child, reaper, stranger = (int(x) for x in app.stdout.readline().split())
+    app, (child, reaper, stranger) = _app(_KILLED_BEFORE_REGISTERING, report)
     escapee: list[int] = []
 
     def started() -> bool:
