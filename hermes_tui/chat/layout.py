@@ -40,11 +40,6 @@ class ChatLayout(Screen[None]):
     context_use: reactive[ContextUse] = reactive(ContextUse())
     usage: reactive[Usage] = reactive(Usage())
 
-    AUTO_FOCUS = "#prompt-input"
-    """The prompt has the focus from the first frame. Textual's default focuses the first focusable widget
-    (the transcript) and `on_mount`'s focus then moved it: two restyles of the transcript and its 74
-    component styles, a third of a start's styling CPU."""
-
     DEFAULT_CSS = """
     ChatLayout {
         layout: vertical;
