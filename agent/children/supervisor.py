@@ -245,6 +245,9 @@ class Supervisor:
                 start_new_session=True,  # a closed terminal's SIGHUP goes to its session: not this one
                 close_fds=True,
                 cwd="/",
+                # Without the mark this app was started with, if any (an app run by another app's command):
+                # that app's reaper must not stop this one, which still has this app's children to stop.
+                env={name: value for name, value in os.environ.items() if name != MARK_VARIABLE},
             )
         except OSError:
             self._reaper, self._pipe = None, None

@@ -145,13 +145,14 @@ _KILLED_APP = textwrap.dedent(
 )
 
 
-def _app(script: str, report: Path) -> tuple[subprocess.Popen[str], list[int]]:
-    """An app process running `script` (its supervisor reporting to `report`), and the pids it prints."""
+def _app(script: str, report: Path, **env: str) -> tuple[subprocess.Popen[str], list[int]]:
+    """An app process running `script` (its supervisor reporting to `report`, `env` added to its
+    environment), and the pids it prints."""
     app = subprocess.Popen(
         [sys.executable, "-c", script, str(report)],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
     )
     assert app.stdout is not None
     return app, [int(x) for x in app.stdout.readline().split()]
@@ -217,6 +218,39 @@ def test_a_child_the_app_was_killed_before_registering_is_stopped_by_its_mark(tm
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_nested_apps_reaper_carries_no_mark(tmp_path: Path) -> None:
+    """hermes-tui run by a command of another hermes-tui carries the other's mark: its children get its own
+    mark instead, and its reaper none, so the other app's reaper, stopping what carries its mark, never
+    stops the reaper that still has this app's children to stop."""
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from pathlib import Path
+        from agent.children.supervisor import Supervisor
+        sup = Supervisor(report=lambda: Path(sys.argv[1]))
+        proc = sup.popen(["sleep", "300"], label="a child")
+        print(proc.pid, sup.reaper_pid, flush=True)
+        time.sleep(300)
+        """
+    )
+    outer = "an outer app's mark"
+    app, (child, reaper) = _app(script, tmp_path / "leftovers.jsonl", HERMES_TUI_APP=outer)
+    try:
+
+        def mark(pid: int) -> str | None:
+            fields = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            found = [f for f in fields if f.startswith(b"HERMES_TUI_APP=")]
+            return found[0].split(b"=", 1)[1].decode() if found else None
+
+        assert mark(app.pid) == outer
+        assert mark(child) not in (None, outer)  # this app's own mark
+        assert mark(reaper) is None
+    finally:
+        app.kill()
+        app.wait()
+        assert _wait(lambda: not group_alive(child), 5)
 
 
 def test_the_reaper_survives_the_terminal_hanging_up(tmp_path: Path) -> None:
