@@ -15,9 +15,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Leftover", "leftovers_path", "record", "summary", "take"]
+__all__ = ["Leftover", "leftovers_path", "one_line", "record", "summary", "take"]
 
 MAX_BYTES = 256_000  # a file bigger than this is not ours to read whole (only its start is)
+
+
+def one_line(text: str, cap: int) -> str:
+    """`text` as one printable line of at most `cap` characters: what names a child in the leftovers file
+    and in the reaper's protocol (one line each)."""
+    flat = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return flat if len(flat) <= cap else flat[: cap - 1] + "…"
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from agent.children.groups import Group, group_alive, identify, stop_groups
-from agent.children.leftovers import Leftover, record
+from agent.children.leftovers import Leftover, one_line, record
 
 __all__ = ["CLEAN_END", "MARK_VARIABLE", "main", "marked_groups", "parse", "register_line", "release_line"]
 
@@ -111,9 +111,7 @@ def _command_line(pid: int) -> str:
             words = fh.read().rstrip(b"\0").split(b"\0")
     except OSError:
         return "?"
-    text = " ".join(w.decode("utf-8", errors="replace") for w in words)
-    flat = "".join(ch if ch.isprintable() else " " for ch in text).strip()
-    return flat if len(flat) <= 120 else flat[:119] + "…"
+    return one_line(" ".join(w.decode("utf-8", errors="replace") for w in words), 120)
 
 
 def main(argv: list[str]) -> int:

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from agent.children.groups import KILL_GRACE, Group, group_alive, identify, leader_start, stop_groups
-from agent.children.leftovers import Leftover, leftovers_path, record
+from agent.children.leftovers import Leftover, leftovers_path, one_line, record
 from agent.children.reaper import CLEAN_END, MARK_VARIABLE, register_line, release_line
 
 __all__ = ["SUPERVISOR", "Child", "Supervisor", "bare_python"]
@@ -76,8 +76,7 @@ def _default_report() -> Path:
 
 
 def _clean_label(label: str) -> str:
-    flat = "".join(ch if ch.isprintable() else " " for ch in label).strip()
-    return flat if len(flat) <= LABEL_CAP else flat[: LABEL_CAP - 1] + "…"
+    return one_line(label, LABEL_CAP)
 
 
 class Supervisor:
