@@ -152,3 +152,67 @@ async def test_a_key_typed_while_nothing_has_the_focus_waits_for_a_widget(
             screen.release.set()
         await pilot.pause()
         assert field.value == "late" and app.key_order.pending == 0
+
+
+class TwoFields(Screen[None]):
+    """F6 moves the keyboard from the first field to the second."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f6", "next_field", "Next")]
+
+    def __init__(self, move: Callable[[Input], object]) -> None:
+        super().__init__()
+        self.move = move
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="first")
+        yield Input(id="second")
+
+    def on_mount(self) -> None:
+        self.query_one("#first", Input).focus()
+
+    def action_next_field(self) -> None:
+        self.move(self.query_one("#second", Input))
+
+
+def _flood(app: App[None], until: asyncio.Event) -> None:
+    """The app's own queue never empty, with a backlog longer than the key order's patience (a reply
+    streaming on a saturated machine): each callback takes a little CPU and posts the next, until `until`."""
+
+    async def tick() -> None:
+        time.sleep(0.002)
+        await asyncio.sleep(0)  # the rest of the loop runs between two callbacks, as while streaming
+        if not until.is_set():
+            app.call_later(tick)
+
+    for _ in range(50):
+        app.call_later(tick)
+
+
+@pytest.mark.parametrize(
+    "move", [Input.focus, lambda field: field.screen.set_focus(field)], ids=["queued", "at-once"]
+)
+async def test_a_key_after_a_binding_that_moves_the_focus_waits_for_it_on_a_busy_app(
+    move: Callable[[Input], object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app far behind (its queue longer than the patience): F6 is still queued for its binding when the
+    patience runs out. The app is working through its backlog, not stuck, so the keys after F6 wait for it
+    and go to the field it focused (they went to the first field, `n` then `ext`, when the patience counted
+    from the first look rather than from the last progress of the pump holding F6)."""
+    monkeypatch.setattr(KeyOrder, "SETTLE_PATIENCE", 0.05)
+    screen = TwoFields(move)
+    app = OrderedApp(screen)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.focused is not None, what="the first field focused")
+        first, second = screen.query_one("#first", Input), screen.query_one("#second", Input)
+        busy_until = asyncio.Event()
+        _flood(app, busy_until)
+        try:
+            app.post_message(events.Key("f6", None))
+            for key in "next":
+                app.post_message(events.Key(key, key))
+            await sleep_until(lambda: len(first.value + second.value) == 4, "the four keys typed, somewhere")
+            typed = (first.value, second.value)
+        finally:
+            busy_until.set()
+        await pilot.pause()
+        assert typed == ("", "next")
