@@ -29,9 +29,7 @@ Anything else (a key that bubbled, a binding, Enter, a paste, another field) goe
 Waiting costs nothing when the app is quiet (a key is delivered as soon as it is read) and never blocks:
 each round waits on `call_later` callbacks. **A key is never dropped, only late.** A handler stuck on a slow
 call must not freeze the keyboard, so after `SETTLE_PATIENCE` a key goes to the focused widget even if the
-app has not settled (while the key before it is still on its way, the patience counts from the last message
-the pump holding that key handled: a pump working through a backlog is not stuck, and the binding that key
-runs may move the focus), but only to a focused widget: while nothing has the focus (a screen is opening, a
+app has not settled, but only to a focused widget: while nothing has the focus (a screen is opening, a
 restyle or a recompose moved it) a key delivered would reach a screen that ignores it, so it waits on, looking
 again every `timing.KEY_RECHECK` s, however long the restyle or a saturated CPU takes. (A fixed 1 s timeout
 used to deliver it anyway, and a key typed right after a slow theme change could be lost.) Mouse events are
@@ -187,15 +185,8 @@ class KeyOrder:
             self._schedule()
 
     def _may_go_unsettled(self, started: float) -> bool:
-        """Past the patience, and a widget has the focus to take the key (a key for no widget is lost).
-
-        While the previous key is still on its way, the patience counts from the last time the pump holding
-        it handled anything: a pump working through a backlog (a reply streaming on a saturated machine)
-        will reach the key, and its binding (which may move the focus) must run before the next key is
-        delivered; only a pump stuck in a handler runs the patience out."""
-        journey = self._journey
-        since = started if journey is None else max(started, journey.progress_at)
-        if self._clock() - since < self.SETTLE_PATIENCE:
+        """Past the patience, and a widget has the focus to take the key (a key for no widget is lost)."""
+        if self._clock() - started < self.SETTLE_PATIENCE:
             return False
         try:
             focused = self.app.focused
@@ -289,10 +280,6 @@ class _Journey:
         self.event = event
         self.path = path
         self.on_end: Callable[[], None] | None = None
-        self.at: MessagePump | None = path[0] if path else None
-        """The pump whose queue (or handler) holds the key now."""
-        self.progress_at = order._clock()
-        """When `at` last handled a message: a pump that handles nothing for the patience is stuck."""
         self._signals: list[Signal[Message]] = []
         for pump in path:
             try:
@@ -302,14 +289,9 @@ class _Journey:
             self._signals.append(pump.message_signal)
 
     def _handled(self, pump: MessagePump, message: Message) -> None:
-        if pump is self.at:
-            self.progress_at = self.order._clock()
         if message is not self.event:
             return
         bubbles = bubbles_on(pump, message, top=self.order.app)  # Textual's own rule (textual_compat)
-        if bubbles and pump in self.path:
-            index = self.path.index(pump) + 1
-            self.at = self.path[index] if index < len(self.path) else None
         parent = parent_if_stop_is_ambiguous(pump, message) if bubbles else None
         # A screen's handler may have stopped it (the chat's redirect of typing to the prompt): if the parent
         # has not handled it by the time this callback, queued after it, runs, it stopped here. Without this
