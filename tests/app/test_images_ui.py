@@ -29,6 +29,16 @@ def _badges(app: HermesApp) -> list[str]:
     return [str(b.render()) for b in chat(app).query(AttachmentBadge)]
 
 
+def _under_its_corner(app: HermesApp, widget: AttachmentBadge) -> bool:
+    """True once the screen shows `widget` at its region's top-left cell (where a click on it lands)."""
+    if not widget.region.area:
+        return False
+    try:
+        return app.screen.get_widget_at(*widget.region.offset)[0] is widget
+    except Exception:  # not on the screen's map yet
+        return False
+
+
 def _image_parts(server: ScriptedServer, n: int) -> list[dict]:
     last = [m for m in server.requests[n].body["messages"] if m["role"] == "user"][-1]
     return [p for p in last["content"] if isinstance(p, dict) and p.get("type") == "image_url"]
@@ -65,7 +75,10 @@ async def test_a_badge_is_removed_by_click_or_delete_and_clear_removes_all(herme
         screen = chat(app)
         await submit(pilot, "/image a.png b.png c.png")
         await wait_for(pilot, lambda: len(_badges(app)) == 3, what="three badges")
-        await pilot.click(AttachmentBadge)  # the first one
+        first = screen.query(AttachmentBadge).first()
+        # A badge in the DOM is not yet on the screen: the click aims at the region of its first layout.
+        await wait_for(pilot, lambda: _under_its_corner(app, first), what="the first badge laid out")
+        assert await pilot.click(first)
         await wait_for(pilot, lambda: len(_badges(app)) == 2, what="a removed")
         assert [ref.name for ref in screen.attachments.refs] == ["b.png", "c.png"]
         screen.query(AttachmentBadge).last().focus()
