@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agent.children.groups import Group, group_alive, group_leaders_below, group_members
 from agent.children.leftovers import Leftover, leftovers_path, record, summary, take
-from agent.children.reaper import parse, register_line
+from agent.children.reaper import MARK_VARIABLE, parse, register_line
 from agent.children.supervisor import Supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -236,12 +236,12 @@ def test_a_nested_apps_reaper_carries_no_mark(tmp_path: Path) -> None:
         """
     )
     outer = "an outer app's mark"
-    app, (child, reaper) = _app(script, tmp_path / "leftovers.jsonl", HERMES_TUI_APP=outer)
+    app, (child, reaper) = _app(script, tmp_path / "leftovers.jsonl", **{MARK_VARIABLE: outer})
     try:
 
         def mark(pid: int) -> str | None:
             fields = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-            found = [f for f in fields if f.startswith(b"HERMES_TUI_APP=")]
+            found = [f for f in fields if f.startswith(f"{MARK_VARIABLE}=".encode())]
             return found[0].split(b"=", 1)[1].decode() if found else None
 
         assert mark(app.pid) == outer
