@@ -104,3 +104,33 @@ async def test_the_approval_watch_tells_the_dialogs_own_key_from_anything_else(
             await pilot.pause()
             assert watch.allowed == 2
             assert len(watch.wrongful()) == 1 and "type('run it')" in watch.wrongful()[0]
+
+
+async def test_a_click_is_judged_by_what_it_reached_not_by_the_screen_when_it_was_sent(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """On a loaded machine the dialog can appear between an action's start and its delivery: a click sent
+    while the chat was on top that lands on the armed dialog's allow button is the dialog's own answer (one
+    CI run's fuzz called it wrongful), and a click that lands on Deny allows nothing."""
+    with ScriptedServer({"name": "t", "calls": [APPROVAL, FINAL, APPROVAL, FINAL]}) as server:
+        app = HermesApp(chat_settings(server, hermes_home, tmp_path))
+        watch = ApprovalWatch(app)
+        watch.install()
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ChatScreen")
+            for turn, button in enumerate(("approval-deny", "approval-session")):
+                (tmp_path / SCRATCH).mkdir(exist_ok=True)
+                click = Action("click", "1", 500, 500)
+                watch.before(turn, click, (), None)  # the cell is filled in below, once the dialog shows it
+                dialog = await _dialog(pilot, app)
+                region = dialog.query_one(f"#{button}").region
+                assert watch.cause is not None
+                watch.cause.click = (region.x + region.width // 2, region.y + region.height // 2)
+                await pilot.click(offset=watch.cause.click)
+                watch.after()
+                await wait_for(pilot, lambda n=turn + 1: len(watch.decisions) == n, what="the decision")
+                await wait_for(pilot, lambda: not chat(app).busy, what="the turn's end")
+            assert [d.result for d in watch.decisions] == [ApprovalDecision.DENY, ApprovalDecision.SESSION]
+            assert watch.wrongful() == [] and watch.allowed == 1
+            session = watch.decisions[1].cause
+            assert session is not None and session.dialog_on_top and session.clicked_id == "approval-session"

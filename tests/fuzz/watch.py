@@ -4,8 +4,8 @@
   record, asyncio's "exception was never retrieved"), a thread's uncaught exception, an unraisable one.
 - `ApprovalWatch`: every approval dialog the app pushes, and each answer it gives. An answer that allows
   the command must come from the dialog's own approving keys (a lone `1` or `2`, Enter or Space on a
-  focused allow button or the rule input), or a click on an allow button, sent while the dialog was the
-  screen on top. Anything else (typing, a paste, a slash command, a timer, a key sent to another screen)
+  focused allow button or the rule input), or a click on an allow button, reaching the dialog while it was
+  the screen on top. Anything else (typing, a paste, a slash command, a timer, a key sent to another screen)
   is a failure.
 
 The dialog is recognised by what it carries (an `ApprovalRequest`), not by its module, so the watch does
@@ -19,7 +19,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from textual.app import App
@@ -81,14 +81,16 @@ APPROVING_CLICKS = frozenset({"approval-once", "approval-session", "approval-con
 
 @dataclass
 class Cause:
-    """What one action was about to do to the dialog, seen just before it was sent."""
+    """The action being played, and where it met the app: the top screen, the dialog's focus and the dialog's
+    widget under the click, seen when the dialog answers (`ApprovalWatch._where`)."""
 
     step: int
     action: Action
     keys: tuple[str, ...]
-    dialog_on_top: bool
-    focused_id: str | None
-    clicked_id: str | None
+    click: tuple[int, int] | None = None
+    dialog_on_top: bool = False
+    focused_id: str | None = None
+    clicked_id: str | None = None
 
     def may_approve(self) -> bool:
         if not self.dialog_on_top:
@@ -145,25 +147,32 @@ class ApprovalWatch:
         dismiss = dialog.dismiss
 
         def recorded(result: Any = None) -> Any:
-            self.decisions.append(Decision(result, self.cause))
+            cause = self._where(dialog, self.cause) if self.cause is not None else None
+            self.decisions.append(Decision(result, cause))
             return dismiss(result)
 
         dialog.dismiss = recorded  # type: ignore[method-assign]
 
     def before(self, step: int, action: Action, keys: tuple[str, ...], click: tuple[int, int] | None) -> None:
-        screen = self.app.screen
-        on_top = screen in self.dialogs
-        focused = screen.focused.id if on_top and screen.focused is not None else None
+        self.cause = Cause(step, action, keys, click)
+
+    def _where(self, dialog: Screen[Any], cause: Cause) -> Cause:
+        """Where `cause` met the app, seen as `dialog` answers: the answer is given while the dialog handles
+        the key or click, so this is what that key or click reached. Seen before the action is sent it could
+        be wrong: on a loaded machine the dialog can appear between the two (a Pilot click pauses before its
+        mouse-down), and a click that then lands on the armed dialog's allow button is the dialog's own."""
+        on_top = self.app.screen is dialog
+        focused = dialog.focused.id if on_top and dialog.focused is not None else None
         clicked = None
-        if on_top and click is not None:
+        if on_top and cause.click is not None:
             try:
-                widget, _ = screen.get_widget_at(*click)
+                widget, _ = dialog.get_widget_at(*cause.click)
             except Exception:  # outside every widget
                 widget = None
             while widget is not None and not (widget.id or "").startswith("approval-"):
                 widget = widget.parent if not isinstance(widget, Screen) else None
             clicked = widget.id if widget is not None else None
-        self.cause = Cause(step, action, keys, on_top, focused, clicked)
+        return replace(cause, dialog_on_top=on_top, focused_id=focused, clicked_id=clicked)
 
     def after(self) -> None:
         self.cause = None
