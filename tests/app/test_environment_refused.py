@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_process import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,14 +22,7 @@ def _run(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[
         k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("TERMINAL_")
     }
     env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    return run_cli(args, cwd=cwd, env=env, timeout=90)
 
 
 def _probe(tmp_path: Path, marker: Path) -> Path:
@@ -91,13 +85,7 @@ def test_config_and_doctor_name_the_backend(hermes_home: Path, tmp_path: Path) -
 def test_the_environment_variables_choose_the_backend_too(hermes_home: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT), "TERMINAL_ENV": "daytona"})
-    proc = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "config"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    proc = run_cli(["config"], cwd=tmp_path, env=env)
     row = next(line for line in proc.stdout.splitlines() if line.startswith("terminal "))
     assert "daytona" in row and "env TERMINAL_ENV" in row
 
@@ -114,13 +102,6 @@ def test_a_config_that_cannot_be_read_never_means_local(hermes_home: Path, tmp_p
     assert "Traceback" not in proc.stderr and not marker.exists() and "I ran it." not in proc.stdout
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT), "TERMINAL_ENV": "local"})
-    chosen = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *argv],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    chosen = run_cli(argv, cwd=tmp_path, env=env, timeout=90)
     assert chosen.returncode == 0, chosen.stderr
     assert marker.exists()  # local, chosen on purpose

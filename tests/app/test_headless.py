@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.cli_process import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,15 +24,7 @@ def _run(
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT), **(extra_env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        input=stdin,
-    )
+    return run_cli(args, cwd=cwd, env=env, timeout=timeout, input=stdin)
 
 
 def test_demo_prints_the_answer(hermes_home: Path, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from agent.prompts.sources import load_soul
 from agent.prompts.system import context_sections
 from agent.skills import library as skills_library
 from agent.skills.library import SkillLibrary, scan_skills
+from tests.cli_process import run_cli
 
 T = TypeVar("T")
 
@@ -375,8 +376,6 @@ def test_a_turn_in_a_hostile_home_answers(hermes_home: Path, tmp_path: Path) -> 
     """`-z` in a home whose MEMORY.md, USER.md, SOUL.md and .env are FIFOs, with an alias-bomb skill, a
     skill that is a link to /dev/zero and 2,500 skills: the turn answers (it used to wait forever on the
     first FIFO) and nothing prints a traceback."""
-    import subprocess
-    import sys
 
     for name in ("MEMORY.md", "USER.md"):
         fifo(hermes_home / "memories" / name)
@@ -392,14 +391,7 @@ def test_a_turn_in_a_hostile_home_answers(hermes_home: Path, tmp_path: Path) -> 
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(hermes_home), "PYTHONPATH": str(root)})
-    proc = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "-z", "hi", "--scenario", str(scenario)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_cli(["-z", "hi", "--scenario", str(scenario)], cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Hello from a hostile home." in proc.stdout
     assert "Traceback" not in proc.stderr

@@ -8,11 +8,11 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from scripted import ScriptedServer
+from tests.cli_process import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,14 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _run(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    return run_cli(args, cwd=cwd, env=env, timeout=90)
 
 
 def _write_and_run(marker: Path, turn: int = 1) -> dict[str, Any]:

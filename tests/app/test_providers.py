@@ -4,8 +4,6 @@ a clear line for a provider that needs another protocol."""
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from agent.config.settings import load_settings
 from agent.core import providers
 from hermes_tui.config_report import print_config
 from scripted import ScriptedServer
+from tests.cli_process import run_cli
 from tests.engine.helpers import make_agent
 
 # (provider, base URL, key variables in priority order, protocol), as Hermes 0.19's registry gives them
@@ -165,11 +164,9 @@ def test_headless_names_the_unsupported_provider(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.yaml").write_text("model:\n  default: anthropic.claude-v2\n  provider: bedrock\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "-z", "hi"],
+    done = run_cli(
+        ["-z", "hi"],
         env={"HERMES_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert done.returncode == 2

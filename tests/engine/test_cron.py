@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from agent.cron.jobs import CronJobs
 from agent.cron.schedule import ScheduleError, next_run, parse_schedule
 from agent.store import SessionStore
+from tests.cli_process import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 12, 3, 7, 10).astimezone()
@@ -23,14 +23,7 @@ NOW = datetime(2026, 12, 3, 7, 10).astimezone()
 def cli(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    return run_cli(args, cwd=cwd, env=env, timeout=90)
 
 
 @pytest.mark.parametrize(

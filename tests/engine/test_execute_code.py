@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,6 +15,7 @@ from agent.children.groups import group_alive
 from agent.core.events import ChildEvent, ChildFinished, ChildStarted, ToolFinished, ToolStarted
 from agent.core.ui import ApprovalDecision
 from scripted import ScriptedServer
+from tests.cli_process import run_cli
 from tests.engine.helpers import make_agent, tool_results
 from tests.recording_ui import RecordingUI
 
@@ -198,14 +197,7 @@ def test_headless_a_risky_terminal_in_a_script_is_denied_without_yolo(
     path.write_text(scenario(code, "I tried."))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT)})
-    proc = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "-z", "clean", "--scenario", str(path)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    proc = run_cli(["-z", "clean", "--scenario", str(path)], cwd=tmp_path, env=env, timeout=90)
     assert proc.returncode == 0, proc.stderr
     assert target.exists()
     assert "I tried." in proc.stdout

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent.store import SessionStore
+from tests.cli_process import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 ESCAPES = "\x1b]2;PWNED\x07"
@@ -29,14 +30,7 @@ def _env(home: Path) -> dict[str, str]:
 
 
 def _run(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *args],
-        cwd=cwd,
-        env=_env(home),
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    return run_cli(args, cwd=cwd, env=_env(home), timeout=90)
 
 
 def _escaping_scenario(tmp_path: Path) -> Path:

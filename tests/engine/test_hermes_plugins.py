@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from agent.core.events import ToolStarted
 from agent.plugins import HERMES_ENTRY_POINT_GROUP, PluginInfo, PluginManager, format_plugin_list
 from scripted import ScriptedServer
+from tests.cli_process import run_cli
 from tests.engine.helpers import make_agent, tool_results
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "hermes_plugins"
@@ -190,22 +190,12 @@ def test_hermes_tui_plugins_exits_non_zero_and_prints_each_error_once(hermes_hom
     plugin_dir.mkdir(parents=True)
     (plugin_dir / "broken.py").write_text("import no_such_module_anywhere_xyz\n")
     (plugin_dir / "fine.py").write_text("def on_turn_end(result):\n    pass\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "plugins"],
-        env={"HERMES_HOME": str(hermes_home), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_cli(["plugins"], env={"HERMES_HOME": str(hermes_home), "PATH": "/usr/bin:/bin"}, timeout=60)
     assert done.returncode == 1
     both = done.stdout + done.stderr
     assert both.count("No module named 'no_such_module_anywhere_xyz'") == 1
     assert "2 plugins: 1 loaded, 1 failed" in done.stdout
-    ok = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "plugins"],
-        env={"HERMES_HOME": str(hermes_home / "elsewhere"), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=60,
+    ok = run_cli(
+        ["plugins"], env={"HERMES_HOME": str(hermes_home / "elsewhere"), "PATH": "/usr/bin:/bin"}, timeout=60
     )
     assert ok.returncode == 0 and ok.stdout.startswith("No plugins.")

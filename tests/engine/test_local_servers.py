@@ -17,6 +17,7 @@ from agent.transports.served_window import (
     window_from_props,
 )
 from scripted import ScriptedServer
+from tests.cli_process import run_cli
 from tests.engine.helpers import make_agent, make_settings
 
 
@@ -355,8 +356,6 @@ def test_provider_errors_are_shown_whole_and_decoded() -> None:
 def test_a_broken_stream_keeps_its_partial_reply_in_z(hermes_home: Path, tmp_path: Path) -> None:
     import json
     import os
-    import subprocess
-    import sys
 
     cut = {"kind": "cut", "after_chunks": 3}
     call = {"text": "The first half of the answer, then", "chunk_size": 5, "fault": cut}
@@ -368,14 +367,7 @@ def test_a_broken_stream_keeps_its_partial_reply_in_z(hermes_home: Path, tmp_pat
     # nothing twice.
     (hermes_home / "tui").mkdir()
     (hermes_home / "tui" / "config.yaml").write_text("max_retries: 1\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "-z", "go", "--scenario", str(scenario)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_cli(["-z", "go", "--scenario", str(scenario)], cwd=tmp_path, env=env, timeout=120)
     assert done.returncode == 1, done.stderr
     assert done.stdout.startswith("The first half"), (done.stdout, done.stderr)
     assert done.stdout.strip() == "The first half"  # exactly what came

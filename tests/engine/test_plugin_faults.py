@@ -24,6 +24,7 @@ import pytest
 from agent.core.events import StatusNotice
 from agent.plugins import PluginManager
 from scripted import ScriptedServer
+from tests.cli_process import run_cli
 from tests.engine.helpers import make_agent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,13 +184,8 @@ def _z(
     scenario.write_text(json.dumps({"name": "t", "calls": CALLS}))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)})
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "-z", "go", "--yolo", "--scenario", str(scenario), *extra],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    return run_cli(
+        ["-z", "go", "--yolo", "--scenario", str(scenario), *extra], cwd=cwd, env=env, timeout=timeout
     )
 
 

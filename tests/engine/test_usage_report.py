@@ -3,8 +3,6 @@ our recorded calls and Hermes' own sessions; unknown prices shown as such."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +12,7 @@ from agent.core.messages import Usage
 from agent.store import SessionStore
 from agent.store.library import open_library
 from agent.usage.report import bar, gather, render_text
+from tests.cli_process import run_cli
 from tests.hermes_home_fixture import QUOKKA_SESSION, copy_hermes_home_0_19
 
 HERMES_DAY = datetime.fromtimestamp(1796112552.76)  # when Hermes made the fixture's sessions
@@ -96,12 +95,6 @@ def test_bars() -> None:
 
 
 def test_hermes_tui_usage_command(hermes_home: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", "usage"],
-        env={"HERMES_HOME": str(hermes_home), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_cli(["usage"], env={"HERMES_HOME": str(hermes_home), "PATH": "/usr/bin:/bin"}, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "No model calls in this period." in done.stdout

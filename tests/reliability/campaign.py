@@ -32,6 +32,7 @@ from pathlib import Path
 from agent.core.messages import strip_surrogates
 from agent.store.opening import open_store
 from scripted import ScriptedServer
+from tests.cli_process import run_cli
 from tests.reliability.procs import Proc, descendants, listed, outliving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -241,14 +242,7 @@ def _lost(db: Path, lines: list[list[str]], trial: Trial) -> None:
 def _headless(
     home: Path, cwd: Path, args: list[str], timeout: float = 90
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_tui.cli", *args],
-        cwd=cwd,
-        env=_env(home),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_cli(args, cwd=cwd, env=_env(home), timeout=timeout)
 
 
 def _one_line_exit(proc: subprocess.CompletedProcess[str], trial: Trial, code: int, needle: str) -> None:

@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.cli_process import run_cli
 from tests.reliability import orphans
 from tests.reliability.campaign import _env
 from tests.reliability.procs import cmdline
@@ -48,13 +47,8 @@ def test_a_background_process_named_in_keep_on_exit_outlives_the_app_on_purpose(
     path = tmp_path / "keep.json"
     path.write_text(json.dumps(scenario))
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "hermes_tui.cli", "-z", "start them", "--scenario", str(path), "--yolo"],
-            cwd=cwd,
-            env=_env(home),
-            capture_output=True,
-            text=True,
-            timeout=90,
+        done = run_cli(
+            ["-z", "start them", "--scenario", str(path), "--yolo"], cwd=cwd, env=_env(home), timeout=90
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert "Traceback" not in done.stderr

@@ -1,0 +1,282 @@
+"""`hermes-tui` run as a command (`python -m hermes_tui.cli ARGS`) for tests about what the command does:
+its output, its exit code, what it leaves in the home. `run_cli` answers as `subprocess.run` would.
+
+Each such run used to start an interpreter that imported the OpenAI SDK and the engine again, about a
+second of CPU before the command did anything, over a hundred times a suite run. Here each xdist worker
+keeps one warm process (`serve`, started at the first run) that has imported them once, and every run is
+a child forked from it that becomes the command: its own pid, working directory, environment, argv and
+stdin/stdout/stderr pipes, `hermes_tui.cli` run as `__main__` exactly as `python -m` runs it, and an
+ordinary interpreter exit (threads joined, `atexit`, streams flushed) whose status the caller gets.
+
+A test about the process itself (a signal sent to it, its pid, what it prints while it starts, how long
+its imports take) starts a real one with `subprocess`: nothing here is for those.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import pkgutil
+import runpy
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+__all__ = ["run_cli"]
+
+ROOT = Path(__file__).resolve().parents[1]
+PRELOAD = (
+    "openai",
+    "openai.resources.chat",
+    "openai.resources.responses",
+    "openai.lib.streaming.chat",
+    "httpx",
+    "httpcore2",
+    "h11",
+    "anyio",
+    "truststore",
+    "jiter",
+    "yaml",
+    "encodings.idna",
+    "hermes_tui.cli",
+    "hermes_tui.headless",
+    "hermes_tui.piped_input",
+    "scripted",
+)
+"""What the warm process imports once, with every module of the engine (`agent`): what a `-z` run on the
+OpenAI SDK imports (the Anthropic SDK is left to the runs that use it, and Textual to the TUI)."""
+_HEADER = struct.Struct("!I")
+_SITE_PATH: list[str] = []
+"""The warm process's import path without this project's root (each child's path starts as `-m` starts it)."""
+_MAX_FDS = 3
+
+
+def _send(sock: socket.socket, message: dict[str, object], fds: Sequence[int] = ()) -> None:
+    body = json.dumps(message).encode()
+    socket.send_fds(sock, [_HEADER.pack(len(body)) + body], list(fds))
+
+
+def _receive(sock: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
+    """One message and the descriptors sent with it (read to its exact length: the next may follow at
+    once); None when the other end is gone."""
+    data, fds, _flags, _address = socket.recv_fds(sock, _HEADER.size, _MAX_FDS)
+    data = data + _exactly(sock, _HEADER.size - len(data)) if data else data
+    if len(data) < _HEADER.size:
+        return None, fds
+    (size,) = _HEADER.unpack(data)
+    body = _exactly(sock, size)
+    return (json.loads(body) if len(body) == size else None), fds
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    """`size` bytes, or fewer if the other end closes first."""
+    data = b""
+    while len(data) < size:
+        more = sock.recv(size - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+# ------------------------------------------------------------------------------------- the warm process
+
+
+def serve(fd: int) -> None:
+    """The warm process: import, then fork a child per request, one at a time, until the worker is gone.
+    Returns only in a child, which then becomes the command (`_become`)."""
+    import agent
+
+    for name in [*PRELOAD, *(module.name for module in pkgutil.walk_packages(agent.__path__, "agent."))]:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # a module another SDK version does not have: the child imports what it needs
+            pass
+    global _SITE_PATH
+    _SITE_PATH = [entry for entry in sys.path if Path(entry or ".").resolve() != ROOT]
+    sock = socket.socket(fileno=fd)
+    while True:
+        request, fds = _receive(sock)
+        if request is None:
+            sys.exit(0)
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            _become(request, fds)
+            return
+        for descriptor in fds:
+            os.close(descriptor)
+        _send(sock, {"pid": pid})
+        _, status = os.waitpid(pid, 0)
+        _send(sock, {"returncode": os.waitstatus_to_exitcode(status)})
+
+
+def _become(request: Mapping[str, object], fds: Sequence[int]) -> None:
+    """This child is now `python -m hermes_tui.cli ARGS` in the request's directory, environment and
+    pipes, with the standard streams a fresh interpreter makes for them."""
+    for target, descriptor in enumerate(fds):
+        os.dup2(descriptor, target)
+        os.close(descriptor)
+    cwd, env, args = request["cwd"], request["env"], request["args"]
+    assert isinstance(cwd, str) and isinstance(env, dict) and isinstance(args, list)
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.stdin = sys.__stdin__ = _stream(0, "r", sys.__stdin__)
+    sys.stdout = sys.__stdout__ = _stream(1, "w", sys.__stdout__)
+    sys.stderr = sys.__stderr__ = _stream(2, "w", sys.__stderr__)
+    # `python -m` puts the working directory first on the path, then $PYTHONPATH; the module runs as
+    # `__main__`, not as the copy imported above (runpy would warn of that copy on stderr).
+    sys.path[:] = [
+        cwd,
+        *(entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry),
+        *_SITE_PATH,
+    ]
+    sys.argv = ["-m", *args]
+    sys.modules.pop("hermes_tui.cli", None)
+    runpy.run_module("hermes_tui.cli", run_name="__main__", alter_sys=True)
+
+
+def _stream(fd: int, mode: str, like: TextIO | None) -> TextIO:
+    """A standard stream on `fd` as a fresh interpreter makes it: this interpreter's encoding and error
+    handler for it, line-buffered on a terminal (stderr always)."""
+    raw = io.FileIO(fd, mode, closefd=False)
+    buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+    return io.TextIOWrapper(
+        buffered,
+        encoding=like.encoding if like is not None else "utf-8",
+        errors=like.errors if like is not None else "strict",
+        line_buffering=fd == 2 or os.isatty(fd),
+    )
+
+
+# ------------------------------------------------------------------------------------------- the caller
+
+
+class _Warm:
+    """This worker's warm process and the socket to it."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.cli_process", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdin=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
+        theirs.close()
+        self.sock = ours
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+
+_warm: _Warm | None = None
+_lock = threading.Lock()
+
+
+def run_cli(
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str],
+    input: str | None = None,  # as subprocess.run names it
+    timeout: float = 90,
+) -> subprocess.CompletedProcess[str]:
+    """`subprocess.run([python, "-m", "hermes_tui.cli", *args], cwd=, env=, input=, capture_output=True,
+    text=True, timeout=)`, the command forked from this worker's warm process. No input is `/dev/null`."""
+    global _warm
+    command = [sys.executable, "-m", "hermes_tui.cli", *args]
+    with _lock:
+        if _warm is None or not _warm.alive():
+            _warm = _Warm()
+        warm = _warm
+        stdin_r, stdin_w = os.pipe() if input is not None else (os.open(os.devnull, os.O_RDONLY), -1)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            _send(
+                warm.sock,
+                {"args": list(args), "cwd": str(cwd or os.getcwd()), "env": dict(env)},
+                [stdin_r, out_w, err_w],
+            )
+        finally:
+            for descriptor in (stdin_r, out_w, err_w):
+                os.close(descriptor)
+        started, _ = _receive(warm.sock)
+        if started is None:
+            raise RuntimeError("the warm process for hermes-tui runs ended before it forked the command")
+        pid = started["pid"]
+        assert isinstance(pid, int)
+        try:
+            out, err = _communicate(stdin_w, input, out_r, err_r, time.monotonic() + timeout)
+        except subprocess.TimeoutExpired as expired:
+            os.kill(pid, signal.SIGKILL)
+            _receive(warm.sock)
+            raise subprocess.TimeoutExpired(command, timeout, expired.output, expired.stderr) from None
+        ended, _ = _receive(warm.sock)
+    if ended is None:
+        raise RuntimeError("the warm process for hermes-tui runs ended while a command ran")
+    returncode = ended["returncode"]
+    assert isinstance(returncode, int)
+    return subprocess.CompletedProcess(command, returncode, _text(out), _text(err))
+
+
+def _text(data: bytes) -> str:
+    """As `text=True` decodes (the locale's encoding, universal newlines)."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _communicate(
+    stdin_w: int, input: str | None, out_r: int, err_r: int, deadline: float
+) -> tuple[bytes, bytes]:
+    """Write `input` (then close stdin) while reading stdout and stderr to their ends, by `deadline`."""
+    if stdin_w >= 0:
+        data = (input or "").encode()
+
+        def feed() -> None:
+            try:
+                with open(stdin_w, "wb") as pipe:
+                    pipe.write(data)
+            except BrokenPipeError:
+                pass
+
+        threading.Thread(target=feed, daemon=True, name="cli-stdin").start()
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    selector = selectors.DefaultSelector()
+    for descriptor in chunks:
+        selector.register(descriptor, selectors.EVENT_READ)
+    try:
+        open_ends = len(chunks)
+        while open_ends:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired([], 0, b"".join(chunks[out_r]), b"".join(chunks[err_r]))
+            for key, _ in selector.select(left):
+                descriptor = int(key.fd)
+                block = os.read(descriptor, 1 << 16)
+                if block:
+                    chunks[descriptor].append(block)
+                else:
+                    selector.unregister(descriptor)
+                    open_ends -= 1
+    finally:
+        selector.close()
+        os.close(out_r)
+        os.close(err_r)
+    return b"".join(chunks[out_r]), b"".join(chunks[err_r])
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))
