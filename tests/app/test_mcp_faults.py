@@ -79,18 +79,20 @@ def test_output_that_is_not_json_rpc_is_skipped_with_one_line(
 
 
 def test_a_handshake_that_never_completes_times_out_in_one_line(hermes_home: Path, tmp_path: Path) -> None:
-    babbler = tmp_path / "babbler.py"
-    babbler.write_text(
-        "import sys, time\nsys.stdout.write('Loading model weights...\\n'); sys.stdout.flush()\n"
-        "for line in sys.stdin: time.sleep(3600)\n"
-    )
-    mute = tmp_path / "mute.py"
-    mute.write_text("import sys, time\nsys.stderr.write('waiting for a licence\\n'); time.sleep(3600)\n")
+    # Shell one-liners, not Python: each line must be written before its server's handshake times out, and
+    # on a loaded machine a Python server's start (its site-packages) once took longer than the 1 s, and
+    # later the 4 s, it was given (the error then had no line to name). `sh` writes at once.
     servers = {
-        "babbler": {"command": sys.executable, "args": [str(babbler)], "connect_timeout": 1},
-        # Its line must be written before its handshake times out, and a loaded machine can take over a
-        # second to start a Python process: 1 s failed once in a CI run (the error then had no line to name).
-        "mute": {"command": sys.executable, "args": [str(mute)], "connect_timeout": 4},
+        "babbler": {
+            "command": "/bin/sh",
+            "args": ["-c", "echo 'Loading model weights...'; exec sleep 3600"],
+            "connect_timeout": 2,
+        },
+        "mute": {
+            "command": "/bin/sh",
+            "args": ["-c", "echo 'waiting for a licence' >&2; exec sleep 3600"],
+            "connect_timeout": 4,
+        },
     }
     write_config(hermes_home, servers)
     manager = manager_for(hermes_home)
@@ -98,7 +100,7 @@ def test_a_handshake_that_never_completes_times_out_in_one_line(hermes_home: Pat
         babbled, muted = by_name(manager)["babbler"], by_name(manager)["mute"]
     finally:
         manager.close()
-    assert babbled.state == "failed" and "handshake within 1 s" in babbled.error
+    assert babbled.state == "failed" and "handshake within 2 s" in babbled.error
     assert "Loading model weights" in babbled.error and "\n" not in babbled.error
     assert muted.state == "failed" and "waiting for a licence" in muted.error
 
