@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +66,18 @@ def test_the_error_watch_sees_logged_and_thread_exceptions() -> None:
     assert "uncaught in thread worker" in watch.errors[1] and "ZeroDivisionError" in watch.errors[1]
 
 
+@asynccontextmanager
+async def _watched_chat(home: Path, cwd: Path) -> AsyncIterator[tuple[Pilot[Any], HermesApp, ApprovalWatch]]:
+    """The app on the chat screen, two approval turns scripted, the watch installed."""
+    with ScriptedServer({"name": "t", "calls": [APPROVAL, FINAL, APPROVAL, FINAL]}) as server:
+        app = HermesApp(chat_settings(server, home, cwd))
+        watch = ApprovalWatch(app)
+        watch.install()
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ChatScreen")
+            yield pilot, app, watch
+
+
 async def _dialog(pilot: Pilot[Any], app: HermesApp) -> Any:
     await submit(pilot, "go")
     dialog = await wait_for(
@@ -78,32 +92,27 @@ async def test_the_approval_watch_tells_the_dialogs_own_key_from_anything_else(
     hermes_home: Path, tmp_path: Path
 ) -> None:
     (tmp_path / SCRATCH).mkdir()
-    with ScriptedServer({"name": "t", "calls": [APPROVAL, FINAL, APPROVAL, FINAL]}) as server:
-        app = HermesApp(chat_settings(server, hermes_home, tmp_path))
-        watch = ApprovalWatch(app)
-        watch.install()
-        async with app.run_test(size=(100, 32)) as pilot:
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "ChatScreen")
-            dialog = await _dialog(pilot, app)
-            one = Action("key", "1")
-            watch.before(0, one, ("1",), None)
-            await pilot.press("1")
-            watch.after()
-            await wait_for(pilot, lambda: watch.decisions, what="the decision")
-            assert watch.allowed == 1 and watch.wrongful() == []
-            await wait_for(pilot, lambda: not (tmp_path / SCRATCH).exists(), what="the command ran")
+    async with _watched_chat(hermes_home, tmp_path) as (pilot, app, watch):
+        dialog = await _dialog(pilot, app)
+        one = Action("key", "1")
+        watch.before(0, one, ("1",), None)
+        await pilot.press("1")
+        watch.after()
+        await wait_for(pilot, lambda: watch.decisions, what="the decision")
+        assert watch.allowed == 1 and watch.wrongful() == []
+        await wait_for(pilot, lambda: not (tmp_path / SCRATCH).exists(), what="the command ran")
 
-            await wait_for(pilot, lambda: not chat(app).busy, what="the turn's end")
-            (tmp_path / SCRATCH).mkdir()
-            await submit(pilot, "again")  # the next turn's approval: answered by something else
-            dialog = await _dialog(pilot, app)
-            typing = Action("type", "run it")
-            watch.before(1, typing, tuple("run it"), None)
-            dialog.dismiss(ApprovalDecision.ONCE)
-            watch.after()
-            await pilot.pause()
-            assert watch.allowed == 2
-            assert len(watch.wrongful()) == 1 and "type('run it')" in watch.wrongful()[0]
+        await wait_for(pilot, lambda: not chat(app).busy, what="the turn's end")
+        (tmp_path / SCRATCH).mkdir()
+        await submit(pilot, "again")  # the next turn's approval: answered by something else
+        dialog = await _dialog(pilot, app)
+        typing = Action("type", "run it")
+        watch.before(1, typing, tuple("run it"), None)
+        dialog.dismiss(ApprovalDecision.ONCE)
+        watch.after()
+        await pilot.pause()
+        assert watch.allowed == 2
+        assert len(watch.wrongful()) == 1 and "type('run it')" in watch.wrongful()[0]
 
 
 async def test_a_click_is_judged_by_what_it_reached_not_by_the_screen_when_it_was_sent(
@@ -112,25 +121,20 @@ async def test_a_click_is_judged_by_what_it_reached_not_by_the_screen_when_it_wa
     """On a loaded machine the dialog can appear between an action's start and its delivery: a click sent
     while the chat was on top that lands on the armed dialog's allow button is the dialog's own answer (one
     CI run's fuzz called it wrongful), and a click that lands on Deny allows nothing."""
-    with ScriptedServer({"name": "t", "calls": [APPROVAL, FINAL, APPROVAL, FINAL]}) as server:
-        app = HermesApp(chat_settings(server, hermes_home, tmp_path))
-        watch = ApprovalWatch(app)
-        watch.install()
-        async with app.run_test(size=(100, 32)) as pilot:
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "ChatScreen")
-            for turn, button in enumerate(("approval-deny", "approval-session")):
-                (tmp_path / SCRATCH).mkdir(exist_ok=True)
-                click = Action("click", "1", 500, 500)
-                watch.before(turn, click, (), None)  # the cell is filled in below, once the dialog shows it
-                dialog = await _dialog(pilot, app)
-                region = dialog.query_one(f"#{button}").region
-                assert watch.cause is not None
-                watch.cause.click = (region.x + region.width // 2, region.y + region.height // 2)
-                await pilot.click(offset=watch.cause.click)
-                watch.after()
-                await wait_for(pilot, lambda n=turn + 1: len(watch.decisions) == n, what="the decision")
-                await wait_for(pilot, lambda: not chat(app).busy, what="the turn's end")
-            assert [d.result for d in watch.decisions] == [ApprovalDecision.DENY, ApprovalDecision.SESSION]
-            assert watch.wrongful() == [] and watch.allowed == 1
-            session = watch.decisions[1].cause
-            assert session is not None and session.dialog_on_top and session.clicked_id == "approval-session"
+    async with _watched_chat(hermes_home, tmp_path) as (pilot, app, watch):
+        for turn, button in enumerate(("approval-deny", "approval-session")):
+            (tmp_path / SCRATCH).mkdir(exist_ok=True)
+            click = Action("click", "1", 500, 500)
+            watch.before(turn, click, (), None)  # the cell is filled in below, once the dialog shows it
+            dialog = await _dialog(pilot, app)
+            region = dialog.query_one(f"#{button}").region
+            assert watch.cause is not None
+            watch.cause.click = (region.x + region.width // 2, region.y + region.height // 2)
+            await pilot.click(offset=watch.cause.click)
+            watch.after()
+            await wait_for(pilot, lambda n=turn + 1: len(watch.decisions) == n, what="the decision")
+            await wait_for(pilot, lambda: not chat(app).busy, what="the turn's end")
+        assert [d.result for d in watch.decisions] == [ApprovalDecision.DENY, ApprovalDecision.SESSION]
+        assert watch.wrongful() == [] and watch.allowed == 1
+        session = watch.decisions[1].cause
+        assert session is not None and session.dialog_on_top and session.clicked_id == "approval-session"
