@@ -145,6 +145,11 @@ _KILLED_APP = textwrap.dedent(
 )
 
 
+def _environ(pid: int) -> list[bytes]:
+    """The `NAME=value` entries of a live process's environment ([] while its exec is still setting it up)."""
+    return [f for f in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if f]
+
+
 def _app(script: str, report: Path, **env: str) -> tuple[subprocess.Popen[str], list[int]]:
     """An app process running `script` (its supervisor reporting to `report`, `env` added to its
     environment), and the pids it prints."""
@@ -240,8 +245,10 @@ def test_a_nested_apps_reaper_carries_no_mark(tmp_path: Path) -> None:
     try:
 
         def mark(pid: int) -> str | None:
-            fields = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-            found = [f for f in fields if f.startswith(f"{MARK_VARIABLE}=".encode())]
+            # `Popen` returns once the child's exec has closed its close-on-exec pipe, which Linux does before
+            # it sets up the new program's environment: until then /proc/PID/environ reads empty.
+            assert _wait(lambda: _environ(pid), 5), f"{pid} never finished its exec"
+            found = [f for f in _environ(pid) if f.startswith(f"{MARK_VARIABLE}=".encode())]
             return found[0].split(b"=", 1)[1].decode() if found else None
 
         assert mark(app.pid) == outer
