@@ -40,6 +40,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,8 +91,29 @@ class Supervisor:
         self._reaper: subprocess.Popen[bytes] | None = None
         self._pipe: IO[bytes] | None = None
         self._atexit = False
-        self._token = f"{os.getpid()}.{leader_start(os.getpid()) or int(time.time())}"
+        self._token = _app_token()
         """This app's mark in its children's environment (`reaper.MARK_VARIABLE`): unique on this boot."""
+        if hasattr(os, "register_at_fork"):
+            forked = weakref.WeakMethod(self._forked)
+            os.register_at_fork(after_in_child=lambda: (method := forked()) is not None and method())
+
+    def _forked(self) -> None:
+        """In a child forked from this process, which is another app: its own mark, none of this app's
+        children (the child's exit must not stop them), and no copy of the reaper's pipe (the reaper must
+        see this app go when it goes, however long the child lives). The pipe's descriptor is pointed at
+        /dev/null rather than closed, so the inherited file object stays valid; the lock is new, as a
+        thread of this app may have held it at the fork."""
+        self._lock = threading.RLock()
+        self._children = {}
+        self._token = _app_token()
+        pipe, self._pipe, self._reaper = self._pipe, None, None
+        if pipe is not None:
+            try:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, pipe.fileno())
+                os.close(null)
+            except (OSError, ValueError):
+                pass
 
     # ------------------------------------------------------------------ starting and registering
 
@@ -278,6 +300,10 @@ class Supervisor:
     def _at_exit(self) -> None:
         self.stop_all(record_as="when the app exited without stopping it")
         self.close()
+
+
+def _app_token() -> str:
+    return f"{os.getpid()}.{leader_start(os.getpid()) or int(time.time())}"
 
 
 def _reaper_argv(report: Path, token: str) -> list[str]:

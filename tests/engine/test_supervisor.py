@@ -3,6 +3,7 @@ stops what the app left when it dies without cleaning up (kill -9); the leftover
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -12,7 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from agent.children.groups import Group, group_alive, group_leaders_below, group_members
+from agent.children.groups import Group, group_alive, group_leaders_below, group_members, stat_fields
 from agent.children.leftovers import Leftover, leftovers_path, record, summary, take
 from agent.children.reaper import MARK_VARIABLE, parse, register_line
 from agent.children.supervisor import Supervisor
@@ -344,3 +345,45 @@ async def test_a_gate_whose_command_cannot_run_says_why(tmp_path: Path) -> None:
         assert proc.wait(10) == EXEC_FAILED
         error = gate.exec_error()
     assert isinstance(error, FileNotFoundError) and error.filename == "no-such-command-here"
+
+
+_FORKING_APP = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    from agent.children.supervisor import Supervisor
+    sup = Supervisor(report=lambda: Path(sys.argv[1]))
+    proc = sup.popen(["sleep", "300"], label="the app's child")
+    if os.fork() == 0:
+        stopped = sup.stop_all()
+        own = sup.popen(["sleep", "301"], label="the forked process's child")
+        print(proc.pid, own.pid, len(stopped), os.getpid(), flush=True)
+    time.sleep(300)
+    """
+)
+
+
+def test_a_forked_process_is_another_app(tmp_path: Path) -> None:
+    """A process forked from the app (a plugin's multiprocessing) has its own mark and none of the app's
+    children, so its exit stops none of them, and holds no copy of the reaper's pipe, so a kill -9 of the
+    app is still seen while the forked process lives on."""
+    app, (child, own, stopped, forked) = _app(_FORKING_APP, tmp_path / "leftovers.jsonl")
+    try:
+        assert stopped == 0 and group_alive(child), "the forked process stopped the app's child"
+
+        def mark(pid: int) -> bytes:
+            assert _wait(lambda: _environ(pid), 5), f"{pid} never finished its exec"
+            return next(f for f in _environ(pid) if f.startswith(f"{MARK_VARIABLE}=".encode()))
+
+        assert mark(child) != mark(own)
+        os.kill(app.pid, signal.SIGKILL)
+        app.wait(timeout=5)
+        assert _wait(lambda: not group_alive(child), 5), "the app's reaper did not see it go"
+        assert group_alive(own) and (stat_fields(forked) or [b"Z"])[0] != b"Z", "the forked process is gone"
+    finally:
+        app.kill()
+        app.wait()
+        for pid in (forked, child):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert _wait(lambda: not group_alive(own), 5), "the forked process's reaper did not stop its child"
