@@ -7,10 +7,14 @@ without the other, and the day someone hoists the import to the top the app fail
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agent", "hermes_tui", "widgets", "themes", "scripted")
+pytestmark = pytest.mark.xdist_group("source_scans")  # one worker builds the graph, once
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -24,8 +28,10 @@ def _modules() -> dict[str, tuple[Path, bool]]:
     return found
 
 
+@cache
 def import_graph() -> dict[str, set[str]]:
-    """Each project module -> the project modules it imports anywhere in its file."""
+    """Each project module -> the project modules it imports anywhere in its file (not to be changed: it is
+    built once for the module's tests)."""
     modules = _modules()
 
     def resolve(name: str) -> str | None:

@@ -4,6 +4,7 @@ engine only through `agent.api`; the UI imports no SDK before it paints."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ def forbidden_engine_imports(source: str) -> list[tuple[int, str]]:
     """(line, module) for every import in `source` of a package the engine must not know: the UI's, and
     the test doubles' (`scripted`, `tests`): at the top, inside functions, under `if TYPE_CHECKING:`, and
     `importlib.import_module(...)`. A relative import stays inside `agent` and is not one."""
-    found = []
+    found: list[tuple[int, str]] = []
+    if not re.search(rf"\b({'|'.join(FORBIDDEN_IN_AGENT)})\b", source):  # every form below names one
+        return found
     for node in ast.walk(ast.parse(source)):
         names: list[str] = []
         if isinstance(node, ast.Import):

@@ -24,6 +24,10 @@ from tests.compat.private_names import touches
 ROOT = Path(__file__).resolve().parents[2]
 COMPAT = ROOT / "hermes_tui" / "textual_compat"
 
+SCANS = pytest.mark.xdist_group("source_scans")
+"""The two scans of our code against Textual's and Rich's private names, on one worker: it reads those
+libraries' sources once for both (`private_names.upstream_private_names`)."""
+
 NAME_BUDGET = 15
 """Distinct private names inside textual_compat (issue 28's limit is 16): a ratchet, lowered as workarounds
 go. The one-view transcript took it from 46 to 13: it needs none of the widget-per-entry workarounds; the
@@ -41,6 +45,7 @@ def test_textual_and_rich_are_pinned_exactly_to_the_verified_versions() -> None:
         assert f"{name}=={version}" in project["dependencies"], f"{name} must be pinned =={version}"
 
 
+@SCANS
 def test_no_module_outside_textual_compat_touches_a_private_textual_or_rich_name() -> None:
     hits = touches(_product_files(compat=False), ROOT)
     assert not hits, "private Textual/Rich names outside hermes_tui/textual_compat/:\n" + "\n".join(
@@ -48,6 +53,7 @@ def test_no_module_outside_textual_compat_touches_a_private_textual_or_rich_name
     )
 
 
+@SCANS
 def test_the_manifest_lists_every_private_name_textual_compat_touches() -> None:
     listed = {entry.name for entry in MANIFEST} | {
         part
