@@ -8,12 +8,17 @@ a child forked from it that becomes the command: its own pid, working directory,
 stdin/stdout/stderr pipes, `hermes_tui.cli` run as `__main__` exactly as `python -m` runs it, and an
 ordinary interpreter exit (threads joined, `atexit`, streams flushed) whose status the caller gets.
 
-A test about the process itself (a signal sent to it, its pid, what it prints while it starts, how long
-its imports take) starts a real one with `subprocess`: nothing here is for those.
+`spawn_cli` starts one that runs alongside the test, on pipes the caller holds, and tells its exit status
+when it ends: `hermes-tui acp` for the ACP tests (`tests/acp/agent_process.py`), each of which imported the
+ACP SDK, the OpenAI SDK and the engine again, ~1.5 s of CPU before it answered `initialize`.
+
+A test about the process's start (what it prints while it starts, how long its imports take, a terminal on
+its stdin) starts a real one with `subprocess`: nothing here is for those.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import io
 import json
@@ -29,10 +34,11 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["run_cli"]
+__all__ = ["Spawned", "run_cli", "spawn_cli"]
 
 ROOT = Path(__file__).resolve().parents[1]
 PRELOAD = (
@@ -58,7 +64,7 @@ OpenAI SDK imports (the Anthropic SDK is left to the runs that use it, and Textu
 _HEADER = struct.Struct("!I")
 _SITE_PATH: list[str] = []
 """The warm process's import path without this project's root (each child's path starts as `-m` starts it)."""
-_MAX_FDS = 3
+_MAX_FDS = 4
 
 
 def _send(sock: socket.socket, message: dict[str, object], fds: Sequence[int] = ()) -> None:
@@ -109,16 +115,37 @@ def serve(fd: int) -> None:
         request, fds = _receive(sock)
         if request is None:
             sys.exit(0)
+        preload = request.get("preload", [])
+        assert isinstance(preload, list)
+        for name in preload:  # what a kind of run needs besides the engine, once
+            importlib.import_module(str(name))
+        spawned = bool(request.get("spawn"))
+        status = socket.socket(fileno=fds.pop()) if spawned else None  # where a spawned run's end is told
         pid = os.fork()
         if pid == 0:
             sock.close()
+            if status is not None:
+                status.close()
             _become(request, fds)
             return
         for descriptor in fds:
             os.close(descriptor)
         _send(sock, {"pid": pid})
-        _, status = os.waitpid(pid, 0)
-        _send(sock, {"returncode": os.waitstatus_to_exitcode(status)})
+        if status is None:
+            _send(sock, {"returncode": _wait(pid)})
+        else:
+            threading.Thread(target=_tell_end, args=(pid, status), daemon=True).start()
+
+
+def _wait(pid: int) -> int:
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _tell_end(pid: int, status: socket.socket) -> None:
+    """A spawned run's exit status, on its own socket, when it ends (others are served meanwhile)."""
+    with status:
+        _send(status, {"returncode": _wait(pid)})
 
 
 def _become(request: Mapping[str, object], fds: Sequence[int]) -> None:
@@ -231,6 +258,75 @@ def run_cli(
     returncode = ended["returncode"]
     assert isinstance(returncode, int)
     return subprocess.CompletedProcess(command, returncode, _text(out), _text(err))
+
+
+@dataclass
+class Spawned:
+    """A `hermes-tui` run started by `spawn_cli`: its pid, and the socket on which one message tells its exit
+    status when it ends (`ended`)."""
+
+    pid: int
+    status: socket.socket
+
+    async def ended(self) -> int:
+        """The exit status (as `Popen.returncode` has it), once the message came (on the running asyncio
+        loop); the socket is closed after."""
+        loop = asyncio.get_running_loop()
+        self.status.setblocking(False)
+        data = b""
+        try:
+            while (
+                len(data) < _HEADER.size or len(data) < _HEADER.size + _HEADER.unpack(data[: _HEADER.size])[0]
+            ):
+                block = await loop.sock_recv(self.status, 1 << 12)
+                if not block:
+                    raise RuntimeError(f"the warm process ended before its run {self.pid} did")
+                data += block
+        finally:
+            self.status.close()
+        code = json.loads(data[_HEADER.size :])["returncode"]
+        assert isinstance(code, int)
+        return code
+
+
+def spawn_cli(
+    args: Sequence[str],
+    *,
+    cwd: Path | str,
+    env: Mapping[str, str],
+    stdin: int,
+    stdout: int,
+    stderr: int,
+    preload: Sequence[str] = (),
+) -> Spawned:
+    """`python -m hermes_tui.cli ARGS` forked from this worker's warm process on the given descriptors (the
+    caller closes its copies of the child's ends), running while the test goes on. `preload`: modules the
+    warm process imports before it forks (once; they stay for the next runs)."""
+    global _warm
+    ours, theirs = socket.socketpair()
+    with _lock:
+        if _warm is None or not _warm.alive():
+            _warm = _Warm()
+        warm = _warm
+        try:
+            _send(
+                warm.sock,
+                {
+                    "args": list(args),
+                    "cwd": str(cwd),
+                    "env": dict(env),
+                    "spawn": True,
+                    "preload": list(preload),
+                },
+                [stdin, stdout, stderr, theirs.fileno()],
+            )
+        finally:
+            theirs.close()
+        started, _ = _receive(warm.sock)
+    if started is None or not isinstance(started.get("pid"), int):
+        ours.close()
+        raise RuntimeError("the warm process for hermes-tui runs ended before it forked the command")
+    return Spawned(int(started["pid"]), ours)  # type: ignore[call-overload]
 
 
 def _text(data: bytes) -> str:

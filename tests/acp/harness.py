@@ -1,7 +1,8 @@
 """Driving `hermes-tui acp` as an editor does: the agent a subprocess, the SDK's client side over its pipes.
 
 `write_home` lays out a temp `HERMES_HOME` aimed at a scripted server (Hermes' `model:` section, a key in
-the environment, no automatic title). `running_agent` starts `python -m hermes_tui.cli acp` there and yields
+the environment, no automatic title). `running_agent` starts `python -m hermes_tui.cli acp` there (forked from
+the worker's warm process: `agent_process.py`) and yields
 the SDK's `ClientSideConnection` with a `Recorder`: the client half, which keeps every session update and
 permission request and answers permissions with its `answer` policy (an option id, or None for the
 client's `cancelled`). stderr goes to a file the test can read. Tests that need a session rather than a
@@ -10,9 +11,7 @@ process of their own share one agent per module (`shared_agent.py`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from acp.schema import (
 )
 
 from scripted import ScriptedServer
+from tests.acp.agent_process import AgentProcess, agent_process
 from tests.waiting import wait_for_async
 
 MODEL = "scripted"
@@ -137,29 +137,24 @@ class Recorder:
 @contextlib.asynccontextmanager
 async def running_agent(
     home: Path, cwd: Path, client: Recorder | None = None, *args: str, forms: bool = False
-) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process, Recorder]]:
+) -> AsyncIterator[tuple[ClientSideConnection, AgentProcess, Recorder]]:
     """`hermes-tui acp` in `cwd`, initialized (`forms`: the client declares form elicitation); on exit
     stdin is closed and the agent must end by itself."""
     client = client or Recorder()
     stderr = (home / "stderr.txt").open("ab")
     try:
-        async with acp.spawn_agent_process(
-            client,
-            sys.executable,
-            "-m",
-            "hermes_tui.cli",
-            *args,
-            "acp",
-            env=agent_env(home),
-            cwd=cwd,
-            transport_kwargs={"stderr": stderr, "shutdown_timeout": 30.0},
-            use_unstable_protocol=True,
-        ) as (conn, proc):
-            capabilities = ClientCapabilities(
-                elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()) if forms else None
-            )
-            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities)
-            yield conn, proc, client
+        async with agent_process(
+            [*args, "acp"], env=agent_env(home), cwd=cwd, stderr=stderr, shutdown_timeout=30.0
+        ) as (reader, writer, proc):
+            conn = ClientSideConnection(client, writer, reader, use_unstable_protocol=True)
+            try:
+                capabilities = ClientCapabilities(
+                    elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()) if forms else None
+                )
+                await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities)
+                yield conn, proc, client
+            finally:
+                await conn.close()
     finally:
         stderr.close()
 

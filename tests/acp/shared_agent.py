@@ -39,6 +39,7 @@ from acp.schema import (
 )
 
 from scripted import ScriptedServer
+from tests.acp.agent_process import AgentProcess
 from tests.acp.harness import Recorder, running_agent, write_home
 from tests.waiting import TIMEOUT
 
@@ -90,7 +91,7 @@ class SharedAgent:
         self.home = root / "home"
         self.board = Switchboard()
         self._conn: ClientSideConnection | None = None
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: AgentProcess | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self._opened: list[str] = []
         self._test = ""
