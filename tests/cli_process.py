@@ -99,8 +99,9 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 
 def serve(fd: int) -> None:
-    """The warm process: import, then fork a child per request, one at a time, until the worker is gone.
-    Returns only in a child, which then becomes the command (`_become`)."""
+    """The warm process: import, then fork a child per request until the worker is gone: a `run_cli` child
+    waited for before the next request, a `spawn_cli` child left running (a thread tells its end). Returns
+    only in a child, which then becomes the command (`_become`)."""
     import agent
 
     for name in [*PRELOAD, *(module.name for module in pkgutil.walk_packages(agent.__path__, "agent."))]:
