@@ -646,7 +646,7 @@ _ENV_SETTINGS = {
 _DEFAULT_MODELS = {
     "openai": "gpt-4o",
     "openrouter": "nousresearch/hermes-4-405b",
-    "anthropic": "claude-sonnet-4-5",
+    "anthropic": "claude-sonnet-4-6",
 }
 """The model a provider's key gets when none is configured; only where the choice is obvious (a DeepSeek or
 Gemini key gets no OpenAI model name guessed for it: the missing model is reported instead)."""

@@ -29,9 +29,9 @@ SetupChoice = Literal["demo", "quit", "configured"]
 
 KEY_PROVIDERS: tuple[tuple[str, str, str, str], ...] = (
     # (shown, provider, key variable, a model to start with: /model lists the rest)
-    ("OpenRouter", "openrouter", "OPENROUTER_API_KEY", "anthropic/claude-sonnet-4.5"),
+    ("OpenRouter", "openrouter", "OPENROUTER_API_KEY", "anthropic/claude-sonnet-4.6"),
     ("OpenAI", "openai", "OPENAI_API_KEY", "gpt-4.1"),
-    ("Anthropic", "anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+    ("Anthropic", "anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-6"),
 )
 
 CONFIG_EXAMPLE = """\

@@ -528,10 +528,10 @@ async def test_setup_screen_takes_a_key_and_starts_without_a_restart(
             screen = await wait_for(
                 pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen, what="chat"
             )
-            assert screen.settings.model == "anthropic/claude-sonnet-4.5"
+            assert screen.settings.model == "anthropic/claude-sonnet-4.6"
             await submit(pilot, "hi")
             await wait_for(pilot, lambda: server.requests and not screen.busy, what="the turn")
             assert server.requests[0].headers.get("authorization") == f"Bearer {secret}"
     env = hermes_home / ".env"
     assert f"OPENROUTER_API_KEY={secret}" in env.read_text() and (env.stat().st_mode & 0o777) == 0o600
-    assert "claude-sonnet-4.5" in (hermes_home / "tui" / "config.yaml").read_text()
+    assert "claude-sonnet-4.6" in (hermes_home / "tui" / "config.yaml").read_text()
