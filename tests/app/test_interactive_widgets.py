@@ -145,16 +145,18 @@ async def test_clicks_during_the_guard_are_ignored(monkeypatch: pytest.MonkeyPat
 
 async def test_keys_ignored_within_the_real_guard_then_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     """The guard's own timer, long enough here that the key surely lands inside it: with the product's
-    0.3 s a loaded machine delivered the key after the guard, and the run proved nothing (it skipped)."""
-    monkeypatch.setattr(ApprovalDialog, "GUARD_SECONDS", 3.0)
+    0.3 s a loaded machine delivered the key after the guard, and the run proved nothing (it skipped); 3 s
+    were not enough either for a worker starved by a full suite run beside it."""
+    guard = 10.0
+    monkeypatch.setattr(ApprovalDialog, "GUARD_SECONDS", guard)
     app = ApprovalApp(make_request())
     async with app.run_test() as pilot:
         await wait_until(pilot, lambda: app.dialog.is_mounted)
         await pilot.press("1")
         await pilot.pause()
-        assert not app.dialog.is_armed, "the key came after the guard: raise GUARD_SECONDS above"
+        assert not app.dialog.is_armed, "the key came after the guard: raise the guard above"
         assert app.results == []
-        await wait_until(pilot, lambda: app.dialog.is_armed)
+        await wait_until(pilot, lambda: app.dialog.is_armed, timeout=guard + 10)
         await pilot.press("2", "2")  # widening to the session takes a confirming second key
         await wait_until(pilot, lambda: bool(app.results))
         assert app.results == [ApprovalDecision.SESSION]

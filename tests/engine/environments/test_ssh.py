@@ -17,7 +17,7 @@ from agent.children.supervisor import SUPERVISOR
 from agent.config.terminal import TerminalSettings
 from agent.core.events import ToolFinished
 from agent.environments.ssh import SshEnvironment
-from agent.toolkit.registry import ToolContext
+from agent.toolkit.registry import ToolContext, ToolResult
 from agent.tools.files import ReadFileArgs, WriteFileArgs, read_file, write_file
 from agent.tools.terminal import TerminalArgs, run_terminal
 from scripted import ScriptedServer
@@ -220,7 +220,13 @@ def test_background_processes_run_there_and_are_killed_there(remote: SshEnvironm
     )
     assert "Started background process proc_1" in started.content, started.content
     wait_until(lambda: _remote_sleepers(token), "the background command to run there", timeout=15)
-    polled = run_process(ProcessArgs(action="poll", id="proc_1"), ctx)
+
+    def polled_with_output() -> ToolResult | None:
+        # Its echo ran before the exec, but its line still crosses the ssh connection to the output reader.
+        polled = run_process(ProcessArgs(action="poll", id="proc_1"), ctx)
+        return polled if "bg=" in polled.content else None
+
+    polled = wait_until(polled_with_output, "its output polled", timeout=15)
     assert "bg=127.0.0.1" in polled.content and "running" in polled.content
     killed = run_process(ProcessArgs(action="kill", id="proc_1"), ctx)
     assert "Killed proc_1" in killed.content
