@@ -31,6 +31,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["Spawned", "run_cli", "spawn_cli"]
+__all__ = ["Spawned", "panes_socket", "receive", "run_cli", "send", "spawn_cli"]
 
 ROOT = Path(__file__).resolve().parents[1]
 PRELOAD = (
@@ -61,18 +62,20 @@ PRELOAD = (
 )
 """What the warm process imports once, with every module of the engine (`agent`): what a `-z` run on the
 OpenAI SDK imports (the Anthropic SDK is left to the runs that use it, and Textual to the TUI)."""
+PANE_PACKAGES = ("hermes_tui", "widgets", "themes")
+"""What a pane's app imports besides the engine, once: every module of the app, its widgets and themes."""
 _HEADER = struct.Struct("!I")
 _SITE_PATH: list[str] = []
 """The warm process's import path without this project's root (each child's path starts as `-m` starts it)."""
 _MAX_FDS = 4
 
 
-def _send(sock: socket.socket, message: dict[str, object], fds: Sequence[int] = ()) -> None:
+def send(sock: socket.socket, message: dict[str, object], fds: Sequence[int] = ()) -> None:
     body = json.dumps(message).encode()
     socket.send_fds(sock, [_HEADER.pack(len(body)) + body], list(fds))
 
 
-def _receive(sock: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
+def receive(sock: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
     """One message and the descriptors sent with it (read to its exact length: the next may follow at
     once); None when the other end is gone."""
     data, fds, _flags, _address = socket.recv_fds(sock, _HEADER.size, _MAX_FDS)
@@ -98,44 +101,93 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 # ------------------------------------------------------------------------------------- the warm process
 
 
-def serve(fd: int) -> None:
+def serve(fd: int, panes_fd: int) -> None:
     """The warm process: import, then fork a child per request until the worker is gone: a `run_cli` child
-    waited for before the next request, a `spawn_cli` child left running (a thread tells its end). Returns
-    only in a child, which then becomes the command (`_become`)."""
-    import agent
+    waited for before the next request, a `spawn_cli` child left running (a thread tells its end), and a
+    terminal pane's app (`tests/e2e/pane_app.py`, connecting on the socket listening on `panes_fd`) likewise. Returns only in a
+    child, which then becomes the command (`_become`)."""
+    _import(PRELOAD, ("agent",))
+    global _SITE_PATH
+    _SITE_PATH = [entry for entry in sys.path if Path(entry or ".").resolve() != ROOT]
+    sock = socket.socket(fileno=fd)
+    panes = socket.socket(fileno=panes_fd)
+    selector = selectors.DefaultSelector()
+    selector.register(sock, selectors.EVENT_READ)
+    selector.register(panes, selectors.EVENT_READ)
+    while True:
+        for key, _ in selector.select():
+            if key.fileobj is panes:
+                connection, _ = panes.accept()
+                request, fds = receive(connection)
+                if request is None:
+                    connection.close()
+                    for descriptor in fds:
+                        os.close(descriptor)
+                    continue
+                # A pane's app: in a session of its own, as the pane's program is; the connection it came
+                # on tells the pane's program the pid, then the exit status.
+                _import((), PANE_PACKAGES)
+                request = {**request, "spawn": True, "session": True}
+                reply, status = connection, connection
+            else:
+                request, fds = receive(sock)
+                if request is None:
+                    path = Path(panes.getsockname())
+                    path.unlink()
+                    path.parent.rmdir()
+                    sys.exit(0)
+                reply = sock
+                status = socket.socket(fileno=fds.pop()) if request.get("spawn") else None
+            if _fork(request, fds, reply, status, (selector, sock, panes)):
+                return
 
-    for name in [*PRELOAD, *(module.name for module in pkgutil.walk_packages(agent.__path__, "agent."))]:
+
+def _import(modules: Sequence[str], packages: Sequence[str]) -> None:
+    """Import `modules`, and every module of `packages` (walked once; an imported module costs a lookup)."""
+    names = list(modules)
+    for package in packages:
+        if package not in _walked:
+            _walked.add(package)
+            root = importlib.import_module(package)
+            names += [info.name for info in pkgutil.walk_packages(root.__path__, f"{package}.")]
+    for name in names:
         try:
             importlib.import_module(name)
         except ImportError:  # a module another SDK version does not have: the child imports what it needs
             pass
-    global _SITE_PATH
-    _SITE_PATH = [entry for entry in sys.path if Path(entry or ".").resolve() != ROOT]
-    sock = socket.socket(fileno=fd)
-    while True:
-        request, fds = _receive(sock)
-        if request is None:
-            sys.exit(0)
-        preload = request.get("preload", [])
-        assert isinstance(preload, list)
-        for name in preload:  # what a kind of run needs besides the engine, once
-            importlib.import_module(str(name))
-        spawned = bool(request.get("spawn"))
-        status = socket.socket(fileno=fds.pop()) if spawned else None  # where a spawned run's end is told
-        pid = os.fork()
-        if pid == 0:
-            sock.close()
-            if status is not None:
-                status.close()
-            _become(request, fds)
-            return
-        for descriptor in fds:
-            os.close(descriptor)
-        _send(sock, {"pid": pid})
-        if status is None:
-            _send(sock, {"returncode": _wait(pid)})
-        else:
-            threading.Thread(target=_tell_end, args=(pid, status), daemon=True).start()
+
+
+_walked: set[str] = set()
+
+
+def _fork(
+    request: Mapping[str, object],
+    fds: list[int],
+    reply: socket.socket,
+    status: socket.socket | None,
+    ours: tuple[selectors.BaseSelector, socket.socket, socket.socket],
+) -> bool:
+    """Fork the request's run on `fds` and tell its pid on `reply`; its exit status goes on `status` when it
+    ends (a thread), or on `reply` once it ended when there is no `status` (`run_cli`). True in the child."""
+    preload = request.get("preload", [])
+    assert isinstance(preload, list)
+    for name in preload:  # what a kind of run needs besides the engine, once
+        importlib.import_module(str(name))
+    pid = os.fork()
+    if pid == 0:
+        for held in (*ours, status):
+            if held is not None:
+                held.close()
+        _become(request, fds)
+        return True
+    for descriptor in fds:
+        os.close(descriptor)
+    send(reply, {"pid": pid})
+    if status is None:
+        send(reply, {"returncode": _wait(pid)})
+    else:
+        threading.Thread(target=_tell_end, args=(pid, status), daemon=True).start()
+    return False
 
 
 def _wait(pid: int) -> int:
@@ -146,7 +198,7 @@ def _wait(pid: int) -> int:
 def _tell_end(pid: int, status: socket.socket) -> None:
     """A spawned run's exit status, on its own socket, when it ends (others are served meanwhile)."""
     with status:
-        _send(status, {"returncode": _wait(pid)})
+        send(status, {"returncode": _wait(pid)})
 
 
 def _become(request: Mapping[str, object], fds: Sequence[int]) -> None:
@@ -157,6 +209,8 @@ def _become(request: Mapping[str, object], fds: Sequence[int]) -> None:
         os.close(descriptor)
     cwd, env, args = request["cwd"], request["env"], request["args"]
     assert isinstance(cwd, str) and isinstance(env, dict) and isinstance(args, list)
+    if request.get("session"):
+        os.setsid()
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
@@ -192,18 +246,24 @@ def _stream(fd: int, mode: str, like: TextIO | None) -> TextIO:
 
 
 class _Warm:
-    """This worker's warm process and the socket to it."""
+    """This worker's warm process, the socket to it, and where a pane's program asks it for an app."""
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair()
+        # Listening before the process starts: a pane's program may connect while it still imports.
+        self.panes = os.path.join(tempfile.mkdtemp(prefix="hermes-warm-"), "panes")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(self.panes)
+        listener.listen()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.cli_process", str(theirs.fileno())],
-            pass_fds=[theirs.fileno()],
+            [sys.executable, "-m", "tests.cli_process", str(theirs.fileno()), str(listener.fileno())],
+            pass_fds=[theirs.fileno(), listener.fileno()],
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             stdin=subprocess.DEVNULL,
             cwd=ROOT,
         )
         theirs.close()
+        listener.close()
         self.sock = ours
 
     def alive(self) -> bool:
@@ -212,6 +272,21 @@ class _Warm:
 
 _warm: _Warm | None = None
 _lock = threading.Lock()
+
+
+def _warm_process() -> _Warm:
+    """This worker's warm process, started at the first need (or again if it ended); call with `_lock`."""
+    global _warm
+    if _warm is None or not _warm.alive():
+        _warm = _Warm()
+    return _warm
+
+
+def panes_socket() -> str:
+    """Where `tests/e2e/pane_app.py` asks this worker's warm process to fork `hermes-tui` onto its terminal
+    (the warm process listens there once it has imported what it preloads)."""
+    with _lock:
+        return _warm_process().panes
 
 
 def run_cli(
@@ -224,17 +299,14 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """`subprocess.run([python, "-m", "hermes_tui.cli", *args], cwd=, env=, input=, capture_output=True,
     text=True, timeout=)`, the command forked from this worker's warm process. No input is `/dev/null`."""
-    global _warm
     command = [sys.executable, "-m", "hermes_tui.cli", *args]
     with _lock:
-        if _warm is None or not _warm.alive():
-            _warm = _Warm()
-        warm = _warm
+        warm = _warm_process()
         stdin_r, stdin_w = os.pipe() if input is not None else (os.open(os.devnull, os.O_RDONLY), -1)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         try:
-            _send(
+            send(
                 warm.sock,
                 {"args": list(args), "cwd": str(cwd or os.getcwd()), "env": dict(env)},
                 [stdin_r, out_w, err_w],
@@ -242,7 +314,7 @@ def run_cli(
         finally:
             for descriptor in (stdin_r, out_w, err_w):
                 os.close(descriptor)
-        started, _ = _receive(warm.sock)
+        started, _ = receive(warm.sock)
         if started is None:
             raise RuntimeError("the warm process for hermes-tui runs ended before it forked the command")
         pid = started["pid"]
@@ -251,9 +323,9 @@ def run_cli(
             out, err = _communicate(stdin_w, input, out_r, err_r, time.monotonic() + timeout)
         except subprocess.TimeoutExpired as expired:
             os.kill(pid, signal.SIGKILL)
-            _receive(warm.sock)
+            receive(warm.sock)
             raise subprocess.TimeoutExpired(command, timeout, expired.output, expired.stderr) from None
-        ended, _ = _receive(warm.sock)
+        ended, _ = receive(warm.sock)
     if ended is None:
         raise RuntimeError("the warm process for hermes-tui runs ended while a command ran")
     returncode = ended["returncode"]
@@ -303,14 +375,11 @@ def spawn_cli(
     """`python -m hermes_tui.cli ARGS` forked from this worker's warm process on the given descriptors (the
     caller closes its copies of the child's ends), running while the test goes on. `preload`: modules the
     warm process imports before it forks (once; they stay for the next runs)."""
-    global _warm
     ours, theirs = socket.socketpair()
     with _lock:
-        if _warm is None or not _warm.alive():
-            _warm = _Warm()
-        warm = _warm
+        warm = _warm_process()
         try:
-            _send(
+            send(
                 warm.sock,
                 {
                     "args": list(args),
@@ -323,7 +392,7 @@ def spawn_cli(
             )
         finally:
             theirs.close()
-        started, _ = _receive(warm.sock)
+        started, _ = receive(warm.sock)
     if started is None or not isinstance(started.get("pid"), int):
         ours.close()
         raise RuntimeError("the warm process for hermes-tui runs ended before it forked the command")
@@ -376,4 +445,4 @@ def _communicate(
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), int(sys.argv[2]))

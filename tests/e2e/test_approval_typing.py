@@ -8,12 +8,11 @@ session" (`s`), "always" (`a`), and a digit right after a letter. The folder mus
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
 from scripted import ScriptedServer
-from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
+from tests.e2e.tmux_harness import Tmux, app_command, app_env, needs_tmux, scripted_args
 
 pytestmark = needs_tmux
 
@@ -33,10 +32,7 @@ def test_typing_into_an_approval_never_approves(tmp_path: Path, hermes_home: Pat
         ],
     }
     server = ScriptedServer(scenario).start()
-    command = (
-        f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
-        f"--provider custom --api-key k --cwd {tmp_path}"
-    )
+    command = app_command(tmp_path, *scripted_args(server.base_url), "--cwd", str(tmp_path))
     tmux = Tmux((120, 40), command, app_env(hermes_home))
     try:
         tmux.wait_for("Message Hermes")

@@ -31,7 +31,7 @@ def test_a_crash_mid_turn_exits_1_with_one_line_a_log_and_the_session_saved(
     )
     marker = tmp_path / "exited"
     env = app_env(hermes_home) | {DEBUG_RAISE: "boom"}
-    tmux = Tmux((120, 40), demo_command(tmp_path, "--scenario", str(scenario), marker=marker), env)
+    tmux = Tmux((120, 40), demo_command(tmp_path, "--scenario", str(scenario), marker=marker, real=True), env)
     try:
         tmux.wait_for("F1 help")
         tmux.keys("hello there", "Enter")

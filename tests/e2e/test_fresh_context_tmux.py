@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent.store import SessionStore
 from scripted import ScriptedServer
-from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
+from tests.e2e.tmux_harness import Tmux, app_command, app_env, needs_tmux, scripted_args
 from tests.waiting import wait_until
 
 pytestmark = needs_tmux
@@ -32,10 +32,7 @@ def test_clear_sends_the_next_message_without_the_old_conversation(tmp_path: Pat
     # The session's title is asked after the first turn: the second call.
     calls = [{"text": "Answer about quokkas."}, {"text": "Quokka facts"}, {"text": "Answer about wombats."}]
     with ScriptedServer({"name": "clear", "calls": calls}) as server:
-        command = (
-            f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
-            f"--provider custom --api-key k --cwd {tmp_path}"
-        )
+        command = app_command(tmp_path, *scripted_args(server.base_url), "--cwd", str(tmp_path))
         tmux = Tmux((120, 40), command, app_env(hermes_home))
         try:
             tmux.wait_for("Message Hermes")

@@ -97,7 +97,7 @@ def test_keys_typed_while_every_core_is_busy_all_arrive(tmp_path: Path, hermes_h
 def test_keys_typed_during_startup_all_arrive_in_order(tmp_path: Path, hermes_home: Path) -> None:
     words = [f"w{n}" for n in range(12)]  # short: the whole text on the prompt's first line
     with saturated_cpu():
-        tmux = Tmux((120, 40), f"{demo_command(tmp_path)}; sleep 30", app_env(hermes_home))
+        tmux = Tmux((120, 40), f"{demo_command(tmp_path, real=True)}; sleep 30", app_env(hermes_home))
         try:
             for word in words[:4]:
                 tmux.keys("-l", f"{word} ")  # before the first frame

@@ -5,12 +5,11 @@ request carries the user's go-ahead; `-r` of that session starts in the mode it 
 from __future__ import annotations
 
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
 from scripted import ScriptedServer
-from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
+from tests.e2e.tmux_harness import Tmux, app_command, app_env, needs_tmux, scripted_args
 
 pytestmark = needs_tmux
 
@@ -36,10 +35,7 @@ def test_the_mode_key_plan_mode_and_the_plan_card(tmp_path: Path, hermes_home: P
     (hermes_home / "tui").mkdir(parents=True, exist_ok=True)
     (hermes_home / "tui" / "config.yaml").write_text("auto_title: false\n")  # no title call to script
     server = ScriptedServer(scenario).start()
-    command = (
-        f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
-        f"--provider custom --api-key k --cwd {tmp_path}"
-    )
+    command = app_command(tmp_path, *scripted_args(server.base_url), "--cwd", str(tmp_path))
     tmux = Tmux((100, 30), command, app_env(hermes_home))
     try:
         tmux.wait_for("Message Hermes")

@@ -6,11 +6,10 @@ rewound turns."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from scripted import ScriptedServer
-from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
+from tests.e2e.tmux_harness import Tmux, app_command, app_env, needs_tmux, scripted_args
 from tests.waiting import wait_until
 
 pytestmark = needs_tmux
@@ -33,10 +32,7 @@ def test_esc_esc_rewinds_the_conversation_and_search_still_finds_it(
         {"text": "Answer about koalas."},
     ]
     with ScriptedServer({"name": "rewind", "calls": calls}) as server:
-        command = (
-            f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
-            f"--provider custom --api-key k --cwd {tmp_path}"
-        )
+        command = app_command(tmp_path, *scripted_args(server.base_url), "--cwd", str(tmp_path))
         tmux = Tmux((120, 40), command, app_env(hermes_home))
         try:
             tmux.wait_for("Message Hermes")
@@ -87,10 +83,7 @@ def test_undo_after_a_turn_that_wrote_a_file(tmp_path: Path, hermes_home: Path) 
         {"text": "Something else, then."},
     ]
     with ScriptedServer({"name": "undo", "calls": calls}) as server:
-        command = (
-            f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
-            f"--provider custom --api-key k --cwd {tmp_path}"
-        )
+        command = app_command(tmp_path, *scripted_args(server.base_url), "--cwd", str(tmp_path))
         tmux = Tmux((80, 24), command, app_env(hermes_home))
         try:
             tmux.wait_for("Message Hermes")

@@ -12,7 +12,7 @@ pytestmark = needs_tmux
 def test_keys_typed_before_and_right_after_the_first_frame_reach_the_prompt_in_order(
     tmp_path: Path, hermes_home: Path
 ) -> None:
-    tmux = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
+    tmux = Tmux((100, 30), f"{demo_command(tmp_path, real=True)}; sleep 5", app_env(hermes_home))
     try:
         before = tmux.screen()
         tmux.keys("-l", "alpha beta ")  # the interpreter has barely started: no screen yet
@@ -44,14 +44,14 @@ def test_keys_typed_around_a_fast_starts_first_frame_reach_the_chat_in_order(
     configuration is read (`hermes_tui.startup_snapshot`): keys typed before it, and while the chat
     replaces it, still reach the chat's prompt in order."""
     snapshot = hermes_home / "tui" / "startup.json"
-    first = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
+    first = Tmux((100, 30), f"{demo_command(tmp_path, real=True)}; sleep 5", app_env(hermes_home))
     try:
         first.wait_for("for commands")
         first.wait_until(lambda _screen: snapshot.exists(), "the startup snapshot")  # just after the frame
         first.keys("C-q")
     finally:
         first.close()
-    tmux = Tmux((100, 30), f"{demo_command(tmp_path)}; sleep 5", app_env(hermes_home))
+    tmux = Tmux((100, 30), f"{demo_command(tmp_path, real=True)}; sleep 5", app_env(hermes_home))
     try:
         tmux.keys("-l", "one two ")  # before the first frame
         tmux.wait_for("Message Hermes")  # the snapshot's first frame: the prompt, no welcome line yet

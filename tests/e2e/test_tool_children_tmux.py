@@ -5,7 +5,6 @@ environment: the script, its children, the Playwright driver, Chromium and its c
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -14,8 +13,9 @@ import pytest
 from agent.browser.chromium import unavailable_reason
 from agent.config.settings import Settings
 from scripted import ScriptedServer
-from tests.e2e.tmux_harness import Tmux, app_env, needs_tmux
+from tests.e2e.tmux_harness import Tmux, app_command, app_env, needs_tmux, scripted_args
 from tests.reliability.orphans import marked
+from tests.reliability.procs import cmdline
 from tests.waiting import QUIET, eventually, wait_until
 from tests.web_standins import never_loading_site
 
@@ -71,10 +71,7 @@ def test_scripts_and_the_browser_in_the_panels_esc_stops_them_and_quit_leaves_no
             ],
         }
         server = ScriptedServer(scenario).start()
-        command = (
-            f"cd {tmp_path} && {sys.executable} -m hermes_tui.cli --base-url {server.base_url} --model m "
-            f"--provider custom --api-key k --cwd {tmp_path} --yolo"
-        )
+        command = app_command(tmp_path, *scripted_args(server.base_url), "--cwd", str(tmp_path), "--yolo")
         tmux = Tmux((140, 50), command, app_env(hermes_home))
         tmux_pid = int(tmux._run("display", "-p", "#{pid}").strip() or 0)  # the terminal itself
         try:
@@ -98,9 +95,15 @@ def test_scripts_and_the_browser_in_the_panels_esc_stops_them_and_quit_leaves_no
             print("BROWSER-ESC\n" + tmux.screen())
             assert marked(hermes_home), "the browser runs while the app does"
             tmux.keys("C-q")
-            eventually(lambda: not set(marked(hermes_home)) - {tmux_pid}, timeout=20)
-            left = [pid for pid in marked(hermes_home) if pid != tmux_pid]
-            assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes()[:80] for pid in left]
+            left: dict[int, str] = {}
+
+            def all_gone() -> bool:
+                """Named as they were seen: one may end between the listing and a later read."""
+                left.clear()
+                left.update({pid: cmdline(pid)[:100] for pid in marked(hermes_home) if pid != tmux_pid})
+                return not left
+
+            assert eventually(all_gone, timeout=20), f"running 20 s after Ctrl+Q: {left}"
         finally:
             tmux.close()
             server.stop()

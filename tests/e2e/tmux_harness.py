@@ -7,6 +7,7 @@ paste or a terminal that batches input sends them: that is what the key-order te
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_process import panes_socket
 from tests.waiting import TIMEOUT, wait_for_file, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,12 +38,28 @@ def app_env(hermes_home: Path) -> dict[str, str]:
     return env
 
 
-def demo_command(cwd: Path, *args: str, marker: Path | None = None) -> str:
-    """A shell command running `hermes-tui --demo ARGS` in `cwd` (writing its exit code to `marker`)."""
-    command = f"cd {cwd} && {sys.executable} -m hermes_tui.cli --demo {' '.join(args)}"
+def app_command(cwd: Path, *args: str, marker: Path | None = None, real: bool = False) -> str:
+    """A shell command running `hermes-tui ARGS` in `cwd` (writing its exit code to `marker`): forked from
+    this worker's warm process onto the pane's terminal (`pane_app.py`), or, when `real`, a new interpreter
+    as a user's shell starts it (for tests about the app's own start)."""
+    if real:
+        program = f"{shlex.quote(sys.executable)} -m hermes_tui.cli"
+    else:
+        program = f"{shlex.quote(sys.executable)} -m tests.e2e.pane_app {shlex.quote(panes_socket())}"
+    command = f"cd {shlex.quote(str(cwd))} && {program} {shlex.join(args)}"
     if marker is not None:
-        command += f"; echo $? > {marker}; sleep 5"
+        command += f"; echo $? > {shlex.quote(str(marker))}; sleep 5"
     return command
+
+
+def scripted_args(base_url: str) -> list[str]:
+    """The arguments that point `hermes-tui` at a scripted server: a custom provider, any model and key."""
+    return ["--base-url", base_url, "--model", "m", "--provider", "custom", "--api-key", "k"]
+
+
+def demo_command(cwd: Path, *args: str, marker: Path | None = None, real: bool = False) -> str:
+    """`app_command` for `hermes-tui --demo ARGS`."""
+    return app_command(cwd, "--demo", *args, marker=marker, real=real)
 
 
 CONFIG = Path(__file__).with_name("tmux.conf")

@@ -14,11 +14,10 @@ answer the dialog gives and what gave it.
 from __future__ import annotations
 
 import shlex
-import sys
 import time
 from pathlib import Path
 
-from tests.e2e.tmux_harness import Tmux, app_env
+from tests.e2e.tmux_harness import Tmux, app_env, demo_command
 from tests.fuzz.plan import PASTES, QUIT_KEYS, Action, Plan
 from tests.fuzz.scenario import SCRATCH
 
@@ -78,8 +77,8 @@ class TmuxFuzz:
         env = app_env(home)
         env.update({"EDITOR": "true", "VISUAL": "true"})
         command = (
-            f"cd {shlex.quote(str(cwd))} && {shlex.quote(sys.executable)} -m hermes_tui.cli --demo "
-            f"--scenario {shlex.quote(str(scenario))}; echo $? > {shlex.quote(str(self.marker))}; sleep 600"
+            f"{demo_command(cwd, '--scenario', str(scenario))}; echo $? > {shlex.quote(str(self.marker))}; "
+            "sleep 600"
         )
         self.tmux = Tmux(START_SIZE, command, env)
         self.tmux._run("set", "-g", "window-size", "manual")
