@@ -45,6 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PRELOAD = (
     "openai",
     "openai.resources.chat",
+    "openai.resources.chat.chat",  # what the client's `chat` property imports on first use
+    "openai.resources.chat.completions",
     "openai.resources.responses",
     "openai.lib.streaming.chat",
     "httpx",
@@ -104,9 +106,10 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 def serve(fd: int, panes_fd: int) -> None:
     """The warm process: import, then fork a child per request until the worker is gone: a `run_cli` child
     waited for before the next request, a `spawn_cli` child left running (a thread tells its end), and a
-    terminal pane's app (`tests/e2e/pane_app.py`, connecting on the socket listening on `panes_fd`) likewise. Returns only in a
-    child, which then becomes the command (`_become`)."""
+    terminal pane's app (`tests/e2e/pane_app.py`, connecting on the socket listening on `panes_fd`)
+    likewise. Returns only in a child, which then becomes the command (`_become`)."""
     _import(PRELOAD, ("agent",))
+    _warm_caches()
     global _SITE_PATH
     _SITE_PATH = [entry for entry in sys.path if Path(entry or ".").resolve() != ROOT]
     sock = socket.socket(fileno=fd)
@@ -158,6 +161,25 @@ def _import(modules: Sequence[str], packages: Sequence[str]) -> None:
 
 
 _walked: set[str] = set()
+
+
+def _warm_caches() -> None:
+    """Make what every run would otherwise make for itself after the fork, and the engine keeps for the
+    process: the TLS context its SDK clients share (`agent.core.tls`: the CA bundle read, ~30 ms) and the
+    built-in tools' argument schemas (`agent.toolkit.registry`, ~40 ms). A run whose environment names a
+    CA store of its own gets a context of its own (`_become`)."""
+    import openai
+
+    from agent.core.tls import sdk_http_client
+    from agent.session.catalogue import builtin_tools
+    from agent.toolkit.registry import warm_schemas
+
+    sdk_http_client(openai).close()
+    warm_schemas(builtin_tools())
+
+
+CA_STORE = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+"""The environment that decides the TLS context's trust (the SDKs' HTTP library reads it)."""
 
 
 def _fork(
@@ -212,6 +234,8 @@ def _become(request: Mapping[str, object], fds: Sequence[int]) -> None:
     if request.get("session"):
         os.setsid()
     os.chdir(cwd)
+    if any(env.get(name) != os.environ.get(name) for name in CA_STORE):
+        importlib.import_module("agent.core.tls")._CONTEXTS.clear()  # made for the warm process's trust
     os.environ.clear()
     os.environ.update(env)
     sys.stdin = sys.__stdin__ = _stream(0, "r", sys.__stdin__)
