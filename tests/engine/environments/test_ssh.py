@@ -223,8 +223,9 @@ def test_background_processes_run_there_and_are_killed_there(remote: SshEnvironm
 
     def polled_with_output() -> ToolResult | None:
         # Its echo ran before the exec, but its line still crosses the ssh connection to the output reader.
+        # (The poll shows the command too, whose text has `bg=` in it: the echoed address is what counts.)
         polled = run_process(ProcessArgs(action="poll", id="proc_1"), ctx)
-        return polled if "bg=" in polled.content else None
+        return polled if "bg=127.0.0.1" in polled.content else None
 
     polled = wait_until(polled_with_output, "its output polled", timeout=15)
     assert "bg=127.0.0.1" in polled.content and "running" in polled.content
