@@ -113,6 +113,9 @@ async def test_an_approval_waits_while_the_user_types(hermes_home: Path, tmp_pat
 
     async def body(pilot: Pilot, app: HermesApp, server: ScriptedServer) -> None:
         screen = chat(app)
+        # A key every 50 ms must hold the dialog back; with the usual 1 s pause a worker starved for a second
+        # between two keys (a series run did that, its machine loaded) would see the keyboard go quiet.
+        screen.controller.typing_pause = 3.0
         await submit(pilot, "delete")
         typed = ""
         for word in ["sorry ", "sorry ", "sorry ", "sorry ", "sorry "]:  # ~2 s of typing, s and o included
@@ -123,7 +126,7 @@ async def test_an_approval_waits_while_the_user_types(hermes_home: Path, tmp_pat
                 assert not isinstance(app.screen, ApprovalDialog)
         assert "stop typing" in screen_text(app) or isinstance(app.screen, ApprovalDialog) is False
         assert screen.prompt_input.text == typed  # every key reached the prompt
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="dialog after a pause")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalDialog), 20, "dialog after a pause")
         assert target.exists()
         dialog = app.screen
         await wait_for(pilot, lambda: dialog.is_armed, what="armed")
