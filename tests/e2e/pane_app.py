@@ -29,7 +29,7 @@ def main() -> None:
     path, args = sys.argv[1], sys.argv[2:]
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect(path)
-    env = {key: value for key, value in os.environ.items()}
+    env = dict(os.environ)
     send(connection, {"args": args, "cwd": os.getcwd(), "env": env}, [0, 1, 2])
     started, _ = receive(connection)
     if started is None or not isinstance(started.get("pid"), int):
