@@ -18,6 +18,7 @@ import importlib.machinery
 import importlib.metadata
 import importlib.util
 import logging
+import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -187,9 +188,7 @@ def _hermes_found(directory: Path, manifest_file: Path, source: str, prefix: str
 
 def _entry_points(group: str, api: Api) -> list[Found]:
     try:
-        eps = [
-            ep for ep in importlib.metadata.entry_points(group=group) if getattr(ep, "group", group) == group
-        ]
+        eps = _installed_entry_points(group)
     except Exception as exc:
         log.debug("could not read %s entry points: %s", group, exc)
         return []
@@ -197,6 +196,43 @@ def _entry_points(group: str, api: Api) -> list[Found]:
         Found(ep.name, f"entry point {ep.value}", api, ep.load, bare_name=ep.name)
         for ep in sorted(eps, key=lambda ep: ep.name)
     ]
+
+
+@dataclass(frozen=True)
+class _Scan:
+    paths: tuple[tuple[str, int], ...]
+    groups: dict[str, tuple[importlib.metadata.EntryPoint, ...]]
+
+
+_last_scan: _Scan | None = None
+
+
+def _installed_entry_points(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
+    """Both plugin groups from one read of every installed distribution's metadata, kept while `sys.path`
+    and its directories' mtimes stay as they were. The read is ~150 files in a typical environment, and
+    every session (each `/new`, each ACP session) discovers plugins; installing or removing a distribution
+    adds or removes its `.dist-info` directory, which changes the mtime of the path entry holding it."""
+    global _last_scan
+    paths = _path_state()
+    scan = _last_scan
+    if scan is None or scan.paths != paths:
+        everything = importlib.metadata.entry_points()
+        groups = {
+            name: tuple(everything.select(group=name))
+            for name in (ENTRY_POINT_GROUP, HERMES_ENTRY_POINT_GROUP)
+        }
+        scan = _last_scan = _Scan(paths, groups)
+    return scan.groups.get(group, ())
+
+
+def _path_state() -> tuple[tuple[str, int], ...]:
+    state = []
+    for entry in sys.path:
+        try:
+            state.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            state.append((entry, -1))
+    return tuple(state)
 
 
 # --------------------------------------------------------------------------------------------- importing

@@ -87,3 +87,18 @@ def error_lines(ui: RecordingUI) -> list[str]:
         elif isinstance(event, TurnFinished) and event.error:
             lines.append(event.error)
     return lines
+
+
+def install_distribution(site: Path, name: str, entry_points: dict[str, dict[str, str]]) -> Path:
+    """A distribution installed as pip would leave it: a `<name>-1.0.dist-info` with its entry points in
+    `site`, which the caller puts on `sys.path` (`monkeypatch.syspath_prepend`). The plugin discovery reads
+    it through `importlib.metadata` like any installed package."""
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8")
+    sections = (
+        f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in points.items())
+        for group, points in entry_points.items()
+    )
+    (info / "entry_points.txt").write_text("\n".join(sections), encoding="utf-8")
+    return info

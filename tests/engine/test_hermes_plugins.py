@@ -4,7 +4,6 @@ decides as in Hermes; what we do not support is listed with the reason."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import shutil
 import sys
@@ -17,7 +16,7 @@ from agent.core.events import ToolStarted
 from agent.plugins import HERMES_ENTRY_POINT_GROUP, PluginInfo, PluginManager, format_plugin_list
 from scripted import ScriptedServer
 from tests.cli_process import run_cli
-from tests.engine.helpers import make_agent, tool_results
+from tests.engine.helpers import install_distribution, make_agent, tool_results
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "hermes_plugins"
 
@@ -167,11 +166,10 @@ def test_hermes_entry_points_are_hermes_plugins(
             """
         )
     )
-    monkeypatch.syspath_prepend(str(site))
-    eps = [importlib.metadata.EntryPoint("pipped", "hermes_pip_plugin", HERMES_ENTRY_POINT_GROUP)]
-    monkeypatch.setattr(
-        importlib.metadata, "entry_points", lambda group: eps if group == HERMES_ENTRY_POINT_GROUP else []
+    install_distribution(
+        site, "hermes-pip-plugin", {HERMES_ENTRY_POINT_GROUP: {"pipped": "hermes_pip_plugin"}}
     )
+    monkeypatch.syspath_prepend(str(site))
     with ScriptedServer({"name": "t", "calls": [{"text": "quiet words"}]}) as server:
         agent, _store, _ui = make_agent(server, hermes_home, tmp_path, plugins_enabled=["pipped"])
         result = agent.run_conversation("hi")

@@ -13,6 +13,7 @@ from agent import plugins as plugins_mod
 from agent.core.messages import Message, ToolCall
 from agent.plugins import Block, PluginInfo, PluginManager, format_plugin_list
 from agent.toolkit.registry import ToolResult
+from tests.engine.helpers import install_distribution
 
 
 def write(path: Path, text: str) -> Path:
@@ -315,12 +316,17 @@ def test_entry_point_plugins(home: Path, tmp_path: Path, monkeypatch: pytest.Mon
         "def register(ctx):\n    ctx.register_hook('pre_llm_call', lambda **kw: 'ep ' + ctx.name)\n",
     )
     write(pkg / "hermes_ep_plugin_bad.py", "raise ImportError('needs a missing extra')\n")
+    install_distribution(
+        pkg,
+        "hermes-ep-plugins",
+        {
+            plugins_mod.ENTRY_POINT_GROUP: {
+                "zeta": "hermes_ep_plugin_ok:register",
+                "bad": "hermes_ep_plugin_bad",
+            }
+        },
+    )
     monkeypatch.syspath_prepend(str(pkg))
-    eps = [
-        importlib.metadata.EntryPoint("zeta", "hermes_ep_plugin_ok:register", plugins_mod.ENTRY_POINT_GROUP),
-        importlib.metadata.EntryPoint("bad", "hermes_ep_plugin_bad", plugins_mod.ENTRY_POINT_GROUP),
-    ]
-    monkeypatch.setattr(plugins_mod.importlib.metadata, "entry_points", lambda group: eps)
     write(home / "plugins" / "local.py", "def pre_llm_call(**kw):\n    return 'local'\n")
     mgr = PluginManager(home)
     mgr.load()
@@ -330,3 +336,38 @@ def test_entry_point_plugins(home: Path, tmp_path: Path, monkeypatch: pytest.Mon
     assert bad.source == "entry point hermes_ep_plugin_bad"
     assert bad.error is not None and bad.error.startswith("ImportError: needs a missing extra (")
     assert "hermes_ep_plugin_bad.py:1" in bad.error
+
+
+def test_entry_points_are_read_once_until_something_is_installed(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every session discovers plugins, and reading every installed distribution's metadata costs ~20 ms:
+    it is read once, and again only when a distribution appears on the path (a `pip install` while the app
+    runs is seen by the next session)."""
+    site = tmp_path / "site"
+    write(site / "hermes_ep_later.py", "def register(ctx):\n    pass\n")
+    monkeypatch.syspath_prepend(str(site))
+    reads: list[int] = []
+    real = importlib.metadata.entry_points
+
+    def counted() -> importlib.metadata.EntryPoints:
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+
+    def names() -> list[str]:
+        mgr = PluginManager(home)
+        mgr.load()
+        found = [p.name for p in mgr.plugins]
+        mgr.close()
+        return found
+
+    assert "later" not in names()
+    assert "later" not in names()
+    assert len(reads) == 1, "nothing was installed, yet the metadata was read again"
+    install_distribution(
+        site, "hermes-ep-later", {plugins_mod.ENTRY_POINT_GROUP: {"later": "hermes_ep_later"}}
+    )
+    assert "later" in names()
+    assert len(reads) == 2
