@@ -7,6 +7,7 @@ import hermes_tui.textual_compat.component_nodes as component_nodes
 import hermes_tui.textual_compat.frame_writer as frame_writer
 import hermes_tui.textual_compat.input_decoder as input_decoder
 import hermes_tui.textual_compat.input_wakeups as input_wakeups
+import hermes_tui.textual_compat.parsed_css as parsed_css
 import hermes_tui.textual_compat.strip_cycles as strip_cycles
 import hermes_tui.textual_compat.styles_cache as styles_cache
 import hermes_tui.textual_compat.text_area as text_area
@@ -34,6 +35,7 @@ PATCHES: list[Patch] = [
         strip_cycles.install,
     ),
     Patch("component-nodes", "component classes restyled in place, no new nodes", component_nodes.install),
+    Patch("parsed-css", "each piece of CSS parsed once per theme, not per stylesheet", parsed_css.install),
     Patch("frame-signal", "work after the first frame waits for a frame displayed", _gated),
     Patch("bubbling", "a key's journey ends where Textual stops it", _gated),
     Patch("palette-pages", "PageUp/PageDown in a palette with no visible list", _gated),
