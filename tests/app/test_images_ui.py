@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PIL import Image
 from textual import events
+from textual.geometry import Region
 from textual.pilot import Pilot
 
 from hermes_tui.app import HermesApp
@@ -18,6 +20,9 @@ from scripted import ScriptedServer
 from tests.app.harness import chat, run_chat, screen_text, shown, submit, wait_for
 from widgets.attachment_bar import AttachmentBadge, AttachmentBar
 from widgets.transcript.entries.user_message import UserMessageEntry
+
+STILL = 3
+"""Looks in a row (a frame apart) at which a badge must not have moved before a click aims at it."""
 
 
 def _png(path: Path, size: tuple[int, int] = (64, 48)) -> Path:
@@ -37,6 +42,21 @@ def _under_its_corner(app: HermesApp, widget: AttachmentBadge) -> bool:
         return app.screen.get_widget_at(*widget.region.offset)[0] is widget
     except Exception:  # not on the screen's map yet
         return False
+
+
+def _still_under_its_corner(app: HermesApp, widget: AttachmentBadge) -> Callable[[], bool]:
+    """A predicate: `widget` under its corner at the same region for `STILL` looks in a row. The bar and the
+    prompt below it take a few frames to reach their sizes after the badges mount, and a series run's click,
+    aimed where the badge was at its first layout, landed elsewhere once it had moved (Pilot's `click`
+    reads the region, pauses, then looks what is there)."""
+    regions: list[Region] = []
+
+    def check() -> bool:
+        regions.append(widget.region)
+        recent = regions[-STILL:]
+        return len(recent) == STILL and len(set(recent)) == 1 and _under_its_corner(app, widget)
+
+    return check
 
 
 def _image_parts(server: ScriptedServer, n: int) -> list[dict]:
@@ -77,7 +97,7 @@ async def test_a_badge_is_removed_by_click_or_delete_and_clear_removes_all(herme
         await wait_for(pilot, lambda: len(_badges(app)) == 3, what="three badges")
         first = screen.query(AttachmentBadge).first()
         # A badge in the DOM is not yet on the screen: the click aims at the region of its first layout.
-        await wait_for(pilot, lambda: _under_its_corner(app, first), what="the first badge laid out")
+        await wait_for(pilot, _still_under_its_corner(app, first), what="the first badge laid out and still")
         assert await pilot.click(first)
         await wait_for(pilot, lambda: len(_badges(app)) == 2, what="a removed")
         assert [ref.name for ref in screen.attachments.refs] == ["b.png", "c.png"]
