@@ -262,6 +262,25 @@ async def test_a_word_only_in_a_tool_output_finds_its_session_with_a_highlighted
         assert "zanzibar" in spans_text(preview, match_style)
 
 
+async def test_a_scroll_to_the_match_due_after_the_browser_closed_does_nothing(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    """The preview scrolls to the match a frame after it is drawn; Enter on a match closes the browser at
+    once, and a series run's app died of the scroll that came due after (a traceback: no preview left)."""
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "zanzibar")
+        await wait_until(pilot, lambda: "zanzibar" in screen.preview_text.plain)
+        preview = screen.preview_text
+        app.pop_screen()
+        await pilot.pause()
+        assert screen not in app.screen_stack
+        screen._scroll_preview_to(preview, preview.plain.index("zanzibar"))  # as the queued call would
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
 async def test_a_session_with_many_hits_is_one_row_that_counts_them(store: SessionStore) -> None:
     """Ctrl+R lists a session once, however many of its messages match, and says how many do; a count
     that grows on a later page is drawn again."""

@@ -41,6 +41,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -675,7 +676,13 @@ class SessionsScreen(Screen["SessionsResult | None"]):
     def _scroll_preview_to(self, text: Text, anchor: int) -> None:
         if text is not self.preview_text:
             return  # another preview replaced this one meanwhile
-        body = self.query_one("#sessions-preview-body", Static)
+        try:
+            body = self.query_one("#sessions-preview-body", Static)
+            scroller = self.query_one("#sessions-preview", VerticalScroll)
+        except (
+            NoMatches
+        ):  # the browser closed (Enter on a match, Escape) before this frame: nothing to scroll
+            return
         width = body.content_region.width or body.size.width
         if width <= 0:
             return
@@ -683,7 +690,6 @@ class SessionsScreen(Screen["SessionsResult | None"]):
             lines = len(text[:anchor].wrap(self.app.console, width))
         except Exception:  # scrolling to the match is a nicety
             return
-        scroller = self.query_one("#sessions-preview", VerticalScroll)
         scroller.scroll_to(y=max(0, lines - 2), animate=False)
 
     # ------------------------------------------------------------------ navigation
