@@ -42,6 +42,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Input, Static
 
@@ -419,7 +420,11 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
 
     def _show_hidden_lines(self, _value: object = None) -> None:
         """ "↓ N more lines" under a command taller than its box (and how many are above, once scrolled)."""
-        box = self.query_one("#approval-command-box", VerticalScroll)
+        try:
+            box = self.query_one("#approval-command-box", VerticalScroll)
+            more = self.query_one("#approval-more", Static)
+        except NoMatches:  # answered (or the turn stopped) before this frame: the dialog is gone
+            return
         below = max(0, round(box.max_scroll_y - box.scroll_y))
         above = max(0, round(box.scroll_y))
         parts = []
@@ -427,7 +432,6 @@ class ApprovalDialog(QuestionCard[ApprovalRequest], ModalScreen[ApprovalDecision
             parts.append(f"↓ {below} more line{'s' if below != 1 else ''}")
         if above:
             parts.append(f"↑ {above} above")
-        more = self.query_one("#approval-more", Static)
         if parts:
             more.update(Text(" · ".join([*parts, "PgUp/PgDn scroll"])))
         more.set_class(bool(parts), "-shown")

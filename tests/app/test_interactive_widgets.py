@@ -97,6 +97,21 @@ async def open_armed(pilot: Pilot) -> ApprovalDialog:
     return app.dialog
 
 
+async def test_the_dialogs_after_refresh_look_at_its_lines_does_nothing_once_it_is_gone() -> None:
+    """The dialog counts the command's hidden lines a frame after it mounts or resizes; answered (or the
+    turn stopped) within that frame, the count came due on a dialog with no widgets left, and its
+    NoMatches traceback ended the app."""
+    app = ApprovalApp(make_request(command="\n".join(f"echo {n}" for n in range(60))))
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: app.dialog.is_mounted)
+        app.dialog.dismiss(None)
+        await pilot.pause()
+        assert app.dialog not in app.screen_stack
+        app.dialog._show_hidden_lines()  # as the queued call would
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
 async def test_guard_is_300ms_and_arms_by_itself_with_deny_focused() -> None:
     assert ApprovalDialog.GUARD_SECONDS == 0.3
     app = ApprovalApp(make_request())
