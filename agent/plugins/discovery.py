@@ -265,7 +265,9 @@ def _exec_module(module_name: str, init: Path, search: list[str] | None) -> type
 
 
 def forget_module(module_name: str) -> None:
-    for key in [k for k in sys.modules if k == module_name or k.startswith(module_name + ".")]:
+    # A copy of the names first: other threads import while a plugin loads (the app's SDK prewarm), and
+    # iterating `sys.modules` itself then raised "dictionary changed size during iteration".
+    for key in [k for k in list(sys.modules) if k == module_name or k.startswith(module_name + ".")]:
         sys.modules.pop(key, None)
 
 

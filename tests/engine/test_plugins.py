@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 import textwrap
+import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -371,3 +373,33 @@ def test_entry_points_are_read_once_until_something_is_installed(
     )
     assert "later" in names()
     assert len(reads) == 2
+
+
+def test_forgetting_a_plugins_modules_while_another_thread_imports() -> None:
+    """A plugin is loaded while other threads import (the app prewarms the SDKs in one); a series run's
+    `/plugins` showed "dictionary changed size during iteration" for a plugin that should have loaded."""
+    from agent.plugins.discovery import forget_module
+
+    stop = threading.Event()
+
+    def importing() -> None:
+        n = 0
+        while not stop.is_set():
+            name = f"_hermes_test_churn_{n % 50}"
+            sys.modules[name] = types.ModuleType(name)
+            sys.modules.pop(f"_hermes_test_churn_{(n + 25) % 50}", None)
+            n += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # the threads take turns often, so a short loop meets the race
+    churn = threading.Thread(target=importing, daemon=True)
+    churn.start()
+    try:
+        for _ in range(1500):
+            forget_module("hermes_tui_plugin_gone")
+    finally:
+        stop.set()
+        churn.join()
+        sys.setswitchinterval(interval)
+        for n in range(50):
+            sys.modules.pop(f"_hermes_test_churn_{n}", None)
