@@ -679,9 +679,7 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         try:
             body = self.query_one("#sessions-preview-body", Static)
             scroller = self.query_one("#sessions-preview", VerticalScroll)
-        except (
-            NoMatches
-        ):  # the browser closed (Enter on a match, Escape) before this frame: nothing to scroll
+        except NoMatches:  # the browser closed before this frame (Enter on a match, Escape)
             return
         width = body.content_region.width or body.size.width
         if width <= 0:
