@@ -82,15 +82,15 @@ def descendants(root: int) -> list[Proc]:
     return found
 
 
-def alive(procs: list[Proc]) -> list[Proc]:
+def alive(procs: list[Proc], spared: frozenset[int] = frozenset()) -> list[Proc]:
     """Those still running: the same pid with the same start time, or anything in one of their groups
-    that is not the test's own."""
+    that is neither the test's own nor one of `spared` (a group the test shares with what it started)."""
     left = []
     for p in procs:
         stat = read_stat(p.pid)
         if stat is not None and stat[0] not in ("Z", "X") and stat[3] == p.start:
             left.append(p)
-    groups = {p.pgid for p in procs} - {os.getpgrp()}
+    groups = {p.pgid for p in procs} - {os.getpgrp()} - spared
     for pid, (state, _ppid, pgid, start) in _table().items():
         fresh = all(p.pid != pid for p in left)
         if pgid in groups and state not in ("Z", "X") and fresh:
@@ -103,14 +103,14 @@ def pid_gone(pid: int) -> bool:
     return stat is None or stat[0] in ("Z", "X")
 
 
-def outliving(procs: list[Proc], timeout: float) -> list[Proc]:
+def outliving(procs: list[Proc], timeout: float, spared: frozenset[int] = frozenset()) -> list[Proc]:
     """Those of `procs` still running after up to `timeout` seconds, each group then killed so the next
-    trial does not inherit it."""
-    wait_until(lambda: not alive(procs), max(0.0, timeout))
-    left = alive(procs)
+    trial does not inherit it (a group of the test's own, or `spared`: only the process itself)."""
+    wait_until(lambda: not alive(procs, spared), max(0.0, timeout))
+    left = alive(procs, spared)
     for p in left:
         try:
-            if p.pgid == os.getpgrp():  # in the test's own group: that one process, never the test
+            if p.pgid == os.getpgrp() or p.pgid in spared:  # never the test, nor what it shares a group with
                 os.kill(p.pid, signal.SIGKILL)
             else:
                 os.killpg(p.pgid, signal.SIGKILL)
