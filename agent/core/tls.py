@@ -1,4 +1,4 @@
-"""One TLS context per process for the SDK clients.
+"""One TLS context per process for the SDK clients and the MCP SDK's HTTP clients.
 
 An SDK client builds its HTTP transport as it is made, and the transport loads the system's CA bundle into
 a new `ssl.SSLContext`: 25-30 ms of CPU each time on a 2-core machine, spent again by every client a
@@ -7,7 +7,8 @@ The context is the same for all of them (the SDK's default trust: the system sto
 `SSL_CERT_DIR`), and an `SSLContext` may be shared by any number of connections and threads. So it is
 built once, by the SDK's own HTTP library with its defaults, and every client is handed it through the
 SDK's public `DefaultHttpxClient`, which keeps the SDK's other transport defaults (connection limits,
-redirects, Anthropic's TCP keep-alive).
+redirects, Anthropic's TCP keep-alive). The MCP SDK's HTTP transports (streamable HTTP, SSE) make a client
+per server connection, each app and session: those get the same context (`shared_ssl_context`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import importlib
 import threading
 from typing import Any
 
-__all__ = ["sdk_http_client"]
+__all__ = ["sdk_http_client", "shared_ssl_context"]
 
 _LOCK = threading.Lock()
 _CONTEXTS: dict[str, Any] = {}
@@ -29,7 +30,12 @@ def sdk_http_client(sdk: Any) -> Any:
 
 
 def _shared_context(sdk: Any) -> Any:
-    library = _http_library(sdk)
+    return shared_ssl_context(_http_library(sdk))
+
+
+def shared_ssl_context(library: Any) -> Any:
+    """The process's TLS context made by the HTTP library `library` (the module: `httpx2`) with its
+    defaults, for its clients' `verify`."""
     with _LOCK:  # two threads building their first clients at once build one context
         context = _CONTEXTS.get(library.__name__)
         if context is None:

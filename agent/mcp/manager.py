@@ -40,6 +40,7 @@ from typing import Any, Literal
 from agent.children.gate import Gate
 from agent.children.groups import signal_group
 from agent.children.supervisor import SUPERVISOR
+from agent.core.tls import shared_ssl_context
 from agent.mcp.config import McpConfig, ServerProblem, ServerSpec
 from agent.mcp.elicitation import ElicitationHandler
 from agent.mcp.noise import STDIO_DECODING, NoiseCount, filtered, quiet_sdk_parse_errors
@@ -589,21 +590,36 @@ class McpManager:
             )
             quiet_sdk_parse_errors()
             return stdio_client(params, errlog=errlog)
+        import httpx2
+
+        # The process's one TLS context (`agent.core.tls`): httpx would read the CA bundle again for each
+        # client, ~30 ms of CPU per HTTP server, per app and session, also for a plain-HTTP loopback URL.
+        verify = shared_ssl_context(httpx2)
         if spec.transport == "sse":
             from mcp.client.sse import sse_client
+
+            def sse_http_client(
+                headers: dict[str, str] | None = None,
+                timeout: httpx2.Timeout | None = None,
+                auth: httpx2.Auth | None = None,
+            ) -> httpx2.AsyncClient:
+                """The SDK's own client (`create_mcp_http_client`: its timeouts, redirects left off) on
+                the shared context."""
+                return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, verify=verify)
 
             return sse_client(
                 spec.url or "",
                 headers=dict(spec.headers),
                 timeout=spec.connect_timeout,
                 sse_read_timeout=max(spec.timeout, 300.0),
+                httpx_client_factory=sse_http_client,
             )
-        import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
         http = httpx2.AsyncClient(
             headers=dict(spec.headers),
             timeout=httpx2.Timeout(spec.connect_timeout, read=max(spec.timeout, 300.0)),
+            verify=verify,
         )
         return streamable_http_client(spec.url or "", http_client=http)
 

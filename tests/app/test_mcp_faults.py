@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import signal
+import ssl
 import sys
 import textwrap
 import time
@@ -264,18 +265,36 @@ def test_structured_content_is_sent_once(tmp_path: Path) -> None:
     assert '"n": 2' in only_json.text
 
 
-def test_an_sse_entry_works(hermes_home: Path, tmp_path: Path) -> None:
+def test_an_sse_entry_works(
+    hermes_home: Path, tmp_path: Path, mcp_http: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Hermes' `transport: sse` entries: the older HTTP+SSE transport, not streamable HTTP (a server of the
-    test's own: no other test uses this transport)."""
+    test's own: no other test uses this transport). Neither HTTP transport reads the CA bundle again: their
+    clients share the process's TLS context (`agent.core.tls`)."""
+    import httpx2
+
+    from agent.core.tls import shared_ssl_context
+
+    shared_ssl_context(httpx2)  # made by whatever came first in this process
+    loads: list[object] = []
+    original = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loads.append(args)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
     with fixture_server(tmp_path, "sse") as server:
-        write_config(hermes_home, {"old": {"url": server.url, "transport": "sse"}})
+        write_config(hermes_home, {"old": {"url": server.url, "transport": "sse"}, "new": {"url": mcp_http}})
         manager = manager_for(hermes_home)
         try:
             status = by_name(manager)["old"]
             assert status.state == "connected" and status.transport == "sse", status.error
             assert manager.call("old", "echo", {"text": "over sse"}).text == "echo: over sse"
+            assert manager.call("new", "echo", {"text": "over http"}).text == "echo: over http"
         finally:
             manager.close()
+    assert loads == []
 
 
 def test_a_server_that_cannot_start_says_why_in_one_line(hermes_home: Path, tmp_path: Path) -> None:
