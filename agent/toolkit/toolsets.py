@@ -281,14 +281,23 @@ class SessionToolsets:
         disabled = self._expand(disabled_names, definitions, leaves)
         with self._lock:
             session = dict(self._session)
+        # Each requirement asked once per resolve: a toolset's tools share its check (the browser's ten
+        # each looked for Playwright and Chromium on every model request).
+        answers: dict[Requirement, str | None] = {}
+
+        def checked(requirement: Requirement) -> str | None:
+            if requirement not in answers:
+                answers[requirement] = requirement(self.settings)
+            return answers[requirement]
+
         statuses: list[ToolsetStatus] = []
         for name in sorted(groups, key=lambda n: (n in dynamic, n == UNGROUPED, n)):
             definition = definitions.get(name) or Toolset(
                 name, f"{name} tools", on_by_default=name == UNGROUPED
             )
-            unavailable = definition.requires(self.settings) if definition.requires else None
+            unavailable = checked(definition.requires) if definition.requires else None
             names = tuple(t.name for t in groups[name])
-            blocked = {t.name: why for t in groups[name] if t.requires and (why := t.requires(self.settings))}
+            blocked = {t.name: why for t in groups[name] if t.requires and (why := checked(t.requires))}
             if blocked:
                 groups[name] = [t for t in groups[name] if t.name not in blocked]
                 unavailable = unavailable or (next(iter(blocked.values())) if not groups[name] else None)

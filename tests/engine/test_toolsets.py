@@ -160,6 +160,33 @@ def test_unregistered_toolset_leaves_the_registry(tmp_path: Path, dynamic: None)
     assert CATALOG.get("mcp-demo") is None
 
 
+def test_a_requirement_shared_by_a_toolsets_tools_is_asked_once_per_look(
+    tmp_path: Path, dynamic: None
+) -> None:
+    """The browser's tools share the toolset's check (Playwright importable, a Chromium on PATH); every
+    model request looks at the active tools, so each look asks it once, not once per tool."""
+    asked: list[Settings] = []
+
+    def requirement(settings: Settings) -> str | None:
+        asked.append(settings)
+        return None
+
+    tools = [dataclasses_replace(ECHO, name=f"mcp_echo_{n}", requires=requirement) for n in range(3)]
+    register_toolset(Toolset("mcp-demo", "Demo", requires=requirement), tools)
+    session = SessionToolsets(ToolRegistry(), settings_with(tmp_path))
+    assert {"mcp_echo_0", "mcp_echo_1", "mcp_echo_2"} <= session.active_names()
+    assert len(asked) == 1
+    asked.clear()
+    requirement_fails = "no backend"
+    register_toolset(
+        Toolset("mcp-demo", "Demo", requires=requirement),
+        [dataclasses_replace(tools[0], requires=lambda s: requirement_fails), *tools[1:]],
+    )
+    status = session.status("mcp-demo")
+    assert status is not None and status.enabled and "mcp_echo_0 unavailable: no backend" in status.reason
+    assert len(asked) == 1
+
+
 def test_disabled_toolsets_can_name_a_dynamic_toolset(tmp_path: Path, dynamic: None) -> None:
     register_toolset(Toolset("mcp-demo", "Demo"), [ECHO])
     session = SessionToolsets(ToolRegistry(), settings_with(tmp_path, disabled_toolsets=["mcp-demo"]))
