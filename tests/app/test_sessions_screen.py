@@ -281,6 +281,23 @@ async def test_a_scroll_to_the_match_due_after_the_browser_closed_does_nothing(
         assert app.is_running and app.return_code is None
 
 
+async def test_a_restyle_due_after_the_browser_closed_does_nothing(
+    store: SessionStore, sessions: dict[str, str]
+) -> None:
+    """A theme change restyles the rows a frame later; a browser closed within that frame has no search
+    field left to read (the same traceback as the scroll's above)."""
+    app = browser(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await loaded(pilot)
+        await search(pilot, screen, "zanzibar")
+        app.pop_screen()
+        await pilot.pause()
+        assert screen not in app.screen_stack
+        screen._restyle()  # as the queued call would
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
 async def test_a_session_with_many_hits_is_one_row_that_counts_them(store: SessionStore) -> None:
     """Ctrl+R lists a session once, however many of its messages match, and says how many do; a count
     that grows on a later page is drawn again."""

@@ -361,10 +361,14 @@ class SessionsScreen(Screen["SessionsResult | None"]):
         self.call_after_refresh(self._restyle)
 
     def _restyle(self) -> None:
+        try:
+            query = self.search_input.value
+        except NoMatches:  # the browser closed before this frame (a theme chosen, then Escape)
+            return
         self._styles = self._resolve_styles()
         self._all = None
         if self.shown_query is not None:
-            self._start_query(self.search_input.value, 0.0)
+            self._start_query(query, 0.0)
 
     # ------------------------------------------------------------------ querying
     @on(Input.Changed, "#sessions-search")
