@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["Spawned", "panes_socket", "receive", "run_cli", "send", "spawn_cli"]
+__all__ = ["Spawned", "panes_socket", "receive", "run_cli", "send", "spawn_cli", "standard_stream"]
 
 ROOT = Path(__file__).resolve().parents[1]
 PRELOAD = (
@@ -238,9 +238,9 @@ def _become(request: Mapping[str, object], fds: Sequence[int]) -> None:
         importlib.import_module("agent.core.tls")._CONTEXTS.clear()  # made for the warm process's trust
     os.environ.clear()
     os.environ.update(env)
-    sys.stdin = sys.__stdin__ = _stream(0, "r", sys.__stdin__)
-    sys.stdout = sys.__stdout__ = _stream(1, "w", sys.__stdout__)
-    sys.stderr = sys.__stderr__ = _stream(2, "w", sys.__stderr__)
+    sys.stdin = sys.__stdin__ = standard_stream(0, "r", sys.__stdin__)
+    sys.stdout = sys.__stdout__ = standard_stream(1, "w", sys.__stdout__)
+    sys.stderr = sys.__stderr__ = standard_stream(2, "w", sys.__stderr__)
     # `python -m` puts the working directory first on the path, then $PYTHONPATH; the module runs as
     # `__main__`, not as the copy imported above (runpy would warn of that copy on stderr).
     sys.path[:] = [
@@ -253,16 +253,21 @@ def _become(request: Mapping[str, object], fds: Sequence[int]) -> None:
     runpy.run_module("hermes_tui.cli", run_name="__main__", alter_sys=True)
 
 
-def _stream(fd: int, mode: str, like: TextIO | None) -> TextIO:
+def standard_stream(fd: int, mode: str, like: TextIO | None, *, unbuffered: bool = False) -> TextIO:
     """A standard stream on `fd` as a fresh interpreter makes it: this interpreter's encoding and error
-    handler for it, line-buffered on a terminal (stderr always)."""
+    handler for it, line-buffered on a terminal (stderr always); written through with `unbuffered` (`-u`)."""
     raw = io.FileIO(fd, mode, closefd=False)
-    buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+    layer: io.RawIOBase | io.BufferedIOBase = raw
+    if mode == "r":
+        layer = io.BufferedReader(raw)
+    elif not unbuffered:
+        layer = io.BufferedWriter(raw)
     return io.TextIOWrapper(
-        buffered,
+        layer,  # type: ignore[arg-type]  # a raw writer is what `-u` gives sys.stdout too
         encoding=like.encoding if like is not None else "utf-8",
         errors=like.errors if like is not None else "strict",
         line_buffering=fd == 2 or os.isatty(fd),
+        write_through=unbuffered,
     )
 
 

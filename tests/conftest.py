@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from hermes_tui import textual_compat
-from tests import pilot_pace
+from tests import pilot_pace, warm_workers
 
 pytest_plugins = ("tests.mcp_servers", "tests.rewrite_cache")
 """`mcp_http`: the MCP fixture server on streamable HTTP that a worker's MCP tests share; the test modules'
@@ -136,6 +136,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` (pyproject's `addopts`): WORKERS_PER_CORE per core this process may use."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(2, WORKERS_PER_CORE * cores)
+
+
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[object]) -> None:
+    """Each worker forked from one process that imported the SDKs once (`tests/warm_workers.py`)."""
+    warm_workers.fork_workers(config, specs)
 
 
 SLOW_DIRECTORIES = ("e2e", "reliability")
