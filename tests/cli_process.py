@@ -39,7 +39,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["Spawned", "panes_socket", "receive", "run_cli", "send", "spawn_cli", "standard_stream"]
+__all__ = [
+    "Spawned",
+    "accept_request",
+    "panes_socket",
+    "receive",
+    "run_cli",
+    "send",
+    "spawn_cli",
+    "standard_stream",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 PRELOAD = (
@@ -89,6 +98,19 @@ def receive(sock: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
     return (json.loads(body) if len(body) == size else None), fds
 
 
+def accept_request(listener: socket.socket) -> tuple[socket.socket, dict[str, object], list[int]] | None:
+    """The next connection on `listener` with its request and descriptors; None (all of it closed) when
+    the caller went away before saying anything."""
+    connection, _ = listener.accept()
+    request, fds = receive(connection)
+    if request is None:
+        connection.close()
+        for descriptor in fds:
+            os.close(descriptor)
+        return None
+    return connection, request, fds
+
+
 def _exactly(sock: socket.socket, size: int) -> bytes:
     """`size` bytes, or fewer if the other end closes first."""
     data = b""
@@ -120,13 +142,10 @@ def serve(fd: int, panes_fd: int) -> None:
     while True:
         for key, _ in selector.select():
             if key.fileobj is panes:
-                connection, _ = panes.accept()
-                request, fds = receive(connection)
-                if request is None:
-                    connection.close()
-                    for descriptor in fds:
-                        os.close(descriptor)
+                accepted = accept_request(panes)
+                if accepted is None:
                     continue
+                connection, request, fds = accepted
                 # A pane's app: in a session of its own, as the pane's program is; the connection it came
                 # on tells the pane's program the pid, then the exit status.
                 _import((), PANE_PACKAGES)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))  # run as a script: `tests` importable for the framing below
 
-from tests.cli_process import receive, send, standard_stream  # noqa: E402
+from tests.cli_process import accept_request, receive, send, standard_stream  # noqa: E402
 
 PRELOAD = (
     "anthropic",
@@ -140,13 +140,10 @@ def serve(listen_fd: int, preload: Sequence[str]) -> dict[str, Any] | None:
                 selector.unregister(sys.stdin)
                 closing = True
             elif key.fileobj is listener:
-                connection, _ = listener.accept()
-                request, fds = receive(connection)
-                if request is None:
-                    connection.close()
-                    for descriptor in fds:
-                        os.close(descriptor)
+                accepted = accept_request(listener)
+                if accepted is None:
                     continue
+                connection, request, fds = accepted
                 pid = os.fork()
                 if pid == 0:
                     selector.close()
