@@ -11,7 +11,8 @@ leave it, and whatever it started, running for ever. So such a child is started 
    app leaves no directory behind) and sends its pid;
 3. waits for the app's one-byte go, sent once the group is registered with the supervisor, so with the
    reaper. When the app is gone first, the socket reads EOF (the app's end closes with it; its parent pid
-   is checked too) and the gate exits without starting anything;
+   is checked too) and the gate exits without starting anything (sooner, the reaper stops it by the app's
+   mark in its environment: `Supervisor.marked_env`);
 4. undoes what starting Python changed in what the program inherits (SIGPIPE and SIGXFSZ ignored, a C
    locale's LC_CTYPE coerced, PEP 538), and becomes the real command with `execvp` (the command looked up
    on the PATH of its environment, as `subprocess` does; the same pid, stdin, stdout and stderr).

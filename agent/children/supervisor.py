@@ -12,8 +12,8 @@ here; when the app ends in any way the whole group is stopped:
 - kill -9, a signal the app could not answer, a hung exit: the reaper process (`agent.children.reaper`)
   holds the other end of a pipe only the app writes to; the pipe reads EOF, and it stops every group still
   registered and notes it, and every process carrying the app's mark in its environment (`popen` puts it
-  in each child's, before the child exists: a kill -9 between the child's start and its registration
-  leaves nothing either).
+  in each child's, and `marked_env` in the environment given to a spawn someone else's code makes, before
+  the child exists: a kill -9 between the child's start and its registration leaves nothing either).
 
 Use it as:
 
@@ -41,7 +41,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -123,11 +123,18 @@ class Supervisor:
         kwargs["start_new_session"] = True
         kwargs.setdefault("close_fds", True)
         env = kwargs.get("env")
-        kwargs["env"] = {**(os.environ if env is None else env), MARK_VARIABLE: self._token}
-        self._ensure_reaper()  # before the child: the window in which a kill -9 leaves it is the fork's
+        kwargs["env"] = self.marked_env(os.environ if env is None else env)
         proc: subprocess.Popen[bytes] = subprocess.Popen(list(argv), **kwargs)
         self.adopt(proc.pid, label)
         return proc
+
+    def marked_env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """`env` with this app's mark, for a child about to be started (here, or by someone else's code:
+        the MCP SDK's spawn), the reaper started first: a kill -9 of the app after the child exists and
+        before it is registered then leaves nothing running (the reaper stops what carries the mark); the
+        window left is the fork's, before the child's environment is its own."""
+        self._ensure_reaper()
+        return {**env, MARK_VARIABLE: self._token}
 
     def adopt(self, pgid: int, label: str, *, identity: Group | None = None) -> None:
         """Put a group someone else started (with `start_new_session=True`) under the supervisor, as soon as

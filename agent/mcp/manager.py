@@ -577,7 +577,9 @@ class McpManager:
             self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             # Its stderr goes to the log through the redactor (a server may print its `env` or a header).
             errlog = stack.enter_context(RedactedStderrLog(self.log_dir / f"mcp-{spec.name}.log"))
-            env = get_default_environment() | dict(spec.env)  # what the SDK would give it
+            # What the SDK would give it, with the app's mark: the reaper stops a server (or its gate) a
+            # kill -9 caught before its group was registered, and what it started in a session of its own.
+            env = SUPERVISOR.marked_env(get_default_environment() | dict(spec.env))
             command, args = spec.command, list(spec.args)
             if gate is not None:  # the gate becomes `command args` once the manager has adopted it
                 command, *args = gate.argv(command, args, env)

@@ -11,7 +11,10 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from agent.children.groups import Group, group_alive, group_leaders_below, group_members, stat_fields
 from agent.children.leftovers import Leftover, leftovers_path, record, summary, take
@@ -151,11 +154,13 @@ def _environ(pid: int) -> list[bytes]:
     return [f for f in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if f]
 
 
-def _app(script: str, report: Path, **env: str) -> tuple[subprocess.Popen[str], list[int]]:
-    """An app process running `script` (its supervisor reporting to `report`, `env` added to its
-    environment), and the pids it prints."""
+def _app(
+    script: str, report: Path, argv: Sequence[str] = (), **env: str
+) -> tuple[subprocess.Popen[str], list[int]]:
+    """An app process running `script` (its supervisor reporting to `report`, then `argv`; `env` added to
+    its environment), and the pids it prints."""
     app = subprocess.Popen(
-        [sys.executable, "-c", script, str(report)],
+        [sys.executable, "-c", script, str(report), *argv],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT), **env},
@@ -185,8 +190,12 @@ _KILLED_BEFORE_REGISTERING = textwrap.dedent(
     from pathlib import Path
     from agent.children.supervisor import Supervisor
     sup = Supervisor(report=lambda: Path(sys.argv[1]))
-    sup.adopt = lambda pgid, label, **kw: None  # the kill -9 comes between the child's start and this
-    proc = sup.popen(["sh", "-c", "sleep 300 & setsid sleep 302 & sleep 301"], label="never registered")
+    argv = ["sh", "-c", "sleep 300 & setsid sleep 302 & sleep 301"]
+    if sys.argv[2] == "popen":
+        sup.adopt = lambda pgid, label, **kw: None  # the kill -9 comes between the child's start and this
+        proc = sup.popen(argv, label="never registered")
+    else:  # started by someone else's code (the MCP SDK's spawn) in the environment the supervisor gave
+        proc = subprocess.Popen(argv, start_new_session=True, env=sup.marked_env(os.environ))
     stranger = subprocess.Popen(["sleep", "303"], start_new_session=True,
                                 env={**os.environ, "HERMES_TUI_APP": "another app's mark"})
     print(proc.pid, sup.reaper_pid, stranger.pid, flush=True)
@@ -195,12 +204,16 @@ _KILLED_BEFORE_REGISTERING = textwrap.dedent(
 )
 
 
-def test_a_child_the_app_was_killed_before_registering_is_stopped_by_its_mark(tmp_path: Path) -> None:
-    """The child exists before `Popen` returns its pid: a kill -9 in between leaves it unregistered. Its
-    environment carries the app's mark, and so does everything it starts (a `setsid` escapee too): the
-    reaper stops them all, and leaves a process with another app's mark alone."""
+@pytest.mark.parametrize("started_by", ["popen", "marked_env"])
+def test_a_child_the_app_was_killed_before_registering_is_stopped_by_its_mark(
+    tmp_path: Path, started_by: str
+) -> None:
+    """The child exists before `Popen` returns its pid: a kill -9 in between leaves it unregistered (a
+    child someone else's code starts is registered later still). Its environment carries the app's mark,
+    and so does everything it starts (a `setsid` escapee too): the reaper, running before the child,
+    stops them all, and leaves a process with another app's mark alone."""
     report = tmp_path / "tui" / "leftovers.jsonl"
-    app, (child, reaper, stranger) = _app(_KILLED_BEFORE_REGISTERING, report)
+    app, (child, reaper, stranger) = _app(_KILLED_BEFORE_REGISTERING, report, argv=[started_by])
     escapee: list[int] = []
 
     def started() -> bool:
