@@ -152,8 +152,8 @@ def test_reasoning_effort_where_the_provider_takes_it(hermes_home: Path, tmp_pat
             "xhigh",
             {"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": "xhigh"}},
         ),
-        (
-            "claude-sonnet-4-5",
+        (  # a model before adaptive thinking that the SDK does not warn about (Sonnet 4.5's life ended)
+            "claude-opus-4-1",
             "high",
             {"thinking": {"type": "enabled", "budget_tokens": 16000}, "temperature": 1},
         ),
