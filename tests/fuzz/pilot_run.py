@@ -19,6 +19,7 @@ from typing import Any
 
 from textual import events
 from textual.app import App
+from textual.errors import NoWidget
 from textual.keys import KEY_NAME_REPLACEMENTS
 from textual.pilot import OutOfBounds, Pilot
 
@@ -102,11 +103,25 @@ async def _apply(pilot: Pilot[Any], app: App[Any], action: Action, keys: tuple[s
             await pilot.click(offset=(x, y), times=int(action.value or 1))
         except OutOfBounds:
             pass
+        except NoWidget:
+            # Nothing laid out under the cell yet (a screen pushed a moment before, not yet arranged): a
+            # terminal's click there is dropped (`Screen._forward_event`). It must not stay so: a screen
+            # that is never laid out is a frozen one.
+            where = f"({x}, {y}) of {type(app.screen).__name__}"
+            await wait_for(pilot, lambda: _laid_out(app, x, y), what=f"something laid out at {where}")
     elif action.kind == "resize":
         await pilot.resize_terminal(action.x, action.y)
     elif action.kind == "wait":
         await pilot.pause(0.05 * int(action.value))
     await pilot.pause()
+
+
+def _laid_out(app: App[Any], x: int, y: int) -> bool:
+    try:
+        app.get_widget_at(x, y)
+    except NoWidget:
+        return False
+    return True
 
 
 def click_cell(app: App[Any], action: Action) -> tuple[int, int]:
