@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import traceback
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import takewhile
 from pathlib import Path
@@ -201,7 +200,7 @@ async def _one_app(seeds: list[int], steps: int, home: Path, cwd: Path, totals: 
                         approvals.after()
                         totals.steps += 1
                         totals.screens.update(type(s).__name__ for s in app.screen_stack)
-                        _check(app, plan.actions[max(0, step - 1) : step + 1], errors, approvals)
+                        _check(app, action, errors, approvals)
                         if app.return_code is not None:
                             break
                     played += 1
@@ -243,14 +242,11 @@ async def _start(pilot: Pilot[Any], app: HermesApp, mode: str, *, first: bool) -
         await wait_for(pilot, lambda: _mode_reached(app, mode), what=f"mode {mode}")
 
 
-def _check(app: App[Any], recent: Sequence[Action], errors: ErrorWatch, approvals: ApprovalWatch) -> None:
-    """`recent`: the step's action, after the one before it: a quit an app begins on one key may end while
-    the next is handled (a loaded machine), and is still that key's quit."""
+def _check(app: App[Any], action: Action, errors: ErrorWatch, approvals: ApprovalWatch) -> None:
     problems = list(errors.errors) + approvals.wrongful()
     code = app.return_code
-    quitting = any(set(keys_of(action)) & QUIT_KEYS for action in recent)
-    if code is not None and (code != 0 or not quitting):
-        problems.append(f"the app exited (return code {code}) after {recent[-1].describe()}")
+    if code is not None and (code != 0 or not (set(keys_of(action)) & QUIT_KEYS)):
+        problems.append(f"the app exited (return code {code}) after {action.describe()}")
     if problems:
         raise FuzzFailure("\n".join(problems))
 
