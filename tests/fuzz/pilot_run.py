@@ -31,7 +31,7 @@ from scripted import ScriptedServer, scripted_settings
 from tests.app.harness import chat, chat_settings, wait_for
 from tests.fuzz.plan import PASTES, QUIT_KEYS, Action, Plan, make_plan, mode_of
 from tests.fuzz.scenario import SCRATCH, fuzz_scenario
-from tests.fuzz.watch import ApprovalWatch, ErrorWatch
+from tests.fuzz.watch import ApprovalWatch, ErrorWatch, QuitWatch
 
 START_SIZE = (100, 32)
 SHOWN_ACTIONS = 12
@@ -175,6 +175,8 @@ async def _one_app(seeds: list[int], steps: int, home: Path, cwd: Path, totals: 
             app = HermesApp(chat_settings(server, home, cwd, approvals_timeout=20.0))
         approvals = ApprovalWatch(app)
         approvals.install()
+        quits = QuitWatch(app)
+        quits.install()
         totals.apps += 1
         try:
             async with app.run_test(size=START_SIZE) as pilot:
@@ -192,6 +194,7 @@ async def _one_app(seeds: list[int], steps: int, home: Path, cwd: Path, totals: 
                         keys = keys_of(action)
                         click = click_cell(app, action) if action.kind == "click" else None
                         approvals.before(step, action, keys, click)
+                        quits.before(action)
                         try:
                             await asyncio.wait_for(_apply(pilot, app, action, keys), STEP_PATIENCE)
                         except TimeoutError:
@@ -200,7 +203,7 @@ async def _one_app(seeds: list[int], steps: int, home: Path, cwd: Path, totals: 
                         approvals.after()
                         totals.steps += 1
                         totals.screens.update(type(s).__name__ for s in app.screen_stack)
-                        _check(app, action, errors, approvals)
+                        _check(app, action, errors, approvals, quits)
                         if app.return_code is not None:
                             break
                     played += 1
@@ -242,11 +245,17 @@ async def _start(pilot: Pilot[Any], app: HermesApp, mode: str, *, first: bool) -
         await wait_for(pilot, lambda: _mode_reached(app, mode), what=f"mode {mode}")
 
 
-def _check(app: App[Any], action: Action, errors: ErrorWatch, approvals: ApprovalWatch) -> None:
+def _check(
+    app: App[Any], action: Action, errors: ErrorWatch, approvals: ApprovalWatch, quits: QuitWatch
+) -> None:
+    """A clean exit is the quit's of a quitting key: the step's own (the setup screen's Quit exits at
+    once), or one being handled when the app's quit began (it may end several actions later)."""
     problems = list(errors.errors) + approvals.wrongful()
     code = app.return_code
-    if code is not None and (code != 0 or not (set(keys_of(action)) & QUIT_KEYS)):
-        problems.append(f"the app exited (return code {code}) after {action.describe()}")
+    asked = (action,) if quits.begun is None else (action, *quits.begun)
+    if code is not None and (code != 0 or not any(set(keys_of(a)) & QUIT_KEYS for a in asked)):
+        began = "" if quits.begun is None else f" (its quit began at {quits.begun[-1].describe()})"
+        problems.append(f"the app exited (return code {code}) after {action.describe()}{began}")
     if problems:
         raise FuzzFailure("\n".join(problems))
 

@@ -7,6 +7,9 @@
   focused allow button or the rule input), or a click on an allow button, reaching the dialog while it was
   the screen on top. Anything else (typing, a paste, a slash command, a timer, a key sent to another screen)
   is a failure.
+- `QuitWatch`: the step whose action the app's quit began on. A quit ends only after a running turn is
+  finalized (`HermesApp.action_quit` waits a few seconds at most for it), so on a loaded machine the exit
+  lands while a later action is handled; it is still the quitting key's.
 
 The dialog is recognised by what it carries (an `ApprovalRequest`), not by its module, so the watch does
 not depend on where the app keeps its screens.
@@ -188,3 +191,29 @@ class ApprovalWatch:
     @property
     def allowed(self) -> int:
         return sum(1 for d in self.decisions if d.allows)
+
+
+@dataclass
+class QuitWatch:
+    """Wraps the app's `action_quit` (Ctrl+Q, `/quit`, Ctrl+D on an empty prompt, a second Ctrl+C all end
+    there) to see which actions were being handled when the quit began."""
+
+    app: App[Any]
+    recent: tuple[Action, ...] = ()
+    begun: tuple[Action, ...] | None = None
+    """The action being handled when the quit began and the two before it: a typed slash command's keys
+    are posted, not awaited (`pilot_run._apply`), and Ctrl+D reaches `action_quit` through `call_later`,
+    so on a loaded machine the quit can begin while a later action is handled."""
+
+    def install(self) -> None:
+        quit_app = self.app.action_quit
+
+        async def action_quit() -> None:
+            if self.begun is None:
+                self.begun = self.recent
+            await quit_app()
+
+        self.app.action_quit = action_quit  # type: ignore[method-assign]
+
+    def before(self, action: Action) -> None:
+        self.recent = (*self.recent[-2:], action)
