@@ -59,6 +59,7 @@ def test_the_mode_key_plan_mode_and_the_plan_card(tmp_path: Path, hermes_home: P
         tmux.keys("BTab")  # default -> ask -> plan, and leave it there
         tmux.wait_until(lambda s: "plan mode" in _status(s), "plan mode again")
         tmux.keys("C-q")
+        tmux.wait_ended()  # the app is gone (it holds the session until it is) before -r resumes it
     finally:
         tmux.close()
         server.stop()

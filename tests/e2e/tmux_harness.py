@@ -125,6 +125,17 @@ class Tmux:
 
         return wait_until(shown, what, timeout=timeout, seen=lambda: f"[{self.pane_state()}]\n{last[0]}")
 
+    def wait_ended(self, timeout: float = TIMEOUT) -> str:
+        """How the pane's program ended, once it did (the pane stays, `tmux.conf`): a test that starts the
+        app again on the same session must first see the old one gone, as a user's shell would wait for it;
+        `close` only hangs it up, and it still holds the session while it finishes."""
+
+        def ended() -> str:
+            state = self.pane_state()
+            return state if "ended" in state else ""
+
+        return wait_until(ended, "the app did not exit", timeout=timeout, seen=self.screen)
+
     def wait_exit(self, marker: Path, timeout: float = TIMEOUT) -> str:
         """The exit code the app's shell wrote to `marker` (see `demo_command`), once it quit."""
         return wait_for_file(marker, "the app did not exit", timeout=timeout).strip()
