@@ -18,6 +18,7 @@ that replays it.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,8 +44,28 @@ def _env(name: str) -> int | None:
     return int(value) if value else None
 
 
-def _by_hand() -> bool:
-    return _env("SEED") is not None or _env("SEQUENCES") is not None
+@dataclass(frozen=True)
+class Play:
+    """The sequences one test plays: `seeds`, `steps` actions each, one after the other in one app (as the
+    suite plays them) or each in an app of its own (`fresh`)."""
+
+    seeds: list[int]
+    steps: int
+    fresh: bool
+
+
+def _plays() -> list[Play]:
+    """Today's `RUNS` plays; or, when the environment names seeds, the one play it asks for (the test is the
+    same either way, so nothing is skipped: a replay, a long run)."""
+    seed, count = _env("SEED"), _env("SEQUENCES")
+    if seed is None and count is None:
+        first = first_seed()
+        return [
+            Play(list(range(first + run * SEQUENCES, first + (run + 1) * SEQUENCES)), STEPS, fresh=False)
+            for run in range(RUNS)
+        ]
+    first = seed if seed is not None else (_env("FIRST") or 0)
+    return [Play(list(range(first, first + (count or 1))), _env("STEPS") or 40, fresh=not _env("SHARED"))]
 
 
 @pytest.fixture(autouse=True)
@@ -55,30 +76,14 @@ def _no_editor(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("run", range(RUNS))
+@pytest.mark.parametrize("run", range(len(_plays())))  # the index, not the seeds: the day can turn mid-run
 async def test_the_ui_survives_random_sequences(run: int, hermes_home: Path, tmp_path: Path) -> None:
-    if _by_hand():
-        pytest.skip("HERMES_FUZZ_SEED/SEQUENCES given: test_the_ui_fuzz_by_hand runs them")
-    start = first_seed() + run * SEQUENCES
-    seeds = list(range(start, start + SEQUENCES))
-    totals = await run_fuzz(seeds, STEPS, hermes_home, tmp_path)
-    assert totals.sequences == SEQUENCES and totals.steps >= SEQUENCES
-
-
-@pytest.mark.slow
-async def test_the_ui_fuzz_by_hand(hermes_home: Path, tmp_path: Path) -> None:
-    """The sequences the environment names: one seed to replay, or a long run."""
-    if not _by_hand():
-        pytest.skip("set HERMES_FUZZ_SEED (one sequence) or HERMES_FUZZ_SEQUENCES (a long run)")
-    seed = _env("SEED")
-    count = _env("SEQUENCES") or 1
-    first = seed if seed is not None else (_env("FIRST") or 0)
-    steps = _env("STEPS") or 40
-    shared = bool(_env("SHARED"))
-    totals = await run_fuzz(list(range(first, first + count)), steps, hermes_home, tmp_path, fresh=not shared)
+    play = _plays()[run]
+    totals = await run_fuzz(play.seeds, play.steps, hermes_home, tmp_path, fresh=play.fresh)
     print(
-        f"\nUI fuzz: {totals.sequences} sequences from seed {first}, {totals.steps} steps, "
+        f"\nUI fuzz: {totals.sequences} sequences from seed {play.seeds[0]}, {totals.steps} steps, "
         f"{totals.apps} apps, "
         f"{totals.quits} quits, {totals.approvals} approvals answered ({totals.allowed} allowed); "
         f"screens: {', '.join(sorted(totals.screens))}"
     )
+    assert totals.sequences == len(play.seeds) and totals.steps >= len(play.seeds)
