@@ -7,9 +7,9 @@
   focused allow button or the rule input), or a click on an allow button, reaching the dialog while it was
   the screen on top. Anything else (typing, a paste, a slash command, a timer, a key sent to another screen)
   is a failure.
-- `QuitWatch`: the step whose action the app's quit began on. A quit ends only after a running turn is
-  finalized (`HermesApp.action_quit` waits a few seconds at most for it), so on a loaded machine the exit
-  lands while a later action is handled; it is still the quitting key's.
+- `QuitWatch`: the actions being handled when the app's quit began. A quit ends only after a running
+  turn is finalized (`HermesApp.action_quit` waits a few seconds at most for it), so on a loaded machine
+  the exit lands while a later action is handled; it is still the quitting key's.
 
 The dialog is recognised by what it carries (an `ApprovalRequest`), not by its module, so the watch does
 not depend on where the app keeps its screens.
@@ -195,8 +195,9 @@ class ApprovalWatch:
 
 @dataclass
 class QuitWatch:
-    """Wraps the app's `action_quit` (Ctrl+Q, `/quit`, Ctrl+D on an empty prompt, a second Ctrl+C all end
-    there) to see which actions were being handled when the quit began."""
+    """Wraps the app's `action_quit` (Ctrl+Q, `/quit`, the palette's quit and Ctrl+D on an empty prompt end
+    there) to see which actions were being handled when the quit began. A second Ctrl+C at rest exits at
+    once (there is no turn to finalize), so its exit is its own step's."""
 
     app: App[Any]
     recent: tuple[Action, ...] = ()
